@@ -1,0 +1,254 @@
+/**
+ * robots.txt parser (RFC 9309 §2.1–2.2, §2.5).
+ *
+ * The file is read as bytes (a `string` body is UTF-8 encoded first) so that the parse limit is a
+ * byte limit, as §2.5 states it, and so that non-ASCII octets in patterns can be percent-encoded
+ * exactly as §2.2.2 asks. One pass, no regular expressions, no backtracking: cost is linear in the
+ * bytes parsed.
+ *
+ * Lines: CR, LF and CRLF all end a line (§2.2 `NL`); a `#` starts a comment; keys are matched
+ * case-insensitively; unknown keys and garbage lines are skipped (§2.3.1.5: "MUST try to parse
+ * each line … MUST use the parseable rules"). Grouping (§2.1): one or more `user-agent` lines open a
+ * group, `allow`/`disallow` lines belong to the last group, and a `user-agent` line after a rule
+ * opens a new group. Rules before the first group are ignored; `sitemap`, `crawl-delay` and unknown
+ * lines never end a group (§2.2.4 "other records MUST NOT end a group").
+ *
+ * Tolerances taken from Google's reference parser (google/robotstxt robots.cc), each harmless under
+ * the RFC: a full or partial UTF-8 BOM at the start is skipped; a missing `:` is accepted when the
+ * line is exactly `key value`; common misspellings of `disallow` / `user-agent` / `sitemap` are
+ * read as meant; a user-agent value is its leading product-token characters (`Googlebot/2.1` →
+ * `Googlebot`), and `* anything` is the global group.
+ */
+
+import { escapePattern } from './normalize.js';
+
+/** Parse limit default: 512 KiB. RFC 9309 §2.5: "The parsing limit MUST be at least 500 kibibytes". */
+export const ROBOTS_DEFAULT_MAX_BYTES = 512 * 1024;
+
+export interface RobotsRule {
+  /** Normalized pattern (ASCII, percent-encoding canonical, `*` wildcards, optional final `$`). */
+  readonly pattern: string;
+  readonly allow: boolean;
+}
+
+export interface RobotsGroup {
+  /** Lower-cased product tokens named by this group's user-agent lines (empty strings dropped). */
+  readonly agents: string[];
+  /** True when one of the user-agent lines was `*`. */
+  global: boolean;
+  readonly rules: RobotsRule[];
+  /** Crawl-delay in seconds, if the group set a valid one (largest value wins). */
+  crawlDelay: number | undefined;
+}
+
+export interface ParsedRobots {
+  groups: RobotsGroup[];
+  sitemaps: string[];
+  /** Lines with a recognized key (user-agent, allow, disallow, sitemap, crawl-delay). */
+  validDirectives: number;
+  /** `key: value` lines whose key is not recognized. */
+  unknownDirectives: number;
+  /** 1-based number of the last line that carried a directive (valid or unknown); 0 if none. */
+  lastLineSeen: number;
+  /** Bytes actually parsed (≤ maxBytes). */
+  bytesParsed: number;
+  /** True when the body was longer than the parse limit and the rest was ignored. */
+  truncated: boolean;
+}
+
+const enum Key { Unknown, UserAgent, Allow, Disallow, Sitemap, CrawlDelay }
+
+const utf8 = new TextEncoder();
+const utf8Decoder = new TextDecoder('utf-8', { fatal: false });
+
+function isWs(b: number): boolean {
+  return b === 0x20 || b === 0x09;
+}
+
+/** ASCII lower-case of bytes[s, e) as a string (non-ASCII bytes kept as latin1 code units). */
+function lowerKey(bytes: Uint8Array, s: number, e: number): string {
+  let out = '';
+  for (let i = s; i < e; i++) {
+    let b = bytes[i]!;
+    if (b >= 0x41 && b <= 0x5a) b |= 0x20;
+    out += String.fromCharCode(b);
+  }
+  return out;
+}
+
+function classifyKey(k: string): Key {
+  switch (k) {
+    case 'user-agent': case 'useragent': case 'user agent':
+      return Key.UserAgent;
+    case 'allow':
+      return Key.Allow;
+    // Frequent typos accepted by Google's parser; reading them as meant is what the author wanted.
+    case 'disallow': case 'dissallow': case 'dissalow': case 'disalow': case 'diasllow': case 'disallaw':
+      return Key.Disallow;
+    case 'sitemap': case 'site-map':
+      return Key.Sitemap;
+    case 'crawl-delay': case 'crawldelay': case 'crawl delay':
+      return Key.CrawlDelay;
+    default:
+      return Key.Unknown;
+  }
+}
+
+/** RFC 9309 product-token characters: `-`, `A-Z`, `_`, `a-z` (§2.2.1 ABNF `identifier`). */
+export function isProductTokenChar(c: number): boolean {
+  return c === 0x2d || c === 0x5f || (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a);
+}
+
+/**
+ * The product token of a user-agent string: its leading identifier characters, e.g.
+ * `drumcrawl/0.1 (+https://…)` → `drumcrawl`. Empty when the string does not start with one.
+ */
+export function productToken(userAgent: string): string {
+  let i = 0;
+  while (i < userAgent.length && isProductTokenChar(userAgent.charCodeAt(i))) i++;
+  return userAgent.slice(0, i);
+}
+
+/** RFC 9309 §2.2.1: a user agent we can obey is a non-empty product token and nothing else. */
+export function isValidUserAgentToObey(userAgent: string): boolean {
+  return userAgent.length > 0 && productToken(userAgent).length === userAgent.length;
+}
+
+/** Parse a robots.txt body (string or bytes). Never throws. */
+export function parseRobotsBody(body: string | Uint8Array, maxBytes = ROBOTS_DEFAULT_MAX_BYTES): ParsedRobots {
+  const all = typeof body === 'string' ? utf8.encode(body) : body;
+  let end = all.length;
+  let truncated = false;
+  if (end > maxBytes) {
+    truncated = true;
+    end = maxBytes;
+    // The line cut by the limit is dropped: a cut pattern would be a different (broader) rule.
+    let j = end;
+    while (j > 0 && all[j - 1] !== 0x0a && all[j - 1] !== 0x0d) j--;
+    // Keep the line only if the limit falls exactly on its end-of-line.
+    if (all[end] !== 0x0a && all[end] !== 0x0d) end = j;
+  }
+  const bytes = all;
+  let pos = 0;
+  // UTF-8 BOM (EF BB BF), or a partial one, at the very start only.
+  if (end > 0 && bytes[0] === 0xef) {
+    pos = 1;
+    if (end > 1 && bytes[1] === 0xbb) {
+      pos = 2;
+      if (end > 2 && bytes[2] === 0xbf) pos = 3;
+    }
+  }
+
+  const out: ParsedRobots = {
+    groups: [], sitemaps: [], validDirectives: 0, unknownDirectives: 0, lastLineSeen: 0,
+    bytesParsed: end, truncated,
+  };
+  let current: RobotsGroup | null = null;
+  let agentRun = false; // last group-relevant line was user-agent (the next one joins the group)
+  let lineNo = 0;
+
+  while (pos < end) {
+    // Find end of line.
+    let eol = pos;
+    while (eol < end && bytes[eol] !== 0x0a && bytes[eol] !== 0x0d) eol++;
+    const lineStart = pos;
+    let lineEnd = eol;
+    // Advance past the line terminator (CRLF counts as one).
+    if (eol < end) {
+      pos = eol + 1;
+      if (bytes[eol] === 0x0d && pos < end && bytes[pos] === 0x0a) pos++;
+    } else {
+      pos = eol;
+    }
+    lineNo++;
+
+    // Strip comment.
+    for (let i = lineStart; i < lineEnd; i++) {
+      if (bytes[i] === 0x23) { lineEnd = i; break; }
+    }
+    let s = lineStart;
+    while (s < lineEnd && isWs(bytes[s]!)) s++;
+    let e = lineEnd;
+    while (e > s && isWs(bytes[e - 1]!)) e--;
+    if (s === e) continue;
+
+    // key ':' value, or (tolerance) exactly "key value".
+    let colon = -1;
+    for (let i = s; i < e; i++) if (bytes[i] === 0x3a) { colon = i; break; }
+    let keyEnd: number;
+    let valStart: number;
+    if (colon >= 0) {
+      keyEnd = colon;
+      valStart = colon + 1;
+    } else {
+      let ws = -1;
+      for (let i = s; i < e; i++) if (isWs(bytes[i]!)) { ws = i; break; }
+      if (ws < 0) continue;
+      keyEnd = ws;
+      valStart = ws;
+      while (valStart < e && isWs(bytes[valStart]!)) valStart++;
+      let twoWords = true;
+      for (let i = valStart; i < e; i++) if (isWs(bytes[i]!)) { twoWords = false; break; }
+      if (!twoWords) continue;
+    }
+    while (keyEnd > s && isWs(bytes[keyEnd - 1]!)) keyEnd--;
+    if (keyEnd === s) continue;
+    while (valStart < e && isWs(bytes[valStart]!)) valStart++;
+    const valEnd = e;
+
+    const key = classifyKey(lowerKey(bytes, s, keyEnd));
+    out.lastLineSeen = lineNo;
+    if (key === Key.Unknown) {
+      out.unknownDirectives++;
+      continue;
+    }
+    out.validDirectives++;
+
+    switch (key) {
+      case Key.UserAgent: {
+        if (current === null || !agentRun) {
+          current = { agents: [], global: false, rules: [], crawlDelay: undefined };
+          out.groups.push(current);
+        }
+        agentRun = true;
+        if (valStart < valEnd && bytes[valStart] === 0x2a && (valStart + 1 === valEnd || isWs(bytes[valStart + 1]!))) {
+          current.global = true;
+        } else {
+          let t = valStart;
+          while (t < valEnd && isProductTokenChar(bytes[t]!)) t++;
+          if (t > valStart) current.agents.push(lowerKey(bytes, valStart, t));
+        }
+        break;
+      }
+      case Key.Allow:
+      case Key.Disallow: {
+        if (current === null) break; // rules before the first group are ignored (§2.1)
+        agentRun = false;
+        if (valStart === valEnd) break; // empty value: matches nothing
+        const pattern = escapePattern(bytes.subarray(valStart, valEnd));
+        current.rules.push({ pattern, allow: key === Key.Allow });
+        break;
+      }
+      case Key.Sitemap: {
+        if (valStart < valEnd) out.sitemaps.push(utf8Decoder.decode(bytes.subarray(valStart, valEnd)));
+        break;
+      }
+      case Key.CrawlDelay: {
+        if (current === null) break;
+        const v = parseDelay(bytes, valStart, valEnd);
+        if (v !== undefined && (current.crawlDelay === undefined || v > current.crawlDelay)) current.crawlDelay = v;
+        break;
+      }
+    }
+  }
+  return out;
+}
+
+/** Crawl-delay value: a non-negative decimal number of seconds; anything else is ignored. */
+function parseDelay(bytes: Uint8Array, s: number, e: number): number | undefined {
+  let txt = '';
+  for (let i = s; i < e && i - s < 32; i++) txt += String.fromCharCode(bytes[i]!);
+  if (!/^[0-9]+(\.[0-9]*)?$|^\.[0-9]+$/.test(txt)) return undefined;
+  const v = Number(txt);
+  return Number.isFinite(v) ? v : undefined;
+}
