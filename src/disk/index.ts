@@ -1,2 +1,23 @@
-// Public surface of src/disk/ (filled in by the module's own work).
-export {};
+/**
+ * src/disk — disk primitives shared by DRUM (src/drum) and the frontier's queues. Leaf module: it
+ * imports no domain code. Everything is written sequentially in large checksummed blocks.
+ *
+ *   block.ts       the block format (magic, counts, CRC-32, optional zstd), BlockWriter/BlockReader
+ *   disk-queue.ts  DiskQueue: FIFO of byte records, at-least-once, durable cursor (CONTRACTS.md)
+ *   atomic.ts      crash-safe replacement of small files (temp, fsync, rename, fsync dir)
+ *   io-counters.ts bytes / operations read and written per file kind
+ */
+export { DiskQueue, type DiskQueueOptions } from './disk-queue.js';
+export { IoCounters, type IoKindCounters } from './io-counters.js';
+export {
+  BlockReader,
+  BlockWriter,
+  frameBlock,
+  scanValidPrefix,
+  BLOCK_HEADER_BYTES,
+  type Compression,
+  type DecodedBlock,
+} from './block.js';
+export { writeFileAtomic, writeFileAtomicSync, fsyncDir } from './atomic.js';
+export { varintSize, writeVarint, readVarint, compareKey } from './codec.js';
+export { DiskErrorCode } from './errors.js';

@@ -1,0 +1,259 @@
+/**
+ * The block format shared by every drumcrawl data file (DRUM buckets, the sorted cache Z, disk
+ * queues). A file is a sequence of self-describing blocks, each written with one sequential write:
+ *
+ *   offset size
+ *   0      4    magic 0x4B4C4244 ("DBLK", little-endian)
+ *   4      1    flags: bit 0 = payload is zstd-compressed
+ *   5      1    version = 1
+ *   6      2    reserved (0)
+ *   8      4    record count in the block
+ *   12     4    raw (uncompressed) payload length
+ *   16     4    stored payload length
+ *   20     4    CRC-32 (zlib) of header bytes [0,20) followed by the stored payload
+ *   24     …    stored payload
+ *
+ * The CRC lets a reader tell a torn tail (file ends inside a block → CRAWL_DISK_TRUNCATED) and
+ * corruption (CRC mismatch → CRAWL_DISK_CHECKSUM) from good data; it never yields a wrong record
+ * silently. Recovery code decides which of these is an expected crash artefact (past the last
+ * committed offset) and which is an error (before it).
+ */
+import * as fs from 'node:fs';
+import * as zlib from 'node:zlib';
+import * as zstd from 'zstd-napi';
+import { CrawlError } from '../errors.js';
+import { DiskErrorCode } from './errors.js';
+import type { IoCounters } from './io-counters.js';
+
+export const BLOCK_MAGIC = 0x4b4c4244;
+export const BLOCK_VERSION = 1;
+export const BLOCK_HEADER_BYTES = 24;
+/** Largest payload a block may declare; anything larger is treated as corruption. */
+export const MAX_BLOCK_PAYLOAD = 1 << 30;
+const FLAG_ZSTD = 1;
+
+export type Compression = 'zstd' | 'none';
+
+/** Writes all of `buf` at `pos` (loops over short writes). */
+export function writeFully(fd: number, buf: Uint8Array, pos: number): void {
+  let off = 0;
+  while (off < buf.length) off += fs.writeSync(fd, buf, off, buf.length - off, pos + off);
+}
+
+/** Reads up to `len` bytes at `pos` into `buf[0..]`; returns bytes read (short only at end of file). */
+export function readFully(fd: number, buf: Uint8Array, len: number, pos: number): number {
+  let off = 0;
+  while (off < len) {
+    const n = fs.readSync(fd, buf, off, len - off, pos + off);
+    if (n === 0) break;
+    off += n;
+  }
+  return off;
+}
+
+/**
+ * Frames `raw` (count records) as one block: returns the bytes to write. Compression is applied
+ * only when it actually shrinks the payload (incompressible blocks are stored raw, flag clear).
+ */
+export function frameBlock(raw: Uint8Array, count: number, compression: Compression): Uint8Array {
+  let stored = raw;
+  let flags = 0;
+  if (compression === 'zstd' && raw.length > 64) {
+    const c = zstd.compress(raw, { compressionLevel: 1 });
+    if (c.length < raw.length) {
+      stored = c;
+      flags = FLAG_ZSTD;
+    }
+  }
+  const out = Buffer.allocUnsafe(BLOCK_HEADER_BYTES + stored.length);
+  out.writeUInt32LE(BLOCK_MAGIC, 0);
+  out[4] = flags;
+  out[5] = BLOCK_VERSION;
+  out.writeUInt16LE(0, 6);
+  out.writeUInt32LE(count >>> 0, 8);
+  out.writeUInt32LE(raw.length >>> 0, 12);
+  out.writeUInt32LE(stored.length >>> 0, 16);
+  out.set(stored, BLOCK_HEADER_BYTES);
+  const crc = zlib.crc32(stored, zlib.crc32(out.subarray(0, 20)));
+  out.writeUInt32LE(crc >>> 0, 20);
+  return out;
+}
+
+export interface DecodedBlock {
+  /** Decoded (uncompressed) payload. */
+  payload: Uint8Array;
+  count: number;
+  /** Offset of the block in its file. */
+  offset: number;
+  /** Offset just after it. */
+  nextOffset: number;
+}
+
+/**
+ * Sequential reader of the blocks of one file between `start` and `end`, with a read-ahead buffer
+ * so that small blocks do not cost one system call each. It never seeks backwards.
+ */
+export class BlockReader {
+  private buf: Buffer;
+  private bufStart = 0; // file offset of buf[0]
+  private bufLen = 0;
+  private pos: number;
+
+  constructor(
+    private readonly fd: number,
+    start: number,
+    private readonly end: number,
+    private readonly file: string,
+    private readonly io: IoCounters,
+    private readonly kind: string,
+    readAhead = 1 << 20,
+  ) {
+    this.pos = start;
+    this.bufStart = start;
+    this.buf = Buffer.allocUnsafe(readAhead);
+  }
+
+  /** Offset of the next block to read. */
+  get offset(): number {
+    return this.pos;
+  }
+
+  /** Ensures bytes [pos, pos+len) are in the buffer; returns how many are available (< len at end). */
+  private fill(len: number): number {
+    const have = this.bufStart + this.bufLen - this.pos;
+    if (this.pos >= this.bufStart && have >= len) return len;
+    const avail = this.end - this.pos;
+    const want = Math.min(Math.max(len, this.buf.length), avail);
+    if (want > this.buf.length) this.buf = Buffer.allocUnsafe(want);
+    // Keep the bytes we already have (they are at the tail of the buffer).
+    let kept = 0;
+    if (this.pos >= this.bufStart && have > 0) {
+      this.buf.copy(this.buf, 0, this.pos - this.bufStart, this.pos - this.bufStart + have);
+      kept = have;
+    }
+    const n = want - kept > 0 ? readFully(this.fd, this.buf.subarray(kept), want - kept, this.pos + kept) : 0;
+    if (n > 0) this.io.read(this.kind, n);
+    this.bufStart = this.pos;
+    this.bufLen = kept + n;
+    return Math.min(len, this.bufLen);
+  }
+
+  private err(code: string, msg: string, offset: number): CrawlError {
+    return new CrawlError(code, `${msg} in ${this.file} at offset ${offset}`, {
+      details: { file: this.file, offset },
+    });
+  }
+
+  /**
+   * The next block, or null at `end`. Throws CRAWL_DISK_TRUNCATED when the file ends inside a
+   * block, CRAWL_DISK_CHECKSUM on a CRC mismatch, CRAWL_DISK_FORMAT on a bad header.
+   */
+  next(): DecodedBlock | null {
+    if (this.pos >= this.end) return null;
+    const at = this.pos;
+    if (this.fill(BLOCK_HEADER_BYTES) < BLOCK_HEADER_BYTES) {
+      throw this.err(DiskErrorCode.TRUNCATED, 'file ends inside a block header', at);
+    }
+    let h = at - this.bufStart;
+    const b = this.buf;
+    if (b.readUInt32LE(h) !== BLOCK_MAGIC || b[h + 5] !== BLOCK_VERSION) {
+      throw this.err(DiskErrorCode.FORMAT, 'not a drumcrawl block (bad magic or version)', at);
+    }
+    const flags = b[h + 4]!;
+    const count = b.readUInt32LE(h + 8);
+    const rawLen = b.readUInt32LE(h + 12);
+    const storedLen = b.readUInt32LE(h + 16);
+    const crc = b.readUInt32LE(h + 20);
+    if (storedLen > MAX_BLOCK_PAYLOAD || rawLen > MAX_BLOCK_PAYLOAD || (flags & ~FLAG_ZSTD) !== 0) {
+      throw this.err(DiskErrorCode.FORMAT, 'impossible block header', at);
+    }
+    const total = BLOCK_HEADER_BYTES + storedLen;
+    if (this.fill(total) < total) {
+      throw this.err(DiskErrorCode.TRUNCATED, 'file ends inside a block', at);
+    }
+    h = at - this.bufStart;
+    const stored = b.subarray(h + BLOCK_HEADER_BYTES, h + total);
+    const actual = zlib.crc32(stored, zlib.crc32(b.subarray(h, h + 20))) >>> 0;
+    if (actual !== crc) throw this.err(DiskErrorCode.CHECKSUM, 'block checksum mismatch', at);
+    let payload: Uint8Array;
+    if ((flags & FLAG_ZSTD) !== 0) {
+      try {
+        const d = zstd.decompress(stored);
+        payload = new Uint8Array(d.buffer, d.byteOffset, d.length);
+      } catch (cause) {
+        throw new CrawlError(DiskErrorCode.CHECKSUM, `zstd payload does not decode in ${this.file} at offset ${at}`, {
+          cause,
+          details: { file: this.file, offset: at },
+        });
+      }
+      if (payload.length !== rawLen) throw this.err(DiskErrorCode.CHECKSUM, 'decoded length mismatch', at);
+    } else {
+      if (rawLen !== storedLen) throw this.err(DiskErrorCode.FORMAT, 'raw/stored length mismatch', at);
+      // Copy: the read-ahead buffer is reused by the next call.
+      payload = new Uint8Array(stored);
+    }
+    this.pos = at + total;
+    return { payload, count, offset: at, nextOffset: this.pos };
+  }
+}
+
+/**
+ * Scans blocks from `start` to the end of the file and returns the offset just after the last good
+ * block and the number of records in the good blocks. Used by recovery: everything past the
+ * returned offset is a torn tail of an interrupted write (or garbage) and may be cut off.
+ */
+export function scanValidPrefix(
+  fd: number,
+  start: number,
+  end: number,
+  file: string,
+  io: IoCounters,
+  kind: string,
+): { validEnd: number; records: number; blocks: number; torn: boolean } {
+  const r = new BlockReader(fd, start, end, file, io, kind);
+  let records = 0;
+  let blocks = 0;
+  let validEnd = start;
+  for (;;) {
+    let blk: DecodedBlock | null;
+    try {
+      blk = r.next();
+    } catch {
+      return { validEnd, records, blocks, torn: true };
+    }
+    if (blk === null) return { validEnd, records, blocks, torn: false };
+    records += blk.count;
+    blocks++;
+    validEnd = blk.nextOffset;
+  }
+}
+
+/** Appends framed blocks to a file at a known offset with one positional write each. */
+export class BlockWriter {
+  constructor(
+    readonly fd: number,
+    private pos: number,
+    private readonly io: IoCounters,
+    private readonly kind: string,
+    private readonly compression: Compression,
+  ) {}
+
+  get offset(): number {
+    return this.pos;
+  }
+
+  /** Writes one block holding `count` records; returns its offset. */
+  writeBlock(raw: Uint8Array, count: number): number {
+    const framed = frameBlock(raw, count, this.compression);
+    const at = this.pos;
+    writeFully(this.fd, framed, at);
+    this.pos += framed.length;
+    this.io.wrote(this.kind, framed.length);
+    return at;
+  }
+
+  sync(): void {
+    fs.fsyncSync(this.fd);
+    this.io.synced(this.kind);
+  }
+}
