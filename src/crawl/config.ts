@@ -1,0 +1,523 @@
+/**
+ * The crawl's one validated configuration object (piscina's `kDefaultOptions` + precise messages,
+ * crawlee's "unit in the name, @default documented"). Every option lives here, once:
+ *
+ *   CLI flags ──parseCrawlArgs──┐
+ *   config file (JSON) ─────────┼──► resolveCrawlConfig(partial) ──► CrawlConfig (frozen, validated)
+ *   library callers ────────────┘
+ *
+ * Options split in two groups. STARTUP options fix the shape of the crawl (directories, RAM, worker
+ * count, seeds…) and are stored in the checkpoint manifest, so `resume` continues with the same ones.
+ * RUNTIME options (delays, pause, page/time limits) may be changed while a crawl runs (status server
+ * POST /config, or `resume --host-delay …`); `RUNTIME_KEYS` lists them.
+ *
+ * Every invalid field raises `CrawlError('CRAWL_CONFIG_INVALID', '<key> must be …')`.
+ */
+import os from 'node:os';
+import path from 'node:path';
+import { CrawlError } from '../errors.js';
+
+export const CRAWL_CONFIG_INVALID = 'CRAWL_CONFIG_INVALID';
+
+export type CrawlScope = 'any' | 'pld' | 'host';
+export type WarcCompression = 'gzip' | 'zstd' | 'none';
+export type ProgressMode = 'auto' | 'tty' | 'plain' | 'none';
+
+/** Options a running crawl may change (status server, resume flags). */
+export interface RuntimeOptions {
+  /** τh for ordinary (budget B0) domains: min start-to-start gap between two requests to one host. @default 5000 */
+  hostDelayMs: number;
+  /** τs for ordinary domains: min start-to-start gap between two requests to one IP (server). @default 1000 */
+  ipDelayMs: number;
+  /** τh0: floor that budget scaling may shorten τh to. Nothing ever goes below it. @default 1000 */
+  minHostDelayMs: number;
+  /** τs0: floor that budget scaling may shorten τs to. Nothing ever goes below it. @default 50 */
+  minIpDelayMs: number;
+  /** Stop (checkpoint, exit 0) after this many fetched pages; null = unlimited. @default null */
+  maxPages: number | null;
+  /** Stop (checkpoint, exit 0) after this many ms of crawling in this run; null = unlimited. @default null */
+  maxTimeMs: number | null;
+  /** Start paused (no new fetches are dispatched). @default false */
+  paused: boolean;
+}
+
+/** Options fixed when a crawl starts (stored in the checkpoint manifest). */
+export interface StartupOptions {
+  /** Seed URLs (positional arguments plus the lines of `seedsFile`). */
+  seeds: string[];
+  /** File with one seed URL per line ('#' comments allowed). @default null */
+  seedsFile: string | null;
+  /** Directory holding all crawl state (DRUMs, queues, manifest). @default './crawl-state' */
+  stateDir: string;
+  /** Directory for WARC files and the crawl log. @default './crawl-out' */
+  outDir: string;
+  /** DNS servers as host:port; empty = the system resolvers. @default [] */
+  dnsServers: string[];
+  /** User-Agent header; should carry a contact URL. Also the robots.txt agent token (its first word). */
+  userAgent: string;
+  /** Do not enqueue links more than this many hops from a seed; null = unlimited. @default null */
+  maxDepth: number | null;
+  /** Follow links to any host, only the seeds' PLDs, or only the seeds' hosts. @default 'any' */
+  scope: CrawlScope;
+  /** URL must match at least one of these regexes (when any given). @default [] */
+  include: string[];
+  /** URL must match none of these regexes. @default [] */
+  exclude: string[];
+  /** RAM budget for the whole process (DRUM buffers, caches, in-flight pages). @default 1.5 GiB */
+  ramBytes: number;
+  /** Parse worker threads (piscina). @default os.availableParallelism() */
+  workers: number;
+  /** Max concurrent HTTP fetches (page and robots.txt). @default 256 */
+  fetchConcurrency: number;
+  /** WARC record compression. @default 'gzip' */
+  warcCompression: WarcCompression;
+  /** Rotate WARC files at this size. @default 1 GiB */
+  warcMaxFileBytes: number;
+  /** Serve /metrics, /status and POST /pause|/resume|/stop on 127.0.0.1:port; null = off; 0 = pick. @default null */
+  statusPort: number | null;
+  /** Address the status server binds (loopback by default). @default '127.0.0.1' */
+  statusHost: string;
+  /** Write a checkpoint this often. @default 60000 */
+  checkpointIntervalMs: number;
+  /** Live status: auto (TTY → live line, else plain lines), tty, plain, none. @default 'auto' */
+  progress: ProgressMode;
+  /** Plain progress line / TTY refresh period. @default 10000 (plain), 500 (tty) */
+  progressIntervalMs: number;
+  /** Body cap per fetched page (bytes transferred). @default 8 MiB */
+  maxBodyBytes: number;
+  /** Whole-request timeout per fetch. @default 30000 */
+  fetchTimeoutMs: number;
+  /** Also extract <img src> links. @default false */
+  images: boolean;
+  /** Per-parse hard timeout: a worker exceeding it is replaced and the page recorded as CRAWL_PARSE_TIMEOUT. @default 10000 */
+  parseTimeoutMs: number;
+}
+
+export type CrawlConfig = Readonly<StartupOptions & RuntimeOptions>;
+export type CrawlConfigInput = Partial<StartupOptions & RuntimeOptions>;
+
+export const RUNTIME_KEYS: readonly (keyof RuntimeOptions)[] = [
+  'hostDelayMs', 'ipDelayMs', 'minHostDelayMs', 'minIpDelayMs', 'maxPages', 'maxTimeMs', 'paused',
+];
+
+export const DEFAULT_USER_AGENT = 'drumcrawl/0.1 (+https://github.com/drumcrawl/drumcrawl)';
+const GiB = 1024 ** 3;
+const MiB = 1024 ** 2;
+
+/** The defaults, in one place (documented in docs/configuration.md). */
+export function defaultCrawlConfig(): StartupOptions & RuntimeOptions {
+  return {
+    seeds: [],
+    seedsFile: null,
+    stateDir: './crawl-state',
+    outDir: './crawl-out',
+    dnsServers: [],
+    userAgent: DEFAULT_USER_AGENT,
+    maxDepth: null,
+    scope: 'any',
+    include: [],
+    exclude: [],
+    ramBytes: 1.5 * GiB,
+    workers: Math.max(1, os.availableParallelism()),
+    fetchConcurrency: 256,
+    warcCompression: 'gzip',
+    warcMaxFileBytes: GiB,
+    statusPort: null,
+    statusHost: '127.0.0.1',
+    checkpointIntervalMs: 60_000,
+    progress: 'auto',
+    progressIntervalMs: 10_000,
+    maxBodyBytes: 8 * MiB,
+    fetchTimeoutMs: 30_000,
+    images: false,
+    parseTimeoutMs: 10_000,
+    hostDelayMs: 5000,
+    ipDelayMs: 1000,
+    minHostDelayMs: 1000,
+    minIpDelayMs: 50,
+    maxPages: null,
+    maxTimeMs: null,
+    paused: false,
+  };
+}
+
+function invalid(key: string, message: string, value?: unknown): CrawlError {
+  return new CrawlError(CRAWL_CONFIG_INVALID, `${key} ${message}`, { details: { key, value } });
+}
+
+/**
+ * Parse a byte size: a plain number of bytes, or a number with a binary unit
+ * (`K`, `M`, `G`, `T`, optionally followed by `B` or `iB`, any case): `1.5G` = 1.5 × 2^30.
+ */
+export function parseSize(input: string | number, key = 'size'): number {
+  if (typeof input === 'number') {
+    if (!Number.isFinite(input) || input < 0) throw invalid(key, 'must be a non-negative number of bytes', input);
+    return Math.floor(input);
+  }
+  const m = /^\s*(\d+(?:\.\d+)?|\.\d+)\s*([kmgt]?)(i?b)?\s*$/i.exec(input);
+  if (!m) throw invalid(key, `must be a size like 512M, 1.5G or 1048576 (got ${JSON.stringify(input)})`, input);
+  const unit = (m[2] ?? '').toLowerCase();
+  if (unit === '' && m[3] !== undefined && m[3].toLowerCase() === 'ib') {
+    throw invalid(key, `must be a size like 512M, 1.5G or 1048576 (got ${JSON.stringify(input)})`, input);
+  }
+  const mult = unit === 'k' ? 1024 : unit === 'm' ? MiB : unit === 'g' ? GiB : unit === 't' ? 1024 * GiB : 1;
+  return Math.floor(Number(m[1]) * mult);
+}
+
+/**
+ * Parse a duration in seconds (the CLI's unit for --max-time): `90`, `1.5`, or with a unit
+ * `500ms`, `30s`, `10m`, `2h`. Returns milliseconds.
+ */
+export function parseDurationMs(input: string | number, key = 'duration', defaultUnit: 's' | 'ms' = 's'): number {
+  if (typeof input === 'number') {
+    if (!Number.isFinite(input) || input < 0) throw invalid(key, 'must be a non-negative duration', input);
+    return Math.round(defaultUnit === 's' ? input * 1000 : input);
+  }
+  const m = /^\s*(\d+(?:\.\d+)?|\.\d+)\s*(ms|s|m|h)?\s*$/i.exec(input);
+  if (!m) throw invalid(key, `must be a duration like 30, 30s, 500ms, 10m or 2h (got ${JSON.stringify(input)})`, input);
+  const unit = (m[2] ?? defaultUnit).toLowerCase();
+  const mult = unit === 'ms' ? 1 : unit === 's' ? 1000 : unit === 'm' ? 60_000 : 3_600_000;
+  return Math.round(Number(m[1]) * mult);
+}
+
+function nonNegInt(key: string, v: unknown, { nullable = false, min = 0 } = {}): number | null {
+  if (v === null && nullable) return null;
+  if (typeof v === 'string' && /^\s*\d+\s*$/.test(v)) v = Number(v);
+  if (typeof v !== 'number' || !Number.isInteger(v) || v < min) {
+    throw invalid(key, `must be ${min > 0 ? 'a positive' : 'a non-negative'} integer${nullable ? ' or null' : ''} (got ${JSON.stringify(v)})`, v);
+  }
+  return v;
+}
+
+function str(key: string, v: unknown, { empty = false } = {}): string {
+  if (typeof v !== 'string' || (!empty && v.trim() === '')) throw invalid(key, `must be a non-empty string (got ${JSON.stringify(v)})`, v);
+  return v;
+}
+
+function strList(key: string, v: unknown): string[] {
+  if (typeof v === 'string') return [v];
+  if (!Array.isArray(v) || v.some((x) => typeof x !== 'string')) throw invalid(key, 'must be a list of strings', v);
+  return [...(v as string[])];
+}
+
+function oneOf<T extends string>(key: string, v: unknown, allowed: readonly T[]): T {
+  if (typeof v !== 'string' || !(allowed as readonly string[]).includes(v)) {
+    throw invalid(key, `must be one of ${allowed.join(', ')} (got ${JSON.stringify(v)})`, v);
+  }
+  return v as T;
+}
+
+function bool(key: string, v: unknown): boolean {
+  if (v === true || v === 'true') return true;
+  if (v === false || v === 'false') return false;
+  throw invalid(key, `must be true or false (got ${JSON.stringify(v)})`, v);
+}
+
+function hostPort(key: string, v: string): string {
+  // host:port, [v6]:port, or a bare host (port 53)
+  const m = /^(?:\[([0-9a-f:.]+)\]|([^:\s]+))(?::(\d{1,5}))?$/i.exec(v.trim());
+  if (!m || (m[3] !== undefined && Number(m[3]) > 65535)) throw invalid(key, `entries must look like host:port (got ${JSON.stringify(v)})`, v);
+  const host = m[1] ?? m[2]!;
+  const port = m[3] ?? '53';
+  return m[1] !== undefined ? `[${host}]:${port}` : `${host}:${port}`;
+}
+
+const ALL_KEYS = new Set<string>(Object.keys(defaultCrawlConfig()));
+
+/**
+ * Merge `input` over the defaults and validate every field. Unknown keys are an error (a typo in a
+ * config file should not silently do nothing). Relative directories are resolved against `cwd`.
+ */
+export function resolveCrawlConfig(input: CrawlConfigInput, opts: { cwd?: string } = {}): CrawlConfig {
+  const cwd = opts.cwd ?? process.cwd();
+  for (const k of Object.keys(input)) {
+    if (!ALL_KEYS.has(k)) throw invalid(k, `is not a known option (known: ${[...ALL_KEYS].sort().join(', ')})`);
+  }
+  const d = defaultCrawlConfig();
+  const raw: Record<string, unknown> = { ...d };
+  for (const [k, v] of Object.entries(input)) if (v !== undefined) raw[k] = v;
+
+  const ramBytes = parseSize(raw.ramBytes as string | number, 'ramBytes');
+  if (ramBytes < 64 * MiB) throw invalid('ramBytes', `must be at least 64M (got ${ramBytes} bytes)`, ramBytes);
+  const warcMaxFileBytes = parseSize(raw.warcMaxFileBytes as string | number, 'warcMaxFileBytes');
+  if (warcMaxFileBytes < 1 * MiB) throw invalid('warcMaxFileBytes', 'must be at least 1M', warcMaxFileBytes);
+  const maxBodyBytes = parseSize(raw.maxBodyBytes as string | number, 'maxBodyBytes');
+  if (maxBodyBytes < 1024) throw invalid('maxBodyBytes', 'must be at least 1K', maxBodyBytes);
+
+  const include = strList('include', raw.include);
+  const exclude = strList('exclude', raw.exclude);
+  for (const [k, list] of [['include', include], ['exclude', exclude]] as const) {
+    for (const re of list) {
+      try {
+        new RegExp(re);
+      } catch (e) {
+        throw invalid(k, `has an invalid regular expression ${JSON.stringify(re)}: ${(e as Error).message}`, re);
+      }
+    }
+  }
+
+  const seeds = strList('seeds', raw.seeds);
+  for (const s of seeds) {
+    if (!/^https?:\/\//i.test(s)) throw invalid('seeds', `entries must be absolute http(s) URLs (got ${JSON.stringify(s)})`, s);
+  }
+
+  const statusPort = nonNegInt('statusPort', raw.statusPort, { nullable: true });
+  if (statusPort !== null && statusPort > 65535) throw invalid('statusPort', 'must be ≤ 65535', statusPort);
+
+  const dur = (k: string, nullable = false): number | null => {
+    const v = raw[k];
+    if (v === null && nullable) return null;
+    if (typeof v === 'string') return parseDurationMs(v, k, 'ms');
+    return nonNegInt(k, v);
+  };
+
+  const cfg: StartupOptions & RuntimeOptions = {
+    seeds,
+    seedsFile: raw.seedsFile === null ? null : path.resolve(cwd, str('seedsFile', raw.seedsFile)),
+    stateDir: path.resolve(cwd, str('stateDir', raw.stateDir)),
+    outDir: path.resolve(cwd, str('outDir', raw.outDir)),
+    dnsServers: strList('dnsServers', raw.dnsServers).map((s) => hostPort('dnsServers', s)),
+    userAgent: str('userAgent', raw.userAgent),
+    maxDepth: nonNegInt('maxDepth', raw.maxDepth, { nullable: true }),
+    scope: oneOf('scope', raw.scope, ['any', 'pld', 'host'] as const),
+    include,
+    exclude,
+    ramBytes,
+    workers: nonNegInt('workers', raw.workers, { min: 1 })!,
+    fetchConcurrency: nonNegInt('fetchConcurrency', raw.fetchConcurrency, { min: 1 })!,
+    warcCompression: oneOf('warcCompression', raw.warcCompression, ['gzip', 'zstd', 'none'] as const),
+    warcMaxFileBytes,
+    statusPort,
+    statusHost: str('statusHost', raw.statusHost),
+    checkpointIntervalMs: dur('checkpointIntervalMs')!,
+    progress: oneOf('progress', raw.progress, ['auto', 'tty', 'plain', 'none'] as const),
+    progressIntervalMs: dur('progressIntervalMs')!,
+    maxBodyBytes,
+    fetchTimeoutMs: dur('fetchTimeoutMs')!,
+    images: bool('images', raw.images),
+    parseTimeoutMs: dur('parseTimeoutMs')!,
+    hostDelayMs: dur('hostDelayMs')!,
+    ipDelayMs: dur('ipDelayMs')!,
+    minHostDelayMs: dur('minHostDelayMs')!,
+    minIpDelayMs: dur('minIpDelayMs')!,
+    maxPages: nonNegInt('maxPages', raw.maxPages, { nullable: true }),
+    maxTimeMs: dur('maxTimeMs', true),
+    paused: bool('paused', raw.paused),
+  };
+  if (/[\r\n]/.test(cfg.userAgent)) throw invalid('userAgent', 'must not contain line breaks', cfg.userAgent);
+  checkDelays(cfg);
+  if (cfg.workers > 256) throw invalid('workers', `must be ≤ 256 (got ${cfg.workers})`, cfg.workers);
+  if (cfg.checkpointIntervalMs < 100) throw invalid('checkpointIntervalMs', 'must be at least 100 ms', cfg.checkpointIntervalMs);
+  if (cfg.progressIntervalMs < 50) throw invalid('progressIntervalMs', 'must be at least 50 ms', cfg.progressIntervalMs);
+  if (cfg.parseTimeoutMs < 10) throw invalid('parseTimeoutMs', 'must be at least 10 ms', cfg.parseTimeoutMs);
+  if (cfg.fetchTimeoutMs < 10) throw invalid('fetchTimeoutMs', 'must be at least 10 ms', cfg.fetchTimeoutMs);
+  return Object.freeze(cfg);
+}
+
+function checkDelays(c: RuntimeOptions): void {
+  if (c.minHostDelayMs > c.hostDelayMs) {
+    throw invalid('minHostDelayMs', `(τh0 = ${c.minHostDelayMs}) must not exceed hostDelayMs (τh = ${c.hostDelayMs})`, c.minHostDelayMs);
+  }
+  if (c.minIpDelayMs > c.ipDelayMs) {
+    throw invalid('minIpDelayMs', `(τs0 = ${c.minIpDelayMs}) must not exceed ipDelayMs (τs = ${c.ipDelayMs})`, c.minIpDelayMs);
+  }
+}
+
+/**
+ * Apply a change of runtime options to a running config (status server POST /config). Only
+ * RUNTIME_KEYS are accepted; the result is re-validated as a whole.
+ */
+export function applyRuntimeChange(cfg: CrawlConfig, change: Record<string, unknown>): CrawlConfig {
+  for (const k of Object.keys(change)) {
+    if (!(RUNTIME_KEYS as readonly string[]).includes(k)) {
+      throw invalid(k, `cannot be changed while a crawl runs (runtime options: ${RUNTIME_KEYS.join(', ')})`);
+    }
+  }
+  const { ...startup } = cfg as StartupOptions & RuntimeOptions;
+  return resolveCrawlConfig({ ...startup, ...(change as CrawlConfigInput) });
+}
+
+/**
+ * Map a JSON config file's keys to config keys. A file may use the config keys themselves
+ * (`hostDelayMs`, `ramBytes`) or the CLI flag names (`host-delay`, `ram`, `dns-server`…), with the
+ * flags' units (a flag's value in a file means exactly what it means on the command line).
+ */
+export function configFromFileObject(obj: unknown, file = 'config file'): CrawlConfigInput {
+  if (obj === null || typeof obj !== 'object' || Array.isArray(obj)) {
+    throw new CrawlError(CRAWL_CONFIG_INVALID, `${file} must hold a JSON object`);
+  }
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(obj as Record<string, unknown>)) {
+    const flag = FLAG_BY_NAME.get(k);
+    if (flag !== undefined && flag.key !== 'config') {
+      if (flag.kind === 'bool') out[flag.key] = bool(k, v);
+      else if (flag.repeat) out[flag.key] = (Array.isArray(v) ? v : [v]).map((x) => flag.parse(String(x)));
+      else out[flag.key] = flag.parse(String(v));
+    } else if (ALL_KEYS.has(k)) {
+      out[k] = v;
+    } else {
+      throw invalid(k, `in ${file} is not a known option`);
+    }
+  }
+  return out as CrawlConfigInput;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Command-line flags. One table drives the CLI's help text (src/cli/commands/crawl.ts registers
+// these with commander) and `parseCrawlArgs`, the pure function that turns argv into a config.
+
+export interface FlagSpec {
+  /** flag name without dashes */
+  name: string;
+  /** placeholder shown in help, e.g. '<ms>'; '' for boolean flags */
+  value: string;
+  key: keyof (StartupOptions & RuntimeOptions) | 'config';
+  kind: 'value' | 'bool';
+  repeat?: boolean;
+  description: string;
+  parse: (v: string) => unknown;
+}
+
+const id = (v: string): string => v;
+const int = (key: string) => (v: string): number => {
+  if (!/^\s*\d+\s*$/.test(v)) throw invalid(key, `must be a non-negative integer (got ${JSON.stringify(v)})`, v);
+  return Number(v);
+};
+const ms = (key: string) => (v: string): number => parseDurationMs(v, key, 'ms');
+
+export const CRAWL_FLAGS: readonly FlagSpec[] = [
+  { name: 'config', value: '<file>', key: 'config', kind: 'value', description: 'JSON config file (same keys as the flags or the config object); flags override it', parse: id },
+  { name: 'seeds', value: '<file>', key: 'seedsFile', kind: 'value', description: 'file with one seed URL per line', parse: id },
+  { name: 'state', value: '<dir>', key: 'stateDir', kind: 'value', description: 'state directory (default ./crawl-state)', parse: id },
+  { name: 'out', value: '<dir>', key: 'outDir', kind: 'value', description: 'output directory for WARC files and crawl log (default ./crawl-out)', parse: id },
+  { name: 'dns-server', value: '<host:port>', key: 'dnsServers', kind: 'value', repeat: true, description: 'DNS server to use (repeatable; default: system resolvers)', parse: id },
+  { name: 'user-agent', value: '<s>', key: 'userAgent', kind: 'value', description: 'User-Agent, with a contact URL', parse: id },
+  { name: 'max-pages', value: '<n>', key: 'maxPages', kind: 'value', description: 'stop after n fetched pages (checkpoint, exit 0)', parse: int('maxPages') },
+  { name: 'max-time', value: '<s>', key: 'maxTimeMs', kind: 'value', description: 'stop after s seconds (also 10m, 2h; checkpoint, exit 0)', parse: (v) => parseDurationMs(v, 'maxTimeMs', 's') },
+  { name: 'max-depth', value: '<n>', key: 'maxDepth', kind: 'value', description: 'max link hops from a seed', parse: int('maxDepth') },
+  { name: 'scope', value: '<any|pld|host>', key: 'scope', kind: 'value', description: "follow links anywhere, within the seeds' PLDs, or the seeds' hosts (default any)", parse: id },
+  { name: 'include', value: '<regex>', key: 'include', kind: 'value', repeat: true, description: 'only enqueue URLs matching a regex (repeatable)', parse: id },
+  { name: 'exclude', value: '<regex>', key: 'exclude', kind: 'value', repeat: true, description: 'never enqueue URLs matching a regex (repeatable)', parse: id },
+  { name: 'host-delay', value: '<ms>', key: 'hostDelayMs', kind: 'value', description: 'τh: per-host delay for ordinary domains (default 5000)', parse: ms('hostDelayMs') },
+  { name: 'ip-delay', value: '<ms>', key: 'ipDelayMs', kind: 'value', description: 'τs: per-IP delay for ordinary domains (default 1000)', parse: ms('ipDelayMs') },
+  { name: 'min-host-delay', value: '<ms>', key: 'minHostDelayMs', kind: 'value', description: 'τh0: floor of the per-host delay (default 1000)', parse: ms('minHostDelayMs') },
+  { name: 'min-ip-delay', value: '<ms>', key: 'minIpDelayMs', kind: 'value', description: 'τs0: floor of the per-IP delay (default 50)', parse: ms('minIpDelayMs') },
+  { name: 'ram', value: '<size>', key: 'ramBytes', kind: 'value', description: 'RAM budget, e.g. 512M, 1.5G (default 1.5G)', parse: (v) => parseSize(v, 'ramBytes') },
+  { name: 'workers', value: '<n>', key: 'workers', kind: 'value', description: 'parse worker threads (default: cores)', parse: int('workers') },
+  { name: 'concurrency', value: '<n>', key: 'fetchConcurrency', kind: 'value', description: 'max concurrent fetches (default 256)', parse: int('fetchConcurrency') },
+  { name: 'warc-compression', value: '<gzip|zstd|none>', key: 'warcCompression', kind: 'value', description: 'WARC record compression (default gzip)', parse: id },
+  { name: 'warc-max-size', value: '<size>', key: 'warcMaxFileBytes', kind: 'value', description: 'rotate WARC files at this size (default 1G)', parse: (v) => parseSize(v, 'warcMaxFileBytes') },
+  { name: 'status-port', value: '<port>', key: 'statusPort', kind: 'value', description: 'serve /metrics and /status on 127.0.0.1:port (0 = any free port)', parse: int('statusPort') },
+  { name: 'checkpoint-interval', value: '<ms>', key: 'checkpointIntervalMs', kind: 'value', description: 'checkpoint period (default 60000)', parse: ms('checkpointIntervalMs') },
+  { name: 'progress', value: '<auto|tty|plain|none>', key: 'progress', kind: 'value', description: 'status display (default auto)', parse: id },
+  { name: 'progress-interval', value: '<ms>', key: 'progressIntervalMs', kind: 'value', description: 'plain status line period (default 10000)', parse: ms('progressIntervalMs') },
+  { name: 'max-body', value: '<size>', key: 'maxBodyBytes', kind: 'value', description: 'body size cap per page (default 8M)', parse: (v) => parseSize(v, 'maxBodyBytes') },
+  { name: 'fetch-timeout', value: '<ms>', key: 'fetchTimeoutMs', kind: 'value', description: 'per-fetch timeout (default 30000)', parse: ms('fetchTimeoutMs') },
+  { name: 'images', value: '', key: 'images', kind: 'bool', description: 'also follow <img src>', parse: () => true },
+  { name: 'paused', value: '', key: 'paused', kind: 'bool', description: 'start paused (resume via the status server)', parse: () => true },
+];
+
+const FLAG_BY_NAME = new Map<string, FlagSpec>(CRAWL_FLAGS.map((f) => [f.name, f]));
+
+/** What parseCrawlArgs returns: the flag values (config keys) and the config file path, if any. */
+export interface ParsedCrawlArgs {
+  input: CrawlConfigInput;
+  configFile: string | null;
+}
+
+/**
+ * Pure argv → config input. Accepts `--flag value`, `--flag=value`, repeated repeatable flags,
+ * `--` to end flags, and positional seed URLs. Does no I/O: the CLI reads the config file and the
+ * seeds file (see `loadCrawlConfig`). Throws CRAWL_CONFIG_INVALID on an unknown flag or a bad value.
+ */
+export function parseCrawlArgs(argv: readonly string[]): ParsedCrawlArgs {
+  const input: Record<string, unknown> = {};
+  const seeds: string[] = [];
+  let configFile: string | null = null;
+  let flagsDone = false;
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    if (flagsDone || !a.startsWith('--') || a === '--') {
+      if (a === '--' && !flagsDone) {
+        flagsDone = true;
+        continue;
+      }
+      if (!flagsDone && a.startsWith('-') && a !== '-') throw invalid(a, 'is not a known flag');
+      seeds.push(a);
+      continue;
+    }
+    const eq = a.indexOf('=');
+    const name = a.slice(2, eq < 0 ? undefined : eq);
+    const spec = FLAG_BY_NAME.get(name);
+    if (spec === undefined) throw invalid(`--${name}`, 'is not a known flag (see drumcrawl crawl --help)');
+    if (spec.kind === 'bool') {
+      if (eq >= 0) input[spec.key] = bool(`--${name}`, a.slice(eq + 1));
+      else input[spec.key] = true;
+      continue;
+    }
+    let v: string;
+    if (eq >= 0) v = a.slice(eq + 1);
+    else {
+      const next = argv[i + 1];
+      if (next === undefined) throw invalid(`--${name}`, `needs a value ${spec.value}`);
+      v = next;
+      i++;
+    }
+    if (spec.key === 'config') {
+      configFile = v;
+      continue;
+    }
+    const parsed = spec.parse(v);
+    if (spec.repeat) input[spec.key] = [...((input[spec.key] as unknown[] | undefined) ?? []), parsed];
+    else input[spec.key] = parsed;
+  }
+  if (seeds.length > 0) input.seeds = seeds;
+  return { input: input as CrawlConfigInput, configFile };
+}
+
+/**
+ * Read the seeds file: one URL per line, blank lines and '#' comments ignored.
+ */
+export function parseSeedList(text: string): string[] {
+  const out: string[] = [];
+  for (const line of text.split(/\r?\n/)) {
+    const t = line.trim();
+    if (t === '' || t.startsWith('#')) continue;
+    out.push(t);
+  }
+  return out;
+}
+
+/**
+ * argv → validated config, with file I/O: the config file (flags override it) and the seeds file
+ * (its URLs are appended to the positional seeds).
+ */
+export async function loadCrawlConfig(argv: readonly string[], opts: { cwd?: string } = {}): Promise<CrawlConfig> {
+  const { readFile } = await import('node:fs/promises');
+  const cwd = opts.cwd ?? process.cwd();
+  const { input, configFile } = parseCrawlArgs(argv);
+  let merged: CrawlConfigInput = {};
+  if (configFile !== null) {
+    const file = path.resolve(cwd, configFile);
+    let obj: unknown;
+    try {
+      obj = JSON.parse(await readFile(file, 'utf8'));
+    } catch (e) {
+      throw new CrawlError(CRAWL_CONFIG_INVALID, `config file ${file} could not be read as JSON: ${(e as Error).message}`, { cause: e });
+    }
+    merged = configFromFileObject(obj, file);
+  }
+  merged = { ...merged, ...input };
+  let seeds = [...(merged.seeds ?? [])];
+  if (merged.seedsFile) {
+    const file = path.resolve(cwd, merged.seedsFile);
+    let text: string;
+    try {
+      text = await readFile(file, 'utf8');
+    } catch (e) {
+      throw new CrawlError(CRAWL_CONFIG_INVALID, `seedsFile ${file} could not be read: ${(e as Error).message}`, { cause: e });
+    }
+    seeds = [...seeds, ...parseSeedList(text)];
+  }
+  return resolveCrawlConfig({ ...merged, seeds }, { cwd });
+}

@@ -1,0 +1,287 @@
+/**
+ * Crawl visibility: counters, rates, the status snapshot, its Prometheus text rendering, the
+ * loopback status server (GET /metrics, GET /status, POST /pause|/resume|/stop|/config — the
+ * Dominos "admin interface to watch and steer a running crawl"), and the progress printer (a live
+ * status block on a TTY, plain periodic lines otherwise).
+ *
+ * Bounds: the rate window keeps at most RATE_WINDOW samples; outcome counts have one entry per
+ * distinct outcome code (a fixed, small set of CRAWL_* codes plus HTTP status classes).
+ */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export type CrawlState = 'starting' | 'running' | 'paused' | 'stopping' | 'done';
+
+/** Everything the status surfaces show; plain data, safe to JSON.stringify. */
+export interface StatusSnapshot {
+  state: CrawlState;
+  stopReason: string | null;
+  startedAt: string;
+  elapsedMs: number;
+  pages: number;              // page fetches completed (any outcome), robots.txt excluded
+  pagesOk: number;            // fetches with a 2xx/3xx/4xx HTTP response
+  bytes: number;              // payload bytes received (pages)
+  pagesPerSec: number;        // over the last ~10 s
+  mbPerSec: number;           // MB (10^6) per second over the last ~10 s
+  urlsSeen: number;           // unique URLs (URLseen keys)
+  urlsDiscovered: number;     // links extracted (before dedup)
+  urlsQueued: number;         // URLs waiting in the frontier (BEAST queues + QR + ready)
+  duplicates: number;         // pages whose payload was an exact duplicate (revisit records)
+  inFlight: number;           // fetches in progress
+  parsing: number;            // pages in the parse pool
+  robotsFetches: number;
+  beast: { j: number; qfSize: number; qrSize: number };
+  hosts: { active: number; waiting: number };
+  ips: { active: number; waiting: number };
+  dns: { lookups: number; hitRate: number };
+  robots: { lookups: number; hitRate: number };
+  workers: { size: number; replaced: number };
+  outcomes: Record<string, number>;
+  rssBytes: number;
+  cpuMsPerPage: number;
+  checkpoints: number;
+  lastCheckpointAt: string | null;
+}
+
+const RATE_WINDOW = 20;
+
+/** Sliding rate over the last few samples (one sample per `sample()` call, ~every 500 ms). */
+export class RateMeter {
+  private readonly t: number[] = [];
+  private readonly v: number[] = [];
+  sample(now: number, value: number): void {
+    this.t.push(now);
+    this.v.push(value);
+    if (this.t.length > RATE_WINDOW) {
+      this.t.shift();
+      this.v.shift();
+    }
+  }
+  /** units per second over the window (0 until two samples exist) */
+  rate(): number {
+    const n = this.t.length;
+    if (n < 2) return 0;
+    const dt = this.t[n - 1]! - this.t[0]!;
+    return dt <= 0 ? 0 : ((this.v[n - 1]! - this.v[0]!) * 1000) / dt;
+  }
+}
+
+/** Prometheus text exposition format (version 0.0.4) of a snapshot. */
+export function renderPrometheus(s: StatusSnapshot): string {
+  const lines: string[] = [];
+  const metric = (name: string, type: 'counter' | 'gauge', help: string, value: number, labels = ''): void => {
+    lines.push(`# HELP drumcrawl_${name} ${help}`, `# TYPE drumcrawl_${name} ${type}`, `drumcrawl_${name}${labels} ${fmt(value)}`);
+  };
+  const fmt = (v: number): string => (Number.isFinite(v) ? String(v) : v > 0 ? '+Inf' : v < 0 ? '-Inf' : 'NaN');
+  const stateNum = { starting: 0, running: 1, paused: 2, stopping: 3, done: 4 }[s.state];
+  metric('state', 'gauge', 'Crawl state (0 starting, 1 running, 2 paused, 3 stopping, 4 done).', stateNum);
+  metric('elapsed_seconds', 'gauge', 'Seconds since this run started.', s.elapsedMs / 1000);
+  metric('pages_total', 'counter', 'Page fetches completed, any outcome (robots.txt excluded).', s.pages);
+  metric('pages_http_total', 'counter', 'Page fetches that got an HTTP response.', s.pagesOk);
+  metric('bytes_total', 'counter', 'Payload bytes received for pages.', s.bytes);
+  metric('pages_per_second', 'gauge', 'Pages per second over the last ~10 s.', s.pagesPerSec);
+  metric('megabytes_per_second', 'gauge', 'MB (10^6 bytes) per second over the last ~10 s.', s.mbPerSec);
+  metric('urls_seen', 'gauge', 'Unique URLs (URLseen DRUM).', s.urlsSeen);
+  metric('urls_discovered_total', 'counter', 'Links extracted before dedup.', s.urlsDiscovered);
+  metric('urls_queued', 'gauge', 'URLs waiting in the frontier.', s.urlsQueued);
+  metric('duplicates_total', 'counter', 'Exact-duplicate payloads (WARC revisit records).', s.duplicates);
+  metric('in_flight', 'gauge', 'Fetches in progress.', s.inFlight);
+  metric('parsing', 'gauge', 'Pages in the parse pool.', s.parsing);
+  metric('robots_fetches_total', 'counter', 'robots.txt fetches.', s.robotsFetches);
+  metric('beast_j', 'gauge', 'BEAST: number of queues j.', s.beast.j);
+  metric('beast_qf_size', 'gauge', 'BEAST: URLs in QF.', s.beast.qfSize);
+  metric('qr_size', 'gauge', 'URLs parked waiting for robots.txt (QR).', s.beast.qrSize);
+  metric('hosts_active', 'gauge', 'Hosts with URLs ready in RAM.', s.hosts.active);
+  metric('hosts_waiting', 'gauge', 'Hosts waiting for their delay.', s.hosts.waiting);
+  metric('ips_active', 'gauge', 'IPs with URLs ready.', s.ips.active);
+  metric('ips_waiting', 'gauge', 'IPs waiting for their delay.', s.ips.waiting);
+  metric('dns_lookups_total', 'counter', 'DNS cache lookups.', s.dns.lookups);
+  metric('dns_hit_ratio', 'gauge', 'DNS cache hit ratio.', s.dns.hitRate);
+  metric('robots_lookups_total', 'counter', 'Robots cache lookups.', s.robots.lookups);
+  metric('robots_hit_ratio', 'gauge', 'Robots cache hit ratio.', s.robots.hitRate);
+  metric('parse_workers', 'gauge', 'Parse worker threads.', s.workers.size);
+  metric('parse_workers_replaced_total', 'counter', 'Parse workers replaced after a crash or hang.', s.workers.replaced);
+  metric('rss_bytes', 'gauge', 'Resident set size.', s.rssBytes);
+  metric('cpu_ms_per_page', 'gauge', 'Process CPU milliseconds per page (this run).', s.cpuMsPerPage);
+  metric('checkpoints_total', 'counter', 'Checkpoints written in this run.', s.checkpoints);
+  lines.push('# HELP drumcrawl_outcomes_total Fetch outcomes by code.', '# TYPE drumcrawl_outcomes_total counter');
+  for (const [code, n] of Object.entries(s.outcomes).sort()) {
+    lines.push(`drumcrawl_outcomes_total{outcome="${code.replace(/["\\\n]/g, '_')}"} ${n}`);
+  }
+  return lines.join('\n') + '\n';
+}
+
+/** What the status server steers. */
+export interface StatusController {
+  snapshot(): StatusSnapshot;
+  pause(): void;
+  resume(): void;
+  stop(reason?: string): void;
+  /** Change runtime options (throws CRAWL_CONFIG_INVALID on a bad change). */
+  setRuntime?(change: Record<string, unknown>): Record<string, unknown>;
+}
+
+export interface StatusServer {
+  readonly port: number;
+  readonly url: string;
+  close(): Promise<void>;
+}
+
+/**
+ * Serve the status surfaces on host:port (loopback by default: the control verbs have no auth,
+ * so exposing them beyond the box is the operator's explicit choice).
+ */
+export async function startStatusServer(ctl: StatusController, port: number, host = '127.0.0.1'): Promise<StatusServer> {
+  const server = http.createServer((req, res) => {
+    const url = (req.url ?? '/').split('?')[0];
+    const send = (code: number, type: string, body: string): void => {
+      res.writeHead(code, { 'content-type': type, 'cache-control': 'no-store' });
+      res.end(body);
+    };
+    const json = (code: number, v: unknown): void => send(code, 'application/json; charset=utf-8', JSON.stringify(v) + '\n');
+    try {
+      if (req.method === 'GET' && url === '/metrics') return send(200, 'text/plain; version=0.0.4; charset=utf-8', renderPrometheus(ctl.snapshot()));
+      if (req.method === 'GET' && (url === '/status' || url === '/')) return json(200, ctl.snapshot());
+      if (req.method === 'POST' && url === '/pause') {
+        ctl.pause();
+        return json(200, { ok: true, state: ctl.snapshot().state });
+      }
+      if (req.method === 'POST' && url === '/resume') {
+        ctl.resume();
+        return json(200, { ok: true, state: ctl.snapshot().state });
+      }
+      if (req.method === 'POST' && url === '/stop') {
+        ctl.stop('status-server');
+        return json(200, { ok: true, state: ctl.snapshot().state });
+      }
+      if (req.method === 'POST' && url === '/config' && ctl.setRuntime) {
+        let body = '';
+        req.setEncoding('utf8');
+        req.on('data', (c: string) => {
+          body += c;
+          if (body.length > 65536) req.destroy();
+        });
+        req.on('end', () => {
+          try {
+            const change = JSON.parse(body || '{}') as Record<string, unknown>;
+            json(200, { ok: true, runtime: ctl.setRuntime!(change) });
+          } catch (e) {
+            json(400, { ok: false, code: (e as { code?: string }).code ?? 'CRAWL_CONFIG_INVALID', error: (e as Error).message });
+          }
+        });
+        return;
+      }
+      if (url === '/pause' || url === '/resume' || url === '/stop' || url === '/config') return json(405, { ok: false, error: 'use POST' });
+      json(404, { ok: false, error: 'not found; try /status, /metrics, POST /pause, /resume, /stop, /config' });
+    } catch (e) {
+      json(500, { ok: false, error: (e as Error).message });
+    }
+  });
+  server.keepAliveTimeout = 1000;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => resolve());
+  });
+  const addr = server.address() as AddressInfo;
+  return {
+    port: addr.port,
+    url: `http://${host.includes(':') ? `[${host}]` : host}:${addr.port}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Human-readable status
+
+function si(n: number): string {
+  if (n >= 1e9) return (n / 1e9).toFixed(2) + 'G';
+  if (n >= 1e6) return (n / 1e6).toFixed(2) + 'M';
+  if (n >= 1e4) return (n / 1e3).toFixed(1) + 'k';
+  return String(Math.round(n));
+}
+function pct(x: number): string {
+  return (x * 100).toFixed(0) + '%';
+}
+function dur(ms: number): string {
+  const s = Math.floor(ms / 1000);
+  const h = Math.floor(s / 3600);
+  const m = Math.floor((s % 3600) / 60);
+  return `${h > 0 ? h + 'h' : ''}${String(m).padStart(h > 0 ? 2 : 1, '0')}m${String(s % 60).padStart(2, '0')}s`;
+}
+
+/** Top outcome codes, most frequent first ("ok 1.2k · 404 12 · CRAWL_FETCH_TIMEOUT 3"). */
+export function formatOutcomes(o: Record<string, number>, max = 6): string {
+  const e = Object.entries(o).sort((a, b) => b[1] - a[1]);
+  const shown = e.slice(0, max).map(([k, v]) => `${k} ${si(v)}`);
+  if (e.length > max) shown.push(`+${e.length - max} more`);
+  return shown.join(' · ') || '-';
+}
+
+/** One plain line (non-TTY logs). */
+export function formatPlainLine(s: StatusSnapshot): string {
+  return (
+    `[${dur(s.elapsedMs)}] ${s.state} pages=${s.pages} (${s.pagesPerSec.toFixed(1)}/s, ${s.mbPerSec.toFixed(2)} MB/s) ` +
+    `seen=${s.urlsSeen} queued=${s.urlsQueued} dup=${s.duplicates} inflight=${s.inFlight} ` +
+    `beast.j=${s.beast.j} qf=${s.beast.qfSize} qr=${s.beast.qrSize} ` +
+    `hosts=${s.hosts.active}/${s.hosts.waiting} ips=${s.ips.active}/${s.ips.waiting} ` +
+    `dns.hit=${pct(s.dns.hitRate)} robots.hit=${pct(s.robots.hitRate)} rss=${si(s.rssBytes)}B ` +
+    `outcomes={${formatOutcomes(s.outcomes, 8)}}`
+  );
+}
+
+/** The live TTY block (a few lines, redrawn in place). */
+export function formatTtyBlock(s: StatusSnapshot): string[] {
+  return [
+    `drumcrawl ${s.state}  ${dur(s.elapsedMs)}  pages ${si(s.pages)}  ${s.pagesPerSec.toFixed(1)} pages/s  ${s.mbPerSec.toFixed(2)} MB/s  RSS ${si(s.rssBytes)}B`,
+    `URLs seen ${si(s.urlsSeen)}  queued ${si(s.urlsQueued)}  dup ${si(s.duplicates)}  in flight ${s.inFlight}  parsing ${s.parsing}  BEAST j=${s.beast.j} QF ${si(s.beast.qfSize)}  QR ${si(s.beast.qrSize)}`,
+    `hosts active ${si(s.hosts.active)} waiting ${si(s.hosts.waiting)}  IPs active ${si(s.ips.active)} waiting ${si(s.ips.waiting)}  DNS hit ${pct(s.dns.hitRate)}  robots hit ${pct(s.robots.hitRate)}`,
+    `outcomes: ${formatOutcomes(s.outcomes)}`,
+  ];
+}
+
+/**
+ * Prints status periodically: on a TTY, a block redrawn in place (ANSI cursor-up + clear-line);
+ * otherwise one plain line per interval. `stop()` prints a final line/block.
+ */
+export class ProgressPrinter {
+  private timer: NodeJS.Timeout | null = null;
+  private drawn = 0;
+  private readonly tty: boolean;
+  constructor(
+    private readonly snapshot: () => StatusSnapshot,
+    private readonly out: NodeJS.WritableStream & { isTTY?: boolean },
+    mode: 'auto' | 'tty' | 'plain' | 'none',
+    private readonly intervalMs: number,
+  ) {
+    this.tty = mode === 'tty' || (mode === 'auto' && out.isTTY === true);
+    this.mode = mode;
+  }
+  private readonly mode: string;
+  start(): void {
+    if (this.mode === 'none') return;
+    const period = this.tty ? Math.min(this.intervalMs, 500) : this.intervalMs;
+    this.timer = setInterval(() => this.print(), period);
+    this.timer.unref();
+  }
+  print(): void {
+    const s = this.snapshot();
+    if (this.tty) {
+      const lines = formatTtyBlock(s);
+      let buf = this.drawn > 0 ? `\x1b[${this.drawn}F` : '';
+      for (const l of lines) buf += `\x1b[2K${l}\n`;
+      this.drawn = lines.length;
+      this.out.write(buf);
+    } else {
+      this.out.write(formatPlainLine(s) + '\n');
+    }
+  }
+  stop(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+    if (this.mode !== 'none') this.print();
+  }
+}

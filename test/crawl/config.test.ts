@@ -1,0 +1,136 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import {
+  parseCrawlArgs, resolveCrawlConfig, parseSize, parseDurationMs, loadCrawlConfig, applyRuntimeChange,
+  configFromFileObject, parseSeedList, RUNTIME_KEYS, CRAWL_FLAGS,
+} from '../../src/crawl/config.js';
+import { isCrawlError } from '../../src/errors.js';
+
+const cwd = '/tmp/x';
+const cfg = (argv: string[]) => resolveCrawlConfig(parseCrawlArgs(argv).input, { cwd });
+
+test('parseSize: table of cases', () => {
+  const ok: [string | number, number][] = [
+    ['0', 0], ['1024', 1024], ['1K', 1024], ['1k', 1024], ['512M', 512 * 2 ** 20], ['1.5G', 1.5 * 2 ** 30],
+    ['2GB', 2 * 2 ** 30], ['2GiB', 2 * 2 ** 30], ['1T', 2 ** 40], [' 3 M ', 3 * 2 ** 20], ['.5K', 512], [4096, 4096],
+  ];
+  for (const [inp, want] of ok) assert.equal(parseSize(inp), want, String(inp));
+  for (const bad of ['', 'G', '1.5X', '-1G', '1,5G', 'iB', '1 G B', 'abc']) {
+    assert.throws(() => parseSize(bad, 'ramBytes'), (e: unknown) => isCrawlError(e, 'CRAWL_CONFIG_INVALID') && /ramBytes/.test((e as Error).message), bad);
+  }
+});
+
+test('parseDurationMs: seconds by default, units accepted', () => {
+  const ok: [string, number][] = [['30', 30000], ['1.5', 1500], ['500ms', 500], ['30s', 30000], ['10m', 600000], ['2h', 7200000]];
+  for (const [inp, want] of ok) assert.equal(parseDurationMs(inp), want, inp);
+  assert.equal(parseDurationMs('250', 'x', 'ms'), 250);
+  for (const bad of ['', 'soon', '-3', '3d']) assert.throws(() => parseDurationMs(bad), /CRAWL_CONFIG_INVALID|must be a duration/);
+});
+
+test('parseCrawlArgs: every contract flag maps to its config key (table)', () => {
+  const cases: [string[], Partial<Record<string, unknown>>][] = [
+    [['--state', 's'], { stateDir: '/tmp/x/s' }],
+    [['--out=o'], { outDir: '/tmp/x/o' }],
+    [['--dns-server', '127.0.0.1:5353'], { dnsServers: ['127.0.0.1:5353'] }],
+    [['--dns-server', '127.0.0.1'], { dnsServers: ['127.0.0.1:53'] }],
+    [['--user-agent', 'bot/1 (+http://x)'], { userAgent: 'bot/1 (+http://x)' }],
+    [['--max-pages', '100'], { maxPages: 100 }],
+    [['--max-time', '90'], { maxTimeMs: 90000 }],
+    [['--max-time', '2m'], { maxTimeMs: 120000 }],
+    [['--max-depth', '3'], { maxDepth: 3 }],
+    [['--scope', 'pld'], { scope: 'pld' }],
+    [['--include', 'a', '--include', 'b'], { include: ['a', 'b'] }],
+    [['--exclude', '\\.pdf$'], { exclude: ['\\.pdf$'] }],
+    [['--host-delay', '2000', '--ip-delay', '300'], { hostDelayMs: 2000, ipDelayMs: 300 }],
+    [['--host-delay', '0', '--ip-delay', '0', '--min-host-delay', '0', '--min-ip-delay', '0'], { hostDelayMs: 0, ipDelayMs: 0, minHostDelayMs: 0, minIpDelayMs: 0 }],
+    [['--ram', '1.5G'], { ramBytes: 1.5 * 2 ** 30 }],
+    [['--workers', '3'], { workers: 3 }],
+    [['--warc-compression', 'zstd'], { warcCompression: 'zstd' }],
+    [['--status-port', '0'], { statusPort: 0 }],
+    [['--images'], { images: true }],
+    [['http://a.test/', '--max-pages', '5', 'http://b.test/x'], { seeds: ['http://a.test/', 'http://b.test/x'], maxPages: 5 }],
+    [['--', '--weird'], {}],
+  ];
+  for (const [argv, want] of cases) {
+    if (argv.includes('--weird')) {
+      assert.throws(() => cfg(argv), /seeds entries must be absolute/);
+      continue;
+    }
+    const c = cfg(argv) as unknown as Record<string, unknown>;
+    for (const [k, v] of Object.entries(want)) assert.deepEqual(c[k], v, `${argv.join(' ')} → ${k}`);
+  }
+});
+
+test('parseCrawlArgs: precise errors with CRAWL_CONFIG_INVALID (table)', () => {
+  const cases: [string[], RegExp][] = [
+    [['--bogus'], /--bogus is not a known flag/],
+    [['-x'], /-x is not a known flag/],
+    [['--max-pages'], /--max-pages needs a value <n>/],
+    [['--max-pages', 'ten'], /maxPages must be a non-negative integer/],
+    [['--scope', 'world'], /scope must be one of any, pld, host/],
+    [['--warc-compression', 'brotli'], /warcCompression must be one of gzip, zstd, none/],
+    [['--ram', 'lots'], /ramBytes must be a size like/],
+    [['--ram', '10M'], /ramBytes must be at least 64M/],
+    [['--workers', '0'], /workers must be a positive integer/],
+    [['--include', '(unclosed'], /include has an invalid regular expression/],
+    [['--host-delay', '100', '--min-host-delay', '200'], /minHostDelayMs \(τh0 = 200\) must not exceed hostDelayMs/],
+    [['--ip-delay', '10', '--min-ip-delay', '50'], /minIpDelayMs \(τs0 = 50\) must not exceed ipDelayMs/],
+    [['ftp://x.test/'], /seeds entries must be absolute http\(s\) URLs/],
+    [['--dns-server', 'a:b:c'], /dnsServers entries must look like host:port/],
+    [['--status-port', '70000'], /statusPort must be ≤ 65535/],
+    [['--user-agent', ''], /userAgent must be a non-empty string/],
+  ];
+  for (const [argv, re] of cases) {
+    assert.throws(() => cfg(argv), (e: unknown) => {
+      assert.ok(isCrawlError(e, 'CRAWL_CONFIG_INVALID'), `${argv.join(' ')}: ${String(e)}`);
+      assert.match((e as Error).message, re, argv.join(' '));
+      return true;
+    });
+  }
+});
+
+test('defaults are valid, frozen, and documented units', () => {
+  const c = resolveCrawlConfig({}, { cwd });
+  assert.equal(c.stateDir, '/tmp/x/crawl-state');
+  assert.equal(c.ramBytes, 1.5 * 2 ** 30);
+  assert.ok(c.minHostDelayMs <= c.hostDelayMs && c.minIpDelayMs <= c.ipDelayMs);
+  assert.ok(Object.isFrozen(c));
+  assert.throws(() => resolveCrawlConfig({ hostDelay: 5 } as never), /hostDelay is not a known option/);
+});
+
+test('every flag in the table parses into a real config key', () => {
+  const keys = new Set(Object.keys(resolveCrawlConfig({}, { cwd })));
+  for (const f of CRAWL_FLAGS) if (f.key !== 'config') assert.ok(keys.has(f.key), f.name);
+});
+
+test('config file: flag names or config keys; flags override the file; seeds file appended', async () => {
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'dc-cfg-'));
+  await writeFile(path.join(dir, 'c.json'), JSON.stringify({ 'host-delay': '250', ipDelayMs: 40, ram: '256M', 'dns-server': '127.0.0.1:9', scope: 'host', 'min-ip-delay': 10, 'min-host-delay': 10 }));
+  await writeFile(path.join(dir, 'seeds.txt'), '# seeds\nhttp://a.test/\n\n  http://b.test/  \n');
+  const c = await loadCrawlConfig(['--config', 'c.json', '--seeds', 'seeds.txt', '--scope', 'pld', 'http://z.test/'], { cwd: dir });
+  assert.equal(c.hostDelayMs, 250);
+  assert.equal(c.ipDelayMs, 40);
+  assert.equal(c.ramBytes, 256 * 2 ** 20);
+  assert.deepEqual(c.dnsServers, ['127.0.0.1:9']);
+  assert.equal(c.scope, 'pld');
+  assert.deepEqual(c.seeds, ['http://z.test/', 'http://a.test/', 'http://b.test/']);
+  await writeFile(path.join(dir, 'bad.json'), '{ nope');
+  await assert.rejects(loadCrawlConfig(['--config', 'bad.json'], { cwd: dir }), /could not be read as JSON/);
+  assert.throws(() => configFromFileObject({ 'hots-delay': 1 }), /hots-delay in config file is not a known option/);
+  assert.throws(() => configFromFileObject([1]), /must hold a JSON object/);
+  assert.deepEqual(parseSeedList('a\r\n#b\n c \n'), ['a', 'c']);
+});
+
+test('runtime options: only RUNTIME_KEYS may change, re-validated', () => {
+  const c = resolveCrawlConfig({ hostDelayMs: 1000, minHostDelayMs: 100 }, { cwd });
+  const c2 = applyRuntimeChange(c, { hostDelayMs: 2000, paused: true });
+  assert.equal(c2.hostDelayMs, 2000);
+  assert.equal(c2.paused, true);
+  assert.equal(c2.stateDir, c.stateDir);
+  assert.throws(() => applyRuntimeChange(c, { stateDir: '/elsewhere' }), /stateDir cannot be changed while a crawl runs/);
+  assert.throws(() => applyRuntimeChange(c, { hostDelayMs: 50 }), /must not exceed hostDelayMs/);
+  assert.ok(RUNTIME_KEYS.includes('ipDelayMs'));
+});
