@@ -1,0 +1,51 @@
+/**
+ * Cheap accessors on CANONICAL URLs (output of canonicalizeUrl): the form is known —
+ * `http[s]://[userinfo@]host[:port]/path[?query]` — so plain slicing is enough. Behaviour on other
+ * strings is unspecified.
+ */
+
+/** Index just past `scheme://`. */
+function authorityStart(url: string): number {
+  return url.charCodeAt(4) === 58 ? 7 : 8; // 'http:' or 'https:'
+}
+
+/** End of the authority: the first '/' after `scheme://` (canonical URLs always have a path). */
+function authorityEnd(url: string, start: number): number {
+  const slash = url.indexOf('/', start);
+  return slash < 0 ? url.length : slash;
+}
+
+/** Lower-case host of a canonical URL, without port or userinfo (IPv6 keeps its brackets). */
+export function hostOf(canonicalUrl: string): string {
+  let start = authorityStart(canonicalUrl);
+  const end = authorityEnd(canonicalUrl, start);
+  const at = canonicalUrl.lastIndexOf('@', end - 1);
+  if (at >= start) start = at + 1;
+  if (canonicalUrl.charCodeAt(start) === 91) return canonicalUrl.slice(start, canonicalUrl.indexOf(']', start) + 1);
+  const colon = canonicalUrl.indexOf(':', start);
+  return canonicalUrl.slice(start, colon >= 0 && colon < end ? colon : end);
+}
+
+/** Port of a canonical URL as a number (the scheme default when none is written). */
+export function portOf(canonicalUrl: string): number {
+  let start = authorityStart(canonicalUrl);
+  const end = authorityEnd(canonicalUrl, start);
+  const at = canonicalUrl.lastIndexOf('@', end - 1);
+  if (at >= start) start = at + 1;
+  const close = canonicalUrl.charCodeAt(start) === 91 ? canonicalUrl.indexOf(']', start) : start;
+  const colon = canonicalUrl.indexOf(':', close);
+  if (colon >= 0 && colon < end) return +canonicalUrl.slice(colon + 1, end);
+  return canonicalUrl.charCodeAt(4) === 115 ? 443 : 80;
+}
+
+/** `scheme://[userinfo@]host[:port]` of a canonical URL. */
+export function originOf(canonicalUrl: string): string {
+  return canonicalUrl.slice(0, authorityEnd(canonicalUrl, authorityStart(canonicalUrl)));
+}
+
+/** Path and query (`/p?q`) of a canonical URL: what goes on the HTTP request line. */
+export function pathAndQueryOf(canonicalUrl: string): string {
+  const start = authorityStart(canonicalUrl);
+  const slash = canonicalUrl.indexOf('/', start);
+  return slash < 0 ? '/' : canonicalUrl.slice(slash);
+}
