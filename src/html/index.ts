@@ -1,2 +1,14 @@
-// Public surface of src/html/ (filled in by the module's own work).
-export {};
+/**
+ * src/html — outlink extraction, charset detection, content digests.
+ *
+ * Data flow (parse worker): response bytes → decodeHtml (BOM > header > <meta> prescan > utf-8) →
+ * extractLinks (fast scanner; defers to the parse5 reference for pages with svg/math/select/
+ * frameset/frame/template) → caller resolves values against baseHref/page URL and canonicalizes
+ * (src/url). payloadDigest gives the WARC-Payload-Digest used for exact-duplicate detection.
+ */
+export type { ExtractedLink, ExtractResult, ExtractOptions } from './types.js';
+export { extractLinks, fastExtractStats } from './links.js';
+export { extractLinksReference } from './links-reference.js';
+export { parseMetaRefresh } from './collect.js';
+export { decodeHtml, prescanCharset, sniffBom } from './charset.js';
+export { payloadDigest, sha1Base32, base32Encode } from './digest.js';

@@ -1,0 +1,382 @@
+/**
+ * Fast outlink extractor (hot path). A hand-written scanner over the JS string that implements the
+ * WHATWG HTML tokenizer (§13.2.5) only as far as link extraction needs it:
+ *
+ *   data state      → jump with indexOf('<'); start tags, end tags, comments, DOCTYPE, bogus comments
+ *   tag states      → tag name, attribute name/value (quoted/unquoted), self-closing, EOF-in-tag
+ *                     (a tag cut by EOF is not emitted); attributes are materialised only for the
+ *                     eight tags LinkCollector looks at, otherwise just skipped
+ *   raw text        → script (with the escaped / double-escaped states), RAWTEXT (style, xmp, iframe,
+ *                     noembed, noframes), RCDATA (title, textarea), PLAINTEXT (stops the scan)
+ *   input stream    → CR/CRLF→LF and NUL→U+FFFD applied to the attribute values we return
+ *   char references → `entities`' attribute decoder, the same code parse5's tokenizer uses
+ *                     (legacy names without ';' before '=' or an alphanumeric are not decoded)
+ *
+ * Tree construction matters for links in only a few places: foreign content (<svg>, <math>: a
+ * different tokenizer behaviour and svg-namespace <a>), <select> (most start tags ignored) and
+ * framesets (<frame> ignored outside one; everything but frames ignored after one), and <template>
+ * (its "in column group" mode can drop an <a>). When the scanner meets a start tag for svg, math,
+ * select, frame, frameset or template it hands the whole page to the parse5
+ * reference (links-reference.ts), so the result is by construction identical; the fallback rate is
+ * measured in bench/html. Everything else in tree construction creates the element for every start
+ * tag we care about (foster parenting, adoption agency, <image>→<img>, noscript with
+ * scripting disabled), so the token stream order is the element order the reference reports.
+ */
+import { decodeHTMLAttribute } from 'entities/decode';
+import { LinkCollector } from './collect.js';
+import { extractLinksReference } from './links-reference.js';
+import type { ExtractOptions, ExtractResult } from './types.js';
+
+// What the scanner does after a start tag, by (ASCII-lower-cased) tag name.
+const K_COLLECT = 1; // a LinkCollector element
+const K_SCRIPT = 2;
+const K_RAWTEXT = 4; // RAWTEXT or RCDATA: both end at the appropriate end tag
+const K_PLAINTEXT = 8;
+const K_FALLBACK = 16; // tree construction matters: use the reference
+const KIND = new Map<string, number>([
+  ['a', K_COLLECT], ['area', K_COLLECT], ['link', K_COLLECT], ['base', K_COLLECT], ['meta', K_COLLECT],
+  ['img', K_COLLECT], ['image', K_COLLECT], ['iframe', K_COLLECT | K_RAWTEXT],
+  ['script', K_SCRIPT], ['style', K_RAWTEXT], ['xmp', K_RAWTEXT], ['noembed', K_RAWTEXT],
+  ['noframes', K_RAWTEXT], ['title', K_RAWTEXT], ['textarea', K_RAWTEXT], ['plaintext', K_PLAINTEXT],
+  ['svg', K_FALLBACK], ['math', K_FALLBACK], ['select', K_FALLBACK], ['frame', K_FALLBACK], ['frameset', K_FALLBACK],
+  ['template', K_FALLBACK],
+]);
+const MAX_KIND_NAME = 9; // "plaintext"
+
+/** Statistics for the bench: how often the fast path had to defer to the reference. */
+export const fastExtractStats = { pages: 0, fallbacks: 0 };
+
+function isAlpha(c: number): boolean {
+  return (c >= 0x61 && c <= 0x7a) || (c >= 0x41 && c <= 0x5a);
+}
+/** HTML tokenizer whitespace, plus CR (the input stream turns CR into LF before tokenizing). */
+function isWs(c: number): boolean {
+  return c === 0x20 || c === 0x0a || c === 0x09 || c === 0x0c || c === 0x0d;
+}
+function asciiLowerName(s: string): string {
+  return s.replace(/[A-Z]+/g, (m) => m.toLowerCase());
+}
+
+/** Input-stream preprocessing + character references for one attribute value. */
+function cookValue(raw: string): string {
+  let v = raw;
+  if (v.indexOf('\r') >= 0) v = v.replace(/\r\n?/g, '\n');
+  if (v.indexOf('\0') >= 0) v = v.replace(/\0/g, '\uFFFD');
+  if (v.indexOf('&') >= 0) v = decodeHTMLAttribute(v);
+  return v;
+}
+
+/**
+ * Scanner state for one page. Attributes of the current collected tag live in two parallel arrays
+ * (bounded by the number of attributes of one tag).
+ */
+class Scanner {
+  private readonly s: string;
+  private readonly n: number;
+  private attrNames: string[] = [];
+  private attrRaw: string[] = [];
+  /** ASCII-lower-cased name of the last start tag read by tag(…, wantName=true); '' if too long to matter. */
+  tagNameLower = '';
+
+  constructor(s: string) {
+    this.s = s;
+    this.n = s.length;
+  }
+
+  /**
+   * Tag states from the tag name on (p = first name char). Returns the index after the closing '>'
+   * or -1 when EOF comes first (the tag is then not emitted). When `collect`, fills attrNames /
+   * attrRaw (first occurrence of a name wins, as in the tokenizer) and tagNameLower.
+   */
+  tag(p: number, wantName: boolean, collectAttrs: boolean): number {
+    const s = this.s;
+    const n = this.n;
+    // Tag name state.
+    const nameStart = p;
+    let upper = false;
+    let c = 0;
+    for (; p < n; p++) {
+      c = s.charCodeAt(p);
+      if (isWs(c) || c === 0x2f || c === 0x3e) break;
+      if (c >= 0x41 && c <= 0x5a) upper = true;
+    }
+    if (p >= n) return -1;
+    if (wantName) {
+      const len = p - nameStart;
+      if (len <= MAX_KIND_NAME) {
+        const raw = s.slice(nameStart, p);
+        this.tagNameLower = upper ? asciiLowerName(raw) : raw;
+        collectAttrs = collectAttrs && ((KIND.get(this.tagNameLower) ?? 0) & K_COLLECT) !== 0;
+      } else {
+        this.tagNameLower = '';
+        collectAttrs = false;
+      }
+    }
+    if (collectAttrs) {
+      this.attrNames.length = 0;
+      this.attrRaw.length = 0;
+    }
+    if (c === 0x3e) return p + 1;
+    // Attribute states. c is s[p]: whitespace or '/'.
+    for (;;) {
+      // before attribute name (also reached from self-closing start tag / after quoted value)
+      while (p < n) {
+        c = s.charCodeAt(p);
+        if (isWs(c) || c === 0x2f) p++;
+        else break;
+      }
+      if (p >= n) return -1;
+      if (c === 0x3e) return p + 1;
+      // attribute name: the first char may be '=' (it is part of the name then)
+      const an = p;
+      p++;
+      for (; p < n; p++) {
+        c = s.charCodeAt(p);
+        if (isWs(c) || c === 0x2f || c === 0x3e || c === 0x3d) break;
+      }
+      if (p >= n) return -1;
+      const ae = p;
+      // after attribute name
+      while (p < n && isWs((c = s.charCodeAt(p)))) p++;
+      if (p >= n) return -1;
+      if (c !== 0x3d) {
+        // no value: '/', '>' or the start of the next attribute name
+        if (collectAttrs) this.addAttr(an, ae, '');
+        if (c === 0x3e) return p + 1;
+        continue;
+      }
+      // before attribute value
+      p++;
+      while (p < n && isWs((c = s.charCodeAt(p)))) p++;
+      if (p >= n) return -1;
+      if (c === 0x22 || c === 0x27) {
+        const q = s.indexOf(c === 0x22 ? '"' : "'", p + 1);
+        if (q < 0) return -1;
+        if (collectAttrs) this.addAttr(an, ae, s.slice(p + 1, q));
+        p = q + 1;
+        // after attribute value (quoted): '>' ends, anything else is (re)consumed as before-attribute-name
+        if (p >= n) return -1;
+        if (s.charCodeAt(p) === 0x3e) return p + 1;
+        continue;
+      }
+      if (c === 0x3e) {
+        // missing attribute value: the tag ends, the attribute has the empty value
+        if (collectAttrs) this.addAttr(an, ae, '');
+        return p + 1;
+      }
+      // unquoted value
+      const vs = p;
+      for (; p < n; p++) {
+        c = s.charCodeAt(p);
+        if (isWs(c) || c === 0x3e) break;
+      }
+      if (p >= n) return -1;
+      if (collectAttrs) this.addAttr(an, ae, s.slice(vs, p));
+      if (c === 0x3e) return p + 1;
+    }
+  }
+
+  private addAttr(an: number, ae: number, raw: string): void {
+    let name = this.s.slice(an, ae);
+    if (/[A-Z]/.test(name)) name = asciiLowerName(name);
+    if (name.indexOf('\0') >= 0) name = name.replace(/\0/g, '\uFFFD');
+    if (this.attrNames.indexOf(name) >= 0) return; // duplicate attribute: first wins
+    this.attrNames.push(name);
+    this.attrRaw.push(raw);
+  }
+
+  emit(c: LinkCollector, tag: string): void {
+    const names = this.attrNames;
+    const raws = this.attrRaw;
+    c.element(tag, (name) => {
+      const i = names.indexOf(name);
+      return i < 0 ? undefined : cookValue(raws[i]!);
+    });
+  }
+
+  /** Start of the appropriate end tag `</name` + (ws | '/' | '>'), ASCII case-insensitive; n if none. */
+  endOfRawText(p: number, name: string): number {
+    const s = this.s;
+    const len = name.length;
+    for (;;) {
+      const k = s.indexOf('</', p);
+      if (k < 0) return this.n;
+      let ok = true;
+      for (let j = 0; j < len; j++) {
+        const c = s.charCodeAt(k + 2 + j) | 0x20; // ASCII letters only compare equal after |0x20
+        if (c !== name.charCodeAt(j)) {
+          ok = false;
+          break;
+        }
+      }
+      if (ok) {
+        const t = s.charCodeAt(k + 2 + len);
+        if (isWs(t) || t === 0x2f || t === 0x3e) return k;
+      }
+      p = k + 2;
+    }
+  }
+
+  /** Script data states (§13.2.5.4, .15–.32). Returns the index of the closing `</script`, or n. */
+  endOfScript(p: number): number {
+    const s = this.s;
+    const n = this.n;
+    for (;;) {
+      // script data state: only '<' matters
+      const k = s.indexOf('<', p);
+      if (k < 0) return n;
+      const c1 = s.charCodeAt(k + 1);
+      if (c1 === 0x2f) {
+        if (this.isScriptEnd(k)) return k;
+        p = k + 2;
+        continue;
+      }
+      if (c1 === 0x21 && s.charCodeAt(k + 2) === 0x2d && s.charCodeAt(k + 3) === 0x2d) {
+        const r = this.escapedScript(k + 4);
+        if (r.end >= 0) return r.end;
+        p = r.resume;
+        continue;
+      }
+      p = k + 1;
+    }
+  }
+
+  private isScriptEnd(k: number): boolean {
+    const s = this.s;
+    if ((s.charCodeAt(k + 2) | 0x20) !== 0x73 || (s.charCodeAt(k + 3) | 0x20) !== 0x63 || (s.charCodeAt(k + 4) | 0x20) !== 0x72
+      || (s.charCodeAt(k + 5) | 0x20) !== 0x69 || (s.charCodeAt(k + 6) | 0x20) !== 0x70 || (s.charCodeAt(k + 7) | 0x20) !== 0x74) return false;
+    const t = s.charCodeAt(k + 8);
+    return isWs(t) || t === 0x2f || t === 0x3e;
+  }
+
+  /** `s[p..]` case-insensitively spells "script" followed by ws, '/' or '>'. */
+  private isScriptWord(p: number): boolean {
+    return this.isScriptEnd(p - 2);
+  }
+
+  /**
+   * Script data escaped / double-escaped states, entered right after "<!--" (in the "escaped dash
+   * dash" state). Returns {end} = index of the `</script` that ends the element, or {resume} = where
+   * plain script data continues after "-->".
+   */
+  private escapedScript(p: number): { end: number; resume: number } {
+    const s = this.s;
+    const n = this.n;
+    let dashes = 2; // consecutive '-' just seen (2 = "dash dash" state)
+    let dbl = false;
+    while (p < n) {
+      const c = s.charCodeAt(p);
+      if (c === 0x2d) {
+        dashes++;
+        p++;
+        continue;
+      }
+      if (c === 0x3e && dashes >= 2) return { end: -1, resume: p + 1 };
+      dashes = 0;
+      if (c === 0x3c) {
+        const c1 = s.charCodeAt(p + 1);
+        if (!dbl) {
+          if (c1 === 0x2f && this.isScriptEnd(p)) return { end: p, resume: 0 };
+          if (isAlpha(c1) && this.isScriptWord(p + 1)) {
+            dbl = true;
+            p += 7; // "<script"; the terminator is consumed as ordinary escaped text
+            continue;
+          }
+        } else if (c1 === 0x2f && this.isScriptWord(p + 2)) {
+          dbl = false;
+          p += 8; // "</script"
+          continue;
+        }
+      }
+      p++;
+    }
+    return { end: n, resume: n };
+  }
+}
+
+/**
+ * The fast extractor. Returns exactly what extractLinksReference returns (see the module comment and
+ * test/html/links.test.ts), much faster.
+ */
+export function extractLinks(html: string, opts?: ExtractOptions): ExtractResult {
+  fastExtractStats.pages++;
+  const r = scan(html, opts);
+  if (r !== null) return r;
+  fastExtractStats.fallbacks++;
+  return extractLinksReference(html, opts);
+}
+
+/** Fast scan; null when the page needs the reference (see K_FALLBACK). */
+export function scan(s: string, opts?: ExtractOptions): ExtractResult | null {
+  const n = s.length;
+  const sc = new Scanner(s);
+  const col = new LinkCollector(opts);
+  let i = 0;
+  for (;;) {
+    const lt = s.indexOf('<', i);
+    if (lt < 0 || lt + 1 >= n) break;
+    const c = s.charCodeAt(lt + 1);
+    if (isAlpha(c)) {
+      const end = sc.tag(lt + 1, true, true);
+      if (end < 0) break;
+      const name = sc.tagNameLower;
+      const kind = KIND.get(name) ?? 0;
+      i = end;
+      if (kind === 0) continue;
+      if (kind & K_FALLBACK) return null;
+      if (kind & K_COLLECT) sc.emit(col, name === 'image' ? 'img' : name);
+      if (kind & K_RAWTEXT) i = sc.endOfRawText(end, name);
+      else if (kind & K_SCRIPT) i = sc.endOfScript(end);
+      else if (kind & K_PLAINTEXT) break;
+      continue;
+    }
+    if (c === 0x2f) {
+      // "</"
+      const c2 = s.charCodeAt(lt + 2);
+      if (isAlpha(c2)) {
+        const end = sc.tag(lt + 2, false, false);
+        if (end < 0) break;
+        i = end;
+      } else if (c2 === 0x3e) {
+        i = lt + 3; // "</>" is dropped
+      } else if (lt + 2 >= n) {
+        break;
+      } else {
+        const gt = s.indexOf('>', lt + 2); // bogus comment
+        if (gt < 0) break;
+        i = gt + 1;
+      }
+      continue;
+    }
+    if (c === 0x21) {
+      // "<!": comment, or DOCTYPE / CDATA-outside-foreign-content / bogus comment (all end at '>')
+      if (s.charCodeAt(lt + 2) === 0x2d && s.charCodeAt(lt + 3) === 0x2d) {
+        const p = lt + 4;
+        const c0 = s.charCodeAt(p);
+        if (c0 === 0x3e) {
+          i = p + 1; // "<!-->"
+        } else if (c0 === 0x2d && s.charCodeAt(p + 1) === 0x3e) {
+          i = p + 2; // "<!--->"
+        } else {
+          const e1 = s.indexOf('-->', p);
+          const e2 = s.indexOf('--!>', p);
+          if (e1 < 0 && e2 < 0) break;
+          i = e2 < 0 || (e1 >= 0 && e1 < e2) ? e1 + 3 : e2 + 4;
+        }
+      } else {
+        const gt = s.indexOf('>', lt + 2);
+        if (gt < 0) break;
+        i = gt + 1;
+      }
+      continue;
+    }
+    if (c === 0x3f) {
+      const gt = s.indexOf('>', lt + 2); // "<?": bogus comment
+      if (gt < 0) break;
+      i = gt + 1;
+      continue;
+    }
+    i = lt + 1;
+  }
+  return col.result;
+}

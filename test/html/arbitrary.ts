@@ -1,0 +1,74 @@
+/** fast-check generators of HTML-ish strings that stress the tokenizer paths the extractors share. */
+import fc from 'fast-check';
+
+const FRAGMENTS = [
+  '<a href=', '<a href="', "<a href='", '<A HREF=', '<area href=', '<link rel=nofollow href=', '<LINK href=',
+  '<iframe src=', '</iframe>', '<frame src=f>', '<img src=', '<image src=', '<IMG SRC=', '<base href=', '<base>',
+  '<meta http-equiv=refresh content="', '<meta http-equiv=REFRESH content=', '0; url=', '5;URL=\'', '.5, u r l = ',
+  '<meta name=robots content=', '<meta name=" Robots " content="', 'noindex', 'NOFOLLOW', 'none', ',',
+  ' rel="nofollow"', ' rel=NoFollow', ' rel="x nofollow"', ' href=', ' src=', ' href', ' HREF=dup', 'x', 'y/z?q=1#f',
+  '"', "'", '>', '<', '</', '/', '=', ' ', '\n', '\r\n', '\r', '\t', '\f', '\0', '/>', '</a>', '</A >',
+  '<!--', '-->', '--!>', '<!-->', '<!--->', '-', '<!', '<!DOCTYPE html>', '<!doctype', '<?xml ?>', '<![CDATA[', ']]>',
+  '<script>', '<SCRIPT type=x>', '</script>', '</script', '</SCRIPT >', '<script ', '<!--<script>', '</script>-->',
+  '<style>', '</style>', '</style', '<title>', '</title>', '<textarea>', '</textarea>', '<xmp>', '</xmp>',
+  '<noembed>', '</noembed>', '<noframes>', '</noframes>', '<noscript>', '</noscript>', '<plaintext>',
+  '<svg>', '</svg>', '<math>', '<select>', '<template>', '<frameset>', '<table>', '<tr>', '<td>', '<b>', '<p>', '<div ',
+  '<head>', '<body>', '</body>', '</html>', '<col>',
+  '&amp;', '&amp', '&AMP;', '&copy', '&copy=', '&copyx', '&#x41;', '&#65', '&#0;', '&#x80;', '&#xD800;', '&notin',
+  '&notin;', '&not;', '&not', '&;', '&', '&#', '&#x;', '&lt;', '&gt', '&quot;', '&apos;', 'ü', '\u212a', 'İ', '😀',
+];
+
+const VALUE_PIECES = ['x', '/p?q=1', '#f', ' ', '\r\n', '\r', '\n', '\0', '&amp;', '&amp', '&copy=', '&copy', '&notin', '&#x41;',
+  '&#0;', '&#13;', '&', '>', '"', "'", '=', '<', '`', 'nofollow', 'NoFollow', 'noindex', 'none', ',', '0;url=', '5; URL=\'',
+  'refresh', 'Refresh', 'robots', 'ROBOTS', '\u212a', 'ü', '</a>', '<!--', '-->'];
+const value = fc.array(fc.constantFrom(...VALUE_PIECES), { maxLength: 6 }).map((a) => a.join(''));
+const attr = fc
+  .tuple(
+    fc.constantFrom(' ', '  ', '\n', '\r\n', '\t', '/', '', ' /'),
+    fc.constantFrom('href', 'HREF', 'Href', 'src', 'SRC', 'rel', 'content', 'name', 'http-equiv', 'HTTP-EQUIV', 'x', '"q', "'", '=h', 'hr\0ef'),
+    fc.constantFrom('=', ' = ', '=\n', '', ' '),
+    fc.constantFrom('"', "'", ''),
+    value,
+  )
+  .map(([sep, name, eq, q, v]) => (eq === '' ? sep + name : sep + name + eq + q + v + q));
+const linkTag = fc
+  .tuple(
+    fc.constantFrom('<a', '<A', '<area', '<link', '<LINK', '<iframe', '<img', '<image', '<base', '<meta', '<meta http-equiv=refresh',
+      '<meta name=robots', '<a\0', '<ab', '<script', '<title', '<div'),
+    fc.array(attr, { maxLength: 4 }),
+    fc.constantFrom('>', '/>', ' >', '', '>text</a>', '>\n'),
+  )
+  .map(([t, attrs, close]) => t + attrs.join('') + close);
+
+/**
+ * Random concatenations of HTML fragments and link-bearing tags with random attributes (quotes,
+ * entities, CR/NUL, duplicates), mixed with comments, raw-text elements, DOCTYPEs…
+ */
+const NOISE = ['x', ' ', '\n', '<', '>', '-', '--', '!', '/', '"', "'", '<!--', '-->', '--!>', '--->', '<!-', '</', '<script>',
+  '<script ', '</script>', '</script', '</SCRIPT >', '</scripts>', '<scriptx>', '</style>', '</title>', '</textarea>', '</xmp >',
+  '</iframe>', '</noembed>', '</noframes>', '<a href=in>', '<a href="q>">', '</a>', '&amp;'];
+const inner = fc.array(fc.oneof(fc.constantFrom(...NOISE), linkTag), { maxLength: 8 }).map((a) => a.join(''));
+const block = fc
+  .tuple(
+    fc.constantFrom('<script>', '<SCRIPT type=x>', '<script><!--', '<style>', '<title>', '<textarea>', '<xmp>', '<iframe src=i>',
+      '<noembed>', '<noframes>', '<noscript>', '<!--', '<!', '<?', '<!DOCTYPE ', '<b title="', '<table>', '<template>', '<svg>', '<select>'),
+    inner,
+    fc.constantFrom('</script>', '--></script>', '</style>', '</title>', '</textarea>', '</xmp>', '</iframe>', '</noembed>',
+      '</noframes>', '</noscript>', '-->', '--!>', '>', '">', '</table>', '</template>', '</svg>', '</select>', ''),
+  )
+  .map(([o, m, c]) => o + m + c);
+export const htmlish = fc
+  .array(
+    fc.oneof(
+      { weight: 4, arbitrary: linkTag },
+      { weight: 2, arbitrary: block },
+      { weight: 1, arbitrary: fc.constantFrom(...FRAGMENTS) },
+    ),
+    { maxLength: 16 },
+  )
+  .map((a) => a.join(''));
+
+/** Random strings over a small alphabet of tokenizer-relevant characters. */
+export const chaos = fc
+  .array(fc.constantFrom('<', '>', '/', '!', '-', '"', "'", '=', ' ', '&', ';', 'a', 'A', 'h', 'r', 'e', 'f', 's', '\n', '\r', '\0', 'i', 'm', 'g', 'c', 'p', 't', 'b', 'l', 'k', 'n', 'o', 'x'), { maxLength: 80 })
+  .map((a) => a.join(''));
