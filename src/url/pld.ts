@@ -59,23 +59,24 @@ export const PSL_RULE_COUNTS = Object.freeze({
  * Start index of the public suffix of an ASCII, lower-case host with no empty labels, by the PSL
  * algorithm: the longest matching rule wins, an exception rule beats all, the implicit rule is `*`.
  */
-function publicSuffixStart(host: string, shift: number): number {
+function publicSuffixStart(host: string, withPrivate: boolean): number {
   let psStart = host.lastIndexOf('.') + 1; // implicit "*" rule: the last label
   let prevFlags = 0;
   let labelEnd = host.length;
   for (;;) {
     const labelStart = host.lastIndexOf('.', labelEnd - 1) + 1;
     const f = table.get(labelStart === 0 ? host : host.slice(labelStart));
-    if (((prevFlags >> shift) & WILD) !== 0) psStart = labelStart; // `*.parent` matches this label
+    if ((prevFlags & WILD) !== 0) psStart = labelStart; // `*.parent` matches this label
     if (f === undefined) break;
-    const s = f >> shift;
+    // ICANN bits, or-ed with the PRIVATE bits when the full list is wanted.
+    const s = withPrivate ? (f | (f >> PRIVATE_SHIFT)) & 7 : f & 7;
     if ((s & EXC) !== 0) {
       // Exception `!a.b.c`: the public suffix is `b.c`.
       psStart = host.indexOf('.', labelStart) + 1;
       break;
     }
     if ((s & RULE) !== 0) psStart = labelStart;
-    prevFlags = f;
+    prevFlags = s;
     if (labelStart === 0) break;
     labelEnd = labelStart - 1;
   }
@@ -84,9 +85,9 @@ function publicSuffixStart(host: string, shift: number): number {
 
 const IPV4_RE = /^(?:\d{1,3}\.){3}\d{1,3}$/;
 
-function registrableAscii(host: string, shift: number): string | null {
+function registrableAscii(host: string, withPrivate: boolean): string | null {
   if (host.length === 0 || host.charCodeAt(0) === 46 || host.indexOf('..') >= 0) return null;
-  const ps = publicSuffixStart(host, shift);
+  const ps = publicSuffixStart(host, withPrivate);
   if (ps === 0) return null; // the host is itself a public suffix
   const start = host.lastIndexOf('.', ps - 2) + 1;
   return start === 0 ? host : host.slice(start);
@@ -126,17 +127,16 @@ function computeRegistrable(input: string, priv: boolean): string | null {
   let host = input;
   if (host.length > 1 && host.charCodeAt(host.length - 1) === 46) host = host.slice(0, -1);
   if (host.charCodeAt(0) === 91 || host.indexOf(':') >= 0) return host.toLowerCase(); // IPv6 literal
-  const shift = priv ? PRIVATE_SHIFT : 0;
   // eslint-disable-next-line no-control-regex
   if (/^[\x00-\x7f]*$/.test(host)) {
     const lower = host.toLowerCase();
     if (IPV4_RE.test(lower)) return lower;
-    return registrableAscii(lower, shift);
+    return registrableAscii(lower, priv);
   }
   if (host.charCodeAt(0) === 46) return null;
   const ascii = domainToASCII(host);
   if (ascii === '') return null;
-  const r = registrableAscii(ascii, shift);
+  const r = registrableAscii(ascii, priv);
   return r === null ? null : domainToUnicode(r);
 }
 
