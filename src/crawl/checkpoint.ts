@@ -14,7 +14,8 @@
  * The manifest is JSON (human-inspectable, `drumcrawl stats <state>` prints it); it is tiny and
  * bounded: counters, positions, the config, an epoch.
  */
-import { open, rename, readFile, mkdir, unlink } from 'node:fs/promises';
+import { readFile, mkdir } from 'node:fs/promises';
+import { writeFileAtomic } from '../disk/index.js';
 import path from 'node:path';
 import { CrawlError } from '../errors.js';
 import type { CrawlConfig } from './config.js';
@@ -68,38 +69,8 @@ export interface CheckpointManifest {
   pending: number;
 }
 
-/** Write `data` to `file` atomically and durably: temp + fsync + rename + fsync(dir). */
-export async function writeFileAtomic(file: string, data: Uint8Array | string): Promise<void> {
-  const dir = path.dirname(file);
-  const tmp = path.join(dir, `.${path.basename(file)}.${process.pid}.${Date.now()}.tmp`);
-  const fh = await open(tmp, 'w');
-  try {
-    await fh.writeFile(data);
-    await fh.sync();
-  } finally {
-    await fh.close();
-  }
-  try {
-    await rename(tmp, file);
-  } catch (e) {
-    await unlink(tmp).catch(() => undefined);
-    throw e;
-  }
-  await fsyncDir(dir);
-}
-
-export async function fsyncDir(dir: string): Promise<void> {
-  // Directory fsync makes the rename durable (POSIX); not supported on Windows, where it is moot.
-  let dh;
-  try {
-    dh = await open(dir, 'r');
-    await dh.sync();
-  } catch {
-    /* EISDIR/EPERM on some platforms: the rename is still atomic */
-  } finally {
-    await dh?.close();
-  }
-}
+// Atomic durable replacement (temp + fsync + rename + fsync dir) is src/disk's helper.
+export { writeFileAtomic } from '../disk/index.js';
 
 export async function writeManifest(stateDir: string, m: CheckpointManifest): Promise<void> {
   await mkdir(stateDir, { recursive: true });

@@ -1,29 +1,46 @@
 /**
- * The compact link table a parse worker hands back to the event loop: one Uint8Array (its
- * ArrayBuffer is transferred, never structured-cloned as an object graph).
+ * The compact result a parse worker hands back to the event loop: one Uint8Array (its ArrayBuffer
+ * is transferred with piscina's `move`, never structured-cloned as an object graph).
  *
- *   u32 count | count × [u32 hi, u32 lo, u32 textOffset, u16 urlLen, u16 pldLen] | utf-8 text
+ *   u32 count | u32 extracted | u8 flags (1 noindex, 2 nofollow) | u8 digestLen | u8 charsetLen | u8 0
+ *   | count × [u32 hi, lo, hostHi, hostLo, pldHi, pldLo, textOffset, u16 urlLen, u16 0]
+ *   | digest | charset | utf-8 URLs
  *
- * URLs are canonical (≤ 2048 chars by src/url's default, so < 65536 bytes in UTF-8 — they are
- * ASCII after canonicalization); each entry's text is the URL followed by its PLD.
+ * (hi, lo) is the URL fingerprint (URLseen key), (hostHi, hostLo) and (pldHi, pldLo) the host and
+ * PLD keys the frontier and STAR use — all computed in the worker so the event loop hashes nothing.
+ * URLs are canonical (≤ 2048 chars by src/url's default: ASCII after canonicalization, < 65536 bytes).
  */
 export interface LinkEntry {
   hi: number;
   lo: number;
+  hostHi: number;
+  hostLo: number;
+  pldHi: number;
+  pldLo: number;
   url: string;
-  pld: string;
 }
 
-const HEADER = 4;
-const ENTRY = 16;
+const HEADER = 12;
+
+export interface PageInfo {
+  digest: string;
+  charset: string;
+  extracted: number;
+  noindex: boolean;
+  nofollow: boolean;
+}
+const NO_INFO: PageInfo = { digest: '', charset: '', extracted: 0, noindex: false, nofollow: false };
+const ENTRY = 32;
 const enc = new TextEncoder();
 const dec = new TextDecoder();
 
-export function encodeLinks(links: readonly LinkEntry[]): Uint8Array {
-  let textBytes = 0;
+export function encodeLinks(links: readonly LinkEntry[], info: PageInfo = NO_INFO): Uint8Array {
+  const digest = enc.encode(info.digest.slice(0, 255));
+  const charset = enc.encode(info.charset.slice(0, 64));
+  let textBytes = digest.byteLength + charset.byteLength;
   const texts: Uint8Array[] = [];
   for (const l of links) {
-    const t = enc.encode(l.url + l.pld);
+    const t = enc.encode(l.url);
     texts.push(t);
     textBytes += t.byteLength;
   }
@@ -31,17 +48,27 @@ export function encodeLinks(links: readonly LinkEntry[]): Uint8Array {
   const buf = new Uint8Array(HEADER + n * ENTRY + textBytes);
   const dv = new DataView(buf.buffer);
   dv.setUint32(0, n, true);
+  dv.setUint32(4, info.extracted, true);
+  buf[8] = (info.noindex ? 1 : 0) | (info.nofollow ? 2 : 0);
+  buf[9] = digest.byteLength;
+  buf[10] = charset.byteLength;
   let textOff = HEADER + n * ENTRY;
+  buf.set(digest, textOff);
+  textOff += digest.byteLength;
+  buf.set(charset, textOff);
+  textOff += charset.byteLength;
   for (let i = 0; i < n; i++) {
     const l = links[i]!;
     const t = texts[i]!;
     const p = HEADER + i * ENTRY;
-    const pldLen = enc.encode(l.pld).byteLength;
     dv.setUint32(p, l.hi >>> 0, true);
     dv.setUint32(p + 4, l.lo >>> 0, true);
-    dv.setUint32(p + 8, textOff, true);
-    dv.setUint16(p + 12, t.byteLength - pldLen, true);
-    dv.setUint16(p + 14, pldLen, true);
+    dv.setUint32(p + 8, l.hostHi >>> 0, true);
+    dv.setUint32(p + 12, l.hostLo >>> 0, true);
+    dv.setUint32(p + 16, l.pldHi >>> 0, true);
+    dv.setUint32(p + 20, l.pldLo >>> 0, true);
+    dv.setUint32(p + 24, textOff, true);
+    dv.setUint16(p + 28, t.byteLength, true);
     buf.set(t, textOff);
     textOff += t.byteLength;
   }
@@ -54,26 +81,44 @@ export class LinkTable {
   private readonly dv: DataView;
   constructor(readonly buf: Uint8Array) {
     this.dv = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
-    this.count = buf.byteLength >= 4 ? this.dv.getUint32(0, true) : 0;
+    this.count = buf.byteLength >= HEADER ? this.dv.getUint32(0, true) : 0;
+  }
+  info(): PageInfo {
+    if (this.buf.byteLength < HEADER) return NO_INFO;
+    const d0 = HEADER + this.count * ENTRY;
+    const dl = this.buf[9]!;
+    const cl = this.buf[10]!;
+    return {
+      digest: dec.decode(this.buf.subarray(d0, d0 + dl)),
+      charset: dec.decode(this.buf.subarray(d0 + dl, d0 + dl + cl)),
+      extracted: this.dv.getUint32(4, true),
+      noindex: (this.buf[8]! & 1) !== 0,
+      nofollow: (this.buf[8]! & 2) !== 0,
+    };
+  }
+  /** word w (0 hi, 1 lo, 2 hostHi, 3 hostLo, 4 pldHi, 5 pldLo) of entry i */
+  word(i: number, w: number): number {
+    return this.dv.getUint32(HEADER + i * ENTRY + w * 4, true);
   }
   hi(i: number): number {
-    return this.dv.getUint32(HEADER + i * ENTRY, true);
+    return this.word(i, 0);
   }
   lo(i: number): number {
-    return this.dv.getUint32(HEADER + i * ENTRY + 4, true);
+    return this.word(i, 1);
   }
   /** the URL's UTF-8 bytes (a subarray: no copy) */
   urlBytes(i: number): Uint8Array {
     const p = HEADER + i * ENTRY;
-    const off = this.dv.getUint32(p + 8, true);
-    return this.buf.subarray(off, off + this.dv.getUint16(p + 12, true));
+    const off = this.dv.getUint32(p + 24, true);
+    return this.buf.subarray(off, off + this.dv.getUint16(p + 28, true));
   }
   url(i: number): string {
     return dec.decode(this.urlBytes(i));
   }
-  pld(i: number): string {
-    const p = HEADER + i * ENTRY;
-    const off = this.dv.getUint32(p + 8, true) + this.dv.getUint16(p + 12, true);
-    return dec.decode(this.buf.subarray(off, off + this.dv.getUint16(p + 14, true)));
+  entry(i: number): LinkEntry {
+    return {
+      hi: this.word(i, 0), lo: this.word(i, 1), hostHi: this.word(i, 2), hostLo: this.word(i, 3),
+      pldHi: this.word(i, 4), pldLo: this.word(i, 5), url: this.url(i),
+    };
   }
 }

@@ -1,0 +1,103 @@
+/**
+ * The parse pool: a piscina pool of parse-worker.ts threads sized to the cores, with a supervisor
+ * in the Dominos sense — a worker that crashes (exits, throws out of memory) or hangs past
+ * `parseTimeoutMs` on a page is terminated and replaced by piscina, and the page comes back with an
+ * outcome code instead of being lost:
+ *
+ *   CRAWL_PARSE_TIMEOUT  the worker did not answer in time (it was terminated and replaced)
+ *   CRAWL_PARSE_CRASH    the worker died (exit, OOM under resourceLimits) while parsing this page
+ *   CRAWL_PARSE_ERROR    the parser threw (the worker survives)
+ *
+ * Bound: the pipeline keeps at most `maxQueued` tasks submitted (back-pressure: it stops reading
+ * fetch results while the pool is full), and each worker's V8 heap is capped via resourceLimits.
+ */
+import { Piscina } from 'piscina';
+import { writeFileSync, mkdtempSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { ParseTask, ParseWorkerData } from './parse-worker.js';
+
+export type ParseOutcome = { ok: true; table: Uint8Array } | { ok: false; code: 'CRAWL_PARSE_TIMEOUT' | 'CRAWL_PARSE_CRASH' | 'CRAWL_PARSE_ERROR'; message: string };
+
+/**
+ * Worker entry file. Built (dist/) code runs parse-worker.js directly; under tsx (tests, `npm run
+ * bench:*`) worker threads do not inherit tsx's loader on Node 20, so a tiny ESM shim registers tsx
+ * in the worker and then imports the .ts module.
+ */
+function workerFilename(): string {
+  const self = import.meta.url;
+  if (!self.endsWith('.ts')) return fileURLToPath(new URL('./parse-worker.js', self));
+  const target = new URL('./parse-worker.ts', self).href;
+  const api = import.meta.resolve('tsx/esm/api');
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'drumcrawl-worker-'));
+  const shim = path.join(dir, 'parse-worker-shim.mjs');
+  writeFileSync(
+    shim,
+    `import { register } from ${JSON.stringify(api)};\nregister();\nconst m = await import(${JSON.stringify(target)});\nexport default m.default;\n`,
+  );
+  return shim;
+}
+
+let cachedFilename: string | null = null;
+
+export class ParsePool {
+  private readonly pool: Piscina;
+  private inFlight = 0;
+  /** workers terminated because they crashed or hung */
+  replaced = 0;
+
+  constructor(
+    workerData: ParseWorkerData,
+    private readonly opts: { threads: number; timeoutMs: number; heapMb?: number },
+  ) {
+    cachedFilename ??= workerFilename();
+    this.pool = new Piscina({
+      filename: cachedFilename,
+      minThreads: opts.threads,
+      maxThreads: opts.threads,
+      // each worker holds one page at a time; a short queue keeps the threads fed
+      concurrentTasksPerWorker: 1,
+      idleTimeout: 60_000,
+      workerData,
+      resourceLimits: opts.heapMb ? { maxOldGenerationSizeMb: opts.heapMb } : undefined,
+    });
+    // A worker that exits unexpectedly emits 'error' on the pool; its task is rejected (handled
+    // in run) and piscina starts a replacement. Without a listener the process would crash.
+    this.pool.on('error', () => undefined);
+  }
+
+  get threads(): number {
+    return this.pool.threads.length;
+  }
+
+  get pending(): number {
+    return this.inFlight;
+  }
+
+  async run(task: ParseTask): Promise<ParseOutcome> {
+    this.inFlight++;
+    const signal = AbortSignal.timeout(this.opts.timeoutMs);
+    try {
+      const r = (await this.pool.run(task, { signal })) as Uint8Array;
+      return { ok: true, table: r instanceof Uint8Array ? r : new Uint8Array(r as ArrayBuffer) };
+    } catch (e) {
+      const err = e as Error & { name?: string; code?: string };
+      if (signal.aborted || err.name === 'AbortError') {
+        this.replaced++;
+        return { ok: false, code: 'CRAWL_PARSE_TIMEOUT', message: `parser did not finish in ${this.opts.timeoutMs} ms; worker replaced` };
+      }
+      if (/exited|terminated|worker/i.test(err.message ?? '') || err.code === 'ERR_WORKER_OUT_OF_MEMORY') {
+        this.replaced++;
+        return { ok: false, code: 'CRAWL_PARSE_CRASH', message: `parse worker died: ${err.message}` };
+      }
+      return { ok: false, code: 'CRAWL_PARSE_ERROR', message: err.message ?? String(e) };
+    } finally {
+      this.inFlight--;
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.pool.destroy();
+  }
+}

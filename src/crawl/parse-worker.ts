@@ -1,0 +1,101 @@
+/**
+ * Parse worker (runs in a piscina thread): the CPU-heavy part of the pipeline, so the event loop
+ * keeps only I/O and scheduling (thesis Fig. 2: "crawling threads" → URLseen).
+ *
+ *   page bytes ─► decodeHtml ─► extractLinks ─► resolve (base href / page URL) + canonicalize
+ *     ─► drop nofollow / traps / out-of-scope / include-exclude ─► dedup within the page
+ *     ─► fingerprint (hi, lo) + PLD ─► one compact buffer (transferred, not cloned)
+ *   + payload digest (sha1, WARC form) of the bytes as transferred
+ *
+ * Output: the link table of links-codec.ts (URL fingerprint, host key, PLD key, URL text).
+ *
+ * Fault injection (Dominos-style MTTR tests): `workerData.fault = { crashOn, hangOn }` makes the
+ * worker exit / spin on a page containing the marker. Off unless a caller sets it.
+ */
+import { workerData } from 'node:worker_threads';
+import { move } from 'piscina';
+import { extractLinks, decodeHtml, payloadDigest } from '../html/index.js';
+import { LinkResolver, canonicalizeUrl, fingerprintInto, hostOf, pldOrHost, trapCheck } from '../url/index.js';
+import { encodeLinks, type LinkEntry } from './links-codec.js';
+
+/** The worker's answer: one transferred buffer (decode with `new LinkTable(buf)`). */
+export type ParseOutput = Uint8Array;
+
+export interface ParseWorkerData {
+  images: boolean;
+  include: string[];
+  exclude: string[];
+  scope: 'any' | 'pld' | 'host';
+  scopeHosts: string[];
+  scopePlds: string[];
+  fault?: { crashOn?: string; hangOn?: string };
+}
+
+export interface ParseTask {
+  url: string;
+  /** bytes as transferred (for the payload digest) */
+  body: Uint8Array;
+  /** content-decoded bytes (for parsing); may be the same buffer as body */
+  decoded: Uint8Array;
+  charset?: string;
+  /** false for non-HTML payloads: digest only */
+  html: boolean;
+  /** extract links at all (false past --max-depth) */
+  follow: boolean;
+}
+
+const data = (workerData ?? {}) as Partial<ParseWorkerData>;
+const include = (data.include ?? []).map((s) => new RegExp(s));
+const exclude = (data.exclude ?? []).map((s) => new RegExp(s));
+const scope = data.scope ?? 'any';
+const scopeHosts = new Set(data.scopeHosts ?? []);
+const scopePlds = new Set(data.scopePlds ?? []);
+const fault = data.fault;
+const fp = new Uint32Array(6);
+
+function inScope(url: string, host: string, pld: string): boolean {
+  if (scope === 'host' && !scopeHosts.has(host)) return false;
+  if (scope === 'pld' && !scopePlds.has(pld)) return false;
+  for (const re of exclude) if (re.test(url)) return false;
+  if (include.length > 0 && !include.some((re) => re.test(url))) return false;
+  return true;
+}
+
+export default function parse(task: ParseTask): ParseOutput {
+  const r = parseToTable(task);
+  // Transfer the ArrayBuffer back instead of cloning it (piscina `move`).
+  return move(r as unknown as ArrayBufferView) as unknown as ParseOutput;
+}
+
+export function parseToTable(task: ParseTask): Uint8Array {
+  const digest = payloadDigest(task.body);
+  if (!task.html) return encodeLinks([], { digest, charset: task.charset ?? '', extracted: 0, noindex: false, nofollow: false });
+  const { text, charset } = decodeHtml(task.decoded, task.charset);
+  if (fault?.crashOn && text.includes(fault.crashOn)) process.exit(70);
+  if (fault?.hangOn && text.includes(fault.hangOn)) for (;;) { /* spin: the supervisor must replace us */ }
+  if (!task.follow) return encodeLinks([], { digest, charset, extracted: 0, noindex: false, nofollow: false });
+  const r = extractLinks(text, { images: data.images ?? false });
+  // <base href> is itself resolved against the page URL (HTML: "document base URL").
+  const base = r.baseHref !== null ? (canonicalizeUrl(r.baseHref, task.url) ?? task.url) : task.url;
+  const resolver = new LinkResolver(base);
+  const out: LinkEntry[] = [];
+  if (!r.metaRobots.nofollow) {
+    const seen = new Set<string>();
+    const add = (raw: string): void => {
+      const url = resolver.resolve(raw);
+      if (url === null || seen.has(url)) return;
+      seen.add(url);
+      if (trapCheck(url) !== null) return;
+      const host = hostOf(url);
+      const pld = pldOrHost(host);
+      if (!inScope(url, host, pld)) return;
+      fingerprintInto(url, fp, 0);
+      fingerprintInto(host, fp, 2);
+      fingerprintInto(pld, fp, 4);
+      out.push({ hi: fp[0]!, lo: fp[1]!, hostHi: fp[2]!, hostLo: fp[3]!, pldHi: fp[4]!, pldLo: fp[5]!, url });
+    };
+    for (const l of r.links) if (!l.nofollow) add(l.value);
+    if (r.metaRefresh !== null) add(r.metaRefresh);
+  }
+  return encodeLinks(out, { digest, charset, extracted: r.links.length, noindex: r.metaRobots.noindex, nofollow: r.metaRobots.nofollow });
+}

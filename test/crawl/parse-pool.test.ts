@@ -1,0 +1,44 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { ParsePool } from '../../src/crawl/parse-pool.js';
+import { LinkTable } from '../../src/crawl/links-codec.js';
+import { payloadDigest } from '../../src/html/index.js';
+import { urlFingerprint, splitKey } from '../../src/url/index.js';
+
+const enc = new TextEncoder();
+const wd = { images: false, include: [], exclude: ['/private/'], scope: 'any' as const, scopeHosts: [], scopePlds: [], fault: { crashOn: 'CRASH-ME', hangOn: 'HANG-ME' } };
+
+test('parse pool: links resolved, canonicalized, fingerprinted, filtered; crash and hang are replaced and reported', async () => {
+  const pool = new ParsePool(wd, { threads: 2, timeoutMs: 1500 });
+  try {
+    const html = enc.encode('<html><head><base href="/d/"></head><a href="x.html">x</a><a href="x.html#frag">dup</a>' +
+      '<a href="HTTP://Other.Test:80/a/../b">b</a><a rel="nofollow" href="/n">n</a><a href="/private/p">p</a>' +
+      '<a href="/a/a/a/a/a/a/a/a/a/">trap</a><a href="mailto:x@y">m</a></html>');
+    const r = await pool.run({ url: 'http://www.a.test/p/q.html', body: html, decoded: html, html: true, follow: true });
+    assert.ok(r.ok);
+    const t = new LinkTable(r.table);
+    const urls = Array.from({ length: t.count }, (_, i) => t.url(i));
+    assert.deepEqual(urls, ['http://www.a.test/d/x.html', 'http://other.test/b']);
+    const [hi, lo] = splitKey(urlFingerprint(urls[0]!));
+    assert.equal(t.hi(0), hi);
+    assert.equal(t.lo(0), lo);
+    assert.equal(t.info().digest, payloadDigest(html));
+    assert.ok(t.info().extracted >= 7);
+    // not followed past max depth: digest only
+    const r2 = await pool.run({ url: 'http://www.a.test/', body: html, decoded: html, html: true, follow: false });
+    assert.ok(r2.ok && new LinkTable(r2.table).count === 0);
+
+    const crash = enc.encode('<p>CRASH-ME</p>');
+    const c = await pool.run({ url: 'http://a.test/c', body: crash, decoded: crash, html: true, follow: true });
+    assert.equal(c.ok ? 'ok' : c.code, 'CRAWL_PARSE_CRASH');
+    const hang = enc.encode('<p>HANG-ME</p>');
+    const h = await pool.run({ url: 'http://a.test/h', body: hang, decoded: hang, html: true, follow: true });
+    assert.equal(h.ok ? 'ok' : h.code, 'CRAWL_PARSE_TIMEOUT');
+    assert.equal(pool.replaced, 2);
+    // the pool still works after both
+    const again = await pool.run({ url: 'http://www.a.test/p/q.html', body: html, decoded: html, html: true, follow: true });
+    assert.ok(again.ok && new LinkTable(again.table).count === 2);
+  } finally {
+    await pool.close();
+  }
+});
