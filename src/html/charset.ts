@@ -6,11 +6,14 @@
  * implements the WHATWG Encoding label table (Node has full ICU: windows-1252, shift_jis, gb18030…);
  * unknown labels are ignored and the next source is tried.
  */
+import { TextDecoder } from 'node:util';
 
 /** Canonical encoding name for a WHATWG label, or null when the label is unknown/unsupported. */
 function resolveLabel(label: string): string | null {
   const l = label.trim();
   if (l === '') return null;
+  // Node's ICU has no x-user-defined; decoding it as windows-1252 keeps ASCII exact (documented deviation).
+  if (l.toLowerCase() === 'x-user-defined') return 'windows-1252';
   try {
     return new TextDecoder(l).encoding;
   } catch {
@@ -27,6 +30,18 @@ function decoderFor(encoding: string): TextDecoder {
     decoders.set(encoding, d);
   }
   return d;
+}
+
+/**
+ * windows-1252 done by hand: Node 20's TextDecoder('windows-1252') decodes 0x80–0x9F as C1 controls
+ * (it is really ISO-8859-1), while WHATWG maps them to € ‚ ƒ … (Encoding spec index-windows-1252).
+ */
+const W1252_HIGH =
+  '\u20ac\u0081\u201a\u0192\u201e\u2026\u2020\u2021\u02c6\u2030\u0160\u2039\u0152\u008d\u017d\u008f' +
+  '\u0090\u2018\u2019\u201c\u201d\u2022\u2013\u2014\u02dc\u2122\u0161\u203a\u0153\u009d\u017e\u0178';
+function decodeWindows1252(b: Uint8Array): string {
+  const s = Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString('latin1');
+  return /[\x80-\x9f]/.test(s) ? s.replace(/[\x80-\x9f]/g, (c) => W1252_HIGH[c.charCodeAt(0) - 0x80]!) : s;
 }
 
 /** Encoding named by a byte order mark, or null. */
@@ -195,6 +210,7 @@ export function decodeHtml(bytes: Uint8Array, headerCharset?: string): { text: s
   if (enc === null && headerCharset !== undefined) enc = resolveLabel(headerCharset);
   if (enc === null) enc = prescanCharset(bytes);
   if (enc === null) enc = 'utf-8';
+  if (enc === 'windows-1252') return { text: decodeWindows1252(bytes), charset: enc };
   let d: TextDecoder;
   try {
     d = decoderFor(enc);
