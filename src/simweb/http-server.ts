@@ -1,0 +1,524 @@
+/**
+ * A minimal HTTP/1.1 server on node:net, one listener per simulated IP (all on the same port).
+ * Hand-written rather than node:http for two reasons: it must misbehave on purpose (RST, silence,
+ * trickle, lying headers), which needs raw socket control; and it must never be the bottleneck of a
+ * crawl benchmark (≥ 10,000 pages/s of 21.5 KB on one core, see bench/simweb). Responses are written
+ * corked, as the head plus the page's chunks (filler slices are shared Buffers, never copied).
+ *
+ * Keep-alive and pipelining are supported; requests on one connection are answered in order. The
+ * host comes from the Host header; a known host reached on an IP that is not its own gets 421, an
+ * unknown host 404. Responses carry no Date header, so equal requests get byte-identical answers.
+ */
+import net from 'node:net';
+import zlib from 'node:zlib';
+import { performance } from 'node:perf_hooks';
+import type { WebGraph, HostInfo, RenderedBody } from './graph.js';
+import type { RequestLog, RequestLogEntry } from './request-log.js';
+import { CrawlError } from '../errors.js';
+
+const CRLF2 = Buffer.from('\r\n\r\n');
+const MAX_HEAD = 32 * 1024;
+const REASONS: Record<number, string> = {
+  200: 'OK', 301: 'Moved Permanently', 302: 'Found', 400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden',
+  404: 'Not Found', 405: 'Method Not Allowed', 421: 'Misdirected Request', 429: 'Too Many Requests',
+  431: 'Request Header Fields Too Large', 500: 'Internal Server Error', 501: 'Not Implemented', 502: 'Bad Gateway',
+  503: 'Service Unavailable',
+};
+
+function now(): number {
+  return performance.timeOrigin + performance.now();
+}
+
+interface Request {
+  method: string;
+  target: string;
+  host: string;
+  userAgent: string;
+  keepAlive: boolean;
+}
+
+interface Response {
+  status: number;
+  headers?: string; // extra header lines, each ending in \r\n
+  contentType?: string | null; // null = no Content-Type header
+  body?: RenderedBody | Buffer | null;
+  /** Special delivery. */
+  mode?: 'reset' | 'silent' | 'trickle' | 'huge';
+}
+
+function textBody(s: string, contentType = 'text/html; charset=utf-8'): RenderedBody {
+  const b = Buffer.from(s, 'latin1');
+  return { contentType, chunks: [b], length: b.length };
+}
+
+export interface ConnectionStats {
+  /** Connections open now. */
+  open: number;
+  /** Highest number of simultaneously open connections seen per local IP. */
+  maxOpenPerIp: Map<string, number>;
+  /** Connections accepted since start. */
+  accepted: number;
+}
+
+export class SimHttpServer {
+  readonly port: number;
+  private readonly servers: net.Server[];
+  private readonly sockets = new Set<net.Socket>();
+  private readonly openPerIp = new Map<string, number>();
+  private readonly maxPerIp = new Map<string, number>();
+  private accepted = 0;
+  private connSeq = 0;
+  /** Last served request per 'too-many-requests' host (bounded by the number of such hosts; cleared at 10,000). */
+  private readonly lastServed = new Map<string, number>();
+  private bomb: Promise<Buffer> | null = null;
+  private closed = false;
+
+  private constructor(readonly web: WebGraph, readonly log: RequestLog, port: number, servers: net.Server[]) {
+    this.port = port;
+    this.servers = servers;
+  }
+
+  /**
+   * Listen on every address in `ips` at `port` (0 = pick a free port and use it on every IP,
+   * retrying with a new port when one of the IPs has it taken). `bind` builds the web for the port.
+   */
+  static async listen(ips: readonly string[], port: number, bind: (port: number) => { web: WebGraph; log: RequestLog }): Promise<SimHttpServer> {
+    for (let attempt = 0; attempt < 20; attempt++) {
+      const servers: net.Server[] = [];
+      let self: SimHttpServer | null = null;
+      const onConn = (s: net.Socket) => self?.onConnection(s);
+      try {
+        const first = net.createServer({ noDelay: true }, onConn);
+        await listenOn(first, ips[0]!, port);
+        servers.push(first);
+        const actual = (first.address() as net.AddressInfo).port;
+        for (let i = 1; i < ips.length; i++) {
+          const srv = net.createServer({ noDelay: true }, onConn);
+          await listenOn(srv, ips[i]!, actual);
+          servers.push(srv);
+        }
+        const { web, log } = bind(actual);
+        self = new SimHttpServer(web, log, actual, servers);
+        return self;
+      } catch (err) {
+        await Promise.all(servers.map((s) => new Promise((r) => s.close(r))));
+        const code = (err as NodeJS.ErrnoException).code;
+        if (port === 0 && code === 'EADDRINUSE') continue;
+        throw new CrawlError('CRAWL_SIMWEB_LISTEN', `simweb: cannot listen on port ${port}: ${(err as Error).message}`, { cause: err });
+      }
+    }
+    throw new CrawlError('CRAWL_SIMWEB_LISTEN', 'simweb: no port free on every simulated IP after 20 tries');
+  }
+
+  connectionStats(): ConnectionStats {
+    return { open: this.sockets.size, maxOpenPerIp: new Map(this.maxPerIp), accepted: this.accepted };
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    const done = Promise.all(this.servers.map((s) => new Promise((r) => s.close(r))));
+    for (const s of this.sockets) s.destroy();
+    await done;
+  }
+
+  private onConnection(socket: net.Socket): void {
+    if (this.closed) { socket.destroy(); return; }
+    const ip = socket.localAddress ?? '';
+    this.accepted++;
+    this.sockets.add(socket);
+    const open = (this.openPerIp.get(ip) ?? 0) + 1;
+    this.openPerIp.set(ip, open);
+    if (open > (this.maxPerIp.get(ip) ?? 0)) this.maxPerIp.set(ip, open);
+    const conn = new Conn(this, socket, ip, ++this.connSeq);
+    socket.on('data', (d: Buffer) => conn.onData(d));
+    socket.on('error', () => { /* peers reset connections; nothing to do */ });
+    socket.on('close', () => {
+      this.sockets.delete(socket);
+      this.openPerIp.set(ip, (this.openPerIp.get(ip) ?? 1) - 1);
+      conn.onClose();
+    });
+  }
+
+  /** Decide the response for one request. */
+  route(req: Request, localIp: string): Response {
+    const web = this.web;
+    if (req.method !== 'GET' && req.method !== 'HEAD') return { status: 405, headers: 'Allow: GET, HEAD\r\n', body: textBody('method not allowed\n', 'text/plain') };
+    let hostName = req.host;
+    const colon = hostName.lastIndexOf(':');
+    if (colon >= 0 && !hostName.endsWith(']')) hostName = hostName.slice(0, colon);
+    hostName = hostName.toLowerCase();
+    if (hostName.endsWith('.')) hostName = hostName.slice(0, -1);
+    const info = web.hostInfo(hostName);
+    if (!info) return { status: 404, body: textBody(`<!DOCTYPE html><title>unknown host</title><p>simweb has no host '${escapeHtml(hostName)}'.</p>\n`) };
+    if (info.ip !== localIp) return { status: 421, body: textBody(`<!DOCTYPE html><title>misdirected</title><p>${info.name} is served on ${info.ip}, not ${localIp}.</p>\n`) };
+    let path = req.target;
+    if (path.startsWith('http://')) {
+      const slash = path.indexOf('/', 7);
+      path = slash < 0 ? '/' : path.slice(slash);
+    }
+    if (path === '/robots.txt') return this.robots(info);
+    if (path.startsWith('/robots-for/') && info.pldIndex === 0 && info.hostIndex === 0 && path.endsWith('.txt')) {
+      const other = web.hostInfo(path.slice('/robots-for/'.length, -4));
+      if (!other || other.robots !== 'redirect') return notFound();
+      return { status: 200, body: textBody(web.robotsRulesText(other), 'text/plain; charset=utf-8') };
+    }
+    switch (info.behaviour) {
+      case 'reset': return { status: 0, mode: 'reset' };
+      case 'no-response': return { status: 0, mode: 'silent' };
+      case 'server-error': {
+        const n = pageNumber(path);
+        const status = [500, 502, 503][(n < 0 ? 0 : n) % 3]!;
+        return { status, headers: status === 503 ? 'Retry-After: 120\r\n' : '', body: textBody(`<!DOCTYPE html><title>${status}</title><p>server error</p>\n`) };
+      }
+      case 'too-many-requests': {
+        const t = Date.now();
+        const last = this.lastServed.get(info.name);
+        if (last !== undefined && t - last < this.web.params.retryAfterS * 1000) {
+          return { status: 429, headers: `Retry-After: ${this.web.params.retryAfterS}\r\n`, body: textBody('<!DOCTYPE html><title>429</title><p>slow down</p>\n') };
+        }
+        if (this.lastServed.size >= 10_000) this.lastServed.clear();
+        this.lastServed.set(info.name, t);
+        break;
+      }
+    }
+    if (path === '/') return { status: 301, headers: `Location: ${web.origin(info.name)}/p/0\r\n`, body: textBody('<a href="/p/0">moved</a>\n') };
+    const q = path.indexOf('?');
+    const pathOnly = q < 0 ? path : path.slice(0, q);
+    const query = q < 0 ? '' : path.slice(q + 1);
+    let body: RenderedBody | null = null;
+    if (pathOnly.startsWith('/p/')) {
+      const n = pageNumber(pathOnly);
+      if (info.behaviour === 'redirect-chain' && n >= 0 && info.pages > n && q < 0) {
+        return redirect(301, `${web.origin(info.name)}/rd/${web.params.redirectChainLength - 1}/p/${n}`);
+      }
+      if (info.behaviour === 'redirect-loop' && n >= 0 && info.pages > n && q < 0) return redirect(302, `/loop/p/${n}`);
+      let sid = 0;
+      if (q >= 0) {
+        if (info.trap !== 'session') return notFound();
+        sid = web.parseSid(query);
+        if (sid === -1) return notFound();
+      }
+      if (n >= 0) body = web.renderPage(info, n, sid);
+    } else if (info.trap === 'calendar' && pathOnly.startsWith('/cal/') && q < 0) {
+      const m = /^\/cal\/(-?\d{1,7})\/(\d{1,2})$/.exec(pathOnly);
+      if (m && Number(m[2]) >= 1 && Number(m[2]) <= 12) body = web.renderCalendar(info, Number(m[1]), Number(m[2]));
+    } else if (info.trap === 'repeat' && /^\/t\/((a|b)\/)*$/.test(pathOnly) && q < 0) {
+      body = web.renderRepeat(pathOnly);
+    } else if (info.behaviour === 'redirect-chain' && pathOnly.startsWith('/rd/') && q < 0) {
+      const m = /^\/rd\/(\d+)\/p\/(\d+)$/.exec(pathOnly);
+      if (m) {
+        const k = Number(m[1]);
+        const n = pageNumber(`/p/${m[2]}`);
+        if (n >= 0 && n < info.pages && k < web.params.redirectChainLength) {
+          if (k > 0) return redirect(301, `${web.origin(info.name)}/rd/${k - 1}/p/${n}`);
+          body = web.renderPage(info, n);
+        }
+      }
+    } else if (info.behaviour === 'redirect-loop' && pathOnly.startsWith('/loop/p/') && q < 0) {
+      const n = pageNumber(pathOnly.slice(5));
+      if (n >= 0 && n < info.pages) return redirect(302, `/p/${n}`);
+    }
+    if (!body) return notFound();
+    return this.deliver(info, body);
+  }
+
+  /** Apply content-level behaviours to a 200 page. */
+  private deliver(info: HostInfo, body: RenderedBody): Response {
+    switch (info.behaviour) {
+      case 'trickle': return { status: 200, body, mode: 'trickle' };
+      case 'wrong-type': return { status: 200, contentType: 'image/jpeg', body };
+      case 'no-type': return { status: 200, contentType: null, body };
+      case 'gzip': return { status: 200, headers: 'Content-Encoding: gzip\r\n', contentType: body.contentType, body: zlib.gzipSync(Buffer.concat(body.chunks)) };
+      case 'deflate': return { status: 200, headers: 'Content-Encoding: deflate\r\n', contentType: body.contentType, body: zlib.deflateSync(Buffer.concat(body.chunks)) };
+      case 'br': return {
+        status: 200, headers: 'Content-Encoding: br\r\n', contentType: body.contentType,
+        body: zlib.brotliCompressSync(Buffer.concat(body.chunks), { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 4 } }),
+      };
+      case 'huge-body': return { status: 200, contentType: body.contentType, body, mode: 'huge' };
+      default: return { status: 200, body };
+    }
+  }
+
+  private robots(info: HostInfo): Response {
+    const web = this.web;
+    switch (info.robots) {
+      case 'absent': return notFound();
+      case 'unauthorized': return { status: 401, headers: 'WWW-Authenticate: Basic realm="simweb"\r\n', body: textBody('<p>unauthorized</p>\n') };
+      case 'forbidden': return { status: 403, body: textBody('<p>forbidden</p>\n') };
+      case 'server-error': return { status: 503, body: textBody('<p>unavailable</p>\n') };
+      case 'timeout': return { status: 0, mode: 'silent' };
+      case 'redirect': return redirect(301, `${web.origin('www.pld0.test')}/robots-for/${info.name}.txt`);
+      case 'garbage': return { status: 200, contentType: 'text/plain', body: web.robotsBody(info) };
+      default: return { status: 200, contentType: 'text/plain; charset=utf-8', body: web.robotsBody(info) };
+    }
+  }
+
+  /** The decompression bomb: gzip of bombDecodedBytes zero bytes, built once (streamed, 1 MiB at a time). */
+  bombBody(): Promise<Buffer> {
+    if (!this.bomb) {
+      this.bomb = new Promise<Buffer>((resolve, reject) => {
+        const gz = zlib.createGzip({ level: 9 });
+        const out: Buffer[] = [];
+        gz.on('data', (d: Buffer) => out.push(d));
+        gz.on('end', () => resolve(Buffer.concat(out)));
+        gz.on('error', reject);
+        const zero = Buffer.alloc(1 << 20);
+        let left = this.web.params.bombDecodedBytes;
+        const pump = (): void => {
+          while (left > 0) {
+            const n = Math.min(left, zero.length);
+            left -= n;
+            if (!gz.write(n === zero.length ? zero : zero.subarray(0, n))) { gz.once('drain', pump); return; }
+          }
+          gz.end();
+        };
+        pump();
+      });
+    }
+    return this.bomb;
+  }
+}
+
+function listenOn(srv: net.Server, host: string, port: number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    srv.once('error', reject);
+    srv.listen({ host, port, backlog: 1024, exclusive: true }, () => { srv.off('error', reject); resolve(); });
+  });
+}
+
+function pageNumber(path: string): number {
+  // '/p/<n>' with canonical decimal n (no leading zeros)
+  if (!path.startsWith('/p/')) return -1;
+  const s = path.slice(3);
+  if (s.length === 0 || s.length > 10 || (s.length > 1 && s[0] === '0')) return -1;
+  let v = 0;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i) - 48;
+    if (c < 0 || c > 9) return -1;
+    v = v * 10 + c;
+  }
+  return v;
+}
+
+function notFound(): Response {
+  return { status: 404, body: textBody('<!DOCTYPE html><title>404</title><p>not found</p>\n') };
+}
+
+function redirect(status: number, location: string): Response {
+  return { status, headers: `Location: ${location}\r\n`, body: textBody(`<a href="${location}">moved</a>\n`) };
+}
+
+function escapeHtml(s: string): string {
+  return s.replace(/[<>&"]/g, (c) => `&#${c.charCodeAt(0)};`);
+}
+
+/** One client connection: parses requests (pipelined ones in order) and writes responses. */
+class Conn {
+  private buf: Buffer | null = null;
+  private busy = false;
+  private closed = false;
+  private pending: RequestLogEntry | null = null;
+  private timer: NodeJS.Timeout | null = null;
+
+  constructor(private readonly srv: SimHttpServer, private readonly socket: net.Socket, private readonly localIp: string,
+    private readonly id: number) {}
+
+  onData(d: Buffer): void {
+    this.buf = this.buf ? Buffer.concat([this.buf, d]) : d;
+    if (!this.busy) this.pump();
+  }
+
+  onClose(): void {
+    this.closed = true;
+    if (this.timer) clearTimeout(this.timer);
+    if (this.pending) {
+      this.pending.end = now();
+      this.srv.log.add(this.pending);
+      this.pending = null;
+    }
+  }
+
+  private pump(): void {
+    while (!this.busy && !this.closed && this.buf) {
+      const buf = this.buf;
+      const idx = buf.indexOf(CRLF2);
+      if (idx < 0) {
+        if (buf.length > MAX_HEAD) this.fatal(431);
+        return;
+      }
+      const head = buf.toString('latin1', 0, idx);
+      let rest = idx + 4;
+      const req = parseHead(head);
+      if (!req) { this.buf = null; this.fatal(400); return; }
+      if (req.bodyLength < 0) { this.buf = null; this.fatal(501); return; }
+      if (buf.length < rest + req.bodyLength) return; // wait for the (ignored) request body
+      rest += req.bodyLength;
+      this.buf = rest < buf.length ? buf.subarray(rest) : null;
+      this.handle(req);
+    }
+  }
+
+  private fatal(status: number): void {
+    const b = `HTTP/1.1 ${status} ${REASONS[status]}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n`;
+    this.socket.end(b, 'latin1');
+    this.closed = true;
+  }
+
+  private handle(req: Request & { bodyLength: number }): void {
+    const entry: RequestLogEntry = {
+      start: now(), end: 0, host: req.host.toLowerCase().replace(/:\d+$/, '').replace(/\.$/, ''), localIp: this.localIp,
+      remoteIp: this.socket.remoteAddress ?? '', method: req.method, path: req.target, status: 0, bytes: 0, conn: this.id,
+      userAgent: req.userAgent,
+    };
+    let res: Response;
+    try {
+      res = this.srv.route(req, this.localIp);
+    } catch {
+      res = { status: 500, body: textBody('<p>internal error</p>\n') };
+    }
+    if (res.mode === 'reset') {
+      entry.end = entry.start;
+      this.srv.log.add(entry);
+      this.closed = true;
+      this.socket.resetAndDestroy();
+      return;
+    }
+    if (res.mode === 'silent') {
+      // Never answer; the entry is logged when the client gives up and the socket closes.
+      this.busy = true;
+      this.pending = entry;
+      return;
+    }
+    const info = this.srv.web.hostInfo(entry.host);
+    if (info && info.behaviour === 'bomb' && res.status === 200 && !isRobots(req.target)) {
+      this.busy = true;
+      this.pending = entry;
+      void this.srv.bombBody().then((bomb) => {
+        if (this.closed) return;
+        this.write(entry, { status: 200, headers: 'Content-Encoding: gzip\r\n', contentType: 'text/html; charset=utf-8', body: bomb }, req);
+      });
+      return;
+    }
+    this.write(entry, res, req);
+  }
+
+  private write(entry: RequestLogEntry, res: Response, req: Request): void {
+    const socket = this.socket;
+    const body = res.body;
+    const chunks = !body ? [] : Buffer.isBuffer(body) ? [body] : body.chunks;
+    let length = !body ? 0 : Buffer.isBuffer(body) ? body.length : body.length;
+    const ct = res.contentType === undefined ? (body && !Buffer.isBuffer(body) ? body.contentType : 'application/octet-stream') : res.contentType;
+    if (res.mode === 'huge') length = this.srv.web.params.hugeBodyBytes;
+    const keep = req.keepAlive;
+    const head = `HTTP/1.1 ${res.status} ${REASONS[res.status] ?? 'Status'}\r\nServer: simweb\r\n` +
+      (ct === null ? '' : `Content-Type: ${ct}\r\n`) + (res.headers ?? '') + `Content-Length: ${length}\r\n` +
+      (keep ? '' : 'Connection: close\r\n') + '\r\n';
+    entry.status = res.status;
+    const isHead = req.method === 'HEAD';
+    const done = (bytes: number) => {
+      entry.bytes = bytes;
+      entry.end = now();
+      this.pending = null;
+      this.srv.log.add(entry);
+      if (!keep) { this.closed = true; socket.end(); return; }
+      this.busy = false;
+      if (this.buf) this.pump();
+    };
+    if (isHead) {
+      socket.write(head, 'latin1', () => done(head.length));
+      this.busy = true;
+      this.pending = entry;
+      return;
+    }
+    if (res.mode === 'trickle') return this.trickle(head, Buffer.concat(chunks), entry, done);
+    if (res.mode === 'huge') return this.huge(head, length, entry, done);
+    this.busy = true;
+    this.pending = entry;
+    socket.cork();
+    socket.write(head, 'latin1');
+    const last = chunks.length - 1;
+    for (let i = 0; i < last; i++) socket.write(chunks[i]!);
+    const total = head.length + length;
+    if (last >= 0) socket.write(chunks[last]!, () => done(total));
+    else socket.write('', () => done(total));
+    socket.uncork();
+  }
+
+  private trickle(head: string, body: Buffer, entry: RequestLogEntry, done: (bytes: number) => void): void {
+    const { trickleBytes, trickleIntervalMs } = this.srv.web.params;
+    const all = Buffer.concat([Buffer.from(head, 'latin1'), body]);
+    this.busy = true;
+    this.pending = entry;
+    let off = 0;
+    const step = () => {
+      this.timer = null;
+      if (this.closed) return;
+      const n = Math.min(trickleBytes, all.length - off);
+      const piece = all.subarray(off, off + n);
+      off += n;
+      if (off >= all.length) { this.socket.write(piece, () => done(all.length)); return; }
+      this.socket.write(piece);
+      this.timer = setTimeout(step, trickleIntervalMs);
+    };
+    step();
+  }
+
+  private huge(head: string, length: number, entry: RequestLogEntry, done: (bytes: number) => void): void {
+    const socket = this.socket;
+    const chunk = Buffer.alloc(64 * 1024, 'simweb huge body ');
+    this.busy = true;
+    this.pending = entry;
+    socket.write(head, 'latin1');
+    let left = length;
+    const pump = (): void => {
+      while (left > 0 && !this.closed) {
+        const n = Math.min(left, chunk.length);
+        left -= n;
+        const ok = left === 0 ? socket.write(chunk.subarray(0, n), () => done(head.length + length)) : socket.write(chunk.subarray(0, n));
+        entry.bytes = head.length + length - left;
+        if (!ok && left > 0) { socket.once('drain', pump); return; }
+      }
+    };
+    pump();
+  }
+}
+
+function isRobots(p: string): boolean {
+  return p === '/robots.txt' || p.startsWith('/robots-for/');
+}
+
+function parseHead(head: string): (Request & { bodyLength: number }) | null {
+  let eol = head.indexOf('\r\n');
+  if (eol < 0) eol = head.length;
+  const line = head.slice(0, eol);
+  const sp1 = line.indexOf(' ');
+  const sp2 = line.indexOf(' ', sp1 + 1);
+  if (sp1 <= 0 || sp2 <= sp1 + 1) return null;
+  const method = line.slice(0, sp1);
+  const target = line.slice(sp1 + 1, sp2);
+  const version = line.slice(sp2 + 1);
+  if (version !== 'HTTP/1.1' && version !== 'HTTP/1.0') return null;
+  let host = '', userAgent = '', connection = '', bodyLength = 0;
+  let pos = eol + 2;
+  while (pos < head.length) {
+    let e = head.indexOf('\r\n', pos);
+    if (e < 0) e = head.length;
+    const c = head.indexOf(':', pos);
+    if (c > pos && c < e) {
+      const name = head.slice(pos, c).toLowerCase();
+      const value = head.slice(c + 1, e).trim();
+      if (name === 'host') host = value;
+      else if (name === 'user-agent') userAgent = value;
+      else if (name === 'connection') connection = value.toLowerCase();
+      else if (name === 'content-length') bodyLength = Number(value) | 0;
+      else if (name === 'transfer-encoding') bodyLength = -1;
+    }
+    pos = e + 2;
+  }
+  if (!host && target.startsWith('http://')) {
+    const end = target.indexOf('/', 7);
+    host = target.slice(7, end < 0 ? undefined : end);
+  }
+  const keepAlive = version === 'HTTP/1.1' ? !connection.includes('close') : connection.includes('keep-alive');
+  return { method, target, host, userAgent, keepAlive, bodyLength };
+}
