@@ -70,24 +70,37 @@ export function normalizePercent(s: string): string {
   return out + s.slice(last);
 }
 
+/** A WHATWG single-dot segment: `.` or `%2e` (any case). */
+function isSingleDot(seg: string): boolean {
+  return seg === '.' || (seg.length === 3 && seg.toLowerCase() === '%2e');
+}
+
+/** A WHATWG double-dot segment: `..`, `.%2e`, `%2e.`, `%2e%2e` (any case). */
+function isDoubleDot(seg: string): boolean {
+  if (seg === '..') return true;
+  if (seg.length !== 4 && seg.length !== 6) return false;
+  const l = seg.toLowerCase();
+  return l === '.%2e' || l === '%2e.' || l === '%2e%2e';
+}
+
 /**
- * WHATWG path resolution for a special URL whose path contains only literal `.`/`..` dot segments
- * (no `%2e` forms — callers guarantee that, because WHATWG already resolved those in parsed input).
- * `path` starts with '/'. Same rules as the URL Standard's path state: `..` pops (never above the
- * root), and a trailing `.` or `..` leaves a trailing empty segment (`/a/b/..` → `/a/`).
+ * WHATWG path resolution of dot segments for a special URL (the URL Standard's path state):
+ * `..` pops (never above the root), and a trailing `.` or `..` leaves a trailing empty segment
+ * (`/a/b/..` → `/a/`). `path` starts with '/'. The fast path only produces literal dots; the
+ * `%2e` forms matter after session-id stripping turned a segment into one.
  */
 export function removeDotSegments(path: string): string {
-  if (path.indexOf('/.') < 0) return path;
+  if (path.indexOf('/.') < 0 && path.indexOf('%2') < 0) return path;
   const parts = path.split('/');
   const out: string[] = [];
   // parts[0] is the empty string before the leading '/'.
   const last = parts.length - 1;
   for (let k = 1; k <= last; k++) {
     const seg = parts[k]!;
-    if (seg === '..') {
+    if (isDoubleDot(seg)) {
       if (out.length > 0) out.pop();
       if (k === last) out.push('');
-    } else if (seg === '.') {
+    } else if (isSingleDot(seg)) {
       if (k === last) out.push('');
     } else {
       out.push(seg);
@@ -99,21 +112,28 @@ export function removeDotSegments(path: string): string {
 /** ASP.NET "cookieless session" path segments: `(S(24 chars))`, `(A(..)S(..)F(..))`, `(24 chars)`. */
 const ASPNET_SEGMENT_RE = /\/\((?:(?:[A-Za-z]\([A-Za-z0-9_-]{1,}\))+|[a-z0-9]{24})\)(?=\/|$)/g;
 
-/** Session-id stripping on a (percent-normalized) path; dot segments re-resolved if it changed. */
+/**
+ * Session-id stripping on a percent-normalized path. Removing a parameter can remove a stray '%'
+ * (so escapes may now be decoded) or turn a segment into a dot segment (`/a/..;jsessionid=1/b`), so
+ * the path is re-normalized and dot segments re-resolved until stable: the result is what a
+ * re-parse would give (idempotence). Each round strictly shortens the path, so it terminates.
+ */
 export function stripPathSessionIds(path: string, o: CompiledOptions): string {
   let p = path;
-  if (o.pathParamRe !== null && p.indexOf(';') >= 0) {
-    o.pathParamRe.lastIndex = 0;
-    p = p.replace(o.pathParamRe, '');
+  for (;;) {
+    let s = p;
+    if (o.pathParamRe !== null && s.indexOf(';') >= 0) {
+      o.pathParamRe.lastIndex = 0;
+      s = s.replace(o.pathParamRe, '');
+    }
+    if (s.indexOf('/(') >= 0) {
+      ASPNET_SEGMENT_RE.lastIndex = 0;
+      s = s.replace(ASPNET_SEGMENT_RE, '');
+      if (s === '') s = '/';
+    }
+    if (s === p) return p;
+    p = removeDotSegments(normalizePercent(s));
   }
-  if (p.indexOf('/(') >= 0) {
-    ASPNET_SEGMENT_RE.lastIndex = 0;
-    p = p.replace(ASPNET_SEGMENT_RE, '');
-    if (p === '') p = '/';
-  }
-  // `/a/..;jsessionid=1/b` was not a dot segment before stripping and is one after: resolve it so
-  // the result is what a re-parse would give (idempotence).
-  return p === path ? p : removeDotSegments(p);
 }
 
 function isSessionName(name: string, o: CompiledOptions): boolean {
@@ -166,7 +186,12 @@ export function finish(prefix: string, path: string, query: string | null, o: Co
     else {
       q = normalizePercent(q);
       if (o.strip) {
-        q = stripQuerySessionIds(q, o);
+        // Until stable, for the same reason as in stripPathSessionIds.
+        for (;;) {
+          const s = stripQuerySessionIds(q, o);
+          if (s === q) break;
+          q = normalizePercent(s);
+        }
         if (q.length === 0) q = null;
       }
     }

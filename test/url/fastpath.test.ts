@@ -1,0 +1,159 @@
+/**
+ * The fast path (LinkResolver string code) must equal the WHATWG reference path exactly — URL and
+ * reason — on generated URL-ish strings (nasty ones included) and on every conformance input.
+ * Also: canonicalization is idempotent, and fingerprints are equal exactly when canonical strings are.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fc from 'fast-check';
+import { loadJson } from './helpers.js';
+import {
+  LinkResolver, canonicalizeUrl, canonicalizeUrlReference, urlFingerprint, fingerprintInto, splitKey,
+  type CanonicalizeOptions,
+} from '../../src/url/index.js';
+
+const LONG = process.env.DRUMCRAWL_LONG !== undefined;
+const RUNS = LONG ? 50_000 : 2_500;
+
+const BASES = [
+  'http://a/b/c/d;p?q',
+  'https://Example.COM:443/dir/sub/page.html?x=1#frag',
+  'http://www.pld42.test:8080/a/b/',
+  'http://h.test/%7Euser/%41b/p%2fq',
+  'http://h.test/a%zz/b/c', // stray '%' in the base path: relative links take the reference path
+  'http://u:p@h.test:81/x/y',
+  'http://h.test/x;jsessionid=ABC/y;sid=1/page',
+  'http://h.test/(S(abcdefghijklmnopqrstuvwx))/p/q',
+  'http://1.2.3.4/a/',
+  'http://[::1]:8080/a/b',
+  'http://xn--bcher-kva.de/',
+  'http://h.test',
+  'mailto:someone@example.com',
+  'ftp://f.test/a/',
+  'not a url',
+  '',
+];
+
+const OPTIONS: (CanonicalizeOptions | undefined)[] = [undefined, { stripSessionIds: true }, { maxLength: 40 }];
+
+// Pieces chosen to hit every branch of the fast path and its bail-outs.
+const PIECES = [
+  'a', 'B', 'z9', '/', '/', '/', '.', '..', './', '../', '?', '#', '&', '=', ';', ':', '@', '%', '%41', '%2e', '%2E',
+  '%7e', '%zz', '%2f', '\\', ' ', '\t', '\n', 'http:', 'https:', 'HTTP:', '//', '///', 'http://', 'https://',
+  'xn--', 'xn--bcher-kva', '1', '0x', '09', '[', ']', '::1', 'é', '食', '%C3%A9', 'jsessionid=1', ';jsessionid=X',
+  'PHPSESSID=2', 'sid', '(S(abcdefghijklmnopqrstuvwx))', 'mailto:', 'javascript:', 'ftp:', 'file:', 'g:', 'ws:',
+  '~', '-', '_', '(', ')', "'", '"', '<', '>', '^', '|', '`', '{', '}', '!', '$', '*', '+', ',', '8080', ':80',
+  ':443', ':0', ':65536', 'www.', '.com', '.test', 'EXAMPLE', 'h.test', '\u0000', '\u00a0', '\uFFFD', '..%2e',
+];
+
+const urlish = fc.array(fc.constantFrom(...PIECES), { maxLength: 14 }).map((p) => p.join(''));
+
+const host = fc.array(fc.constantFrom('a', 'b', 'www', 'x-y', 'A1', 'xn--bcher-kva', '1', '0x1f', 'test', 'com', ''), { minLength: 1, maxLength: 4 })
+  .map((l) => l.join('.'));
+const absolute = fc.tuple(
+  fc.constantFrom('http://', 'https://', 'HTTP://', 'Https://', '//', 'http:', 'http:///'),
+  host,
+  fc.constantFrom('', ':80', ':443', ':8080', ':', ':00080', ':99999', ':1a'),
+  fc.array(fc.constantFrom('/a', '/.', '/..', '/b;x=1', '/%41', '/c d', '//', '/;jsessionid=1'), { maxLength: 5 }),
+  fc.constantFrom('', '?', '?a=1', '?a=1&sid=2', '?%7e', "?'", '#x', '?q#', '?a=1&PHPSESSID=3&b'),
+).map(([s, h, p, segs, q]) => s + h + p + segs.join('') + q);
+
+function checkSame(r: LinkResolver, rel: string, label: string): void {
+  assert.deepEqual(r.resolveDetailed(rel), r.resolveReference(rel), `${label}: ${JSON.stringify(rel)}`);
+}
+
+test('fast path equals the WHATWG reference path on generated strings', () => {
+  for (const opts of OPTIONS) {
+    const resolvers = BASES.map((b) => new LinkResolver(b === '' ? undefined : b, opts));
+    fc.assert(
+      fc.property(fc.nat(resolvers.length - 1), fc.oneof(urlish, absolute), (i, rel) => {
+        checkSame(resolvers[i]!, rel, `base ${BASES[i]} opts ${JSON.stringify(opts)}`);
+      }),
+      { numRuns: RUNS },
+    );
+  }
+});
+
+test('fast path equals the reference path on all conformance inputs', () => {
+  const inputs = new Set<string>();
+  for (const t of loadJson<({ input: string } | string)[]>('whatwg-url/urltestdata.json')) if (typeof t !== 'string') inputs.add(t.input);
+  for (const t of loadJson<{ ref: string }[]>('urlresolve/rfc3986.json')) inputs.add(t.ref);
+  for (const t of loadJson<{ input: string }[]>('urlcanon/crawler-commons/basic_url_normalizer.json')) inputs.add(t.input);
+  for (const t of loadJson<{ ref: string }[]>('urlcanon/crawler-commons/url_resolve.json')) inputs.add(t.ref);
+  for (const k of Object.keys(loadJson<Record<string, string>>('urlcanon/iipc-urlcanon/semantic_precise.json'))) inputs.add(k);
+  let fastHits = 0;
+  for (const opts of OPTIONS) {
+    for (const b of BASES) {
+      const r = new LinkResolver(b === '' ? undefined : b, opts);
+      for (const rel of inputs) checkSame(r, rel, `base ${b}`);
+    }
+  }
+  // The set must exercise the fast path, not only the fallback.
+  const r = new LinkResolver('http://a/b/c/d;p?q');
+  for (const rel of inputs) if (r.resolve(rel) !== null) fastHits++;
+  assert.ok(inputs.size > 1000 && fastHits > 500, `${inputs.size} inputs, ${fastHits} resolved`);
+});
+
+test('canonicalization is idempotent: c(c(x)) === c(x)', () => {
+  for (const opts of OPTIONS) {
+    fc.assert(
+      fc.property(fc.constantFrom(...BASES), fc.oneof(urlish, absolute), (base, rel) => {
+        const c = canonicalizeUrl(rel, base === '' ? undefined : base, opts);
+        if (c === null) return;
+        assert.equal(canonicalizeUrl(c, undefined, opts), c, `${JSON.stringify(rel)} → ${c}`);
+        assert.equal(canonicalizeUrlReference(c, undefined, opts).url, c);
+      }),
+      { numRuns: RUNS },
+    );
+  }
+});
+
+test('fingerprints are equal exactly when canonical strings are equal', () => {
+  // A small alphabet so that distinct inputs often share a canonical form (%41 vs A, ports, case).
+  const small = fc.tuple(
+    fc.constantFrom('http://a', 'HTTP://A', 'http://a:80', 'https://a', 'https://a:443', 'http://b'),
+    fc.array(fc.constantFrom('/A', '/%41', '/%61', '/a', '/./x', '/../', '/x/..'), { maxLength: 3 }),
+    fc.constantFrom('', '?', '#f', '?q=%7e', '?q=~'),
+  ).map(([h, p, q]) => h + p.join('') + q);
+  const out = new Uint32Array(4);
+  let equalPairs = 0;
+  fc.assert(
+    fc.property(small, small, (x, y) => {
+      const cx = canonicalizeUrl(x)!;
+      const cy = canonicalizeUrl(y)!;
+      const fx = urlFingerprint(cx);
+      const fy = urlFingerprint(cy);
+      assert.equal(fx === fy, cx === cy, `${x} / ${y}`);
+      if (cx === cy) equalPairs++;
+      fingerprintInto(cx, out, 0);
+      fingerprintInto(cy, out, 2);
+      assert.deepEqual([out[0], out[1]], splitKey(fx));
+      assert.equal(out[0] === out[2] && out[1] === out[3], cx === cy);
+    }),
+    { numRuns: RUNS },
+  );
+  assert.ok(equalPairs > 10, `only ${equalPairs} equal pairs generated`);
+});
+
+test('plain links never reach new URL (the fast path really takes them)', () => {
+  const r = new LinkResolver('https://www.pld7.test/dir/page.html?x=1');
+  const plain = ['g', '../up/x.html', '/root?a=1&b=2', '?page=2', '#top', '', 'https://other.pld9.test/a/b', '//cdn.pld3.test/s.js',
+    'HTTP://WWW.PLD7.TEST:80/X', 'a/./b/../c', 'mailto:x@y.test', 'javascript:void(0)', 'tel:+1234'];
+  const Real = globalThis.URL;
+  let constructed = 0;
+  const Counting = class extends Real {
+    constructor(input: string | URL, base?: string | URL) {
+      super(input, base);
+      constructed++;
+    }
+  };
+  globalThis.URL = Counting as typeof URL;
+  try {
+    for (const rel of plain) r.resolve(rel);
+    assert.equal(constructed, 0);
+    r.resolve('%41'); // a percent-escape takes the reference path
+    assert.equal(constructed, 1);
+  } finally {
+    globalThis.URL = Real;
+  }
+});
