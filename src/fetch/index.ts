@@ -1,2 +1,13 @@
-// Public surface of src/fetch/ (filled in by the module's own work).
-export {};
+/**
+ * src/fetch — the HTTP fetcher (undici, keep-alive to the resolved IP, hard time and size caps,
+ * redirects returned, outcomes classified) and the outcome policy table (docs/errors.md).
+ */
+export {
+  Fetcher, classifyFetchError, type FetcherOptions, type FetchRequest, type FetchResult,
+} from './fetcher.js';
+export {
+  OUTCOME_POLICY, FETCH_OUTCOMES, ROBOTS_OUTCOMES, outcomePolicy, retryDelayMs, type OutcomePolicy, type FetchOutcome,
+} from './error-policy.js';
+export {
+  LOOPBACK_NETWORKS, networkPredicate, parseRetryAfter, parseContentType, decodeContent, MAX_RETRY_AFTER_MS, type DecodeResult,
+} from './limits.js';

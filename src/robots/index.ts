@@ -11,7 +11,7 @@ export {
   type RobotsTxt, type RobotsRules, type ParseRobotsOptions,
 } from './rules.js';
 export {
-  parseRobotsBody, productToken, isValidUserAgentToObey, ROBOTS_DEFAULT_MAX_BYTES,
-  type ParsedRobots, type RobotsGroup, type RobotsRule,
+  parseRobotsBody, userAgentToken, isValidUserAgentToObey, ROBOTS_DEFAULT_MAX_BYTES,
+  type ParsedRobots, type ParsedRobotsGroup, type ParsedRobotsRule,
 } from './parse.js';
 export { escapePattern, canonicalPath, pathParamsQuery } from './normalize.js';

@@ -25,24 +25,24 @@ import { escapePattern } from './normalize.js';
 /** Parse limit default: 512 KiB. RFC 9309 §2.5: "The parsing limit MUST be at least 500 kibibytes". */
 export const ROBOTS_DEFAULT_MAX_BYTES = 512 * 1024;
 
-export interface RobotsRule {
+export interface ParsedRobotsRule {
   /** Normalized pattern (ASCII, percent-encoding canonical, `*` wildcards, optional final `$`). */
   readonly pattern: string;
   readonly allow: boolean;
 }
 
-export interface RobotsGroup {
+export interface ParsedRobotsGroup {
   /** Lower-cased product tokens named by this group's user-agent lines (empty strings dropped). */
   readonly agents: string[];
   /** True when one of the user-agent lines was `*`. */
   global: boolean;
-  readonly rules: RobotsRule[];
+  readonly rules: ParsedRobotsRule[];
   /** Crawl-delay in seconds, if the group set a valid one (largest value wins). */
   crawlDelay: number | undefined;
 }
 
 export interface ParsedRobots {
-  groups: RobotsGroup[];
+  groups: ParsedRobotsGroup[];
   sitemaps: string[];
   /** Lines with a recognized key (user-agent, allow, disallow, sitemap, crawl-delay). */
   validDirectives: number;
@@ -103,7 +103,7 @@ export function isProductTokenChar(c: number): boolean {
  * The product token of a user-agent string: its leading identifier characters, e.g.
  * `drumcrawl/0.1 (+https://…)` → `drumcrawl`. Empty when the string does not start with one.
  */
-export function productToken(userAgent: string): string {
+export function userAgentToken(userAgent: string): string {
   let i = 0;
   while (i < userAgent.length && isProductTokenChar(userAgent.charCodeAt(i))) i++;
   return userAgent.slice(0, i);
@@ -111,7 +111,7 @@ export function productToken(userAgent: string): string {
 
 /** RFC 9309 §2.2.1: a user agent we can obey is a non-empty product token and nothing else. */
 export function isValidUserAgentToObey(userAgent: string): boolean {
-  return userAgent.length > 0 && productToken(userAgent).length === userAgent.length;
+  return userAgent.length > 0 && userAgentToken(userAgent).length === userAgent.length;
 }
 
 /** Parse a robots.txt body (string or bytes). Never throws. */
@@ -143,7 +143,7 @@ export function parseRobotsBody(body: string | Uint8Array, maxBytes = ROBOTS_DEF
     groups: [], sitemaps: [], validDirectives: 0, unknownDirectives: 0, lastLineSeen: 0,
     bytesParsed: end, truncated,
   };
-  let current: RobotsGroup | null = null;
+  let current: ParsedRobotsGroup | null = null;
   let agentRun = false; // last group-relevant line was user-agent (the next one joins the group)
   let lineNo = 0;
 

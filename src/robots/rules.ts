@@ -14,7 +14,7 @@
 
 import { CrawlError } from '../errors.js';
 import { canonicalPath, pathParamsQuery } from './normalize.js';
-import { type ParsedRobots, type RobotsGroup, type RobotsRule, parseRobotsBody, productToken, ROBOTS_DEFAULT_MAX_BYTES } from './parse.js';
+import { type ParsedRobots, type ParsedRobotsGroup, type ParsedRobotsRule, parseRobotsBody, userAgentToken, ROBOTS_DEFAULT_MAX_BYTES } from './parse.js';
 
 /** One compiled rule. */
 class Matcher {
@@ -62,7 +62,7 @@ class Matcher {
   }
 }
 
-function compileMatchers(rules: readonly RobotsRule[]): Matcher[] {
+function compileMatchers(rules: readonly ParsedRobotsRule[]): Matcher[] {
   const ms = rules.map((r) => new Matcher(r.pattern, r.allow));
   ms.sort((a, b) => b.priority - a.priority || (a.allow === b.allow ? 0 : a.allow ? -1 : 1));
   return ms;
@@ -193,8 +193,8 @@ export interface RobotsTxt {
 }
 
 /** Select and merge groups for `agent` (lower-cased): specific groups, else `*` groups, else none. */
-function selectGroups(groups: readonly RobotsGroup[], agent: string): RobotsGroup[] {
-  const specific: RobotsGroup[] = [];
+function selectGroups(groups: readonly ParsedRobotsGroup[], agent: string): ParsedRobotsGroup[] {
+  const specific: ParsedRobotsGroup[] = [];
   if (agent.length > 0) {
     for (const g of groups) if (g.agents.includes(agent)) specific.push(g);
   }
@@ -202,8 +202,8 @@ function selectGroups(groups: readonly RobotsGroup[], agent: string): RobotsGrou
   return groups.filter((g) => g.global);
 }
 
-function buildRules(groups: readonly RobotsGroup[]): RobotsRules {
-  const rules: RobotsRule[] = [];
+function buildRules(groups: readonly ParsedRobotsGroup[]): RobotsRules {
+  const rules: ParsedRobotsRule[] = [];
   let delay: number | undefined;
   for (const g of groups) {
     for (const r of g.rules) rules.push(r);
@@ -270,5 +270,5 @@ export function parseRobotsTxt(body: string | Uint8Array, opts?: ParseRobotsOpti
  * header (`drumcrawl/0.1 (+https://…)`): its product token (`drumcrawl`) selects the group.
  */
 export function compileRobots(txt: RobotsTxt, userAgent: string): RobotsRules {
-  return txt.rulesFor(productToken(userAgent));
+  return txt.rulesFor(userAgentToken(userAgent));
 }

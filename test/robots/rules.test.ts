@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import {
-  parseRobotsTxt, compileRobots, deserializeRobotsRules, ALLOW_ALL, DISALLOW_ALL, productToken,
+  parseRobotsTxt, compileRobots, deserializeRobotsRules, ALLOW_ALL, DISALLOW_ALL, userAgentToken,
 } from '../../src/robots/index.js';
 import { isCrawlError } from '../../src/errors.js';
 
@@ -84,7 +84,7 @@ test('many-star patterns match in linear time (no backtracking blow-up)', () => 
 test('compileRobots selects by product token of a full User-Agent', () => {
   const txt = parseRobotsTxt('User-agent: *\nDisallow: /\n\nUser-agent: drumcrawl\nDisallow: /private\nCrawl-delay: 3\n');
   const r = compileRobots(txt, 'drumcrawl/0.1 (+https://example.test/bot)');
-  assert.equal(productToken('drumcrawl/0.1 (+https://example.test/bot)'), 'drumcrawl');
+  assert.equal(userAgentToken('drumcrawl/0.1 (+https://example.test/bot)'), 'drumcrawl');
   assert.equal(r.isAllowed('/public'), true);
   assert.equal(r.isAllowed('/private/x?q=1'), false);
   assert.equal(r.crawlDelayMs, 3000);

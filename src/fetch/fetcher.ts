@@ -1,0 +1,551 @@
+/**
+ * The HTTP fetcher (undici, HTTP/1.1 keep-alive).
+ *
+ * Connections go to the IP the DNS cache chose, with the `Host` header (and SNI for https) set from
+ * the URL, so DNS caching and per-IP politeness are authoritative (thesis VII.1: the IP is the
+ * politeness key; a second resolution inside the HTTP stack could pick another address). One undici
+ * `Pool` per (scheme, IP, port[, SNI name]) keeps connections alive; at most `maxPools` pools exist
+ * (default 1024, each ≤ `connectionsPerPool` sockets): beyond that the least recently used idle pool
+ * is closed. In-flight pools are never closed, so the hard bound is maxPools + requests in flight.
+ *
+ * The fetcher uses undici's dispatcher handler API directly (not `request()`): it gets the raw
+ * response header list (case and order as received, needed for the WARC response head), avoids a
+ * Readable stream per response, and can stop reading at the body cap by aborting the exchange.
+ *
+ * Limits, each a hard bound on time or memory per fetch:
+ *   connectTimeoutMs (TCP+TLS) · headersTimeoutMs (first byte: complete response head) ·
+ *   bodyTimeoutMs (idle between body chunks) · totalTimeoutMs (whole exchange, catches trickle) ·
+ *   maxHeaderBytes · maxBodyBytes (raw payload, then truncated: recorded, not an error) ·
+ *   maxDecodedBytes (content-decoded payload; above it the response is a bomb).
+ *
+ * Redirects are never followed: a 3xx comes back with `location` (absolute) for the caller to
+ * queue as a new link, so it passes URL dedup, robots and politeness like any other.
+ *
+ * Every fetch resolves (never rejects) with a FetchResult whose `outcome` is 'ok' or a stable
+ * CRAWL_FETCH_* code; error-policy.ts says what to do about each.
+ *
+ * WARC heads. undici exposes neither the request bytes nor the response head bytes, so both are
+ * reconstructed: the request head exactly as undici's HTTP/1.1 writer builds it (request line,
+ * `host`, `connection: keep-alive`, then our headers in order — checked byte for byte against what
+ * undici sends in test/fetch/fetcher.test.ts); the response head from the status code, reason
+ * phrase and the raw header list (names' case, order and duplicates kept; optional whitespace around
+ * values is not, and obs-folded lines arrive unfolded). The status line always says HTTP/1.1 (undici
+ * does not report the server's minor version). `body` is the payload after transfer decoding
+ * (chunked framing removed), so a `Transfer-Encoding` header is written as
+ * `X-Crawler-Transfer-Encoding` to keep the record self-consistent for WARC readers.
+ */
+
+import { Pool, type Dispatcher } from 'undici';
+import { isIP } from 'node:net';
+import { CrawlError } from '../errors.js';
+import type { DnsCache } from '../dns/index.js';
+import { FETCH_OUTCOMES as O, type FetchOutcome } from './error-policy.js';
+import { decodeContent, networkPredicate, parseContentType, parseRetryAfter } from './limits.js';
+
+export interface FetcherOptions {
+  /** User-Agent header; must contain a contact URL (`+https://…` or `http(s)://…`). Required. */
+  userAgent: string;
+  /** TCP (+TLS) connect timeout, ms. Default 10 000. */
+  connectTimeoutMs?: number;
+  /** Time until the complete response head has arrived, ms. Default 15 000. */
+  headersTimeoutMs?: number;
+  /** Longest gap between body chunks, ms. Default 15 000. */
+  bodyTimeoutMs?: number;
+  /** Whole exchange, ms. Default 60 000. */
+  totalTimeoutMs?: number;
+  /** Raw (transfer-decoded, still content-encoded) payload cap, bytes. Default 4 MiB. */
+  maxBodyBytes?: number;
+  /** Content-decoded payload cap, bytes. Default 16 MiB. */
+  maxDecodedBytes?: number;
+  /** Response head cap, bytes. Default 32 KiB. */
+  maxHeaderBytes?: number;
+  /**
+   * Media types whose bodies are downloaded (lower case, no parameters); `null` accepts all. A
+   * response without Content-Type is accepted. Default: HTML, XHTML, XML, plain text.
+   */
+  acceptContentTypes?: readonly string[] | null;
+  /** Accept-Encoding sent. Default `gzip, deflate, br`. */
+  acceptEncoding?: string;
+  /** Extra request headers sent on every request (after the built-in ones). */
+  headers?: Readonly<Record<string, string>>;
+  /** Connections per pool (per IP:port). Default 2 (politeness allows ~1 in flight per IP anyway). */
+  connectionsPerPool?: number;
+  /** Pools kept at most (LRU-closed when idle). Default 1024. */
+  maxPools?: number;
+  /** Idle keep-alive time of a connection, ms (the server's Keep-Alive hint may shorten it). Default 30 000. */
+  keepAliveTimeoutMs?: number;
+  /** CIDRs that may be connected to (checked before any packet is sent). Default: all. */
+  allowedNetworks?: readonly string[];
+  /** Extra address check (both must pass when both are given). */
+  isAddressAllowed?: (ip: string) => boolean;
+  /** Verify TLS certificates. Default true. */
+  tlsRejectUnauthorized?: boolean;
+  /** DNS cache used when a request comes without `ip`. */
+  dns?: DnsCache;
+}
+
+export interface FetchRequest {
+  url: string;
+  /** The IP to connect to (from the DNS cache). When absent, `FetcherOptions.dns` resolves the host. */
+  ip?: string;
+  /** Port to connect to (default: the URL's port, else 80/443). */
+  port?: number;
+  method?: 'GET' | 'HEAD';
+  /** Extra headers for this request (after the fetcher's). */
+  headers?: Readonly<Record<string, string>>;
+  /** Per-request override of the body cap (e.g. robots.txt: ≥ 500 KiB). */
+  maxBodyBytes?: number;
+  /** Per-request override of acceptContentTypes (robots.txt: null). */
+  acceptContentTypes?: readonly string[] | null;
+}
+
+export interface FetchResult {
+  url: string;
+  ip: string;
+  /** 'ok' or a stable CRAWL_FETCH_* code (error-policy.ts, docs/errors.md). */
+  outcome: FetchOutcome;
+  /** Underlying error code when the outcome came from an exception (UND_ERR_*, ECONNRESET, CRAWL_DNS_* …). */
+  errorCode?: string;
+  status?: number;
+  statusText?: string;
+  /** Always '1.1' (undici speaks HTTP/1.1 and does not report the server's minor version). */
+  httpVersion?: string;
+  /** Request head as sent (for the WARC request record). */
+  requestHead: Uint8Array;
+  /** Response head reconstructed from the raw header list (for the WARC response record). */
+  responseHead?: Uint8Array;
+  /** Response headers as received: [name, value, name, value, …] (case and order kept). */
+  rawHeaders?: string[];
+  /** Payload as transferred (chunking removed, content-encoding intact), capped — what WARC stores. */
+  body: Uint8Array;
+  /** Content-decoded payload (capped) — what the parser reads. Empty when decoding failed. */
+  decoded: Uint8Array;
+  /** The raw body hit maxBodyBytes (or the exchange was cut by a timeout/reset mid-body). */
+  truncated: boolean;
+  contentType?: string;
+  charset?: string;
+  contentEncoding?: string;
+  /** Absolute redirect target of a 3xx (never followed inline). */
+  location?: string;
+  /** Retry-After of a 429/503, ms. */
+  retryAfterMs?: number;
+  /** Date.now() at start. */
+  startedAt: number;
+  timings: { connectMs?: number; firstByteMs?: number; totalMs: number };
+}
+
+const DEFAULT_ACCEPT_TYPES: readonly string[] = Object.freeze(['text/html', 'application/xhtml+xml', 'application/xml', 'text/xml', 'text/plain']);
+const EMPTY = new Uint8Array(0);
+
+function posOpt(name: string, v: number | undefined, dflt: number): number {
+  if (v === undefined) return dflt;
+  if (!Number.isFinite(v) || v <= 0) throw new CrawlError('CRAWL_FETCH_BAD_OPTION', `options.${name} must be a positive number`);
+  return v;
+}
+
+/** Sentinel reasons we abort an exchange with; onError maps them back. */
+class Stop extends Error {
+  constructor(readonly why: 'cap' | 'content-type' | 'total' | 'closed') { super(why); }
+}
+
+/** Map a transport error to an outcome code. */
+export function classifyFetchError(err: unknown): FetchOutcome {
+  const code = String((err as { code?: unknown } | null)?.code ?? '');
+  switch (code) {
+    case 'ECONNREFUSED': return O.CONNECT_REFUSED;
+    case 'UND_ERR_CONNECT_TIMEOUT': case 'ETIMEDOUT': return O.CONNECT_TIMEOUT;
+    case 'EHOSTUNREACH': case 'ENETUNREACH': case 'EADDRNOTAVAIL': case 'EHOSTDOWN': case 'ENETDOWN': return O.CONNECT;
+    case 'UND_ERR_HEADERS_TIMEOUT': return O.HEADERS_TIMEOUT;
+    case 'UND_ERR_BODY_TIMEOUT': return O.BODY_TIMEOUT;
+    case 'ECONNRESET': case 'EPIPE': case 'ECONNABORTED': case 'UND_ERR_SOCKET': case 'UND_ERR_CLOSED': return O.RESET;
+    case 'UND_ERR_HEADERS_OVERFLOW': return O.TOO_LARGE;
+    case 'UND_ERR_RES_CONTENT_LENGTH_MISMATCH': case 'UND_ERR_INFO': case 'UND_ERR_NOT_SUPPORTED': return O.BAD_RESPONSE;
+    case 'UND_ERR_ABORTED': case 'UND_ERR_DESTROYED': return O.ABORTED;
+    case 'EPROTO': return O.TLS;
+    default:
+      if (code.startsWith('HPE_')) return O.BAD_RESPONSE;
+      if (code.startsWith('ERR_TLS') || code.startsWith('ERR_SSL') || code.startsWith('CERT_') || code.includes('SELF_SIGNED') ||
+        code.startsWith('UNABLE_TO_') || code === 'DEPTH_ZERO_SELF_SIGNED_CERT' || code.startsWith('ERR_OSSL')) return O.TLS;
+      return O.ERROR;
+  }
+}
+
+interface PoolEntry { pool: Pool; key: string }
+
+/** State of one exchange; implements undici's (legacy, raw-header) dispatch handler. */
+class Exchange implements Dispatcher.DispatchHandler {
+  private abortFn: ((err?: Error) => void) | null = null;
+  private stop: Stop | null = null;
+  private done = false;
+  private timer: NodeJS.Timeout | undefined;
+  private readonly chunks: Buffer[] = [];
+  private bytes = 0;
+  private truncated = false;
+  status: number | undefined;
+  statusText = '';
+  rawHeaders: Buffer[] | null = null;
+  connectMs: number | undefined;
+  firstByteMs: number | undefined;
+  private ctype: string | undefined;
+  private cencoding: string | undefined;
+  private locationRaw: string | undefined;
+  private retryAfterRaw: string | undefined;
+
+  constructor(
+    private readonly fetcher: Fetcher,
+    private readonly res: FetchResult,
+    private readonly t0: number,
+    private readonly cap: number,
+    private readonly accept: ReadonlySet<string> | null,
+    totalMs: number,
+    private readonly finish: (r: FetchResult) => void,
+  ) {
+    this.timer = setTimeout(() => this.interrupt(new Stop('total')), totalMs);
+  }
+
+  interrupt(s: Stop): void {
+    if (this.done || this.stop !== null) return;
+    this.stop = s;
+    if (this.abortFn !== null) this.abortFn(s);
+    else void this.complete(null); // still queued for a connection: answer now, abort on connect
+  }
+
+  onConnect(abort: (err?: Error) => void): void {
+    if (this.done || this.stop !== null) { abort(this.stop ?? new Stop('closed')); return; }
+    this.abortFn = abort;
+    this.connectMs = performance.now() - this.t0;
+  }
+
+  onHeaders(statusCode: number, rawHeaders: Buffer[], _resume: () => void, statusText: string): boolean {
+    this.status = statusCode;
+    this.statusText = statusText;
+    this.rawHeaders = rawHeaders;
+    this.firstByteMs = performance.now() - this.t0;
+    // Pick the headers we act on; names are compared case-insensitively without allocating for the rest.
+    for (let i = 0; i < rawHeaders.length; i += 2) {
+      const name = rawHeaders[i]!;
+      const n = name.length;
+      if (n !== 12 && n !== 16 && n !== 8 && n !== 11) continue;
+      const lname = name.toString('latin1').toLowerCase();
+      if (lname === 'content-type') this.ctype = rawHeaders[i + 1]!.toString('latin1');
+      else if (lname === 'content-encoding') this.cencoding = rawHeaders[i + 1]!.toString('latin1');
+      else if (lname === 'location') this.locationRaw ??= rawHeaders[i + 1]!.toString('utf8');
+      else if (lname === 'retry-after') this.retryAfterRaw = rawHeaders[i + 1]!.toString('latin1');
+    }
+    if (this.accept !== null && statusCode >= 200 && statusCode < 300 && this.ctype !== undefined) {
+      const t = parseContentType(this.ctype).type;
+      if (t !== undefined && !this.accept.has(t)) {
+        this.interrupt(new Stop('content-type'));
+        return false;
+      }
+    }
+    return true;
+  }
+
+  onData(chunk: Buffer): boolean {
+    if (this.done) return false;
+    const room = this.cap - this.bytes;
+    if (chunk.length > room) {
+      if (room > 0) { this.chunks.push(chunk.subarray(0, room)); this.bytes += room; }
+      this.truncated = true;
+      this.interrupt(new Stop('cap'));
+      return false;
+    }
+    this.chunks.push(chunk);
+    this.bytes += chunk.length;
+    return true;
+  }
+
+  onComplete(): void {
+    void this.complete(null);
+  }
+
+  onError(err: Error): void {
+    void this.complete(err instanceof Stop ? null : err);
+  }
+
+  private async complete(err: Error | null): Promise<void> {
+    if (this.done) return;
+    this.done = true;
+    clearTimeout(this.timer);
+    this.fetcher.exchangeEnded(this);
+    const r = this.res;
+    const stop = this.stop;
+    if (this.status !== undefined) {
+      r.status = this.status;
+      r.statusText = this.statusText;
+      r.httpVersion = '1.1';
+      r.responseHead = buildResponseHead(this.status, this.statusText, this.rawHeaders!);
+      const raw: string[] = new Array(this.rawHeaders!.length);
+      for (let i = 0; i < raw.length; i++) raw[i] = this.rawHeaders![i]!.toString('latin1');
+      r.rawHeaders = raw;
+    }
+    r.body = this.chunks.length === 1 ? this.chunks[0]! : this.chunks.length === 0 ? EMPTY : Buffer.concat(this.chunks, this.bytes);
+    r.decoded = r.body;
+    r.truncated = this.truncated;
+    if (this.ctype !== undefined) {
+      const ct = parseContentType(this.ctype);
+      if (ct.type !== undefined) r.contentType = ct.type;
+      if (ct.charset !== undefined) r.charset = ct.charset;
+    }
+    let outcome: FetchOutcome;
+    if (stop?.why === 'total') {
+      outcome = O.TOTAL_TIMEOUT;
+      r.truncated = this.status !== undefined;
+    } else if (stop?.why === 'closed') {
+      outcome = O.ABORTED;
+    } else if (stop?.why === 'content-type') {
+      outcome = O.CONTENT_TYPE;
+    } else if (err !== null) {
+      outcome = classifyFetchError(err);
+      const c = (err as { code?: unknown }).code;
+      r.errorCode = typeof c === 'string' ? c : err.name;
+      if (this.status !== undefined) r.truncated = true;
+    } else {
+      outcome = statusOutcome(this.status!);
+    }
+    const now = Date.now();
+    if (this.status === 429 || this.status === 503) {
+      const ra = parseRetryAfter(this.retryAfterRaw, now);
+      if (ra !== undefined) r.retryAfterMs = ra;
+    }
+    if (this.status !== undefined && this.status >= 300 && this.status < 400) {
+      let loc: string | undefined;
+      if (this.locationRaw !== undefined) {
+        try { loc = new URL(this.locationRaw.trim(), r.url).href; } catch { loc = undefined; }
+      }
+      if (loc !== undefined && (loc.startsWith('http://') || loc.startsWith('https://'))) r.location = loc;
+      if (outcome === O.REDIRECT && r.location === undefined) outcome = O.HTTP_3XX;
+    }
+    if (this.cencoding !== undefined && r.body.length > 0 && outcome !== O.CONTENT_TYPE) {
+      const encs = this.cencoding.toLowerCase().split(',').map((s) => s.trim()).filter((s) => s.length > 0 && s !== 'identity');
+      if (encs.length > 0) {
+        r.contentEncoding = encs.join(', ');
+        const d = await decodeContent(r.body, encs, this.fetcher.maxDecodedBytes);
+        if (d.ok) r.decoded = d.decoded;
+        else {
+          r.decoded = EMPTY;
+          r.errorCode = d.detail;
+          if (outcome === O.OK) outcome = d.reason === 'bomb' ? O.BOMB : O.DECODE;
+        }
+      }
+    }
+    r.outcome = outcome;
+    r.timings = { connectMs: this.connectMs, firstByteMs: this.firstByteMs, totalMs: performance.now() - this.t0 };
+    this.finish(r);
+  }
+}
+
+function statusOutcome(s: number): FetchOutcome {
+  if (s >= 200 && s < 300) return O.OK;
+  if (s === 301 || s === 302 || s === 303 || s === 307 || s === 308) return O.REDIRECT;
+  if (s >= 300 && s < 400) return O.HTTP_3XX;
+  if (s === 429) return O.HTTP_429;
+  if (s >= 400 && s < 500) return O.HTTP_4XX;
+  if (s >= 500 && s < 600) return O.HTTP_5XX;
+  return O.BAD_RESPONSE;
+}
+
+const CRLF = Buffer.from('\r\n');
+const COLON_SP = Buffer.from(': ');
+const TE_RENAMED = Buffer.from('X-Crawler-Transfer-Encoding');
+
+function buildResponseHead(status: number, statusText: string, raw: Buffer[]): Uint8Array {
+  const parts: Buffer[] = [Buffer.from(`HTTP/1.1 ${status}${statusText.length > 0 ? ' ' + statusText : ' '}\r\n`, 'latin1')];
+  for (let i = 0; i < raw.length; i += 2) {
+    const name = raw[i]!;
+    const isTE = name.length === 17 && name.toString('latin1').toLowerCase() === 'transfer-encoding';
+    parts.push(isTE ? TE_RENAMED : name, COLON_SP, raw[i + 1]!, CRLF);
+  }
+  parts.push(CRLF);
+  return Buffer.concat(parts);
+}
+
+export class Fetcher {
+  readonly userAgent: string;
+  readonly maxDecodedBytes: number;
+  private readonly connectTimeout: number;
+  private readonly headersTimeout: number;
+  private readonly bodyTimeout: number;
+  private readonly totalTimeout: number;
+  private readonly maxBody: number;
+  private readonly maxHeader: number;
+  private readonly accept: ReadonlySet<string> | null;
+  private readonly baseHeaders: string[];
+  private readonly baseHeadText: string;
+  private readonly connections: number;
+  private readonly maxPools: number;
+  private readonly keepAlive: number;
+  private readonly addressOk: ((ip: string) => boolean) | null;
+  private readonly tlsReject: boolean;
+  private readonly dns: DnsCache | undefined;
+  /** LRU of pools: Map iteration order is insertion order; a use re-inserts at the end. */
+  private readonly pools = new Map<string, PoolEntry>();
+  private readonly live = new Set<Exchange>();
+  private closed = false;
+  private readonly counters = { fetches: 0, poolsCreated: 0, poolsEvicted: 0, bytes: 0 };
+
+  constructor(opts: FetcherOptions) {
+    if (opts === undefined || typeof opts.userAgent !== 'string' || !/https?:\/\/\S+/.test(opts.userAgent)) {
+      throw new CrawlError('CRAWL_FETCH_BAD_OPTION', 'options.userAgent must contain a contact URL, e.g. "drumcrawl/0.1 (+https://example.org/bot)"');
+    }
+    if (/[\r\n]/.test(opts.userAgent)) throw new CrawlError('CRAWL_FETCH_BAD_OPTION', 'options.userAgent must be one line');
+    this.userAgent = opts.userAgent;
+    this.connectTimeout = posOpt('connectTimeoutMs', opts.connectTimeoutMs, 10_000);
+    this.headersTimeout = posOpt('headersTimeoutMs', opts.headersTimeoutMs, 15_000);
+    this.bodyTimeout = posOpt('bodyTimeoutMs', opts.bodyTimeoutMs, 15_000);
+    this.totalTimeout = posOpt('totalTimeoutMs', opts.totalTimeoutMs, 60_000);
+    this.maxBody = posOpt('maxBodyBytes', opts.maxBodyBytes, 4 * 1024 * 1024);
+    this.maxDecodedBytes = posOpt('maxDecodedBytes', opts.maxDecodedBytes, 16 * 1024 * 1024);
+    this.maxHeader = posOpt('maxHeaderBytes', opts.maxHeaderBytes, 32 * 1024);
+    this.connections = posOpt('connectionsPerPool', opts.connectionsPerPool, 2);
+    this.maxPools = posOpt('maxPools', opts.maxPools, 1024);
+    this.keepAlive = posOpt('keepAliveTimeoutMs', opts.keepAliveTimeoutMs, 30_000);
+    const acc = opts.acceptContentTypes === undefined ? DEFAULT_ACCEPT_TYPES : opts.acceptContentTypes;
+    this.accept = acc === null ? null : new Set(acc.map((t) => t.toLowerCase()));
+    const net = opts.allowedNetworks === undefined ? null : networkPredicate(opts.allowedNetworks);
+    const extra = opts.isAddressAllowed ?? null;
+    this.addressOk = net === null && extra === null ? null : (ip) => (net === null || net(ip)) && (extra === null || extra(ip));
+    this.tlsReject = opts.tlsRejectUnauthorized ?? true;
+    this.dns = opts.dns;
+    const h: string[] = ['user-agent', this.userAgent, 'accept', 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8',
+      'accept-encoding', opts.acceptEncoding ?? 'gzip, deflate, br'];
+    for (const [k, v] of Object.entries(opts.headers ?? {})) h.push(k, v);
+    this.baseHeaders = h;
+    let t = '';
+    for (let i = 0; i < h.length; i += 2) t += `${h[i]}: ${h[i + 1]}\r\n`;
+    this.baseHeadText = t;
+  }
+
+  /** Fetch one URL. Never rejects. */
+  async fetch(req: FetchRequest): Promise<FetchResult> {
+    const startedAt = Date.now();
+    const t0 = performance.now();
+    this.counters.fetches++;
+    const result: FetchResult = {
+      url: req.url, ip: req.ip ?? '', outcome: O.ERROR, requestHead: EMPTY, body: EMPTY, decoded: EMPTY, truncated: false,
+      startedAt, timings: { totalMs: 0 },
+    };
+    const fail = (outcome: FetchOutcome, errorCode?: string): FetchResult => {
+      result.outcome = outcome;
+      if (errorCode !== undefined) result.errorCode = errorCode;
+      result.timings = { totalMs: performance.now() - t0 };
+      return result;
+    };
+    if (this.closed) return fail(O.ABORTED, 'closed');
+
+    let u: URL;
+    try { u = new URL(req.url); } catch { return fail(O.BAD_URL); }
+    const https = u.protocol === 'https:';
+    if (!https && u.protocol !== 'http:') return fail(O.BAD_URL);
+    if (u.username !== '' || u.password !== '') return fail(O.BAD_URL, 'credentials in URL');
+    const hostname = u.hostname.charCodeAt(0) === 0x5b ? u.hostname.slice(1, -1) : u.hostname;
+
+    let ip = req.ip;
+    if (ip === undefined || ip === '') {
+      if (this.dns === undefined) return fail(O.DNS, 'no ip and no dns');
+      const d = await this.dns.resolve(hostname);
+      if ('error' in d) return fail(O.DNS, d.error);
+      ip = d.ip;
+      result.ip = ip;
+    }
+    const fam = isIP(ip);
+    if (fam === 0) return fail(O.BAD_URL, 'ip is not an IP literal');
+    if (this.addressOk !== null && !this.addressOk(ip)) return fail(O.BLOCKED_ADDRESS);
+
+    const port = req.port ?? (u.port !== '' ? Number(u.port) : https ? 443 : 80);
+    const path = u.pathname + u.search;
+    // Host header: as in the URL (the URL's own port, default ports omitted by the WHATWG serializer).
+    const hostHeader = u.host;
+    const method = req.method ?? 'GET';
+    let headers = this.baseHeaders;
+    let headText = this.baseHeadText;
+    if (req.headers !== undefined) {
+      headers = headers.slice();
+      for (const [k, v] of Object.entries(req.headers)) { headers.push(k, v); headText += `${k}: ${v}\r\n`; }
+    }
+    result.requestHead = Buffer.from(`${method} ${path} HTTP/1.1\r\nhost: ${hostHeader}\r\nconnection: keep-alive\r\n${headText}\r\n`, 'latin1');
+
+    const pool = this.poolFor(https, ip, fam, port, https ? hostname : '');
+    const accept = req.acceptContentTypes === undefined ? this.accept
+      : req.acceptContentTypes === null ? null : new Set(req.acceptContentTypes.map((t) => t.toLowerCase()));
+    const cap = req.maxBodyBytes ?? this.maxBody;
+    return new Promise<FetchResult>((resolve) => {
+      const ex = new Exchange(this, result, t0, cap, accept, this.totalTimeout, (r) => {
+        this.counters.bytes += r.body.length;
+        resolve(r);
+      });
+      this.live.add(ex);
+      pool.dispatch({
+        origin: undefined, path, method, headers: ['host', hostHeader, ...headers],
+        headersTimeout: this.headersTimeout, bodyTimeout: this.bodyTimeout, blocking: false,
+      } as Dispatcher.DispatchOptions, ex);
+    });
+  }
+
+  /** @internal called by an Exchange when it settles. */
+  exchangeEnded(ex: Exchange): void {
+    this.live.delete(ex);
+  }
+
+  private poolFor(https: boolean, ip: string, fam: number, port: number, sni: string): Pool {
+    const key = `${https ? 's' : 'h'}${ip}|${port}|${sni}`;
+    const e = this.pools.get(key);
+    if (e !== undefined) {
+      // Move to the MRU end.
+      this.pools.delete(key);
+      this.pools.set(key, e);
+      return e.pool;
+    }
+    const origin = `${https ? 'https' : 'http'}://${fam === 6 ? `[${ip}]` : ip}:${port}`;
+    const pool = new Pool(origin, {
+      connections: this.connections,
+      pipelining: 1,
+      keepAliveTimeout: this.keepAlive,
+      keepAliveMaxTimeout: this.keepAlive,
+      headersTimeout: this.headersTimeout,
+      bodyTimeout: this.bodyTimeout,
+      maxHeaderSize: this.maxHeader,
+      connect: https
+        ? { timeout: this.connectTimeout, servername: isIP(sni) === 0 ? sni : undefined, rejectUnauthorized: this.tlsReject }
+        : { timeout: this.connectTimeout },
+    });
+    this.counters.poolsCreated++;
+    this.pools.set(key, { pool, key });
+    if (this.pools.size > this.maxPools) this.evictIdle();
+    return pool;
+  }
+
+  private evictIdle(): void {
+    for (const [k, e] of this.pools) {
+      if (this.pools.size <= this.maxPools) return;
+      const s = e.pool.stats;
+      if (s.running === 0 && s.pending === 0 && s.queued === 0) {
+        this.pools.delete(k);
+        this.counters.poolsEvicted++;
+        e.pool.close().catch(() => undefined);
+      }
+    }
+  }
+
+  /** Pool and socket counts (for tests and stats). */
+  stats(): { pools: number; connected: number; running: number; pending: number; inFlight: number; fetches: number; poolsCreated: number; poolsEvicted: number; bytes: number } {
+    let connected = 0, running = 0, pending = 0;
+    for (const e of this.pools.values()) {
+      const s = e.pool.stats;
+      connected += s.connected;
+      running += s.running;
+      pending += s.pending;
+    }
+    return { pools: this.pools.size, connected, running, pending, inFlight: this.live.size, ...this.counters };
+  }
+
+  /** Abort everything in flight (outcome CRAWL_FETCH_ABORTED), close all sockets. */
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const ex of [...this.live]) ex.interrupt(new Stop('closed'));
+    const pools = [...this.pools.values()];
+    this.pools.clear();
+    await Promise.all(pools.map((e) => e.pool.destroy().catch(() => undefined)));
+  }
+}

@@ -1,0 +1,120 @@
+/**
+ * Small pure helpers of the fetcher: address policy, header value parsing, content decoding with a
+ * hard output cap. Kept apart from fetcher.ts so each is testable on its own.
+ */
+import { BlockList, isIP } from 'node:net';
+import zlib from 'node:zlib';
+
+/** Loopback only: what tests and the embedded simweb demo use. */
+export const LOOPBACK_NETWORKS: readonly string[] = Object.freeze(['127.0.0.0/8', '::1/128']);
+
+/** A predicate over IP literals built from CIDR strings (`10.0.0.0/8`, `::1/128`, or a bare IP). */
+export function networkPredicate(cidrs: readonly string[]): (ip: string) => boolean {
+  const bl = new BlockList();
+  for (const c of cidrs) {
+    const slash = c.indexOf('/');
+    const addr = slash < 0 ? c : c.slice(0, slash);
+    const fam = isIP(addr);
+    if (fam === 0) throw new TypeError(`allowedNetworks: not an IP network: ${c}`);
+    const type = fam === 4 ? 'ipv4' : 'ipv6';
+    const bits = slash < 0 ? (fam === 4 ? 32 : 128) : Number(c.slice(slash + 1));
+    if (!Number.isInteger(bits) || bits < 0 || bits > (fam === 4 ? 32 : 128)) throw new TypeError(`allowedNetworks: bad prefix: ${c}`);
+    bl.addSubnet(addr, bits, type);
+  }
+  return (ip: string): boolean => {
+    const fam = isIP(ip);
+    return fam !== 0 && bl.check(ip, fam === 4 ? 'ipv4' : 'ipv6');
+  };
+}
+
+/** Largest Retry-After honoured (1 day): beyond that a server is asking us to go away — the policy's maxRetries decides. */
+export const MAX_RETRY_AFTER_MS = 86_400_000;
+
+/** Retry-After (RFC 9110 §10.2.3): delay-seconds or an HTTP-date; ms from `now`, clamped to [0, 1 day]. */
+export function parseRetryAfter(v: string | undefined, now: number): number | undefined {
+  if (v === undefined) return undefined;
+  const s = v.trim();
+  if (s.length === 0) return undefined;
+  let ms: number;
+  if (/^[0-9]+$/.test(s)) ms = Number(s) * 1000;
+  else {
+    const t = Date.parse(s);
+    if (Number.isNaN(t)) return undefined;
+    ms = t - now;
+  }
+  return Math.min(MAX_RETRY_AFTER_MS, Math.max(0, ms));
+}
+
+/** `text/html; charset="UTF-8"` → { type: 'text/html', charset: 'utf-8' }. */
+export function parseContentType(v: string | undefined): { type?: string; charset?: string } {
+  if (v === undefined) return {};
+  const semi = v.indexOf(';');
+  const type = (semi < 0 ? v : v.slice(0, semi)).trim().toLowerCase();
+  let charset: string | undefined;
+  if (semi >= 0) {
+    const m = /(?:^|;)\s*charset\s*=\s*("?)([^";\s]+)\1/i.exec(v.slice(semi));
+    if (m) charset = m[2]!.toLowerCase();
+  }
+  return type.length > 0 ? { type, charset } : { charset };
+}
+
+export type DecodeResult =
+  | { ok: true; decoded: Uint8Array }
+  | { ok: false; reason: 'bomb' | 'decode'; detail: string };
+
+/** Above this many compressed bytes, decode on the libuv thread pool instead of the event loop. */
+const SYNC_DECODE_MAX = 256 * 1024;
+
+function decoderFor(enc: string, input: Uint8Array): 'gunzip' | 'inflate' | 'inflateRaw' | 'brotliDecompress' | null {
+  switch (enc) {
+    case 'gzip': case 'x-gzip': return 'gunzip';
+    case 'br': return 'brotliDecompress';
+    case 'deflate': {
+      // "deflate" is meant to be zlib-wrapped (RFC 9110 §8.4.1.2) but many servers send raw deflate.
+      const b0 = input[0] ?? 0;
+      const b1 = input[1] ?? 0;
+      return (b0 & 0x0f) === 8 && ((b0 << 8) | b1) % 31 === 0 ? 'inflate' : 'inflateRaw';
+    }
+    default: return null;
+  }
+}
+
+/**
+ * Undo Content-Encoding (applied in reverse order). Output is capped at `maxOut` bytes: zlib stops
+ * as soon as the cap is passed (maxOutputLength), so a bomb costs at most `maxOut` of memory.
+ * `Z_SYNC_FLUSH` as finish flush lets a truncated body (hit maxBodyBytes) decode as far as it goes.
+ */
+export async function decodeContent(body: Uint8Array, encodings: readonly string[], maxOut: number): Promise<DecodeResult> {
+  let data = body;
+  for (let i = encodings.length - 1; i >= 0; i--) {
+    const enc = encodings[i]!;
+    if (enc === 'identity') continue;
+    const fn = decoderFor(enc, data);
+    if (fn === null) return { ok: false, reason: 'decode', detail: `unsupported content-encoding ${enc}` };
+    if (data.length === 0) continue;
+    const opts: zlib.ZlibOptions & zlib.BrotliOptions = fn === 'brotliDecompress'
+      ? { maxOutputLength: maxOut, finishFlush: zlib.constants.BROTLI_OPERATION_FLUSH }
+      : { maxOutputLength: maxOut, finishFlush: zlib.constants.Z_SYNC_FLUSH };
+    try {
+      if (data.length <= SYNC_DECODE_MAX) {
+        data = zlib[`${fn}Sync`](data, opts);
+      } else {
+        const input = data;
+        data = await new Promise<Buffer>((resolve, reject) => {
+          const cb = (err: Error | null, out: Buffer): void => (err ? reject(err) : resolve(out));
+          if (fn === 'gunzip') zlib.gunzip(input, opts, cb);
+          else if (fn === 'inflate') zlib.inflate(input, opts, cb);
+          else if (fn === 'inflateRaw') zlib.inflateRaw(input, opts, cb);
+          else zlib.brotliDecompress(input, opts, cb);
+        });
+      }
+    } catch (err) {
+      const code = (err as { code?: string }).code;
+      if (code === 'ERR_BUFFER_TOO_LARGE' || err instanceof RangeError) {
+        return { ok: false, reason: 'bomb', detail: `decoded size exceeds ${maxOut} bytes` };
+      }
+      return { ok: false, reason: 'decode', detail: `${enc}: ${(err as Error).message}` };
+    }
+  }
+  return { ok: true, decoded: data };
+}
