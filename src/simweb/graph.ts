@@ -680,7 +680,7 @@ function finish(contentType: string, chunks: Buffer[]): RenderedBody {
 function sloppyAnchor(href: string, r: number, t: number): string {
   switch ((r >>> 8) % 6) {
     case 0: return `<A HREF=${href}>link ${t}</A>\n`;
-    case 1: return `<a  class=x\thref = '${href}' >link ${t}\n`; // never closed
+    case 1: return `<a  class=x\thref = '${href}' >link ${t}</a\t>\n`;
     case 2: return `<a href="${href.replace(/\//g, '&#x2F;')}">entity ${t}</a>\n`;
     case 3: return `<li><a title="x > y" href="${href}">gt in attr</a>\n`;
     case 4: return `<p><a\nhref="${href}"\n>newlines</a></p></p>\n`;
