@@ -144,7 +144,7 @@ export function cacheRate(mu: number, l: number, phi: (S: number) => number, sMa
   const g = (x: number): number => (l * x) / (1 - phi(x));
   let lo = 0;
   let hi = sMax;
-  for (let i = 0; i < 200 && hi - lo > 1e-12 * sMax; i++) {
+  for (let i = 0; i < 200; i++) {
     const mid = (lo + hi) / 2;
     if (phi(mid) < 1 && g(mid) < mu) lo = mid;
     else hi = mid;
