@@ -89,6 +89,8 @@ export interface DnsCacheStats {
   maxLatencyMs: number;
   entries: number;
   inFlight: number;
+  /** Most queries ever in flight at once (≤ concurrency). */
+  maxInFlight: number;
   waiting: number;
 }
 
@@ -150,7 +152,7 @@ export class DnsCache {
   private readonly waiters: Array<() => void> = [];
   private active = 0;
   private closed = false;
-  private readonly st = { lookups: 0, hits: 0, negativeHits: 0, joined: 0, queries: 0, latencySum: 0, latencyMax: 0 };
+  private readonly st = { lookups: 0, hits: 0, negativeHits: 0, joined: 0, queries: 0, latencySum: 0, latencyMax: 0, maxInFlight: 0 };
   private readonly errors: Record<string, number> = {};
 
   constructor(opts: DnsCacheOptions = {}) {
@@ -210,9 +212,12 @@ export class DnsCache {
   private async query(h: string, stale: Entry | undefined): Promise<DnsResult> {
     try {
       if (!plausibleHost(h)) return this.store(h, stale, null, DNS_CODES.BAD_NAME);
+      // Slot hand-off: a finishing query passes its slot to the first waiter (active unchanged),
+      // so the bound holds even against lookups arriving between wake-up and resumption.
       if (this.active >= this.concurrency) await new Promise<void>((r) => this.waiters.push(r));
+      else this.active++;
       if (this.closed) return { error: DNS_CODES.CLOSED, ttlMs: 0, cached: false };
-      this.active++;
+      if (this.active > this.st.maxInFlight) this.st.maxInFlight = this.active;
       const t0 = performance.now();
       let records: Array<{ address: string; ttl: number }> | null = null;
       let code: DnsErrorCode | null = null;
@@ -225,12 +230,12 @@ export class DnsCache {
       } catch (err) {
         code = mapError(err);
       } finally {
-        this.active--;
         const lat = performance.now() - t0;
         this.st.latencySum += lat;
         if (lat > this.st.latencyMax) this.st.latencyMax = lat;
         const next = this.waiters.shift();
         if (next !== undefined) next();
+        else this.active--;
       }
       if (code === DNS_CODES.CLOSED || this.closed) return { error: DNS_CODES.CLOSED, ttlMs: 0, cached: false };
       return this.store(h, stale, code === null ? records : null, code);
@@ -273,7 +278,7 @@ export class DnsCache {
       errors: { ...this.errors },
       hitRate: s.lookups === 0 ? 0 : (s.hits + s.negativeHits + s.joined) / s.lookups,
       meanLatencyMs: s.queries === 0 ? 0 : s.latencySum / s.queries,
-      maxLatencyMs: s.latencyMax, entries: this.cache.size, inFlight: this.active, waiting: this.waiters.length,
+      maxLatencyMs: s.latencyMax, entries: this.cache.size, inFlight: this.active, maxInFlight: s.maxInFlight, waiting: this.waiters.length,
     };
   }
 

@@ -336,6 +336,22 @@ class Exchange implements Dispatcher.DispatchHandler {
   }
 }
 
+/**
+ * True when a complete HTTP response arrived (whatever its status), i.e. there is a response head
+ * and a body to archive: 'ok', redirects, 3xx/4xx/429/5xx, and 2xx whose body was rejected or
+ * undecodable. False for transport failures (DNS, connect, timeouts, resets, malformed HTTP).
+ */
+export function isHttpResponse(r: FetchResult): boolean {
+  if (r.status === undefined || r.responseHead === undefined) return false;
+  switch (r.outcome) {
+    case O.OK: case O.REDIRECT: case O.HTTP_3XX: case O.HTTP_4XX: case O.HTTP_429: case O.HTTP_5XX:
+    case O.DECODE: case O.BOMB: case O.CONTENT_TYPE:
+      return true;
+    default:
+      return false;
+  }
+}
+
 function statusOutcome(s: number): FetchOutcome {
   if (s >= 200 && s < 300) return O.OK;
   if (s === 301 || s === 302 || s === 303 || s === 307 || s === 308) return O.REDIRECT;

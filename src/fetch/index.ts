@@ -3,7 +3,7 @@
  * redirects returned, outcomes classified) and the outcome policy table (docs/errors.md).
  */
 export {
-  Fetcher, classifyFetchError, type FetcherOptions, type FetchRequest, type FetchResult,
+  Fetcher, classifyFetchError, isHttpResponse, type FetcherOptions, type FetchRequest, type FetchResult,
 } from './fetcher.js';
 export {
   OUTCOME_POLICY, FETCH_OUTCOMES, ROBOTS_OUTCOMES, outcomePolicy, retryDelayMs, type OutcomePolicy, type FetchOutcome,
@@ -11,3 +11,5 @@ export {
 export {
   LOOPBACK_NETWORKS, networkPredicate, parseRetryAfter, parseContentType, decodeContent, MAX_RETRY_AFTER_MS, type DecodeResult,
 } from './limits.js';
+// fetchRobots lives in src/robots (RFC 9309 semantics) and is re-exported here for the pipeline.
+export { fetchRobots, type FetchRobotsOptions, type RobotsFetchOutcome } from '../robots/fetch-robots.js';
