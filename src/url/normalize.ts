@@ -91,22 +91,37 @@ function isDoubleDot(seg: string): boolean {
  */
 export function removeDotSegments(path: string): string {
   if (path.indexOf('/.') < 0 && path.indexOf('%2') < 0) return path;
-  const parts = path.split('/');
-  const out: string[] = [];
-  // parts[0] is the empty string before the leading '/'.
-  const last = parts.length - 1;
-  for (let k = 1; k <= last; k++) {
-    const seg = parts[k]!;
-    if (isDoubleDot(seg)) {
-      if (out.length > 0) out.pop();
-      if (k === last) out.push('');
-    } else if (isSingleDot(seg)) {
-      if (k === last) out.push('');
-    } else {
-      out.push(seg);
+  // One pass; `out` is the resolved path so far ('/a/b'), `starts` the offsets in `out` where each
+  // kept segment's '/' begins, so `..` pops by truncation. Bound: one entry per segment.
+  let out = '';
+  const starts: number[] = [];
+  const n = path.length;
+  let i = 1;
+  for (;;) {
+    let j = path.indexOf('/', i);
+    if (j < 0) j = n;
+    const last = j === n;
+    const len = j - i;
+    let dots = 0; // 1 = single-dot segment, 2 = double-dot segment
+    if (len === 1 && path.charCodeAt(i) === 46) dots = 1;
+    else if (len === 2 && path.charCodeAt(i) === 46 && path.charCodeAt(i + 1) === 46) dots = 2;
+    else if ((len === 3 || len === 4 || len === 6) && (path.charCodeAt(i) === 37 || path.charCodeAt(i + 1) === 37)) {
+      const seg = path.slice(i, j);
+      dots = isDoubleDot(seg) ? 2 : isSingleDot(seg) ? 1 : 0;
     }
+    if (dots === 2) {
+      if (starts.length > 0) out = out.slice(0, starts.pop());
+      if (last) out += '/';
+    } else if (dots === 1) {
+      if (last) out += '/';
+    } else {
+      starts.push(out.length);
+      out += '/' + path.slice(i, j);
+    }
+    if (last) break;
+    i = j + 1;
   }
-  return '/' + out.join('/');
+  return out;
 }
 
 /** ASP.NET "cookieless session" path segments: `(S(24 chars))`, `(A(..)S(..)F(..))`, `(24 chars)`. */

@@ -11,6 +11,7 @@
  */
 import { canonicalizeSlow } from './canonicalize.js';
 import { finish, hostFitsDns, reject, removeDotSegments, stripPathSessionIds, normalizePercent, type Detailed } from './normalize.js';
+import { hostOf } from './host.js';
 import { compileOptions, type CanonicalizeOptions, type CompiledOptions, type UrlRejectReason } from './options.js';
 
 // Characters (before '#') that the fast path accepts: letters, digits and  ! $ & ( ) * + , - . / : ; = ? @ _ ~
@@ -42,6 +43,9 @@ function isAlpha(c: number): boolean {
  * Handles plain DNS names only; returns NOT_HANDLED for anything the URL Standard's host parser
  * might treat specially (IPv4 number forms, `xn--` labels, empty labels, userinfo, odd ports).
  */
+/** Host parsed by the last successful fastAuthority call (saves re-slicing it out of the URL). */
+let authorityHost = '';
+
 function fastAuthority(rel: string, start: number, end: number, https: boolean, o: CompiledOptions): FastResult {
   let k = start;
   let colon = -1;
@@ -97,7 +101,9 @@ function fastAuthority(rel: string, start: number, end: number, https: boolean, 
     }
   }
   const url = finish(prefix, path, query, o);
-  return url === null ? TOO_LONG : url;
+  if (url === null) return TOO_LONG;
+  authorityHost = host;
+  return url;
 }
 
 /**
@@ -119,6 +125,13 @@ export class LinkResolver {
   private readonly origin: string; // scheme://[userinfo@]host[:port] of the base
   private readonly path: string; // canonical base path
   private readonly dir: string; // base path up to and including its last '/'
+  private readonly host: string; // host of the base ('' without one)
+  /**
+   * Host of the URL the last successful `resolve`/`resolveDetailed` returned (= hostOf(url)). For
+   * links on the base's host it is the same string object every time, so Map lookups keyed by it
+   * (PLD cache, politeness tables) hit V8's cached string hash.
+   */
+  lastHost = '';
 
   constructor(base?: string, opts?: CanonicalizeOptions) {
     const o = compileOptions(opts);
@@ -127,6 +140,7 @@ export class LinkResolver {
     this.origin = '';
     this.path = '/';
     this.dir = '/';
+    this.host = '';
     this.https = false;
     this.fastRelative = false;
     this.base = null;
@@ -145,6 +159,7 @@ export class LinkResolver {
     this.origin = canon.slice(0, pathStart);
     this.path = q < 0 ? canon.slice(pathStart) : canon.slice(pathStart, q);
     this.dir = this.path.slice(0, this.path.lastIndexOf('/') + 1);
+    this.host = hostOf(canon);
     // Relative resolution on the canonical base equals resolution on the WHATWG base only if the
     // base path had no stray '%' (which blocks decoding of the whole path) and session-id
     // stripping did not change its segments. Otherwise every link takes the reference path.
@@ -160,7 +175,9 @@ export class LinkResolver {
     const f = this.fast(rel);
     if (typeof f === 'string') return f;
     if (f === TOO_LONG || f === SCHEME) return null;
-    return canonicalizeSlow(rel, this.rawBase, this.o).url;
+    const url = canonicalizeSlow(rel, this.rawBase, this.o).url;
+    if (url !== null) this.lastHost = hostOf(url);
+    return url;
   }
 
   /** Like `resolve`, with the reason for a null. */
@@ -170,7 +187,9 @@ export class LinkResolver {
     if (typeof f === 'string') return { url: f };
     if (f === TOO_LONG) return reject('too-long');
     if (f === SCHEME) return reject('scheme');
-    return canonicalizeSlow(rel, this.rawBase, this.o);
+    const r = canonicalizeSlow(rel, this.rawBase, this.o);
+    if (r.url !== null) this.lastHost = hostOf(r.url);
+    return r;
   }
 
   /** The reference path only (no fast path); exported for tests and benchmarks. */
@@ -190,7 +209,12 @@ export class LinkResolver {
       if (c >= 128 || SAFE[c] !== 1) return NOT_HANDLED;
     }
     const hasBase = this.base !== null;
-    if (end === 0) return hasBase ? this.base! : NOT_HANDLED; // '' or '#…': the base itself
+    if (end === 0) {
+      // '' or '#…': the base itself.
+      if (!hasBase) return NOT_HANDLED;
+      this.lastHost = this.host;
+      return this.base!;
+    }
     const c0 = rel.charCodeAt(0);
     if (isAlpha(c0)) {
       let j = 1;
@@ -201,7 +225,9 @@ export class LinkResolver {
           // Only the plain `http://host` form; `http:g`, `http:/g`, `http:///g` have special
           // WHATWG meanings that the reference parser handles.
           if (j + 3 < end && rel.charCodeAt(j + 1) === 47 && rel.charCodeAt(j + 2) === 47 && rel.charCodeAt(j + 3) !== 47) {
-            return fastAuthority(rel, j + 3, end, scheme === 'https', this.o);
+            const f = fastAuthority(rel, j + 3, end, scheme === 'https', this.o);
+            if (typeof f === 'string') this.lastHost = authorityHost;
+            return f;
           }
           return NOT_HANDLED;
         }
@@ -223,16 +249,41 @@ export class LinkResolver {
     } else {
       if (c0 === 47 && rel.charCodeAt(1) === 47) {
         // '//host…': scheme-relative; '///…' is left to WHATWG (slashes are skipped there).
-        if (end > 2 && rel.charCodeAt(2) !== 47) return fastAuthority(rel, 2, end, this.https, this.o);
+        if (end > 2 && rel.charCodeAt(2) !== 47) {
+          const f = fastAuthority(rel, 2, end, this.https, this.o);
+          if (typeof f === 'string') this.lastHost = authorityHost;
+          return f;
+        }
         return NOT_HANDLED;
       }
-      const q = rel.indexOf('?');
-      const pathPart = q >= 0 && q < end ? rel.slice(0, q) : end === n ? rel : rel.slice(0, end);
-      if (q >= 0 && q < end) query = rel.slice(q + 1, end);
-      path = removeDotSegments(c0 === 47 ? pathPart : this.dir + pathPart);
+      let q = rel.indexOf('?');
+      if (q >= end) q = -1;
+      const pathEnd = q >= 0 ? q : end;
+      if (q >= 0) query = rel.slice(q + 1, end);
+      if (c0 === 47) {
+        path = removeDotSegments(pathEnd === n ? rel : rel.slice(0, pathEnd));
+      } else {
+        // Leading './' and '../' walk the (canonical, dot-free) base directory directly; only a
+        // remainder that still holds a dot segment needs the general pass.
+        let d = this.dir;
+        let k = 0;
+        while (rel.charCodeAt(k) === 46) {
+          const c1 = rel.charCodeAt(k + 1);
+          if (c1 === 47) {
+            k += 2;
+          } else if (c1 === 46 && rel.charCodeAt(k + 2) === 47) {
+            k += 3;
+            if (d.length > 1) d = d.slice(0, d.lastIndexOf('/', d.length - 2) + 1);
+          } else break;
+        }
+        const rest = k === 0 && pathEnd === n ? rel : rel.slice(k, pathEnd);
+        path = rest.charCodeAt(0) === 46 || rest.indexOf('/.') >= 0 ? removeDotSegments(d + rest) : d + rest;
+      }
     }
     const url = finish(this.origin, path, query, this.o);
-    return url === null ? TOO_LONG : url;
+    if (url === null) return TOO_LONG;
+    this.lastHost = this.host;
+    return url;
   }
 }
 

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { loadJson } from './helpers.js';
 import {
-  LinkResolver, canonicalizeUrl, canonicalizeUrlReference, urlFingerprint, fingerprintInto, splitKey,
+  LinkResolver, hostOf, canonicalizeUrl, canonicalizeUrlReference, urlFingerprint, fingerprintInto, splitKey,
   type CanonicalizeOptions,
 } from '../../src/url/index.js';
 
@@ -59,7 +59,9 @@ const absolute = fc.tuple(
 ).map(([s, h, p, segs, q]) => s + h + p + segs.join('') + q);
 
 function checkSame(r: LinkResolver, rel: string, label: string): void {
-  assert.deepEqual(r.resolveDetailed(rel), r.resolveReference(rel), `${label}: ${JSON.stringify(rel)}`);
+  const got = r.resolveDetailed(rel);
+  assert.deepEqual(got, r.resolveReference(rel), `${label}: ${JSON.stringify(rel)}`);
+  if (got.url !== null) assert.equal(r.lastHost, hostOf(got.url), `lastHost for ${JSON.stringify(rel)}`);
 }
 
 test('fast path equals the WHATWG reference path on generated strings', () => {
