@@ -1,0 +1,504 @@
+/**
+ * The frontier: BEAST's disk queues → robots gate (QR) → politeness (host heap × IP heap) → fetchers.
+ *
+ *   admit(urls)      unique URLs carrying STAR's (B, P) → BEAST queue ceil(P/B) ahead, or QF
+ *   refill()         pulls from BEAST's current queue while RAM has room (the pacing that keeps
+ *                    RAM ≤ ramUrls at any crawl size — the thesis' "no memory backlog", VII.1);
+ *                    each URL passes the robots gate: host known → RAM, unknown → QR on disk and
+ *                    the host into QD (once), disallowed → dropped('robots'), host full → back
+ *                    to BEAST one queue ahead
+ *   takeRobotsRequests / scheduleRobotsFetch / robotsKnown / robotsFailed   the QD side loop;
+ *                    QR is re-read once answers have arrived
+ *   nextReady(now)   URLs (and robots.txt fetches) whose host and IP are both due
+ *   fetchDone(u, o)  frees the slots, sets the next due times (start to start), backs off errors
+ *   commit()         checkpoint: snapshot of the URLs in RAM, then queue cursors (at-least-once)
+ *
+ * Durability: every URL is, at any moment, in a committed queue, or in RAM and in the last snapshot
+ * or in a queue whose read cursor has not been committed since it was read. So a SIGKILL at any
+ * point loses no URL admitted before the last `admit` (durable) returned; URLs read since the last
+ * checkpoint come back once more (at-least-once), through QR.
+ */
+import { Beast, type BeastOptions } from './beast.js';
+import { openDiskQueueStore, type DiskStoreOptions } from './disk-store.js';
+import {
+  AddResult,
+  Politeness,
+  type DropReason,
+  type FetchOutcome,
+  type PolitenessOptions,
+  type RobotsInfo,
+  type RobotsRequest,
+} from './politeness.js';
+import { MemoryQueueStore, type QueueStore, type UrlQueue } from './queue.js';
+import { decodeFrontierUrl, encodeFrontierUrl, type FrontierUrl } from './record.js';
+import { CrawlError } from '../errors.js';
+import path from 'node:path';
+
+export type Clock = () => number;
+
+export type FrontierPreset = 'default' | 'irlbot' | 'fast-test';
+
+/** All knobs; times in ms. Defaults come from the preset (see FRONTIER_PRESETS, docs/frontier.md). */
+export interface FrontierOptions extends Partial<PolitenessOptions> {
+  preset?: FrontierPreset;
+  /** BEAST: initialQueues (j), maxQueues (cap on j), maxPassPlds, rebudget hook. */
+  beast?: BeastOptions;
+  /** 'disk' (default when a directory is given) or 'memory' (simulations; nothing persists). */
+  storage?: 'disk' | 'memory';
+  /** DiskQueue settings of the frontier's queues. */
+  disk?: DiskStoreOptions;
+  /** Called for every URL the frontier gives up on, with a stable reason code. */
+  onDrop?: (u: FrontierUrl, reason: DropReason) => void;
+  /** Records read from BEAST / QR per refill step. @default 4096 */
+  refillBatch?: number;
+  /** BEAST is not read while QR holds more than this many URLs. @default 4 × ramUrls */
+  maxQr?: number;
+  /** QR is re-read after this many robots answers (or when none is outstanding). @default 256 */
+  qrRescanAnswers?: number;
+}
+
+export const FRONTIER_PRESETS: Record<FrontierPreset, PolitenessOptions> = {
+  /** A polite general-purpose crawl. */
+  default: {
+    hostDelayMs: 10_000,
+    minHostDelayMs: 1_000,
+    ipDelayMs: 1_000,
+    minIpDelayMs: 100,
+    b0: 10,
+    ramUrls: 200_000,
+    maxUrlsPerHost: 1_000,
+    maxHosts: 600_000,
+    maxConnectionsPerIp: 2,
+    maxCrawlDelayMs: 120_000,
+    maxBackoffMs: 3_600_000,
+    maxHostErrors: 8,
+    maxAttempts: 3,
+    failedHostTtlMs: 3_600_000,
+  },
+  /**
+   * IRLbot's whole-web values (thesis VII.1): τh = 40 s for low-ranked PLDs, τs = 1 s, B0 = 10. The
+   * floors τh0/τs0 are not given in the thesis; we use 2 s and 50 ms. RAM sized for a 16 GB box.
+   */
+  irlbot: {
+    hostDelayMs: 40_000,
+    minHostDelayMs: 2_000,
+    ipDelayMs: 1_000,
+    minIpDelayMs: 50,
+    b0: 10,
+    ramUrls: 4_000_000,
+    maxUrlsPerHost: 10_000,
+    maxHosts: 10_000_000,
+    maxConnectionsPerIp: 1,
+    maxCrawlDelayMs: 120_000,
+    maxBackoffMs: 3_600_000,
+    maxHostErrors: 8,
+    maxAttempts: 3,
+    failedHostTtlMs: 6 * 3_600_000,
+  },
+  /** Small delays for simulations and loopback tests. */
+  'fast-test': {
+    hostDelayMs: 100,
+    minHostDelayMs: 20,
+    ipDelayMs: 10,
+    minIpDelayMs: 2,
+    b0: 10,
+    ramUrls: 10_000,
+    maxUrlsPerHost: 100,
+    maxHosts: 40_000,
+    maxConnectionsPerIp: 2,
+    maxCrawlDelayMs: 2_000,
+    maxBackoffMs: 10_000,
+    maxHostErrors: 5,
+    maxAttempts: 3,
+    failedHostTtlMs: 60_000,
+  },
+};
+
+function validate(o: PolitenessOptions): void {
+  const pos = (k: keyof PolitenessOptions, int = false): void => {
+    const v = o[k];
+    if (typeof v !== 'number' || !(v >= 0) || (int && !Number.isInteger(v))) {
+      throw new CrawlError('CRAWL_FRONTIER_OPTIONS', `options.${k} must be a non-negative ${int ? 'integer' : 'number'}`);
+    }
+  };
+  for (const k of ['hostDelayMs', 'minHostDelayMs', 'ipDelayMs', 'minIpDelayMs', 'b0', 'maxCrawlDelayMs', 'maxBackoffMs', 'failedHostTtlMs'] as const) pos(k);
+  for (const k of ['ramUrls', 'maxUrlsPerHost', 'maxHosts', 'maxConnectionsPerIp', 'maxHostErrors', 'maxAttempts'] as const) pos(k, true);
+  if (o.ramUrls < 1) throw new CrawlError('CRAWL_FRONTIER_OPTIONS', 'options.ramUrls must be ≥ 1');
+  if (o.maxConnectionsPerIp < 1) throw new CrawlError('CRAWL_FRONTIER_OPTIONS', 'options.maxConnectionsPerIp must be ≥ 1');
+  if (o.maxHosts < 16) throw new CrawlError('CRAWL_FRONTIER_OPTIONS', 'options.maxHosts must be ≥ 16');
+}
+
+export interface FrontierStats {
+  /** BEAST: number of queues j, current queue, queues emptied, doublings of j. */
+  j: number;
+  current: number;
+  switches: number;
+  doublings: number;
+  /** URLs waiting in Q1..Qj, in QF, in QR (all on disk). */
+  beastQueued: number;
+  qf: number;
+  qr: number;
+  /** URLs held in RAM (queued per host + in flight) and the cap. */
+  ramUrls: number;
+  ramCap: number;
+  inFlight: number;
+  hosts: number;
+  ips: number;
+  hostHeap: number;
+  ipHeap: number;
+  pendingRobots: number;
+  admitted: number;
+  released: number;
+  robotsReleased: number;
+  deferred: number;
+  dropped: Record<string, number>;
+  qrRescans: number;
+}
+
+interface Manifest {
+  version: 1;
+  snapshot: string | null;
+  seq: number;
+}
+
+const META = 'frontier.json';
+
+export class Frontier {
+  private readonly pol: Politeness;
+  private readonly opts: PolitenessOptions;
+  private qr!: UrlQueue;
+  private beast!: Beast;
+  private snapshotName: string | null = null;
+  private seq = 0;
+  private refilling: Promise<number> | null = null;
+  private answersSinceRescan = 0;
+  private qrRescans = 0;
+  private readonly refillBatch: number;
+  private readonly maxQr: number;
+  private readonly qrRescanAnswers: number;
+  private closed = false;
+
+  private constructor(
+    private readonly store: QueueStore,
+    private readonly beastStore: QueueStore,
+    opts: PolitenessOptions,
+    private readonly clock: Clock,
+    private readonly extra: FrontierOptions,
+  ) {
+    this.opts = opts;
+    const onDrop = extra.onDrop ?? (() => {});
+    this.pol = new Politeness(opts, onDrop);
+    this.refillBatch = extra.refillBatch ?? 4096;
+    this.maxQr = extra.maxQr ?? 4 * opts.ramUrls;
+    this.qrRescanAnswers = extra.qrRescanAnswers ?? 256;
+  }
+
+  /**
+   * Opens (or resumes) the frontier in `dir` (null = in RAM, for simulations). `clock` gives "now"
+   * for everything except nextReady, which takes the time as an argument.
+   */
+  static async open(dir: string | null, options: FrontierOptions = {}, clock: Clock = Date.now): Promise<Frontier> {
+    const base = FRONTIER_PRESETS[options.preset ?? 'default'];
+    const o: PolitenessOptions = { ...base };
+    for (const k of Object.keys(base) as (keyof PolitenessOptions)[]) {
+      const v = options[k];
+      if (v !== undefined) o[k] = v;
+    }
+    if (options.maxHosts === undefined) o.maxHosts = Math.max(o.maxHosts, 3 * o.ramUrls);
+    validate(o);
+    const memory = dir === null || options.storage === 'memory';
+    let store: QueueStore;
+    let beastStore: QueueStore;
+    if (memory) {
+      store = new MemoryQueueStore();
+      beastStore = new MemoryQueueStore();
+    } else {
+      store = openDiskQueueStore(dir!, options.disk);
+      beastStore = openDiskQueueStore(path.join(dir!, 'beast'), options.disk);
+    }
+    const f = new Frontier(store, beastStore, o, clock, options);
+    await f.load();
+    return f;
+  }
+
+  private async load(): Promise<void> {
+    this.beast = await Beast.open(this.beastStore, this.extra.beast ?? {});
+    this.qr = await this.store.open('qr');
+    const text = await this.store.readMeta(META);
+    if (text !== null) {
+      const m = JSON.parse(text) as Manifest;
+      this.seq = m.seq;
+      this.snapshotName = m.snapshot;
+    }
+    // URLs that were in RAM at the last checkpoint go back through the robots gate via QR.
+    if (this.snapshotName !== null) {
+      const snap = await this.store.open(this.snapshotName);
+      for (;;) {
+        const recs = await snap.shift(4096);
+        if (recs.length === 0) break;
+        for (const r of recs) this.qr.push(r);
+      }
+      await this.qr.commit();
+      const old = this.snapshotName;
+      this.snapshotName = null;
+      await this.writeManifest();
+      await this.store.remove(old);
+    }
+    const keep = new Set(['qr']);
+    for (const n of await this.store.list()) if (!keep.has(n)) await this.store.remove(n);
+  }
+
+  private async writeManifest(): Promise<void> {
+    const m: Manifest = { version: 1, snapshot: this.snapshotName, seq: this.seq };
+    await this.store.writeMeta(META, JSON.stringify(m));
+  }
+
+  get options(): Readonly<PolitenessOptions> {
+    return this.opts;
+  }
+
+  // ------------------------------------------------------------------ admission
+
+  /**
+   * Unique URLs leaving URLseen + STAR (each carries budget B and admitted count P). With
+   * `durable` (default) the returned promise resolves once they are on disk, which is what a DRUM
+   * `onResults` consumer must wait for.
+   */
+  async admit(urls: readonly FrontierUrl[], opts: { durable?: boolean } = {}): Promise<void> {
+    this.check();
+    for (const u of urls) this.beast.place(u);
+    if (opts.durable !== false) await this.beast.commitAppends();
+  }
+
+  /** URLs that had left the frontier (e.g. in flight at a crash): back through the robots gate. */
+  async readmit(urls: readonly FrontierUrl[]): Promise<void> {
+    this.check();
+    for (const u of urls) this.qr.push(encodeFrontierUrl(u));
+  }
+
+  /**
+   * Moves URLs from disk (QR once robots answers came, then BEAST's current queue) into RAM until
+   * RAM is full, QR is too long, or nothing is left. Returns the number of URLs that entered RAM.
+   * Concurrent calls share one run.
+   */
+  refill(): Promise<number> {
+    this.check();
+    if (this.refilling) return this.refilling;
+    const run = this.refillRun().finally(() => {
+      this.refilling = null;
+    });
+    this.refilling = run;
+    return run;
+  }
+
+  private async refillRun(): Promise<number> {
+    let added = 0;
+    const pol = this.pol;
+    if (this.answersSinceRescan > 0 && this.qr.length > 0 && pol.ramFree > 0) {
+      const outstanding = pol.pendingRobots + this.takenOutstanding;
+      if (this.answersSinceRescan >= this.qrRescanAnswers || outstanding === 0 || this.qr.length <= this.refillBatch) {
+        added += await this.rescanQr();
+      }
+    }
+    let reads = 0;
+    // Bounded work per call: at most a few batches, so that callers stay responsive.
+    while (pol.ramFree > 0 && this.qr.length < this.maxQr && reads < 8) {
+      const urls = await this.beast.next(Math.min(this.refillBatch, pol.ramFree));
+      reads++;
+      if (urls.length === 0) break;
+      added += this.gate(urls);
+    }
+    return added;
+  }
+
+  /** Hosts handed out by takeRobotsRequests and not answered yet. */
+  private takenOutstanding = 0;
+
+  private gate(urls: FrontierUrl[]): number {
+    const now = this.clock();
+    let added = 0;
+    for (const u of urls) {
+      switch (this.pol.add(u, now)) {
+        case AddResult.Added:
+          added++;
+          break;
+        case AddResult.NeedRobots:
+          this.qr.push(encodeFrontierUrl(u));
+          break;
+        case AddResult.HostFull:
+        case AddResult.RamFull:
+          this.beast.defer(u);
+          break;
+        default:
+          break; // dropped (reported through onDrop)
+      }
+    }
+    return added;
+  }
+
+  /** One pass over QR (its length at the start), stopping early when RAM is full. */
+  private async rescanQr(): Promise<number> {
+    this.answersSinceRescan = 0;
+    this.qrRescans++;
+    let left = this.qr.length;
+    let added = 0;
+    const now = this.clock();
+    while (left > 0 && this.pol.ramFree > 0) {
+      const recs = await this.qr.shift(Math.min(left, this.refillBatch));
+      if (recs.length === 0) break;
+      left -= recs.length;
+      for (const r of recs) {
+        const u = decodeFrontierUrl(r);
+        const res = this.pol.add(u, now);
+        if (res === AddResult.Added) added++;
+        else if (res === AddResult.NeedRobots || res === AddResult.HostFull || res === AddResult.RamFull) this.qr.push(r);
+      }
+    }
+    return added;
+  }
+
+  // ------------------------------------------------------------------ robots gate (QD)
+
+  /** Hosts whose DNS + robots.txt the pipeline must provide; each host is handed out once. */
+  takeRobotsRequests(max: number): RobotsRequest[] {
+    const r = this.pol.takeRobotsRequests(max);
+    this.takenOutstanding += r.length;
+    return r;
+  }
+
+  /**
+   * After DNS: the robots.txt fetch of `host` at `ip` is released by nextReady as a
+   * UrlKind.Robots item (obeying the IP heap only). Answer with robotsKnown/robotsFailed, and
+   * fetchDone(item) to free the IP slot.
+   */
+  scheduleRobotsFetch(hostHi: number, hostLo: number, ip: string): boolean {
+    return this.pol.scheduleRobotsFetch(hostHi, hostLo, ip, this.clock());
+  }
+
+  /** The host's robots rules + IP (from a fetch or the RobotsCache): its URLs may enter RAM. */
+  robotsKnown(hostHi: number, hostLo: number, info: RobotsInfo): void {
+    this.pol.robotsKnown(hostHi, hostLo, info, this.clock());
+    this.answered();
+  }
+
+  /** DNS failure or robots unavailable: the host's URLs are dropped with `reason` until the TTL. */
+  robotsFailed(hostHi: number, hostLo: number, reason: string): void {
+    this.pol.robotsFailed(hostHi, hostLo, reason, this.clock());
+    this.answered();
+  }
+
+  private answered(): void {
+    this.answersSinceRescan++;
+    if (this.takenOutstanding > 0) this.takenOutstanding--;
+  }
+
+  // ------------------------------------------------------------------ release
+
+  /**
+   * Up to `max` items whose host and IP are both due at `now`: pages (kind 0) and robots.txt
+   * fetches (kind 1), each with `ip` set. Synchronous and allocation-free when `out` is given.
+   */
+  nextReady(now: number, max: number, out?: FrontierUrl[]): FrontierUrl[] {
+    const arr = out ?? [];
+    const n = this.pol.nextReady(now, max, arr);
+    arr.length = n;
+    return arr;
+  }
+
+  /** Same as nextReady but fills `out` from index 0 and returns the count (hot path). */
+  nextReadyInto(now: number, max: number, out: FrontierUrl[]): number {
+    return this.pol.nextReady(now, max, out);
+  }
+
+  /** A released item's fetch finished (see FetchOutcome). */
+  fetchDone(u: FrontierUrl, outcome?: FetchOutcome): void {
+    this.pol.fetchDone(u, outcome, this.clock());
+  }
+
+  /** When the next item may become due (null = nothing waits in RAM; call refill). */
+  nextWakeup(): number | null {
+    return this.pol.nextWakeup();
+  }
+
+  /** Nothing anywhere: BEAST, QR, RAM, robots requests. */
+  isEmpty(): boolean {
+    const s = this.pol.stats();
+    return this.beast.length === 0 && this.qr.length === 0 && s.ramUrls === 0 && s.inFlightRobots === 0 && s.pendingRobots === 0;
+  }
+
+  // ------------------------------------------------------------------ durability
+
+  /**
+   * Checkpoint: (1) the URLs in RAM (queued or in flight) go to a new snapshot queue, committed,
+   * named by the manifest; (2) BEAST and QR commit their read cursors; (3) the previous snapshot is
+   * deleted. A crash at any point leaves every URL in a committed queue or the named snapshot.
+   */
+  async commit(): Promise<void> {
+    this.check();
+    if (this.refilling) await this.refilling;
+    const name = `snap-${String(++this.seq).padStart(8, '0')}`;
+    const snap = await this.store.open(name);
+    this.pol.forEachInRam((u) => snap.push(encodeFrontierUrl(u)));
+    await snap.commit();
+    const old = this.snapshotName;
+    this.snapshotName = name;
+    await this.writeManifest();
+    await this.store.release(name);
+    await this.beast.checkpoint();
+    await this.qr.commit();
+    if (old !== null) await this.store.remove(old);
+  }
+
+  async close(opts: { commit?: boolean } = {}): Promise<void> {
+    if (this.closed) return;
+    if (opts.commit !== false) await this.commit();
+    this.closed = true;
+    await this.beast.close();
+    await this.qr.close();
+  }
+
+  /** For crash tests: drop every handle without committing anything (what SIGKILL leaves). */
+  abandon(): void {
+    this.closed = true;
+    const a = (s: QueueStore): void => (s as { abandonAll?: () => void }).abandonAll?.();
+    a(this.store);
+    a(this.beastStore);
+  }
+
+  private check(): void {
+    if (this.closed) throw new CrawlError('CRAWL_FRONTIER_CLOSED', 'frontier is closed');
+  }
+
+  /** Bytes read/written by BEAST's queues, and by QR + snapshots. */
+  io(): { beast: { bytesRead: number; bytesWritten: number }; other: { bytesRead: number; bytesWritten: number } } {
+    return { beast: this.beastStore.io(), other: this.store.io() };
+  }
+
+  stats(): FrontierStats {
+    const b = this.beast.stats();
+    const p = this.pol.stats();
+    return {
+      j: b.j,
+      current: b.current,
+      switches: b.switches,
+      doublings: b.doublings,
+      beastQueued: b.queued + b.replay,
+      qf: b.qf,
+      qr: this.qr.length,
+      ramUrls: p.ramUrls,
+      ramCap: this.opts.ramUrls,
+      inFlight: p.inFlight,
+      hosts: p.hosts,
+      ips: p.ips,
+      hostHeap: p.hostHeap,
+      ipHeap: p.ipHeap,
+      pendingRobots: p.pendingRobots,
+      admitted: b.admitted,
+      released: p.released,
+      robotsReleased: p.robotsReleased,
+      deferred: b.deferred,
+      dropped: Object.fromEntries(this.pol.drops),
+      qrRescans: this.qrRescans,
+    };
+  }
+}

@@ -1,0 +1,220 @@
+/**
+ * FrontierUrl: what a URL carries between URLseen/STAR and the fetchers, and its compact binary form,
+ * which is what BEAST's queues and QR store on disk (so it is kept small: varints + URL bytes).
+ *
+ * Wire format (version 1), all varints unsigned LEB128:
+ *   u8 version=1 | varint urlLen | url bytes (UTF-8; canonical URLs are ASCII) | varint hops
+ *   | u32 hostHi u32 hostLo u32 pldHi u32 pldLo (big-endian) | varint budget B | varint admitted P
+ *   | varint discoveredAt (ms since epoch, < 2^53) | varint attempts
+ * A typical 60-byte URL encodes in ~90 bytes.
+ */
+import { CrawlError } from '../errors.js';
+
+export enum UrlKind {
+  Page = 0,
+  /** A robots.txt fetch scheduled by the frontier (IP heap only, thesis VII.1). */
+  Robots = 1,
+}
+
+export interface FrontierUrlInit {
+  url: string;
+  hops?: number;
+  hostHi: number;
+  hostLo: number;
+  pldHi: number;
+  pldLo: number;
+  /** STAR budget B of the URL's PLD (pages per BEAST queue pass). */
+  budget: number;
+  /** STAR count P: this URL is the P-th unique URL of its PLD to pass budget enforcement (1-based). */
+  admitted: number;
+  discoveredAt?: number;
+  attempts?: number;
+}
+
+/**
+ * One URL in the frontier. A class with every field initialised in the constructor so that all
+ * instances share one hidden class; `ip` and `kind` are set by the frontier on release (no allocation
+ * on the hot path).
+ */
+export class FrontierUrl {
+  url: string;
+  hops: number;
+  hostHi: number;
+  hostLo: number;
+  pldHi: number;
+  pldLo: number;
+  budget: number;
+  admitted: number;
+  discoveredAt: number;
+  attempts: number;
+  /** Server address to fetch from; set by `Frontier.nextReady`, '' before. Not stored on disk. */
+  ip: string;
+  /** UrlKind.Page or UrlKind.Robots. Not stored on disk. */
+  kind: UrlKind;
+  /** Host name, only set on robots items (for fetchRobots). Not stored on disk. */
+  host: string;
+  /** Frontier-internal: host table id while in RAM (-1 otherwise). */
+  _host: number;
+  /** Frontier-internal: RAM slab slot while in RAM (-1 otherwise). */
+  _slot: number;
+
+  constructor(init: FrontierUrlInit) {
+    this.url = init.url;
+    this.hops = init.hops ?? 0;
+    this.hostHi = init.hostHi >>> 0;
+    this.hostLo = init.hostLo >>> 0;
+    this.pldHi = init.pldHi >>> 0;
+    this.pldLo = init.pldLo >>> 0;
+    this.budget = init.budget;
+    this.admitted = init.admitted;
+    this.discoveredAt = init.discoveredAt ?? 0;
+    this.attempts = init.attempts ?? 0;
+    this.ip = '';
+    this.kind = UrlKind.Page;
+    this.host = '';
+    this._host = -1;
+    this._slot = -1;
+  }
+}
+
+const encoder = new TextEncoder();
+let scratch = new Uint8Array(4096);
+const tmp = new Uint8Array(8);
+
+function putVarint(buf: Uint8Array, o: number, v: number): number {
+  // Values up to 2^53: divide instead of shifting so that no precision is lost above 2^31.
+  while (v >= 0x80) {
+    buf[o++] = (v % 0x80) | 0x80;
+    v = Math.floor(v / 0x80);
+  }
+  buf[o++] = v;
+  return o;
+}
+
+function putU32(buf: Uint8Array, o: number, v: number): number {
+  buf[o] = v >>> 24;
+  buf[o + 1] = (v >>> 16) & 0xff;
+  buf[o + 2] = (v >>> 8) & 0xff;
+  buf[o + 3] = v & 0xff;
+  return o + 4;
+}
+
+/** Encodes one record into a fresh Uint8Array of exactly its size. */
+export function encodeFrontierUrl(u: FrontierUrl): Uint8Array {
+  const need = u.url.length * 3 + 64;
+  if (scratch.length < need) scratch = new Uint8Array(need * 2);
+  const buf = scratch;
+  // URL bytes first into a temp position after a maximal 5-byte length prefix, then compact.
+  const { written } = encoder.encodeInto(u.url, buf.subarray(6));
+  let o = 0;
+  buf[o++] = 1;
+  const lenStart = o;
+  const lenBytes = putVarint(tmp, 0, written);
+  buf.copyWithin(lenStart + lenBytes, 6, 6 + written);
+  buf.set(tmp.subarray(0, lenBytes), lenStart);
+  o = lenStart + lenBytes + written;
+  o = putVarint(buf, o, u.hops);
+  o = putU32(buf, o, u.hostHi);
+  o = putU32(buf, o, u.hostLo);
+  o = putU32(buf, o, u.pldHi);
+  o = putU32(buf, o, u.pldLo);
+  o = putVarint(buf, o, Math.max(0, Math.floor(u.budget)));
+  o = putVarint(buf, o, Math.max(0, Math.floor(u.admitted)));
+  o = putVarint(buf, o, Math.max(0, Math.floor(u.discoveredAt)));
+  o = putVarint(buf, o, u.attempts);
+  return buf.slice(0, o);
+}
+
+function bad(msg: string): never {
+  throw new CrawlError('CRAWL_FRONTIER_BAD_RECORD', `corrupt frontier record: ${msg}`);
+}
+
+/** Decodes a record produced by encodeFrontierUrl; throws CRAWL_FRONTIER_BAD_RECORD on garbage. */
+export function decodeFrontierUrl(b: Uint8Array): FrontierUrl {
+  let o = 0;
+  const n = b.length;
+  const varint = (): number => {
+    let v = 0;
+    let mul = 1;
+    for (let i = 0; i < 8; i++) {
+      if (o >= n) bad('truncated varint');
+      const c = b[o++]!;
+      v += (c & 0x7f) * mul;
+      if (c < 0x80) return v;
+      mul *= 0x80;
+    }
+    return bad('varint too long');
+  };
+  const u32 = (): number => {
+    if (o + 4 > n) bad('truncated u32');
+    const v = ((b[o]! << 24) | (b[o + 1]! << 16) | (b[o + 2]! << 8) | b[o + 3]!) >>> 0;
+    o += 4;
+    return v;
+  };
+  if (b[o++] !== 1) bad(`version ${b[0]}`);
+  const len = varint();
+  if (o + len > n) bad('truncated url');
+  let url: string;
+  // Canonical URLs are ASCII: build the string directly, fall back to UTF-8 decoding otherwise.
+  let ascii = true;
+  for (let i = o; i < o + len; i++) if (b[i]! >= 0x80) { ascii = false; break; }
+  url = ascii ? Buffer.from(b.buffer, b.byteOffset + o, len).toString('latin1') : Buffer.from(b.buffer, b.byteOffset + o, len).toString('utf8');
+  o += len;
+  const hops = varint();
+  const hostHi = u32();
+  const hostLo = u32();
+  const pldHi = u32();
+  const pldLo = u32();
+  const budget = varint();
+  const admitted = varint();
+  const discoveredAt = varint();
+  const attempts = varint();
+  if (o !== n) bad('trailing bytes');
+  return new FrontierUrl({ url, hops, hostHi, hostLo, pldHi, pldLo, budget, admitted, discoveredAt, attempts });
+}
+
+/** Path + query of an absolute URL (what robots rules match), without the fragment. */
+export function pathAndQueryOf(url: string): string {
+  const s = url.indexOf('://');
+  const from = s < 0 ? 0 : s + 3;
+  let p = from;
+  const n = url.length;
+  while (p < n) {
+    const c = url.charCodeAt(p);
+    if (c === 47 /* / */ || c === 63 /* ? */ || c === 35 /* # */) break;
+    p++;
+  }
+  let e = url.indexOf('#', p);
+  if (e < 0) e = n;
+  if (p >= e) return '/';
+  const rest = url.slice(p, e);
+  return rest.charCodeAt(0) === 63 ? '/' + rest : rest;
+}
+
+/** scheme://authority of an absolute URL ('http://h.pld.test:8080'). */
+export function originOf(url: string): string {
+  const s = url.indexOf('://');
+  if (s < 0) return url;
+  let p = s + 3;
+  while (p < url.length) {
+    const c = url.charCodeAt(p);
+    if (c === 47 || c === 63 || c === 35) break;
+    p++;
+  }
+  return url.slice(0, p);
+}
+
+/** Lower-case host name (no port, no userinfo) of an absolute URL; '' when there is none. */
+export function hostNameOf(url: string): string {
+  const origin = originOf(url);
+  const s = origin.indexOf('://');
+  let a = origin.slice(s + 3);
+  const at = a.lastIndexOf('@');
+  if (at >= 0) a = a.slice(at + 1);
+  if (a.startsWith('[')) {
+    const close = a.indexOf(']');
+    return a.slice(0, close + 1).toLowerCase();
+  }
+  const colon = a.indexOf(':');
+  return (colon >= 0 ? a.slice(0, colon) : a).toLowerCase();
+}
