@@ -1,2 +1,22 @@
-// Public surface of src/store/ (filled in by the module's own work).
-export {};
+/**
+ * src/store — WARC/1.1 output and the crawl log.
+ *
+ * Data flow: a fetch result → encodeExchangeRecords / encodeRevisitRecords (pure: digests, one
+ * compressed unit per record; may run in a parse worker) → WarcWriter.appendEncoded (buffered
+ * append, size rotation, each file starting with warcinfo) — or WarcWriter.writeExchange /
+ * writeRevisit, which do both in the caller's thread. On resume, truncateTornWarc cuts a file
+ * back to the checkpointed offset (or to its last complete record). CrawlLog writes one TSV line
+ * per fetch. Formats: docs/output-format.md.
+ *
+ * Contract additions (CONTRACTS.md is otherwise followed as written): WriteResult also carries
+ * payloadDigest; WarcWriterOptions adds gzipLevel, zstdLevel, bufferBytes, now; the writer exposes
+ * appendEncoded(group) + encodeOptions for worker-side encoding; scanWarc for readers/tests.
+ */
+export { WarcWriter, type WarcWriterOptions, type WriteResult } from './warc-writer.js';
+export {
+  encodeExchangeRecords, encodeRevisitRecords, warcinfoRecord, buildRecord, compressRecord, newRecordId, warcDate,
+  sha1Digest, neutralizeTransferEncoding, fileExtension, REVISIT_PROFILE, SOFTWARE,
+  type EncodedGroup, type ExchangeInput, type RevisitInput, type EncodeOptions, type WarcCompression,
+} from './warc-record.js';
+export { scanWarc, truncateTornWarc, type ScanResult, type ScannedRecord, type WarcFormat } from './warc-scan.js';
+export { CrawlLog, formatCrawlLogLine, parseCrawlLogLine, CRAWL_LOG_COLUMNS, type CrawlLogEntry } from './crawl-log.js';

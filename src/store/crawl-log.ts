@@ -1,0 +1,91 @@
+/**
+ * The crawl log: one tab-separated line per fetch attempt (Heritrix's crawl.log, as TSV so that
+ * cut/awk/sort and any CSV reader take it without quoting rules). Columns are documented in
+ * docs/output-format.md:
+ *
+ *   time  status  bytes  durationMs  url  hops  digest  outcome
+ *
+ * Lines are buffered (RAM bound: bufferBytes, default 64 KiB) and written in order; flush() writes
+ * them, close() flushes and closes. Fields cannot contain TAB/CR/LF (replaced by a space) so that
+ * one line is always one record.
+ */
+import { open, type FileHandle } from 'node:fs/promises';
+import { CrawlError } from '../errors.js';
+
+export interface CrawlLogEntry {
+  time: Date;
+  status: number | null; // HTTP status, null when there was no response (DNS, connect, timeout…)
+  bytes: number; // payload bytes as transferred
+  durationMs: number;
+  url: string;
+  hops: number; // links followed from a seed (0 = seed)
+  digest: string | null; // payload digest 'sha1:…'
+  outcome: string; // 'ok' or a stable CRAWL_* code
+}
+
+export const CRAWL_LOG_COLUMNS = ['time', 'status', 'bytes', 'durationMs', 'url', 'hops', 'digest', 'outcome'] as const;
+
+function clean(s: string): string {
+  return /[\t\r\n]/.test(s) ? s.replace(/[\t\r\n]/g, ' ') : s;
+}
+
+/** One crawl-log line (with trailing LF). */
+export function formatCrawlLogLine(e: CrawlLogEntry): string {
+  return `${e.time.toISOString()}\t${e.status ?? '-'}\t${e.bytes}\t${Math.round(e.durationMs)}\t${clean(e.url)}\t${e.hops}\t${e.digest === null ? '-' : clean(e.digest)}\t${clean(e.outcome)}\n`;
+}
+
+/** Parse one line back (tests, tools). */
+export function parseCrawlLogLine(line: string): CrawlLogEntry {
+  const f = line.replace(/\n$/, '').split('\t');
+  if (f.length !== CRAWL_LOG_COLUMNS.length) throw new CrawlError('CRAWL_STORE_BAD_LOG_LINE', `crawl log line has ${f.length} fields, expected 8`);
+  return {
+    time: new Date(f[0]!), status: f[1] === '-' ? null : Number(f[1]), bytes: Number(f[2]), durationMs: Number(f[3]),
+    url: f[4]!, hops: Number(f[5]), digest: f[6] === '-' ? null : f[6]!, outcome: f[7]!,
+  };
+}
+
+export class CrawlLog {
+  private lines: string[] = [];
+  private pending = 0;
+  private chain: Promise<void> = Promise.resolve();
+  private closed = false;
+
+  private constructor(private readonly fh: FileHandle, private readonly bufferBytes: number) {}
+
+  /** Opens for append (a resumed crawl continues the same log). */
+  static async open(path: string, opts?: { bufferBytes?: number }): Promise<CrawlLog> {
+    return new CrawlLog(await open(path, 'a'), opts?.bufferBytes ?? 64 * 1024);
+  }
+
+  write(e: CrawlLogEntry): void {
+    if (this.closed) throw new CrawlError('CRAWL_STORE_CLOSED', 'CrawlLog is closed');
+    const line = formatCrawlLogLine(e);
+    this.lines.push(line);
+    this.pending += line.length;
+    if (this.pending >= this.bufferBytes) void this.flush().catch(() => undefined); // errors resurface on the next flush()/close()
+  }
+
+  /** Write buffered lines (in order). */
+  flush(): Promise<void> {
+    if (this.lines.length > 0) {
+      const data = this.lines.join('');
+      this.lines = [];
+      this.pending = 0;
+      this.chain = this.chain.then(() => this.fh.appendFile(data));
+    }
+    return this.chain;
+  }
+
+  /** flush + fsync (checkpoints). */
+  async sync(): Promise<void> {
+    await this.flush();
+    await this.fh.sync();
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    await this.flush();
+    this.closed = true;
+    await this.fh.close();
+  }
+}

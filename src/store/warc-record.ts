@@ -1,0 +1,267 @@
+/**
+ * WARC/1.1 record encoding (ISO 28500:2017) — pure functions, no I/O, safe to run in a piscina
+ * worker. The file-appending side is warc-writer.ts.
+ *
+ * A record is  "WARC/1.1" CRLF *(named-field CRLF) CRLF block CRLF CRLF,  Content-Length = block
+ * length. Each record is compressed on its own (one gzip member or one zstd frame per record), so a
+ * record can be read from its (offset, length) alone — what CDX indexes and replay tools rely on.
+ */
+import { randomUUID } from 'node:crypto';
+import { gzipSync, constants as zc } from 'node:zlib';
+import { Compressor } from 'zstd-napi';
+import { sha1Base32 } from '../html/digest.js';
+
+export type WarcCompression = 'gzip' | 'zstd' | 'none';
+
+export interface EncodeOptions {
+  compression?: WarcCompression; // default 'gzip'
+  gzipLevel?: number; // default 6 (see bench/results/html-extract.json … warc section)
+  zstdLevel?: number; // default 3
+}
+
+export const SOFTWARE = 'drumcrawl/0.1.0';
+export const REVISIT_PROFILE = 'http://netpreserve.org/warc/1.1/revisit/identical-payload-digest';
+
+const CRLF = '\r\n';
+const enc = new TextEncoder();
+const TRAILER = enc.encode('\r\n\r\n');
+
+/** `<urn:uuid:…>` (RFC 4122 v4). */
+export function newRecordId(): string {
+  return `<urn:uuid:${randomUUID()}>`;
+}
+
+/** WARC-Date: W3C-ISO8601 UTC with second precision (WARC/1.1 allows finer; 1.0 readers do not). */
+export function warcDate(d: Date): string {
+  return d.toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+
+/** `sha1:BASE32` of the concatenation of chunks. */
+export function sha1Digest(...chunks: Uint8Array[]): string {
+  return 'sha1:' + sha1Base32(...chunks);
+}
+
+function assertFieldValue(name: string, v: string): void {
+  // A CR or LF in a value would inject header lines into the record (URLs come from the web).
+  if (/[\r\n]/.test(v)) throw new Error(`WARC field ${name} contains CR/LF`);
+}
+
+/**
+ * One uncompressed WARC record. `fields` excludes Content-Length (computed) and WARC-Block-Digest
+ * (computed when `blockDigest` is true).
+ */
+export function buildRecord(fields: [string, string][], block: Uint8Array[], blockDigest = true): Uint8Array {
+  let len = 0;
+  for (const b of block) len += b.length;
+  let head = 'WARC/1.1' + CRLF;
+  for (const [k, v] of fields) {
+    assertFieldValue(k, v);
+    head += `${k}: ${v}${CRLF}`;
+  }
+  if (blockDigest) head += `WARC-Block-Digest: ${sha1Digest(...block)}${CRLF}`;
+  head += `Content-Length: ${len}${CRLF}${CRLF}`;
+  const h = enc.encode(head);
+  const out = new Uint8Array(h.length + len + 4);
+  out.set(h, 0);
+  let o = h.length;
+  for (const b of block) {
+    out.set(b, o);
+    o += b.length;
+  }
+  out.set(TRAILER, o);
+  return out;
+}
+
+// One zstd compressor per level per thread (creating a ZSTD_CCtx per record costs more than the
+// compression of a small page). Bounded by the number of distinct levels used (1–22).
+const zstdCompressors = new Map<number, Compressor>();
+function zstdCompress(b: Uint8Array, level: number): Uint8Array {
+  let c = zstdCompressors.get(level);
+  if (c === undefined) {
+    c = new Compressor();
+    // checksum: a torn or corrupted frame is detected on resume (truncateTornWarc)
+    c.setParameters({ compressionLevel: level, checksumFlag: true, contentSizeFlag: true });
+    zstdCompressors.set(level, c);
+  }
+  return c.compress(b);
+}
+
+/** Compress one record as an independent gzip member / zstd frame (or return it as is). */
+export function compressRecord(record: Uint8Array, opts?: EncodeOptions): Uint8Array {
+  const c = opts?.compression ?? 'gzip';
+  if (c === 'none') return record;
+  if (c === 'zstd') return zstdCompress(record, opts?.zstdLevel ?? 3);
+  return gzipSync(record, { level: opts?.gzipLevel ?? 6, strategy: zc.Z_DEFAULT_STRATEGY });
+}
+
+export function fileExtension(c: WarcCompression): string {
+  return c === 'gzip' ? '.warc.gz' : c === 'zstd' ? '.warc.zst' : '.warc';
+}
+
+export interface WarcinfoInput {
+  filename: string;
+  date: Date;
+  info?: Record<string, string>;
+  recordId?: string;
+}
+
+/** The warcinfo record that starts every file (fields as application/warc-fields). */
+export function warcinfoRecord(x: WarcinfoInput): { record: Uint8Array; recordId: string } {
+  const recordId = x.recordId ?? newRecordId();
+  const info: Record<string, string> = {
+    software: SOFTWARE,
+    format: 'WARC File Format 1.1',
+    conformsTo: 'http://iipc.github.io/warc-specifications/specifications/warc-format/warc-1.1/',
+    ...x.info,
+  };
+  let body = '';
+  for (const [k, v] of Object.entries(info)) {
+    assertFieldValue(k, v);
+    body += `${k}: ${v}${CRLF}`;
+  }
+  const record = buildRecord(
+    [
+      ['WARC-Type', 'warcinfo'],
+      ['WARC-Record-ID', recordId],
+      ['WARC-Date', warcDate(x.date)],
+      ['WARC-Filename', x.filename],
+      ['Content-Type', 'application/warc-fields'],
+    ],
+    [enc.encode(body)],
+  );
+  return { record, recordId };
+}
+
+export interface ExchangeInput {
+  url: string;
+  ip: string;
+  date: Date;
+  requestHead: Uint8Array;
+  responseHead: Uint8Array;
+  /** Entity body as transferred, transfer-encoding removed (content-encoding intact). */
+  body: Uint8Array;
+  truncated?: boolean;
+  /** 'sha1:BASE32' of body, when the caller already has it (ContentSeen); computed otherwise. */
+  payloadDigest?: string;
+  outlinks?: string[];
+  /** Record id of the file's warcinfo, when known at encoding time (WARC-Warcinfo-ID). */
+  warcinfoId?: string;
+}
+
+export interface RevisitInput {
+  url: string;
+  ip: string;
+  date: Date;
+  requestHead: Uint8Array;
+  responseHead: Uint8Array;
+  payloadDigest: string;
+  refersToUri: string;
+  refersToDate: Date;
+  refersToRecordId?: string;
+  warcinfoId?: string;
+}
+
+/** Records of one fetch, each compressed on its own, concatenated. Offsets are relative to `data`. */
+export interface EncodedGroup {
+  data: Uint8Array;
+  /** One entry per record, in file order: response (or revisit), request, metadata. */
+  records: { type: string; recordId: string; offset: number; length: number }[];
+  /** Id of the response/revisit record (what a later revisit refers to). */
+  recordId: string;
+  payloadDigest: string;
+}
+
+const TE_LINE = /^transfer-encoding:/im;
+
+/**
+ * The stored body has its transfer-encoding removed, so a `Transfer-Encoding` header kept as is would
+ * make readers (warcio, pywb) de-chunk it again. It is renamed to `X-Crawler-Transfer-Encoding`
+ * (keeps the information, same length class) — documented in docs/output-format.md.
+ */
+export function neutralizeTransferEncoding(head: Uint8Array): Uint8Array {
+  const s = Buffer.from(head.buffer, head.byteOffset, head.byteLength).toString('latin1');
+  if (!TE_LINE.test(s)) return head;
+  return Buffer.from(s.replace(/^transfer-encoding:/gim, 'X-Crawler-Transfer-Encoding:'), 'latin1');
+}
+
+function group(parts: { type: string; recordId: string; record: Uint8Array }[], opts: EncodeOptions | undefined,
+  recordId: string, payloadDigest: string): EncodedGroup {
+  const compressed = parts.map((p) => compressRecord(p.record, opts));
+  let total = 0;
+  for (const c of compressed) total += c.length;
+  const data = new Uint8Array(total);
+  const records: EncodedGroup['records'] = [];
+  let o = 0;
+  for (let i = 0; i < parts.length; i++) {
+    data.set(compressed[i]!, o);
+    records.push({ type: parts[i]!.type, recordId: parts[i]!.recordId, offset: o, length: compressed[i]!.length });
+    o += compressed[i]!.length;
+  }
+  return { data, records, recordId, payloadDigest };
+}
+
+function common(type: string, id: string, x: { url: string; ip: string; date: Date; warcinfoId?: string }): [string, string][] {
+  const f: [string, string][] = [
+    ['WARC-Type', type],
+    ['WARC-Record-ID', id],
+    ['WARC-Date', warcDate(x.date)],
+    ['WARC-Target-URI', x.url],
+  ];
+  if (x.ip !== '') f.push(['WARC-IP-Address', x.ip]);
+  if (x.warcinfoId !== undefined) f.push(['WARC-Warcinfo-ID', x.warcinfoId]);
+  return f;
+}
+
+/** request record, concurrent to the response (or revisit) it belongs to. */
+function requestRecord(x: { url: string; ip: string; date: Date; warcinfoId?: string; requestHead: Uint8Array }, concurrentTo: string) {
+  const id = newRecordId();
+  const f = common('request', id, x);
+  f.push(['WARC-Concurrent-To', concurrentTo], ['Content-Type', 'application/http;msgtype=request']);
+  return { type: 'request', recordId: id, record: buildRecord(f, [x.requestHead]) };
+}
+
+/**
+ * response + request (+ metadata listing outlinks) for one fetch: the compressed bytes to append,
+ * and where each record sits in them. Pure: usable in a worker.
+ */
+export function encodeExchangeRecords(x: ExchangeInput, opts?: EncodeOptions): EncodedGroup {
+  const respId = newRecordId();
+  const digest = x.payloadDigest ?? sha1Digest(x.body);
+  const f = common('response', respId, x);
+  f.push(['Content-Type', 'application/http;msgtype=response'], ['WARC-Payload-Digest', digest]);
+  if (x.truncated === true) f.push(['WARC-Truncated', 'length']);
+  const parts = [{ type: 'response', recordId: respId, record: buildRecord(f, [neutralizeTransferEncoding(x.responseHead), x.body]) }];
+  parts.push(requestRecord(x, respId));
+  if (x.outlinks !== undefined && x.outlinks.length > 0) {
+    const id = newRecordId();
+    const m = common('metadata', id, x);
+    m.push(['WARC-Concurrent-To', respId], ['Content-Type', 'application/warc-fields']);
+    let body = '';
+    for (const u of x.outlinks) {
+      if (/[\r\n]/.test(u)) continue; // cannot be a URL; would break the field syntax
+      body += `outlink: ${u}${CRLF}`;
+    }
+    parts.push({ type: 'metadata', recordId: id, record: buildRecord(m, [enc.encode(body)]) });
+  }
+  return group(parts, opts, respId, digest);
+}
+
+/**
+ * revisit (identical-payload-digest profile: block = HTTP response head only) + request.
+ */
+export function encodeRevisitRecords(x: RevisitInput, opts?: EncodeOptions): EncodedGroup {
+  const id = newRecordId();
+  const f = common('revisit', id, x);
+  f.push(
+    ['Content-Type', 'application/http;msgtype=response'],
+    ['WARC-Profile', REVISIT_PROFILE],
+    ['WARC-Refers-To-Target-URI', x.refersToUri],
+    ['WARC-Refers-To-Date', warcDate(x.refersToDate)],
+  );
+  if (x.refersToRecordId !== undefined) f.push(['WARC-Refers-To', x.refersToRecordId]);
+  f.push(['WARC-Payload-Digest', x.payloadDigest]);
+  const parts = [{ type: 'revisit', recordId: id, record: buildRecord(f, [neutralizeTransferEncoding(x.responseHead)]) }];
+  parts.push(requestRecord(x, id));
+  return group(parts, opts, id, x.payloadDigest);
+}
+

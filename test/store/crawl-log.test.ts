@@ -1,0 +1,55 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { CrawlLog, parseCrawlLogLine, CRAWL_LOG_COLUMNS, type CrawlLogEntry } from '../../src/store/index.js';
+
+test('crawl log: one TSV line per fetch, buffered until flush, appended on reopen, round-trips', async () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'drumcrawl-log-'));
+  try {
+    const file = path.join(dir, 'crawl.log');
+    const log = await CrawlLog.open(file, { bufferBytes: 1 << 20 });
+    const entries: CrawlLogEntry[] = [
+      { time: new Date('2026-11-25T21:00:00.123Z'), status: 200, bytes: 5120, durationMs: 12.6, url: 'http://a.test/', hops: 0, digest: 'sha1:3I42H3S6NNFQ2MSVX7XZKYAYSCX5QBYJ', outcome: 'ok' },
+      { time: new Date('2026-11-25T21:00:01Z'), status: null, bytes: 0, durationMs: 5000, url: 'http://b.test/x', hops: 3, digest: null, outcome: 'CRAWL_FETCH_TIMEOUT' },
+    ];
+    for (const e of entries) log.write(e);
+    assert.equal(readFileSync(file, 'utf8'), '', 'nothing written before flush');
+    await log.flush();
+    const lines = readFileSync(file, 'utf8').split('\n');
+    assert.equal(lines[0], '2026-11-25T21:00:00.123Z\t200\t5120\t13\thttp://a.test/\t0\tsha1:3I42H3S6NNFQ2MSVX7XZKYAYSCX5QBYJ\tok');
+    assert.equal(lines[1], '2026-11-25T21:00:01.000Z\t-\t0\t5000\thttp://b.test/x\t3\t-\tCRAWL_FETCH_TIMEOUT');
+    // a tab or newline in a field cannot split the record
+    log.write({ ...entries[0]!, url: 'http://c.test/a\tb\nc' });
+    await log.close();
+    const log2 = await CrawlLog.open(file);
+    log2.write(entries[1]!);
+    await log2.close();
+    const all = readFileSync(file, 'utf8').trimEnd().split('\n');
+    assert.equal(all.length, 4);
+    for (const l of all) assert.equal(l.split('\t').length, CRAWL_LOG_COLUMNS.length);
+    assert.deepStrictEqual(parseCrawlLogLine(all[1]!), { ...entries[1]! });
+    assert.equal(parseCrawlLogLine(all[2]!).url, 'http://c.test/a b c');
+    assert.throws(() => log2.write(entries[0]!), { code: 'CRAWL_STORE_CLOSED' });
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('crawl log flushes by itself when the buffer fills, keeping line order', async () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'drumcrawl-log-'));
+  try {
+    const file = path.join(dir, 'crawl.log');
+    const log = await CrawlLog.open(file, { bufferBytes: 1000 });
+    for (let i = 0; i < 500; i++) log.write({ time: new Date(0), status: 200, bytes: i, durationMs: 1, url: `http://h.test/${i}`, hops: 1, digest: null, outcome: 'ok' });
+    await new Promise((r) => setTimeout(r, 50));
+    const partial = readFileSync(file, 'utf8').split('\n').length - 1;
+    assert.ok(partial > 400 && partial < 500, `auto-flushed ${partial} lines`);
+    await log.close();
+    const lines = readFileSync(file, 'utf8').trimEnd().split('\n');
+    assert.deepStrictEqual(lines.map((l) => parseCrawlLogLine(l).bytes), Array.from({ length: 500 }, (_, i) => i));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
