@@ -3,7 +3,7 @@
  * normalize.ts. Every input the fast path (resolver.ts) does not handle comes here, and the fast
  * path is property-tested to equal this function (test/url/fastpath.test.ts).
  */
-import { finish, hostFitsDns, reject, type Detailed } from './normalize.js';
+import { finish, hostFitsDns, reject, removeDotSegments, type Detailed } from './normalize.js';
 import type { CompiledOptions } from './options.js';
 
 function tryParse(input: string, base?: string): URL | null {
@@ -42,8 +42,10 @@ export function canonicalizeSlow(input: string, base: string | undefined, o: Com
   if (hash >= 0) h = h.slice(0, hash);
   const pathStart = h.indexOf('/', proto.length + 2);
   const q = h.indexOf('?', pathStart);
-  const url = q < 0
-    ? finish(h.slice(0, pathStart), h.slice(pathStart), null, o)
-    : finish(h.slice(0, pathStart), h.slice(pathStart, q), h.slice(q + 1), o);
+  // removeDotSegments is a no-op on a correct WHATWG path; it fixes a Node 20 (ada) bug that leaves
+  // dot segments after an empty segment followed by a dot-led one unresolved
+  // (`http://h/a//.b/..` stays as is; the Standard gives `/a//`).
+  const path = removeDotSegments(q < 0 ? h.slice(pathStart) : h.slice(pathStart, q));
+  const url = finish(h.slice(0, pathStart), path, q < 0 ? null : h.slice(q + 1), o);
   return url === null ? reject('too-long') : { url };
 }

@@ -43,7 +43,7 @@ const PIECES = [
   'xn--', 'xn--bcher-kva', '1', '0x', '09', '[', ']', '::1', 'é', '食', '%C3%A9', 'jsessionid=1', ';jsessionid=X',
   'PHPSESSID=2', 'sid', '(S(abcdefghijklmnopqrstuvwx))', 'mailto:', 'javascript:', 'ftp:', 'file:', 'g:', 'ws:',
   '~', '-', '_', '(', ')', "'", '"', '<', '>', '^', '|', '`', '{', '}', '!', '$', '*', '+', ',', '8080', ':80',
-  ':443', ':0', ':65536', 'www.', '.com', '.test', 'EXAMPLE', 'h.test', '\u0000', '\u00a0', '\uFFFD', '..%2e',
+  ':443', ':0', ':65536', 'www.', '.com', '.test', 'EXAMPLE', 'h.test', '\u0000', '\u00a0', '\uFFFD', '..%2e', '//.', '/.b/',
 ];
 
 const urlish = fc.array(fc.constantFrom(...PIECES), { maxLength: 14 }).map((p) => p.join(''));

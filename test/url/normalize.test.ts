@@ -3,6 +3,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { removeDotSegments, normalizePercent } from '../../src/url/normalize.js';
+import { canonicalizeUrl, canonicalizeUrlReference } from '../../src/url/index.js';
 
 /** The URL Standard's path-state rules, written the obvious (slow) way. */
 function modelRemoveDots(path: string): string {
@@ -28,10 +29,18 @@ test('removeDotSegments equals the URL Standard model (and WHATWG) on generated 
     fc.property(fc.array(fc.constantFrom('/', '/', '.', '..', 'a', '%2e', '%2E', 'b', '.%2e', '%2', 'e', '%'), { maxLength: 14 }), (a) => {
       const p = '/' + a.join('');
       assert.equal(removeDotSegments(p), modelRemoveDots(p), p);
-      assert.equal(removeDotSegments(p), new URL('http://h' + p).pathname, p);
+      // Node 20's parser (ada) leaves dot segments unresolved after '//.' (e.g. /a//.b/..);
+      // canonicalize.ts re-resolves them. Elsewhere it must agree with our function.
+      if (!p.includes('//.')) assert.equal(removeDotSegments(p), new URL('http://h' + p).pathname, p);
     }),
     { numRuns: 5000 },
   );
+});
+
+test('Node 20 dot-segment bug after "//." is corrected by canonicalization', () => {
+  assert.equal(new URL('http://h/a//.b/..').pathname, '/a//.b/..'); // if this fails, Node fixed it
+  assert.equal(canonicalizeUrl('http://h/a//.b/..'), 'http://h/a//');
+  assert.equal(canonicalizeUrlReference('http://h/a//.b/%2e%2e/c').url, 'http://h/a//c');
 });
 
 test('normalizePercent: idempotent; decodes unreserved only; a stray % blocks decoding', () => {
