@@ -54,7 +54,7 @@ export const FETCH_OUTCOMES = {
   ABORTED: 'CRAWL_FETCH_ABORTED',
   ERROR: 'CRAWL_FETCH_ERROR',
 } as const;
-export type FetchOutcome = (typeof FETCH_OUTCOMES)[keyof typeof FETCH_OUTCOMES];
+export type FetchOutcomeCode = (typeof FETCH_OUTCOMES)[keyof typeof FETCH_OUTCOMES];
 
 /** Outcome codes of `fetchRobots`. */
 export const ROBOTS_OUTCOMES = {

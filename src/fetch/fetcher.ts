@@ -5,7 +5,7 @@
  * the URL, so DNS caching and per-IP politeness are authoritative (thesis VII.1: the IP is the
  * politeness key; a second resolution inside the HTTP stack could pick another address). One undici
  * `Pool` per (scheme, IP, port[, SNI name]) keeps connections alive; at most `maxPools` pools exist
- * (default 1024, each ≤ `connectionsPerPool` sockets): beyond that the least recently used idle pool
+ * (default 1024, each ≤ `connectionsPerPool` sockets, default 1): beyond that the least recently used idle pool
  * is closed. In-flight pools are never closed, so the hard bound is maxPools + requests in flight.
  *
  * The fetcher uses undici's dispatcher handler API directly (not `request()`): it gets the raw
@@ -39,7 +39,7 @@ import { Pool, type Dispatcher } from 'undici';
 import { isIP } from 'node:net';
 import { CrawlError } from '../errors.js';
 import type { DnsCache } from '../dns/index.js';
-import { FETCH_OUTCOMES as O, type FetchOutcome } from './error-policy.js';
+import { FETCH_OUTCOMES as O, type FetchOutcomeCode } from './error-policy.js';
 import { decodeContent, networkPredicate, parseContentType, parseRetryAfter } from './limits.js';
 
 export interface FetcherOptions {
@@ -68,7 +68,11 @@ export interface FetcherOptions {
   acceptEncoding?: string;
   /** Extra request headers sent on every request (after the built-in ones). */
   headers?: Readonly<Record<string, string>>;
-  /** Connections per pool (per IP:port). Default 2 (politeness allows ~1 in flight per IP anyway). */
+  /**
+   * Connections per pool (per IP:port). Default 1: politeness allows about one request in flight
+   * per IP (thesis VII.1), and with more, undici opens a second connection for a request issued in
+   * the same tick the previous one completed, before the first socket reports itself free.
+   */
   connectionsPerPool?: number;
   /** Pools kept at most (LRU-closed when idle). Default 1024. */
   maxPools?: number;
@@ -103,7 +107,7 @@ export interface FetchResult {
   url: string;
   ip: string;
   /** 'ok' or a stable CRAWL_FETCH_* code (error-policy.ts, docs/errors.md). */
-  outcome: FetchOutcome;
+  outcome: FetchOutcomeCode;
   /** Underlying error code when the outcome came from an exception (UND_ERR_*, ECONNRESET, CRAWL_DNS_* …). */
   errorCode?: string;
   status?: number;
@@ -149,7 +153,7 @@ class Stop extends Error {
 }
 
 /** Map a transport error to an outcome code. */
-export function classifyFetchError(err: unknown): FetchOutcome {
+export function classifyFetchError(err: unknown): FetchOutcomeCode {
   const code = String((err as { code?: unknown } | null)?.code ?? '');
   switch (code) {
     case 'ECONNREFUSED': return O.CONNECT_REFUSED;
@@ -288,7 +292,7 @@ class Exchange implements Dispatcher.DispatchHandler {
       if (ct.type !== undefined) r.contentType = ct.type;
       if (ct.charset !== undefined) r.charset = ct.charset;
     }
-    let outcome: FetchOutcome;
+    let outcome: FetchOutcomeCode;
     if (stop?.why === 'total') {
       outcome = O.TOTAL_TIMEOUT;
       r.truncated = this.status !== undefined;
@@ -352,7 +356,7 @@ export function isHttpResponse(r: FetchResult): boolean {
   }
 }
 
-function statusOutcome(s: number): FetchOutcome {
+function statusOutcome(s: number): FetchOutcomeCode {
   if (s >= 200 && s < 300) return O.OK;
   if (s === 301 || s === 302 || s === 303 || s === 307 || s === 308) return O.REDIRECT;
   if (s >= 300 && s < 400) return O.HTTP_3XX;
@@ -414,7 +418,7 @@ export class Fetcher {
     this.maxBody = posOpt('maxBodyBytes', opts.maxBodyBytes, 4 * 1024 * 1024);
     this.maxDecodedBytes = posOpt('maxDecodedBytes', opts.maxDecodedBytes, 16 * 1024 * 1024);
     this.maxHeader = posOpt('maxHeaderBytes', opts.maxHeaderBytes, 32 * 1024);
-    this.connections = posOpt('connectionsPerPool', opts.connectionsPerPool, 2);
+    this.connections = posOpt('connectionsPerPool', opts.connectionsPerPool, 1);
     this.maxPools = posOpt('maxPools', opts.maxPools, 1024);
     this.keepAlive = posOpt('keepAliveTimeoutMs', opts.keepAliveTimeoutMs, 30_000);
     const acc = opts.acceptContentTypes === undefined ? DEFAULT_ACCEPT_TYPES : opts.acceptContentTypes;
@@ -442,7 +446,7 @@ export class Fetcher {
       url: req.url, ip: req.ip ?? '', outcome: O.ERROR, requestHead: EMPTY, body: EMPTY, decoded: EMPTY, truncated: false,
       startedAt, timings: { totalMs: 0 },
     };
-    const fail = (outcome: FetchOutcome, errorCode?: string): FetchResult => {
+    const fail = (outcome: FetchOutcomeCode, errorCode?: string): FetchResult => {
       result.outcome = outcome;
       if (errorCode !== undefined) result.errorCode = errorCode;
       result.timings = { totalMs: performance.now() - t0 };
