@@ -57,6 +57,11 @@ export class CrawlLog {
     return new CrawlLog(await open(path, 'a'), opts?.bufferBytes ?? 64 * 1024);
   }
 
+  /** Bytes of lines not yet handed to the file (≤ bufferBytes + one line). */
+  get bufferedBytes(): number {
+    return this.pending;
+  }
+
   write(e: CrawlLogEntry): void {
     if (this.closed) throw new CrawlError('CRAWL_STORE_CLOSED', 'CrawlLog is closed');
     const line = formatCrawlLogLine(e);
