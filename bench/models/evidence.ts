@@ -11,6 +11,7 @@ import {
   drumLayout,
   drumOptimalDisk,
   maxHybridRate,
+  maxHybridRateOnGrid,
   mercatorAlpha,
   naiveBudgetDiskSpeed,
   polybotAlpha,
@@ -20,7 +21,7 @@ import {
   type DrumParams,
 } from './model.js';
 import { CRAWL_SIZES, TABLE_V, TABLE_VII } from './printed.js';
-import { parsePrinted, printedUlp, reproduceAll, type Entry } from './reproduce.js';
+import { diskFor, parsePrinted, printedUlp, printsAs, reproduceAll, type Entry } from './reproduce.js';
 import { AS_WRITTEN, GB, MB, REPRODUCING, TB } from './readings.js';
 
 export interface Alternative {
@@ -202,6 +203,41 @@ export function collectEvidence(entries: readonly Entry[] = reproduceAll()): Evi
     id: 'tableVII-steps-22',
     claim: 'Table VII: same, vs where the π = 0.22 step starts (0.26 step at 2×)',
     alternatives: [5, 8, 9, 10, 11, 12, 15].map((m) => alt(`0.22 from ${m}×`, worstVII(2, m))),
+  });
+
+  // Table VII's search over c: how many of the 20 entries print exactly as in the thesis, per grid step.
+  const printExactVII = (step: number | null): number => {
+    let exact = 0;
+    for (const [key, R] of [['r4', 4 * GB], ['r8', 8 * GB]] as const) {
+      CRAWL_SIZES.forEach(({ N }, i) => {
+        const drumA: AlphaOf = (n, RR) => drumAlpha(n, RR, diskFor(REPRODUCING, n), q);
+        const merc: AlphaOf = (n, RR) => mercatorAlpha(n, RR, q);
+        for (const [alpha, printed] of [[merc, TABLE_VII[key].mercatorB[i]!], [drumA, TABLE_VII[key].drum[i]!]] as const) {
+          const pb = { alpha, N, R, W: REPRODUCING.W, q, miss: REPRODUCING.miss };
+          const S = step === null ? maxHybridRate(pb).S : maxHybridRateOnGrid(pb, step).S;
+          if (printsAs(S, printed)) exact++;
+        }
+      });
+    }
+    return exact;
+  };
+  out.push({
+    id: 'tableVII-grid',
+    claim: 'Table VII entries (of 20) that print exactly as in the thesis, by how c is searched',
+    alternatives: [
+      alt('exact maximum', printExactVII(null)),
+      ...[1e6, 10e6, 25e6, 40e6, 50e6, 2 ** 26, 100e6, 50 * 2 ** 20].map((st) =>
+        alt(`grid step ${st % 2 ** 20 === 0 ? `${st / 2 ** 20} MiB` : `${st / 1e6} MB`}`, printExactVII(st)),
+      ),
+    ],
+  });
+  const sup80 = (scale: 'pHn' | '2UH+pHn') =>
+    REPRODUCING.W / (q.b * q.l) / (0.26 * drumAlpha(0.26 * l * 80e9, 4 * GB - 2 * GB, diskFor({ ...REPRODUCING, diskScale: scale }, 0.26 * l * 80e9), q));
+  out.push({
+    id: 'tableVII-D-scale',
+    claim: 'Table VII DRUM at N = 80B (printed 18,023): the π = 0.26 rate W/(bl·0.26·α) is highest in the disk-limited regime; that maximum under each D(n)',
+    printed: '18,023',
+    alternatives: [alt('D = max(pHπn, 10^12)', sup80('pHn'), '18,023'), alt('D = max(2UH + pHπn, 10^12)', sup80('2UH+pHn'), '18,023')],
   });
 
   const b = AS_WRITTEN.beast;

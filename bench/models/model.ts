@@ -263,6 +263,21 @@ export function maxHybridRate(pb: HybridProblem): HybridOptimum {
   return best;
 }
 
+/**
+ * max over c ∈ {0, step, 2·step, …} < R of S_hybrid(c): the maximisation as a numeric search over
+ * cache sizes on a fixed grid (Table VII's printed values are reproduced digit for digit with a
+ * 50 MB grid; see docs/benchmarks.md).
+ */
+export function maxHybridRateOnGrid(pb: HybridProblem, step: number): HybridOptimum {
+  let best: HybridOptimum = { S: hybridRate(0, pb), c: 0, pi: 1 };
+  for (let i = 1; i * step < pb.R; i++) {
+    const c = i * step;
+    const S = hybridRate(c, pb);
+    if (S > best.S) best = { S, c, pi: missRate(c, S, pb.miss) };
+  }
+  return best;
+}
+
 /** Parameters of the budget-enforcement models of §VII.2. */
 export interface BeastParams {
   /** Crawl rate S, pages/s. */

@@ -22,6 +22,13 @@ export interface Reading {
   readonly tableIIDisk: number;
   /** §IV.5: D(n) = max(pHn, diskFloor). */
   readonly diskFloor: number;
+  /**
+   * What D(n) scales with above the floor: the unique hashes appended, pHn (as written), or the
+   * whole hash volume of (7), 2UH + pHn, which makes the disk-limited α exactly (H+b)/b + α''_min.
+   */
+  readonly diskScale: 'pHn' | '2UH+pHn';
+  /** Table VII: grid step (bytes) of the numeric search over c, or null for the exact maximum. */
+  readonly cacheSearchStep: number | null;
   /** Tables VI/VII: is D(·) evaluated at the links that reach the disk check (πn) or at all links (n)? */
   readonly cachedDiskAt: 'pi-n' | 'n';
   /** §IV.5 effective disk speed W for URL checks, bytes/s. */
@@ -59,6 +66,8 @@ export const AS_WRITTEN: Reading = {
   bForOptimalDisk: drum.b,
   tableIIDisk: 4.3 * TB, // Table II heading "D = 4.3 TB"
   diskFloor: 1e12, // §IV.5 "D(n) = max(pHn, 10^12)"
+  diskScale: 'pHn',
+  cacheSearchStep: null, // §V.3 "after maximizing (22) with respect to c"
   cachedDiskAt: 'n', // Table VI/VII headings "D = D(n)"
   W: 101.25 * MB, // §IV.5 "W = 101.25 MB/s"
   tableVSMax: [4000, 4000, 4000, 4000, 4000, 4000], // §V.2 "S_max = 4000 pages/s"
@@ -87,6 +96,10 @@ export const REPRODUCING: Reading = {
   tableIIDisk: 4.39 * TB,
   // Tables VI/VII: D(·) taken at the argument of α, i.e. D(πn) = max(pHπn, 10^12).
   cachedDiskAt: 'pi-n',
+  // Table VII's 18,023 at N = 80B exceeds the supremum 18,014.4 that D = pHπn allows; D = 2UH + pHπn gives 18,022.7.
+  diskScale: '2UH+pHn',
+  // Table VII: c searched on a 50 MB grid: all 20 entries then print exactly as in the thesis.
+  cacheSearchStep: 50 * MB,
   // Table V rows 5-6 (5972, 5992 > 4000) need S_max = 6000; rows 1-4 need 4000.
   tableVSMax: [4000, 4000, 4000, 4000, 6000, 6000],
   // Table VII: the 0.26 step must start at 2γτ_h lS (the text says 4γτ_h lS).

@@ -14,12 +14,14 @@ import {
   drumOptimalDisk,
   drumQuadraticAdvantage,
   maxHybridRate,
+  maxHybridRateOnGrid,
   mercatorAlpha,
   naiveBudgetDiskSpeed,
   polybotAlpha,
   polybotOverMercatorAsymptotic,
   scaledDisk,
   type AlphaOf,
+  type HybridProblem,
 } from './model.js';
 import { CRAWL_SIZES, EXAMPLES, TABLE_II, TABLE_III, TABLE_V, TABLE_VI, TABLE_VII } from './printed.js';
 import { AS_WRITTEN, GB, MB, REPRODUCING, TB, type Reading } from './readings.js';
@@ -121,9 +123,20 @@ function classify(spec: Spec): Entry {
   return note === undefined ? { ...base, computed, asWritten, relError, status } : { ...base, computed, asWritten, relError, status, note };
 }
 
+/** D(n) of §IV.5 under the reading. */
+export function diskFor(r: Reading, n: number): number {
+  const extra = r.diskScale === '2UH+pHn' ? 2 * r.q.U * r.q.H : 0;
+  return Math.max(scaledDisk(n, r.q, 0) + extra, r.diskFloor);
+}
+
 /** DRUM's α with D(·) evaluated as the reading says, for the cached tables (VI, VII). */
 function cachedDrum(r: Reading, nAll: number): AlphaOf {
-  return (n, R) => drumAlpha(n, R, scaledDisk(r.cachedDiskAt === 'pi-n' ? n : nAll, r.q, r.diskFloor), r.q);
+  return (n, R) => drumAlpha(n, R, diskFor(r, r.cachedDiskAt === 'pi-n' ? n : nAll), r.q);
+}
+
+/** Table VII's maximisation over c: exact, or a grid search as the reading says. */
+function maxHybrid(r: Reading, pb: HybridProblem): number {
+  return (r.cacheSearchStep === null ? maxHybridRate(pb) : maxHybridRateOnGrid(pb, r.cacheSearchStep)).S;
 }
 
 const cachedMercator = (r: Reading): AlphaOf => (n, R) => mercatorAlpha(n, R, r.q);
@@ -147,7 +160,7 @@ function tableIII(): Spec[] {
         printed: TABLE_III[key].mercatorB[i]!, unit: 'α', compute: (r: Reading) => mercatorAlpha(r.q.l * N, R, r.q) },
       { id: `III/${label}/R=${R / GB}GB/DRUM`, table: 'Table III', row: label, col: `R=${R / GB}GB DRUM`,
         printed: TABLE_III[key].drum[i]!, unit: 'α',
-        compute: (r: Reading) => drumAlpha(r.q.l * N, R, scaledDisk(r.q.l * N, r.q, r.diskFloor), r.q) },
+        compute: (r: Reading) => drumAlpha(r.q.l * N, R, diskFor(r, r.q.l * N), r.q) },
     ]),
   );
 }
@@ -193,10 +206,10 @@ function tableVII(): Spec[] {
     ([['r4', 4 * GB], ['r8', 8 * GB]] as const).flatMap(([key, R]) => [
       { id: `VII/${label}/R=${R / GB}GB/Mercator-B`, table: 'Table VII', row: label, col: `R=${R / GB}GB Mercator-B`,
         printed: TABLE_VII[key].mercatorB[i]!, unit: 'pages/s',
-        compute: (r: Reading) => maxHybridRate({ alpha: cachedMercator(r), N, R, W: r.W, q: r.q, miss: r.miss }).S },
+        compute: (r: Reading) => maxHybrid(r, { alpha: cachedMercator(r), N, R, W: r.W, q: r.q, miss: r.miss }) },
       { id: `VII/${label}/R=${R / GB}GB/DRUM`, table: 'Table VII', row: label, col: `R=${R / GB}GB DRUM`,
         printed: TABLE_VII[key].drum[i]!, unit: 'pages/s',
-        compute: (r: Reading) => maxHybridRate({ alpha: cachedDrum(r, r.q.l * N), N, R, W: r.W, q: r.q, miss: r.miss }).S },
+        compute: (r: Reading) => maxHybrid(r, { alpha: cachedDrum(r, r.q.l * N), N, R, W: r.W, q: r.q, miss: r.miss }) },
     ]),
   );
 }
@@ -205,7 +218,7 @@ function tableVII(): Spec[] {
 function largeCrawl(r: Reading): { drum: number; mercator: number; polybot: number; sDisk: number } {
   const n = r.q.l * 8e12;
   const R = 8 * GB;
-  const drum = drumAlpha(n, R, scaledDisk(n, r.q, r.diskFloor), r.q);
+  const drum = drumAlpha(n, R, diskFor(r, n), r.q);
   return { drum, mercator: mercatorAlpha(n, R, r.q), polybot: polybotAlpha(n, R, r.q), sDisk: diskRate(r.W, drum, r.q) };
 }
 

@@ -21,6 +21,7 @@ import {
   drumRegime,
   hybridRate,
   maxHybridRate,
+  maxHybridRateOnGrid,
   mercatorAlpha,
   missRate,
   naiveBudgetDiskSpeed,
@@ -269,4 +270,19 @@ test('j = 9 and 87 (eq. 31) contradict the 82/820 MB/s of eq. (25) under any sha
   const j87 = fromJ(80e9, 86.5, 88);
   assert.ok(lambda[1] < Math.max(j9[0], j87[0]), `E[B]V from λ ${lambda} overlaps that from j ${j9} ${j87}`);
   close(beastQueues(8e9, b), 11.52, 1e-3);
+});
+
+test('a grid search over c never beats the exact maximum and approaches it as the step shrinks', () => {
+  for (const [alpha, N, R] of [[mercCached, 800e6, 4 * GB], [mercCached, 8e12, 8 * GB], [drumCached, 8e12, 4 * GB]] as const) {
+    const pb: HybridProblem = { alpha, N, R, W: REPRODUCING.W, q, miss: REPRODUCING.miss };
+    const exact = maxHybridRate(pb).S;
+    let previous = 0;
+    for (const step of [400 * MB, 100 * MB, 25 * MB, 5 * MB, 1 * MB]) {
+      const grid = maxHybridRateOnGrid(pb, step).S;
+      assert.ok(grid <= exact * (1 + 1e-12), `step ${step}: ${grid} > ${exact}`);
+      if (step <= 25 * MB) assert.ok(grid >= previous * (1 - 0.01));
+      previous = grid;
+    }
+    close(previous, exact, 0.01, 'a 1 MB grid is within 1 % of the exact optimum');
+  }
 });

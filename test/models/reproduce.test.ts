@@ -39,6 +39,8 @@ test('every table entry and worked example is reproduced or documented; none is 
   for (const e of entries.filter((x) => x.table !== 'Examples' && x.status !== 'input')) {
     assert.equal(e.status, 'within-2%', e.id);
   }
+  // Table VII (50 MB search grid, D = 2UH + pHπn) prints digit for digit as in the thesis.
+  for (const e of entries.filter((x) => x.table === 'Table VII')) assert.ok(printsAs(e.computed!, e.printed), `${e.id}: ${e.computed}`);
   // The only non-reproducible entries are the documented ones, with their evidence attached.
   const nr = entries.filter((e) => e.status === 'not-reproducible');
   assert.deepEqual(nr.map((e) => e.id).sort(), Object.keys(NOT_REPRODUCIBLE).sort());
@@ -64,6 +66,10 @@ test('evidence: the as-written readings are measurably worse where a departure i
   const steps = ev.get('tableVII-steps')!.alternatives;
   assert.ok(steps.find((a) => a.reading === '0.26 from 4×')!.value > 0.2);
   assert.ok(steps.find((a) => a.reading === '0.26 from 2×')!.value < 0.02);
+  const grid = ev.get('tableVII-grid')!.alternatives;
+  assert.equal(grid.find((a) => a.reading === 'grid step 50 MB')!.value, 20);
+  for (const a of grid.filter((x) => x.reading !== 'grid step 50 MB')) assert.ok(a.value <= 14, a.reading);
+  assert.ok(err('tableVII-D-scale', 'D = max(pHπn') > 4e-4 && err('tableVII-D-scale', 'D = max(2UH') < 1e-4);
   const smax = ev.get('tableV-Smax')!.alternatives.map((a) => a.value);
   for (const v of smax.slice(0, 4)) assert.ok(Math.abs(v - 4000) < 5);
   for (const v of smax.slice(4)) assert.ok(Math.abs(v - 6000) < 1);
