@@ -282,6 +282,8 @@ export interface Summary {
   readonly off: number;
   readonly inputs: number;
   readonly maxAbsRelErrorWithin2: number;
+  /** Entries whose computed value rounds or truncates to exactly the printed digits. */
+  readonly printExact: number;
 }
 
 /** Counts over model outputs (inputs are reported separately and not counted as entries). */
@@ -296,5 +298,6 @@ export function summarize(entries: readonly Entry[]): Summary {
     off: count('off'),
     inputs: entries.length - outputs.length,
     maxAbsRelErrorWithin2: Math.max(0, ...outputs.filter((e) => e.status === 'within-2%').map((e) => Math.abs(e.relError!))),
+    printExact: outputs.filter((e) => printsAs(e.computed!, e.printed)).length,
   };
 }

@@ -99,6 +99,7 @@ const line =
   `${summary.entries} entries, ${summary.within2} within 2 %, ${summary.notReproducible} not reproducible (documented); ` +
   `${summary.printedPrecision} off by > 2 % but equal at the printed digits, ${summary.off} off; ` +
   `max |error| among the within-2 % entries ${(100 * summary.maxAbsRelErrorWithin2).toFixed(2)} %; ` +
+  `${summary.printExact} print digit for digit as in the thesis (rounded or truncated); ` +
   `${summary.inputs} measured inputs shown, not counted`;
 console.log(`\n${line}`);
 
