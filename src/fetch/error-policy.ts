@@ -91,7 +91,7 @@ export const OUTCOME_POLICY: Readonly<Record<string, OutcomePolicy>> = Object.fr
   CRAWL_FETCH_BOMB: p(false, 0, 0, 10 * MIN, 'Decoded body exceeded maxDecodedBytes (decompression bomb); decoding stopped, raw body kept.'),
   CRAWL_FETCH_CONTENT_TYPE: p(false, 0, 0, 0, 'Content-Type not in acceptContentTypes; the body was not downloaded.'),
   CRAWL_FETCH_BAD_RESPONSE: p(true, 1, 10 * MIN, MIN, 'Malformed HTTP (parser error, bad status line, length mismatch).'),
-  CRAWL_FETCH_ABORTED: p(true, 1, 0, 0, 'The fetcher was closed while the request was in flight.'),
+  CRAWL_FETCH_ABORTED: p(true, 1, 0, 0, 'The fetcher was closed while the request was in flight.', 1),
   CRAWL_FETCH_ERROR: p(true, 1, 10 * MIN, 0, 'Any other failure (the cause code is in FetchResult.errorCode).'),
 
   CRAWL_DNS_NXDOMAIN: p(false, 0, 0, 0, 'The name does not exist; cached negatively for negativeTtlMs.'),
@@ -101,12 +101,12 @@ export const OUTCOME_POLICY: Readonly<Record<string, OutcomePolicy>> = Object.fr
   CRAWL_DNS_TIMEOUT: p(true, 2, 30 * MIN, 0, 'No answer within timeoutMs × tries; cached for failureTtlMs.'),
   CRAWL_DNS_REFUSED: p(true, 2, 30 * MIN, 0, 'The server refused the query; cached for failureTtlMs.'),
   CRAWL_DNS_UNREACHABLE: p(true, 2, 30 * MIN, 0, 'The DNS server could not be reached.'),
-  CRAWL_DNS_CLOSED: p(true, 1, 0, 0, 'The DNS cache was closed during the lookup.'),
+  CRAWL_DNS_CLOSED: p(true, 1, 0, 0, 'The DNS cache was closed during the lookup.', 1),
   CRAWL_DNS_ERROR: p(true, 1, 30 * MIN, 0, 'Any other resolver error.'),
 
   CRAWL_ROBOTS_UNAVAILABLE: p(false, 0, 0, 0, 'robots.txt answered 4xx: everything is allowed (RFC 9309 §2.3.1.3); cached up to 24 h.'),
   CRAWL_ROBOTS_UNREACHABLE: p(true, 1_000_000, 30 * MIN, 0, 'robots.txt 5xx, timeout or network error: complete disallow (§2.3.1.4), or the cached copy; retried every backoffMs.', 1),
-  CRAWL_ROBOTS_REDIRECT_LIMIT: p(true, 1_000_000, 60 * MIN, 0, 'More than 5 redirects: treated as unreachable (disallow), retried later.', 1),
+  CRAWL_ROBOTS_REDIRECT_LIMIT: p(false, 0, 0, 0, 'More than 5 consecutive robots.txt redirects: RFC 9309 §2.3.1.2 lets us treat it as unavailable → allow all; cached up to 24 h.'),
 });
 
 /** Policy for `code` (unknown codes get CRAWL_FETCH_ERROR's). */
@@ -123,4 +123,22 @@ export function retryDelayMs(code: string, attempt: number, retryAfterMs?: numbe
   if (!pol.retry || attempt > pol.maxRetries) return null;
   const d = pol.backoffMs * Math.pow(pol.backoffFactor, Math.max(0, attempt - 1));
   return retryAfterMs !== undefined && retryAfterMs > d ? retryAfterMs : d;
+}
+
+function dur(ms: number): string {
+  if (ms === 0) return '0';
+  if (ms % 3_600_000 === 0) return `${ms / 3_600_000} h`;
+  if (ms % 60_000 === 0) return `${ms / 60_000} min`;
+  return `${ms / 1000} s`;
+}
+
+/** The policy table as Markdown (docs/errors.md embeds exactly this; a test keeps them equal). */
+export function renderOutcomePolicyTable(): string {
+  const rows = ['| code | retry | max retries | backoff (first, factor) | host penalty | meaning |', '| --- | --- | --- | --- | --- | --- |'];
+  for (const [code, p] of Object.entries(OUTCOME_POLICY)) {
+    const backoff = p.retry ? `${dur(p.backoffMs)}${p.backoffFactor !== 1 ? `, ×${p.backoffFactor}` : ', fixed'}` : '—';
+    const max = p.retry ? (p.maxRetries >= 1_000_000 ? 'until it answers' : String(p.maxRetries)) : '—';
+    rows.push(`| \`${code}\` | ${p.retry ? 'yes' : 'no'} | ${max} | ${backoff} | ${dur(p.hostPenaltyMs)} | ${p.description} |`);
+  }
+  return rows.join('\n') + '\n';
 }

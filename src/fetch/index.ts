@@ -6,7 +6,7 @@ export {
   Fetcher, classifyFetchError, isHttpResponse, type FetcherOptions, type FetchRequest, type FetchResult,
 } from './fetcher.js';
 export {
-  OUTCOME_POLICY, FETCH_OUTCOMES, ROBOTS_OUTCOMES, outcomePolicy, retryDelayMs, type OutcomePolicy, type FetchOutcomeCode,
+  OUTCOME_POLICY, FETCH_OUTCOMES, ROBOTS_OUTCOMES, outcomePolicy, retryDelayMs, renderOutcomePolicyTable, type OutcomePolicy, type FetchOutcomeCode,
 } from './error-policy.js';
 export {
   LOOPBACK_NETWORKS, networkPredicate, parseRetryAfter, parseContentType, decodeContent, MAX_RETRY_AFTER_MS, type DecodeResult,
