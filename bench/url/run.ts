@@ -13,7 +13,8 @@
  * 3 % mailto:/javascript:/tel:, 3 % "hard" (percent-escapes, spaces, non-ASCII, upper-case hosts,
  * dot segments with %2e). Everything is single-threaded, so URLs/s is per core.
  * Each round runs every variant once (interleaved, so machine noise hits all alike); the median
- * round is reported, and ratios are computed within each round.
+ * round is reported, and ratios are computed within each round. Time is the process's CPU time
+ * (process.cpuUsage), so other tenants of a shared machine distort it less than wall time.
  */
 import os from 'node:os';
 import { writeFileSync, mkdirSync } from 'node:fs';
@@ -188,15 +189,25 @@ function fastShare(): number {
   return 1 - slow / TOTAL;
 }
 
+// --only a,b: run a subset (development); the committed result runs all.
+const onlyIdx = process.argv.indexOf('--only');
+if (onlyIdx >= 0) {
+  const keep = new Set(process.argv[onlyIdx + 1]!.split(','));
+  for (const k of Object.keys(variants)) if (!keep.has(k)) delete variants[k];
+}
+
 // Warm up (JIT) then measure.
 for (const f of Object.values(variants)) f();
 const rounds: Record<string, number>[] = [];
 for (let r = 0; r < ROUNDS; r++) {
   const row: Record<string, number> = {};
   for (const [name, f] of Object.entries(variants)) {
-    const t0 = performance.now();
+    // CPU time of this process (single-threaded work), not wall time: on a shared, oversubscribed
+    // machine wall time mostly measures the other tenants. URLs per CPU-second = per core.
+    const c0 = process.cpuUsage();
     f();
-    const ms = performance.now() - t0;
+    const c = process.cpuUsage(c0);
+    const ms = (c.user + c.system) / 1000;
     row[name] = ((COUNT[name] ?? TOTAL) / ms) * 1000;
   }
   rounds.push(row);
@@ -214,7 +225,7 @@ const result = {
   command: 'npm run bench:url -- --write' + (PAGES !== 1000 ? ` --pages ${PAGES}` : '') + (ROUNDS !== 5 ? ` --rounds ${ROUNDS}` : ''),
   date: new Date().toISOString(),
   machine: { cpu: os.cpus()[0]?.model ?? 'unknown', cores: os.cpus().length, node: process.version, platform: `${process.platform} ${process.arch}` },
-  note: 'Single-threaded, so URLs/s = per core. The machine is shared (~8 engineers on 2 cores), so absolute numbers are low and noisy; compare the ratios, computed within each round (median of rounds).',
+  note: 'Single-threaded; rates are URLs per CPU-second of this process (process.cpuUsage), i.e. per core. The machine is shared (~8 engineers on 2 cores, load often > 5), so even CPU-time numbers are depressed and noisy (cache/SMT contention); compare the ratios, computed within each round (median of rounds).',
   stream: { pages: PAGES, linksPerPage: LINKS_PER_PAGE, links: TOTAL, canonical: canon.length, fastPathShare: Number(fastShare().toFixed(4)) },
   urlsPerSecPerCore: perSec,
   ratio: {
@@ -222,7 +233,13 @@ const result = {
     resolveOnlyVsNewURL: Number(median(rounds.map((r) => r.resolveOnly! / r.newURL!)).toFixed(2)),
     referencePathVsNewURL: Number(median(rounds.map((r) => r.referencePath! / r.newURL!)).toFixed(2)),
   },
-  target: { fullUrlsPerSecPerCore: 1_000_000, met: perSec.full! >= 1_000_000 },
+  target: {
+    fullUrlsPerSecPerCore: 1_000_000,
+    met: (perSec.full ?? 0) >= 1_000_000,
+    // The issue's numbers: new URL alone ~400,000/s on an idle core, so 1 M/s = 2.5x new URL.
+    ratioNeeded: 2.5,
+    ratioMet: ratioFullToNewURL >= 2.5,
+  },
   rounds,
   sink: sink % 7, // keeps the work observable to the JIT
 };

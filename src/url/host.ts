@@ -39,12 +39,12 @@ export function portOf(canonicalUrl: string): number {
 }
 
 /** `scheme://[userinfo@]host[:port]` of a canonical URL. */
-export function originOf(canonicalUrl: string): string {
+export function urlOriginOf(canonicalUrl: string): string {
   return canonicalUrl.slice(0, authorityEnd(canonicalUrl, authorityStart(canonicalUrl)));
 }
 
 /** Path and query (`/p?q`) of a canonical URL: what goes on the HTTP request line. */
-export function pathAndQueryOf(canonicalUrl: string): string {
+export function urlPathAndQueryOf(canonicalUrl: string): string {
   const start = authorityStart(canonicalUrl);
   const slash = canonicalUrl.indexOf('/', start);
   return slash < 0 ? '/' : canonicalUrl.slice(slash);

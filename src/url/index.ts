@@ -7,8 +7,8 @@
  * registrableDomain/pldKeyInto (STAR budgets), trapCheck (frontier filter).
  *
  * API as in CONTRACTS.md, plus: LinkResolver (hot-path object), canonicalizeUrlReference (the
- * WHATWG-only reference), hostKeyInto / pldKeyInto / splitKey, pldOrHost, portOf / originOf /
- * pathAndQueryOf, DEFAULT_SESSION_ID_PARAMS, DEFAULT_TRAP_LIMITS. Rules and reasons: docs/url.md.
+ * WHATWG-only reference), hostKeyInto / pldKeyInto / splitKey, pldOrHost, portOf / urlOriginOf /
+ * urlPathAndQueryOf, DEFAULT_SESSION_ID_PARAMS, DEFAULT_TRAP_LIMITS. Rules and reasons: docs/url.md.
  */
 export type { UrlRejectReason, CanonicalizeOptions } from './options.js';
 export { DEFAULT_SESSION_ID_PARAMS, DEFAULT_MAX_URL_LENGTH } from './options.js';
@@ -16,5 +16,5 @@ export type { Detailed as CanonicalizeResult } from './normalize.js';
 export { LinkResolver, canonicalizeUrl, canonicalizeUrlDetailed, canonicalizeUrlReference } from './resolver.js';
 export { registrableDomain, pldOrHost, PSL_RULE_COUNTS, type RegistrableDomainOptions } from './pld.js';
 export { urlFingerprint, fingerprint64, fingerprintInto, hostKeyInto, pldKeyInto, splitKey } from './fingerprint.js';
-export { hostOf, portOf, originOf, pathAndQueryOf } from './host.js';
+export { hostOf, portOf, urlOriginOf, urlPathAndQueryOf } from './host.js';
 export { trapCheck, DEFAULT_TRAP_LIMITS, type TrapLimits, type TrapReason } from './traps.js';

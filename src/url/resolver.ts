@@ -100,7 +100,7 @@ function fastAuthority(rel: string, start: number, end: number, https: boolean, 
       path = removeDotSegments(rel.slice(authEnd, end));
     }
   }
-  const url = finish(prefix, path, query, o);
+  const url = finish(prefix, path, query, o, true);
   if (url === null) return TOO_LONG;
   authorityHost = host;
   return url;
@@ -220,18 +220,21 @@ export class LinkResolver {
       let j = 1;
       while (j < end && SCHEME_CHAR[rel.charCodeAt(j)] === 1) j++;
       if (j < end && rel.charCodeAt(j) === 58) {
-        const scheme = rel.slice(0, j).toLowerCase();
-        if (scheme === 'http' || scheme === 'https') {
+        // 'http' / 'https' compared case-insensitively without slicing (| 32 lower-cases letters).
+        const isHttp = (j === 4 || j === 5) && (c0 | 32) === 104 && (rel.charCodeAt(1) | 32) === 116 &&
+          (rel.charCodeAt(2) | 32) === 116 && (rel.charCodeAt(3) | 32) === 112 && (j === 4 || (rel.charCodeAt(4) | 32) === 115);
+        if (isHttp) {
           // Only the plain `http://host` form; `http:g`, `http:/g`, `http:///g` have special
           // WHATWG meanings that the reference parser handles.
           if (j + 3 < end && rel.charCodeAt(j + 1) === 47 && rel.charCodeAt(j + 2) === 47 && rel.charCodeAt(j + 3) !== 47) {
-            const f = fastAuthority(rel, j + 3, end, scheme === 'https', this.o);
+            const f = fastAuthority(rel, j + 3, end, j === 5, this.o);
             if (typeof f === 'string') this.lastHost = authorityHost;
             return f;
           }
           return NOT_HANDLED;
         }
         // Other special schemes can fail to parse (reason 'unparseable'); leave them to WHATWG.
+        const scheme = rel.slice(0, j).toLowerCase();
         if (scheme === 'ftp' || scheme === 'ws' || scheme === 'wss' || scheme === 'file') return NOT_HANDLED;
         // A non-special scheme not followed by '/' is an opaque-path URL, which never fails to
         // parse (mailto:, javascript:, tel:, data: …): refuse it for its scheme.
@@ -280,7 +283,7 @@ export class LinkResolver {
         path = rest.charCodeAt(0) === 46 || rest.indexOf('/.') >= 0 ? removeDotSegments(d + rest) : d + rest;
       }
     }
-    const url = finish(this.origin, path, query, this.o);
+    const url = finish(this.origin, path, query, this.o, true);
     if (url === null) return TOO_LONG;
     this.lastHost = this.host;
     return url;

@@ -9,7 +9,7 @@ import { isCrawlError } from '../../src/errors.js';
 import {
   canonicalizeUrl as c, canonicalizeUrlDetailed as cd, LinkResolver, registrableDomain, pldOrHost, PSL_RULE_COUNTS,
   urlFingerprint, fingerprint64, fingerprintInto, hostKeyInto, pldKeyInto, splitKey,
-  hostOf, portOf, originOf, pathAndQueryOf, trapCheck,
+  hostOf, portOf, urlOriginOf, urlPathAndQueryOf, trapCheck,
 } from '../../src/url/index.js';
 
 test('scheme and host are lower-cased, IDNA to ASCII, default port removed', () => {
@@ -151,7 +151,7 @@ test('fingerprints: XXH64 seed 0 (known vectors), hi/lo halves, host and PLD key
   assert.deepEqual([out[4], out[5]], splitKey(fingerprint64('pld42.test')));
 });
 
-test('hostOf / portOf / originOf / pathAndQueryOf on canonical URLs', () => {
+test('hostOf / portOf / urlOriginOf / urlPathAndQueryOf on canonical URLs', () => {
   assert.equal(hostOf('http://www.pld42.test/a'), 'www.pld42.test');
   assert.equal(hostOf('https://h.test:8443/a?b'), 'h.test');
   assert.equal(hostOf('http://u:p@h.test:81/'), 'h.test');
@@ -161,8 +161,8 @@ test('hostOf / portOf / originOf / pathAndQueryOf on canonical URLs', () => {
   assert.equal(portOf('http://u:p@h.test:81/'), 81);
   assert.equal(portOf('http://[::1]:8080/x'), 8080);
   assert.equal(portOf('https://[::1]/x'), 443);
-  assert.equal(originOf('https://h.test:8443/a?b'), 'https://h.test:8443');
-  assert.equal(pathAndQueryOf('https://h.test:8443/a?b'), '/a?b');
+  assert.equal(urlOriginOf('https://h.test:8443/a?b'), 'https://h.test:8443');
+  assert.equal(urlPathAndQueryOf('https://h.test:8443/a?b'), '/a?b');
   // hostOf agrees with WHATWG's hostname on canonical output.
   for (const x of ['http://A.test:81/x', 'http://user@B.test/', 'https://[0:0::1]/', 'http://0x7f.1/', 'http://bücher.de/']) {
     const canon = c(x)!;
