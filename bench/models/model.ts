@@ -250,7 +250,8 @@ export function maxHybridRate(pb: HybridProblem): HybridOptimum {
     let c: number;
     if (rateCap(hi) >= hi / need) c = hi;
     else {
-      for (let i = 0; i < 200; i++) {
+      // 80 halvings of R reach far below one byte of cache.
+      for (let i = 0; i < 80; i++) {
         const mid = (lo + hi) / 2;
         if (rateCap(mid) > mid / need) lo = mid;
         else hi = mid;
