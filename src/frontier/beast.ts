@@ -89,6 +89,8 @@ export class Beast {
   private toQf = 0;
   private deferredCount = 0;
   private dirty = false;
+  /** Queues with appends since their last commit (only those are fsynced by commitAppends). */
+  private readonly unsynced = new Set<UrlQueue>();
   private readonly maxQueues: number;
   private readonly maxPassPlds: number;
   private readonly batch: number;
@@ -183,11 +185,10 @@ export class Beast {
     this.admittedCount++;
     const B = u.budget;
     const k = B > 0 ? Math.ceil(Math.max(1, u.admitted) / B) : Infinity;
-    if (k < this.j) this.ring[(this.c + k) % this.j]!.push(rec);
-    else {
-      this.qf.push(rec);
-      this.toQf++;
-    }
+    const q = k < this.j ? this.ring[(this.c + k) % this.j]! : this.qf;
+    if (q === this.qf) this.toQf++;
+    q.push(rec);
+    this.unsynced.add(q);
   }
 
   /**
@@ -197,8 +198,9 @@ export class Beast {
   defer(u: FrontierUrl, record?: Uint8Array): void {
     const rec = record ?? encodeFrontierUrl(u);
     this.deferredCount++;
-    if (this.j > 1) this.ring[(this.c + 1) % this.j]!.push(rec);
-    else this.qf.push(rec);
+    const q = this.j > 1 ? this.ring[(this.c + 1) % this.j]! : this.qf;
+    q.push(rec);
+    this.unsynced.add(q);
   }
 
   /** Total URLs waiting in BEAST (ring + QF + replay). */
@@ -242,13 +244,13 @@ export class Beast {
       if (++idle > 2 * this.j + 2) break;
       await this.advance();
     }
-    if (this.dirty) await this.commitRingAppends();
     return out;
   }
 
   /** The current queue is empty: retire it, then move to the next one (re-spreading QF after Qj). */
   private async advance(): Promise<void> {
     const oldName = this.ringNames[this.c]!;
+    this.unsynced.delete(this.ring[this.c]!);
     const fresh = this.name('q');
     this.ring[this.c] = await this.store.open(fresh);
     this.ringNames[this.c] = fresh;
@@ -282,6 +284,7 @@ export class Beast {
     const newQf = await this.store.open(newQfName);
     const counters = this.counters;
     counters.clear();
+    const targets = new Set<UrlQueue>();
     for (;;) {
       const recs = await oldQf.shift(this.batch);
       if (recs.length === 0) break;
@@ -301,8 +304,11 @@ export class Beast {
         }
         counters.set(u.pldHi, u.pldLo, seen + 1);
         const k = u.budget > 0 ? Math.floor(seen / u.budget) : Infinity;
-        if (k < count) this.ring[base + k]!.push(rec);
-        else newQf.push(rec);
+        if (k < count) {
+          const q = this.ring[base + k]!;
+          q.push(rec);
+          targets.add(q);
+        } else newQf.push(rec);
       }
     }
     counters.clear();
@@ -314,16 +320,21 @@ export class Beast {
     this.qf = newQf;
     this.qfName = newQfName;
     // Durable order: targets, then the manifest that names them, then drop the old QF.
-    for (let i = 0; i < this.ring.length; i++) if (i !== this.c) await this.ring[i]!.commit();
+    for (const q of targets) await q.commit();
     await newQf.commit();
     await this.writeManifest();
     await this.store.remove(oldQfName);
   }
 
   private async commitRingAppends(): Promise<void> {
-    for (let i = 0; i < this.ring.length; i++) if (i !== this.c) await this.ring[i]!.commit();
-    await this.qf.commit();
-    await this.writeManifest();
+    // Manifest first: a queue holding committed records must always be named by it.
+    if (this.dirty) await this.writeManifest();
+    // Never the current queue: committing it would move its read cursor (see checkpoint).
+    const cur = this.ring[this.c]!;
+    for (const q of this.unsynced) if (q !== cur) await q.commit();
+    const keepCur = this.unsynced.has(cur);
+    this.unsynced.clear();
+    if (keepCur) this.unsynced.add(cur);
   }
 
   /**
@@ -340,8 +351,10 @@ export class Beast {
    */
   checkpoint(): Promise<void> {
     return this.withLock(async () => {
+      if (this.dirty) await this.writeManifest();
       for (const q of this.ring) await q.commit();
       await this.qf.commit();
+      this.unsynced.clear();
       const keep: string[] = [];
       for (const r of this.replay) {
         await r.q.commit();

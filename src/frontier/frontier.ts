@@ -55,6 +55,8 @@ export interface FrontierOptions extends Partial<PolitenessOptions> {
   maxQr?: number;
   /** QR is re-read after this many robots answers (or when none is outstanding). @default 256 */
   qrRescanAnswers?: number;
+  /** With BEAST empty and no robots answer awaited, QR is re-read at most this often. @default max(1 s, τh0) */
+  qrIdleRescanMs?: number;
 }
 
 export const FRONTIER_PRESETS: Record<FrontierPreset, PolitenessOptions> = {
@@ -172,10 +174,12 @@ export class Frontier {
   private seq = 0;
   private refilling: Promise<number> | null = null;
   private answersSinceRescan = 0;
+  private lastRescanAt = -Infinity;
   private qrRescans = 0;
   private readonly refillBatch: number;
   private readonly maxQr: number;
   private readonly qrRescanAnswers: number;
+  private readonly qrIdleRescanMs: number;
   private closed = false;
 
   private constructor(
@@ -191,6 +195,7 @@ export class Frontier {
     this.refillBatch = extra.refillBatch ?? 4096;
     this.maxQr = extra.maxQr ?? 4 * opts.ramUrls;
     this.qrRescanAnswers = extra.qrRescanAnswers ?? 256;
+    this.qrIdleRescanMs = extra.qrIdleRescanMs ?? Math.max(1000, opts.minHostDelayMs);
   }
 
   /**
@@ -253,6 +258,11 @@ export class Frontier {
     await this.store.writeMeta(META, JSON.stringify(m));
   }
 
+  /** URLs in RAM now (queued per host + in flight); never above options.ramUrls. */
+  get ramCount(): number {
+    return this.pol.ramCount;
+  }
+
   get options(): Readonly<PolitenessOptions> {
     return this.opts;
   }
@@ -294,9 +304,16 @@ export class Frontier {
   private async refillRun(): Promise<number> {
     let added = 0;
     const pol = this.pol;
-    if (this.answersSinceRescan > 0 && this.qr.length > 0 && pol.ramFree > 0) {
+    if (this.qr.length > 0 && pol.ramFree > 0) {
       const outstanding = pol.pendingRobots + this.takenOutstanding;
-      if (this.answersSinceRescan >= this.qrRescanAnswers || outstanding === 0 || this.qr.length <= this.refillBatch) {
+      const now = this.clock();
+      // Re-read QR after enough robots answers, once all outstanding ones are in, or — when BEAST
+      // has nothing left and nobody is asked — periodically (hosts that found the table full).
+      if (
+        this.answersSinceRescan >= this.qrRescanAnswers ||
+        (outstanding === 0 && this.answersSinceRescan > 0) ||
+        (outstanding === 0 && this.beast.length === 0 && now - this.lastRescanAt >= this.qrIdleRescanMs)
+      ) {
         added += await this.rescanQr();
       }
     }
@@ -340,6 +357,7 @@ export class Frontier {
   private async rescanQr(): Promise<number> {
     this.answersSinceRescan = 0;
     this.qrRescans++;
+    this.lastRescanAt = this.clock();
     let left = this.qr.length;
     let added = 0;
     const now = this.clock();

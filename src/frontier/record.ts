@@ -129,47 +129,58 @@ function bad(msg: string): never {
   throw new CrawlError('CRAWL_FRONTIER_BAD_RECORD', `corrupt frontier record: ${msg}`);
 }
 
+// Decoder state kept at module level: nested closures would be re-created per call.
+let dPos = 0;
+
+function readVarint(b: Uint8Array): number {
+  let v = 0;
+  let mul = 1;
+  const n = b.length;
+  for (let i = 0; i < 8; i++) {
+    if (dPos >= n) bad('truncated varint');
+    const c = b[dPos++]!;
+    v += (c & 0x7f) * mul;
+    if (c < 0x80) return v;
+    mul *= 0x80;
+  }
+  return bad('varint too long');
+}
+
+function readU32(b: Uint8Array): number {
+  const o = dPos;
+  if (o + 4 > b.length) bad('truncated u32');
+  dPos = o + 4;
+  return ((b[o]! << 24) | (b[o + 1]! << 16) | (b[o + 2]! << 8) | b[o + 3]!) >>> 0;
+}
+
 /** Decodes a record produced by encodeFrontierUrl; throws CRAWL_FRONTIER_BAD_RECORD on garbage. */
 export function decodeFrontierUrl(b: Uint8Array): FrontierUrl {
-  let o = 0;
-  const n = b.length;
-  const varint = (): number => {
-    let v = 0;
-    let mul = 1;
-    for (let i = 0; i < 8; i++) {
-      if (o >= n) bad('truncated varint');
-      const c = b[o++]!;
-      v += (c & 0x7f) * mul;
-      if (c < 0x80) return v;
-      mul *= 0x80;
-    }
-    return bad('varint too long');
-  };
-  const u32 = (): number => {
-    if (o + 4 > n) bad('truncated u32');
-    const v = ((b[o]! << 24) | (b[o + 1]! << 16) | (b[o + 2]! << 8) | b[o + 3]!) >>> 0;
-    o += 4;
-    return v;
-  };
-  if (b[o++] !== 1) bad(`version ${b[0]}`);
-  const len = varint();
-  if (o + len > n) bad('truncated url');
-  let url: string;
-  // Canonical URLs are ASCII: build the string directly, fall back to UTF-8 decoding otherwise.
+  dPos = 0;
+  if (b.length === 0 || b[dPos++] !== 1) bad(`version ${b[0]}`);
+  const len = readVarint(b);
+  const o = dPos;
+  if (o + len > b.length) bad('truncated url');
+  // Canonical URLs are ASCII: latin1 is then exact and much cheaper than UTF-8 decoding.
   let ascii = true;
-  for (let i = o; i < o + len; i++) if (b[i]! >= 0x80) { ascii = false; break; }
-  url = ascii ? Buffer.from(b.buffer, b.byteOffset + o, len).toString('latin1') : Buffer.from(b.buffer, b.byteOffset + o, len).toString('utf8');
-  o += len;
-  const hops = varint();
-  const hostHi = u32();
-  const hostLo = u32();
-  const pldHi = u32();
-  const pldLo = u32();
-  const budget = varint();
-  const admitted = varint();
-  const discoveredAt = varint();
-  const attempts = varint();
-  if (o !== n) bad('trailing bytes');
+  for (let i = o; i < o + len; i++) {
+    if (b[i]! >= 0x80) {
+      ascii = false;
+      break;
+    }
+  }
+  const buf = Buffer.from(b.buffer, b.byteOffset + o, len);
+  const url = buf.toString(ascii ? 'latin1' : 'utf8');
+  dPos = o + len;
+  const hops = readVarint(b);
+  const hostHi = readU32(b);
+  const hostLo = readU32(b);
+  const pldHi = readU32(b);
+  const pldLo = readU32(b);
+  const budget = readVarint(b);
+  const admitted = readVarint(b);
+  const discoveredAt = readVarint(b);
+  const attempts = readVarint(b);
+  if (dPos !== b.length) bad('trailing bytes');
   return new FrontierUrl({ url, hops, hostHi, hostLo, pldHi, pldLo, budget, admitted, discoveredAt, attempts });
 }
 
