@@ -47,7 +47,10 @@ export interface FetcherOptions {
   userAgent: string;
   /** TCP (+TLS) connect timeout, ms. Default 10 000. */
   connectTimeoutMs?: number;
-  /** Time until the complete response head has arrived, ms. Default 15 000. */
+  /**
+   * Time until the complete response head has arrived, ms. Default 15 000. undici checks this and
+   * bodyTimeoutMs on a coarse (~0.5–1 s) clock; totalTimeoutMs is precise.
+   */
   headersTimeoutMs?: number;
   /** Longest gap between body chunks, ms. Default 15 000. */
   bodyTimeoutMs?: number;

@@ -90,6 +90,22 @@ test('pool count is bounded by maxPools (LRU close of idle pools)', async () => 
   await socketsClosed();
 });
 
+test('TLS: a server answering the ClientHello with plain HTTP gives CRAWL_FETCH_TLS', async () => {
+  // simweb speaks no TLS; this loopback server answers any bytes with an HTTP error, which is not a
+  // TLS record, so the handshake fails on the client side.
+  const server = net.createServer((s) => { s.once('data', () => s.end('HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n')); s.on('error', () => undefined); });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const port = (server.address() as net.AddressInfo).port;
+  const f = new Fetcher({ userAgent: UA, connectTimeoutMs: 2000 });
+  try {
+    const r = await f.fetch({ url: `https://tls.test:${port}/`, ip: '127.0.0.1' });
+    assert.equal(r.outcome, O.TLS, `${r.outcome} ${r.errorCode ?? ''}`);
+  } finally {
+    await f.close();
+    await new Promise((r) => server.close(r));
+  }
+});
+
 test('a non-allowed IP is refused before any socket is created', async () => {
   let sockets = 0;
   const onSocket = (): void => { sockets++; };

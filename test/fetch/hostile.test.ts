@@ -92,6 +92,30 @@ test('page behaviours: each yields its documented outcome', async () => {
   } finally { await f.close(); }
 });
 
+test('idle body timeout: a trickle slower than bodyTimeoutMs is cut with CRAWL_FETCH_BODY_TIMEOUT', async () => {
+  // undici checks header/body timeouts on a coarse (~0.5–1 s) clock, so the gap must be long: a
+  // second simweb whose trickling hosts pause 2.5 s between pieces.
+  const slow = await startSimweb({ preset: 'hostile', params: { trickleIntervalMs: 2500 } });
+  const d2 = new DnsCache({ servers: [slow.dnsServer] });
+  const f = new Fetcher({ userAgent: UA, dns: d2, allowedNetworks: LOOPBACK_NETWORKS, bodyTimeoutMs: 300, totalTimeoutMs: 10_000 });
+  try {
+    const h = slow.web.findHost((x) => x.pldIndex >= 0 && x.dns === 'ok' && x.behaviour === 'trickle')!;
+    const t0 = performance.now();
+    const r = await f.fetch({ url: `${slow.web.origin(h.name)}/p/1` });
+    assert.equal(r.outcome, O.BODY_TIMEOUT, `${r.outcome} ${r.errorCode ?? ''}`);
+    assert.equal(r.status, 200);
+    assert.equal(r.truncated, true);
+    assert.ok(performance.now() - t0 < 2500, 'cut before the next piece');
+  } finally {
+    await f.close();
+    d2.close();
+    const t0 = Date.now();
+    while (slow.connectionStats().open > 0 && Date.now() - t0 < 3000) await new Promise((r) => setTimeout(r, 20));
+    assert.equal(slow.connectionStats().open, 0);
+    await slow.close();
+  }
+});
+
 test('429 and 503 surface Retry-After for the politeness layer', async () => {
   const f = fetcher();
   try {
