@@ -18,6 +18,68 @@ import {
 } from './params.js';
 import { type RobotsGroup, selectGroups, groupsAllow, groupsCrawlDelay } from './robots-model.js';
 import { CrawlError } from '../errors.js';
+import { ByteWriter, L } from './byte-writer.js';
+import { mix32 } from './hash.js';
+
+const KIND_PLD = 0, KIND_FARM = 1, KIND_SPECIAL = 2;
+const B_WWW = L('www.'), B_H = L('h'), B_DOT = L('.'), B_PLD = L('pld'), B_FARM = L('farm'), B_TEST = L('.test');
+const B_HTTP = L('http://'), B_SLASH2 = L('//'), B_P = L('/p/'), B_DOTSLASH = L('./'), B_UP_P = L('../p/'), B_SID = L('?sid=');
+const B_HASH_S = L('#s'), B_HASH_TOP = L('#top');
+const B_DOCTYPE = L('<!DOCTYPE html>\n<html lang="en"><head>'), B_TITLE = L('<title>'), B_PAGE = L(' page '), B_TITLE_END = L('</title>\n');
+const B_BASE = L('<base href="'), B_BASE_END = L('/p/">\n'), B_LINK = L('<link rel="alternate" href="'), B_LINK_END = L('">\n');
+const B_HEAD_END = L('</head>\n'), B_BODY = L('<body><h1>'), B_H1_END = L('</h1>\n'), B_P_OPEN = L('<p>');
+const B_UL = L('</p>\n<ul>\n'), B_UL_END = L('</ul>\n<p>'), B_DIV = L('</p>\n<div class="nav">\n'), B_DIV_END = L('</div>\n<p>');
+const B_P_CLOSE = L('</p>\n'), B_END = L('</body></html>\n');
+const B_FRAMESET = L('<frameset cols="50%,*">\n'), B_NOFRAMES = L('<noframes>');
+// Per tag (0 a, 1 area, 2 iframe, 3 link, 4 frame): before the href, after it, after the number.
+const TAG_OPEN = [L('<li><a href="'), L('<map><area shape="rect" coords="0,0,9,9" href="'), L('<iframe src="'), L(''), L('<frame src="')];
+const TAG_MID = [L('">link '), L('" alt="a'), L('" width="10" height="10"></iframe>\n'), L(''), L('" name="f')];
+const TAG_END = [L('</a></li>\n'), L('"></map>\n'), L(''), L(''), L('">')];
+
+/** The numeric link list of one page (reused scratch; bound: the largest page's link count). */
+class LinkPlan {
+  n = 0;
+  baseHost = -1;
+  kind = new Uint8Array(256);
+  a = new Int32Array(256);
+  b = new Int32Array(256);
+  page = new Int32Array(256);
+  sid = new Float64Array(256); // -1 = none, else a uint32 session id
+  tag = new Uint8Array(256);
+  r = new Uint32Array(256);
+  special: (string | null)[] = [];
+
+  ensure(n: number): void {
+    if (this.n + n <= this.kind.length) return;
+    const size = Math.max(this.kind.length * 2, this.n + n);
+    const grow = <T extends Uint8Array | Int32Array | Uint32Array | Float64Array>(x: T, make: (k: number) => T): T => { const y = make(size); y.set(x); return y; };
+    this.kind = grow(this.kind, (k) => new Uint8Array(k));
+    this.a = grow(this.a, (k) => new Int32Array(k));
+    this.b = grow(this.b, (k) => new Int32Array(k));
+    this.page = grow(this.page, (k) => new Int32Array(k));
+    this.sid = grow(this.sid, (k) => new Float64Array(k));
+    this.tag = grow(this.tag, (k) => new Uint8Array(k));
+    this.r = grow(this.r, (k) => new Uint32Array(k));
+  }
+
+  push(kind: number, a: number, b: number, page: number, sid: number, tag: number, r: number): void {
+    const i = this.n++;
+    this.kind[i] = kind; this.a[i] = a; this.b[i] = b; this.page[i] = page; this.sid[i] = sid; this.tag[i] = tag; this.r[i] = r;
+    this.special[i] = null;
+  }
+
+  pushSpecial(a: number, b: number, path: string, tag: number, r: number): void {
+    this.ensure(1);
+    this.push(KIND_SPECIAL, a, b, 0, -1, tag, r);
+    this.special[this.n - 1] = path;
+  }
+
+  /** Repeat entry `from` (an intra-page duplicate) with a new tag and href form. */
+  copy(from: number, tag: number, r: number): void {
+    this.push(this.kind[from]!, this.a[from]!, this.b[from]!, this.page[from]!, this.sid[from]!, tag, r);
+    this.special[this.n - 1] = this.special[from]!;
+  }
+}
 
 // Salts separating the independent random streams.
 const S_HOSTS = 0x1001, S_PAGES = 0x1002, S_IP = 0x1003, S_ROBOTS = 0x1004, S_BEHAV = 0x1005, S_DNS = 0x1006,
@@ -109,11 +171,22 @@ export class WebGraph {
   private readonly filler: Buffer;
   private readonly fillerLatin: Buffer;
   private readonly hostCache = new Map<string, HostInfo | null>();
+  private readonly rateTables: Record<'robots' | 'behaviours' | 'dns' | 'traps', Array<[string, number]>>;
+  /** Scratch state for rendering (one page at a time; rendering is synchronous). */
+  private readonly plan = new LinkPlan();
+  private readonly writer = new ByteWriter();
+  private readonly slowWriter = new ByteWriter();
+  private readonly portBytes: Buffer;
 
   constructor(params: WebParams, seed: number, port: number) {
     this.params = Object.freeze({ ...params });
     this.seed = seed | 0;
     this.port = port;
+    this.portBytes = L(port === 80 ? '' : `:${port}`);
+    this.rateTables = {
+      robots: rateTable(params.robots, ROBOTS_VARIANTS), behaviours: rateTable(params.behaviours, BEHAVIOURS),
+      dns: rateTable(params.dns, DNS_VARIANTS), traps: rateTable(params.traps, TRAP_KINDS),
+    };
     for (let k = 0; k < params.spamFarms; k++) {
       for (let t = 0; t < params.spamInLinks; t++) {
         // Sources among the first few PLDs, so that a crawl from the seeds finds the farm soon.
@@ -239,11 +312,14 @@ export class WebGraph {
         else if (forced[0] === 'dns') dns = forced[1];
         else trap = forced[1];
       } else {
-        robots = pickRate(unit(h3(seed ^ S_ROBOTS, i, j)), p.robots, ROBOTS_VARIANTS, 'allow-all');
-        behaviour = pickRate(unit(h3(seed ^ S_BEHAV, i, j)), p.behaviours, BEHAVIOURS, 'normal');
-        dns = pickRate(unit(h3(seed ^ S_DNS, i, j)), p.dns, DNS_VARIANTS, 'ok');
-        const t = pickRate(unit(h3(seed ^ S_TRAP, i, j)), p.traps, TRAP_KINDS, 'none');
-        trap = t === 'none' ? null : (t as TrapKind);
+        const rt = this.rateTables;
+        if (rt.robots.length) robots = pickRate(unit(h3(seed ^ S_ROBOTS, i, j)), rt.robots, 'allow-all');
+        if (rt.behaviours.length) behaviour = pickRate(unit(h3(seed ^ S_BEHAV, i, j)), rt.behaviours, 'normal');
+        if (rt.dns.length) dns = pickRate(unit(h3(seed ^ S_DNS, i, j)), rt.dns, 'ok');
+        if (rt.traps.length) {
+          const t = pickRate(unit(h3(seed ^ S_TRAP, i, j)), rt.traps, 'none');
+          trap = t === 'none' ? null : (t as TrapKind);
+        }
       }
     }
     let charset: HostInfo['charset'] = null;
@@ -387,10 +463,11 @@ export class WebGraph {
   }
 
   /**
-   * The link targets of /p/n (in document order, duplicates included) and the page's base host.
-   * `sid` is the session id of the requested URL on a 'session' trap host (0 otherwise).
+   * Fill `plan` with the link targets of /p/n in document order (duplicates included) and its base
+   * host. `sid` is the session id of the requested URL on a 'session' trap host (0 otherwise).
+   * The plan is numeric (kind, PLD/farm, host, page) so rendering never builds URL strings.
    */
-  pageLinks(info: HostInfo, n: number, sid = 0): { base: string | null; links: LinkTarget[]; tags: number[] } {
+  private planLinks(info: HostInfo, n: number, sid: number, plan: LinkPlan): void {
     const p = this.params;
     const seed = this.seed;
     const kind = this.pageKind(info, n);
@@ -401,63 +478,88 @@ export class WebGraph {
     else if (kind !== 'html') count = 0;
     else if (info.farm >= 0) count = p.spamLinksPerPage;
     else count = Math.round((unit(h2(hp, 1)) + unit(h2(hp, 2))) * p.linksPerPageMean);
-    const links: LinkTarget[] = [];
-    const tags: number[] = []; // 0 a, 1 area, 2 iframe, 3 link, 4 frame
-    let base: string | null = null;
+    plan.n = 0;
+    plan.baseHost = -1;
     if (kind === 'html' && info.farm < 0 && unit(h2(hp, 3)) < p.baseHrefShare) {
       const hc = this.hostCount(info.pldIndex);
-      base = hc > 1 ? this.hostName(info.pldIndex, (info.hostIndex + 1) % hc) : info.name;
+      plan.baseHost = hc > 1 ? (info.hostIndex + 1) % hc : info.hostIndex;
     }
     const sess = info.trap === 'session';
-    const pagePath = (m: number) => (sess ? `/p/${m}?sid=${hex8(h3(seed ^ S_SID, sid, m))}` : `/p/${m}`);
+    const sidSeed = h2(seed ^ S_SID, sid);
+    plan.ensure(count + 8);
     for (let t = 0; t < count; t++) {
       const r = h2(hp, 100 + t);
+      const r2 = mix32(r + 0x3c6ef372);
       const u = unit(r);
-      tags.push(kind === 'frameset' ? 4 : (r & 0xff) < 8 ? 1 : (r & 0xff) < 13 ? 2 : (r & 0xff) < 18 ? 3 : 0);
-      if (t > 2 && links.length > 0 && unit(h2(r, 1)) < p.dupLinkShare) {
-        links.push(links[below(h2(r, 2), links.length)]!);
+      const tb = r & 0xff;
+      const tag = kind === 'frameset' ? 4 : tb < 8 ? 1 : tb < 13 ? 2 : tb < 18 ? 3 : 0;
+      if (t > 2 && plan.n > 0 && unit(r2) < p.dupLinkShare) {
+        plan.copy(below(mix32(r2 ^ 0x1234567), plan.n), tag, r2);
         continue;
       }
       if (info.farm >= 0) {
         // Spam farm: links to other hosts and pages of the same farm, any of 2^31.
-        const j = (h2(r, 3) & 0x7fffffff) % (t < 2 ? 16 : 0x7fffffff);
-        const m = h2(r, 4) & 0x7fffffff;
-        links.push({ host: j === 0 ? `www.farm${info.farm}.test` : `h${j}.farm${info.farm}.test`, path: `/p/${m}` });
+        const j = (mix32(r2 + 3) & 0x7fffffff) % (t < 2 ? 16 : 0x7fffffff);
+        plan.push(KIND_FARM, info.farm, j, mix32(r2 + 4) & 0x7fffffff, -1, tag, r2);
         continue;
       }
-      if (t === 0) { links.push({ host: info.name, path: pagePath(0) }); continue; }
-      if (t === 1 && n + 1 < info.pages) { links.push({ host: info.name, path: pagePath(n + 1) }); continue; }
-      if (t === 2 && n > 0) { links.push({ host: info.name, path: pagePath(n - 1) }); continue; }
-      if (u < p.intraHostShare) {
-        const near = unit(h2(r, 5)) < 0.5;
-        const m = near ? Math.min(info.pages - 1, n + 1 + below(h2(r, 6), 20)) : below(h2(r, 6), info.pages);
-        links.push({ host: info.name, path: pagePath(m) });
+      let self = -1;
+      if (t === 0) self = 0;
+      else if (t === 1 && n + 1 < info.pages) self = n + 1;
+      else if (t === 2 && n > 0) self = n - 1;
+      else if (u < p.intraHostShare) {
+        const v = mix32(r2 + 5);
+        self = (v & 1) === 0 ? Math.min(info.pages - 1, n + 1 + ((v >>> 1) % 20)) : below(mix32(r2 + 6), info.pages);
+      }
+      if (self >= 0) {
+        plan.push(KIND_PLD, info.pldIndex, info.hostIndex, self, sess ? h2(sidSeed, self) : -1, tag, r2);
       } else if (u < p.intraHostShare + p.intraPldShare) {
-        const hc = this.hostCount(info.pldIndex);
-        const j = below(h2(r, 7), hc);
-        links.push({ host: this.hostName(info.pldIndex, j), path: `/p/${below(h2(r, 8), this.pageCount(info.pldIndex, j))}` });
+        const j = below(mix32(r2 + 7), this.hostCount(info.pldIndex));
+        plan.push(KIND_PLD, info.pldIndex, j, below(mix32(r2 + 8), this.pageCount(info.pldIndex, j)), -1, tag, r2);
       } else {
-        const t2 = zipf(unit(h2(r, 9)), p.plds, p.pldZipf);
-        const j = unit(h2(r, 10)) < 0.5 ? 0 : below(h2(r, 11), this.hostCount(t2));
-        const m = unit(h2(r, 12)) < 0.4 ? 0 : below(h2(r, 13), this.pageCount(t2, j));
-        links.push({ host: this.hostName(t2, j), path: `/p/${m}` });
+        const t2 = zipf(unit(mix32(r2 + 9)), p.plds, p.pldZipf);
+        const v = mix32(r2 + 10);
+        const j = (v & 1) === 0 ? 0 : below(mix32(r2 + 11), this.hostCount(t2));
+        const m = unit(mix32(r2 + 12)) < 0.4 ? 0 : below(mix32(r2 + 13), this.pageCount(t2, j));
+        plan.push(KIND_PLD, t2, j, m, -1, tag, r2);
       }
     }
     if (kind === 'html' && info.farm < 0) {
-      if (n === 0) {
+      if (n === 0 && info.hostIndex === 0) {
         for (const k of this.farmSources.get(info.pldIndex) ?? []) {
-          if (info.hostIndex !== 0) break;
-          const j = h3(seed ^ S_FARM, k, 1) & 0xffff;
-          links.push({ host: `h${j}.farm${k}.test`, path: `/p/${h3(seed ^ S_FARM, k, 2) & 0xffff}` });
-          tags.push(0);
+          plan.ensure(1);
+          plan.push(KIND_FARM, k, h3(seed ^ S_FARM, k, 1) & 0xffff, h3(seed ^ S_FARM, k, 2) & 0xffff, -1, 0, h3(seed, k, 3));
         }
       }
       if (info.trap && info.trap !== 'session' && n % 5 === 0) {
-        links.push({ host: info.name, path: info.trap === 'calendar' ? '/cal/2026/1' : '/t/a/' });
-        tags.push(0);
+        plan.pushSpecial(info.pldIndex, info.hostIndex, info.trap === 'calendar' ? '/cal/2026/1' : '/t/a/', 0, h2(hp, 99));
       }
     }
-    return { base, links, tags };
+  }
+
+  /** The link targets of /p/n (document order, duplicates included) and the page's base host. */
+  pageLinks(info: HostInfo, n: number, sid = 0): { base: string | null; links: LinkTarget[]; tags: number[] } {
+    const plan = this.plan;
+    this.planLinks(info, n, sid, plan);
+    const links: LinkTarget[] = [];
+    const tags: number[] = [];
+    for (let t = 0; t < plan.n; t++) {
+      links.push({ host: this.planHost(plan, t), path: this.planPath(plan, t) });
+      tags.push(plan.tag[t]!);
+    }
+    return { base: plan.baseHost < 0 ? null : this.hostName(info.pldIndex, plan.baseHost), links, tags };
+  }
+
+  private planHost(plan: LinkPlan, t: number): string {
+    const a = plan.a[t]!, b = plan.b[t]!;
+    if (plan.kind[t] === KIND_FARM) return b === 0 ? `www.farm${a}.test` : `h${b}.farm${a}.test`;
+    return this.hostName(a, b);
+  }
+
+  private planPath(plan: LinkPlan, t: number): string {
+    if (plan.kind[t] === KIND_SPECIAL) return plan.special[t]!;
+    const sid = plan.sid[t]!;
+    return sid < 0 ? `/p/${plan.page[t]}` : `/p/${plan.page[t]}?sid=${hex8(sid)}`;
   }
 
   /** Target page size in bytes for /p/n (mean pageBytesMean, capped at 12× the mean). */
@@ -468,29 +570,69 @@ export class WebGraph {
     return Math.min(this.params.pageBytesMean * CAP_FACTOR, Math.round(this.params.pageBytesMean * (0.2 + 0.8 * e)));
   }
 
-  /** Serialize one href so that (with the page's base) it resolves to `target`. */
-  private href(from: HostInfo, base: string | null, target: LinkTarget, r: number): string {
-    const baseHost = base ?? from.name;
-    const abs = this.origin(target.host) + target.path;
+  /** Write a host name (lower- or upper-case) for plan entry t. */
+  private wHost(w: ByteWriter, kind: number, a: number, b: number, upper: boolean): void {
+    if (upper) {
+      w.litUpper(b === 0 ? B_WWW : B_H);
+      if (b !== 0) { w.uint(b); w.lit(B_DOT); }
+      w.litUpper(kind === KIND_FARM ? B_FARM : B_PLD);
+      w.uint(a);
+      w.litUpper(B_TEST);
+      return;
+    }
+    if (b === 0) w.lit(B_WWW); else { w.lit(B_H); w.uint(b); w.lit(B_DOT); }
+    w.lit(kind === KIND_FARM ? B_FARM : B_PLD);
+    w.uint(a);
+    w.lit(B_TEST);
+  }
+
+  /** Write "http://host:port" for a plan target. */
+  private wOrigin(w: ByteWriter, kind: number, a: number, b: number, upper: boolean): void {
+    w.lit(B_HTTP);
+    this.wHost(w, kind, a, b, upper);
+    w.lit(this.portBytes);
+  }
+
+  private wPath(w: ByteWriter, plan: LinkPlan, t: number, relative: 0 | 1 | 2 | 3): void {
+    // relative: 0 '/p/m', 1 'm', 2 './m', 3 '../p/m'
+    if (plan.kind[t] === KIND_SPECIAL) { w.str(plan.special[t]!); return; }
+    if (relative === 0) w.lit(B_P); else if (relative === 2) w.lit(B_DOTSLASH); else if (relative === 3) w.lit(B_UP_P);
+    w.uint(plan.page[t]!);
+    const sid = plan.sid[t]!;
+    if (sid >= 0) { w.lit(B_SID); w.hex8(sid); }
+  }
+
+  /** Serialize entry t's href so that (with the page's base) it resolves to the target. */
+  private wHref(w: ByteWriter, plan: LinkPlan, t: number, baseKind: number, baseA: number, baseB: number): void {
+    const kind = plan.kind[t]!, a = plan.a[t]!, b = plan.b[t]!, r = plan.r[t]!;
     const form = r % 10;
-    if (target.host === baseHost) {
-      const isPage = target.path.startsWith('/p/');
+    const special = kind === KIND_SPECIAL;
+    const tk = special ? KIND_PLD : kind;
+    if (tk === baseKind && a === baseA && b === baseB) {
       switch (form) {
-        case 0: case 1: return target.path;
-        case 2: return isPage ? target.path.slice(3) : target.path;
-        case 3: return isPage ? './' + target.path.slice(3) : target.path;
-        case 4: return isPage ? '../p/' + target.path.slice(3) : target.path;
-        case 5: return target.path + '#s' + (r % 7);
-        case 6: return this.origin(target.host.toUpperCase()) + target.path;
-        default: return abs;
+        case 0: case 1: this.wPath(w, plan, t, 0); return;
+        case 2: this.wPath(w, plan, t, special ? 0 : 1); return;
+        case 3: this.wPath(w, plan, t, special ? 0 : 2); return;
+        case 4: this.wPath(w, plan, t, special ? 0 : 3); return;
+        case 5: this.wPath(w, plan, t, 0); w.lit(B_HASH_S); w.uint(r % 7); return;
+        case 6: this.wOrigin(w, tk, a, b, true); this.wPath(w, plan, t, 0); return;
+        default: this.wOrigin(w, tk, a, b, false); this.wPath(w, plan, t, 0); return;
       }
     }
     switch (form) {
-      case 0: return this.origin(target.host.toUpperCase()) + target.path;
-      case 1: return (this.port === 80 ? `//${target.host}` : `//${target.host}:${this.port}`) + target.path;
-      case 2: return abs + '#top';
-      default: return abs;
+      case 0: this.wOrigin(w, tk, a, b, true); this.wPath(w, plan, t, 0); return;
+      case 1: w.lit(B_SLASH2); this.wHost(w, tk, a, b, false); w.lit(this.portBytes); this.wPath(w, plan, t, 0); return;
+      case 2: this.wOrigin(w, tk, a, b, false); this.wPath(w, plan, t, 0); w.lit(B_HASH_TOP); return;
+      default: this.wOrigin(w, tk, a, b, false); this.wPath(w, plan, t, 0); return;
     }
+  }
+
+  /** A filler slice of `len` bytes for (host, n, salt). */
+  private fill(info: HostInfo, n: number, len: number, salt: number, latin: boolean): Buffer {
+    const src = latin ? this.fillerLatin : this.filler;
+    len = Math.max(0, Math.min(len, src.length >> 1));
+    const off = below(h4(this.seed ^ S_FILLER, info.hostIndex ^ (info.pldIndex << 8), n, salt), src.length - len);
+    return src.subarray(off, off + len);
   }
 
   /** Render /p/n (query `sid` only on session-trap hosts). Returns null when the page does not exist. */
@@ -498,65 +640,87 @@ export class WebGraph {
     if (!(n >= 0 && n < info.pages)) return null;
     const kind = this.pageKind(info, n);
     const size = this.pageBytes(info, n);
-    const fill = (len: number, salt: number, latin = false): Buffer => {
-      const src = latin ? this.fillerLatin : this.filler;
-      len = Math.max(0, Math.min(len, src.length >> 1));
-      const off = below(h4(this.seed ^ S_FILLER, info.hostIndex, n, salt), src.length - len);
-      return src.subarray(off, off + len);
-    };
     if (kind === 'text' || kind === 'pdf' || kind === 'image') {
       const chunks: Buffer[] = [];
-      if (kind === 'pdf') chunks.push(Buffer.from('%PDF-1.4\n%\xe2\xe3\xcf\xd3\n', 'latin1'), fill(size - 24, 1), Buffer.from('\n%%EOF\n'));
-      else if (kind === 'image') chunks.push(Buffer.from('\x89PNG\r\n\x1a\n', 'latin1'), fill(size - 8, 1, true));
-      else chunks.push(fill(size, 1));
+      if (kind === 'pdf') chunks.push(L('%PDF-1.4\n%\xe2\xe3\xcf\xd3\n'), this.fill(info, n, size - 24, 1, false), L('\n%%EOF\n'));
+      else if (kind === 'image') chunks.push(L('\x89PNG\r\n\x1a\n'), this.fill(info, n, size - 8, 1, true));
+      else chunks.push(this.fill(info, n, size, 1, false));
       return finish(kind === 'pdf' ? 'application/pdf' : kind === 'image' ? 'image/png' : 'text/plain; charset=utf-8', chunks);
     }
-    const { base, links, tags } = this.pageLinks(info, n, sid);
+    const plan = this.plan;
+    this.planLinks(info, n, sid, plan);
+    const w = this.writer;
+    w.reset();
     const malformed = info.behaviour === 'malformed';
     const latin = info.charset !== null;
     const metaCharset = latin && info.charset!.where !== 'header' ? info.charset!.name : latin ? null : 'utf-8';
-    const title = `${info.name} page ${n}`;
-    let head = '<!DOCTYPE html>\n<html lang="en"><head>';
-    if (metaCharset) head += (n & 1) ? `<meta http-equiv="Content-Type" content="text/html; charset=${metaCharset}">` : `<meta charset="${metaCharset}">`;
-    head += `<title>${title}</title>\n`;
-    if (base) head += `<base href="${this.origin(base)}/p/">\n`;
-    const parts = ['', '', ''];
-    const third = Math.ceil(links.length / 3) || 1;
-    for (let t = 0; t < links.length; t++) {
-      const r = h2(h4(this.seed ^ S_PAGE, info.hostIndex, n, t), 77);
-      const href = this.href(info, base, links[t]!, r);
-      const tag = tags[t]!;
-      let el: string;
-      if (tag === 3) { head += `<link rel="alternate" href="${href}">\n`; continue; }
-      if (tag === 4) el = `<frame src="${href}" name="f${t}">`;
-      else if (tag === 2) el = `<iframe src="${href}" width="10" height="10"></iframe>\n`;
-      else if (tag === 1) el = `<map name="m${t}"><area shape="rect" coords="0,0,9,9" href="${href}" alt="a${t}"></map>\n`;
-      else if (malformed) el = sloppyAnchor(href, r, t);
-      else el = `<li><a href="${href}">link ${t}</a></li>\n`;
-      parts[Math.min(2, Math.floor(t / third))] += el;
+    const selfKind = info.farm >= 0 ? KIND_FARM : KIND_PLD;
+    const selfA = info.farm >= 0 ? info.farm : info.pldIndex;
+    const baseB = plan.baseHost < 0 ? info.hostIndex : plan.baseHost;
+    // Part A: head (+ <link> elements) and the top of the body.
+    w.ensure(4096 + plan.n * 400);
+    w.lit(B_DOCTYPE);
+    if (metaCharset) w.str((n & 1) ? `<meta http-equiv="Content-Type" content="text/html; charset=${metaCharset}">` : `<meta charset="${metaCharset}">`);
+    w.lit(B_TITLE); w.str(info.name); w.lit(B_PAGE); w.uint(n); w.lit(B_TITLE_END);
+    if (plan.baseHost >= 0) { w.lit(B_BASE); this.wOrigin(w, KIND_PLD, info.pldIndex, plan.baseHost, false); w.lit(B_BASE_END); }
+    for (let t = 0; t < plan.n; t++) {
+      if (plan.tag[t] !== 3) continue;
+      w.lit(B_LINK); this.wHref(w, plan, t, selfKind, selfA, baseB); w.lit(B_LINK_END);
     }
-    head += '</head>\n';
-    const chunks: Buffer[] = [];
+    w.lit(B_HEAD_END);
+    const third = Math.ceil(plan.n / 3) || 1;
+    const writeLinks = (from: number, to: number) => {
+      for (let t = from; t < to; t++) {
+        const tag = plan.tag[t]!;
+        if (tag === 3) continue;
+        if (tag === 0 && malformed) {
+          const href = this.hrefString(plan, t, selfKind, selfA, baseB);
+          w.str(sloppyAnchor(href, plan.r[t]!, t));
+          continue;
+        }
+        w.lit(TAG_OPEN[tag]!);
+        this.wHref(w, plan, t, selfKind, selfA, baseB);
+        w.lit(TAG_MID[tag]!);
+        if (tag !== 2) { w.uint(t); w.lit(TAG_END[tag]!); }
+      }
+    };
     if (kind === 'frameset') {
-      chunks.push(Buffer.from(head + `<frameset cols="50%,*">\n${parts.join('')}<noframes>`, 'latin1'),
-        fill(size - 400, 1), Buffer.from('</noframes></frameset></html>\n', 'latin1'));
-      return finish(contentTypeHtml(info), chunks);
+      w.lit(B_FRAMESET);
+      writeLinks(0, plan.n);
+      w.lit(B_NOFRAMES);
+      const a = w.take();
+      return finish(contentTypeHtml(info), [a, this.fill(info, n, size - 400, 1, false), L('</noframes></frameset></html>\n')]);
     }
-    const body0 = `<body><h1>${title}</h1>\n`;
-    const decoys = malformed
-      ? `<!-- <a href="/p/${info.pages + 1000}">commented out</a> -->\n<script>var s='<a href="/p/${info.pages + 1001}">';</script>\n` +
-        `<textarea><a href="/p/${info.pages + 1002}"></textarea>\n<DIV><P>unclosed <B>bold <I>italic</B></I>\n</SPAN></TD>\n`
-      : '';
-    const linkBytes = head.length + body0.length + parts[0]!.length + parts[1]!.length + parts[2]!.length + decoys.length + 80;
-    const fl = Math.max(64, size - linkBytes);
+    w.lit(B_BODY); w.str(info.name); w.lit(B_PAGE); w.uint(n); w.lit(B_H1_END);
+    if (malformed) {
+      w.str(`<!-- <a href="/p/${info.pages + 1000}">commented out</a> -->\n<script>var s='<a href="/p/${info.pages + 1001}">';</script>\n` +
+        `<textarea><a href="/p/${info.pages + 1002}"></textarea>\n<DIV><P>unclosed <B>bold <I>italic</B></I>\n</SPAN></TD>\n`);
+    }
+    w.lit(B_P_OPEN);
+    const endA = w.pos;
+    w.lit(B_UL); writeLinks(0, third); w.lit(B_UL_END);
+    const endB = w.pos;
+    w.lit(B_DIV); writeLinks(third, 2 * third); w.lit(B_DIV_END);
+    const endC = w.pos;
+    w.lit(B_P_CLOSE); writeLinks(2 * third, plan.n); w.lit(B_END);
+    const all = w.take();
+    const fl = Math.max(64, size - all.length);
     const a = Math.floor(fl / 3);
-    chunks.push(
-      Buffer.from(head + body0 + decoys + '<p>', 'latin1'), fill(a, 1, latin),
-      Buffer.from(`</p>\n<ul>\n${parts[0]}</ul>\n<p>`, 'latin1'), fill(a, 2, latin),
-      Buffer.from(`</p>\n<div class="nav">\n${parts[1]}</div>\n<p>`, 'latin1'), fill(fl - 2 * a, 3, latin),
-      Buffer.from(`</p>\n${parts[2]}</body></html>\n`, 'latin1'),
-    );
-    return finish(contentTypeHtml(info), chunks);
+    return finish(contentTypeHtml(info), [
+      all.subarray(0, endA), this.fill(info, n, a, 1, latin),
+      all.subarray(endA, endB), this.fill(info, n, a, 2, latin),
+      all.subarray(endB, endC), this.fill(info, n, fl - 2 * a, 3, latin),
+      all.subarray(endC),
+    ]);
+  }
+
+  /** The href of plan entry t as a string (slow path, for the sloppy serializations). */
+  private hrefString(plan: LinkPlan, t: number, baseKind: number, baseA: number, baseB: number): string {
+    const w = this.slowWriter;
+    w.reset();
+    w.ensure(1024);
+    this.wHref(w, plan, t, baseKind, baseA, baseB);
+    return w.buf.toString('latin1', 0, w.pos);
   }
 
   /** Calendar trap page /cal/<y>/<m>: links to the previous and next month and the next year. */
@@ -688,12 +852,23 @@ function sloppyAnchor(href: string, r: number, t: number): string {
   }
 }
 
-/** Walk the rates in the fixed order of `order` (not object key order), so equal params agree. */
-function pickRate<T extends string>(u: number, rates: Partial<Record<string, number>>, order: readonly string[], dflt: T): T {
+/**
+ * Cumulative rate table in the fixed order of `order` (not object key order, so equal params agree);
+ * zero rates are dropped, so an empty table means "always the default".
+ */
+function rateTable(rates: Partial<Record<string, number>>, order: readonly string[]): Array<[string, number]> {
+  const out: Array<[string, number]> = [];
   let acc = 0;
   for (const k of order) {
-    acc += rates[k] ?? 0;
-    if (u < acc) return k as T;
+    const v = rates[k] ?? 0;
+    if (v <= 0) continue;
+    acc += v;
+    out.push([k, acc]);
   }
+  return out;
+}
+
+function pickRate<T extends string>(u: number, table: ReadonlyArray<[string, number]>, dflt: T): T {
+  for (const [k, acc] of table) if (u < acc) return k as T;
   return dflt;
 }
