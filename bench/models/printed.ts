@@ -52,6 +52,8 @@ export const TABLE_VII = {
 
 /** Worked examples in the running text, with where they are. */
 export const EXAMPLES = {
+  // Ch. IV §1: seeking needs "enormously high hit rates (i.e., 99.7% for IRLbot)" (3 ms seeks vs 10 µs per URL).
+  seekHitRate: '99.7', // %
   // Ch. IV §2, after eq. (6): "Mercator-B is roughly 7.2 times faster than Polybot as n → ∞".
   asymptoticPolybotRatio: '7.2',
   // Ch. IV §4, after eq. (17).
@@ -85,6 +87,7 @@ export const EXAMPLES = {
   naive8B: '82',
   naive80B: '820',
   beastLimit: '8.2',
+  beastLimitOverUnique: 'four', // "roughly four times the speed needed to write all unique URLs" (compared as 4)
   beastJ8B: '9',
   beastJ80B: '87',
 } as const;

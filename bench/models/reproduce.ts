@@ -228,6 +228,7 @@ function examples(): Spec[] {
   });
   const dOptParams = (r: Reading) => ({ ...r.q, b: r.bForOptimalDisk });
   return [
+    ex('IV.1/hitRate', '§IV.1', 'RAM hit rate for 10 µs/URL with 3 ms seeks', EXAMPLES.seekHitRate, '%', () => 100 * (1 - 10e-6 / 3e-3)),
     ex('IV.2/ratio', '§IV.2 after (6)', 'Mercator-B faster than Polybot as n→∞', EXAMPLES.asymptoticPolybotRatio, '×',
       (r) => polybotOverMercatorAsymptotic(r.q)),
     ex('IV.4/Dopt/1GB', '§IV.4 after (17)', 'D_opt for R = 1 GB', EXAMPLES.dOpt1GB, 'TB', (r) => drumOptimalDisk(1 * GB, dOptParams(r)) / TB),
@@ -264,6 +265,8 @@ function examples(): Spec[] {
     ex('VII.2/naive/8B', '§VII.2 Theorem 6', 'naive λ, N = 8B', EXAMPLES.naive8B, 'MB/s', (r) => naiveBudgetDiskSpeed(8e9, r.beast) / MB),
     ex('VII.2/naive/80B', '§VII.2 Theorem 6', 'naive λ, N = 80B', EXAMPLES.naive80B, 'MB/s', (r) => naiveBudgetDiskSpeed(80e9, r.beast) / MB),
     ex('VII.2/beastLimit', '§VII.2 Theorem 7', 'BEAST λ bound 2Sb(2L−1)', EXAMPLES.beastLimit, 'MB/s', (r) => beastDiskSpeedLimit(r.beast) / MB),
+    ex('VII.2/beastOverUnique', '§VII.2 after (31)', 'λ limit over unique-URL write speed SbL', '4', '×',
+      (r) => beastDiskSpeedLimit(r.beast) / (r.beast.S * r.beast.b * r.beast.L)),
     ex('VII.2/j/8B', '§VII.2 eq. (31)', 'queues j, N = 8B', EXAMPLES.beastJ8B, 'queues', (r) => beastQueues(8e9, r.beastQueues)),
     ex('VII.2/j/80B', '§VII.2 eq. (31)', 'queues j, N = 80B', EXAMPLES.beastJ80B, 'queues', (r) => beastQueues(80e9, r.beastQueues)),
   ];

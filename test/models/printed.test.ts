@@ -43,6 +43,7 @@ test('Table V is transcribed cell for cell', () => {
 
 test('every worked example occurs in the text as printed', () => {
   const phrases: Record<keyof typeof EXAMPLES, string> = {
+    seekHitRate: `(i.e., ${EXAMPLES.seekHitRate}% for IRLbot)`,
     asymptoticPolybotRatio: `roughly ${EXAMPLES.asymptoticPolybotRatio} times faster than Polybot`,
     dOpt1GB: `D_{opt} = ${EXAMPLES.dOpt1GB}$ TB`,
     dOpt2GB: `D_{opt} = ${EXAMPLES.dOpt2GB}$ TB`,
@@ -69,6 +70,7 @@ test('every worked example occurs in the text as printed', () => {
     naive8B: `${EXAMPLES.naive8B} MB/s for $N = 8$ billion`,
     naive80B: `${EXAMPLES.naive80B} MB/s for $N = 80$ billion`,
     beastLimit: `\\leq ${EXAMPLES.beastLimit}$ MB/s`,
+    beastLimitOverUnique: `roughly ${EXAMPLES.beastLimitOverUnique} times the speed needed to write all unique URLs`,
     beastJ8B: `$N = 8\\text{B}$ is ${EXAMPLES.beastJ8B} and`,
     beastJ80B: `only ${EXAMPLES.beastJ80B},`,
   };
