@@ -265,6 +265,7 @@ function examples(): Spec[] {
     ex('VII.2/naive/8B', '§VII.2 Theorem 6', 'naive λ, N = 8B', EXAMPLES.naive8B, 'MB/s', (r) => naiveBudgetDiskSpeed(8e9, r.beast) / MB),
     ex('VII.2/naive/80B', '§VII.2 Theorem 6', 'naive λ, N = 80B', EXAMPLES.naive80B, 'MB/s', (r) => naiveBudgetDiskSpeed(80e9, r.beast) / MB),
     ex('VII.2/beastLimit', '§VII.2 Theorem 7', 'BEAST λ bound 2Sb(2L−1)', EXAMPLES.beastLimit, 'MB/s', (r) => beastDiskSpeedLimit(r.beast) / MB),
+    // Printed in words ("roughly four times", EXAMPLES.beastLimitOverUnique); compared as 4.
     ex('VII.2/beastOverUnique', '§VII.2 after (31)', 'λ limit over unique-URL write speed SbL', '4', '×',
       (r) => beastDiskSpeedLimit(r.beast) / (r.beast.S * r.beast.b * r.beast.L)),
     ex('VII.2/j/8B', '§VII.2 eq. (31)', 'queues j, N = 8B', EXAMPLES.beastJ8B, 'queues', (r) => beastQueues(8e9, r.beastQueues)),
