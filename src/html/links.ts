@@ -15,9 +15,11 @@
  * Tree construction matters for links in only a few places: foreign content (<svg>, <math>: a
  * different tokenizer behaviour and svg-namespace <a>), <select> (most start tags ignored) and
  * framesets (<frame> ignored outside one; everything but frames ignored after one), and <template>
- * (its "in column group" mode can drop an <a>). When the scanner meets a start tag for svg, math,
- * select, frame, frameset or template it hands the whole page to the parse5
- * reference (links-reference.ts), so the result is by construction identical; the fallback rate is
+ * (its "in column group" mode can drop an <a>). Inline <svg> (icons: nested SVG elements, CDATA,
+ * comments) is followed exactly by svgSubtree(); anything else in it (breakout tags like <p> or
+ * <div>, integration points like <foreignObject>) and any start tag for math, select, frame,
+ * frameset or template hands the whole page to the parse5 reference (links-reference.ts), so the
+ * result is by construction identical; the fallback rate is
  * measured in bench/html. Everything else in tree construction creates the element for every start
  * tag we care about (foster parenting, adoption agency, <image>→<img>, noscript with
  * scripting disabled), so the token stream order is the element order the reference reports.
@@ -33,15 +35,28 @@ const K_SCRIPT = 2;
 const K_RAWTEXT = 4; // RAWTEXT or RCDATA: both end at the appropriate end tag
 const K_PLAINTEXT = 8;
 const K_FALLBACK = 16; // tree construction matters: use the reference
+const K_SVG = 32; // foreign content we follow (see Scanner.svgSubtree)
 const KIND = new Map<string, number>([
   ['a', K_COLLECT], ['area', K_COLLECT], ['link', K_COLLECT], ['base', K_COLLECT], ['meta', K_COLLECT],
   ['img', K_COLLECT], ['image', K_COLLECT], ['iframe', K_COLLECT | K_RAWTEXT],
   ['script', K_SCRIPT], ['style', K_RAWTEXT], ['xmp', K_RAWTEXT], ['noembed', K_RAWTEXT],
   ['noframes', K_RAWTEXT], ['title', K_RAWTEXT], ['textarea', K_RAWTEXT], ['plaintext', K_PLAINTEXT],
-  ['svg', K_FALLBACK], ['math', K_FALLBACK], ['select', K_FALLBACK], ['frame', K_FALLBACK], ['frameset', K_FALLBACK],
+  ['svg', K_SVG], ['math', K_FALLBACK], ['select', K_FALLBACK], ['frame', K_FALLBACK], ['frameset', K_FALLBACK],
   ['template', K_FALLBACK],
 ]);
 const MAX_KIND_NAME = 9; // "plaintext"
+
+/**
+ * Start tags that leave foreign content (HTML §13.2.6.5 "any other start tag" breakout list, as in
+ * parse5's EXITS_FOREIGN_CONTENT; font only with color/face/size — we bail out on any font), plus
+ * the SVG HTML integration points (foreignObject, desc, title) where tokens are HTML again. Meeting
+ * one of these inside <svg> sends the page to the reference.
+ */
+const SVG_BAIL = new Set(['b', 'big', 'blockquote', 'body', 'br', 'center', 'code', 'dd', 'div', 'dl', 'dt', 'em', 'embed',
+  'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'head', 'hr', 'i', 'img', 'li', 'listing', 'menu', 'meta', 'nobr', 'ol', 'p', 'pre',
+  'ruby', 's', 'small', 'span', 'strong', 'strike', 'sub', 'sup', 'table', 'tt', 'u', 'ul', 'var', 'font',
+  'foreignobject', 'desc', 'title']);
+const MAX_FOREIGN_DEPTH = 512; // bound on the foreign-element stack of one <svg>; deeper → reference
 
 /** Statistics for the bench: how often the fast path had to defer to the reference. */
 export const fastExtractStats = { pages: 0, fallbacks: 0 };
@@ -77,6 +92,10 @@ class Scanner {
   private attrRaw: string[] = [];
   /** ASCII-lower-cased name of the last start tag read by tag(…, wantName=true); '' if too long to matter. */
   tagNameLower = '';
+  /** Bounds of the last tag name read by tag(), and whether that tag had the self-closing flag. */
+  nameStart = 0;
+  nameEnd = 0;
+  selfClosing = false;
 
   constructor(s: string) {
     this.s = s;
@@ -101,6 +120,9 @@ class Scanner {
       if (c >= 0x41 && c <= 0x5a) upper = true;
     }
     if (p >= n) return -1;
+    this.nameStart = nameStart;
+    this.nameEnd = p;
+    this.selfClosing = false;
     if (wantName) {
       const len = p - nameStart;
       if (len <= MAX_KIND_NAME) {
@@ -120,13 +142,18 @@ class Scanner {
     // Attribute states. c is s[p]: whitespace or '/'.
     for (;;) {
       // before attribute name (also reached from self-closing start tag / after quoted value)
+      let slashAt = -1;
       while (p < n) {
         c = s.charCodeAt(p);
-        if (isWs(c) || c === 0x2f) p++;
+        if (c === 0x2f) slashAt = p++;
+        else if (isWs(c)) p++;
         else break;
       }
       if (p >= n) return -1;
-      if (c === 0x3e) return p + 1;
+      if (c === 0x3e) {
+        this.selfClosing = slashAt === p - 1; // "/>" seen in the self-closing start tag state
+        return p + 1;
+      }
       // attribute name: the first char may be '=' (it is part of the name then)
       const an = p;
       p++;
@@ -192,6 +219,106 @@ class Scanner {
       const i = names.indexOf(name);
       return i < 0 ? undefined : cookValue(raws[i]!);
     });
+  }
+
+  /** Full ASCII-lower-cased name of the last tag read by tag() (NUL → U+FFFD as the tokenizer does). */
+  fullName(): string {
+    let name = this.s.slice(this.nameStart, this.nameEnd);
+    if (/[A-Z]/.test(name)) name = asciiLowerName(name);
+    if (name.indexOf('\0') >= 0) name = name.replace(/\0/g, '\uFFFD');
+    return name;
+  }
+
+  /**
+   * Inside <svg> (just after its start tag, not self-closing): HTML §13.2.6.5 "rules for parsing
+   * tokens in foreign content" for the common case — nested SVG elements, comments, CDATA sections,
+   * no raw-text elements, nothing reported (only HTML-namespace elements give links). Keeps the stack
+   * of open foreign elements so end tags pop exactly as the tree builder pops them. Returns where
+   * HTML scanning resumes (after the end tag that closes the root svg), n at EOF, or -1 when the
+   * subtree leaves the common case (breakout tag, integration point, an end tag that would reach an
+   * HTML element, </p>, </br>): the page then goes to the reference.
+   */
+  svgSubtree(p: number): number {
+    const s = this.s;
+    const n = this.n;
+    const stack: string[] = ['svg'];
+    for (;;) {
+      const lt = s.indexOf('<', p);
+      if (lt < 0 || lt + 1 >= n) return n;
+      const c = s.charCodeAt(lt + 1);
+      if (isAlpha(c)) {
+        const end = this.tag(lt + 1, false, false);
+        if (end < 0) return n;
+        const name = this.fullName();
+        if (SVG_BAIL.has(name)) return -1;
+        if (!this.selfClosing) {
+          if (stack.length >= MAX_FOREIGN_DEPTH) return -1;
+          stack.push(name);
+        }
+        p = end;
+        continue;
+      }
+      if (c === 0x2f) {
+        const c2 = s.charCodeAt(lt + 2);
+        if (isAlpha(c2)) {
+          const end = this.tag(lt + 2, false, false);
+          if (end < 0) return n;
+          const name = this.fullName();
+          if (name === 'p' || name === 'br') return -1;
+          const i = stack.lastIndexOf(name);
+          if (i < 0) return -1; // would be processed by the HTML rules
+          stack.length = i;
+          if (i === 0) return end;
+          p = end;
+        } else if (c2 === 0x3e) {
+          p = lt + 3;
+        } else if (lt + 2 >= n) {
+          return n;
+        } else {
+          const gt = s.indexOf('>', lt + 2);
+          if (gt < 0) return n;
+          p = gt + 1;
+        }
+        continue;
+      }
+      if (c === 0x21) {
+        if (s.startsWith('[CDATA[', lt + 2)) {
+          // CDATA section: only in foreign content (case-sensitive), ends at "]]>"
+          const k = s.indexOf(']]>', lt + 9);
+          if (k < 0) return n;
+          p = k + 3;
+          continue;
+        }
+        const e = this.afterBang(lt);
+        if (e < 0) return n;
+        p = e;
+        continue;
+      }
+      if (c === 0x3f) {
+        const gt = s.indexOf('>', lt + 2);
+        if (gt < 0) return n;
+        p = gt + 1;
+        continue;
+      }
+      p = lt + 1;
+    }
+  }
+
+  /** After "<!" at lt (not CDATA): end of the comment / DOCTYPE / bogus comment, or -1 at EOF. */
+  afterBang(lt: number): number {
+    const s = this.s;
+    if (s.charCodeAt(lt + 2) === 0x2d && s.charCodeAt(lt + 3) === 0x2d) {
+      const p = lt + 4;
+      const c0 = s.charCodeAt(p);
+      if (c0 === 0x3e) return p + 1; // "<!-->"
+      if (c0 === 0x2d && s.charCodeAt(p + 1) === 0x3e) return p + 2; // "<!--->"
+      const e1 = s.indexOf('-->', p);
+      const e2 = s.indexOf('--!>', p);
+      if (e1 < 0 && e2 < 0) return -1;
+      return e2 < 0 || (e1 >= 0 && e1 < e2) ? e1 + 3 : e2 + 4;
+    }
+    const gt = s.indexOf('>', lt + 2);
+    return gt < 0 ? -1 : gt + 1;
   }
 
   /** Start of the appropriate end tag `</name` + (ws | '/' | '>'), ASCII case-insensitive; n if none. */
@@ -324,6 +451,13 @@ export function scan(s: string, opts?: ExtractOptions): ExtractResult | null {
       i = end;
       if (kind === 0) continue;
       if (kind & K_FALLBACK) return null;
+      if (kind & K_SVG) {
+        if (sc.selfClosing) continue;
+        const e = sc.svgSubtree(end);
+        if (e < 0) return null;
+        i = e;
+        continue;
+      }
       if (kind & K_COLLECT) sc.emit(col, name === 'image' ? 'img' : name);
       if (kind & K_RAWTEXT) i = sc.endOfRawText(end, name);
       else if (kind & K_SCRIPT) i = sc.endOfScript(end);
@@ -350,24 +484,9 @@ export function scan(s: string, opts?: ExtractOptions): ExtractResult | null {
     }
     if (c === 0x21) {
       // "<!": comment, or DOCTYPE / CDATA-outside-foreign-content / bogus comment (all end at '>')
-      if (s.charCodeAt(lt + 2) === 0x2d && s.charCodeAt(lt + 3) === 0x2d) {
-        const p = lt + 4;
-        const c0 = s.charCodeAt(p);
-        if (c0 === 0x3e) {
-          i = p + 1; // "<!-->"
-        } else if (c0 === 0x2d && s.charCodeAt(p + 1) === 0x3e) {
-          i = p + 2; // "<!--->"
-        } else {
-          const e1 = s.indexOf('-->', p);
-          const e2 = s.indexOf('--!>', p);
-          if (e1 < 0 && e2 < 0) break;
-          i = e2 < 0 || (e1 >= 0 && e1 < e2) ? e1 + 3 : e2 + 4;
-        }
-      } else {
-        const gt = s.indexOf('>', lt + 2);
-        if (gt < 0) break;
-        i = gt + 1;
-      }
+      const e = sc.afterBang(lt);
+      if (e < 0) break;
+      i = e;
       continue;
     }
     if (c === 0x3f) {

@@ -14,6 +14,9 @@ const FRAGMENTS = [
   '<noembed>', '</noembed>', '<noframes>', '</noframes>', '<noscript>', '</noscript>', '<plaintext>',
   '<svg>', '</svg>', '<math>', '<select>', '<template>', '<frameset>', '<table>', '<tr>', '<td>', '<b>', '<p>', '<div ',
   '<head>', '<body>', '</body>', '</html>', '<col>',
+  '<svg viewBox="0 0 1 1">', '<SVG/>', '<svg/ >', '<path d="M0 0"/>', '<path>', '</path>', '<g>', '</g>', '</G>', '<use xlink:href=#i />',
+  '<linearGradient>', '</lineargradient>', '<foreignObject>', '<desc>', '</desc>', '<style>a>b{}</style>', '<font color=red>', '<font>',
+  '</p>', '</br>', '<math>', '</math>', '<mi>', '<![CDATA[<a href=cd>]]>',
   '&amp;', '&amp', '&AMP;', '&copy', '&copy=', '&copyx', '&#x41;', '&#65', '&#0;', '&#x80;', '&#xD800;', '&notin',
   '&notin;', '&not;', '&not', '&;', '&', '&#', '&#x;', '&lt;', '&gt', '&quot;', '&apos;', 'ü', '\u212a', 'İ', '😀',
 ];
@@ -46,15 +49,17 @@ const linkTag = fc
  */
 const NOISE = ['x', ' ', '\n', '<', '>', '-', '--', '!', '/', '"', "'", '<!--', '-->', '--!>', '--->', '<!-', '</', '<script>',
   '<script ', '</script>', '</script', '</SCRIPT >', '</scripts>', '<scriptx>', '</style>', '</title>', '</textarea>', '</xmp >',
-  '</iframe>', '</noembed>', '</noframes>', '<a href=in>', '<a href="q>">', '</a>', '&amp;'];
+  '</iframe>', '</noembed>', '</noframes>', '<a href=in>', '<a href="q>">', '</a>', '&amp;', '<svg>', '<svg/>', '</svg>', '<g/>', '</g>',
+  '<![CDATA[', ']]>'];
 const inner = fc.array(fc.oneof(fc.constantFrom(...NOISE), linkTag), { maxLength: 8 }).map((a) => a.join(''));
 const block = fc
   .tuple(
     fc.constantFrom('<script>', '<SCRIPT type=x>', '<script><!--', '<style>', '<title>', '<textarea>', '<xmp>', '<iframe src=i>',
+      '<svg>', '<svg><g>', '<svg><path d=x/><symbol id=s>', '<svg><![CDATA[', '<svg><title>', '<svg><script>',
       '<noembed>', '<noframes>', '<noscript>', '<!--', '<!', '<?', '<!DOCTYPE ', '<b title="', '<table>', '<template>', '<svg>', '<select>'),
     inner,
     fc.constantFrom('</script>', '--></script>', '</style>', '</title>', '</textarea>', '</xmp>', '</iframe>', '</noembed>',
-      '</noframes>', '</noscript>', '-->', '--!>', '>', '">', '</table>', '</template>', '</svg>', '</select>', ''),
+      '</noframes>', '</noscript>', '-->', '--!>', '</svg>', '</g></svg>', ']]></svg>', '</symbol></SVG >', '>', '">', '</table>', '</template>', '</svg>', '</select>', ''),
   )
   .map(([o, m, c]) => o + m + c);
 export const htmlish = fc
