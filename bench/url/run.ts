@@ -129,6 +129,28 @@ const variants: Record<string, () => void> = {
       }
     }
   },
+  resolveAndFingerprint: () => {
+    for (const p of pages) {
+      const r = new LinkResolver(p.base);
+      for (const l of p.links) {
+        const u = r.resolve(l);
+        if (u === null) continue;
+        fingerprintInto(u, out, 0);
+        sink += out[1]!;
+      }
+    }
+  },
+  resolveAndPld: () => {
+    for (const p of pages) {
+      const r = new LinkResolver(p.base);
+      for (const l of p.links) {
+        const u = r.resolve(l);
+        if (u === null) continue;
+        const pld = registrableDomain(r.lastHost);
+        sink += pld === null ? 0 : pld.length;
+      }
+    }
+  },
   referencePath: () => {
     // Our canonicalization via new URL only (no fast path): the fallback's speed.
     for (const p of pages) {

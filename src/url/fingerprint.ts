@@ -9,38 +9,114 @@
  * - host key: s = hostOf(canonical URL)  (lower-case ASCII host, no port, IPv6 in brackets).
  * - PLD key:  s = pldOrHost(host) with the ICANN-only list (STAR's grouping).
  *
- * xxhash-wasm's `h64` returns a BigInt; the hot-path variants store it into a BigUint64Array that
- * shares memory with a Uint32Array, so the halves come out with no BigInt arithmetic (measured:
- * ~4 M/s against ~1.5 M/s for h64ToString + parseInt, bench/url).
+ * Implementation: the XXH64 WebAssembly of xxhash-wasm (its `workerd/xxhash.wasm`, the same code
+ * its JS API wraps), instantiated here with a 66-byte wrapper module that calls `xxh64` and stores
+ * the i64 result in linear memory. JavaScript then reads two uint32 — no BigInt is created on the
+ * hot path (xxhash-wasm's own `h64` returns a BigInt and masks it with another BigInt op). The
+ * string is written with TextEncoder.encodeInto (UTF-8, so non-ASCII input is hashed correctly).
+ * If the .wasm file cannot be found, xxhash-wasm's `h64` is used instead (same results, slower).
+ * test/url/units.test.ts checks both give the same keys, and the XXH64 reference vectors.
  */
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
 import xxhash from 'xxhash-wasm';
 import { hostOf } from './host.js';
 import { pldOrHost } from './pld.js';
 
 const { h64 } = await xxhash();
 
+// Wrapper module: (import "e" "h" (func (param i32 i32 i64) (result i64)))
+// (import "e" "m" (memory 1)) (func (export "s") (param i32 i32)
+//   i32.const 0  local.get 0  local.get 1  i64.const 0  call 0  i64.store)
+const WRAPPER = new Uint8Array([
+  0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00,
+  0x01, 0x0d, 0x02, 0x60, 0x03, 0x7f, 0x7f, 0x7e, 0x01, 0x7e, 0x60, 0x02, 0x7f, 0x7f, 0x00, // types
+  0x02, 0x0e, 0x02, 0x01, 0x65, 0x01, 0x68, 0x00, 0x00, 0x01, 0x65, 0x01, 0x6d, 0x02, 0x00, 0x01, // imports
+  0x03, 0x02, 0x01, 0x01, // function 1: type 1
+  0x07, 0x05, 0x01, 0x01, 0x73, 0x00, 0x01, // export "s"
+  0x0a, 0x11, 0x01, 0x0f, 0x00, 0x41, 0x00, 0x20, 0x00, 0x20, 0x01, 0x42, 0x00, 0x10, 0x00, 0x37, 0x03, 0x00, 0x0b, // code
+]);
+
+// WebAssembly is a global in Node, but not in the ES2023 lib typings this project compiles with.
+interface WasmMemory { readonly buffer: ArrayBuffer; grow(pages: number): number }
+interface WasmApi {
+  Module: new (bytes: Uint8Array) => object;
+  Instance: new (module: object, imports: object) => { exports: Record<string, unknown> };
+}
+const WA = (globalThis as unknown as { WebAssembly: WasmApi }).WebAssembly;
+
+const INPUT = 8; // input bytes start here; the result (i64, little-endian) is stored at 0
+
+interface Native { run: (ptr: number, len: number) => void; mem: WasmMemory }
+
+function loadNative(): Native | null {
+  try {
+    const pkgMain = createRequire(import.meta.url).resolve('xxhash-wasm');
+    const wasmPath = path.join(path.dirname(pkgMain), '..', 'workerd', 'xxhash.wasm');
+    const core = new WA.Instance(new WA.Module(readFileSync(wasmPath)), {});
+    const mem = core.exports.mem as WasmMemory;
+    const wrap = new WA.Instance(new WA.Module(WRAPPER), { e: { h: core.exports.xxh64, m: mem } });
+    return { run: wrap.exports.s as (ptr: number, len: number) => void, mem };
+  } catch {
+    return null;
+  }
+}
+
+const native = loadNative();
+const encoder = new TextEncoder();
+let input = native === null ? new Uint8Array(0) : new Uint8Array(native.mem.buffer, INPUT);
+let result = native === null ? new Uint32Array(2) : new Uint32Array(native.mem.buffer, 0, 2);
+
+// Fallback split of h64's BigInt without BigInt arithmetic.
 const big = new BigUint64Array(1);
-const halves = new Uint32Array(big.buffer); // little-endian on every platform Node supports
+const halves = new Uint32Array(big.buffer);
 const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
 const HI = LITTLE_ENDIAN ? 1 : 0;
 const LO = LITTLE_ENDIAN ? 0 : 1;
 
-/** XXH64 (seed 0) of the UTF-8 bytes of `s`. */
+/** Writes key(s) as out[offset] = hi, out[offset + 1] = lo, without BigInt. */
+export function fingerprintInto(s: string, out: Uint32Array, offset: number): void {
+  if (native === null) {
+    big[0] = h64(s);
+    out[offset] = halves[HI]!;
+    out[offset + 1] = halves[LO]!;
+    return;
+  }
+  if (s.length * 3 > input.length) {
+    // UTF-8 needs at most 3 bytes per UTF-16 code unit. Memory only grows (bounded by the longest
+    // string ever hashed; canonical URLs are ≤ maxLength).
+    const need = INPUT + s.length * 3 - native.mem.buffer.byteLength;
+    native.mem.grow(Math.ceil(need / 65536));
+    input = new Uint8Array(native.mem.buffer, INPUT);
+    result = new Uint32Array(native.mem.buffer, 0, 2);
+  }
+  const n = encoder.encodeInto(s, input).written;
+  native.run(INPUT, n);
+  out[offset] = result[HI]!;
+  out[offset + 1] = result[LO]!;
+}
+
+const pair = new Uint32Array(2);
+
+/** XXH64 (seed 0) of the UTF-8 bytes of `s`, as a BigInt (cold paths). */
 export function fingerprint64(s: string): bigint {
-  return h64(s);
+  fingerprintInto(s, pair, 0);
+  return (BigInt(pair[0]!) << 32n) | BigInt(pair[1]!);
 }
 
 /** Key of a canonical URL (the caller canonicalizes first; this function does not). */
 export function urlFingerprint(canonicalUrl: string): bigint {
-  return h64(canonicalUrl);
+  return fingerprint64(canonicalUrl);
 }
 
-/** Writes key(s) as out[offset] = hi, out[offset + 1] = lo, without BigInt arithmetic. */
-export function fingerprintInto(s: string, out: Uint32Array, offset: number): void {
-  big[0] = h64(s);
-  out[offset] = halves[HI]!;
-  out[offset + 1] = halves[LO]!;
+/** xxhash-wasm's own h64 (reference for tests; same key definition). */
+export function fingerprint64Reference(s: string): bigint {
+  return h64(s);
 }
+
+/** True when the native (no-BigInt) hashing path is in use. */
+export const NATIVE_FINGERPRINT = native !== null;
 
 /** Host key of a canonical URL into out[offset], out[offset + 1]. */
 export function hostKeyInto(canonicalUrl: string, out: Uint32Array, offset: number): void {

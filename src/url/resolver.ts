@@ -14,19 +14,19 @@ import { finish, hostFitsDns, reject, removeDotSegments, stripPathSessionIds, no
 import { hostOf } from './host.js';
 import { compileOptions, type CanonicalizeOptions, type CompiledOptions, type UrlRejectReason } from './options.js';
 
-// Characters (before '#') that the fast path accepts: letters, digits and  ! $ & ( ) * + , - . / : ; = ? @ _ ~
+// Characters (before '#') that the fast path accepts (UNSAFE_RE is the complement): letters,
+// digits and  ! $ & ( ) * + , - . / : ; = ? @ _ ~
 // WHATWG copies every one of them verbatim into path and query of a special URL, so no escaping
 // decision is needed. Everything else (%, \, ', ", <, >, `, {, }, ^, |, [, ], space, controls,
 // non-ASCII) takes the reference path.
-const SAFE = new Uint8Array(128);
-const SCHEME_CHAR = new Uint8Array(128);
 const HOST_CHAR = new Uint8Array(128); // a-z A-Z 0-9 - .
 for (let c = 0; c < 128; c++) {
   const ch = String.fromCharCode(c);
-  if (/[A-Za-z0-9!$&()*+,\-./:;=?@_~]/.test(ch)) SAFE[c] = 1;
-  if (/[A-Za-z0-9+\-.]/.test(ch)) SCHEME_CHAR[c] = 1;
   if (/[A-Za-z0-9\-.]/.test(ch)) HOST_CHAR[c] = 1;
 }
+
+const UNSAFE_RE = /[^A-Za-z0-9!$&()*+,\-./:;=?@_~]/;
+const SCHEME_RE = /^[A-Za-z][A-Za-z0-9+\-.]*:/;
 
 // Internal fast-path outcomes besides a URL string.
 const NOT_HANDLED = 0;
@@ -199,14 +199,13 @@ export class LinkResolver {
 
   private fast(rel: string): FastResult {
     const n = rel.length;
+    // One native regex scan for the first character outside SAFE (irregexp beats a charCodeAt
+    // loop, notably on the sliced/cons strings a parser hands over).
     let end = n;
-    for (let i = 0; i < n; i++) {
-      const c = rel.charCodeAt(i);
-      if (c === 35) {
-        end = i; // the fragment is dropped, whatever it contains
-        break;
-      }
-      if (c >= 128 || SAFE[c] !== 1) return NOT_HANDLED;
+    const bad = rel.search(UNSAFE_RE);
+    if (bad >= 0) {
+      if (rel.charCodeAt(bad) !== 35) return NOT_HANDLED;
+      end = bad; // the fragment is dropped, whatever it contains
     }
     const hasBase = this.base !== null;
     if (end === 0) {
@@ -216,31 +215,28 @@ export class LinkResolver {
       return this.base!;
     }
     const c0 = rel.charCodeAt(0);
-    if (isAlpha(c0)) {
-      let j = 1;
-      while (j < end && SCHEME_CHAR[rel.charCodeAt(j)] === 1) j++;
-      if (j < end && rel.charCodeAt(j) === 58) {
-        // 'http' / 'https' compared case-insensitively without slicing (| 32 lower-cases letters).
-        const isHttp = (j === 4 || j === 5) && (c0 | 32) === 104 && (rel.charCodeAt(1) | 32) === 116 &&
-          (rel.charCodeAt(2) | 32) === 116 && (rel.charCodeAt(3) | 32) === 112 && (j === 4 || (rel.charCodeAt(4) | 32) === 115);
-        if (isHttp) {
-          // Only the plain `http://host` form; `http:g`, `http:/g`, `http:///g` have special
-          // WHATWG meanings that the reference parser handles.
-          if (j + 3 < end && rel.charCodeAt(j + 1) === 47 && rel.charCodeAt(j + 2) === 47 && rel.charCodeAt(j + 3) !== 47) {
-            const f = fastAuthority(rel, j + 3, end, j === 5, this.o);
-            if (typeof f === 'string') this.lastHost = authorityHost;
-            return f;
-          }
-          return NOT_HANDLED;
+    if (isAlpha(c0) && SCHEME_RE.test(rel)) {
+      const j = rel.indexOf(':'); // scheme characters exclude ':' and '#', so this is the scheme's end
+      // 'http' / 'https' compared case-insensitively without slicing (| 32 lower-cases letters).
+      const isHttp = (j === 4 || j === 5) && (c0 | 32) === 104 && (rel.charCodeAt(1) | 32) === 116 &&
+        (rel.charCodeAt(2) | 32) === 116 && (rel.charCodeAt(3) | 32) === 112 && (j === 4 || (rel.charCodeAt(4) | 32) === 115);
+      if (isHttp) {
+        // Only the plain `http://host` form; `http:g`, `http:/g`, `http:///g` have special
+        // WHATWG meanings that the reference parser handles.
+        if (j + 3 < end && rel.charCodeAt(j + 1) === 47 && rel.charCodeAt(j + 2) === 47 && rel.charCodeAt(j + 3) !== 47) {
+          const f = fastAuthority(rel, j + 3, end, j === 5, this.o);
+          if (typeof f === 'string') this.lastHost = authorityHost;
+          return f;
         }
-        // Other special schemes can fail to parse (reason 'unparseable'); leave them to WHATWG.
-        const scheme = rel.slice(0, j).toLowerCase();
-        if (scheme === 'ftp' || scheme === 'ws' || scheme === 'wss' || scheme === 'file') return NOT_HANDLED;
-        // A non-special scheme not followed by '/' is an opaque-path URL, which never fails to
-        // parse (mailto:, javascript:, tel:, data: …): refuse it for its scheme.
-        if (j + 1 < n && rel.charCodeAt(j + 1) === 47) return NOT_HANDLED;
-        return SCHEME;
+        return NOT_HANDLED;
       }
+      // Other special schemes can fail to parse (reason 'unparseable'); leave them to WHATWG.
+      const scheme = rel.slice(0, j).toLowerCase();
+      if (scheme === 'ftp' || scheme === 'ws' || scheme === 'wss' || scheme === 'file') return NOT_HANDLED;
+      // A non-special scheme not followed by '/' is an opaque-path URL, which never fails to
+      // parse (mailto:, javascript:, tel:, data: …): refuse it for its scheme.
+      if (j + 1 < n && rel.charCodeAt(j + 1) === 47) return NOT_HANDLED;
+      return SCHEME;
     }
     if (!hasBase || !this.fastRelative) return NOT_HANDLED;
     let path: string;

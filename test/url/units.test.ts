@@ -1,6 +1,7 @@
 /** Unit tests for each documented rule of src/url (docs/url.md), one assertion group per rule. */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import fc from 'fast-check';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { CONFORMANCE } from './helpers.js';
@@ -8,7 +9,7 @@ import { DAT_PATH, OUT_PATH, renderPslData } from './tools/generate-psl-data.js'
 import { isCrawlError } from '../../src/errors.js';
 import {
   canonicalizeUrl as c, canonicalizeUrlDetailed as cd, LinkResolver, registrableDomain, pldOrHost, PSL_RULE_COUNTS,
-  urlFingerprint, fingerprint64, fingerprintInto, hostKeyInto, pldKeyInto, splitKey,
+  urlFingerprint, fingerprint64, fingerprintInto, hostKeyInto, pldKeyInto, splitKey, fingerprint64Reference, NATIVE_FINGERPRINT,
   hostOf, portOf, urlOriginOf, urlPathAndQueryOf, trapCheck,
 } from '../../src/url/index.js';
 
@@ -149,6 +150,19 @@ test('fingerprints: XXH64 seed 0 (known vectors), hi/lo halves, host and PLD key
   assert.deepEqual([out[2], out[3]], splitKey(fingerprint64('www.pld42.test')));
   pldKeyInto(u, out, 4);
   assert.deepEqual([out[4], out[5]], splitKey(fingerprint64('pld42.test')));
+});
+
+test('fingerprint: the no-BigInt wasm path equals xxhash-wasm h64 (ASCII, UTF-8, long inputs)', () => {
+  assert.equal(NATIVE_FINGERPRINT, true);
+  fc.assert(
+    fc.property(fc.oneof(fc.string({ maxLength: 200 }), fc.string({ unit: 'grapheme', maxLength: 50 }), fc.string({ unit: 'binary', maxLength: 40 })), (s) => {
+      assert.equal(fingerprint64(s), fingerprint64Reference(s), JSON.stringify(s));
+    }),
+    { numRuns: 2000 },
+  );
+  const big = 'x'.repeat(100_000) + 'é'; // forces the wasm memory to grow
+  assert.equal(fingerprint64(big), fingerprint64Reference(big));
+  assert.equal(fingerprint64('abc'), fingerprint64Reference('abc'));
 });
 
 test('hostOf / portOf / urlOriginOf / urlPathAndQueryOf on canonical URLs', () => {
