@@ -89,6 +89,13 @@ export interface StartupOptions {
   fetchTimeoutMs: number;
   /** Also extract <img src> links. @default false */
   images: boolean;
+  /**
+   * Added to every non-zero delay handed to the politeness heaps. The frontier times a request
+   * from its dispatch; the server sees it a little later (event loop, socket write), so two
+   * requests dispatched exactly τ apart can arrive closer than τ. The margin absorbs that jitter
+   * so that the server-side gap never undercuts τ. @default 5
+   */
+  politenessMarginMs: number;
   /** Per-parse hard timeout: a worker exceeding it is replaced and the page recorded as CRAWL_PARSE_TIMEOUT. @default 10000 */
   parseTimeoutMs: number;
 }
@@ -131,6 +138,7 @@ export function defaultCrawlConfig(): StartupOptions & RuntimeOptions {
     fetchTimeoutMs: 30_000,
     images: false,
     parseTimeoutMs: 10_000,
+    politenessMarginMs: 5,
     hostDelayMs: 5000,
     ipDelayMs: 1000,
     minHostDelayMs: 1000,
@@ -296,6 +304,7 @@ export function resolveCrawlConfig(input: CrawlConfigInput, opts: { cwd?: string
     fetchTimeoutMs: dur('fetchTimeoutMs')!,
     images: bool('images', raw.images),
     parseTimeoutMs: dur('parseTimeoutMs')!,
+    politenessMarginMs: dur('politenessMarginMs')!,
     hostDelayMs: dur('hostDelayMs')!,
     ipDelayMs: dur('ipDelayMs')!,
     minHostDelayMs: dur('minHostDelayMs')!,
@@ -413,6 +422,7 @@ export const CRAWL_FLAGS: readonly FlagSpec[] = [
   { name: 'progress-interval', value: '<ms>', key: 'progressIntervalMs', kind: 'value', description: 'plain status line period (default 10000)', parse: ms('progressIntervalMs') },
   { name: 'max-body', value: '<size>', key: 'maxBodyBytes', kind: 'value', description: 'body size cap per page (default 8M)', parse: (v) => parseSize(v, 'maxBodyBytes') },
   { name: 'fetch-timeout', value: '<ms>', key: 'fetchTimeoutMs', kind: 'value', description: 'per-fetch timeout (default 30000)', parse: ms('fetchTimeoutMs') },
+  { name: 'politeness-margin', value: '<ms>', key: 'politenessMarginMs', kind: 'value', description: 'added to non-zero delays to absorb dispatch jitter (default 5)', parse: ms('politenessMarginMs') },
   { name: 'images', value: '', key: 'images', kind: 'bool', description: 'also follow <img src>', parse: () => true },
   { name: 'paused', value: '', key: 'paused', kind: 'bool', description: 'start paused (resume via the status server)', parse: () => true },
 ];

@@ -122,3 +122,21 @@ export class LinkTable {
     };
   }
 }
+
+/** Split a ParseOutput into the link table and the pre-encoded WARC group (if any). No copies. */
+export function splitParseOutput(out: Uint8Array): { table: Uint8Array; group: EncodedGroupLike | null } {
+  const dv = new DataView(out.buffer, out.byteOffset, out.byteLength);
+  const tl = dv.getUint32(0, true);
+  const table = out.subarray(4, 4 + tl);
+  const ml = dv.getUint32(4 + tl, true);
+  if (ml === 0) return { table, group: null };
+  const meta = JSON.parse(dec.decode(out.subarray(8 + tl, 8 + tl + ml))) as Omit<EncodedGroupLike, 'data'>;
+  return { table, group: { ...meta, data: out.subarray(8 + tl + ml) } };
+}
+
+export interface EncodedGroupLike {
+  data: Uint8Array;
+  records: { type: string; recordId: string; offset: number; length: number }[];
+  recordId: string;
+  payloadDigest: string;
+}

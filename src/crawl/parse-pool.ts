@@ -17,8 +17,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { ParseTask, ParseWorkerData } from './parse-worker.js';
+import { splitParseOutput, type EncodedGroupLike } from './links-codec.js';
 
-export type ParseOutcome = { ok: true; table: Uint8Array } | { ok: false; code: 'CRAWL_PARSE_TIMEOUT' | 'CRAWL_PARSE_CRASH' | 'CRAWL_PARSE_ERROR'; message: string };
+export type ParseOutcome = { ok: true; table: Uint8Array; group: EncodedGroupLike | null } | { ok: false; code: 'CRAWL_PARSE_TIMEOUT' | 'CRAWL_PARSE_CRASH' | 'CRAWL_PARSE_ERROR'; message: string };
 
 /**
  * Worker entry file. Built (dist/) code runs parse-worker.js directly; under tsx (tests, `npm run
@@ -75,12 +76,23 @@ export class ParsePool {
     return this.inFlight;
   }
 
+  /**
+   * Start every thread and load the worker module (no timeout): the per-page timeout should
+   * measure parsing, not a cold start (module loading takes seconds under tsx on a busy box).
+   */
+  async warmup(): Promise<void> {
+    const b = new Uint8Array(0);
+    await Promise.all(
+      Array.from({ length: this.opts.threads }, () => this.pool.run({ url: 'http://warmup.invalid/', body: b, decoded: b, html: false, follow: false })),
+    );
+  }
+
   async run(task: ParseTask): Promise<ParseOutcome> {
     this.inFlight++;
     const signal = AbortSignal.timeout(this.opts.timeoutMs);
     try {
       const r = (await this.pool.run(task, { signal })) as Uint8Array;
-      return { ok: true, table: r instanceof Uint8Array ? r : new Uint8Array(r as ArrayBuffer) };
+      return { ok: true, ...splitParseOutput(r instanceof Uint8Array ? r : new Uint8Array(r as ArrayBuffer)) };
     } catch (e) {
       const err = e as Error & { name?: string; code?: string };
       if (signal.aborted || err.name === 'AbortError') {

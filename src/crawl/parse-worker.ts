@@ -16,9 +16,14 @@ import { workerData } from 'node:worker_threads';
 import { move } from 'piscina';
 import { extractLinks, decodeHtml, payloadDigest } from '../html/index.js';
 import { LinkResolver, canonicalizeUrl, fingerprintInto, hostOf, pldOrHost, trapCheck } from '../url/index.js';
-import { encodeLinks, type LinkEntry } from './links-codec.js';
+import { encodeExchangeRecords, type EncodeOptions } from '../store/index.js';
+import { encodeLinks, LinkTable, type LinkEntry } from './links-codec.js';
+export { splitParseOutput, type EncodedGroupLike } from './links-codec.js';
 
-/** The worker's answer: one transferred buffer (decode with `new LinkTable(buf)`). */
+/**
+ * The worker's answer: one transferred buffer (split with `splitParseOutput`):
+ *   u32 tableLen | link table (links-codec.ts) | u32 metaLen | JSON of the WARC group's record list | WARC bytes
+ */
 export type ParseOutput = Uint8Array;
 
 export interface ParseWorkerData {
@@ -29,6 +34,8 @@ export interface ParseWorkerData {
   scopeHosts: string[];
   scopePlds: string[];
   fault?: { crashOn?: string; hangOn?: string };
+  /** WARC encoding matching the crawl's WarcWriter (records are compressed here, in the pool). */
+  warc?: EncodeOptions;
 }
 
 export interface ParseTask {
@@ -42,6 +49,8 @@ export interface ParseTask {
   html: boolean;
   /** extract links at all (false past --max-depth) */
   follow: boolean;
+  /** when set, also encode the WARC response+request(+metadata) records of this fetch */
+  exchange?: { ip: string; dateMs: number; requestHead: Uint8Array; responseHead: Uint8Array; truncated: boolean };
 }
 
 const data = (workerData ?? {}) as Partial<ParseWorkerData>;
@@ -62,10 +71,34 @@ function inScope(url: string, host: string, pld: string): boolean {
 }
 
 export default function parse(task: ParseTask): ParseOutput {
-  const r = parseToTable(task);
+  const table = parseToTable(task);
+  let meta: Uint8Array = new Uint8Array(0);
+  let warc: Uint8Array = new Uint8Array(0);
+  if (task.exchange !== undefined) {
+    const t = new LinkTable(table);
+    const outlinks: string[] = [];
+    for (let i = 0; i < t.count; i++) outlinks.push(t.url(i));
+    const x = task.exchange;
+    const g = encodeExchangeRecords(
+      { url: task.url, ip: x.ip, date: new Date(x.dateMs), requestHead: x.requestHead, responseHead: x.responseHead, body: task.body, truncated: x.truncated, payloadDigest: t.info().digest, outlinks },
+      data.warc,
+    );
+    meta = enc.encode(JSON.stringify({ records: g.records, recordId: g.recordId, payloadDigest: g.payloadDigest }));
+    warc = g.data;
+  }
+  const out = new Uint8Array(8 + table.byteLength + meta.byteLength + warc.byteLength);
+  const dv = new DataView(out.buffer);
+  dv.setUint32(0, table.byteLength, true);
+  out.set(table, 4);
+  dv.setUint32(4 + table.byteLength, meta.byteLength, true);
+  out.set(meta, 8 + table.byteLength);
+  out.set(warc, 8 + table.byteLength + meta.byteLength);
   // Transfer the ArrayBuffer back instead of cloning it (piscina `move`).
-  return move(r as unknown as ArrayBufferView) as unknown as ParseOutput;
+  return move(out as unknown as ArrayBufferView) as unknown as ParseOutput;
 }
+
+const enc = new TextEncoder();
+
 
 export function parseToTable(task: ParseTask): Uint8Array {
   const digest = payloadDigest(task.body);

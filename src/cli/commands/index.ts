@@ -1,6 +1,15 @@
 /** Every subcommand registers itself here; each lives in its own file beside this one. */
 import type { Command } from 'commander';
+import { registerCrawlCommand } from './crawl.js';
+import { registerResumeCommand } from './resume.js';
+import { registerStatsCommand } from './stats.js';
+import { registerDemoCommand } from './demo.js';
+import { registerSimwebCommand } from './simweb.js';
 
-export function registerCommands(_program: Command): void {
-  // Commands are added as their modules land (simweb, crawl, resume, stats, demo).
+export function registerCommands(program: Command): void {
+  registerCrawlCommand(program);
+  registerResumeCommand(program);
+  registerStatsCommand(program);
+  registerDemoCommand(program);
+  registerSimwebCommand(program);
 }

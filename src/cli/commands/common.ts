@@ -1,0 +1,42 @@
+/** Shared CLI plumbing: exit codes, error printing, the end-of-crawl summary. */
+import type { CrawlSummary } from '../../crawl/pipeline.js';
+
+/** Exit codes: 0 done/stopped cleanly, 1 failure, 2 invalid configuration or usage. */
+export const EXIT_OK = 0;
+export const EXIT_FAILURE = 1;
+export const EXIT_USAGE = 2;
+
+export async function runGuarded(fn: () => Promise<void>): Promise<void> {
+  try {
+    await fn();
+  } catch (e) {
+    const err = e as Error & { code?: string };
+    const code = err.code ?? 'CRAWL_ERROR';
+    process.stderr.write(`drumcrawl: ${code}: ${err.message}\n`);
+    process.exitCode = code === 'CRAWL_CONFIG_INVALID' || code === 'CRAWL_STATE_EXISTS' || code === 'CRAWL_STATE_MISSING' ? EXIT_USAGE : EXIT_FAILURE;
+  }
+}
+
+function mb(n: number): string {
+  return (n / 1e6).toFixed(1) + ' MB';
+}
+
+export function printSummary(s: CrawlSummary, out: NodeJS.WritableStream = process.stdout): void {
+  const outcomes = Object.entries(s.outcomes).sort((a, b) => b[1] - a[1]).map(([k, v]) => `${k}=${v}`).join(' ');
+  out.write(
+    [
+      `crawl ${s.finished ? 'finished' : 'stopped'} (${s.stopReason}) after ${(s.elapsedMs / 1000).toFixed(1)} s`,
+      `  pages fetched   ${s.pages} (${s.pagesPerSec.toFixed(1)} pages/s this run, ${s.cpuMsPerPage.toFixed(2)} ms CPU/page)`,
+      `  bytes           ${mb(s.bytes)}`,
+      `  unique URLs     ${s.urlsSeen}`,
+      `  duplicates      ${s.duplicates} (WARC revisit records)`,
+      `  outcomes        ${outcomes}`,
+      `  peak RSS        ${mb(s.peakRssBytes)}`,
+      `  WARC files      ${s.warcDir}`,
+      ...s.warcFiles.map((f) => `                  ${f}`),
+      `  crawl log       ${s.warcDir}/crawl.log`,
+      `  state           ${s.stateDir}${s.finished ? '' : `  (continue with: drumcrawl resume ${s.stateDir})`}`,
+      '',
+    ].join('\n'),
+  );
+}

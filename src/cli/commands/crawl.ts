@@ -1,0 +1,44 @@
+/**
+ * `drumcrawl crawl [urls...] [flags]` — flags come from the one table in src/crawl/config.ts
+ * (CRAWL_FLAGS), so `--help`, the parser and docs/configuration.md cannot drift apart.
+ */
+import type { Command } from 'commander';
+import { CRAWL_FLAGS, loadCrawlConfig } from '../../crawl/config.js';
+import { Crawler } from '../../crawl/pipeline.js';
+import { printSummary, runGuarded } from './common.js';
+
+export function registerCrawlCommand(program: Command): void {
+  const cmd = program
+    .command('crawl')
+    .description('start a crawl from seed URLs (state and WARC output on disk; resumable)')
+    .argument('[urls...]', 'seed URLs')
+    .allowUnknownOption(false)
+    .helpOption('-h, --help', 'show the flags');
+  for (const f of CRAWL_FLAGS) {
+    const flag = f.kind === 'bool' ? `--${f.name}` : `--${f.name} ${f.value}`;
+    if (f.repeat) cmd.option(flag, f.description, (v: string, prev: string[] = []) => [...prev, v]);
+    else cmd.option(flag, f.description);
+  }
+  cmd.action(async () => {
+    // Re-parse the raw arguments with the pure parser (commander only renders help and rejects
+    // unknown flags), so the CLI and the library agree by construction.
+    const raw = rawArgsAfter(program, 'crawl');
+    await runGuarded(async () => {
+      const cfg = await loadCrawlConfig(raw);
+      if (cfg.seeds.length === 0) {
+        throw Object.assign(new Error('no seed URLs: give URLs as arguments or --seeds <file>'), { code: 'CRAWL_CONFIG_INVALID' });
+      }
+      const crawler = await Crawler.open(cfg, { handleSignals: true });
+      crawler.on('status-server', (url: string) => process.stderr.write(`status server: ${url}/status  ${url}/metrics\n`));
+      const summary = await crawler.run();
+      printSummary(summary);
+    });
+  });
+}
+
+/** The user's arguments after the subcommand name (commander keeps them in rawArgs). */
+export function rawArgsAfter(program: Command, name: string): string[] {
+  const all = (program as unknown as { rawArgs: string[] }).rawArgs.slice(2);
+  const i = all.indexOf(name);
+  return i < 0 ? [] : all.slice(i + 1);
+}

@@ -1,0 +1,245 @@
+/**
+ * The pipeline's view of the frontier (STAR + BEAST + robots gate + politeness heaps, src/frontier)
+ * — the few calls the scheduler makes, adapted here to the frontier's actual API so that
+ * pipeline.ts reads as the thesis' Fig. 2 and a change in src/frontier touches only this file.
+ */
+import { CrawlError } from '../errors.js';
+import { Frontier, Star, MemoryPldStore, crawlBudget, type FrontierUrl, type FetchOutcome as PoliteFetchOutcome } from '../frontier/index.js';
+import { outcomePolicy, type FetchResult } from '../fetch/index.js';
+import type { DnsCache } from '../dns/index.js';
+import type { RobotsRules } from '../robots/index.js';
+import type { CrawlConfig } from './config.js';
+
+export interface FrontierStats {
+  queued: number;
+  readyCount: number;
+  beastJ: number;
+  qfSize: number;
+  qrSize: number;
+  hostsActive: number;
+  hostsWaiting: number;
+  ipsActive: number;
+  ipsWaiting: number;
+  robotsLookups: number;
+  robotsHitRate: number;
+}
+
+export interface RobotsOutcome {
+  rules: unknown;
+  outcome: string;
+  status?: number;
+  expiresAt: number;
+}
+
+export interface FrontierPort {
+  /** Unique URLs from URLseen: STAR gives (B, P), BEAST places them. */
+  admit(urls: FrontierUrl[]): Promise<void>;
+  /** URLs that were in flight at a crash/stop: back in, without a new STAR count. */
+  readmit(urls: FrontierUrl[]): Promise<void>;
+  /** PLD→PLD link pairs (packed [srcHi, srcLo, dstHi, dstLo]*) for STAR's in-degree. */
+  addPldLinks(pairs: Uint32Array, count: number): void;
+  /** Up to `max` items due now (host and IP due, robots known): pages, or robots.txt fetches (kind 1). */
+  nextReady(now: number, max: number): FrontierUrl[];
+  /** ms timestamp when something becomes due, or null. */
+  nextWakeup(): number | null;
+  /** URLs ready or waiting in RAM for their host/IP. */
+  readyCount(): number;
+  /** Nothing queued anywhere (RAM, BEAST, QR) and nothing waiting for DNS/robots. */
+  isEmpty(): boolean;
+  /** Politeness update after a page fetch (Retry-After, outcome penalties). */
+  done(u: FrontierUrl, r: FetchResult): void;
+  /** robots.txt arrived (or failed) for the item's host. */
+  robotsDone(item: FrontierUrl, r: RobotsOutcome): void;
+  setDelays(cfg: CrawlConfig): void;
+  /** Make admitted URLs durable and move read cursors (at-least-once). */
+  commit(): Promise<void>;
+  /** Full checkpoint of the frontier's own state (RAM snapshot, STAR tables). */
+  checkpoint(): Promise<void>;
+  stats(): FrontierStats;
+  close(): Promise<void>;
+}
+
+/** The FetchResult fields the politeness update needs. */
+type FetchLike = Pick<FetchResult, 'outcome' | 'status' | 'retryAfterMs'>;
+
+/** Outcomes that say the host misbehaved (politeness backs it off; a success resets the count). */
+const HOST_ERRORS = new Set([
+  'CRAWL_FETCH_CONNECT_REFUSED', 'CRAWL_FETCH_CONNECT_TIMEOUT', 'CRAWL_FETCH_CONNECT', 'CRAWL_FETCH_HEADERS_TIMEOUT',
+  'CRAWL_FETCH_BODY_TIMEOUT', 'CRAWL_FETCH_TOTAL_TIMEOUT', 'CRAWL_FETCH_RESET', 'CRAWL_FETCH_HTTP_429', 'CRAWL_FETCH_HTTP_5XX',
+  'CRAWL_FETCH_BAD_RESPONSE', 'CRAWL_FETCH_TLS',
+]);
+
+/** FetchResult → the frontier's FetchOutcome, from src/fetch's policy table (docs/errors.md). */
+export function politenessOutcome(r: FetchLike, attempts: number): PoliteFetchOutcome {
+  if (r.outcome === 'ok') return {};
+  const pol = outcomePolicy(r.outcome);
+  const out: PoliteFetchOutcome = {};
+  if (HOST_ERRORS.has(r.outcome)) out.hostError = true;
+  if (r.retryAfterMs !== undefined) out.retryAfterMs = r.retryAfterMs;
+  if (pol.retry && attempts < pol.maxRetries) out.retry = true;
+  return out;
+}
+
+export interface FrontierPortOptions {
+  /** Called for each URL the frontier gives up on (robots, host failed, max attempts…). */
+  onDrop?: (u: FrontierUrl, reason: string) => void;
+}
+
+/**
+ * Sizing from the RAM budget: the frontier holds URLs in RAM (≈ 300 B each with their strings and
+ * slots) — a quarter of ramBytes, at most 1 M URLs.
+ */
+export function frontierRamUrls(cfg: CrawlConfig): number {
+  return Math.max(1000, Math.min(1_000_000, Math.floor(cfg.ramBytes / 4 / 300)));
+}
+
+class FrontierAdapter implements FrontierPort {
+  private linkChain: Promise<void> = Promise.resolve();
+  private refilling = false;
+  /**
+   * The frontier's async operations (admit, readmit, refill, commit) run one at a time: BEAST
+   * switches and retires queues inside refill, which must not interleave with committing appends.
+   */
+  private chain: Promise<unknown> = Promise.resolve();
+  private serial<T>(fn: () => Promise<T>): Promise<T> {
+    const p = this.chain.then(fn);
+    this.chain = p.catch(() => undefined);
+    return p;
+  }
+
+  constructor(
+    private readonly f: Frontier,
+    private readonly star: Star,
+    private readonly dns: DnsCache,
+    private readonly clock: () => number = Date.now,
+  ) {}
+
+  async admit(urls: FrontierUrl[]): Promise<void> {
+    await this.linkChain; // PLD in-degrees first: budgets reflect the links seen so far
+    await this.star.assign(urls);
+    await this.serial(() => this.f.admit(urls)); // durable when resolved (BEAST appends committed)
+  }
+
+  async readmit(urls: FrontierUrl[]): Promise<void> {
+    await this.serial(() => this.f.readmit(urls));
+  }
+
+  addPldLinks(pairs: Uint32Array, count: number): void {
+    this.linkChain = this.linkChain.then(() => this.star.addLinks(pairs, count));
+  }
+
+  nextReady(now: number, max: number): FrontierUrl[] {
+    this.pump();
+    return this.f.nextReady(now, max);
+  }
+
+  /** Keep RAM filled from disk and hand DNS requests out; both run in the background. */
+  private pump(): void {
+    const st = this.f.stats();
+    // Only when something waits on disk: a refill in flight keeps isEmpty() false (records shifted
+    // off a queue but not yet in RAM must not look like an empty frontier).
+    if (!this.refilling && st.ramUrls < st.ramCap && st.beastQueued + st.qf + st.qr > 0) {
+      this.refilling = true;
+      void this.serial(() => this.f.refill()).finally(() => {
+        this.refilling = false;
+      });
+    }
+    for (const req of this.f.takeRobotsRequests(256)) {
+      void this.dns.resolve(req.host).then((a) => {
+        if ('ip' in a) this.f.scheduleRobotsFetch(req.hostHi, req.hostLo, a.ip);
+        else this.f.robotsFailed(req.hostHi, req.hostLo, a.error);
+      });
+    }
+  }
+
+  nextWakeup(): number | null {
+    return this.f.nextWakeup();
+  }
+
+  readyCount(): number {
+    const st = this.f.stats();
+    return st.ramUrls - st.inFlight;
+  }
+
+  isEmpty(): boolean {
+    return this.f.isEmpty() && !this.refilling;
+  }
+
+  done(u: FrontierUrl, r: FetchResult): void {
+    this.f.fetchDone(u, politenessOutcome(r, u.attempts + 1));
+  }
+
+  robotsDone(item: FrontierUrl, r: RobotsOutcome): void {
+    const rules = r.rules as RobotsRules;
+    this.f.robotsKnown(item.hostHi, item.hostLo, {
+      rules,
+      ip: item.ip,
+      crawlDelayMs: rules.crawlDelayMs,
+      expiresAt: r.expiresAt,
+    });
+    this.f.fetchDone(item);
+  }
+
+  setDelays(_cfg: CrawlConfig): void {
+    throw new CrawlError(
+      'CRAWL_CONFIG_INVALID',
+      'delays cannot be changed while this crawl runs (the frontier fixes them at open); stop and `drumcrawl resume <state> --host-delay …`',
+    );
+  }
+
+  async commit(): Promise<void> {
+    await this.linkChain;
+    await this.star.commit();
+    await this.serial(() => this.f.commit());
+  }
+
+  async checkpoint(): Promise<void> {
+    await this.linkChain;
+    await this.star.commit();
+  }
+
+  stats(): FrontierStats {
+    const s = this.f.stats();
+    return {
+      queued: s.beastQueued + s.qf + s.qr + s.ramUrls,
+      readyCount: s.ramUrls - s.inFlight,
+      beastJ: s.j,
+      qfSize: s.qf,
+      qrSize: s.qr,
+      hostsActive: s.hostHeap,
+      hostsWaiting: Math.max(0, s.hosts - s.hostHeap),
+      ipsActive: s.ipHeap,
+      ipsWaiting: Math.max(0, s.ips - s.ipHeap),
+      // A "robots lookup" per URL released; a miss when the host's robots.txt had to be fetched.
+      robotsLookups: s.released + s.robotsReleased,
+      robotsHitRate: s.released + s.robotsReleased === 0 ? 0 : s.released / (s.released + s.robotsReleased),
+    };
+  }
+
+  async close(): Promise<void> {
+    await this.linkChain.catch(() => undefined);
+    await this.serial(() => this.f.close());
+    await this.star.close();
+  }
+}
+
+/** A configured delay as the heaps get it: + politenessMarginMs when non-zero (see config.ts). */
+export function withMargin(ms: number, cfg: CrawlConfig): number {
+  return ms > 0 ? ms + cfg.politenessMarginMs : 0;
+}
+
+export async function openFrontierPort(dir: string, cfg: CrawlConfig, dns: DnsCache, opts: FrontierPortOptions = {}): Promise<FrontierPort> {
+  const f = await Frontier.open(dir, {
+    preset: 'default',
+    hostDelayMs: withMargin(cfg.hostDelayMs, cfg),
+    ipDelayMs: withMargin(cfg.ipDelayMs, cfg),
+    minHostDelayMs: withMargin(cfg.minHostDelayMs, cfg),
+    minIpDelayMs: withMargin(cfg.minIpDelayMs, cfg),
+    ramUrls: frontierRamUrls(cfg),
+    onDrop: opts.onDrop,
+  });
+  // STAR's PLD tables: in RAM (MemoryPldStore) until src/frontier ships its DRUM-backed store —
+  // one entry per PLD and per distinct PLD edge (see the report: not yet bounded by ramBytes).
+  const star = new Star(new MemoryPldStore(), crawlBudget());
+  return new FrontierAdapter(f, star, dns);
+}

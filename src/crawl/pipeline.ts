@@ -1,0 +1,923 @@
+/**
+ * The crawler: IRLbot's pipeline (thesis Fig. 2, ch. VII) as one process.
+ *
+ *   frontier.nextReady ─► fetch (bounded concurrency) ─► WARC + crawl log
+ *        ▲                   │ 2xx                         ▲
+ *        │                   ▼                             │ response │ revisit
+ *        │            parse pool (piscina) ─► ContentSeen DRUM (payload digest) ┘
+ *        │                                      │ unique: links
+ *        │                                      ▼
+ *        └── frontier.admit ◄── STAR ◄── URLseen DRUM (check+update, aux = URL record)
+ *   DNS + robots side loop: frontier robots items → DnsCache → fetchRobots → frontier.robotsDone
+ *
+ * Event loop: I/O and scheduling only. CPU-heavy work (HTML decode, link extraction,
+ * canonicalization, hashing, digests) runs in the parse pool and comes back as one compact buffer.
+ *
+ * Back-pressure (no unbounded in-RAM queue), each bound from the config:
+ *   - fetches in flight ≤ fetchConcurrency;
+ *   - pages in the parse pool ≤ 4 × workers (dispatch pauses while it is full);
+ *   - pages waiting for the ContentSeen answer hold their bodies: ≤ contentBatchBytes (then a
+ *     ContentSeen merge runs; dispatch pauses past it);
+ *   - links wait in the URLseen DRUM's own buffers (disk-backed; `needsMerge` → merge);
+ *   - the frontier holds a bounded number of URLs in RAM (its own `ramUrls` cap);
+ *   - the pending set (URLs taken out of the frontier, not yet durable) is bounded by the above.
+ *
+ * Durability (see checkpoint.ts): after every URLseen merge the unique URLs are admitted, the
+ * pending set is written atomically, then the frontier commits (its read cursors move past what
+ * we hold); WARC + crawl log are synced, and the pages whose links that merge covered leave the
+ * pending set. A crash therefore re-fetches only URLs from the pending set: the in-flight window.
+ */
+import { EventEmitter } from 'node:events';
+import { mkdir, readdir, rm, stat } from 'node:fs/promises';
+import path from 'node:path';
+import { CrawlError } from '../errors.js';
+import { Drum, type DrumResult } from '../drum/index.js';
+import { DnsCache } from '../dns/index.js';
+import { Fetcher, fetchRobots, type FetchResult } from '../fetch/index.js';
+import type { EncodedGroupLike } from './links-codec.js';
+import { WarcWriter, CrawlLog, truncateTornWarc } from '../store/index.js';
+import { canonicalizeUrl, fingerprintInto, hostOf, pldOrHost } from '../url/index.js';
+import { FrontierUrl, encodeFrontierUrl, decodeFrontierUrl } from '../frontier/index.js';
+import { openFrontierPort, politenessOutcome, type FrontierPort } from './frontier-port.js';
+import { type CrawlConfig, applyRuntimeChange, resolveCrawlConfig, type CrawlConfigInput } from './config.js';
+import {
+  emptyCounters, readManifest, writeManifest, readPending, writePending, MANIFEST_VERSION,
+  type CheckpointManifest, type CrawlCounters,
+} from './checkpoint.js';
+import { ParsePool } from './parse-pool.js';
+import { LinkTable } from './links-codec.js';
+import { RateMeter, ProgressPrinter, startStatusServer, type StatusServer, type StatusSnapshot, type CrawlState } from './stats.js';
+import { Wakeup } from './wakeup.js';
+
+export interface CrawlerOptions {
+  /** Where the progress printer writes. @default process.stderr */
+  progressOut?: NodeJS.WritableStream & { isTTY?: boolean };
+  /** Fault injection for parse workers (tests of the supervisor). */
+  fault?: { crashOn?: string; hangOn?: string };
+  /** Install SIGINT/SIGTERM handlers (graceful stop; a second signal hurries). @default false */
+  handleSignals?: boolean;
+}
+
+export interface CrawlSummary {
+  stopReason: string;
+  finished: boolean;
+  pages: number;
+  bytes: number;
+  duplicates: number;
+  urlsSeen: number;
+  elapsedMs: number;
+  pagesPerSec: number;
+  cpuMsPerPage: number;
+  peakRssBytes: number;
+  outcomes: Record<string, number>;
+  warcDir: string;
+  warcFiles: string[];
+  stateDir: string;
+  statusUrl: string | null;
+}
+
+/** A page from dispatch to durability. */
+interface PageJob {
+  id: number;
+  fu: FrontierUrl;
+  rec: Uint8Array;
+  result?: FetchResult;
+  date?: Date;
+  table?: LinkTable;
+  group: EncodedGroupLike | null;
+  bodyBytes: number;
+}
+
+const EMPTY = new Uint8Array(0);
+
+/** A complete HTTP response arrived (any status): there is something to archive (src/fetch's rule). */
+function isHttpResponse(r: FetchResult): boolean {
+  if (r.status === undefined || r.responseHead === undefined) return false;
+  switch (r.outcome) {
+    case 'ok': case 'CRAWL_FETCH_REDIRECT': case 'CRAWL_FETCH_HTTP_3XX': case 'CRAWL_FETCH_HTTP_4XX': case 'CRAWL_FETCH_HTTP_429':
+    case 'CRAWL_FETCH_HTTP_5XX': case 'CRAWL_FETCH_DECODE': case 'CRAWL_FETCH_BOMB': case 'CRAWL_FETCH_CONTENT_TYPE':
+      return true;
+    default:
+      return false;
+  }
+}
+
+const AUX_HEADER = 20;
+const enc = new TextEncoder();
+const dec = new TextDecoder();
+
+/** URLseen aux: [u32 hostHi, hostLo, pldHi, pldLo, hops] + URL bytes. */
+function encodeAux(hostHi: number, hostLo: number, pldHi: number, pldLo: number, hops: number, url: Uint8Array): Uint8Array {
+  const b = new Uint8Array(AUX_HEADER + url.byteLength);
+  const dv = new DataView(b.buffer);
+  dv.setUint32(0, hostHi, true);
+  dv.setUint32(4, hostLo, true);
+  dv.setUint32(8, pldHi, true);
+  dv.setUint32(12, pldLo, true);
+  dv.setUint32(16, hops, true);
+  b.set(url, AUX_HEADER);
+  return b;
+}
+
+function decodeAux(b: Uint8Array, now: number): FrontierUrl {
+  const dv = new DataView(b.buffer, b.byteOffset, b.byteLength);
+  return new FrontierUrl({
+    url: dec.decode(b.subarray(AUX_HEADER)),
+    hostHi: dv.getUint32(0, true),
+    hostLo: dv.getUint32(4, true),
+    pldHi: dv.getUint32(8, true),
+    pldLo: dv.getUint32(12, true),
+    hops: dv.getUint32(16, true),
+    budget: 0,
+    admitted: 0,
+    discoveredAt: now,
+  });
+}
+
+/** ContentSeen value: [f64 date ms] + URL of the first capture (for the revisit's WARC-Refers-To-*). */
+function encodeContentValue(url: string, date: Date): Uint8Array {
+  const u = enc.encode(url);
+  const b = new Uint8Array(8 + u.byteLength);
+  new DataView(b.buffer).setFloat64(0, date.getTime(), true);
+  b.set(u, 8);
+  return b;
+}
+function decodeContentValue(b: Uint8Array): { url: string; date: Date } {
+  const dv = new DataView(b.buffer, b.byteOffset, b.byteLength);
+  return { date: new Date(dv.getFloat64(0, true)), url: dec.decode(b.subarray(8)) };
+}
+
+const isHtml = (ct: string | undefined): boolean => ct === undefined || /^(text\/html|application\/xhtml\+xml)/i.test(ct);
+
+export class Crawler extends EventEmitter {
+  private cfg: CrawlConfig;
+  private state: CrawlState = 'starting';
+  private stopReason: string | null = null;
+  private finished = false;
+  private hurry = false;
+
+  private readonly counters: CrawlCounters;
+  private epoch: number;
+  private seedsInjected: boolean;
+  private readonly scopeHosts: string[];
+  private readonly scopePlds: string[];
+
+  /** URLs taken out of the frontier and not yet durable (bounded by the back-pressure limits). */
+  private readonly pending = new Map<number, Uint8Array>();
+  /** ids of page fetches in progress */
+  private readonly inFlightIds = new Set<number>();
+  private nextId = 1;
+  private inFlight = 0;
+  private robotsInFlight = 0;
+  private parsing = 0;
+  private readonly awaitingContent = new Map<number, PageJob>();
+  private awaitingContentBytes = 0;
+  private readonly contentBatchBytes: number;
+  /** pages whose links sit in URLseen's buffers (durable after the next URLseen merge) */
+  private awaitingMerge: number[] = [];
+  /** pages fully written, durable after the next WARC sync */
+  private awaitingSync: number[] = [];
+  private unmergedLinks = 0;
+  private unmergedContent = 0;
+  private lastUrlMerge = Date.now();
+  private lastContentMerge = Date.now();
+  private lastCheckpoint = Date.now();
+  private maintenance: Promise<void> | null = null;
+  private dispatchedThisRun = 0;
+
+  private readonly wake = new Wakeup();
+  private readonly pageRate = new RateMeter();
+  private readonly byteRate = new RateMeter();
+  private rateTimer: NodeJS.Timeout | null = null;
+  private checkpoints = 0;
+  private lastCheckpointAt: string | null = null;
+  private peakRss = 0;
+  private readonly runStart = Date.now();
+  private readonly cpuStart = process.cpuUsage();
+  private readonly startedAt = new Date();
+  private printer: ProgressPrinter | null = null;
+  private statusServer: StatusServer | null = null;
+  private signalHandler: ((sig: NodeJS.Signals) => void) | null = null;
+  private readonly fp = new Uint32Array(6);
+
+  private constructor(
+    cfg: CrawlConfig,
+    manifest: CheckpointManifest | null,
+    private readonly urlSeen: Drum,
+    private readonly contentSeen: Drum,
+    private readonly frontier: FrontierPort,
+    private readonly dns: DnsCache,
+    private readonly fetcher: Fetcher,
+    private readonly warc: WarcWriter,
+    private readonly crawlLog: CrawlLog,
+    private readonly pool: ParsePool,
+    private readonly opts: CrawlerOptions,
+  ) {
+    super();
+    this.cfg = cfg;
+    this.counters = manifest ? { ...emptyCounters(), ...manifest.counters, outcomes: { ...manifest.counters.outcomes } } : emptyCounters();
+    this.epoch = manifest?.epoch ?? 0;
+    this.seedsInjected = manifest?.seedsInjected ?? false;
+    this.scopeHosts = manifest?.scopeHosts ?? [];
+    this.scopePlds = manifest?.scopePlds ?? [];
+    // Bodies held while their ContentSeen answer is pending: 1/16 of the RAM budget, 4..64 MB.
+    this.contentBatchBytes = Math.max(4 << 20, Math.min(64 << 20, Math.floor(cfg.ramBytes / 16)));
+  }
+
+  /**
+   * Open a crawl. A state dir that already holds a checkpoint is resumed (the stored startup
+   * config is kept; `overrides` may change runtime options and the status/progress settings).
+   */
+  static async open(config: CrawlConfig, opts: CrawlerOptions = {}): Promise<Crawler> {
+    const manifest = await readManifest(config.stateDir);
+    if (manifest !== null) throw new CrawlError('CRAWL_STATE_EXISTS', `${config.stateDir} already holds a crawl; use \`drumcrawl resume ${config.stateDir}\``);
+    return Crawler.start(config, null, opts);
+  }
+
+  static async resume(stateDir: string, overrides: CrawlConfigInput = {}, opts: CrawlerOptions = {}): Promise<Crawler> {
+    const manifest = await readManifest(path.resolve(stateDir));
+    if (manifest === null) throw new CrawlError('CRAWL_STATE_MISSING', `${stateDir} holds no checkpoint to resume`);
+    const cfg = resolveCrawlConfig({ ...(manifest.config as CrawlConfigInput), ...overrides });
+    return Crawler.start(cfg, manifest, opts);
+  }
+
+  private static async start(cfg: CrawlConfig, manifest: CheckpointManifest | null, opts: CrawlerOptions): Promise<Crawler> {
+    await mkdir(cfg.stateDir, { recursive: true });
+    await mkdir(cfg.outDir, { recursive: true });
+    if (manifest !== null) await cutTornWarcTails(cfg.outDir);
+
+    // RAM split (ramBytes): DRUM buffers 1/8 each for URLseen, 1/32 ContentSeen, the frontier 1/4,
+    // parse workers' heaps 1/4 across the pool, the rest for fetch buffers, bodies and V8.
+    const ram = cfg.ramBytes;
+    let crawler: Crawler | undefined;
+    const urlSeen = await Drum.open(path.join(cfg.stateDir, 'urlseen'), {
+      ramBytes: Math.floor(ram / 8),
+      valueBytes: 0,
+      deliver: 'unique',
+      // CLOCK cache in front of URLseen (thesis V.2): most duplicate links hit it, never reach disk.
+      cacheEntries: Math.max(1 << 16, Math.min(1 << 22, Math.floor(ram / 64 / 16))),
+      onResults: (batch) => crawler!.onUrlSeenResults(batch),
+    });
+    const contentSeen = await Drum.open(path.join(cfg.stateDir, 'contentseen'), {
+      ramBytes: Math.floor(ram / 32),
+      valueBytes: 'variable',
+      onResults: (batch) => crawler!.onContentResults(batch),
+    });
+    const dns = new DnsCache({ servers: cfg.dnsServers.length > 0 ? cfg.dnsServers : undefined });
+    const frontier = await openFrontierPort(path.join(cfg.stateDir, 'frontier'), cfg, dns, {
+      onDrop: (_u, reason) => crawler?.count(`dropped:${reason}`),
+    });
+    const fetcher = new Fetcher({
+      userAgent: cfg.userAgent,
+      dns,
+      maxBodyBytes: cfg.maxBodyBytes,
+      totalTimeoutMs: cfg.fetchTimeoutMs,
+      connectTimeoutMs: Math.min(10_000, cfg.fetchTimeoutMs),
+      headersTimeoutMs: Math.min(15_000, cfg.fetchTimeoutMs),
+      bodyTimeoutMs: Math.min(15_000, cfg.fetchTimeoutMs),
+    });
+    const warc = await WarcWriter.open({
+      dir: cfg.outDir,
+      prefix: 'drumcrawl',
+      compression: cfg.warcCompression,
+      maxFileBytes: cfg.warcMaxFileBytes,
+      info: { software: 'drumcrawl/0.1', 'http-header-user-agent': cfg.userAgent, format: 'WARC File Format 1.1' },
+    });
+    const crawlLog = await CrawlLog.open(path.join(cfg.outDir, 'crawl.log'));
+    const scope = manifest ? { hosts: manifest.scopeHosts, plds: manifest.scopePlds } : scopeAnchors(cfg.seeds);
+    const pool = new ParsePool(
+      {
+        images: cfg.images, include: cfg.include, exclude: cfg.exclude, scope: cfg.scope, scopeHosts: scope.hosts, scopePlds: scope.plds,
+        fault: opts.fault, warc: warc.encodeOptions,
+      },
+      { threads: cfg.workers, timeoutMs: cfg.parseTimeoutMs, heapMb: Math.max(64, Math.floor(ram / 4 / cfg.workers / 2 ** 20)) },
+    );
+    await pool.warmup();
+    crawler = new Crawler(cfg, manifest, urlSeen, contentSeen, frontier, dns, fetcher, warc, crawlLog, pool, opts);
+    const c = crawler;
+    if (manifest === null) {
+      c.scopeHosts.push(...scope.hosts);
+      c.scopePlds.push(...scope.plds);
+    } else {
+      // URLs that were in flight at the crash (or at the last checkpoint): fetch them again.
+      const recs = await readPending(cfg.stateDir);
+      if (recs.length > 0) await frontier.readmit(recs.map((r) => decodeFrontierUrl(r)));
+      // (Re-admitted URLs are durable in QR once the frontier commits; pending.bin keeps them
+      // until then — the first checkpoint rewrites it.)
+      await frontier.commit();
+      await writePending(cfg.stateDir, []);
+    }
+    return c;
+  }
+
+  get config(): CrawlConfig {
+    return this.cfg;
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // control
+
+  pause(): void {
+    if (this.state === 'running') this.state = 'paused';
+    this.cfg = applyRuntimeChange(this.cfg, { paused: true });
+  }
+
+  resume(): void {
+    if (this.state === 'paused') this.state = 'running';
+    this.cfg = applyRuntimeChange(this.cfg, { paused: false });
+    this.wake.kick();
+  }
+
+  /** Graceful stop: no new fetches, drain in-flight ones, checkpoint. A second call hurries. */
+  stop(reason = 'stop'): void {
+    if (this.stopReason !== null) {
+      this.hurry = true;
+      this.wake.kick();
+      return;
+    }
+    this.stopReason = reason;
+    this.state = 'stopping';
+    this.wake.kick();
+  }
+
+  setRuntime(change: Record<string, unknown>): Record<string, unknown> {
+    this.cfg = applyRuntimeChange(this.cfg, change);
+    this.frontier.setDelays(this.cfg);
+    if ('paused' in change) (change.paused ? this.pause() : this.resume());
+    this.wake.kick();
+    const { hostDelayMs, ipDelayMs, minHostDelayMs, minIpDelayMs, maxPages, maxTimeMs, paused } = this.cfg;
+    return { hostDelayMs, ipDelayMs, minHostDelayMs, minIpDelayMs, maxPages, maxTimeMs, paused };
+  }
+
+  snapshot(): StatusSnapshot {
+    const f = this.frontier.stats();
+    const d = this.dns.stats();
+    const rss = process.memoryUsage.rss();
+    if (rss > this.peakRss) this.peakRss = rss;
+    const cpu = process.cpuUsage(this.cpuStart);
+    const pagesRun = Math.max(1, this.dispatchedThisRun);
+    return {
+      state: this.state,
+      stopReason: this.stopReason,
+      startedAt: this.startedAt.toISOString(),
+      elapsedMs: Date.now() - this.runStart,
+      pages: this.counters.pages,
+      pagesOk: this.counters.pagesOk,
+      bytes: this.counters.bytes,
+      pagesPerSec: this.pageRate.rate(),
+      mbPerSec: this.byteRate.rate() / 1e6,
+      urlsSeen: this.counters.urlsSeen,
+      urlsDiscovered: this.counters.urlsDiscovered,
+      urlsQueued: f.queued,
+      duplicates: this.counters.duplicates,
+      inFlight: this.inFlight + this.robotsInFlight,
+      parsing: this.parsing,
+      robotsFetches: this.counters.robotsFetches,
+      beast: { j: f.beastJ, qfSize: f.qfSize, qrSize: f.qrSize },
+      hosts: { active: f.hostsActive, waiting: f.hostsWaiting },
+      ips: { active: f.ipsActive, waiting: f.ipsWaiting },
+      dns: { lookups: d.lookups, hitRate: d.hitRate },
+      robots: { lookups: f.robotsLookups, hitRate: f.robotsHitRate },
+      workers: { size: this.pool.threads, replaced: this.pool.replaced },
+      outcomes: { ...this.counters.outcomes },
+      rssBytes: rss,
+      cpuMsPerPage: (cpu.user + cpu.system) / 1000 / pagesRun,
+      checkpoints: this.checkpoints,
+      lastCheckpointAt: this.lastCheckpointAt,
+    };
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // the run
+
+  async run(): Promise<CrawlSummary> {
+    this.state = this.cfg.paused ? 'paused' : 'running';
+    if (this.cfg.statusPort !== null) {
+      this.statusServer = await startStatusServer(this, this.cfg.statusPort, this.cfg.statusHost);
+      this.emit('status-server', this.statusServer.url);
+    }
+    this.printer = new ProgressPrinter(() => this.snapshot(), this.opts.progressOut ?? process.stderr, this.cfg.progress, this.cfg.progressIntervalMs);
+    this.printer.start();
+    this.rateTimer = setInterval(() => {
+      const now = Date.now();
+      this.pageRate.sample(now, this.counters.pages);
+      this.byteRate.sample(now, this.counters.bytes);
+      const rss = process.memoryUsage.rss();
+      if (rss > this.peakRss) this.peakRss = rss;
+    }, 500);
+    this.rateTimer.unref();
+    if (this.opts.handleSignals) {
+      this.signalHandler = (sig) => this.stop(`signal:${sig}`);
+      process.on('SIGINT', this.signalHandler);
+      process.on('SIGTERM', this.signalHandler);
+    }
+    try {
+      if (!this.seedsInjected) await this.injectSeeds();
+      await this.loop();
+      await this.drain();
+      const reason = this.finished ? 'done' : `stop:${this.stopReason ?? 'stop'}`;
+      await this.checkpoint(reason);
+      this.state = 'done';
+      return await this.summary();
+    } finally {
+      this.printer.stop();
+      if (this.rateTimer) clearInterval(this.rateTimer);
+      if (this.signalHandler) {
+        process.off('SIGINT', this.signalHandler);
+        process.off('SIGTERM', this.signalHandler);
+      }
+      await this.close();
+    }
+  }
+
+  private async injectSeeds(): Promise<void> {
+    for (const raw of this.cfg.seeds) {
+      const url = canonicalizeUrl(raw);
+      if (url === null) continue;
+      this.submitUrl(url, 0);
+    }
+    this.seedsInjected = true;
+    await this.mergeUrlSeen();
+  }
+
+  /** One URL into URLseen (seeds and redirect targets; page links come as tables). */
+  private submitUrl(url: string, hops: number): void {
+    const host = hostOf(url);
+    const fp = this.fp;
+    fingerprintInto(url, fp, 0);
+    fingerprintInto(host, fp, 2);
+    fingerprintInto(pldOrHost(host), fp, 4);
+    this.urlSeen.checkUpdate(fp[0]!, fp[1]!, undefined, encodeAux(fp[2]!, fp[3]!, fp[4]!, fp[5]!, hops, enc.encode(url)));
+    this.unmergedLinks++;
+    this.counters.urlsDiscovered++;
+  }
+
+  private stopCondition(): string | null {
+    if (this.cfg.maxPages !== null && this.counters.pages + this.inFlight >= this.cfg.maxPages) return 'max-pages';
+    if (this.cfg.maxTimeMs !== null && Date.now() - this.runStart >= this.cfg.maxTimeMs) return 'max-time';
+    return null;
+  }
+
+  private backPressure(): boolean {
+    return (
+      this.parsing >= this.cfg.workers * 4 ||
+      this.awaitingContentBytes >= this.contentBatchBytes ||
+      this.pending.size >= this.cfg.fetchConcurrency * 64
+    );
+  }
+
+  private async loop(): Promise<void> {
+    for (;;) {
+      if (this.stopReason === null) {
+        const why = this.stopCondition();
+        if (why === 'max-time') this.stop(why);
+      }
+      if (this.stopReason !== null) return;
+
+      await this.maintain(false);
+
+      if (this.state === 'running') {
+        const limitByPages = this.cfg.maxPages === null ? Infinity : this.cfg.maxPages - this.counters.pages - this.inFlight;
+        let room = Math.min(this.cfg.fetchConcurrency - this.inFlight - this.robotsInFlight, limitByPages);
+        if (room > 0 && !this.backPressure()) {
+          // The frontier stamps each release with this time as the request's start (start-to-start
+          // politeness): it must be taken right here, never before an await.
+          const items = this.frontier.nextReady(Date.now(), room);
+          for (const it of items) {
+            if (it.kind === 1) this.startRobots(it);
+            else this.startPage(it);
+            room--;
+          }
+          // Let undici put the requests on the wire before any other work runs: the frontier
+          // stamped them as started now, and a late write would shorten the gap the server sees.
+          if (items.length > 0) await new Promise<void>((r) => setImmediate(r));
+        }
+        if (this.cfg.maxPages !== null && this.counters.pages >= this.cfg.maxPages && this.inFlight === 0) {
+          this.stop('max-pages');
+          return;
+        }
+      }
+
+      if (this.idle() && this.frontier.isEmpty()) {
+        if (this.unmergedLinks > 0 || this.unmergedContent > 0) {
+          await this.maintain(true);
+          continue;
+        }
+        this.finished = true;
+        this.stopReason = 'done';
+        return;
+      }
+      const wakeAt = this.frontier.nextWakeup();
+      let ms = wakeAt === null ? 200 : Math.max(0, Math.min(200, wakeAt - Date.now()));
+      if (this.cfg.maxTimeMs !== null) ms = Math.min(ms, Math.max(0, this.runStart + this.cfg.maxTimeMs - Date.now()));
+      if (ms > 0) await this.wake.sleep(ms);
+    }
+  }
+
+  private idle(): boolean {
+    return this.inFlight === 0 && this.robotsInFlight === 0 && this.parsing === 0 && this.awaitingContent.size === 0;
+  }
+
+  /**
+   * DRUM merges and checkpoints, one at a time. `force` merges whatever is buffered (used when
+   * the frontier runs dry, so a small crawl never waits for a buffer to fill).
+   */
+  private async maintain(force: boolean): Promise<void> {
+    if (this.maintenance !== null) return;
+    const now = Date.now();
+    const starving = this.frontier.readyCount() < this.cfg.fetchConcurrency;
+    const needContent =
+      this.unmergedContent > 0 &&
+      (force || this.awaitingContentBytes >= this.contentBatchBytes || this.contentSeen.needsMerge ||
+        (this.parsing === 0 && this.inFlight === 0) || now - this.lastContentMerge > 1000);
+    const needUrl =
+      this.unmergedLinks > 0 &&
+      (force || this.urlSeen.needsMerge || (starving && now - this.lastUrlMerge > 100) || now - this.lastUrlMerge > 5000);
+    const needCheckpoint = now - this.lastCheckpoint >= this.cfg.checkpointIntervalMs;
+    if (!needContent && !needUrl && !needCheckpoint) return;
+    this.maintenance = (async () => {
+      const t0 = performance.now();
+      if (needContent) await this.mergeContent();
+      const t1 = performance.now();
+      if (needUrl || needContent) await this.mergeUrlSeen();
+      const t2 = performance.now();
+      if (needCheckpoint) await this.checkpoint('periodic');
+      if (process.env.DRUMCRAWL_DEBUG_TIMING) console.error(`maintain content=${(t1 - t0).toFixed(1)} url=${(t2 - t1).toFixed(1)} ckpt=${(performance.now() - t2).toFixed(1)} k=${this.urlSeen.k}/${this.contentSeen.k}`);
+    })();
+    try {
+      await this.maintenance;
+    } finally {
+      this.maintenance = null;
+    }
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // fetch
+
+  private startPage(fu: FrontierUrl): void {
+    const id = this.nextId++;
+    const rec = encodeFrontierUrl(fu);
+    this.pending.set(id, rec);
+    this.inFlight++;
+    this.dispatchedThisRun++;
+    const job: PageJob = { id, fu, rec, bodyBytes: 0, group: null };
+    this.inFlightIds.add(id);
+    void this.fetchPage(job)
+      .catch((e) => this.fail(e))
+      .finally(() => this.inFlightIds.delete(id));
+  }
+
+  private async fetchPage(job: PageJob): Promise<void> {
+    const fu = job.fu;
+    job.date = new Date();
+    let r: FetchResult;
+    try {
+      r = await this.fetcher.fetch({ url: fu.url, ip: fu.ip });
+    } finally {
+      this.inFlight--;
+      this.inFlightIds.delete(job.id);
+    }
+    job.result = r;
+    this.counters.pages++;
+    this.counters.bytes += r.body.byteLength;
+    this.count(r.status !== undefined ? String(r.status) : r.outcome);
+    const pol = politenessOutcome(r, fu.attempts + 1);
+    this.frontier.done(fu, r);
+    this.wake.kick();
+    // A URL to be retried went back into the frontier's RAM (its snapshot covers it now).
+    if (pol.retry) this.pending.delete(job.id);
+
+    if (!isHttpResponse(r)) {
+      // Transport failure (DNS, connect, timeout, reset…): nothing to archive; logged with its code.
+      this.logFetch(job, r.outcome, null);
+      if (!pol.retry) this.awaitingSync.push(job.id);
+      return;
+    }
+    this.counters.pagesOk++;
+    if (r.location !== undefined && r.status! >= 300 && r.status! < 400) {
+      // Redirects are not followed inline: the target enters as a new link (dedup, robots,
+      // politeness apply), at the same depth.
+      const target = canonicalizeUrl(r.location);
+      if (target !== null) this.submitUrl(target, fu.hops);
+    }
+    const ok2xx = r.outcome === 'ok';
+    const html = ok2xx && isHtml(r.contentType);
+    const follow = html && (this.cfg.maxDepth === null || fu.hops < this.cfg.maxDepth);
+    this.parsing++;
+    let po;
+    try {
+      po = await this.pool.run({
+        url: fu.url, body: r.body, decoded: r.decoded, charset: r.charset, html, follow,
+        exchange: { ip: fu.ip, dateMs: job.date.getTime(), requestHead: r.requestHead, responseHead: r.responseHead!, truncated: r.truncated },
+      });
+    } finally {
+      this.parsing--;
+    }
+    if (!po.ok) {
+      // The supervisor replaced the worker; the page is kept (response record written here) and
+      // recorded with the supervisor's outcome code; its links are not followed.
+      this.count(po.code);
+      await this.warc.writeExchange({
+        url: fu.url, ip: fu.ip, date: job.date, requestHead: r.requestHead, responseHead: r.responseHead!, body: r.body, truncated: r.truncated,
+      });
+      this.logFetch(job, po.code, null);
+      this.awaitingSync.push(job.id);
+      this.wake.kick();
+      return;
+    }
+    job.table = new LinkTable(po.table);
+    job.group = po.group;
+    if (!ok2xx) {
+      // Non-2xx answers are archived as they are; only 2xx payloads take part in dedup.
+      await this.warc.appendEncoded(po.group!);
+      this.logFetch(job, r.outcome, po.group!.payloadDigest);
+      if (!pol.retry) (r.location !== undefined ? this.awaitingMerge : this.awaitingSync).push(job.id);
+      this.wake.kick();
+      return;
+    }
+    const digest = job.table.info().digest;
+    fingerprintInto(digest, this.fp, 0);
+    const aux = new Uint8Array(4);
+    new DataView(aux.buffer).setUint32(0, job.id, true);
+    job.bodyBytes = r.body.byteLength + po.table.byteLength + po.group!.data.byteLength;
+    job.result = { ...r, body: EMPTY, decoded: EMPTY }; // the encoded group holds the body now
+    this.awaitingContent.set(job.id, job);
+    this.awaitingContentBytes += job.bodyBytes;
+    this.contentSeen.checkUpdate(this.fp[0]!, this.fp[1]!, encodeContentValue(fu.url, job.date), aux);
+    this.unmergedContent++;
+    this.wake.kick();
+  }
+
+  private startRobots(item: FrontierUrl): void {
+    this.robotsInFlight++;
+    this.counters.robotsFetches++;
+    void (async () => {
+      try {
+        const r = await fetchRobots(this.fetcher, item.host, item.ip, portOfUrl(item.url), this.cfg.userAgent);
+        this.frontier.robotsDone(item, r);
+      } finally {
+        this.robotsInFlight--;
+        this.wake.kick();
+      }
+    })().catch((e) => this.fail(e));
+  }
+
+  private count(key: string): void {
+    this.counters.outcomes[key] = (this.counters.outcomes[key] ?? 0) + 1;
+  }
+
+  private logFetch(job: PageJob, outcome: string, digest: string | null): void {
+    const r = job.result!;
+    this.crawlLog.write({
+      time: job.date ?? new Date(),
+      status: r.status ?? null,
+      bytes: r.body.byteLength,
+      durationMs: Math.round(r.timings.totalMs),
+      url: job.fu.url,
+      hops: job.fu.hops,
+      digest,
+      outcome,
+    });
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // DRUM results
+
+  private async mergeContent(): Promise<void> {
+    if (this.unmergedContent === 0) return;
+    this.unmergedContent = 0;
+    this.lastContentMerge = Date.now();
+    await this.contentSeen.merge();
+  }
+
+  /** ContentSeen answers: unique payload → response record + links onward; duplicate → revisit. */
+  private async onContentResults(batch: DrumResult[]): Promise<void> {
+    for (const res of batch) {
+      if (res.aux === null) continue;
+      const id = new DataView(res.aux.buffer, res.aux.byteOffset, 4).getUint32(0, true);
+      const job = this.awaitingContent.get(id);
+      if (job === undefined) continue;
+      this.awaitingContent.delete(id);
+      this.awaitingContentBytes -= job.bodyBytes;
+      const table = job.table!;
+      // DRUM gives the value stored before this tuple: for the 2nd+ copy in one batch, the 1st's.
+      const original = !res.unique && res.value !== null ? decodeContentValue(res.value) : null;
+      // A re-fetch after a crash may find its own earlier digest: it is still the original capture.
+      if (original !== null && original.url !== job.fu.url) {
+        this.counters.duplicates++;
+        const r = job.result!;
+        await this.warc.writeRevisit({
+          url: job.fu.url,
+          ip: job.fu.ip,
+          date: job.date!,
+          requestHead: r.requestHead,
+          responseHead: r.responseHead!,
+          payloadDigest: job.group!.payloadDigest,
+          refersToUri: original.url,
+          refersToDate: original.date,
+        });
+        this.logFetch(job, 'duplicate', job.group!.payloadDigest);
+        this.awaitingSync.push(id);
+        continue;
+      }
+      await this.warc.appendEncoded(job.group!);
+      this.logFetch(job, 'ok', job.group!.payloadDigest);
+      this.submitTable(job.fu, table);
+      (table.count > 0 ? this.awaitingMerge : this.awaitingSync).push(id);
+    }
+    this.wake.kick();
+  }
+
+  /** A page's links into URLseen (aux = URL record) and its PLD→PLD pairs to STAR. */
+  private submitTable(src: FrontierUrl, t: LinkTable): void {
+    const n = t.count;
+    if (n === 0) return;
+    const hops = src.hops + 1;
+    const pairs = new Uint32Array(n * 4);
+    let m = 0;
+    for (let i = 0; i < n; i++) {
+      const pHi = t.word(i, 4);
+      const pLo = t.word(i, 5);
+      this.urlSeen.checkUpdate(t.word(i, 0), t.word(i, 1), undefined, encodeAux(t.word(i, 2), t.word(i, 3), pHi, pLo, hops, t.urlBytes(i)));
+      if (pHi !== src.pldHi || pLo !== src.pldLo) {
+        pairs[m * 4] = src.pldHi;
+        pairs[m * 4 + 1] = src.pldLo;
+        pairs[m * 4 + 2] = pHi;
+        pairs[m * 4 + 3] = pLo;
+        m++;
+      }
+    }
+    this.unmergedLinks += n;
+    this.counters.urlsDiscovered += n;
+    if (m > 0) this.frontier.addPldLinks(pairs, m);
+  }
+
+  private async mergeUrlSeen(): Promise<void> {
+    if (this.unmergedLinks === 0) {
+      await this.syncOutputs();
+      return;
+    }
+    const covered = this.awaitingMerge;
+    this.awaitingMerge = [];
+    this.unmergedLinks = 0;
+    this.lastUrlMerge = Date.now();
+    await this.urlSeen.merge();
+    // Every page whose links that merge covered is now durable once its WARC record is.
+    this.awaitingSync.push(...covered);
+    await this.syncOutputs();
+  }
+
+  /**
+   * URLseen answers: unique URLs → STAR (B, P) → BEAST. `admit` resolves once they are on disk,
+   * so DRUM commits its Z only after nothing it reported unique can be lost.
+   */
+  private async onUrlSeenResults(batch: DrumResult[]): Promise<void> {
+    const now = Date.now();
+    const unique: FrontierUrl[] = [];
+    for (const r of batch) if (r.unique && r.aux !== null) unique.push(decodeAux(r.aux, now));
+    this.counters.urlsSeen += unique.length;
+    if (unique.length > 0) await this.frontier.admit(unique);
+    this.wake.kick();
+  }
+
+  /** WARC + crawl log durable → the pages waiting only for that leave the pending set. */
+  private async syncOutputs(): Promise<void> {
+    if (this.awaitingSync.length === 0) return;
+    const done = this.awaitingSync;
+    this.awaitingSync = [];
+    await this.warc.sync();
+    await this.crawlLog.flush();
+    for (const id of done) this.pending.delete(id);
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // drain, checkpoint, close
+
+  private async drain(): Promise<void> {
+    const deadline = () => (this.hurry ? 0 : Infinity);
+    while (!this.idle() && deadline() > 0) {
+      await this.maintain(true);
+      await this.wake.sleep(20);
+    }
+    if (this.maintenance) await this.maintenance;
+  }
+
+  async checkpoint(reason: string): Promise<void> {
+    // Push everything buffered through: ContentSeen → (WARC, links) → URLseen → frontier.
+    await this.mergeContent();
+    await this.mergeUrlSeen();
+    await this.syncOutputs();
+    await this.frontier.checkpoint();
+    // pending.bin before the frontier moves its read cursors: every URL taken out of the frontier
+    // and not yet durable (in flight, parsing, awaiting a merge) is either still in the frontier's
+    // committed state or in this file. After the commit, in-flight URLs are in the frontier's RAM
+    // snapshot, so the file is rewritten without them (no double fetch after resume).
+    await writePending(this.cfg.stateDir, this.pending.values());
+    await this.frontier.commit();
+    const inFlightIds = new Set(this.inFlightIds);
+    await writePending(this.cfg.stateDir, [...this.pending].filter(([id]) => !inFlightIds.has(id)).map(([, r]) => r));
+    const elapsed = Date.now() - this.lastCheckpoint;
+    this.lastCheckpoint = Date.now();
+    this.epoch++;
+    const cpu = process.cpuUsage(this.cpuStart);
+    const pos = this.warc.position();
+    const m: CheckpointManifest = {
+      version: MANIFEST_VERSION,
+      epoch: this.epoch,
+      writtenAt: new Date().toISOString(),
+      reason,
+      finished: this.finished,
+      config: this.cfg,
+      counters: { ...this.counters, crawlMs: this.counters.crawlMs + elapsed, cpuMicros: cpu.user + cpu.system },
+      warc: { file: path.basename(pos.file), offset: pos.offset },
+      seedsInjected: this.seedsInjected,
+      scopeHosts: this.scopeHosts,
+      scopePlds: this.scopePlds,
+      pending: this.pending.size,
+    };
+    this.counters.crawlMs += elapsed;
+    await writeManifest(this.cfg.stateDir, m);
+    this.checkpoints++;
+    this.lastCheckpointAt = m.writtenAt;
+    this.emit('checkpoint', m);
+  }
+
+  private async summary(): Promise<CrawlSummary> {
+    const cpu = process.cpuUsage(this.cpuStart);
+    const elapsed = Date.now() - this.runStart;
+    const files = (await readdir(this.cfg.outDir)).filter((f) => /\.warc(\.gz|\.zst)?$/.test(f)).sort();
+    return {
+      stopReason: this.stopReason ?? 'done',
+      finished: this.finished,
+      pages: this.counters.pages,
+      bytes: this.counters.bytes,
+      duplicates: this.counters.duplicates,
+      urlsSeen: this.counters.urlsSeen,
+      elapsedMs: elapsed,
+      pagesPerSec: (this.dispatchedThisRun * 1000) / Math.max(1, elapsed),
+      cpuMsPerPage: (cpu.user + cpu.system) / 1000 / Math.max(1, this.dispatchedThisRun),
+      peakRssBytes: this.peakRss,
+      outcomes: { ...this.counters.outcomes },
+      warcDir: this.cfg.outDir,
+      warcFiles: files.map((f) => path.join(this.cfg.outDir, f)),
+      stateDir: this.cfg.stateDir,
+      statusUrl: this.statusServer?.url ?? null,
+    };
+  }
+
+  private fail(e: unknown): void {
+    // An unexpected error in a fetch/parse task: stop the crawl with a checkpoint rather than
+    // continue with a page silently missing; the page stays in the pending set for `resume`.
+    this.emit('error-event', e);
+    if (this.stopReason === null) this.stop(`error:${(e as { code?: string }).code ?? (e as Error).message}`);
+  }
+
+  private async close(): Promise<void> {
+    await this.statusServer?.close();
+    await this.pool.close();
+    await this.fetcher.close();
+    this.dns.close();
+    await this.warc.close();
+    await this.crawlLog.close();
+    await this.urlSeen.close();
+    await this.contentSeen.close();
+    await this.frontier.close();
+  }
+}
+
+function portOfUrl(url: string): number {
+  const u = new URL(url);
+  return u.port !== '' ? Number(u.port) : u.protocol === 'https:' ? 443 : 80;
+}
+
+function scopeAnchors(seeds: readonly string[]): { hosts: string[]; plds: string[] } {
+  const hosts = new Set<string>();
+  const plds = new Set<string>();
+  for (const s of seeds) {
+    const c = canonicalizeUrl(s);
+    if (c === null) continue;
+    const h = hostOf(c);
+    hosts.add(h);
+    plds.add(pldOrHost(h));
+  }
+  return { hosts: [...hosts], plds: [...plds] };
+}
+
+/** Cut a torn last record off every WARC file in `dir` (after SIGKILL / power loss). */
+async function cutTornWarcTails(dir: string): Promise<void> {
+  let files: string[];
+  try {
+    files = (await readdir(dir)).filter((f) => /\.warc(\.gz|\.zst)?$/.test(f));
+  } catch {
+    return;
+  }
+  for (const f of files) {
+    const p = path.join(dir, f);
+    const st = await stat(p);
+    if (st.size === 0) {
+      await rm(p);
+      continue;
+    }
+    await truncateTornWarc(p);
+  }
+}

@@ -1,0 +1,46 @@
+/** Helpers for end-to-end tests: simweb in a child process, crawl config, WARC read-back. */
+import { fork, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { mkdtemp } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import type { SimwebReport } from './simweb-child.js';
+
+export const UA = 'drumcrawl-test/0.1 (+https://example.test/bot)';
+
+export interface SimwebChild {
+  dnsServer: string;
+  httpPort: number;
+  seeds: string[];
+  report(o: { hostMs: number; ipMs: number; reachable?: boolean }): Promise<SimwebReport>;
+  close(): Promise<void>;
+}
+
+export async function forkSimweb(preset: string, params?: object): Promise<SimwebChild> {
+  const child: ChildProcess = fork(fileURLToPath(new URL('./simweb-child.ts', import.meta.url)), [preset, params ? JSON.stringify(params) : ''], {
+    execArgv: ['--import', 'tsx'],
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  const ready = await new Promise<{ dnsServer: string; httpPort: number; seeds: string[] }>((resolve, reject) => {
+    child.once('message', (m) => resolve(m as never));
+    child.once('exit', (code) => reject(new Error(`simweb child exited ${code}`)));
+  });
+  return {
+    ...ready,
+    report: (o) =>
+      new Promise((resolve) => {
+        child.once('message', (m) => resolve((m as { report: SimwebReport }).report));
+        child.send({ cmd: 'report', userAgent: UA, ...o });
+      }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        if (child.exitCode !== null) return resolve();
+        child.once('exit', () => resolve());
+        child.send({ cmd: 'close' });
+      }),
+  };
+}
+
+export async function tempDir(prefix: string): Promise<string> {
+  return mkdtemp(path.join(os.tmpdir(), `dc-${prefix}-`));
+}

@@ -1,0 +1,52 @@
+/**
+ * simweb in its own process for end-to-end tests: the server-side request log must time requests
+ * on an event loop the crawler cannot stall (in one process a DRUM merge would delay the server's
+ * timestamps and fake politeness violations — or hide them).
+ *
+ * Protocol (IPC): the child sends {ready, dnsServer, httpPort, seeds}; the parent sends
+ * {cmd:'report', userAgent, hostMs, ipMs} and gets {report}; {cmd:'close'} ends the child.
+ */
+import { startSimweb, type SimwebPreset, type WebParams } from '../../src/simweb/index.js';
+
+const preset = (process.argv[2] ?? 'tiny') as SimwebPreset;
+const params = process.argv[3] ? (JSON.parse(process.argv[3]) as Partial<WebParams>) : undefined;
+const web = await startSimweb({ preset, params });
+
+export interface SimwebReport {
+  entries: number;
+  pageFetches: string[]; // absolute URLs of page (non-robots) requests, in start order
+  robotsFetches: number;
+  hostViolations: string[];
+  ipViolations: string[];
+  robotsViolations: string[];
+  duplicates: string[];
+  reachable: string[] | null;
+  pagesPerPld: Record<string, number>;
+  statusByUrl: Record<string, number>;
+}
+
+process.on('message', (m: { cmd: string; userAgent?: string; hostMs?: number; ipMs?: number; reachable?: boolean }) => {
+  if (m.cmd === 'report') {
+    const log = web.log;
+    const entries = log.entries();
+    const pages = entries.filter((e) => !/\/robots\.txt$/.test(e.path)).sort((a, b) => a.start - b.start);
+    const statusByUrl: Record<string, number> = {};
+    for (const e of pages) statusByUrl[`http://${e.host}:${web.httpPort}${e.path}`] = e.status;
+    const report: SimwebReport = {
+      entries: entries.length,
+      pageFetches: pages.map((e) => `http://${e.host}:${web.httpPort}${e.path}`),
+      robotsFetches: entries.length - pages.length,
+      hostViolations: log.minIntervalPerHost(m.hostMs!, { includeRobots: false }).map((v) => v.message),
+      ipViolations: log.minIntervalPerIp(m.ipMs!).map((v) => v.message),
+      robotsViolations: log.robotsViolations(web.web, m.userAgent!).map((v) => v.message),
+      duplicates: log.duplicateFetches().map((v) => v.message),
+      reachable: m.reachable === false ? null : [...web.web.reachable(web.seeds, { userAgent: m.userAgent!, respectRobots: true })],
+      pagesPerPld: Object.fromEntries(log.pagesPerPld()),
+      statusByUrl,
+    };
+    process.send!({ report });
+  } else if (m.cmd === 'close') {
+    void web.close().then(() => process.exit(0));
+  }
+});
+process.send!({ ready: true, dnsServer: web.dnsServer, httpPort: web.httpPort, seeds: web.seeds });
