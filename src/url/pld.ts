@@ -114,14 +114,25 @@ export interface RegistrableDomainOptions {
 export function registrableDomain(host: string, options?: RegistrableDomainOptions): string | null {
   if (typeof host !== 'string') return null;
   const priv = options?.privateDomains === true;
+  // One-entry memo: consecutive links of a page mostly share the host (LinkResolver.lastHost is
+  // then the very same string, so this is a pointer comparison).
+  if (priv === lastPriv && host === lastHostIn) return lastPld;
   const cache = priv ? cacheAll : cacheIcann;
-  const hit = cache.get(host);
-  if (hit !== undefined) return hit;
-  const r = computeRegistrable(host, priv);
-  if (cache.size >= PLD_CACHE_MAX) cache.clear();
-  cache.set(host, r);
+  let r = cache.get(host);
+  if (r === undefined) {
+    r = computeRegistrable(host, priv);
+    if (cache.size >= PLD_CACHE_MAX) cache.clear();
+    cache.set(host, r);
+  }
+  lastPriv = priv;
+  lastHostIn = host;
+  lastPld = r;
   return r;
 }
+
+let lastPriv = false;
+let lastHostIn = '';
+let lastPld: string | null = null;
 
 function computeRegistrable(input: string, priv: boolean): string | null {
   let host = input;
