@@ -16,9 +16,9 @@
  * different tokenizer behaviour and svg-namespace <a>), <select> (most start tags ignored) and
  * framesets (<frame> ignored outside one; everything but frames ignored after one), and <template>
  * (its "in column group" mode can drop an <a>). Inline <svg> (icons: nested SVG elements, CDATA,
- * comments) is followed exactly by svgSubtree(); anything else in it (breakout tags like <p> or
- * <div>, integration points like <foreignObject>) and any start tag for math, select, frame,
- * frameset or template hands the whole page to the parse5 reference (links-reference.ts), so the
+ * comments) is followed exactly by svgSubtree(), and <select> content by selectContent(); anything
+ * else in them (breakout tags like <p> or <div>, integration points like <foreignObject>, table
+ * tags inside a select) and any start tag for math, frame, frameset or template hands the whole page to the parse5 reference (links-reference.ts), so the
  * result is by construction identical; the fallback rate is
  * measured in bench/html. Everything else in tree construction creates the element for every start
  * tag we care about (foster parenting, adoption agency, <image>→<img>, noscript with
@@ -36,12 +36,13 @@ const K_RAWTEXT = 4; // RAWTEXT or RCDATA: both end at the appropriate end tag
 const K_PLAINTEXT = 8;
 const K_FALLBACK = 16; // tree construction matters: use the reference
 const K_SVG = 32; // foreign content we follow (see Scanner.svgSubtree)
+const K_SELECT = 64; // "in select" insertion mode (see Scanner.selectContent)
 const KIND = new Map<string, number>([
   ['a', K_COLLECT], ['area', K_COLLECT], ['link', K_COLLECT], ['base', K_COLLECT], ['meta', K_COLLECT],
   ['img', K_COLLECT], ['image', K_COLLECT], ['iframe', K_COLLECT | K_RAWTEXT],
   ['script', K_SCRIPT], ['style', K_RAWTEXT], ['xmp', K_RAWTEXT], ['noembed', K_RAWTEXT],
   ['noframes', K_RAWTEXT], ['title', K_RAWTEXT], ['textarea', K_RAWTEXT], ['plaintext', K_PLAINTEXT],
-  ['svg', K_SVG], ['math', K_FALLBACK], ['select', K_FALLBACK], ['frame', K_FALLBACK], ['frameset', K_FALLBACK],
+  ['svg', K_SVG], ['math', K_FALLBACK], ['select', K_SELECT], ['frame', K_FALLBACK], ['frameset', K_FALLBACK],
   ['template', K_FALLBACK],
 ]);
 const MAX_KIND_NAME = 9; // "plaintext"
@@ -57,6 +58,9 @@ const SVG_BAIL = new Set(['b', 'big', 'blockquote', 'body', 'br', 'center', 'cod
   'ruby', 's', 'small', 'span', 'strong', 'strike', 'sub', 'sup', 'table', 'tt', 'u', 'ul', 'var', 'font',
   'foreignobject', 'desc', 'title']);
 const MAX_FOREIGN_DEPTH = 512; // bound on the foreign-element stack of one <svg>; deeper → reference
+
+/** Tags whose effect inside <select> depends on table context or templates: the reference decides. */
+const SELECT_BAIL = new Set(['caption', 'table', 'tbody', 'tfoot', 'thead', 'tr', 'td', 'th', 'template']);
 
 /** Statistics for the bench: how often the fast path had to defer to the reference. */
 export const fastExtractStats = { pages: 0, fallbacks: 0 };
@@ -304,6 +308,67 @@ class Scanner {
     }
   }
 
+  /**
+   * Inside <select> (HTML §13.2.6.4.16 "in select", as parse5 8 implements it): every start tag is
+   * ignored — no element, no raw-text switch — except option/optgroup/hr (no links), script (script
+   * data), and select/input/keygen/textarea, which close the select. Returns where HTML scanning
+   * resumes: after </select> or <select>, AT an <input>/<keygen>/<textarea> start tag (reprocessed
+   * by the caller), n at EOF, or -1 for table-related tags and template ("in select in table"
+   * depends on context the scanner does not track): the page then goes to the reference.
+   */
+  selectContent(p: number): number {
+    const s = this.s;
+    const n = this.n;
+    for (;;) {
+      const lt = s.indexOf('<', p);
+      if (lt < 0 || lt + 1 >= n) return n;
+      const c = s.charCodeAt(lt + 1);
+      if (isAlpha(c)) {
+        const end = this.tag(lt + 1, false, false);
+        if (end < 0) return n;
+        const name = this.fullName();
+        if (SELECT_BAIL.has(name)) return -1;
+        if (name === 'select') return end;
+        if (name === 'input' || name === 'keygen' || name === 'textarea') return lt;
+        p = name === 'script' ? this.endOfScript(end) : end;
+        continue;
+      }
+      if (c === 0x2f) {
+        const c2 = s.charCodeAt(lt + 2);
+        if (isAlpha(c2)) {
+          const end = this.tag(lt + 2, false, false);
+          if (end < 0) return n;
+          const name = this.fullName();
+          if (name === 'select') return end;
+          if (SELECT_BAIL.has(name)) return -1;
+          p = end;
+        } else if (c2 === 0x3e) {
+          p = lt + 3;
+        } else if (lt + 2 >= n) {
+          return n;
+        } else {
+          const gt = s.indexOf('>', lt + 2);
+          if (gt < 0) return n;
+          p = gt + 1;
+        }
+        continue;
+      }
+      if (c === 0x21) {
+        const e = this.afterBang(lt);
+        if (e < 0) return n;
+        p = e;
+        continue;
+      }
+      if (c === 0x3f) {
+        const gt = s.indexOf('>', lt + 2);
+        if (gt < 0) return n;
+        p = gt + 1;
+        continue;
+      }
+      p = lt + 1;
+    }
+  }
+
   /** After "<!" at lt (not CDATA): end of the comment / DOCTYPE / bogus comment, or -1 at EOF. */
   afterBang(lt: number): number {
     const s = this.s;
@@ -451,6 +516,12 @@ export function scan(s: string, opts?: ExtractOptions): ExtractResult | null {
       i = end;
       if (kind === 0) continue;
       if (kind & K_FALLBACK) return null;
+      if (kind & K_SELECT) {
+        const e = sc.selectContent(end);
+        if (e < 0) return null;
+        i = e;
+        continue;
+      }
       if (kind & K_SVG) {
         if (sc.selfClosing) continue;
         const e = sc.svgSubtree(end);

@@ -50,16 +50,16 @@ const linkTag = fc
 const NOISE = ['x', ' ', '\n', '<', '>', '-', '--', '!', '/', '"', "'", '<!--', '-->', '--!>', '--->', '<!-', '</', '<script>',
   '<script ', '</script>', '</script', '</SCRIPT >', '</scripts>', '<scriptx>', '</style>', '</title>', '</textarea>', '</xmp >',
   '</iframe>', '</noembed>', '</noframes>', '<a href=in>', '<a href="q>">', '</a>', '&amp;', '<svg>', '<svg/>', '</svg>', '<g/>', '</g>',
-  '<![CDATA[', ']]>'];
+  '<![CDATA[', ']]>', '<select>', '</select>', '<option>', '<input>', '<textarea>', '<td>'];
 const inner = fc.array(fc.oneof(fc.constantFrom(...NOISE), linkTag), { maxLength: 8 }).map((a) => a.join(''));
 const block = fc
   .tuple(
     fc.constantFrom('<script>', '<SCRIPT type=x>', '<script><!--', '<style>', '<title>', '<textarea>', '<xmp>', '<iframe src=i>',
-      '<svg>', '<svg><g>', '<svg><path d=x/><symbol id=s>', '<svg><![CDATA[', '<svg><title>', '<svg><script>',
+      '<svg>', '<svg><g>', '<svg><path d=x/><symbol id=s>', '<svg><![CDATA[', '<svg><title>', '<svg><script>', '<select>', '<select><option>', '<SELECT name=x><optgroup>', '<select><title>', '<select><iframe>',
       '<noembed>', '<noframes>', '<noscript>', '<!--', '<!', '<?', '<!DOCTYPE ', '<b title="', '<table>', '<template>', '<svg>', '<select>'),
     inner,
     fc.constantFrom('</script>', '--></script>', '</style>', '</title>', '</textarea>', '</xmp>', '</iframe>', '</noembed>',
-      '</noframes>', '</noscript>', '-->', '--!>', '</svg>', '</g></svg>', ']]></svg>', '</symbol></SVG >', '>', '">', '</table>', '</template>', '</svg>', '</select>', ''),
+      '</noframes>', '</noscript>', '-->', '--!>', '</svg>', '</g></svg>', ']]></svg>', '</symbol></SVG >', '</select>', '<input>', '<textarea>', '<select>', '</SELECT >', '>', '">', '</table>', '</template>', '</svg>', '</select>', ''),
   )
   .map(([o, m, c]) => o + m + c);
 export const htmlish = fc
