@@ -6,6 +6,7 @@
  * spread machine noise evenly; the ratio of medians is the result.
  *
  *   npm run bench:fetch -- [--fetches N] [--rounds R] [--concurrency C] [--hosts H] [--out FILE]
+ *   npm run bench:fetch -- --robots     (robots.txt parse/match speed, see robots-match.ts)
  */
 import { fork } from 'node:child_process';
 import os from 'node:os';
@@ -16,6 +17,11 @@ import { Agent, request } from 'undici';
 import { Fetcher } from '../../src/fetch/index.js';
 
 const args = process.argv.slice(2);
+if (args.includes('--robots')) {
+  const { runRobotsBench } = await import('./robots-match.js');
+  await runRobotsBench(path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../results/fetch-robots-match.json'));
+  process.exit(0);
+}
 const arg = (name: string, dflt: number): number => {
   const i = args.indexOf(`--${name}`);
   return i >= 0 ? Number(args[i + 1]) : dflt;

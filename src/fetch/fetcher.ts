@@ -224,9 +224,11 @@ class Exchange implements Dispatcher.DispatchHandler {
   }
 
   onHeaders(statusCode: number, rawHeaders: Buffer[], _resume: () => void, statusText: string): boolean {
+    // A 1xx (e.g. 103 Early Hints) may precede the final head: every call starts afresh.
     this.status = statusCode;
     this.statusText = statusText;
     this.rawHeaders = rawHeaders;
+    this.ctype = this.cencoding = this.locationRaw = this.retryAfterRaw = undefined;
     this.firstByteMs = performance.now() - this.t0;
     // Pick the headers we act on; names are compared case-insensitively without allocating for the rest.
     for (let i = 0; i < rawHeaders.length; i += 2) {

@@ -24,8 +24,17 @@ function isUnreserved(c: number): boolean {
 
 /** Normalize octets to the canonical form; `urlSide` also escapes `*` and `$`. */
 function canonicalOctets(bytes: Uint8Array, urlSide: boolean): string {
-  let out = '';
   const n = bytes.length;
+  // Fast path: printable ASCII without `%` (and, on the URL side, without `*` / `$`) is canonical.
+  if (n <= 4096) {
+    let plain = true;
+    for (let i = 0; i < n; i++) {
+      const b = bytes[i]!;
+      if (b <= 0x20 || b >= 0x7f || b === 0x25 || (urlSide && (b === 0x2a || b === 0x24))) { plain = false; break; }
+    }
+    if (plain) return String.fromCharCode.apply(null, bytes as unknown as number[]);
+  }
+  let out = '';
   for (let i = 0; i < n; i++) {
     const b = bytes[i]!;
     if (b === 0x25 /* % */ && i + 2 < n) {

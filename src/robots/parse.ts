@@ -65,15 +65,9 @@ function isWs(b: number): boolean {
   return b === 0x20 || b === 0x09;
 }
 
-/** ASCII lower-case of bytes[s, e) as a string (non-ASCII bytes kept as latin1 code units). */
-function lowerKey(bytes: Uint8Array, s: number, e: number): string {
-  let out = '';
-  for (let i = s; i < e; i++) {
-    let b = bytes[i]!;
-    if (b >= 0x41 && b <= 0x5a) b |= 0x20;
-    out += String.fromCharCode(b);
-  }
-  return out;
+/** Lower-cased key text[s, e); keys longer than 32 characters cannot be recognized anyway. */
+function lowerKey(text: string, s: number, e: number): string {
+  return e - s > 32 ? '' : text.slice(s, e).toLowerCase();
 }
 
 function classifyKey(k: string): Key {
@@ -129,6 +123,9 @@ export function parseRobotsBody(body: string | Uint8Array, maxBytes = ROBOTS_DEF
     if (all[end] !== 0x0a && all[end] !== 0x0d) end = j;
   }
   const bytes = all;
+  // One native latin1 decode: one character per byte, so indexes are byte offsets, charCodeAt is a
+  // byte read, and keys / plain patterns are cheap slices instead of strings built char by char.
+  const text = Buffer.from(all.buffer, all.byteOffset, end).toString('latin1');
   let pos = 0;
   // UTF-8 BOM (EF BB BF), or a partial one, at the very start only.
   if (end > 0 && bytes[0] === 0xef) {
@@ -150,13 +147,13 @@ export function parseRobotsBody(body: string | Uint8Array, maxBytes = ROBOTS_DEF
   while (pos < end) {
     // Find end of line.
     let eol = pos;
-    while (eol < end && bytes[eol] !== 0x0a && bytes[eol] !== 0x0d) eol++;
+    while (eol < end && text.charCodeAt(eol) !== 0x0a && text.charCodeAt(eol) !== 0x0d) eol++;
     const lineStart = pos;
     let lineEnd = eol;
     // Advance past the line terminator (CRLF counts as one).
     if (eol < end) {
       pos = eol + 1;
-      if (bytes[eol] === 0x0d && pos < end && bytes[pos] === 0x0a) pos++;
+      if (text.charCodeAt(eol) === 0x0d && pos < end && text.charCodeAt(pos) === 0x0a) pos++;
     } else {
       pos = eol;
     }
@@ -164,17 +161,17 @@ export function parseRobotsBody(body: string | Uint8Array, maxBytes = ROBOTS_DEF
 
     // Strip comment.
     for (let i = lineStart; i < lineEnd; i++) {
-      if (bytes[i] === 0x23) { lineEnd = i; break; }
+      if (text.charCodeAt(i) === 0x23) { lineEnd = i; break; }
     }
     let s = lineStart;
-    while (s < lineEnd && isWs(bytes[s]!)) s++;
+    while (s < lineEnd && isWs(text.charCodeAt(s))) s++;
     let e = lineEnd;
-    while (e > s && isWs(bytes[e - 1]!)) e--;
+    while (e > s && isWs(text.charCodeAt(e - 1))) e--;
     if (s === e) continue;
 
     // key ':' value, or (tolerance) exactly "key value".
     let colon = -1;
-    for (let i = s; i < e; i++) if (bytes[i] === 0x3a) { colon = i; break; }
+    for (let i = s; i < e; i++) if (text.charCodeAt(i) === 0x3a) { colon = i; break; }
     let keyEnd: number;
     let valStart: number;
     if (colon >= 0) {
@@ -182,21 +179,21 @@ export function parseRobotsBody(body: string | Uint8Array, maxBytes = ROBOTS_DEF
       valStart = colon + 1;
     } else {
       let ws = -1;
-      for (let i = s; i < e; i++) if (isWs(bytes[i]!)) { ws = i; break; }
+      for (let i = s; i < e; i++) if (isWs(text.charCodeAt(i))) { ws = i; break; }
       if (ws < 0) continue;
       keyEnd = ws;
       valStart = ws;
-      while (valStart < e && isWs(bytes[valStart]!)) valStart++;
+      while (valStart < e && isWs(text.charCodeAt(valStart))) valStart++;
       let twoWords = true;
-      for (let i = valStart; i < e; i++) if (isWs(bytes[i]!)) { twoWords = false; break; }
+      for (let i = valStart; i < e; i++) if (isWs(text.charCodeAt(i))) { twoWords = false; break; }
       if (!twoWords) continue;
     }
-    while (keyEnd > s && isWs(bytes[keyEnd - 1]!)) keyEnd--;
+    while (keyEnd > s && isWs(text.charCodeAt(keyEnd - 1))) keyEnd--;
     if (keyEnd === s) continue;
-    while (valStart < e && isWs(bytes[valStart]!)) valStart++;
+    while (valStart < e && isWs(text.charCodeAt(valStart))) valStart++;
     const valEnd = e;
 
-    const key = classifyKey(lowerKey(bytes, s, keyEnd));
+    const key = classifyKey(lowerKey(text, s, keyEnd));
     out.lastLineSeen = lineNo;
     if (key === Key.Unknown) {
       out.unknownDirectives++;
@@ -211,12 +208,12 @@ export function parseRobotsBody(body: string | Uint8Array, maxBytes = ROBOTS_DEF
           out.groups.push(current);
         }
         agentRun = true;
-        if (valStart < valEnd && bytes[valStart] === 0x2a && (valStart + 1 === valEnd || isWs(bytes[valStart + 1]!))) {
+        if (valStart < valEnd && text.charCodeAt(valStart) === 0x2a && (valStart + 1 === valEnd || isWs(text.charCodeAt(valStart + 1)))) {
           current.global = true;
         } else {
           let t = valStart;
-          while (t < valEnd && isProductTokenChar(bytes[t]!)) t++;
-          if (t > valStart) current.agents.push(lowerKey(bytes, valStart, t));
+          while (t < valEnd && isProductTokenChar(text.charCodeAt(t))) t++;
+          if (t > valStart) current.agents.push(text.slice(valStart, t).toLowerCase());
         }
         break;
       }
@@ -225,7 +222,7 @@ export function parseRobotsBody(body: string | Uint8Array, maxBytes = ROBOTS_DEF
         if (current === null) break; // rules before the first group are ignored (§2.1)
         agentRun = false;
         if (valStart === valEnd) break; // empty value: matches nothing
-        const pattern = escapePattern(bytes.subarray(valStart, valEnd));
+        const pattern = plainPattern(text, valStart, valEnd) ? text.slice(valStart, valEnd) : escapePattern(bytes.subarray(valStart, valEnd));
         current.rules.push({ pattern, allow: key === Key.Allow });
         break;
       }
@@ -235,7 +232,7 @@ export function parseRobotsBody(body: string | Uint8Array, maxBytes = ROBOTS_DEF
       }
       case Key.CrawlDelay: {
         if (current === null) break;
-        const v = parseDelay(bytes, valStart, valEnd);
+        const v = parseDelay(text.slice(valStart, Math.min(valEnd, valStart + 32)));
         if (v !== undefined && (current.crawlDelay === undefined || v > current.crawlDelay)) current.crawlDelay = v;
         break;
       }
@@ -245,10 +242,17 @@ export function parseRobotsBody(body: string | Uint8Array, maxBytes = ROBOTS_DEF
 }
 
 /** Crawl-delay value: a non-negative decimal number of seconds; anything else is ignored. */
-function parseDelay(bytes: Uint8Array, s: number, e: number): number | undefined {
-  let txt = '';
-  for (let i = s; i < e && i - s < 32; i++) txt += String.fromCharCode(bytes[i]!);
+function parseDelay(txt: string): number | undefined {
   if (!/^[0-9]+(\.[0-9]*)?$|^\.[0-9]+$/.test(txt)) return undefined;
   const v = Number(txt);
   return Number.isFinite(v) ? v : undefined;
+}
+
+/** Printable ASCII without `%`: already in canonical form (normalize.ts), no re-encoding needed. */
+function plainPattern(text: string, s: number, e: number): boolean {
+  for (let i = s; i < e; i++) {
+    const c = text.charCodeAt(i);
+    if (c <= 0x20 || c >= 0x7f || c === 0x25) return false;
+  }
+  return true;
 }

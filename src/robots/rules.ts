@@ -43,6 +43,14 @@ class Matcher {
     this.literal = pieces.length === 1;
   }
 
+  /** Second character of the literal prefix when the pattern starts `/x` (x printable ASCII), else -1. */
+  bucketKey(): number {
+    const first = this.pieces[0]!;
+    if (first.length < 2 || first.charCodeAt(0) !== 0x2f) return -1;
+    const c = first.charCodeAt(1);
+    return c < 128 ? c : -1;
+  }
+
   matches(path: string): boolean {
     const pieces = this.pieces;
     const first = pieces[0]!;
@@ -66,6 +74,26 @@ function compileMatchers(rules: readonly ParsedRobotsRule[]): Matcher[] {
   const ms = rules.map((r) => new Matcher(r.pattern, r.allow));
   ms.sort((a, b) => b.priority - a.priority || (a.allow === b.allow ? 0 : a.allow ? -1 : 1));
   return ms;
+}
+
+/**
+ * Candidate lists by the path's second character (the first after `/`): a rule whose literal
+ * prefix is `/x…` can only match paths starting `/x`. Each list keeps the global precedence order
+ * and includes the rules without such a prefix (`/`, `/*…`), so the first match still decides.
+ * Built only for files with more than 8 rules. Memory ≤ 96 lists × rules.
+ */
+function bucketize(ms: readonly Matcher[]): { buckets: Array<Matcher[] | undefined>; generic: Matcher[] } | null {
+  if (ms.length <= 8) return null;
+  const generic: Matcher[] = [];
+  const keys = new Set<number>();
+  for (const m of ms) {
+    const k = m.bucketKey();
+    if (k < 0) generic.push(m);
+    else keys.add(k);
+  }
+  const buckets: Array<Matcher[] | undefined> = new Array(128).fill(undefined);
+  for (const k of keys) buckets[k] = ms.filter((m) => { const mk = m.bucketKey(); return mk < 0 || mk === k; });
+  return { buckets, generic };
 }
 
 function decide(ms: readonly Matcher[], canonical: string): boolean {
@@ -95,18 +123,24 @@ class CompiledRules implements RobotsRules {
   readonly crawlDelayMs: number | undefined;
   readonly ruleCount: number;
   private readonly matchers: Matcher[];
+  private readonly index: ReturnType<typeof bucketize>;
 
   constructor(matchers: Matcher[], crawlDelayMs: number | undefined) {
     this.matchers = matchers;
     this.ruleCount = matchers.length;
     this.crawlDelayMs = crawlDelayMs;
+    this.index = bucketize(matchers);
   }
 
   isAllowed(pathAndQuery: string): boolean {
     if (this.matchers.length === 0) return true;
     // A path (leading `/`) is used as is; anything else is read as a URL.
     const p = pathAndQuery.charCodeAt(0) === 0x2f ? pathAndQuery : pathParamsQuery(pathAndQuery);
-    return decide(this.matchers, canonicalPath(p));
+    const c = canonicalPath(p);
+    const ix = this.index;
+    if (ix === null) return decide(this.matchers, c);
+    const k = c.charCodeAt(1);
+    return decide((k < 128 ? ix.buckets[k] : undefined) ?? ix.generic, c);
   }
 
   /**

@@ -138,7 +138,7 @@ test('property: matcher agrees with a reference regex matcher (RFC semantics)', 
     const body = anchored ? pattern.slice(0, -1) : pattern;
     return new RegExp('^' + body.split('*').map((s) => s.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')).join('.*') + (anchored ? '$' : ''));
   };
-  fc.assert(fc.property(fc.array(fc.record({ allow: fc.boolean(), pattern: pat }), { maxLength: 6 }), p, (rules, path) => {
+  fc.assert(fc.property(fc.array(fc.record({ allow: fc.boolean(), pattern: pat }), { maxLength: 14 }), p, (rules, path) => {
     const txt = parseRobotsTxt('User-agent: *\n' + rules.map((r) => `${r.allow ? 'Allow' : 'Disallow'}: ${r.pattern}`).join('\n'));
     let best = -1;
     let allow = true;
