@@ -4,6 +4,7 @@
  *
  *   block.ts       the block format (magic, counts, CRC-32, optional zstd), BlockWriter/BlockReader
  *   disk-queue.ts  DiskQueue: FIFO of byte records, at-least-once, durable cursor (CONTRACTS.md)
+ *   sorted-file.ts sorted-run files of (64-bit key, value) records (DRUM's disk cache Z)
  *   atomic.ts      crash-safe replacement of small files (temp, fsync, rename, fsync dir)
  *   io-counters.ts bytes / operations read and written per file kind
  */
@@ -21,3 +22,4 @@ export {
 export { writeFileAtomic, writeFileAtomicSync, fsyncDir } from './atomic.js';
 export { varintSize, writeVarint, readVarint, compareKey } from './codec.js';
 export { DiskErrorCode } from './errors.js';
+export { SortedRunReader, SortedRunWriter } from './sorted-file.js';

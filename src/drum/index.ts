@@ -1,2 +1,28 @@
-// Public surface of src/drum/ (filled in by the module's own work).
-export {};
+/**
+ * src/drum — DRUM, the disk repository with update management (thesis IV.3–IV.4), its cost model
+ * (Theorem 2) and the CLOCK cache (thesis V.2). docs/drum.md describes formats, the merge, the
+ * crash-safety argument and how to choose R and D.
+ *
+ * API as in CONTRACTS.md, with these additions: DrumOptions.deliver ('all' | 'unique' | 'none'),
+ * resultChunk, auxBytesHint, valueBytesHint, io; Drum.checkUpdateMany(); Drum.abandon();
+ * DrumResult.value is the value stored BEFORE the tuple was applied (also for update).
+ * onResults may be called several times per merge (chunks of resultChunk results, in arrival order
+ * within a bucket; buckets in key-prefix order).
+ */
+export { Drum, type DrumOp, type DrumOptions, type DrumResult, type DrumStats } from './drum.js';
+export { DrumErrorCode } from './errors.js';
+export { ClockCache } from './clock-cache.js';
+export { radixSortKeys, type SortedKeys } from './radix-sort.js';
+export {
+  THESIS,
+  theorem2Alpha,
+  dOpt,
+  lambda,
+  planBuckets,
+  bucketBytesFor,
+  drumAlpha,
+  type Theorem2Params,
+  type BucketPlan,
+  type BucketPlanInput,
+  type DrumAlphaInput,
+} from './model.js';

@@ -1,0 +1,912 @@
+/**
+ * DRUM — Disk Repository with Update Management (thesis IV.3, Fig. 1; cost model IV.4, Theorem 2).
+ *
+ * A repository of <key, value> pairs (64-bit keys as (hi, lo) uint32 pairs) fed a stream of
+ * check / update / check+update tuples <key, value, aux>, answered in batches:
+ *
+ *  1. Tuples are spread over k buckets by the key's top log2(k) bits. Bucket i has a key/value file
+ *     (op, key, value) and an aux file, in the same FIFO order, written through one write buffer of
+ *     M bytes each. The two buffers of a bucket are always written together, so block j of the kv
+ *     file and block j of the aux file hold the same tuples ("paired blocks", used by recovery).
+ *  2. When the largest bucket reaches r bytes (needsMerge) or on merge()/flush(), each bucket in turn
+ *     is read into RAM, radix-sorted by key carrying arrival positions (stable: the first
+ *     check+update of a key in a batch is the unique one), merged in one sequential pass with the
+ *     bucket's slice Z_i of the sorted disk cache (one file per bucket, so the merge of bucket i
+ *     reads and writes only Z_i — the thesis' layout), and Z_i is rewritten as a new file.
+ *  3. Arrival order is restored from the carried positions; the aux file is read sequentially and
+ *     results <op, key, unique, stored value, aux> are handed to onResults in chunks, in order.
+ *
+ * Crash safety (docs/drum.md has the argument per crash point). Per bucket, the manifest records
+ * the generation of its bucket files (bgen) and of its Z file (zgen). A merge of bucket i:
+ *   a. redirects new tuples of bucket i to bucket files of a new generation;
+ *   b. writes Z_i of generation zgen+1 beside the old one and fsyncs it;
+ *   c. delivers the results and AWAITS onResults (the consumer commits them durably);
+ *   d. rewrites the manifest atomically: bucket i → {bgen: new, zgen: zgen+1};
+ *   e. deletes the old Z_i and the merged bucket files.
+ * A crash before (d) leaves the old Z_i and the old bucket files in force: the tuples are merged
+ * again on the next merge (results re-delivered: at-least-once). A crash after (d) finds the
+ * results already committed by the consumer. So no key reported unique is lost and no unique result
+ * is lost. Bucket files past the manifest's bgen are pending too; torn tails (SIGKILL during a
+ * write) are cut at the last complete pair of blocks on open.
+ *
+ * RAM bound: 2·M·k write buffers + one loaded bucket (≈ (H+P)/H · r bytes) + the CLOCK cache, which
+ * is what the plan (model.ts) sizes from ramBytes. Results are delivered in chunks of resultChunk.
+ * I/O is synchronous in large sequential blocks (merges are batch work); a merge blocks the event
+ * loop for the duration of one bucket at most between awaits (≈ r bytes of work) — run DRUM in a
+ * worker thread when network I/O must not wait that long.
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { CrawlError } from '../errors.js';
+import {
+  BlockReader,
+  BlockWriter,
+  IoCounters,
+  fsyncDir,
+  readVarint,
+  varintSize,
+  writeFileAtomicSync,
+  writeVarint,
+  type Compression,
+  type DecodedBlock,
+} from '../disk/index.js';
+import { SortedRunReader, SortedRunWriter } from '../disk/sorted-file.js';
+import { DiskErrorCode } from '../disk/errors.js';
+import { ClockCache } from './clock-cache.js';
+import { DrumErrorCode } from './errors.js';
+import { bucketBytesFor, drumAlpha, planBuckets, type BucketPlan } from './model.js';
+import { radixSortKeys } from './radix-sort.js';
+
+export type DrumOp = 'check' | 'update' | 'checkUpdate';
+
+export interface DrumResult {
+  op: DrumOp;
+  keyHi: number;
+  keyLo: number;
+  /** The key was not in the repository when this tuple was applied. */
+  unique: boolean;
+  /** The value stored before this tuple was applied (null when unique). */
+  value: Uint8Array | null;
+  aux: Uint8Array | null;
+}
+
+export interface DrumOptions {
+  /** R: RAM for write buffers, one loaded bucket and the cache (bytes). @default 64 MiB */
+  ramBytes?: number;
+  /** D: disk for the bucket files (bytes). @default D_opt(R) (Theorem 2, eq. 17) */
+  diskBytes?: number;
+  /** k, overriding the model (rounded to a power of two, 1..4096). Fixed at creation. */
+  buckets?: number;
+  /** M: write buffer per bucket file (bytes). @default 262144 (the thesis' 256 KB) */
+  bufferBytes?: number;
+  /** r, overriding the model: a merge is due when a bucket's key/value file reaches this size. */
+  bucketBytes?: number;
+  /** Fixed value size in bytes (0 = key only, e.g. URLseen) or 'variable'. Fixed at creation. @default 0 */
+  valueBytes?: number | 'variable';
+  /** Merges an update into a stored value. @default overwrite (returns incoming) */
+  merge?: (old: Uint8Array, incoming: Uint8Array) => Uint8Array;
+  /** CLOCK cache entries in front of check+update (thesis V.2); 0 = off. Key-only repositories
+   *  (valueBytes 0) with deliver 'unique' or 'none' only: a hit is a duplicate nobody needs to see. */
+  cacheEntries?: number;
+  /** Block compression of bucket and cache files. @default 'none' */
+  compression?: Compression;
+  /** Average aux bytes per tuple, for the model. @default 110 (the thesis' b) */
+  auxBytesHint?: number;
+  /** Average value bytes for 'variable' values, for the model. @default 32 */
+  valueBytesHint?: number;
+  /** Which results to hand to onResults. @default 'all' */
+  deliver?: 'all' | 'unique' | 'none';
+  /** Results per onResults call (bounds RAM during delivery). @default 65536 */
+  resultChunk?: number;
+  /** Shared I/O counters. @default a fresh IoCounters */
+  io?: IoCounters;
+  /**
+   * Results of a bucket merge, in arrival order, in chunks. The returned promise must resolve only
+   * when the consumer has durably committed what it needs; DRUM commits Z only after that.
+   */
+  onResults: (batch: DrumResult[]) => Promise<void> | void;
+}
+
+export interface DrumStats {
+  /** Keys in the disk cache Z. */
+  keys: number;
+  /** Keys in Z when this instance was opened (the U of the model). */
+  keysAtOpen: number;
+  /** Tuples accepted (including cache hits) and tuples merged since open. */
+  tuples: number;
+  merged: number;
+  uniques: number;
+  /** Bucket merges (one per non-empty bucket per round) and merge rounds since open. */
+  merges: number;
+  rounds: number;
+  io: IoCounters;
+  /** Measured (bytes read + written by DRUM) / (b · n) since open, b = mean aux bytes, n = merged. */
+  alpha: number;
+  /** drumAlpha() (generalised eq. 14) for the measured n, U, b, p and bucket bytes per round. */
+  predictedAlpha: number;
+  k: number;
+  r: number;
+  M: number;
+  plan: BucketPlan & { R: number; D: number; H: number; P: number };
+  cacheHitRate?: number;
+  cacheHits?: number;
+}
+
+const OP_CHECK = 0;
+const OP_UPDATE = 1;
+const OP_CU = 2;
+const HAS_VALUE = 0x40;
+const OP_NAMES: readonly DrumOp[] = ['check', 'update', 'checkUpdate'];
+const EMPTY = new Uint8Array(0);
+const MANIFEST = 'drum.json';
+
+interface BucketGen {
+  gen: number;
+  kvFd: number;
+  auxFd: number;
+  kv: BlockWriter;
+  aux: BlockWriter;
+  tuples: number;
+}
+
+interface BucketState {
+  /** Pending generations, oldest first; the last one takes new tuples. */
+  gens: BucketGen[];
+  kvBuf: Uint8Array;
+  kvLen: number;
+  auxBuf: Uint8Array;
+  auxLen: number;
+  bufCount: number;
+  /** Pending tuples and key/value bytes (on disk + buffered) over all pending generations. */
+  tuples: number;
+  kvBytes: number;
+  zgen: number;
+  zKeys: number;
+  zBytes: number;
+}
+
+interface ManifestBucket {
+  bgen: number;
+  zgen: number;
+  zKeys: number;
+  zBytes: number;
+}
+
+interface Manifest {
+  version: 1;
+  k: number;
+  valueBytes: number | 'variable';
+  buckets: ManifestBucket[];
+}
+
+const pad = (i: number): string => String(i).padStart(4, '0');
+
+function isPow2(x: number): boolean {
+  return x >= 1 && (x & (x - 1)) === 0;
+}
+
+function roundPow2(x: number): number {
+  if (x <= 1) return 1;
+  const lo = 2 ** Math.floor(Math.log2(x));
+  return x / lo < 1.5 ? lo : lo * 2;
+}
+
+export class Drum {
+  readonly io: IoCounters;
+  readonly k: number;
+  readonly r: number;
+  readonly M: number;
+  private readonly shift: number;
+  private readonly valueBytes: number | 'variable';
+  private readonly mergeFn: (old: Uint8Array, incoming: Uint8Array) => Uint8Array;
+  private readonly onResults: DrumOptions['onResults'];
+  private readonly deliver: 'all' | 'unique' | 'none';
+  private readonly resultChunk: number;
+  private readonly compression: Compression;
+  private readonly cache: ClockCache | null;
+  private readonly buckets: BucketState[] = [];
+  private readonly plan: DrumStats['plan'];
+  private mergeChain: Promise<void> = Promise.resolve();
+  private closed = false;
+  private maxKvBytes = 0;
+  private readonly vtmp = new Int32Array(1);
+  // Statistics since open.
+  private readonly keysAtOpen: number;
+  private tuplesIn = 0;
+  private mergedTuples = 0;
+  private mergedAuxBytes = 0;
+  private mergedKvBytes = 0;
+  private uniques = 0;
+  private merges = 0;
+  private rounds = 0;
+
+  private constructor(
+    readonly dir: string,
+    opts: DrumOptions,
+    m: Manifest,
+    r: number,
+    M: number,
+    plan: DrumStats['plan'],
+  ) {
+    this.io = opts.io ?? new IoCounters();
+    this.k = m.k;
+    this.shift = 32 - Math.log2(m.k);
+    this.r = r;
+    this.M = M;
+    this.plan = plan;
+    this.valueBytes = m.valueBytes;
+    this.mergeFn = opts.merge ?? ((_old, incoming) => incoming);
+    this.onResults = opts.onResults;
+    this.deliver = opts.deliver ?? 'all';
+    this.resultChunk = opts.resultChunk ?? 65536;
+    this.compression = opts.compression ?? 'none';
+    this.cache = (opts.cacheEntries ?? 0) > 0 ? new ClockCache(opts.cacheEntries!) : null;
+    let keys = 0;
+    for (let i = 0; i < m.k; i++) {
+      const mb = m.buckets[i]!;
+      this.buckets.push({
+        gens: [],
+        kvBuf: new Uint8Array(0),
+        kvLen: 0,
+        auxBuf: new Uint8Array(0),
+        auxLen: 0,
+        bufCount: 0,
+        tuples: 0,
+        kvBytes: 0,
+        zgen: mb.zgen,
+        zKeys: mb.zKeys,
+        zBytes: mb.zBytes,
+      });
+      keys += mb.zKeys;
+    }
+    this.keysAtOpen = keys;
+  }
+
+  /** Opens (creating if needed) the repository in `dir`; recovers from a crash (see the module comment). */
+  static async open(dir: string, opts: DrumOptions): Promise<Drum> {
+    if (typeof opts?.onResults !== 'function') throw new CrawlError(DrumErrorCode.OPTIONS, 'options.onResults must be a function');
+    const valueBytes = opts.valueBytes ?? 0;
+    if (valueBytes !== 'variable' && (!Number.isInteger(valueBytes) || valueBytes < 0 || valueBytes > 1 << 20)) {
+      throw new CrawlError(DrumErrorCode.OPTIONS, "options.valueBytes must be an integer in [0, 1 MiB] or 'variable'");
+    }
+    const cacheEntries = opts.cacheEntries ?? 0;
+    if (!Number.isInteger(cacheEntries) || cacheEntries < 0) throw new CrawlError(DrumErrorCode.OPTIONS, 'options.cacheEntries must be a non-negative integer');
+    if (cacheEntries > 0 && (valueBytes !== 0 || (opts.deliver ?? 'all') === 'all')) {
+      throw new CrawlError(DrumErrorCode.OPTIONS, "options.cacheEntries needs valueBytes 0 and deliver 'unique' or 'none' (a cache hit is a duplicate that is not delivered)");
+    }
+    const R = opts.ramBytes ?? 64 * 1024 * 1024;
+    const M = opts.bufferBytes ?? 256 * 1024;
+    if (!(R > 0) || !Number.isInteger(M) || M < 64) throw new CrawlError(DrumErrorCode.OPTIONS, 'options.ramBytes must be > 0 and options.bufferBytes an integer ≥ 64');
+    const b = opts.auxBytesHint ?? 110;
+    const vAvg = valueBytes === 'variable' ? (opts.valueBytesHint ?? 32) + 1 : valueBytes;
+    // H: bytes per bucket entry on disk (op + key + value); P: RAM per loaded entry beyond H
+    // (original and sorted key copies, positions, radix scratch, flags; values add offsets and a
+    // reference per entry) — measured from the merge code below, see docs/drum.md.
+    const H = 9 + vAvg;
+    const P = valueBytes === 0 ? 34 : 34 + 8 + 16 + vAvg;
+    const cacheRam = cacheEntries > 0 ? ClockCache.bytesFor(cacheEntries) : 0;
+    const Rb = R - cacheRam;
+    if (Rb <= 0) throw new CrawlError(DrumErrorCode.OPTIONS, 'options.cacheEntries leaves no RAM for the buckets');
+    const D = opts.diskBytes ?? (Rb * Rb * (H + b)) / (8 * M * (H + P));
+    const plan0 = planBuckets({ R: Rb, D, b, H, P, M });
+
+    fs.mkdirSync(dir, { recursive: true });
+    const mfile = path.join(dir, MANIFEST);
+    let m: Manifest;
+    if (fs.existsSync(mfile)) {
+      try {
+        m = JSON.parse(fs.readFileSync(mfile, 'utf8')) as Manifest;
+      } catch (cause) {
+        throw new CrawlError(DrumErrorCode.MANIFEST, `DRUM manifest ${mfile} is unreadable`, { cause, details: { file: mfile } });
+      }
+      if (m.version !== 1 || !isPow2(m.k) || !Array.isArray(m.buckets) || m.buckets.length !== m.k) {
+        throw new CrawlError(DrumErrorCode.MANIFEST, `DRUM manifest ${mfile} is invalid`, { details: { file: mfile } });
+      }
+      if (m.valueBytes !== valueBytes) {
+        throw new CrawlError(DrumErrorCode.OPTIONS, `repository ${dir} has valueBytes ${m.valueBytes}, opened with ${valueBytes}`);
+      }
+      if (opts.buckets !== undefined && roundPow2(opts.buckets) !== m.k) {
+        throw new CrawlError(DrumErrorCode.OPTIONS, `repository ${dir} has ${m.k} buckets, opened with buckets ${opts.buckets}`);
+      }
+    } else {
+      let k = opts.buckets ?? plan0.kModel;
+      if (!(k >= 1)) k = 1;
+      k = Math.min(4096, roundPow2(k));
+      m = { version: 1, k, valueBytes, buckets: Array.from({ length: k }, () => ({ bgen: 1, zgen: 0, zKeys: 0, zBytes: 0 })) };
+      writeFileAtomicSync(mfile, JSON.stringify(m));
+    }
+    const r = Math.floor(opts.bucketBytes ?? bucketBytesFor(Rb, m.k, M, H, P));
+    if (!(r >= 64)) {
+      throw new CrawlError(DrumErrorCode.OPTIONS, `ramBytes ${R} is too small for ${m.k} buckets of ${M}-byte buffers (r = ${r}); raise ramBytes or lower bufferBytes/buckets`);
+    }
+    const drum = new Drum(dir, opts, m, r, M, { ...plan0, R: Rb, D, H, P });
+    drum.recover(m);
+    return drum;
+  }
+
+  // ---------------------------------------------------------------- recovery
+
+  private recover(m: Manifest): void {
+    const files = fs.readdirSync(this.dir);
+    const pending = new Map<number, number[]>();
+    for (const f of files) {
+      if (f.endsWith('.tmp')) {
+        fs.rmSync(path.join(this.dir, f), { force: true });
+        continue;
+      }
+      let mm = /^z(\d{4})-(\d+)\.z$/.exec(f);
+      if (mm !== null) {
+        const i = Number(mm[1]);
+        if (i >= this.k || Number(mm[2]) !== m.buckets[i]!.zgen) fs.rmSync(path.join(this.dir, f), { force: true });
+        continue;
+      }
+      mm = /^b(\d{4})-(\d+)\.(kv|aux)$/.exec(f);
+      if (mm !== null) {
+        const i = Number(mm[1]);
+        const g = Number(mm[2]);
+        if (i >= this.k || g < m.buckets[i]!.bgen) {
+          fs.rmSync(path.join(this.dir, f), { force: true });
+          continue;
+        }
+        const list = pending.get(i) ?? [];
+        if (!list.includes(g)) list.push(g);
+        pending.set(i, list);
+      }
+    }
+    for (let i = 0; i < this.k; i++) {
+      const bk = this.buckets[i]!;
+      const mb = m.buckets[i]!;
+      if (mb.zgen > 0) {
+        const zf = this.zFile(i, mb.zgen);
+        let size: number;
+        try {
+          size = fs.statSync(zf).size;
+        } catch {
+          throw new CrawlError(DiskErrorCode.TRUNCATED, `DRUM cache file ${zf} is missing`, { details: { file: zf } });
+        }
+        if (size !== mb.zBytes) {
+          throw new CrawlError(DiskErrorCode.TRUNCATED, `DRUM cache file ${zf} has ${size} bytes, the manifest says ${mb.zBytes}`, {
+            details: { file: zf, size, expected: mb.zBytes },
+          });
+        }
+      }
+      const gens = (pending.get(i) ?? []).sort((a, b) => a - b);
+      for (const g of gens) this.recoverGen(bk, i, g);
+      if (bk.gens.length === 0) bk.gens.push(this.newGen(i, mb.bgen));
+      this.allocBuffers(bk);
+      this.maxKvBytes = Math.max(this.maxKvBytes, bk.kvBytes);
+    }
+    fsyncDir(this.dir);
+  }
+
+  /** Opens generation g of bucket i, cutting a torn tail back to the last complete block pair. */
+  private recoverGen(bk: BucketState, i: number, g: number): void {
+    const kvf = this.bFile(i, g, 'kv');
+    const auxf = this.bFile(i, g, 'aux');
+    const kvFd = fs.openSync(kvf, fs.existsSync(kvf) ? 'r+' : 'w+');
+    const auxFd = fs.openSync(auxf, fs.existsSync(auxf) ? 'r+' : 'w+');
+    const kvBlocks = this.scanBlocks(kvFd, kvf, 'bucket-kv');
+    const auxBlocks = this.scanBlocks(auxFd, auxf, 'bucket-aux');
+    const pairs = Math.min(kvBlocks.length, auxBlocks.length);
+    let tuples = 0;
+    let kvEnd = 0;
+    let auxEnd = 0;
+    for (let j = 0; j < pairs; j++) {
+      if (kvBlocks[j]!.count !== auxBlocks[j]!.count) {
+        throw new CrawlError(DrumErrorCode.BUCKET_MISMATCH, `bucket ${i} generation ${g}: block ${j} holds ${kvBlocks[j]!.count} key/value records but ${auxBlocks[j]!.count} aux records`, {
+          details: { bucket: i, gen: g, block: j },
+        });
+      }
+      tuples += kvBlocks[j]!.count;
+      kvEnd = kvBlocks[j]!.end;
+      auxEnd = auxBlocks[j]!.end;
+    }
+    if (fs.fstatSync(kvFd).size !== kvEnd) fs.ftruncateSync(kvFd, kvEnd);
+    if (fs.fstatSync(auxFd).size !== auxEnd) fs.ftruncateSync(auxFd, auxEnd);
+    bk.gens.push({
+      gen: g,
+      kvFd,
+      auxFd,
+      kv: new BlockWriter(kvFd, kvEnd, this.io, 'bucket-kv', this.compression),
+      aux: new BlockWriter(auxFd, auxEnd, this.io, 'bucket-aux', this.compression),
+      tuples,
+    });
+    bk.tuples += tuples;
+    bk.kvBytes += kvEnd;
+  }
+
+  /**
+   * Reads the block chain of a bucket file. A file that ends inside its last block is a torn write
+   * (cut by the caller); a checksum or format error is corruption and is thrown.
+   */
+  private scanBlocks(fd: number, file: string, kind: string): { count: number; end: number }[] {
+    const size = fs.fstatSync(fd).size;
+    const r = new BlockReader(fd, 0, size, file, this.io, kind);
+    const out: { count: number; end: number }[] = [];
+    for (;;) {
+      let blk: DecodedBlock | null;
+      try {
+        blk = r.next();
+      } catch (e) {
+        if (e instanceof CrawlError && e.code === DiskErrorCode.TRUNCATED) return out;
+        throw e;
+      }
+      if (blk === null) return out;
+      out.push({ count: blk.count, end: blk.nextOffset });
+    }
+  }
+
+  private zFile(i: number, g: number): string {
+    return path.join(this.dir, `z${pad(i)}-${g}.z`);
+  }
+
+  private bFile(i: number, g: number, ext: 'kv' | 'aux'): string {
+    return path.join(this.dir, `b${pad(i)}-${g}.${ext}`);
+  }
+
+  private newGen(i: number, g: number): BucketGen {
+    const kvFd = fs.openSync(this.bFile(i, g, 'kv'), 'w+');
+    const auxFd = fs.openSync(this.bFile(i, g, 'aux'), 'w+');
+    return {
+      gen: g,
+      kvFd,
+      auxFd,
+      kv: new BlockWriter(kvFd, 0, this.io, 'bucket-kv', this.compression),
+      aux: new BlockWriter(auxFd, 0, this.io, 'bucket-aux', this.compression),
+      tuples: 0,
+    };
+  }
+
+  private allocBuffers(bk: BucketState): void {
+    bk.kvBuf = new Uint8Array(this.M + 64);
+    bk.auxBuf = new Uint8Array(this.M + 64);
+    bk.kvLen = 0;
+    bk.auxLen = 0;
+    bk.bufCount = 0;
+  }
+
+  // ---------------------------------------------------------------- input
+
+  private live(): void {
+    if (this.closed) throw new CrawlError(DrumErrorCode.CLOSED, `DRUM ${this.dir} is closed`);
+  }
+
+  /** Checks a key: unique or duplicate (with its stored value). Does not change the repository. */
+  check(hi: number, lo: number, aux?: Uint8Array | null): void {
+    this.append(OP_CHECK, hi >>> 0, lo >>> 0, null, aux ?? null);
+  }
+
+  /** Merges `value` into the key's stored value (inserts it when the key is new). */
+  update(hi: number, lo: number, value: Uint8Array, aux?: Uint8Array | null): void {
+    this.append(OP_UPDATE, hi >>> 0, lo >>> 0, value, aux ?? null);
+  }
+
+  /**
+   * Checks then updates in one pass: unique if the key was new (it is inserted with `value`, or a
+   * zero value when omitted); a duplicate's stored value is merged with `value` when given.
+   */
+  checkUpdate(hi: number, lo: number, value?: Uint8Array | null, aux?: Uint8Array | null): void {
+    hi >>>= 0;
+    lo >>>= 0;
+    if (this.cache !== null && (value === undefined || value === null) && this.cache.lookup(hi, lo)) {
+      this.tuplesIn++;
+      return;
+    }
+    this.append(OP_CU, hi, lo, value ?? null, aux ?? null);
+  }
+
+  /** Batch form of checkUpdate for key-only repositories: keys = [hi0, lo0, hi1, lo1, …]. */
+  checkUpdateMany(keys: Uint32Array, aux?: readonly (Uint8Array | null)[]): void {
+    const n = keys.length >>> 1;
+    for (let j = 0; j < n; j++) this.checkUpdate(keys[2 * j]!, keys[2 * j + 1]!, null, aux === undefined ? null : aux[j]);
+  }
+
+  private append(op: number, hi: number, lo: number, value: Uint8Array | null, aux: Uint8Array | null): void {
+    this.live();
+    const vb = this.valueBytes;
+    if (value !== null && vb !== 'variable' && value.length !== vb) {
+      throw new CrawlError(DrumErrorCode.VALUE_SIZE, `value of ${value.length} bytes for a repository of ${vb}-byte values`);
+    }
+    if (op === OP_UPDATE && value === null) throw new CrawlError(DrumErrorCode.OPTIONS, 'update needs a value');
+    if (vb === 0) value = null; // key-only repository: nothing to store or merge
+    const bk = this.buckets[this.k === 1 ? 0 : hi >>> this.shift]!;
+    const vlen = value === null ? 0 : value.length;
+    const kvNeed = 9 + (value === null ? 0 : vb === 'variable' ? varintSize(vlen) + vlen : vlen);
+    const alen = aux === null ? 0 : aux.length;
+    const auxNeed = varintSize(alen + 1) + alen;
+    if (bk.kvLen + kvNeed > bk.kvBuf.length || bk.auxLen + auxNeed > bk.auxBuf.length) {
+      this.flushBuffers(bk);
+      if (kvNeed > bk.kvBuf.length) bk.kvBuf = new Uint8Array(kvNeed);
+      if (auxNeed > bk.auxBuf.length) bk.auxBuf = new Uint8Array(auxNeed);
+    }
+    const kb = bk.kvBuf;
+    let p = bk.kvLen;
+    kb[p] = value === null ? op : op | HAS_VALUE;
+    kb[p + 1] = hi;
+    kb[p + 2] = hi >>> 8;
+    kb[p + 3] = hi >>> 16;
+    kb[p + 4] = hi >>> 24;
+    kb[p + 5] = lo;
+    kb[p + 6] = lo >>> 8;
+    kb[p + 7] = lo >>> 16;
+    kb[p + 8] = lo >>> 24;
+    p += 9;
+    if (value !== null) {
+      if (vb === 'variable') p = writeVarint(kb, p, vlen);
+      kb.set(value, p);
+      p += vlen;
+    }
+    bk.kvLen = p;
+    const ab = bk.auxBuf;
+    let q = writeVarint(ab, bk.auxLen, aux === null ? 0 : alen + 1);
+    if (aux !== null) {
+      ab.set(aux, q);
+      q += alen;
+    }
+    bk.auxLen = q;
+    bk.bufCount++;
+    bk.tuples++;
+    bk.kvBytes += kvNeed;
+    this.tuplesIn++;
+    if (bk.kvBytes > this.maxKvBytes) this.maxKvBytes = bk.kvBytes;
+    if (bk.kvLen >= this.M || bk.auxLen >= this.M) this.flushBuffers(bk);
+  }
+
+  /** Writes a bucket's two buffers as one pair of blocks (kv first, then aux). */
+  private flushBuffers(bk: BucketState): void {
+    if (bk.bufCount === 0) return;
+    const g = bk.gens[bk.gens.length - 1]!;
+    g.kv.writeBlock(bk.kvBuf.subarray(0, bk.kvLen), bk.bufCount);
+    g.aux.writeBlock(bk.auxBuf.subarray(0, bk.auxLen), bk.bufCount);
+    g.tuples += bk.bufCount;
+    bk.kvLen = 0;
+    bk.auxLen = 0;
+    bk.bufCount = 0;
+  }
+
+  /** The largest bucket reached r bytes: the caller should await merge(). */
+  get needsMerge(): boolean {
+    return this.maxKvBytes >= this.r;
+  }
+
+  // ---------------------------------------------------------------- merge
+
+  /** Merges every bucket with its slice of Z now (one round). Serialised with other merges. */
+  merge(): Promise<void> {
+    const run = this.mergeChain.then(() => this.mergeRound());
+    this.mergeChain = run.catch(() => undefined);
+    return run;
+  }
+
+  private async mergeRound(): Promise<void> {
+    this.live();
+    let any = false;
+    for (let i = 0; i < this.k; i++) {
+      if (await this.mergeBucket(i)) any = true;
+    }
+    if (any) this.rounds++;
+    let mx = 0;
+    for (const bk of this.buckets) if (bk.kvBytes > mx) mx = bk.kvBytes;
+    this.maxKvBytes = mx;
+  }
+
+  /** = merge(), then fsync what arrived meanwhile: everything accepted so far is durable. */
+  async flush(): Promise<void> {
+    await this.merge();
+    for (const bk of this.buckets) {
+      this.flushBuffers(bk);
+      for (const g of bk.gens) {
+        fs.fsyncSync(g.kvFd);
+        fs.fsyncSync(g.auxFd);
+      }
+    }
+  }
+
+  private async mergeBucket(i: number): Promise<boolean> {
+    const bk = this.buckets[i]!;
+    this.flushBuffers(bk);
+    if (bk.tuples === 0) return false;
+    // a. New tuples of this bucket go to a fresh generation from now on.
+    const old = bk.gens;
+    const n = bk.tuples;
+    const kvBytes = bk.kvBytes;
+    const nextGen = old[old.length - 1]!.gen + 1;
+    bk.gens = [this.newGen(i, nextGen)];
+    bk.tuples = 0;
+    bk.kvBytes = 0;
+    const newZ = bk.zgen + 1;
+    const newZFile = this.zFile(i, newZ);
+    try {
+      const { zKeys, zBytes, added, loaded } = await this.mergeInto(i, bk, old, n, newZFile);
+      // d. Commit: the manifest now points at the new Z and the new bucket generation.
+      bk.zgen = newZ;
+      bk.zKeys = zKeys;
+      bk.zBytes = zBytes;
+      fsyncDir(this.dir);
+      this.writeManifest(i, nextGen);
+      // e. Old files are garbage now.
+      if (newZ > 1) fs.rmSync(this.zFile(i, newZ - 1), { force: true });
+      for (const g of old) {
+        fs.closeSync(g.kvFd);
+        fs.closeSync(g.auxFd);
+        fs.rmSync(this.bFile(i, g.gen, 'kv'), { force: true });
+        fs.rmSync(this.bFile(i, g.gen, 'aux'), { force: true });
+      }
+      this.merges++;
+      this.mergedTuples += n;
+      this.mergedKvBytes += kvBytes;
+      this.uniques += added;
+      // The cache learns keys only once they are committed to Z.
+      if (this.cache !== null) {
+        const { hi, lo, ops, uniq } = loaded;
+        for (let p = 0; p < n; p++) if (!((ops[p]! & 3) === OP_CHECK && uniq[p] === 1)) this.cache.insert(hi[p]!, lo[p]!);
+      }
+      return true;
+    } catch (e) {
+      // Nothing committed: the merged generations stay pending, ahead of the new one.
+      bk.gens = old.concat(bk.gens);
+      bk.tuples += n;
+      bk.kvBytes += kvBytes;
+      fs.rmSync(newZFile, { force: true });
+      throw e;
+    }
+  }
+
+  private writeManifest(changed: number, bgen: number): void {
+    const mfile = path.join(this.dir, MANIFEST);
+    const prev = JSON.parse(fs.readFileSync(mfile, 'utf8')) as Manifest;
+    const bk = this.buckets[changed]!;
+    prev.buckets[changed] = { bgen, zgen: bk.zgen, zKeys: bk.zKeys, zBytes: bk.zBytes };
+    writeFileAtomicSync(mfile, JSON.stringify(prev), this.io);
+  }
+
+  /** Steps 1–4 for one bucket (load, sort, merge with Z_i into newZFile, deliver). */
+  private async mergeInto(
+    i: number,
+    bk: BucketState,
+    gens: BucketGen[],
+    n: number,
+    newZFile: string,
+  ): Promise<{ zKeys: number; zBytes: number; added: number; loaded: { hi: Uint32Array; lo: Uint32Array; ops: Uint8Array; uniq: Uint8Array } }> {
+    const vb = this.valueBytes;
+    const withValues = vb !== 0;
+    // 1. Load the bucket: keys, ops and (when values exist) value offsets into one arena.
+    const hi = new Uint32Array(n);
+    const lo = new Uint32Array(n);
+    const ops = new Uint8Array(n);
+    let arena: Uint8Array = EMPTY;
+    let vOff: Uint32Array | null = null;
+    let vLen: Uint32Array | null = null;
+    if (withValues) {
+      let total = 0;
+      for (const g of gens) total += g.kv.offset;
+      arena = new Uint8Array(total);
+      vOff = new Uint32Array(n);
+      vLen = new Uint32Array(n);
+    }
+    let t = 0;
+    let arenaLen = 0;
+    for (const g of gens) {
+      const reader = new BlockReader(g.kvFd, 0, g.kv.offset, this.bFile(i, g.gen, 'kv'), this.io, 'bucket-kv', 4 << 20);
+      for (let blk = reader.next(); blk !== null; blk = reader.next()) {
+        const b = blk.payload;
+        let base = 0;
+        if (withValues) {
+          arena.set(b, arenaLen);
+          base = arenaLen;
+          arenaLen += b.length;
+        }
+        let p = 0;
+        for (let c = 0; c < blk.count; c++) {
+          if (t >= n || p + 9 > b.length) throw this.mismatch(i, g.gen, 'key/value records overrun their block');
+          const o = b[p]!;
+          ops[t] = o & 3;
+          hi[t] = (b[p + 1]! | (b[p + 2]! << 8) | (b[p + 3]! << 16) | (b[p + 4]! << 24)) >>> 0;
+          lo[t] = (b[p + 5]! | (b[p + 6]! << 8) | (b[p + 7]! << 16) | (b[p + 8]! << 24)) >>> 0;
+          p += 9;
+          if ((o & HAS_VALUE) !== 0) {
+            let len: number;
+            if (vb === 'variable') {
+              len = readVarint(b, p, b.length, this.vtmp);
+              if (len < 0) throw this.mismatch(i, g.gen, 'bad value length');
+              p = this.vtmp[0]!;
+            } else len = vb;
+            if (p + len > b.length) throw this.mismatch(i, g.gen, 'value overruns its block');
+            vOff![t] = base + p;
+            vLen![t] = len;
+            ops[t] |= 4; // has value
+            p += len;
+          }
+          t++;
+        }
+        if (p !== b.length) throw this.mismatch(i, g.gen, 'trailing bytes in a key/value block');
+      }
+    }
+    if (t !== n) throw this.mismatch(i, gens[0]!.gen, `expected ${n} tuples, found ${t}`);
+
+    // 2. Sort by key, carrying arrival positions (stable).
+    const sorted = radixSortKeys(hi, lo, n);
+    const shi = sorted.hi;
+    const slo = sorted.lo;
+    const pos = sorted.pos;
+
+    // 3. One sequential pass over Z_i, writing the new Z_i.
+    const uniq = new Uint8Array(n);
+    const prev: (Uint8Array | null)[] | null = withValues ? new Array<Uint8Array | null>(n).fill(null) : null;
+    const zfd = bk.zgen > 0 ? fs.openSync(this.zFile(i, bk.zgen), 'r') : -1;
+    const outFd = fs.openSync(newZFile, 'w');
+    let added = 0;
+    let zKeys = 0;
+    let zBytes = 0;
+    try {
+      const zr = zfd >= 0 ? new SortedRunReader(zfd, bk.zBytes, this.zFile(i, bk.zgen), vb, this.io, 'cache') : null;
+      const zw = new SortedRunWriter(outFd, newZFile, vb, this.io, 'cache', this.compression);
+      const fixedZero = vb === 'variable' ? EMPTY : new Uint8Array(vb);
+      let j = 0;
+      while (j < n) {
+        const kh = shi[j]!;
+        const kl = slo[j]!;
+        let exists = false;
+        let cur: Uint8Array | null = null;
+        if (zr !== null) {
+          zr.copyBelow(kh, kl, zw);
+          if (zr.has && zr.hi === kh && zr.lo === kl) {
+            exists = true;
+            cur = withValues ? zr.payload.slice(zr.vs, zr.ve) : EMPTY;
+            zr.advance();
+          }
+        }
+        const existedBefore = exists;
+        do {
+          const p = pos[j]!;
+          const o = ops[p]!;
+          const op = o & 3;
+          uniq[p] = exists ? 0 : 1;
+          if (prev !== null) prev[p] = cur;
+          if (op !== OP_CHECK) {
+            if ((o & 4) !== 0) {
+              const v = arena.subarray(vOff![p]!, vOff![p]! + vLen![p]!);
+              cur = exists ? this.mergeFn(cur!, v) : v.slice();
+              if (vb !== 'variable' && cur.length !== vb) {
+                throw new CrawlError(DrumErrorCode.VALUE_SIZE, `merge() returned ${cur.length} bytes for a repository of ${vb}-byte values`);
+              }
+            } else if (!exists) cur = fixedZero;
+            exists = true;
+          }
+          j++;
+        } while (j < n && shi[j] === kh && slo[j] === kl);
+        if (exists) {
+          zw.append(kh, kl, cur);
+          if (!existedBefore) added++;
+        }
+      }
+      if (zr !== null) {
+        zr.copyRest(zw);
+        if (zr.recordsSeen !== bk.zKeys) {
+          throw new CrawlError(DrumErrorCode.CACHE_CORRUPT, `DRUM cache file ${this.zFile(i, bk.zgen)} holds ${zr.recordsSeen} keys, the manifest says ${bk.zKeys}`, {
+            details: { file: this.zFile(i, bk.zgen) },
+          });
+        }
+      }
+      zBytes = zw.finish();
+      zKeys = zw.records;
+    } finally {
+      if (zfd >= 0) fs.closeSync(zfd);
+      fs.closeSync(outFd);
+    }
+
+    // 4. Arrival order: stream the aux files and hand results onward in chunks.
+    if (this.deliver !== 'none') {
+      let chunk: DrumResult[] = [];
+      let p = 0;
+      for (const g of gens) {
+        const reader = new BlockReader(g.auxFd, 0, g.aux.offset, this.bFile(i, g.gen, 'aux'), this.io, 'bucket-aux', 4 << 20);
+        for (let blk = reader.next(); blk !== null; blk = reader.next()) {
+          const b = blk.payload;
+          let q = 0;
+          for (let c = 0; c < blk.count; c++) {
+            const lenp1 = readVarint(b, q, b.length, this.vtmp);
+            if (lenp1 < 0 || p >= n) throw this.mismatch(i, g.gen, 'aux records overrun their block');
+            q = this.vtmp[0]!;
+            const aux = lenp1 === 0 ? null : b.subarray(q, q + lenp1 - 1);
+            if (lenp1 > 0) q += lenp1 - 1;
+            if (q > b.length) throw this.mismatch(i, g.gen, 'aux record overruns its block');
+            this.mergedAuxBytes += lenp1 === 0 ? 0 : lenp1 - 1;
+            const u = uniq[p] === 1;
+            if (this.deliver === 'all' || u) {
+              chunk.push({
+                op: OP_NAMES[ops[p]! & 3]!,
+                keyHi: hi[p]!,
+                keyLo: lo[p]!,
+                unique: u,
+                value: u ? null : prev !== null ? prev[p]! : EMPTY,
+                aux,
+              });
+              if (chunk.length >= this.resultChunk) {
+                await this.onResults(chunk);
+                chunk = [];
+              }
+            }
+            p++;
+          }
+        }
+      }
+      if (p !== n) throw this.mismatch(i, gens[0]!.gen, `expected ${n} aux records, found ${p}`);
+      if (chunk.length > 0) await this.onResults(chunk);
+    }
+    return { zKeys, zBytes, added, loaded: { hi, lo, ops, uniq } };
+  }
+
+  private mismatch(i: number, g: number, msg: string): CrawlError {
+    return new CrawlError(DrumErrorCode.BUCKET_MISMATCH, `bucket ${i} generation ${g}: ${msg}`, { details: { bucket: i, gen: g } });
+  }
+
+  // ---------------------------------------------------------------- stats, close
+
+  stats(): DrumStats {
+    let keys = 0;
+    for (const bk of this.buckets) keys += bk.zKeys;
+    const n = this.mergedTuples;
+    const b = n > 0 ? this.mergedAuxBytes / n : 0;
+    const tot = this.io.total();
+    const alpha = n > 0 && b > 0 ? (tot.bytesRead + tot.bytesWritten) / (b * n) : 0;
+    let predictedAlpha = 0;
+    if (n > 0 && b > 0 && this.rounds > 0) {
+      const Hb = this.mergedKvBytes / n;
+      const vz = this.valueBytes === 'variable' ? this.plan.H - 9 : this.valueBytes;
+      predictedAlpha = drumAlpha({
+        n,
+        U: this.keysAtOpen,
+        b,
+        p: this.uniques / n,
+        k: 1,
+        r: this.mergedKvBytes / this.rounds, // bucket bytes merged per round: the measured k·r
+        Hz: 8 + vz,
+        Hb,
+        auxOverhead: varintSize(Math.round(b) + 1),
+        queueBytes: 0, // DRUM's own I/O; the consumer's queue is its own
+      });
+    }
+    const s: DrumStats = {
+      keys,
+      keysAtOpen: this.keysAtOpen,
+      tuples: this.tuplesIn,
+      merged: n,
+      uniques: this.uniques,
+      merges: this.merges,
+      rounds: this.rounds,
+      io: this.io,
+      alpha,
+      predictedAlpha,
+      k: this.k,
+      r: this.r,
+      M: this.M,
+      plan: this.plan,
+    };
+    if (this.cache !== null) {
+      s.cacheHitRate = this.cache.hitRate;
+      s.cacheHits = this.cache.hits;
+    }
+    return s;
+  }
+
+  /** flush(), then release the files. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    await this.flush();
+    this.abandon();
+  }
+
+  /** Releases the files without merging or flushing buffers — what a crash leaves behind (tests). */
+  abandon(): void {
+    if (this.closed) return;
+    this.closed = true;
+    for (const bk of this.buckets) {
+      for (const g of bk.gens) {
+        fs.closeSync(g.kvFd);
+        fs.closeSync(g.auxFd);
+      }
+      bk.gens = [];
+    }
+  }
+}

@@ -1,0 +1,247 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import fc from 'fast-check';
+import { Drum, type DrumOp, type DrumResult } from '../../src/drum/index.js';
+import { isCrawlError } from '../../src/errors.js';
+import { DrumModel, type ModelResult } from './model.js';
+
+const tmpDir = (): string => fs.mkdtempSync(path.join(os.tmpdir(), 'drum-'));
+
+const addU32 = (a: Uint8Array, b: Uint8Array): Uint8Array => {
+  const out = new Uint8Array(4);
+  new DataView(out.buffer).setUint32(0, (new DataView(a.buffer, a.byteOffset).getUint32(0) + new DataView(b.buffer, b.byteOffset).getUint32(0)) >>> 0);
+  return out;
+};
+const concatTail = (a: Uint8Array, b: Uint8Array): Uint8Array => {
+  const c = new Uint8Array(a.length + b.length);
+  c.set(a);
+  c.set(b, a.length);
+  return c.slice(Math.max(0, c.length - 12));
+};
+
+const seqAux = (seq: number): Uint8Array => {
+  const b = new Uint8Array(4 + (seq % 23));
+  new DataView(b.buffer).setUint32(0, seq);
+  b.fill(seq & 0xff, 4);
+  return b;
+};
+const auxSeq = (a: Uint8Array): number => new DataView(a.buffer, a.byteOffset).getUint32(0);
+
+type Step =
+  | { t: 'tuple'; op: DrumOp; key: number; v: number; withValue: boolean; noAux: boolean }
+  | { t: 'merge' }
+  | { t: 'reopen' };
+
+const stepArb = (keys: number): fc.Arbitrary<Step> =>
+  fc.oneof(
+    {
+      weight: 40,
+      arbitrary: fc.record({
+        t: fc.constant('tuple' as const),
+        op: fc.constantFrom<DrumOp>('check', 'update', 'checkUpdate', 'checkUpdate'),
+        key: fc.integer({ min: 0, max: keys - 1 }),
+        v: fc.integer({ min: 0, max: 1000 }),
+        withValue: fc.boolean(),
+        noAux: fc.boolean(),
+      }),
+    },
+    { weight: 1, arbitrary: fc.constant({ t: 'merge' as const }) },
+    { weight: 1, arbitrary: fc.constant({ t: 'reopen' as const }) },
+  );
+
+test('property: DRUM results equal an in-memory model (random ops, merges, reopens, value kinds, k, M, r)', async () => {
+  await fc.assert(
+    fc.asyncProperty(
+      fc.array(stepArb(40), { minLength: 1, maxLength: 200 }),
+      fc.constantFrom<number | 'variable'>(0, 4, 'variable'),
+      fc.constantFrom(1, 2, 4, 8),
+      fc.integer({ min: 64, max: 600 }),
+      fc.integer({ min: 300, max: 4000 }),
+      fc.constantFrom<'none' | 'zstd'>('none', 'zstd'),
+      fc.array(fc.tuple(fc.nat({ max: 0xffffffff }), fc.nat({ max: 0xffffffff })), { minLength: 40, maxLength: 40 }),
+      async (steps, valueBytes, buckets, bufferBytes, bucketBytes, compression, keyPool) => {
+        // Keys: random, plus the extremes of the key space.
+        keyPool[0] = [0, 0];
+        keyPool[1] = [0xffffffff, 0xffffffff];
+        const merge = valueBytes === 4 ? addU32 : concatTail;
+        const model = new DrumModel(valueBytes, merge);
+        const dir = tmpDir();
+        const got: DrumResult[] = [];
+        const opts = { buckets, bufferBytes, bucketBytes, valueBytes, merge, compression, ramBytes: 1 << 20, onResults: (b: DrumResult[]) => void got.push(...b) };
+        let drum = await Drum.open(dir, opts);
+        const expected = new Map<number, { r: ModelResult; op: DrumOp; hi: number; lo: number; aux: boolean }>();
+        let seq = 0;
+        const check = (): void => {
+          // Every pending tuple got exactly one result, equal to the model's.
+          const bySeq = new Map<number, DrumResult>();
+          let nullAux = 0;
+          for (const r of got) {
+            if (r.aux === null) {
+              nullAux++;
+              continue;
+            }
+            bySeq.set(auxSeq(r.aux), r);
+          }
+          let expectNull = 0;
+          for (const [s, e] of expected) {
+            if (!e.aux) {
+              expectNull++;
+              continue;
+            }
+            const r = bySeq.get(s);
+            assert.ok(r !== undefined, `no result for tuple ${s}`);
+            assert.equal(r.op, e.op);
+            assert.equal(r.keyHi, e.hi);
+            assert.equal(r.keyLo, e.lo);
+            assert.equal(r.unique, e.r.unique, `tuple ${s} (${e.op}) unique`);
+            if (e.r.unique) assert.equal(r.value, null);
+            else if (valueBytes === 0) assert.equal(r.value!.length, 0);
+            else assert.deepEqual(r.value, e.r.value);
+          }
+          assert.equal(bySeq.size + nullAux, got.length);
+          assert.equal(nullAux, expectNull);
+          assert.equal(bySeq.size, expected.size - expectNull);
+          got.length = 0;
+          expected.clear();
+        };
+        try {
+          for (const s of steps) {
+            if (process.env.DRUM_DEBUG) console.error(JSON.stringify(s));
+            if (s.t === 'tuple') {
+              const [hi, lo] = keyPool[s.key]!;
+              let value: Uint8Array | null = null;
+              if (s.op === 'update' || (s.op === 'checkUpdate' && s.withValue)) {
+                if (valueBytes === 4) {
+                  value = new Uint8Array(4);
+                  new DataView(value.buffer).setUint32(0, s.v);
+                } else if (valueBytes === 'variable') value = new Uint8Array(s.v % 9).fill(s.v & 0xff);
+                else value = s.op === 'update' ? new Uint8Array(0) : null;
+              }
+              const aux = s.noAux ? null : seqAux(seq);
+              const r = model.apply({ op: s.op, hi, lo, value });
+              expected.set(seq, { r, op: s.op, hi, lo, aux: !s.noAux });
+              seq++;
+              if (s.op === 'check') drum.check(hi, lo, aux);
+              else if (s.op === 'update') drum.update(hi, lo, value!, aux);
+              else drum.checkUpdate(hi, lo, value, aux);
+              if (drum.needsMerge) {
+                await drum.merge();
+                check();
+              }
+            } else if (s.t === 'merge') {
+              await drum.merge();
+              check();
+            } else {
+              await drum.close();
+              check();
+              drum = await Drum.open(dir, opts);
+            }
+          }
+          await drum.merge();
+          check();
+          assert.equal(drum.stats().keys, model.map.size);
+          await drum.close();
+        } finally {
+          drum.abandon();
+          fs.rmSync(dir, { recursive: true, force: true });
+        }
+      },
+    ),
+    { endOnFailure: !!process.env.DRUM_NOSHRINK, numRuns: Number(process.env.DRUM_RUNS ?? (process.env.DRUMCRAWL_LONG ? 400 : 60)) },
+  );
+});
+
+test('the first check+update of a key in a batch is unique, later ones duplicates; order restored', async () => {
+  const dir = tmpDir();
+  const got: DrumResult[] = [];
+  const d = await Drum.open(dir, { buckets: 4, bufferBytes: 256, onResults: (b) => void got.push(...b) });
+  const te = new TextEncoder();
+  const keys = [5, 9, 5, 0x80000000, 9, 5, 0xffffffff];
+  keys.forEach((k, i) => d.checkUpdate(k, k ^ 1, null, te.encode(`u${i}`)));
+  await d.merge();
+  // Results arrive bucket by bucket; within a bucket in arrival order.
+  const byAux = new Map(got.map((r) => [new TextDecoder().decode(r.aux!), r.unique]));
+  assert.deepEqual(
+    keys.map((_, i) => byAux.get(`u${i}`)),
+    [true, true, false, true, false, false, true],
+  );
+  const order = got.map((r) => Number(new TextDecoder().decode(r.aux!).slice(1)));
+  const b0 = order.filter((i) => keys[i]! >>> 30 === 0);
+  assert.deepEqual(b0, [...b0].sort((a, b) => a - b));
+  await d.close();
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+test('update with an add-merge counts; check returns the stored value; wrong value size is rejected', async () => {
+  const dir = tmpDir();
+  const got: DrumResult[] = [];
+  const u32 = (x: number): Uint8Array => {
+    const b = new Uint8Array(4);
+    new DataView(b.buffer).setUint32(0, x);
+    return b;
+  };
+  const d = await Drum.open(dir, { valueBytes: 4, merge: addU32, buckets: 2, onResults: (b) => void got.push(...b) });
+  for (let i = 0; i < 10; i++) d.update(1, 2, u32(1));
+  await d.merge();
+  d.check(1, 2);
+  d.check(3, 4);
+  await d.merge();
+  const checks = got.filter((r) => r.op === 'check');
+  assert.equal(checks.length, 2);
+  assert.deepEqual(checks[0]!.value, u32(10));
+  assert.equal(checks[0]!.unique, false);
+  assert.equal(checks[1]!.unique, true);
+  assert.equal(d.stats().keys, 1);
+  assert.throws(() => d.update(1, 2, new Uint8Array(3)), (e: unknown) => isCrawlError(e, 'CRAWL_DRUM_VALUE_SIZE'));
+  await d.close();
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+test('an onResults failure commits nothing: the tuples are merged again next time', async () => {
+  const dir = tmpDir();
+  let fail = true;
+  const got: DrumResult[] = [];
+  const d = await Drum.open(dir, {
+    buckets: 2,
+    onResults: (b) => {
+      if (fail) throw new Error('sink down');
+      got.push(...b);
+    },
+  });
+  d.checkUpdate(1, 1, null, new Uint8Array([1]));
+  d.checkUpdate(0x90000000, 1, null, new Uint8Array([2]));
+  await assert.rejects(d.merge(), /sink down/);
+  d.checkUpdate(1, 1, null, new Uint8Array([3]));
+  fail = false;
+  await d.merge();
+  assert.deepEqual(
+    got.map((r) => [r.aux![0], r.unique]),
+    [[1, true], [3, false], [2, true]],
+  );
+  await d.close();
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+test('CLOCK cache answers repeated keys without disk and reports its hit rate', async () => {
+  const dir = tmpDir();
+  let uniques = 0;
+  const d = await Drum.open(dir, { cacheEntries: 1000, deliver: 'unique', buckets: 4, onResults: (b) => void (uniques += b.length) });
+  for (let round = 0; round < 5; round++) {
+    for (let i = 0; i < 500; i++) d.checkUpdate(i * 8589935, i);
+    await d.merge();
+  }
+  const s = d.stats();
+  assert.equal(uniques, 500);
+  assert.equal(s.keys, 500);
+  assert.equal(s.cacheHits, 2000);
+  assert.ok(Math.abs(s.cacheHitRate! - 0.8) < 1e-9);
+  await assert.rejects(
+    Drum.open(tmpDir(), { cacheEntries: 10, onResults: () => undefined }),
+    (e: unknown) => isCrawlError(e, 'CRAWL_DRUM_OPTIONS'),
+  );
+  await d.close();
+  fs.rmSync(dir, { recursive: true, force: true });
+});
