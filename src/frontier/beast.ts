@@ -25,7 +25,7 @@
  * re-spread (≤ maxPassPlds entries; a PLD that does not fit waits in QF for the next pass).
  */
 import { CrawlError } from '../errors.js';
-import { decodeFrontierUrl, encodeFrontierUrl, type FrontierUrl } from './record.js';
+import { decodeFrontierUrl, encodeFrontierUrl, peekFrontierUrl, type FrontierUrl } from './record.js';
 import type { QueueStore, UrlQueue } from './queue.js';
 import { U64Map } from './u64-map.js';
 
@@ -95,6 +95,7 @@ export class Beast {
   private readonly maxPassPlds: number;
   private readonly batch: number;
   private readonly counters = new U64Map(1024);
+  private readonly peek = new Float64Array(6);
   /** Serialises next()/commit()/respread (admissions are synchronous pushes). */
   private lock: Promise<void> = Promise.resolve();
 
@@ -288,13 +289,21 @@ export class Beast {
     for (;;) {
       const recs = await oldQf.shift(this.batch);
       if (recs.length === 0) break;
-      const urls = recs.map(decodeFrontierUrl);
-      const before = this.opts.rebudget ? urls.map((u) => u.budget) : null;
-      if (this.opts.rebudget) await this.opts.rebudget(urls);
-      for (let i = 0; i < urls.length; i++) {
-        const u = urls[i]!;
-        const rec = before !== null && before[i] !== u.budget ? encodeFrontierUrl(u) : recs[i]!;
-        let seen = counters.get(u.pldHi, u.pldLo);
+      let urls: FrontierUrl[] | null = null;
+      if (this.opts.rebudget) {
+        urls = recs.map(decodeFrontierUrl);
+        const before = urls.map((u) => u.budget);
+        await this.opts.rebudget(urls);
+        for (let i = 0; i < urls.length; i++) if (urls[i]!.budget !== before[i]) recs[i] = encodeFrontierUrl(urls[i]!);
+      }
+      const pk = this.peek;
+      for (let i = 0; i < recs.length; i++) {
+        const rec = recs[i]!;
+        peekFrontierUrl(rec, pk);
+        const pldHi = pk[2]!;
+        const pldLo = pk[3]!;
+        const budget = pk[4]!;
+        let seen = counters.get(pldHi, pldLo);
         if (seen < 0) {
           if (counters.size >= this.maxPassPlds) {
             newQf.push(rec);
@@ -302,8 +311,8 @@ export class Beast {
           }
           seen = 0;
         }
-        counters.set(u.pldHi, u.pldLo, seen + 1);
-        const k = u.budget > 0 ? Math.floor(seen / u.budget) : Infinity;
+        counters.set(pldHi, pldLo, seen + 1);
+        const k = budget > 0 ? Math.floor(seen / budget) : Infinity;
         if (k < count) {
           const q = this.ring[base + k]!;
           q.push(rec);

@@ -30,7 +30,7 @@ import {
   type RobotsRequest,
 } from './politeness.js';
 import { MemoryQueueStore, type QueueStore, type UrlQueue } from './queue.js';
-import { decodeFrontierUrl, encodeFrontierUrl, type FrontierUrl } from './record.js';
+import { decodeFrontierUrl, encodeFrontierUrl, peekFrontierUrl, type FrontierUrl } from './record.js';
 import { CrawlError } from '../errors.js';
 import path from 'node:path';
 
@@ -181,6 +181,7 @@ export class Frontier {
   private readonly qrRescanAnswers: number;
   private readonly qrIdleRescanMs: number;
   private closed = false;
+  private readonly peek = new Float64Array(6);
 
   private constructor(
     private readonly store: QueueStore,
@@ -365,7 +366,13 @@ export class Frontier {
       const recs = await this.qr.shift(Math.min(left, this.refillBatch));
       if (recs.length === 0) break;
       left -= recs.length;
+      const pk = this.peek;
       for (const r of recs) {
+        peekFrontierUrl(r, pk);
+        if (this.pol.hostWaiting(pk[0]!, pk[1]!)) {
+          this.qr.push(r);
+          continue;
+        }
         const u = decodeFrontierUrl(r);
         const res = this.pol.add(u, now);
         if (res === AddResult.Added) added++;
@@ -448,8 +455,8 @@ export class Frontier {
 
   /**
    * Checkpoint: (1) the URLs in RAM (queued or in flight) go to a new snapshot queue, committed,
-   * named by the manifest; (2) BEAST and QR commit their read cursors; (3) the previous snapshot is
-   * deleted. A crash at any point leaves every URL in a committed queue or the named snapshot.
+   * named by the manifest; (2) QR, then BEAST commit their read cursors (BEAST drops its retired
+   * queues); (3) the previous snapshot is deleted. A crash at any point leaves every URL in a committed queue or the named snapshot.
    */
   async commit(): Promise<void> {
     this.check();
@@ -461,9 +468,11 @@ export class Frontier {
     const old = this.snapshotName;
     this.snapshotName = name;
     await this.writeManifest();
-    await this.store.release(name);
-    await this.beast.checkpoint();
+    this.store.release(name);
+    // QR before BEAST: URLs moved from a BEAST queue to QR must be durable in QR before that
+    // queue's cursor moves (or the queue is deleted).
     await this.qr.commit();
+    await this.beast.checkpoint();
     if (old !== null) await this.store.remove(old);
   }
 

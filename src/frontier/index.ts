@@ -41,7 +41,7 @@
  * `takeRobotsRequests`; `robotsArrived` is `robotsKnown` (+ `robotsFailed`); robots.txt fetches are
  * scheduled on the IP heap with `scheduleRobotsFetch` once DNS has answered.
  */
-export { FrontierUrl, UrlKind, encodeFrontierUrl, decodeFrontierUrl, pathAndQueryOf, originOf, hostNameOf, type FrontierUrlInit } from './record.js';
+export { FrontierUrl, UrlKind, encodeFrontierUrl, decodeFrontierUrl, peekFrontierUrl, pathAndQueryOf, originOf, hostNameOf, type FrontierUrlInit } from './record.js';
 export {
   type BudgetFunction,
   type BudgetContext,

@@ -500,6 +500,14 @@ export class Politeness {
 
   // ---------------------------------------------------------------- robots gate
 
+  /** True when the host is known and still waiting for its robots/DNS answer (QR re-scan fast path). */
+  hostWaiting(hi: number, lo: number): boolean {
+    const h = this.hostIndex.get(hi, lo);
+    if (h < 0) return false;
+    const st = this.hState[h]!;
+    return (st === H_PENDING && this.hOrigin[h] !== '') || st === H_TAKEN || st === H_ROBOTS;
+  }
+
   /** Hosts whose robots.txt / DNS the pipeline must provide (QD), each handed out once. */
   takeRobotsRequests(max: number): RobotsRequest[] {
     const out: RobotsRequest[] = [];

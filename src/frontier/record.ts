@@ -184,6 +184,25 @@ export function decodeFrontierUrl(b: Uint8Array): FrontierUrl {
   return new FrontierUrl({ url, hops, hostHi, hostLo, pldHi, pldLo, budget, admitted, discoveredAt, attempts });
 }
 
+/**
+ * Reads the keys and (B, P) of an encoded record without building the URL string (BEAST's QF
+ * re-spread and the QR re-scan look at millions of records and need only these).
+ * out[0..3] = hostHi, hostLo, pldHi, pldLo; out[4] = budget; out[5] = admitted.
+ */
+export function peekFrontierUrl(b: Uint8Array, out: Float64Array): void {
+  dPos = 0;
+  if (b.length === 0 || b[dPos++] !== 1) bad(`version ${b[0]}`);
+  const len = readVarint(b);
+  dPos += len;
+  readVarint(b); // hops
+  out[0] = readU32(b);
+  out[1] = readU32(b);
+  out[2] = readU32(b);
+  out[3] = readU32(b);
+  out[4] = readVarint(b);
+  out[5] = readVarint(b);
+}
+
 /** Path + query of an absolute URL (what robots rules match), without the fragment. */
 export function pathAndQueryOf(url: string): string {
   const s = url.indexOf('://');

@@ -71,6 +71,8 @@ export interface SimResult {
   minHostGap: number;
   minIpGap: number;
   stalls: number;
+  /** Times a spam PLD had more than 2·B·(queue passes) URLs released. */
+  budgetViolations: number;
 }
 
 const hostKey = (h: number): [number, number] => [(0x10000 + h) >>> 0, Math.imul(h + 1, 2654435761) >>> 0];
@@ -185,6 +187,8 @@ export async function simulate(p: SimParams): Promise<SimResult> {
   let completed = 0;
   let maxRam = 0;
   let stalls = 0;
+  let budgetViolations = 0;
+  const spamReleased = new Int32Array(Math.max(1, p.spamPlds));
   const spamOrder: number[] = [];
   const rules = { isAllowed: (pq: string) => !pq.startsWith('/private/') };
   const out: FrontierUrl[] = [];
@@ -254,6 +258,13 @@ export async function simulate(p: SimParams): Promise<SimResult> {
         const id = idOf.get(u.url)!;
         assert.equal(state[id], 1, `release of ${u.url} in state ${state[id]}`);
         state[id] = 2;
+        const pld = hostPld[h]!;
+        if (pld < p.spamPlds) {
+          // BEAST lets ≤ B URLs of a PLD into each queue from admissions and ≤ B from QF re-spreads.
+          spamReleased[pld]!++;
+          const passes = f.stats().switches + 1;
+          if (spamReleased[pld]! > 2 * u.budget * passes) budgetViolations++;
+        }
       }
       pushEv(now + p.fetchMs[0] + r() * (p.fetchMs[1] - p.fetchMs[0]), u);
     }
@@ -288,5 +299,6 @@ export async function simulate(p: SimParams): Promise<SimResult> {
     minHostGap,
     minIpGap,
     stalls,
+    budgetViolations,
   };
 }
