@@ -1,6 +1,15 @@
 /**
  * src/fetch — the HTTP fetcher (undici, keep-alive to the resolved IP, hard time and size caps,
  * redirects returned, outcomes classified) and the outcome policy table (docs/errors.md).
+ *
+ * API as in CONTRACTS.md, with additions: FetcherOptions (see fetcher.ts: headers, acceptEncoding,
+ * maxHeaderBytes, connectionsPerPool, maxPools, keepAliveTimeoutMs, isAddressAllowed,
+ * tlsRejectUnauthorized, dns); FetchRequest also takes method, maxBodyBytes, acceptContentTypes and
+ * an optional ip (resolved through `dns` when absent); FetchResult also carries errorCode,
+ * rawHeaders, contentEncoding; Fetcher.stats(). The policy entry is
+ * `{ retry, maxRetries, backoffMs, backoffFactor, hostPenaltyMs, description }` (the contract's
+ * `hostPenalty`, with its unit in the name). Outcome code type: FetchOutcomeCode (the frontier
+ * exports a `FetchOutcome`). isHttpResponse(r): a complete response arrived (archive it).
  */
 export {
   Fetcher, classifyFetchError, isHttpResponse, type FetcherOptions, type FetchRequest, type FetchResult,

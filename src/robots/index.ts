@@ -5,6 +5,16 @@
  * rules applied to the original host) → parseRobotsTxt() → compileRobots() for our own agent →
  * RobotsRules, whose serialize() bytes are the RobotsCache DRUM value (thesis VII.1: robots are
  * looked up per host before a URL may enter the politeness queues).
+ *
+ * API as in CONTRACTS.md, with additions (no removals):
+ *   parseRobotsTxt(body, { maxBytes? })       RobotsTxt also has `parsed` (groups, counters) and `rulesFor(agent)`
+ *   compileRobots(txt, userAgent)             a full User-Agent is reduced to its product token
+ *   RobotsRules                               also `ruleCount`
+ *   fetchRobots(fetcher, host, ip, port, userAgent, opts?)  opts: scheme, maxRedirects, dns, cacheTtlMs,
+ *                                             minTtlMs, unreachableRetryMs, previous, maxBytes, now;
+ *                                             result also has `redirects`, `sitemaps` (also exported from src/fetch)
+ *   userAgentToken(ua)                        the product token (named so, not `productToken`, which simweb exports)
+ *   parseRobotsBody, isValidUserAgentToObey, escapePattern, canonicalPath, pathParamsQuery  (conformance helpers)
  */
 export {
   parseRobotsTxt, compileRobots, deserializeRobotsRules, ALLOW_ALL, DISALLOW_ALL, ROBOTS_MAX_CRAWL_DELAY_MS,

@@ -104,6 +104,22 @@ test('concurrent lookups share one query; at most `concurrency` queries in fligh
   } finally { dns.close(); }
 });
 
+test('family 6 asks for AAAA (simweb has only A records: NODATA); forget() drops an entry', async () => {
+  const dns6 = new DnsCache({ servers: [sim.dnsServer], family: 6 });
+  const dns4 = new DnsCache({ servers: [sim.dnsServer] });
+  try {
+    const name = host('ok');
+    const r = await dns6.resolve(name);
+    assert.ok('error' in r && r.error === DNS_CODES.NODATA);
+    const q0 = sim.dnsStats().queries;
+    await dns4.resolve(name);
+    assert.equal((await dns4.resolve(name)).cached, true);
+    dns4.forget(name);
+    assert.equal((await dns4.resolve(name)).cached, false);
+    assert.equal(sim.dnsStats().queries - q0, 2);
+  } finally { dns6.close(); dns4.close(); }
+});
+
 test('maxEntries bounds the cache; close() answers CRAWL_DNS_CLOSED', async () => {
   const dns = new DnsCache({ servers: [sim.dnsServer], maxEntries: 3 });
   for (let i = 0; i < 6; i++) await dns.resolve(sim.web.hostName(i, 0));

@@ -116,6 +116,18 @@ test('idle body timeout: a trickle slower than bodyTimeoutMs is cut with CRAWL_F
   }
 });
 
+test('traps are ordinary 200 pages to the fetcher (caught later by URL trap checks and STAR budgets)', async () => {
+  const f = fetcher();
+  try {
+    const urls: Record<string, string> = { calendar: '/cal/2031/7', repeat: '/t/a/b/a/', session: '/p/1?sid=0badcafe' };
+    for (const [kind, path] of Object.entries(urls)) {
+      const h = hostWith((x) => x.trap === kind && x.behaviour === 'normal', `trap ${kind}`);
+      const r = await f.fetch({ url: `${sim.web.origin(h.name)}${path}` });
+      assert.equal(r.outcome, O.OK, `trap ${kind}: ${r.outcome} ${r.status}`);
+    }
+  } finally { await f.close(); }
+});
+
 test('429 and 503 surface Retry-After for the politeness layer', async () => {
   const f = fetcher();
   try {
