@@ -124,6 +124,10 @@ test('a non-allowed IP is refused before any socket is created', async () => {
     assert.equal((await g.fetch({ url: 'http://x.test/', ip: '127.0.0.2' })).outcome, O.BLOCKED_ADDRESS);
     await g.close();
     assert.equal(sockets, 0);
+    // Positive control: the channel does see the socket of an allowed fetch.
+    const h = aHost();
+    assert.equal(isHttpResponse(await f.fetch({ url: `${sim.web.origin(h.name)}/p/1`, ip: h.ip })), true);
+    assert.equal(sockets, 1);
   } finally {
     diagnostics.unsubscribe('net.client.socket', onSocket);
     await f.close();
