@@ -126,6 +126,11 @@ export class LinkResolver {
   private readonly path: string; // canonical base path
   private readonly dir: string; // base path up to and including its last '/'
   private readonly host: string; // host of the base ('' without one)
+  private readonly originPath: string; // origin + path
+  // dirs[i] = base directory i levels up (dirs[0] = dir, last = '/'); originDirs[i] = origin + dirs[i].
+  // Bound: one entry per base path segment.
+  private readonly dirs: string[] = [];
+  private readonly originDirs: string[] = [];
   /**
    * Host of the URL the last successful `resolve`/`resolveDetailed` returned (= hostOf(url)). For
    * links on the base's host it is the same string object every time, so Map lookups keyed by it
@@ -141,6 +146,7 @@ export class LinkResolver {
     this.path = '/';
     this.dir = '/';
     this.host = '';
+    this.originPath = '';
     this.https = false;
     this.fastRelative = false;
     this.base = null;
@@ -160,6 +166,12 @@ export class LinkResolver {
     this.path = q < 0 ? canon.slice(pathStart) : canon.slice(pathStart, q);
     this.dir = this.path.slice(0, this.path.lastIndexOf('/') + 1);
     this.host = hostOf(canon);
+    this.originPath = this.origin + this.path;
+    for (let d = this.dir; ; d = d.slice(0, d.lastIndexOf('/', d.length - 2) + 1)) {
+      this.dirs.push(d);
+      this.originDirs.push(this.origin + d);
+      if (d.length <= 1) break;
+    }
     // Relative resolution on the canonical base equals resolution on the WHATWG base only if the
     // base path had no stray '%' (which blocks decoding of the whole path) and session-id
     // stripping did not change its segments. Otherwise every link takes the reference path.
@@ -195,6 +207,17 @@ export class LinkResolver {
   /** The reference path only (no fast path); exported for tests and benchmarks. */
   resolveReference(rel: string): Detailed {
     return canonicalizeSlow(rel, this.rawBase, this.o);
+  }
+
+  /** origin + base directory `pops` levels up ('..' never goes above the root). */
+  private originDir(pops: number): string {
+    const a = this.originDirs;
+    return a[pops < a.length ? pops : a.length - 1]!;
+  }
+
+  private dirUp(pops: number): string {
+    const a = this.dirs;
+    return a[pops < a.length ? pops : a.length - 1]!;
   }
 
   private fast(rel: string): FastResult {
@@ -239,45 +262,52 @@ export class LinkResolver {
       return SCHEME;
     }
     if (!hasBase || !this.fastRelative) return NOT_HANDLED;
+    if (c0 === 47 && rel.charCodeAt(1) === 47) {
+      // '//host…': scheme-relative; '///…' is left to WHATWG (slashes are skipped there).
+      if (end > 2 && rel.charCodeAt(2) !== 47) {
+        const f = fastAuthority(rel, 2, end, this.https, this.o);
+        if (typeof f === 'string') this.lastHost = authorityHost;
+        return f;
+      }
+      return NOT_HANDLED;
+    }
+    let q = c0 === 63 ? 0 : rel.indexOf('?');
+    if (q >= end) q = -1;
+    const pathEnd = q >= 0 ? q : end;
+    // Leading './' and '../' of a document-relative link walk the (canonical, dot-free) base
+    // directory: `pops` directories up.
+    let k = 0;
+    let pops = 0;
+    if (c0 !== 47 && c0 !== 63) {
+      while (rel.charCodeAt(k) === 46) {
+        const c1 = rel.charCodeAt(k + 1);
+        if (c1 === 47) k += 2;
+        else if (c1 === 46 && rel.charCodeAt(k + 2) === 47) {
+          k += 3;
+          pops++;
+        } else break;
+      }
+    }
+    if (!this.o.strip) {
+      // Direct assembly, the common case: base prefix + the link's own path and query in one slice,
+      // when no dot segment is left in the path (escapes need no work: no '%' here, canonical base).
+      const dot = rel.indexOf('/.', k);
+      if (rel.charCodeAt(k) !== 46 && (dot < 0 || dot >= pathEnd)) {
+        const prefix = c0 === 47 ? this.origin : c0 === 63 ? this.originPath : this.originDir(pops);
+        const stop = q === end - 1 ? q : end; // an empty query is dropped
+        if (prefix.length + stop - k > this.o.maxLength) return TOO_LONG;
+        this.lastHost = this.host;
+        return prefix + (k === 0 && stop === n ? rel : rel.slice(k, stop));
+      }
+    }
     let path: string;
-    let query: string | null = null;
-    if (c0 === 63) {
-      // '?query': base path, new query.
-      path = this.path;
-      query = rel.slice(1, end);
-    } else {
-      if (c0 === 47 && rel.charCodeAt(1) === 47) {
-        // '//host…': scheme-relative; '///…' is left to WHATWG (slashes are skipped there).
-        if (end > 2 && rel.charCodeAt(2) !== 47) {
-          const f = fastAuthority(rel, 2, end, this.https, this.o);
-          if (typeof f === 'string') this.lastHost = authorityHost;
-          return f;
-        }
-        return NOT_HANDLED;
-      }
-      let q = rel.indexOf('?');
-      if (q >= end) q = -1;
-      const pathEnd = q >= 0 ? q : end;
-      if (q >= 0) query = rel.slice(q + 1, end);
-      if (c0 === 47) {
-        path = removeDotSegments(pathEnd === n ? rel : rel.slice(0, pathEnd));
-      } else {
-        // Leading './' and '../' walk the (canonical, dot-free) base directory directly; only a
-        // remainder that still holds a dot segment needs the general pass.
-        let d = this.dir;
-        let k = 0;
-        while (rel.charCodeAt(k) === 46) {
-          const c1 = rel.charCodeAt(k + 1);
-          if (c1 === 47) {
-            k += 2;
-          } else if (c1 === 46 && rel.charCodeAt(k + 2) === 47) {
-            k += 3;
-            if (d.length > 1) d = d.slice(0, d.lastIndexOf('/', d.length - 2) + 1);
-          } else break;
-        }
-        const rest = k === 0 && pathEnd === n ? rel : rel.slice(k, pathEnd);
-        path = rest.charCodeAt(0) === 46 || rest.indexOf('/.') >= 0 ? removeDotSegments(d + rest) : d + rest;
-      }
+    const query = q >= 0 ? rel.slice(q + 1, end) : null;
+    if (c0 === 63) path = this.path;
+    else if (c0 === 47) path = removeDotSegments(pathEnd === n ? rel : rel.slice(0, pathEnd));
+    else {
+      const d = this.dirUp(pops);
+      const rest = k === 0 && pathEnd === n ? rel : rel.slice(k, pathEnd);
+      path = rest.charCodeAt(0) === 46 || rest.indexOf('/.') >= 0 ? removeDotSegments(d + rest) : d + rest;
     }
     const url = finish(this.origin, path, query, this.o, true);
     if (url === null) return TOO_LONG;
