@@ -3,6 +3,8 @@ import assert from 'node:assert/strict';
 import net from 'node:net';
 import zlib from 'node:zlib';
 import diagnostics from 'node:diagnostics_channel';
+import https from 'node:https';
+import { readFileSync } from 'node:fs';
 import { startSimweb, type Simweb, type HostInfo } from '../../src/simweb/index.js';
 import {
   Fetcher, FETCH_OUTCOMES as O, LOOPBACK_NETWORKS, decodeContent, parseRetryAfter, parseContentType, networkPredicate, isHttpResponse,
@@ -88,6 +90,35 @@ test('pool count is bounded by maxPools (LRU close of idle pools)', async () => 
     assert.equal(f.stats().poolsEvicted, sim.ips.length - 2);
   } finally { await f.close(); }
   await socketsClosed();
+});
+
+test('https: SNI and Host come from the URL while connecting to the IP; a self-signed cert is CRAWL_FETCH_TLS', async () => {
+  // simweb speaks no TLS: a loopback node:https server with a test-only self-signed certificate for
+  // tls.test (test/fetch/fixtures, generated with openssl, valid 100 years).
+  const dir = new URL('./fixtures/', import.meta.url);
+  const seen: Array<{ sni: unknown; host: string | undefined }> = [];
+  const server = https.createServer({ key: readFileSync(new URL('tls-test.key', dir)), cert: readFileSync(new URL('tls-test.crt', dir)) }, (req, res) => {
+    seen.push({ sni: (req.socket as unknown as { servername?: unknown }).servername, host: req.headers.host });
+    res.writeHead(200, { 'content-type': 'text/html' });
+    res.end('<p>secure</p>');
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const port = (server.address() as net.AddressInfo).port;
+  const lax = new Fetcher({ userAgent: UA, tlsRejectUnauthorized: false });
+  const strict = new Fetcher({ userAgent: UA });
+  try {
+    const r = await lax.fetch({ url: `https://tls.test:${port}/x`, ip: '127.0.0.1' });
+    assert.equal(r.outcome, O.OK, `${r.outcome} ${r.errorCode ?? ''}`);
+    assert.equal(Buffer.from(r.body).toString(), '<p>secure</p>');
+    assert.deepEqual(seen, [{ sni: 'tls.test', host: `tls.test:${port}` }]);
+    const s = await strict.fetch({ url: `https://tls.test:${port}/x`, ip: '127.0.0.1' });
+    assert.equal(s.outcome, O.TLS, `${s.outcome} ${s.errorCode ?? ''}`);
+  } finally {
+    await lax.close();
+    await strict.close();
+    server.closeAllConnections();
+    await new Promise((r) => server.close(r));
+  }
 });
 
 test('TLS: a server answering the ClientHello with plain HTTP gives CRAWL_FETCH_TLS', async () => {
