@@ -90,7 +90,7 @@ export const OUTCOME_POLICY: Readonly<Record<string, OutcomePolicy>> = Object.fr
   CRAWL_FETCH_DECODE: p(false, 0, 0, 0, 'Content-Encoding could not be decoded (corrupt or unsupported); raw body kept.'),
   CRAWL_FETCH_BOMB: p(false, 0, 0, 10 * MIN, 'Decoded body exceeded maxDecodedBytes (decompression bomb); decoding stopped, raw body kept.'),
   CRAWL_FETCH_CONTENT_TYPE: p(false, 0, 0, 0, 'Content-Type not in acceptContentTypes; the body was not downloaded.'),
-  CRAWL_FETCH_BAD_RESPONSE: p(true, 1, 10 * MIN, MIN, 'Malformed HTTP (parser error, bad status line, length mismatch).'),
+  CRAWL_FETCH_BAD_RESPONSE: p(true, 1, 10 * MIN, MIN, 'Malformed HTTP (parser error: bad status line, invalid header syntax).'),
   CRAWL_FETCH_ABORTED: p(true, 1, 0, 0, 'The fetcher was closed while the request was in flight.', 1),
   CRAWL_FETCH_ERROR: p(true, 1, 10 * MIN, 0, 'Any other failure (the cause code is in FetchResult.errorCode).'),
 

@@ -171,6 +171,12 @@ export function classifyFetchError(err: unknown): FetchOutcomeCode {
     case 'EPROTO': return O.TLS;
     default:
       if (code.startsWith('HPE_')) return O.BAD_RESPONSE;
+      // Some undici errors carry no code (e.g. HTTPParserError for an unparseable status line).
+      if (code === '') {
+        const name = (err as { name?: unknown } | null)?.name;
+        if (name === 'HTTPParserError' || name === 'ResponseContentLengthMismatchError') return O.BAD_RESPONSE;
+        if (name === 'SocketError') return O.RESET;
+      }
       if (code.startsWith('ERR_TLS') || code.startsWith('ERR_SSL') || code.startsWith('CERT_') || code.includes('SELF_SIGNED') ||
         code.startsWith('UNABLE_TO_') || code === 'DEPTH_ZERO_SELF_SIGNED_CERT' || code.startsWith('ERR_OSSL')) return O.TLS;
       return O.ERROR;

@@ -43,4 +43,5 @@ test('transport error classification', () => {
   ];
   for (const [code, out] of table) assert.equal(classifyFetchError(e(code)), out, code);
   assert.equal(classifyFetchError(null), FETCH_OUTCOMES.ERROR);
+  assert.equal(classifyFetchError(Object.assign(new Error('x'), { name: 'HTTPParserError' })), FETCH_OUTCOMES.BAD_RESPONSE);
 });

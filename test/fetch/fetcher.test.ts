@@ -212,6 +212,49 @@ test('responseHead keeps header case/order/duplicates; chunked body is de-chunke
   }
 });
 
+test('protocol corners: oversized head, short body, bad status line, corrupt gzip, 3xx without Location', async () => {
+  // Raw bytes simweb never sends; one loopback node:net server answers by request path.
+  const replies: Record<string, string> = {
+    '/bighead': 'HTTP/1.1 200 OK\r\n' + 'X-Pad: ' + 'x'.repeat(40 * 1024) + '\r\nContent-Length: 0\r\n\r\n',
+    '/short': 'HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: 100\r\n\r\nonly ten b',
+    '/badstatus': 'HTTP/1.1 2x0 What\r\nContent-Length: 0\r\n\r\n',
+    '/badgzip': 'HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Encoding: gzip\r\nContent-Length: 12\r\n\r\nnot gzipped!',
+    '/noloc': 'HTTP/1.1 302 Found\r\nContent-Length: 0\r\n\r\n',
+    '/relloc': 'HTTP/1.1 307 Temporary Redirect\r\nLocation: ../b?c=1#f\r\nContent-Length: 0\r\n\r\n',
+  };
+  const server = net.createServer((s) => {
+    s.on('error', () => undefined);
+    s.once('data', (d) => {
+      const path = d.toString('latin1').split(' ')[1]!;
+      s.end(replies[path] ?? 'HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n\r\n');
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const port = (server.address() as net.AddressInfo).port;
+  const f = new Fetcher({ userAgent: UA });
+  try {
+    const get = (p: string) => f.fetch({ url: `http://corner.test:${port}${p}`, ip: '127.0.0.1' });
+    assert.equal((await get('/bighead')).outcome, O.TOO_LARGE);
+    const short = await get('/short');
+    assert.equal(short.outcome, O.RESET, 'server closed before Content-Length bytes arrived (undici: UND_ERR_SOCKET)');
+    assert.equal(Buffer.from(short.body).toString(), 'only ten b');
+    assert.equal(short.truncated, true);
+    assert.equal((await get('/badstatus')).outcome, O.BAD_RESPONSE);
+    const bg = await get('/badgzip');
+    assert.equal(bg.outcome, O.DECODE);
+    assert.equal(Buffer.from(bg.body).toString(), 'not gzipped!');
+    assert.equal(bg.decoded.length, 0);
+    assert.equal((await get('/noloc')).outcome, O.HTTP_3XX);
+    assert.equal((await get('/unknown')).outcome, O.HTTP_4XX);
+    const loc = await get('/relloc');
+    assert.equal(loc.outcome, O.REDIRECT);
+    assert.equal(loc.location, `http://corner.test:${port}/b?c=1#f`);
+  } finally {
+    await f.close();
+    await new Promise((r) => server.close(r));
+  }
+});
+
 test('decodeContent: gzip/deflate(raw and zlib)/br, truncated input, corrupt input, bomb cap', async () => {
   const text = Buffer.from('<!DOCTYPE html><p>' + 'hello '.repeat(5000));
   for (const [enc, data] of [['gzip', zlib.gzipSync(text)], ['deflate', zlib.deflateSync(text)], ['deflate', zlib.deflateRawSync(text)],
