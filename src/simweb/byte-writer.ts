@@ -72,10 +72,28 @@ export class ByteWriter {
     }
   }
 
-  /** Copy out bytes [from, pos) into a fresh Buffer. */
+  private slab: Buffer = Buffer.allocUnsafe(0);
+  private slabPos = 0;
+
+  /**
+   * Copy out bytes [from, pos) into memory the caller may keep (e.g. hand to a socket). Small
+   * results are carved from a 256 KiB slab (one allocation per ~40 pages, like Node's Buffer pool);
+   * a slab is freed by the GC once every page carved from it has been written and dropped.
+   */
   take(from = 0): Buffer {
-    const out = Buffer.allocUnsafe(this.pos - from);
+    const n = this.pos - from;
+    if (n > 32 * 1024) {
+      const out = Buffer.allocUnsafe(n);
+      this.buf.copy(out, 0, from, this.pos);
+      return out;
+    }
+    if (this.slabPos + n > this.slab.length) {
+      this.slab = Buffer.allocUnsafeSlow(256 * 1024);
+      this.slabPos = 0;
+    }
+    const out = this.slab.subarray(this.slabPos, this.slabPos + n);
     this.buf.copy(out, 0, from, this.pos);
+    this.slabPos += (n + 7) & ~7;
     return out;
   }
 }

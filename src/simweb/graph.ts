@@ -139,6 +139,8 @@ const WORDS = ('lorem ipsum dolor sit amet crawler frontier budget queue politen
   'measure result average uniform random power law degree reputation spam trap calendar session redirect').split(' ');
 
 const FILLER_BYTES = 1 << 20;
+/** hostInfo cache entries: the hosts of a busy crawl's working set fit; cleared when full. */
+const HOST_CACHE = 32768;
 const CAP_FACTOR = 12; // page sizes are capped at CAP_FACTOR × mean
 
 export function ipString(k: number): string {
@@ -248,7 +250,7 @@ export class WebGraph {
     let info = this.hostCache.get(name);
     if (info !== undefined) return info;
     info = this.computeHostInfo(name);
-    if (this.hostCache.size >= 4096) this.hostCache.clear(); // bounded: at most 4096 entries
+    if (this.hostCache.size >= HOST_CACHE) this.hostCache.clear(); // bounded: at most HOST_CACHE entries (~15 MB)
     this.hostCache.set(name, info);
     return info;
   }
@@ -669,24 +671,9 @@ export class WebGraph {
     }
     w.lit(B_HEAD_END);
     const third = Math.ceil(plan.n / 3) || 1;
-    const writeLinks = (from: number, to: number) => {
-      for (let t = from; t < to; t++) {
-        const tag = plan.tag[t]!;
-        if (tag === 3) continue;
-        if (tag === 0 && malformed) {
-          const href = this.hrefString(plan, t, selfKind, selfA, baseB);
-          w.str(sloppyAnchor(href, plan.r[t]!, t));
-          continue;
-        }
-        w.lit(TAG_OPEN[tag]!);
-        this.wHref(w, plan, t, selfKind, selfA, baseB);
-        w.lit(TAG_MID[tag]!);
-        if (tag !== 2) { w.uint(t); w.lit(TAG_END[tag]!); }
-      }
-    };
     if (kind === 'frameset') {
       w.lit(B_FRAMESET);
-      writeLinks(0, plan.n);
+      this.wLinks(w, plan, 0, plan.n, malformed, selfKind, selfA, baseB);
       w.lit(B_NOFRAMES);
       const a = w.take();
       return finish(contentTypeHtml(info), [a, this.fill(info, n, size - 400, 1, false), L('</noframes></frameset></html>\n')]);
@@ -698,11 +685,11 @@ export class WebGraph {
     }
     w.lit(B_P_OPEN);
     const endA = w.pos;
-    w.lit(B_UL); writeLinks(0, third); w.lit(B_UL_END);
+    w.lit(B_UL); this.wLinks(w, plan, 0, third, malformed, selfKind, selfA, baseB); w.lit(B_UL_END);
     const endB = w.pos;
-    w.lit(B_DIV); writeLinks(third, 2 * third); w.lit(B_DIV_END);
+    w.lit(B_DIV); this.wLinks(w, plan, third, 2 * third, malformed, selfKind, selfA, baseB); w.lit(B_DIV_END);
     const endC = w.pos;
-    w.lit(B_P_CLOSE); writeLinks(2 * third, plan.n); w.lit(B_END);
+    w.lit(B_P_CLOSE); this.wLinks(w, plan, 2 * third, plan.n, malformed, selfKind, selfA, baseB); w.lit(B_END);
     const all = w.take();
     const fl = Math.max(64, size - all.length);
     const a = Math.floor(fl / 3);
@@ -712,6 +699,22 @@ export class WebGraph {
       all.subarray(endB, endC), this.fill(info, n, fl - 2 * a, 3, latin),
       all.subarray(endC),
     ]);
+  }
+
+  /** Write the body elements (all tags but <link>) of plan entries [from, to). */
+  private wLinks(w: ByteWriter, plan: LinkPlan, from: number, to: number, malformed: boolean, selfKind: number, selfA: number, baseB: number): void {
+    for (let t = from; t < to; t++) {
+      const tag = plan.tag[t]!;
+      if (tag === 3) continue;
+      if (tag === 0 && malformed) {
+        w.str(sloppyAnchor(this.hrefString(plan, t, selfKind, selfA, baseB), plan.r[t]!, t));
+        continue;
+      }
+      w.lit(TAG_OPEN[tag]!);
+      this.wHref(w, plan, t, selfKind, selfA, baseB);
+      w.lit(TAG_MID[tag]!);
+      if (tag !== 2) { w.uint(t); w.lit(TAG_END[tag]!); }
+    }
   }
 
   /** The href of plan entry t as a string (slow path, for the sloppy serializations). */

@@ -43,7 +43,7 @@ interface Response {
   contentType?: string | null; // null = no Content-Type header
   body?: RenderedBody | Buffer | null;
   /** Special delivery. */
-  mode?: 'reset' | 'silent' | 'trickle' | 'huge';
+  mode?: 'reset' | 'silent' | 'trickle' | 'huge' | 'bomb';
 }
 
 function textBody(s: string, contentType = 'text/html; charset=utf-8'): RenderedBody {
@@ -140,14 +140,9 @@ export class SimHttpServer {
   }
 
   /** Decide the response for one request. */
-  route(req: Request, localIp: string): Response {
+  route(req: Request, localIp: string, hostName: string): Response {
     const web = this.web;
     if (req.method !== 'GET' && req.method !== 'HEAD') return { status: 405, headers: 'Allow: GET, HEAD\r\n', body: textBody('method not allowed\n', 'text/plain') };
-    let hostName = req.host;
-    const colon = hostName.lastIndexOf(':');
-    if (colon >= 0 && !hostName.endsWith(']')) hostName = hostName.slice(0, colon);
-    hostName = hostName.toLowerCase();
-    if (hostName.endsWith('.')) hostName = hostName.slice(0, -1);
     const info = web.hostInfo(hostName);
     if (!info) return { status: 404, body: textBody(`<!DOCTYPE html><title>unknown host</title><p>simweb has no host '${escapeHtml(hostName)}'.</p>\n`) };
     if (info.ip !== localIp) return { status: 421, body: textBody(`<!DOCTYPE html><title>misdirected</title><p>${info.name} is served on ${info.ip}, not ${localIp}.</p>\n`) };
@@ -235,6 +230,7 @@ export class SimHttpServer {
         body: zlib.brotliCompressSync(Buffer.concat(body.chunks), { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 4 } }),
       };
       case 'huge-body': return { status: 200, contentType: body.contentType, body, mode: 'huge' };
+      case 'bomb': return { status: 200, mode: 'bomb' };
       default: return { status: 200, body };
     }
   }
@@ -365,14 +361,15 @@ class Conn {
   }
 
   private handle(req: Request & { bodyLength: number }): void {
+    const host = normalizeHost(req.host);
     const entry: RequestLogEntry = {
-      start: now(), end: 0, host: req.host.toLowerCase().replace(/:\d+$/, '').replace(/\.$/, ''), localIp: this.localIp,
+      start: now(), end: 0, host, localIp: this.localIp,
       remoteIp: this.socket.remoteAddress ?? '', method: req.method, path: req.target, status: 0, bytes: 0, conn: this.id,
       userAgent: req.userAgent,
     };
     let res: Response;
     try {
-      res = this.srv.route(req, this.localIp);
+      res = this.srv.route(req, this.localIp, host);
     } catch {
       res = { status: 500, body: textBody('<p>internal error</p>\n') };
     }
@@ -389,8 +386,7 @@ class Conn {
       this.pending = entry;
       return;
     }
-    const info = this.srv.web.hostInfo(entry.host);
-    if (info && info.behaviour === 'bomb' && res.status === 200 && !isRobots(req.target)) {
+    if (res.mode === 'bomb') {
       this.busy = true;
       this.pending = entry;
       void this.srv.bombBody().then((bomb) => {
@@ -434,6 +430,7 @@ class Conn {
     if (res.mode === 'huge') return this.huge(head, length, entry, done);
     this.busy = true;
     this.pending = entry;
+    // Corked: one writev for the head and the page's chunks (filler slices are not copied).
     socket.cork();
     socket.write(head, 'latin1');
     const last = chunks.length - 1;
@@ -483,8 +480,16 @@ class Conn {
   }
 }
 
-function isRobots(p: string): boolean {
-  return p === '/robots.txt' || p.startsWith('/robots-for/');
+/** Host header → host name: port and a trailing dot removed, lower-cased. */
+function normalizeHost(h: string): string {
+  const colon = h.lastIndexOf(':');
+  if (colon >= 0 && !h.endsWith(']')) h = h.slice(0, colon);
+  if (h.endsWith('.')) h = h.slice(0, -1);
+  for (let i = 0; i < h.length; i++) {
+    const c = h.charCodeAt(i);
+    if (c >= 65 && c <= 90) return h.toLowerCase();
+  }
+  return h;
 }
 
 function parseHead(head: string): (Request & { bodyLength: number }) | null {
