@@ -16,9 +16,10 @@
  * different tokenizer behaviour and svg-namespace <a>), <select> (most start tags ignored) and
  * framesets (<frame> ignored outside one; everything but frames ignored after one), and <template>
  * (its "in column group" mode can drop an <a>). Inline <svg> (icons: nested SVG elements, CDATA,
- * comments) is followed exactly by svgSubtree(), and <select> content by selectContent(); anything
- * else in them (breakout tags like <p> or <div>, integration points like <foreignObject>, table
- * tags inside a select) and any start tag for math, frame, frameset or template hands the whole page to the parse5 reference (links-reference.ts), so the
+ * comments) is followed exactly by svgSubtree(), <select> content by selectContent(), and a
+ * <frameset> met before any body content by framesetContent(); anything else in them (breakout
+ * tags like <p> or <div>, integration points like <foreignObject>, table tags inside a select, a
+ * frameset after body content) and any start tag for math or template hands the whole page to the parse5 reference (links-reference.ts), so the
  * result is by construction identical; the fallback rate is
  * measured in bench/html. Everything else in tree construction creates the element for every start
  * tag we care about (foster parenting, adoption agency, <image>→<img>, noscript with
@@ -37,12 +38,14 @@ const K_PLAINTEXT = 8;
 const K_FALLBACK = 16; // tree construction matters: use the reference
 const K_SVG = 32; // foreign content we follow (see Scanner.svgSubtree)
 const K_SELECT = 64; // "in select" insertion mode (see Scanner.selectContent)
+const K_FRAME = 128; // <frame>: ignored by the tree builder outside a frameset
+const K_FRAMESET = 256; // <frameset> before any body content (see Scanner.framesetContent)
 const KIND = new Map<string, number>([
   ['a', K_COLLECT], ['area', K_COLLECT], ['link', K_COLLECT], ['base', K_COLLECT], ['meta', K_COLLECT],
   ['img', K_COLLECT], ['image', K_COLLECT], ['iframe', K_COLLECT | K_RAWTEXT],
   ['script', K_SCRIPT], ['style', K_RAWTEXT], ['xmp', K_RAWTEXT], ['noembed', K_RAWTEXT],
   ['noframes', K_RAWTEXT], ['title', K_RAWTEXT], ['textarea', K_RAWTEXT], ['plaintext', K_PLAINTEXT],
-  ['svg', K_SVG], ['math', K_FALLBACK], ['select', K_SELECT], ['frame', K_FALLBACK], ['frameset', K_FALLBACK],
+  ['svg', K_SVG], ['math', K_FALLBACK], ['select', K_SELECT], ['frame', K_COLLECT | K_FRAME], ['frameset', K_FRAMESET],
   ['template', K_FALLBACK],
 ]);
 const MAX_KIND_NAME = 9; // "plaintext"
@@ -58,6 +61,14 @@ const SVG_BAIL = new Set(['b', 'big', 'blockquote', 'body', 'br', 'center', 'cod
   'ruby', 's', 'small', 'span', 'strong', 'strike', 'sub', 'sup', 'table', 'tt', 'u', 'ul', 'var', 'font',
   'foreignobject', 'desc', 'title']);
 const MAX_FOREIGN_DEPTH = 512; // bound on the foreign-element stack of one <svg>; deeper → reference
+
+/**
+ * Start tags that keep the parser in the head-ish insertion modes (before html … after head), where
+ * a later <frameset> replaces the body. Any other start tag, end tag (but these and the raw-text
+ * closers) or non-whitespace text creates <body>, after which a <frameset> is the reference's job.
+ */
+const HEADISH_START = new Set(['html', 'head', 'title', 'meta', 'link', 'base', 'basefont', 'bgsound', 'script', 'style', 'noframes']);
+const HEADISH_END = new Set(['head', 'title', 'script', 'style', 'noframes']);
 
 /** Tags whose effect inside <select> depends on table context or templates: the reference decides. */
 const SELECT_BAIL = new Set(['caption', 'table', 'tbody', 'tfoot', 'thead', 'tr', 'td', 'th', 'template']);
@@ -369,6 +380,63 @@ class Scanner {
     }
   }
 
+  /**
+   * After a <frameset> that replaced the body (HTML "in frameset" / "after frameset" / "after after
+   * frameset"): only <frame> (inside a frameset), nested <frameset>, </frameset> and <noframes>
+   * (RAWTEXT) do anything; every other tag is ignored, with no raw-text switch. Scans to EOF.
+   */
+  framesetContent(p: number, col: LinkCollector): void {
+    const s = this.s;
+    const n = this.n;
+    let depth = 1;
+    for (;;) {
+      const lt = s.indexOf('<', p);
+      if (lt < 0 || lt + 1 >= n) return;
+      const c = s.charCodeAt(lt + 1);
+      if (isAlpha(c)) {
+        const end = this.tag(lt + 1, true, true);
+        if (end < 0) return;
+        const name = this.tagNameLower;
+        p = end;
+        if (name === 'frame' && depth > 0) this.emit(col, 'frame');
+        else if (name === 'frameset' && depth > 0) depth++;
+        else if (name === 'noframes') p = this.endOfRawText(end, name);
+        continue;
+      }
+      if (c === 0x2f) {
+        const c2 = s.charCodeAt(lt + 2);
+        if (isAlpha(c2)) {
+          const end = this.tag(lt + 2, false, false);
+          if (end < 0) return;
+          if (depth > 0 && this.fullName() === 'frameset') depth--;
+          p = end;
+        } else if (c2 === 0x3e) {
+          p = lt + 3;
+        } else if (lt + 2 >= n) {
+          return;
+        } else {
+          const gt = s.indexOf('>', lt + 2);
+          if (gt < 0) return;
+          p = gt + 1;
+        }
+        continue;
+      }
+      if (c === 0x21) {
+        const e = this.afterBang(lt);
+        if (e < 0) return;
+        p = e;
+        continue;
+      }
+      if (c === 0x3f) {
+        const gt = s.indexOf('>', lt + 2);
+        if (gt < 0) return;
+        p = gt + 1;
+        continue;
+      }
+      p = lt + 1;
+    }
+  }
+
   /** After "<!" at lt (not CDATA): end of the comment / DOCTYPE / bogus comment, or -1 at EOF. */
   afterBang(lt: number): number {
     const s = this.s;
@@ -504,9 +572,19 @@ export function scan(s: string, opts?: ExtractOptions): ExtractResult | null {
   const sc = new Scanner(s);
   const col = new LinkCollector(opts);
   let i = 0;
+  // Still in the head-ish insertion modes (no <body> yet): decides what a <frameset> does.
+  let headish = true;
   for (;;) {
     const lt = s.indexOf('<', i);
     if (lt < 0 || lt + 1 >= n) break;
+    if (headish) {
+      for (let k = i; k < lt; k++) {
+        if (!isWs(s.charCodeAt(k))) {
+          headish = false;
+          break;
+        }
+      }
+    }
     const c = s.charCodeAt(lt + 1);
     if (isAlpha(c)) {
       const end = sc.tag(lt + 1, true, true);
@@ -514,8 +592,15 @@ export function scan(s: string, opts?: ExtractOptions): ExtractResult | null {
       const name = sc.tagNameLower;
       const kind = KIND.get(name) ?? 0;
       i = end;
+      if (kind & K_FRAMESET) {
+        if (!headish) return null;
+        sc.framesetContent(end, col);
+        break;
+      }
+      if (headish && !HEADISH_START.has(name)) headish = false;
       if (kind === 0) continue;
       if (kind & K_FALLBACK) return null;
+      if (kind & K_FRAME) continue; // ignored outside a frameset (it also started the body)
       if (kind & K_SELECT) {
         const e = sc.selectContent(end);
         if (e < 0) return null;
@@ -541,6 +626,7 @@ export function scan(s: string, opts?: ExtractOptions): ExtractResult | null {
       if (isAlpha(c2)) {
         const end = sc.tag(lt + 2, false, false);
         if (end < 0) break;
+        if (headish && !HEADISH_END.has(sc.fullName())) headish = false;
         i = end;
       } else if (c2 === 0x3e) {
         i = lt + 3; // "</>" is dropped
@@ -566,6 +652,7 @@ export function scan(s: string, opts?: ExtractOptions): ExtractResult | null {
       i = gt + 1;
       continue;
     }
+    headish = false; // a '<' that starts no tag is text
     i = lt + 1;
   }
   return col.result;

@@ -77,3 +77,18 @@ export const htmlish = fc
 export const chaos = fc
   .array(fc.constantFrom('<', '>', '/', '!', '-', '"', "'", '=', ' ', '&', ';', 'a', 'A', 'h', 'r', 'e', 'f', 's', '\n', '\r', '\0', 'i', 'm', 'g', 'c', 'p', 't', 'b', 'l', 'k', 'n', 'o', 'x'), { maxLength: 80 })
   .map((a) => a.join(''));
+
+const HEADISH = ['<!DOCTYPE html>', '<html lang=en>', '<head>', '<title>t</title>', '<meta charset=utf-8>', '<link href=/l>', '<base href=/b/>',
+  '<script>var a="<frameset>"</script>', '<style>s{}</style>', '</head>', ' ', '\n', '<!-- c -->', '<noframes><a href=nf></noframes>',
+  '<noscript>', 'x', '<body>', '</body>', '</html>', '<frame src=early>', '<p>', '&nbsp;', '<', '</title>', '<bgsound>'];
+const FRAMESET_BODY = ['<frame src=f1>', '<FRAME SRC="/f2" />', '<frameset rows=2>', '</frameset>', '</FRAMESET >', '<noframes><frame src=nf></noframes>',
+  '<a href=ignored>', '<script>', '</script>', '<title>', '<svg>', '<select>', '</html>', '<body>', ' ', 'text', '<!-- <frame src=c> -->',
+  '<frame src=', '"', '<plaintext>', '<frameset/>'];
+/** Documents with a head-ish prefix and a <frameset>: exercises the frameset path and its guard. */
+export const framesetDoc = fc
+  .tuple(
+    fc.array(fc.constantFrom(...HEADISH), { maxLength: 6 }),
+    fc.constantFrom('<frameset>', '<FRAMESET cols="50%,*">', '<frameset/>'),
+    fc.array(fc.oneof(fc.constantFrom(...FRAMESET_BODY), linkTag), { maxLength: 12 }),
+  )
+  .map(([h, f, b]) => h.join('') + f + b.join(''));

@@ -7,7 +7,7 @@ import fc from 'fast-check';
 import { extractLinks, extractLinksReference, parseMetaRefresh } from '../../src/html/index.js';
 import { scan } from '../../src/html/links.js';
 import type { ExtractResult } from '../../src/html/index.js';
-import { htmlish, chaos } from './arbitrary.js';
+import { htmlish, chaos, framesetDoc } from './arbitrary.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const repoRoot = path.resolve(here, '../..');
@@ -110,6 +110,10 @@ test('property: fast == reference on random HTML-ish strings', () => {
 
 test('property: fast == reference on random tokenizer-alphabet strings', () => {
   fc.assert(fc.property(chaos, (h) => assertSame(h, JSON.stringify(h))), { numRuns: LONG ? 100_000 : 2500 });
+});
+
+test('property: fast == reference on random frameset documents', () => {
+  fc.assert(fc.property(framesetDoc, (h) => assertSame(h, JSON.stringify(h))), { numRuns: LONG ? 50_000 : 1500 });
 });
 
 test('entity decoding in attributes follows the HTML5 attribute rules', () => {
