@@ -193,15 +193,15 @@ export class Beast {
   }
 
   /**
-   * Puts a URL back one queue ahead (the frontier had no room for it in RAM, e.g. its host already
-   * has its share there). With j = 1 there is no queue ahead, so it waits in QF.
+   * Puts back a URL the frontier had no room for in RAM (its host already holds its share there).
+   * It waits in QF, i.e. one full round of the ring, and comes back through the next re-spread
+   * (B per PLD per queue) — re-reading it sooner would only spin on a host that is still busy.
    */
   defer(u: FrontierUrl, record?: Uint8Array): void {
     const rec = record ?? encodeFrontierUrl(u);
     this.deferredCount++;
-    const q = this.j > 1 ? this.ring[(this.c + 1) % this.j]! : this.qf;
-    q.push(rec);
-    this.unsynced.add(q);
+    this.qf.push(rec);
+    this.unsynced.add(this.qf);
   }
 
   /** Total URLs waiting in BEAST (ring + QF + replay). */

@@ -319,18 +319,31 @@ export class Frontier {
       }
     }
     let reads = 0;
-    // Bounded work per call: at most a few batches, so that callers stay responsive.
+    // Bounded work per call: at most a few batches, so that callers stay responsive. When a whole
+    // batch went back to disk (every host in it already full in RAM), wait for a fetch to finish.
+    if (this.starved && this.doneSinceStarved === 0) return added;
+    this.starved = false;
     while (pol.ramFree > 0 && this.qr.length < this.maxQr && reads < 8) {
       const urls = await this.beast.next(Math.min(this.refillBatch, pol.ramFree));
       reads++;
       if (urls.length === 0) break;
-      added += this.gate(urls);
+      const before = this.deferredByGate;
+      const n = this.gate(urls);
+      added += n;
+      if (n === 0 && this.deferredByGate > before) {
+        this.starved = true;
+        this.doneSinceStarved = 0;
+        break;
+      }
     }
     return added;
   }
 
   /** Hosts handed out by takeRobotsRequests and not answered yet. */
   private takenOutstanding = 0;
+  private deferredByGate = 0;
+  private starved = false;
+  private doneSinceStarved = 0;
 
   private gate(urls: FrontierUrl[]): number {
     const now = this.clock();
@@ -346,6 +359,7 @@ export class Frontier {
         case AddResult.HostFull:
         case AddResult.RamFull:
           this.beast.defer(u);
+          this.deferredByGate++;
           break;
         default:
           break; // dropped (reported through onDrop)
@@ -376,7 +390,10 @@ export class Frontier {
         const u = decodeFrontierUrl(r);
         const res = this.pol.add(u, now);
         if (res === AddResult.Added) added++;
-        else if (res === AddResult.NeedRobots || res === AddResult.HostFull || res === AddResult.RamFull) this.qr.push(r);
+        else if (res === AddResult.NeedRobots) this.qr.push(r);
+        // Robots known but no room for the host in RAM: QR is only for robots waits, so the URL
+        // goes back to BEAST (next queue), which RAM pacing reads again.
+        else if (res === AddResult.HostFull || res === AddResult.RamFull) this.beast.defer(u, r);
       }
     }
     return added;
@@ -437,6 +454,7 @@ export class Frontier {
 
   /** A released item's fetch finished (see FetchOutcome). */
   fetchDone(u: FrontierUrl, outcome?: FetchOutcome): void {
+    this.doneSinceStarved++;
     this.pol.fetchDone(u, outcome, this.clock());
   }
 

@@ -1,0 +1,204 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { Frontier, FrontierUrl, UrlKind, type FrontierOptions, type RobotsInfo } from '../../src/frontier/index.js';
+
+interface Rig {
+  f: Frontier;
+  clock: { now: number };
+  dropped: [string, string][];
+  /** Admits `n` URLs on host h (PLD = h unless given), budget B. */
+  add(h: number, n: number, budget?: number, path?: string): Promise<void>;
+  /** Answers every robots request: schedule the fetch, release it, mark known. */
+  robots(info?: (h: number) => Partial<RobotsInfo>): Promise<void>;
+  /** Releases what is due now (pages only), returning [host, url]. */
+  take(max?: number): FrontierUrl[];
+}
+
+let urlId = 0;
+async function rig(opts: FrontierOptions, ipOf: (h: number) => string = (h) => `10.0.0.${h}`): Promise<Rig> {
+  const clock = { now: 1_000_000 };
+  const dropped: [string, string][] = [];
+  const f = await Frontier.open(null, { preset: 'fast-test', ...opts, onDrop: (u, r) => dropped.push([u.url, r]) }, () => clock.now);
+  const P = new Map<number, number>();
+  const r: Rig = {
+    f,
+    clock,
+    dropped,
+    async add(h, n, budget = 10, path = '/p') {
+      const us: FrontierUrl[] = [];
+      for (let i = 0; i < n; i++) {
+        const p = (P.get(h) ?? 0) + 1;
+        P.set(h, p);
+        us.push(new FrontierUrl({ url: `http://h${h}.test${path}${urlId++}`, hostHi: h, hostLo: 1, pldHi: h, pldLo: 2, budget, admitted: Math.min(p, budget) }));
+      }
+      await f.admit(us, { durable: false });
+      await f.refill();
+    },
+    async robots(info = () => ({})) {
+      for (let round = 0; round < 3; round++) {
+        for (const q of f.takeRobotsRequests(1000)) assert.ok(f.scheduleRobotsFetch(q.hostHi, q.hostLo, ipOf(q.hostHi)));
+        for (const u of f.nextReady(clock.now, 1000)) {
+          assert.equal(u.kind, UrlKind.Robots, 'only robots fetches come out before robots are known');
+          f.robotsKnown(u.hostHi, u.hostLo, { rules: null, ip: u.ip, expiresAt: Infinity, ...info(u.hostHi) });
+          f.fetchDone(u);
+        }
+        await f.refill();
+      }
+    },
+    take(max = 1000) {
+      const out: FrontierUrl[] = [];
+      for (const u of f.nextReady(clock.now, max)) {
+        if (u.kind === UrlKind.Page) out.push(u);
+        else {
+          // A robots fetch (new host, or IP busy earlier): answer it at once.
+          f.robotsKnown(u.hostHi, u.hostLo, { rules: null, ip: u.ip, expiresAt: Infinity });
+          f.fetchDone(u);
+        }
+      }
+      return out;
+    },
+  };
+  return r;
+}
+
+/** Runs the clock forward, completing each fetch immediately, and returns the start times per host. */
+async function crawl(r: Rig, until: number, step = 1, outcome?: (u: FrontierUrl) => Parameters<Frontier['fetchDone']>[1]): Promise<Map<number, number[]>> {
+  const starts = new Map<number, number[]>();
+  while (r.clock.now < until) {
+    await r.f.refill();
+    for (const u of r.take()) {
+      const s = starts.get(u.hostHi) ?? [];
+      s.push(r.clock.now);
+      starts.set(u.hostHi, s);
+      r.f.fetchDone(u, outcome?.(u));
+    }
+    r.clock.now += step;
+  }
+  return starts;
+}
+
+const gaps = (xs: number[]): number[] => xs.slice(1).map((x, i) => x - xs[i]!);
+
+test('τh is start to start; Crawl-delay lengthens it (capped), never shortens it', async () => {
+  const r = await rig({ hostDelayMs: 100, minHostDelayMs: 20, maxCrawlDelayMs: 400 });
+  await r.add(1, 5);
+  await r.add(2, 5);
+  await r.add(3, 5);
+  await r.robots((h) => ({ crawlDelayMs: h === 2 ? 300 : h === 3 ? 5_000 : 10 }));
+  const starts = await crawl(r, r.clock.now + 3_000);
+  assert.deepEqual(gaps(starts.get(1)!), [100, 100, 100, 100]);
+  assert.deepEqual(gaps(starts.get(2)!), [300, 300, 300, 300]);
+  assert.deepEqual(gaps(starts.get(3)!), [400, 400, 400, 400], 'Crawl-delay capped at maxCrawlDelayMs');
+});
+
+test('Retry-After and consecutive errors lengthen the wait; maxHostErrors drops the host with a reason', async () => {
+  const r = await rig({ hostDelayMs: 100, minHostDelayMs: 20, maxHostErrors: 3, maxBackoffMs: 10_000, maxAttempts: 10 });
+  await r.add(1, 3);
+  await r.add(2, 10);
+  await r.robots();
+  let n = 0;
+  const starts = await crawl(r, r.clock.now + 5_000, 1, (u) => {
+    if (u.hostHi === 1) return n++ === 0 ? { retryAfterMs: 2_000 } : {};
+    return { hostError: true, retry: true };
+  });
+  assert.deepEqual(gaps(starts.get(1)!), [2_000, 100], 'Retry-After 2 s, then back to τh');
+  assert.deepEqual(gaps(starts.get(2)!), [200, 400], 'backoff doubles per consecutive error');
+  assert.equal(r.dropped.filter(([, why]) => why === 'host-errors').length, 10, 'after 3 errors all its URLs are dropped');
+  assert.equal(r.f.stats().ramUrls, 0);
+});
+
+test('budget scales delays down to the floors τh0 and τs0, never below', async () => {
+  const r = await rig({ b0: 10, hostDelayMs: 1_000, minHostDelayMs: 50, ipDelayMs: 100, minIpDelayMs: 5, maxConnectionsPerIp: 1 }, () => '10.9.9.9');
+  await r.add(1, 6, 10); // low-ranked: full τh
+  await r.add(2, 6, 100); // τh/10
+  await r.add(3, 6, 1e6); // floor
+  await r.robots();
+  const starts = await crawl(r, r.clock.now + 7_000);
+  assert.ok(gaps(starts.get(1)!).every((g) => g >= 1_000));
+  assert.ok(gaps(starts.get(2)!).every((g) => g >= 100 && g < 1_000));
+  assert.ok(gaps(starts.get(3)!).every((g) => g >= 50 && g < 100), `floor: ${gaps(starts.get(3)!)}`);
+  // All three share one IP: consecutive starts on it are ≥ τs0 apart.
+  const all = [...starts.values()].flat().sort((a, b) => a - b);
+  assert.ok(gaps(all).every((g) => g >= 5), 'IP floor');
+});
+
+test('many hosts on one IP: ≤ maxConnectionsPerIp in flight and τs between starts', async () => {
+  const r = await rig({ hostDelayMs: 10, minHostDelayMs: 10, ipDelayMs: 50, minIpDelayMs: 50, maxConnectionsPerIp: 2 }, () => '10.1.1.1');
+  for (let h = 1; h <= 50; h++) await r.add(h, 2);
+  // Hold page fetches open: nothing completes, so only 2 can be in flight on the IP (robots
+  // fetches, answered at once by take(), go through the same IP heap first).
+  const held: FrontierUrl[] = [];
+  for (let t = 0; t < 400; t++) {
+    await r.f.refill();
+    for (const q of r.f.takeRobotsRequests(100)) r.f.scheduleRobotsFetch(q.hostHi, q.hostLo, '10.1.1.1');
+    held.push(...r.take());
+    r.clock.now += 10;
+  }
+  assert.equal(r.f.stats().robotsReleased, 50);
+  assert.equal(held.length, 2, 'two connections per IP');
+  for (const u of held) r.f.fetchDone(u);
+  r.clock.now += 100;
+  const starts = await crawl(r, r.clock.now + 10_000, 5);
+  const all = [...starts.values()].flat().sort((a, b) => a - b);
+  assert.equal(all.length, 98);
+  assert.ok(gaps(all).every((g) => g >= 50), 'τs between any two starts on the IP');
+});
+
+test('robots.txt fetches obey the IP heap only; disallowed URLs are dropped with reason robots', async () => {
+  const r = await rig({ hostDelayMs: 1_000, minHostDelayMs: 100, ipDelayMs: 300, minIpDelayMs: 300 }, () => '10.2.2.2');
+  await r.add(1, 1);
+  await r.robots();
+  assert.equal(r.take().length, 0, 'the robots fetch counts for the host: τh before its first page');
+  r.clock.now += 1_000;
+  const page = r.take();
+  assert.equal(page.length, 1);
+  r.f.fetchDone(page[0]!);
+  // A new host on the same IP: its robots fetch must wait τs after the page fetch.
+  await r.add(2, 3, 10, '/private/');
+  await r.add(2, 2, 10, '/ok/');
+  const [q] = r.f.takeRobotsRequests(10);
+  assert.equal(q!.host, 'h2.test');
+  assert.equal(q!.origin, 'http://h2.test');
+  r.f.scheduleRobotsFetch(q!.hostHi, q!.hostLo, '10.2.2.2');
+  assert.equal(r.f.nextReady(r.clock.now + 299, 10).length, 0, 'IP not due yet');
+  const [item] = r.f.nextReady(r.clock.now + 300, 10);
+  assert.equal(item!.kind, UrlKind.Robots);
+  assert.equal(item!.url, 'http://h2.test/robots.txt');
+  r.clock.now += 300;
+  r.f.robotsKnown(item!.hostHi, item!.hostLo, { rules: { isAllowed: (p) => !p.startsWith('/private/') }, ip: item!.ip, expiresAt: Infinity });
+  r.f.fetchDone(item!);
+  await r.f.refill();
+  assert.equal(r.dropped.filter(([, why]) => why === 'robots').length, 3);
+  // The host's first page waits τh after its robots fetch (robots fetches count for the host too).
+  assert.equal(r.take().length, 0);
+  r.clock.now += 1_000;
+  assert.equal(r.take().length, 1);
+});
+
+test('DNS failure drops the host’s URLs with the given code; expired robots are asked for again', async () => {
+  const r = await rig({});
+  await r.add(1, 4);
+  await r.add(2, 1);
+  const reqs = r.f.takeRobotsRequests(10);
+  assert.equal(reqs.length, 2);
+  assert.equal(r.f.takeRobotsRequests(10).length, 0, 'each host is requested once');
+  r.f.robotsFailed(1, 1, 'CRAWL_DNS_NXDOMAIN');
+  r.f.robotsKnown(2, 1, { rules: null, ip: '10.0.0.2', expiresAt: r.clock.now + 500 });
+  await r.f.refill();
+  assert.equal(r.dropped.filter(([, why]) => why === 'CRAWL_DNS_NXDOMAIN').length, 4);
+  assert.equal(r.take().length, 1);
+  r.clock.now += 1_000;
+  await r.add(2, 1);
+  assert.equal(r.f.takeRobotsRequests(10).length, 1, 'expired entry → asked again');
+});
+
+test('a host never holds more than maxUrlsPerHost in RAM; the rest waits on disk and still gets crawled', async () => {
+  const r = await rig({ ramUrls: 100, maxUrlsPerHost: 5, hostDelayMs: 20, minHostDelayMs: 20, beast: { initialQueues: 4, maxQueues: 8 } });
+  await r.add(1, 40, 1_000);
+  await r.robots();
+  assert.ok(r.f.stats().ramUrls <= 5);
+  const starts = await crawl(r, r.clock.now + 5_000, 5);
+  assert.equal(starts.get(1)!.length, 40);
+  assert.ok(r.f.stats().deferred > 0);
+  assert.ok(r.f.isEmpty());
+});
