@@ -109,7 +109,6 @@ test('property: DRUM results equal an in-memory model (random ops, merges, reope
         };
         try {
           for (const s of steps) {
-            if (process.env.DRUM_DEBUG) console.error(JSON.stringify(s));
             if (s.t === 'tuple') {
               const [hi, lo] = keyPool[s.key]!;
               let value: Uint8Array | null = null;

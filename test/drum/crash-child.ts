@@ -1,0 +1,54 @@
+/**
+ * Child process of the crash test: runs DRUM on a deterministic stream until it is SIGKILLed
+ * (or finishes). Its consumer "commits" unique results by appending them to a sink file before
+ * onResults resolves — the contract that gates DRUM's commit of Z.
+ */
+import * as fs from 'node:fs';
+import { Drum } from '../../src/drum/index.js';
+import { epochStream, type CrashChildArgs } from './crash-common.js';
+
+const a = JSON.parse(process.argv[2]!) as CrashChildArgs;
+const one = new Uint8Array([1, 0, 0, 0]);
+const addLE = (x: Uint8Array, y: Uint8Array): Uint8Array => {
+  const v = (x[0]! | (x[1]! << 8) | (x[2]! << 16) | (x[3]! << 24)) + (y[0]! | (y[1]! << 8) | (y[2]! << 16) | (y[3]! << 24));
+  return new Uint8Array([v, v >>> 8, v >>> 16, v >>> 24]);
+};
+
+const drum = await Drum.open(a.dir, {
+  buckets: a.k,
+  bufferBytes: a.bufferBytes,
+  bucketBytes: a.bucketBytes,
+  valueBytes: 4,
+  merge: addLE,
+  deliver: 'unique',
+  resultChunk: 97,
+  onResults: (batch) => {
+    const buf = Buffer.allocUnsafe(batch.length * 8);
+    batch.forEach((r, i) => {
+      buf.writeUInt32LE(r.keyHi, i * 8);
+      buf.writeUInt32LE(r.keyLo, i * 8 + 4);
+    });
+    fs.appendFileSync(a.sink, buf);
+  },
+});
+process.send?.('ready');
+const { keys, seq } = epochStream(a.seed, a.pool, a.maxTuples);
+const aux = new Uint8Array(4);
+for (let j = 0; j < a.maxTuples; j++) {
+  const i = seq[j]!;
+  aux[0] = j;
+  aux[1] = j >>> 8;
+  aux[2] = j >>> 16;
+  drum.checkUpdate(keys[2 * i]!, keys[2 * i + 1]!, one, aux);
+  if (drum.needsMerge) await drum.merge();
+  if ((j + 1) % a.flushEvery === 0) {
+    await drum.flush();
+    const m = Buffer.alloc(4);
+    m.writeUInt32LE(j + 1);
+    fs.appendFileSync(a.markers, m);
+  }
+  if (j % 64 === 0) await new Promise((r) => setImmediate(r));
+}
+await drum.close();
+process.send?.('done');
+process.exit(0);
