@@ -65,6 +65,14 @@ export class WarcWriter {
     if (!Number.isFinite(maxFileBytes) || maxFileBytes <= 0) throw new CrawlError('CRAWL_STORE_BAD_OPTION', 'options.maxFileBytes must be a positive number');
     const compression = o.compression ?? 'gzip';
     if (!['gzip', 'zstd', 'none'].includes(compression)) throw new CrawlError('CRAWL_STORE_BAD_OPTION', `options.compression must be gzip, zstd or none, not ${compression}`);
+    const int = (name: string, v: number | undefined, lo: number, hi: number) => {
+      if (v !== undefined && !(Number.isInteger(v) && v >= lo && v <= hi)) {
+        throw new CrawlError('CRAWL_STORE_BAD_OPTION', `options.${name} must be an integer in [${lo}, ${hi}]`);
+      }
+    };
+    int('gzipLevel', o.gzipLevel, 0, 9);
+    int('zstdLevel', o.zstdLevel, 1, 22);
+    int('bufferBytes', o.bufferBytes, 0, 1 << 30);
     this.opts = {
       dir: path.resolve(o.dir),
       prefix: o.prefix ?? 'drumcrawl',

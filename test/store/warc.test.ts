@@ -242,3 +242,17 @@ for (const compression of ['gzip', 'zstd', 'none'] as const) {
     }
   });
 }
+
+test('bad writer options are rejected with CRAWL_STORE_BAD_OPTION', async () => {
+  const dir = tmp();
+  try {
+    await assert.rejects(WarcWriter.open({ dir, maxFileBytes: 0 }), { code: 'CRAWL_STORE_BAD_OPTION' });
+    await assert.rejects(WarcWriter.open({ dir, gzipLevel: 12 }), { code: 'CRAWL_STORE_BAD_OPTION' });
+    await assert.rejects(WarcWriter.open({ dir, compression: 'brotli' as WarcCompression }), { code: 'CRAWL_STORE_BAD_OPTION' });
+    const w = await WarcWriter.open({ dir });
+    await w.close();
+    await assert.rejects(w.writeExchange(exchange(1)), { code: 'CRAWL_STORE_CLOSED' });
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
