@@ -181,6 +181,26 @@ export class LinkResolver {
     this.fastRelative = !strayPercent && (!o.strip || stripPathSessionIds(norm, o) === norm);
   }
 
+  /**
+   * The resolver for a fetched page: `<base href>` (if any) resolved against the page URL, as a
+   * browser does; a base href that does not parse or is not http(s) is ignored (the page URL is
+   * used), since a crawler cannot resolve links against `javascript:` or `data:` anyway.
+   */
+  static forPage(pageUrl: string, baseHref?: string | null, opts?: CanonicalizeOptions): LinkResolver {
+    if (baseHref !== undefined && baseHref !== null) {
+      let resolved: URL | null = null;
+      try {
+        resolved = new URL(baseHref, pageUrl);
+      } catch {
+        resolved = null;
+      }
+      if (resolved !== null && (resolved.protocol === 'http:' || resolved.protocol === 'https:')) {
+        return new LinkResolver(resolved.href, opts);
+      }
+    }
+    return new LinkResolver(pageUrl, opts);
+  }
+
   /** The canonical URL of `rel` resolved against the base, or null (see `resolveDetailed`). */
   resolve(rel: string): string | null {
     if (rel.length > this.o.maxLength * 8) return null;

@@ -98,6 +98,15 @@ test('LinkResolver: canonical base and relative forms', () => {
   assert.equal(r.resolve('tel:123'), null);
 });
 
+test('LinkResolver.forPage: <base href> resolved against the page, ignored when unusable', () => {
+  const page = 'http://www.pld1.test/a/b/page.html';
+  assert.equal(LinkResolver.forPage(page, '../c/').resolve('x'), 'http://www.pld1.test/a/c/x');
+  assert.equal(LinkResolver.forPage(page, 'https://cdn.pld2.test/s/').resolve('x'), 'https://cdn.pld2.test/s/x');
+  assert.equal(LinkResolver.forPage(page, 'javascript:void(0)').resolve('x'), 'http://www.pld1.test/a/b/x');
+  assert.equal(LinkResolver.forPage(page, 'http://[bad').resolve('x'), 'http://www.pld1.test/a/b/x');
+  assert.equal(LinkResolver.forPage(page, null).resolve('x'), 'http://www.pld1.test/a/b/x');
+});
+
 test('registrableDomain: ICANN section only by default (STAR), full list on request', () => {
   // PRIVATE-section suffixes: one PLD per service under the ICANN-only list (thesis Table VIII).
   for (const [host, icann, full] of [
