@@ -10,7 +10,11 @@
  *
  *   npm run bench:simweb -- [--seconds 10] [--connections 64] [--out bench/results/simweb-throughput.json]
  */
-import { fork } from 'node:child_process';
+import { fork, execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import net from 'node:net';
 import os from 'node:os';
 import { writeFileSync, mkdirSync } from 'node:fs';
@@ -36,11 +40,20 @@ let rnd = 0x9e3779b9;
 const next = () => { rnd ^= rnd << 13; rnd ^= rnd >>> 17; rnd ^= rnd << 5; return rnd >>> 0; };
 const ipsOfWeb = new WebGraph(resolveParams('bench', params), seed, 1).ipAddresses();
 
+// Compile src/simweb (and its one dependency, src/errors.ts) with tsc into a temp dir, so the server
+// child runs plain JS as in production (dist/) — tsx's transpiled output carries per-closure overhead.
+const compiled = mkdtempSync(join(tmpdir(), 'simweb-bench-'));
+const repo = fileURLToPath(new URL('../../', import.meta.url));
+execFileSync(process.execPath, [join(repo, 'node_modules/typescript/bin/tsc'), '--outDir', compiled, '--rootDir', join(repo, 'src'),
+  '--module', 'NodeNext', '--moduleResolution', 'NodeNext', '--target', 'ES2022', '--skipLibCheck', '--types', 'node',
+  join(repo, 'src/simweb/index.ts')], { stdio: 'inherit' });
+const simwebModule = pathToFileURL(join(compiled, 'simweb/index.js')).href;
+
 /** Run the load generator for `seconds` against one server child; returns measurements. */
 async function phase(mode: 'simweb' | 'static') {
-  const child = fork(fileURLToPath(new URL('./server.ts', import.meta.url)),
-    [mode, JSON.stringify({ preset: 'bench', seed, params, logCapacity: 50_000, staticIps: ipsOfWeb })],
-    { execArgv: ['--import', 'tsx', ...(process.env.SIMWEB_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.SIMWEB_PROF}`] : [])] });
+  const child = fork(fileURLToPath(new URL('./server-child.mjs', import.meta.url)),
+    [mode, simwebModule, JSON.stringify({ preset: 'bench', seed, params, logCapacity: 50_000, staticIps: ipsOfWeb })],
+    { execArgv: process.env.SIMWEB_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.SIMWEB_PROF}`] : [] });
   const ready = await new Promise<{ httpPort: number }>((resolve) => child.once('message', (m) => resolve(m as { httpPort: number })));
   const pending: Array<(s: Stats) => void> = [];
   child.on('message', (m: { type: string } & Stats) => { if (m.type === 'stats') pending.shift()?.(m); });
@@ -143,6 +156,7 @@ async function phase(mode: 'simweb' | 'static') {
 
 const simweb = await phase('simweb');
 const baseline = await phase('static');
+rmSync(compiled, { recursive: true, force: true });
 const result = {
   bench: 'simweb-throughput',
   command: `npm run bench:simweb -- --seconds ${seconds} --connections ${connections}${out ? ` --out ${out}` : ''}`,

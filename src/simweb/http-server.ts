@@ -315,6 +315,10 @@ class Conn {
   private closed = false;
   private pending: RequestLogEntry | null = null;
   private timer: NodeJS.Timeout | null = null;
+  private keep = true;
+  private total = 0;
+  private readonly done = (bytes: number): void => this.finish(bytes);
+  private readonly onWritten = (): void => this.finish(this.total);
 
   constructor(private readonly srv: SimHttpServer, private readonly socket: net.Socket, private readonly localIp: string,
     private readonly id: number) {}
@@ -410,35 +414,39 @@ class Conn {
       (ct === null ? '' : `Content-Type: ${ct}\r\n`) + (res.headers ?? '') + `Content-Length: ${length}\r\n` +
       (keep ? '' : 'Connection: close\r\n') + '\r\n';
     entry.status = res.status;
-    const isHead = req.method === 'HEAD';
-    const done = (bytes: number) => {
-      entry.bytes = bytes;
-      entry.end = now();
-      this.pending = null;
-      this.srv.log.add(entry);
-      if (!keep) { this.closed = true; socket.end(); return; }
-      this.busy = false;
-      if (this.buf) this.pump();
-    };
-    if (isHead) {
-      socket.write(head, 'latin1', () => done(head.length));
-      this.busy = true;
-      this.pending = entry;
-      return;
-    }
-    if (res.mode === 'trickle') return this.trickle(head, Buffer.concat(chunks), entry, done);
-    if (res.mode === 'huge') return this.huge(head, length, entry, done);
     this.busy = true;
     this.pending = entry;
+    this.keep = keep;
+    if (req.method === 'HEAD') {
+      this.total = head.length;
+      socket.write(head, 'latin1', this.onWritten);
+      return;
+    }
+    if (res.mode === 'trickle') return this.trickle(head, Buffer.concat(chunks), entry, this.done);
+    if (res.mode === 'huge') return this.huge(head, length, entry, this.done);
     // Corked: one writev for the head and the page's chunks (filler slices are not copied).
+    // The completion callback is one bound function per connection (no closure per response).
+    this.total = head.length + length;
     socket.cork();
     socket.write(head, 'latin1');
     const last = chunks.length - 1;
     for (let i = 0; i < last; i++) socket.write(chunks[i]!);
-    const total = head.length + length;
-    if (last >= 0) socket.write(chunks[last]!, () => done(total));
-    else socket.write('', () => done(total));
+    socket.write(last >= 0 ? chunks[last]! : '', this.onWritten);
     socket.uncork();
+  }
+
+  /** The response in flight is fully handed to the kernel: log it and go on with the next request. */
+  private finish(bytes: number): void {
+    const entry = this.pending;
+    if (entry) {
+      entry.bytes = bytes;
+      entry.end = now();
+      this.pending = null;
+      this.srv.log.add(entry);
+    }
+    if (!this.keep) { this.closed = true; this.socket.end(); return; }
+    this.busy = false;
+    if (this.buf) this.pump();
   }
 
   private trickle(head: string, body: Buffer, entry: RequestLogEntry, done: (bytes: number) => void): void {
