@@ -111,6 +111,8 @@ class Scanner {
   nameStart = 0;
   nameEnd = 0;
   selfClosing = false;
+  /** Index of the next "--!>" at or after the last comment searched (-1: none left; -2: not searched yet). */
+  private bangNext = -2;
 
   constructor(s: string) {
     this.s = s;
@@ -151,6 +153,7 @@ class Scanner {
     }
     if (collectAttrs) {
       this.attrNames.length = 0;
+      this.attrSet = null;
       this.attrRaw.length = 0;
     }
     if (c === 0x3e) return p + 1;
@@ -218,11 +221,20 @@ class Scanner {
     }
   }
 
+  private attrSet: Set<string> | null = null;
+  private manyAttrs(name: string): boolean {
+    if (this.attrSet === null || this.attrSet.size !== this.attrNames.length) this.attrSet = new Set(this.attrNames);
+    if (this.attrSet.has(name)) return true;
+    this.attrSet.add(name);
+    return false;
+  }
+
   private addAttr(an: number, ae: number, raw: string): void {
     let name = this.s.slice(an, ae);
     if (/[A-Z]/.test(name)) name = asciiLowerName(name);
     if (name.indexOf('\0') >= 0) name = name.replace(/\0/g, '\uFFFD');
-    if (this.attrNames.indexOf(name) >= 0) return; // duplicate attribute: first wins
+    // duplicate attribute: first wins. A Set once a tag has many attributes keeps hostile pages linear.
+    if (this.attrNames.length < 16 ? this.attrNames.indexOf(name) >= 0 : this.manyAttrs(name)) return;
     this.attrNames.push(name);
     this.attrRaw.push(raw);
   }
@@ -231,7 +243,7 @@ class Scanner {
     const names = this.attrNames;
     const raws = this.attrRaw;
     c.element(tag, (name) => {
-      const i = names.indexOf(name);
+      const i = names.indexOf(name); // LinkCollector asks for at most 4 names
       return i < 0 ? undefined : cookValue(raws[i]!);
     });
   }
@@ -446,7 +458,10 @@ class Scanner {
       if (c0 === 0x3e) return p + 1; // "<!-->"
       if (c0 === 0x2d && s.charCodeAt(p + 1) === 0x3e) return p + 2; // "<!--->"
       const e1 = s.indexOf('-->', p);
-      const e2 = s.indexOf('--!>', p);
+      // "--!>" is rare: remember the next one, or that there is none, so that a page with many
+      // comments does not rescan to its end for every comment (quadratic otherwise)
+      if (this.bangNext !== -1 && this.bangNext < p) this.bangNext = s.indexOf('--!>', p);
+      const e2 = this.bangNext;
       if (e1 < 0 && e2 < 0) return -1;
       return e2 < 0 || (e1 >= 0 && e1 < e2) ? e1 + 3 : e2 + 4;
     }
