@@ -2,8 +2,8 @@
  * src/html — outlink extraction, charset detection, content digests.
  *
  * Data flow (parse worker): response bytes → decodeHtml (BOM > header > <meta> prescan > utf-8) →
- * extractLinks (fast scanner; defers to the parse5 reference for pages with svg/math/select/
- * frameset/frame/template) → caller resolves values against baseHref/page URL and canonicalizes
+ * extractLinks (fast scanner; follows svg, select and framesets itself and defers to the parse5
+ * reference only for math, template and the rare tree-construction cases listed in links.ts) → caller resolves values against baseHref/page URL and canonicalizes
  * (src/url). payloadDigest gives the WARC-Payload-Digest used for exact-duplicate detection.
  */
 export type { ExtractedLink, ExtractResult, ExtractOptions } from './types.js';
