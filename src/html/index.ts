@@ -4,7 +4,8 @@
  * Data flow (parse worker): response bytes → decodeHtml (BOM > header > <meta> prescan > utf-8) →
  * extractLinks (fast scanner; follows svg, select and framesets itself and defers to the parse5
  * reference only for math, template and the rare tree-construction cases listed in links.ts) →
- * caller resolves values against baseHref/page URL and canonicalizes (src/url). payloadDigest gives the WARC-Payload-Digest used for exact-duplicate detection.
+ * caller resolves values against baseHref/page URL and canonicalizes (src/url). payloadDigest
+ * gives the WARC-Payload-Digest used for exact-duplicate detection.
  */
 export type { ExtractedLink, ExtractResult, ExtractOptions } from './types.js';
 export { extractLinks, fastExtractStats } from './links.js';
