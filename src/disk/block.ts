@@ -124,11 +124,12 @@ export class BlockReader {
     if (this.pos >= this.bufStart && have >= len) return len;
     const avail = this.end - this.pos;
     const want = Math.min(Math.max(len, this.buf.length), avail);
-    if (want > this.buf.length) this.buf = Buffer.allocUnsafe(want);
-    // Keep the bytes we already have (they are at the tail of the buffer).
+    // Keep the bytes we already have (they are at the tail of the buffer), growing it if needed.
+    const old = this.buf;
+    if (want > old.length) this.buf = Buffer.allocUnsafe(want);
     let kept = 0;
     if (this.pos >= this.bufStart && have > 0) {
-      this.buf.copy(this.buf, 0, this.pos - this.bufStart, this.pos - this.bufStart + have);
+      old.copy(this.buf, 0, this.pos - this.bufStart, this.pos - this.bufStart + have);
       kept = have;
     }
     const n = want - kept > 0 ? readFully(this.fd, this.buf.subarray(kept), want - kept, this.pos + kept) : 0;
@@ -172,8 +173,9 @@ export class BlockReader {
       throw this.err(DiskErrorCode.TRUNCATED, 'file ends inside a block', at);
     }
     h = at - this.bufStart;
-    const stored = b.subarray(h + BLOCK_HEADER_BYTES, h + total);
-    const actual = zlib.crc32(stored, zlib.crc32(b.subarray(h, h + 20))) >>> 0;
+    const bb = this.buf; // fill() may have replaced the buffer
+    const stored = bb.subarray(h + BLOCK_HEADER_BYTES, h + total);
+    const actual = zlib.crc32(stored, zlib.crc32(bb.subarray(h, h + 20))) >>> 0;
     if (actual !== crc) throw this.err(DiskErrorCode.CHECKSUM, 'block checksum mismatch', at);
     let payload: Uint8Array;
     if ((flags & FLAG_ZSTD) !== 0) {

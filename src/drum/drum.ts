@@ -324,6 +324,47 @@ export class Drum {
     return drum;
   }
 
+  /**
+   * Creates a repository whose disk cache Z holds the keys `fill` emits, written directly as sorted
+   * runs (no buckets, no merges) — for benchmarks and imports that start from a known key set.
+   * `fill(i, append)` must append bucket i's keys (top log2(k) bits = i) in strictly increasing
+   * order; the writer rejects anything else (CRAWL_DRUM_CACHE_CORRUPT / CRAWL_DRUM_OPTIONS).
+   */
+  static async bulkLoad(
+    dir: string,
+    opts: { buckets: number; valueBytes?: number | 'variable'; compression?: Compression; io?: IoCounters },
+    fill: (bucket: number, append: (hi: number, lo: number, value?: Uint8Array | null) => void) => void,
+  ): Promise<void> {
+    const k = opts.buckets;
+    if (!isPow2(k) || k > 4096) throw new CrawlError(DrumErrorCode.OPTIONS, 'options.buckets must be a power of two ≤ 4096');
+    const valueBytes = opts.valueBytes ?? 0;
+    fs.mkdirSync(dir, { recursive: true });
+    const mfile = path.join(dir, MANIFEST);
+    if (fs.existsSync(mfile)) throw new CrawlError(DrumErrorCode.OPTIONS, `bulkLoad needs an empty directory, ${dir} holds a repository`);
+    const io = opts.io ?? new IoCounters();
+    const shift = 32 - Math.log2(k);
+    const buckets: ManifestBucket[] = [];
+    for (let i = 0; i < k; i++) {
+      const file = path.join(dir, `z${pad(i)}-1.z`);
+      const fd = fs.openSync(file, 'w');
+      try {
+        const w = new SortedRunWriter(fd, file, valueBytes, io, 'cache', opts.compression ?? 'none');
+        const zero = valueBytes === 'variable' ? EMPTY : new Uint8Array(valueBytes);
+        fill(i, (hi, lo, value) => {
+          if ((k === 1 ? 0 : hi >>> shift) !== i) throw new CrawlError(DrumErrorCode.OPTIONS, `bulkLoad: key ${hi}:${lo} does not belong to bucket ${i}`);
+          w.append(hi >>> 0, lo >>> 0, value ?? zero);
+        });
+        const zBytes = w.finish();
+        buckets.push({ bgen: 1, zgen: 1, zKeys: w.records, zBytes });
+      } finally {
+        fs.closeSync(fd);
+      }
+    }
+    fsyncDir(dir);
+    const m: Manifest = { version: 1, k, valueBytes, buckets };
+    writeFileAtomicSync(mfile, JSON.stringify(m), io);
+  }
+
   // ---------------------------------------------------------------- recovery
 
   private recover(m: Manifest): void {

@@ -166,3 +166,18 @@ test('property: DiskQueue matches an array model across commits, reopens and cra
     { numRuns: 150 },
   );
 });
+
+test('blocks larger than the read-ahead buffer are read intact (read-ahead growth keeps buffered bytes)', async () => {
+  const dir = tmpDir();
+  const q = await DiskQueue.open(dir, { blockBytes: 3 << 20 });
+  const big = Array.from({ length: 40 }, (_, i) => rec(i, 100_000 + i));
+  for (const r of big.slice(0, 20)) q.push(r);
+  await q.commit(); // one ~2 MB block
+  for (const r of big.slice(20)) q.push(r);
+  await q.commit(); // a second one
+  q.abandon();
+  const q2 = await DiskQueue.open(dir, { blockBytes: 3 << 20 });
+  assert.deepEqual(await q2.shift(100), big);
+  await q2.close();
+  fs.rmSync(dir, { recursive: true, force: true });
+});
