@@ -46,7 +46,7 @@ function isAlpha(c: number): boolean {
 /** Host parsed by the last successful fastAuthority call (saves re-slicing it out of the URL). */
 let authorityHost = '';
 
-function fastAuthority(rel: string, start: number, end: number, https: boolean, o: CompiledOptions): FastResult {
+function fastAuthority(rel: string, start: number, end: number, https: boolean, o: CompiledOptions, asIs: boolean): FastResult {
   let k = start;
   let colon = -1;
   for (; k < end; k++) {
@@ -64,7 +64,8 @@ function fastAuthority(rel: string, start: number, end: number, https: boolean, 
   const authEnd = k;
   const hostEnd = colon >= 0 ? colon : authEnd;
   if (hostEnd === start) return NOT_HANDLED;
-  const host = rel.slice(start, hostEnd).toLowerCase();
+  const rawHost = rel.slice(start, hostEnd);
+  const host = rawHost.toLowerCase();
   const hl = host.length;
   if (host.charCodeAt(0) === 46 || host.charCodeAt(hl - 1) === 46 || host.indexOf('..') >= 0) return NOT_HANDLED;
   // The URL Standard's "ends in a number" check: a last label that is numeric or 0x-hex makes the
@@ -74,33 +75,35 @@ function fastAuthority(rel: string, start: number, end: number, https: boolean, 
   if (lc >= 48 && lc <= 57) return NOT_HANDLED;
   if (host.startsWith('xn--') || host.indexOf('.xn--') >= 0) return NOT_HANDLED;
   if (!hostFitsDns(host)) return NOT_HANDLED;
-  let prefix = (https ? 'https://' : 'http://') + host;
+  let port = '';
+  let portAsIs = true;
   if (colon >= 0) {
     const digits = authEnd - colon - 1;
     if (digits > 5) return NOT_HANDLED;
     if (digits > 0) {
-      const port = +rel.slice(colon + 1, authEnd);
-      if (port > 65535) return NOT_HANDLED;
-      if (port !== (https ? 443 : 80)) prefix += ':' + port;
+      const p = +rel.slice(colon + 1, authEnd);
+      if (p > 65535) return NOT_HANDLED;
+      if (p !== (https ? 443 : 80)) port = ':' + p;
     }
+    portAsIs = port.length === authEnd - colon && rel.startsWith(port, colon); // no default port, no leading zeros
   }
-  let path: string;
-  let query: string | null = null;
-  if (authEnd === end) {
-    path = '/';
-  } else if (rel.charCodeAt(authEnd) === 63) {
-    path = '/';
-    query = rel.slice(authEnd + 1, end);
-  } else {
-    const q = rel.indexOf('?', authEnd);
-    if (q >= 0 && q < end) {
-      path = removeDotSegments(rel.slice(authEnd, q));
-      query = rel.slice(q + 1, end);
-    } else {
-      path = removeDotSegments(rel.slice(authEnd, end));
-    }
+  let q = rel.indexOf('?', authEnd);
+  if (q >= end) q = -1;
+  const pathEnd = q >= 0 ? q : end;
+  const hasPath = authEnd < pathEnd; // then rel[authEnd] === '/'
+  const dot = hasPath ? rel.indexOf('/.', authEnd) : -1;
+  const dotFree = dot < 0 || dot >= pathEnd;
+  // Already canonical (lower-case `http(s)://`, lower-case host, canonical port, a path with no dot
+  // segment): the URL is the link itself, minus fragment and empty query — no string is built.
+  if (asIs && hasPath && dotFree && portAsIs && !o.strip && host === rawHost) {
+    const stop = q === end - 1 ? q : end;
+    if (stop > o.maxLength) return TOO_LONG;
+    authorityHost = host;
+    return stop === rel.length ? rel : rel.slice(0, stop);
   }
-  const url = finish(prefix, path, query, o, true);
+  const prefix = (https ? 'https://' : 'http://') + host + port;
+  const path = !hasPath ? '/' : dotFree ? rel.slice(authEnd, pathEnd) : removeDotSegments(rel.slice(authEnd, pathEnd));
+  const url = finish(prefix, path, q >= 0 ? rel.slice(q + 1, end) : null, o, true);
   if (url === null) return TOO_LONG;
   authorityHost = host;
   return url;
@@ -267,7 +270,10 @@ export class LinkResolver {
         // Only the plain `http://host` form; `http:g`, `http:/g`, `http:///g` have special
         // WHATWG meanings that the reference parser handles.
         if (j + 3 < end && rel.charCodeAt(j + 1) === 47 && rel.charCodeAt(j + 2) === 47 && rel.charCodeAt(j + 3) !== 47) {
-          const f = fastAuthority(rel, j + 3, end, j === 5, this.o);
+          // As-is only when the scheme is already lower-case (then rel[0..j+3) is canonical).
+          const lower = c0 === 104 && rel.charCodeAt(1) === 116 && rel.charCodeAt(2) === 116 && rel.charCodeAt(3) === 112 &&
+            (j === 4 || rel.charCodeAt(4) === 115);
+          const f = fastAuthority(rel, j + 3, end, j === 5, this.o, lower);
           if (typeof f === 'string') this.lastHost = authorityHost;
           return f;
         }
@@ -285,7 +291,7 @@ export class LinkResolver {
     if (c0 === 47 && rel.charCodeAt(1) === 47) {
       // '//host…': scheme-relative; '///…' is left to WHATWG (slashes are skipped there).
       if (end > 2 && rel.charCodeAt(2) !== 47) {
-        const f = fastAuthority(rel, 2, end, this.https, this.o);
+        const f = fastAuthority(rel, 2, end, this.https, this.o, false);
         if (typeof f === 'string') this.lastHost = authorityHost;
         return f;
       }
