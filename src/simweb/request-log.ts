@@ -3,7 +3,7 @@
  * politeness per host and per IP (the IP is the local address the client connected to, i.e. the
  * simulated server), concurrency per IP, robots compliance, duplicate fetches, pages per PLD.
  *
- * Memory bound: a ring buffer of at most `capacity` entries (default 200,000, ~40 MB); older
+ * Memory bound: a ring buffer of at most `capacity` entries (default 200,000, ~60 MB at most); older
  * entries are dropped and counted in `dropped`, so serving a 10^9-page web keeps memory flat.
  */
 import type { WebGraph } from './graph.js';

@@ -151,3 +151,28 @@ test('resolveParams validates with precise codes', () => {
   assert.throws(() => resolveParams(undefined, { robots: { rules: 0.7, absent: 0.7 } }), /sum/);
   assert.throws(() => resolveParams('nope' as never), /preset/);
 });
+
+test('memory stays flat while rendering distinct pages of a >10^9-page web', async () => {
+  const v8 = await import('node:v8');
+  const vm = await import('node:vm');
+  v8.setFlagsFromString('--expose_gc');
+  const gc = vm.runInNewContext('gc') as () => void;
+  const g = new WebGraph(resolveParams('bench', { plds: 400_000, pagesPerHostMin: 100, pagesPerHostMax: 100_000 }), 3, PORT);
+  assert.ok(g.totalPages(20_000) * 20 > 1e9, 'the web has more than 10^9 pages');
+  let x = 7;
+  const batch = () => {
+    for (let k = 0; k < 4000; k++) {
+      x = (Math.imul(x, 1103515245) + 12345) >>> 0;
+      const h = g.hostInfo(g.hostName(x % 400_000, 0))!;
+      g.renderPage(h, (x >>> 7) % h.pages);
+    }
+  };
+  batch(); // warm up: filler, caches, JIT
+  gc();
+  const before = process.memoryUsage().heapUsed;
+  for (let i = 0; i < 4; i++) batch();
+  gc();
+  const grown = process.memoryUsage().heapUsed - before;
+  // The only growing structure is the bounded hostInfo cache (≤ 32,768 entries, ~15 MB).
+  assert.ok(grown < 16 * 2 ** 20, `heap grew by ${(grown / 2 ** 20).toFixed(1)} MB over 16,000 distinct pages`);
+});
