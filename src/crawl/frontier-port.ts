@@ -38,6 +38,9 @@ export interface FrontierPort {
   readmit(urls: FrontierUrl[]): Promise<void>;
   /** PLD→PLD link pairs (packed [srcHi, srcLo, dstHi, dstLo]*) for STAR's in-degree. */
   addPldLinks(pairs: Uint32Array, count: number): void;
+  /** Move URLs from disk into RAM while RAM has room (synchronous disk I/O inside: call it only
+   * from the scheduler's blocking phase). */
+  refill(): Promise<void>;
   /** Up to `max` items due now (host and IP due, robots known): pages, or robots.txt fetches (kind 1). */
   nextReady(now: number, max: number): FrontierUrl[];
   /** ms timestamp when something becomes due, or null. */
@@ -133,17 +136,21 @@ class FrontierAdapter implements FrontierPort {
     return this.f.nextReady(now, max);
   }
 
-  /** Keep RAM filled from disk and hand DNS requests out; both run in the background. */
-  private pump(): void {
+  async refill(): Promise<void> {
     const st = this.f.stats();
-    // Only when something waits on disk: a refill in flight keeps isEmpty() false (records shifted
-    // off a queue but not yet in RAM must not look like an empty frontier).
-    if (!this.refilling && st.ramUrls < st.ramCap && st.beastQueued + st.qf + st.qr > 0) {
+    // Only when something waits on disk and RAM has room.
+    if (st.ramUrls < st.ramCap && st.beastQueued + st.qf + st.qr > 0) {
       this.refilling = true;
-      void this.serial(() => this.f.refill()).finally(() => {
+      try {
+        await this.serial(() => this.f.refill());
+      } finally {
         this.refilling = false;
-      });
+      }
     }
+  }
+
+  /** Hand DNS requests out (the answers schedule robots.txt fetches on the IP heap). */
+  private pump(): void {
     for (const req of this.f.takeRobotsRequests(256)) {
       void this.dns.resolve(req.host).then((a) => {
         if ('ip' in a) this.f.scheduleRobotsFetch(req.hostHi, req.hostLo, a.ip);

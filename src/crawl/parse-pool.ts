@@ -12,35 +12,11 @@
  * fetch results while the pool is full), and each worker's V8 heap is capped via resourceLimits.
  */
 import { Piscina } from 'piscina';
-import { writeFileSync, mkdtempSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { workerFile } from './worker-file.js';
 import type { ParseTask, ParseWorkerData } from './parse-worker.js';
 import { splitParseOutput, type EncodedGroupLike } from './links-codec.js';
 
 export type ParseOutcome = { ok: true; table: Uint8Array; group: EncodedGroupLike | null } | { ok: false; code: 'CRAWL_PARSE_TIMEOUT' | 'CRAWL_PARSE_CRASH' | 'CRAWL_PARSE_ERROR'; message: string };
-
-/**
- * Worker entry file. Built (dist/) code runs parse-worker.js directly; under tsx (tests, `npm run
- * bench:*`) worker threads do not inherit tsx's loader on Node 20, so a tiny ESM shim registers tsx
- * in the worker and then imports the .ts module.
- */
-function workerFilename(): string {
-  const self = import.meta.url;
-  if (!self.endsWith('.ts')) return fileURLToPath(new URL('./parse-worker.js', self));
-  const target = new URL('./parse-worker.ts', self).href;
-  const api = import.meta.resolve('tsx/esm/api');
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'drumcrawl-worker-'));
-  const shim = path.join(dir, 'parse-worker-shim.mjs');
-  writeFileSync(
-    shim,
-    `import { register } from ${JSON.stringify(api)};\nregister();\nconst m = await import(${JSON.stringify(target)});\nexport default m.default;\n`,
-  );
-  return shim;
-}
-
-let cachedFilename: string | null = null;
 
 export class ParsePool {
   private readonly pool: Piscina;
@@ -52,9 +28,8 @@ export class ParsePool {
     workerData: ParseWorkerData,
     private readonly opts: { threads: number; timeoutMs: number; heapMb?: number },
   ) {
-    cachedFilename ??= workerFilename();
     this.pool = new Piscina({
-      filename: cachedFilename,
+      filename: workerFile('parse-worker'),
       minThreads: opts.threads,
       maxThreads: opts.threads,
       // each worker holds one page at a time; a short queue keeps the threads fed

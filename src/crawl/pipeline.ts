@@ -31,7 +31,8 @@ import { EventEmitter } from 'node:events';
 import { mkdir, readdir, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { CrawlError } from '../errors.js';
-import { Drum, type DrumResult } from '../drum/index.js';
+import type { DrumResult } from '../drum/index.js';
+import { DrumProxy } from './drum-proxy.js';
 import { DnsCache } from '../dns/index.js';
 import { Fetcher, fetchRobots, type FetchResult } from '../fetch/index.js';
 import type { EncodedGroupLike } from './links-codec.js';
@@ -182,7 +183,13 @@ export class Crawler extends EventEmitter {
   private lastUrlMerge = Date.now();
   private lastContentMerge = Date.now();
   private lastCheckpoint = Date.now();
-  private maintenance: Promise<void> | null = null;
+  private contentMerging: Promise<void> | null = null;
+  private urlMerging: Promise<void> | null = null;
+  private merging = 0;
+  private lastSync = Date.now();
+  /** true while nothing is being dispatched (checkpoint, drain): admissions run at once */
+  private directAdmit = false;
+  private admitQueue: { urls: FrontierUrl[]; resolve: () => void; reject: (e: Error) => void }[] = [];
   private dispatchedThisRun = 0;
 
   private readonly wake = new Wakeup();
@@ -203,8 +210,8 @@ export class Crawler extends EventEmitter {
   private constructor(
     cfg: CrawlConfig,
     manifest: CheckpointManifest | null,
-    private readonly urlSeen: Drum,
-    private readonly contentSeen: Drum,
+    private readonly urlSeen: DrumProxy,
+    private readonly contentSeen: DrumProxy,
     private readonly frontier: FrontierPort,
     private readonly dns: DnsCache,
     private readonly fetcher: Fetcher,
@@ -250,19 +257,24 @@ export class Crawler extends EventEmitter {
     // parse workers' heaps 1/4 across the pool, the rest for fetch buffers, bodies and V8.
     const ram = cfg.ramBytes;
     let crawler: Crawler | undefined;
-    const urlSeen = await Drum.open(path.join(cfg.stateDir, 'urlseen'), {
-      ramBytes: Math.floor(ram / 8),
-      valueBytes: 0,
-      deliver: 'unique',
-      // CLOCK cache in front of URLseen (thesis V.2): most duplicate links hit it, never reach disk.
-      cacheEntries: Math.max(1 << 16, Math.min(1 << 22, Math.floor(ram / 64 / 16))),
-      onResults: (batch) => crawler!.onUrlSeenResults(batch),
-    });
-    const contentSeen = await Drum.open(path.join(cfg.stateDir, 'contentseen'), {
-      ramBytes: Math.floor(ram / 32),
-      valueBytes: 'variable',
-      onResults: (batch) => crawler!.onContentResults(batch),
-    });
+    // Both DRUMs run in worker threads (drum-proxy.ts): their merges do synchronous sequential
+    // I/O that must not stall the sockets.
+    const urlSeen = await DrumProxy.open(
+      path.join(cfg.stateDir, 'urlseen'),
+      {
+        ramBytes: Math.floor(ram / 8),
+        valueBytes: 0,
+        deliver: 'unique',
+        // CLOCK cache in front of URLseen (thesis V.2): most duplicate links hit it, never reach disk.
+        cacheEntries: Math.max(1 << 16, Math.min(1 << 22, Math.floor(ram / 64 / 16))),
+      },
+      (batch) => crawler!.onUrlSeenResults(batch),
+    );
+    const contentSeen = await DrumProxy.open(
+      path.join(cfg.stateDir, 'contentseen'),
+      { ramBytes: Math.floor(ram / 32), valueBytes: 'variable', valueBytesHint: 72, auxBytesHint: 4 },
+      (batch) => crawler!.onContentResults(batch),
+    );
     const dns = new DnsCache({ servers: cfg.dnsServers.length > 0 ? cfg.dnsServers : undefined });
     const frontier = await openFrontierPort(path.join(cfg.stateDir, 'frontier'), cfg, dns, {
       onDrop: (_u, reason) => crawler?.count(`dropped:${reason}`),
@@ -437,7 +449,12 @@ export class Crawler extends EventEmitter {
       this.submitUrl(url, 0);
     }
     this.seedsInjected = true;
-    await this.mergeUrlSeen();
+    this.directAdmit = true; // the scheduler is not running yet
+    try {
+      await this.mergeUrlSeen();
+    } finally {
+      this.directAdmit = false;
+    }
   }
 
   /** One URL into URLseen (seeds and redirect targets; page links come as tables). */
@@ -474,7 +491,13 @@ export class Crawler extends EventEmitter {
       }
       if (this.stopReason !== null) return;
 
-      await this.maintain(false);
+      // Blocking phase: the frontier's disk work (BEAST/QR queues use synchronous I/O) and
+      // checkpoints run here, BEFORE dispatching — never between a dispatch and its socket write,
+      // which would make the server see two requests closer together than the heaps planned.
+      await this.processAdmits();
+      await this.frontier.refill();
+      this.startMerges(false);
+      if (Date.now() - this.lastCheckpoint >= this.cfg.checkpointIntervalMs) await this.checkpoint('periodic');
 
       if (this.state === 'running') {
         const limitByPages = this.cfg.maxPages === null ? Infinity : this.cfg.maxPages - this.counters.pages - this.inFlight;
@@ -490,7 +513,10 @@ export class Crawler extends EventEmitter {
           }
           // Let undici put the requests on the wire before any other work runs: the frontier
           // stamped them as started now, and a late write would shorten the gap the server sees.
-          if (items.length > 0) await new Promise<void>((r) => setImmediate(r));
+          if (items.length > 0) {
+            await new Promise<void>((r) => setImmediate(r));
+            await new Promise<void>((r) => setImmediate(r));
+          }
         }
         if (this.cfg.maxPages !== null && this.counters.pages >= this.cfg.maxPages && this.inFlight === 0) {
           this.stop('max-pages');
@@ -499,8 +525,9 @@ export class Crawler extends EventEmitter {
       }
 
       if (this.idle() && this.frontier.isEmpty()) {
-        if (this.unmergedLinks > 0 || this.unmergedContent > 0) {
-          await this.maintain(true);
+        if (this.unmergedLinks > 0 || this.unmergedContent > 0 || this.merging > 0 || this.admitQueue.length > 0) {
+          this.startMerges(true);
+          await this.wake.sleep(20);
           continue;
         }
         this.finished = true;
@@ -519,35 +546,54 @@ export class Crawler extends EventEmitter {
   }
 
   /**
-   * DRUM merges and checkpoints, one at a time. `force` merges whatever is buffered (used when
-   * the frontier runs dry, so a small crawl never waits for a buffer to fill).
+   * Start DRUM merges in the background (they run in worker threads) when due: a buffer is full,
+   * bodies wait for ContentSeen, or the frontier is starving. `force` merges whatever is buffered
+   * (the frontier ran dry: a small crawl must not wait for a buffer to fill).
    */
-  private async maintain(force: boolean): Promise<void> {
-    if (this.maintenance !== null) return;
+  private startMerges(force: boolean): void {
     const now = Date.now();
+    if (this.contentMerging === null && this.unmergedContent > 0 &&
+      (force || this.awaitingContentBytes >= this.contentBatchBytes / 2 || this.contentSeen.needsMerge ||
+        this.parsing === 0 || now - this.lastContentMerge > 250)) {
+      this.contentMerging = this.track(this.mergeContent()).finally(() => {
+        this.contentMerging = null;
+      });
+    }
     const starving = this.frontier.readyCount() < this.cfg.fetchConcurrency;
-    const needContent =
-      this.unmergedContent > 0 &&
-      (force || this.awaitingContentBytes >= this.contentBatchBytes || this.contentSeen.needsMerge ||
-        (this.parsing === 0 && this.inFlight === 0) || now - this.lastContentMerge > 1000);
-    const needUrl =
-      this.unmergedLinks > 0 &&
-      (force || this.urlSeen.needsMerge || (starving && now - this.lastUrlMerge > 100) || now - this.lastUrlMerge > 5000);
-    const needCheckpoint = now - this.lastCheckpoint >= this.cfg.checkpointIntervalMs;
-    if (!needContent && !needUrl && !needCheckpoint) return;
-    this.maintenance = (async () => {
-      const t0 = performance.now();
-      if (needContent) await this.mergeContent();
-      const t1 = performance.now();
-      if (needUrl || needContent) await this.mergeUrlSeen();
-      const t2 = performance.now();
-      if (needCheckpoint) await this.checkpoint('periodic');
-      if (process.env.DRUMCRAWL_DEBUG_TIMING) console.error(`maintain content=${(t1 - t0).toFixed(1)} url=${(t2 - t1).toFixed(1)} ckpt=${(performance.now() - t2).toFixed(1)} k=${this.urlSeen.k}/${this.contentSeen.k}`);
-    })();
-    try {
-      await this.maintenance;
-    } finally {
-      this.maintenance = null;
+    if (this.urlMerging === null && this.unmergedLinks > 0 && this.contentMerging === null &&
+      (force || this.urlSeen.needsMerge || (starving && now - this.lastUrlMerge > 100) || now - this.lastUrlMerge > 5000)) {
+      this.urlMerging = this.track(this.mergeUrlSeen()).finally(() => {
+        this.urlMerging = null;
+      });
+    }
+    if (this.urlMerging === null && this.awaitingSync.length > 0 && now - this.lastSync > 1000) {
+      this.lastSync = now;
+      void this.track(this.syncOutputs());
+    }
+  }
+
+  private track(p: Promise<void>): Promise<void> {
+    this.merging++;
+    return p
+      .catch((e) => this.fail(e))
+      .finally(() => {
+        this.merging--;
+        this.wake.kick();
+      });
+  }
+
+  /** Unique URLs from URLseen wait here until the loop's blocking phase admits them. */
+  private async processAdmits(): Promise<void> {
+    while (this.admitQueue.length > 0) {
+      const batch = this.admitQueue;
+      this.admitQueue = [];
+      const urls = batch.flatMap((b) => b.urls);
+      try {
+        await this.frontier.admit(urls);
+        for (const b of batch) b.resolve();
+      } catch (e) {
+        for (const b of batch) b.reject(e as Error);
+      }
     }
   }
 
@@ -776,8 +822,16 @@ export class Crawler extends EventEmitter {
     const unique: FrontierUrl[] = [];
     for (const r of batch) if (r.unique && r.aux !== null) unique.push(decodeAux(r.aux, now));
     this.counters.urlsSeen += unique.length;
-    if (unique.length > 0) await this.frontier.admit(unique);
-    this.wake.kick();
+    if (unique.length === 0) return;
+    if (this.directAdmit) {
+      await this.processAdmits();
+      await this.frontier.admit(unique);
+      return;
+    }
+    await new Promise<void>((resolve, reject) => {
+      this.admitQueue.push({ urls: unique, resolve, reject });
+      this.wake.kick();
+    });
   }
 
   /** WARC + crawl log durable → the pages waiting only for that leave the pending set. */
@@ -794,15 +848,29 @@ export class Crawler extends EventEmitter {
   // drain, checkpoint, close
 
   private async drain(): Promise<void> {
-    const deadline = () => (this.hurry ? 0 : Infinity);
-    while (!this.idle() && deadline() > 0) {
-      await this.maintain(true);
+    // No new dispatches from here on: admissions may run directly.
+    this.directAdmit = true;
+    await this.processAdmits();
+    while (!this.hurry && (!this.idle() || this.merging > 0)) {
+      this.startMerges(true);
       await this.wake.sleep(20);
     }
-    if (this.maintenance) await this.maintenance;
   }
 
   async checkpoint(reason: string): Promise<void> {
+    const wasDirect = this.directAdmit;
+    this.directAdmit = true;
+    try {
+      await this.checkpointNow(reason);
+    } finally {
+      this.directAdmit = wasDirect;
+    }
+  }
+
+  private async checkpointNow(reason: string): Promise<void> {
+    await this.processAdmits();
+    if (this.contentMerging) await this.contentMerging;
+    if (this.urlMerging) await this.urlMerging;
     // Push everything buffered through: ContentSeen → (WARC, links) → URLseen → frontier.
     await this.mergeContent();
     await this.mergeUrlSeen();

@@ -1,0 +1,115 @@
+/**
+ * Binary batches between the event loop and the DRUM worker thread (drum-host.ts): tuples in,
+ * results out, one transferred buffer per batch instead of structured-cloned object graphs.
+ *
+ *   tuple:  u8 op | u32 hi | u32 lo | u32 valueLen (0xffffffff = none) | value | u32 auxLen (or none) | aux
+ *   result: u8 op | u8 unique | u32 hi | u32 lo | u32 valueLen (or none) | value | u32 auxLen (or none) | aux
+ */
+import type { DrumOp, DrumResult } from '../drum/index.js';
+
+const NONE = 0xffffffff;
+const OPS: readonly DrumOp[] = ['check', 'update', 'checkUpdate'];
+const OP_CODE: Record<DrumOp, number> = { check: 0, update: 1, checkUpdate: 2 };
+
+/** A growable byte buffer for one batch. */
+export class BatchWriter {
+  private buf: Uint8Array;
+  private dv: DataView;
+  length = 0;
+  count = 0;
+  constructor(initial = 1 << 16) {
+    this.buf = new Uint8Array(initial);
+    this.dv = new DataView(this.buf.buffer);
+  }
+  private ensure(n: number): void {
+    if (this.length + n <= this.buf.byteLength) return;
+    let cap = this.buf.byteLength * 2;
+    while (cap < this.length + n) cap *= 2;
+    const nb = new Uint8Array(cap);
+    nb.set(this.buf.subarray(0, this.length));
+    this.buf = nb;
+    this.dv = new DataView(nb.buffer);
+  }
+  private bytes(b: Uint8Array | null | undefined): void {
+    if (b === null || b === undefined) {
+      this.ensure(4);
+      this.dv.setUint32(this.length, NONE, true);
+      this.length += 4;
+      return;
+    }
+    this.ensure(4 + b.byteLength);
+    this.dv.setUint32(this.length, b.byteLength, true);
+    this.buf.set(b, this.length + 4);
+    this.length += 4 + b.byteLength;
+  }
+  tuple(op: DrumOp, hi: number, lo: number, value: Uint8Array | null | undefined, aux: Uint8Array | null | undefined): void {
+    this.ensure(9);
+    this.buf[this.length] = OP_CODE[op];
+    this.dv.setUint32(this.length + 1, hi >>> 0, true);
+    this.dv.setUint32(this.length + 5, lo >>> 0, true);
+    this.length += 9;
+    this.bytes(value);
+    this.bytes(aux);
+    this.count++;
+  }
+  result(r: DrumResult): void {
+    this.ensure(10);
+    this.buf[this.length] = OP_CODE[r.op];
+    this.buf[this.length + 1] = r.unique ? 1 : 0;
+    this.dv.setUint32(this.length + 2, r.keyHi >>> 0, true);
+    this.dv.setUint32(this.length + 6, r.keyLo >>> 0, true);
+    this.length += 10;
+    this.bytes(r.value);
+    this.bytes(r.aux);
+    this.count++;
+  }
+  /** The batch (a copy sized to fit, safe to transfer); the writer is reset. */
+  take(): Uint8Array {
+    const out = this.buf.slice(0, this.length);
+    this.length = 0;
+    this.count = 0;
+    return out;
+  }
+}
+
+function readBytes(dv: DataView, buf: Uint8Array, p: number): [Uint8Array | null, number] {
+  const n = dv.getUint32(p, true);
+  if (n === NONE) return [null, p + 4];
+  return [buf.subarray(p + 4, p + 4 + n), p + 4 + n];
+}
+
+export function forEachTuple(
+  buf: Uint8Array,
+  fn: (op: DrumOp, hi: number, lo: number, value: Uint8Array | null, aux: Uint8Array | null) => void,
+): void {
+  const dv = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
+  let p = 0;
+  while (p < buf.byteLength) {
+    const op = OPS[buf[p]!]!;
+    const hi = dv.getUint32(p + 1, true);
+    const lo = dv.getUint32(p + 5, true);
+    let value: Uint8Array | null;
+    let aux: Uint8Array | null;
+    [value, p] = readBytes(dv, buf, p + 9);
+    [aux, p] = readBytes(dv, buf, p);
+    fn(op, hi, lo, value, aux);
+  }
+}
+
+export function decodeResults(buf: Uint8Array): DrumResult[] {
+  const dv = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
+  const out: DrumResult[] = [];
+  let p = 0;
+  while (p < buf.byteLength) {
+    const op = OPS[buf[p]!]!;
+    const unique = buf[p + 1] === 1;
+    const keyHi = dv.getUint32(p + 2, true);
+    const keyLo = dv.getUint32(p + 6, true);
+    let value: Uint8Array | null;
+    let aux: Uint8Array | null;
+    [value, p] = readBytes(dv, buf, p + 10);
+    [aux, p] = readBytes(dv, buf, p);
+    out.push({ op, unique, keyHi, keyLo, value, aux });
+  }
+  return out;
+}
