@@ -83,13 +83,14 @@ const enc = new TextEncoder();
 const reqHead = enc.encode('GET /p/1 HTTP/1.1\r\nHost: www.pld1.test:8080\r\nUser-Agent: drumcrawl-bench\r\n\r\n');
 const sample = pages.slice(0, 400);
 const outlinks = sample.map((_, i) => extractLinks(docs[i]!).links.map((l) => l.value));
-const warc: Record<string, { pagesPerS: number; ratio: number }> = {};
+const warc: Record<string, { pagesPerS: number; pagesPerCpuS: number; ratio: number }> = {};
 for (const [name, o] of [['gzip-1', { compression: 'gzip', gzipLevel: 1 }], ['gzip-6', { compression: 'gzip', gzipLevel: 6 }],
   ['gzip-9', { compression: 'gzip', gzipLevel: 9 }], ['zstd-3', { compression: 'zstd', zstdLevel: 3 }], ['zstd-9', { compression: 'zstd', zstdLevel: 9 }],
   ['none', { compression: 'none' }]] as const) {
   let n = 0;
   let inB = 0;
   let outB = 0;
+  const c0 = process.cpuUsage();
   const t0 = performance.now();
   while (performance.now() - t0 < SECONDS * 500 || n === 0) {
     for (const [i, p] of sample.entries()) {
@@ -101,7 +102,8 @@ for (const [name, o] of [['gzip-1', { compression: 'gzip', gzipLevel: 1 }], ['gz
     }
   }
   const s = (performance.now() - t0) / 1000;
-  warc[name] = { pagesPerS: Math.round(n / s), ratio: +(outB / inB).toFixed(3) };
+  const c = process.cpuUsage(c0);
+  warc[name] = { pagesPerS: Math.round(n / s), pagesPerCpuS: Math.round(n / ((c.user + c.system) / 1e6)), ratio: +(outB / inB).toFixed(3) };
 }
 
 const result = {

@@ -24,7 +24,7 @@ export interface WarcWriterOptions {
   prefix?: string; // default 'drumcrawl'
   maxFileBytes?: number; // default 1 GiB (IIPC/Heritrix convention)
   compression?: WarcCompression; // default 'gzip'
-  gzipLevel?: number; // default 6
+  gzipLevel?: number; // default 1 (see EncodeOptions.gzipLevel)
   zstdLevel?: number; // default 3
   bufferBytes?: number; // default 1 MiB
   /** Extra warcinfo fields (operator, isPartOf, robots, http-header-user-agent, …). */
@@ -78,7 +78,7 @@ export class WarcWriter {
       prefix: o.prefix ?? 'drumcrawl',
       maxFileBytes,
       compression,
-      gzipLevel: o.gzipLevel ?? 6,
+      gzipLevel: o.gzipLevel ?? 1,
       zstdLevel: o.zstdLevel ?? 3,
       bufferBytes: o.bufferBytes ?? 1 << 20,
       info: o.info,
