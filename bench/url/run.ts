@@ -120,6 +120,17 @@ const variants: Record<string, () => void> = {
       }
     }
   },
+  fullWithHostAndPldKeys: () => {
+    // resolveWithKeys: URL key + host key + PLD key (what a FrontierUrl record carries).
+    const keys = new Uint32Array(6);
+    for (const p of pages) {
+      const r = new LinkResolver(p.base);
+      for (const l of p.links) {
+        const u = r.resolveWithKeys(l, keys, 0);
+        if (u !== null) sink += keys[5]!;
+      }
+    }
+  },
   resolveOnly: () => {
     for (const p of pages) {
       const r = new LinkResolver(p.base);

@@ -12,6 +12,8 @@
 import { canonicalizeSlow } from './canonicalize.js';
 import { finish, hostFitsDns, reject, removeDotSegments, stripPathSessionIds, normalizePercent, type Detailed } from './normalize.js';
 import { hostOf } from './host.js';
+import { fingerprintInto } from './fingerprint.js';
+import { pldOrHost } from './pld.js';
 import { compileOptions, type CanonicalizeOptions, type CompiledOptions, type UrlRejectReason } from './options.js';
 
 // Characters (before '#') that the fast path accepts (UNSAFE_RE is the complement): letters,
@@ -140,6 +142,9 @@ export class LinkResolver {
    * (PLD cache, politeness tables) hit V8's cached string hash.
    */
   lastHost = '';
+  // resolveWithKeys' memo: host and PLD keys of the last host seen (links of a page share hosts).
+  private keyHost: string | null = null;
+  private readonly hostKeys = new Uint32Array(4);
 
   constructor(base?: string, opts?: CanonicalizeOptions) {
     const o = compileOptions(opts);
@@ -212,6 +217,30 @@ export class LinkResolver {
     if (f === TOO_LONG || f === SCHEME) return null;
     const url = canonicalizeSlow(rel, this.rawBase, this.o).url;
     if (url !== null) this.lastHost = hostOf(url);
+    return url;
+  }
+
+  /**
+   * `resolve`, plus the three DRUM keys of the result written to out[offset..offset+6):
+   * URL key (hi, lo), host key (hi, lo), PLD key (hi, lo) — exactly urlFingerprint / hostKeyInto /
+   * pldKeyInto (docs/url.md). Host and PLD keys are memoized for runs of links on one host.
+   * Nothing is written when the result is null.
+   */
+  resolveWithKeys(rel: string, out: Uint32Array, offset: number): string | null {
+    const url = this.resolve(rel);
+    if (url === null) return null;
+    fingerprintInto(url, out, offset);
+    const host = this.lastHost;
+    const k = this.hostKeys;
+    if (host !== this.keyHost) {
+      fingerprintInto(host, k, 0);
+      fingerprintInto(pldOrHost(host), k, 2);
+      this.keyHost = host;
+    }
+    out[offset + 2] = k[0]!;
+    out[offset + 3] = k[1]!;
+    out[offset + 4] = k[2]!;
+    out[offset + 5] = k[3]!;
     return url;
   }
 

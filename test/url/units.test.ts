@@ -98,6 +98,23 @@ test('LinkResolver: canonical base and relative forms', () => {
   assert.equal(r.resolve('tel:123'), null);
 });
 
+test('LinkResolver.resolveWithKeys writes URL, host and PLD keys as the separate functions do', () => {
+  const r = new LinkResolver('http://www.pld5.test/a/b');
+  const out = new Uint32Array(6);
+  const ref = new Uint32Array(6);
+  for (const rel of ['x', '/y?z', 'http://h3.pld9.test/q', '//blog.example.co.uk/', 'http://127.0.0.1:8080/', '%41', 'x2']) {
+    const url = r.resolveWithKeys(rel, out, 0)!;
+    assert.equal(url, r.resolve(rel));
+    fingerprintInto(url, ref, 0);
+    hostKeyInto(url, ref, 2);
+    pldKeyInto(url, ref, 4);
+    assert.deepEqual([...out], [...ref], rel);
+  }
+  out.fill(7);
+  assert.equal(r.resolveWithKeys('mailto:x@y.test', out, 0), null);
+  assert.deepEqual([...out], [7, 7, 7, 7, 7, 7]);
+});
+
 test('LinkResolver.forPage: <base href> resolved against the page, ignored when unusable', () => {
   const page = 'http://www.pld1.test/a/b/page.html';
   assert.equal(LinkResolver.forPage(page, '../c/').resolve('x'), 'http://www.pld1.test/a/c/x');
