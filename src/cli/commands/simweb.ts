@@ -64,11 +64,12 @@ export function registerSimwebCommand(program: Command): void {
       const sw = await startSimweb(simwebOptionsFromFlags(flags));
       const info = {
         dns: sw.dnsServer, httpPort: sw.httpPort, ips: sw.ips.length, seeds: sw.seeds,
-        pages: sw.web.totalPages(), preset: flags.preset ?? 'demo',
+        // Summing page counts walks every PLD: fine up to a million of them, skipped beyond.
+        pages: sw.web.params.plds <= 1_000_000 ? sw.web.totalPages() : null, preset: flags.preset ?? 'demo',
       };
       if (flags.json) process.stdout.write(JSON.stringify(info) + '\n');
       else {
-        process.stdout.write(`simweb (${info.preset}): ${info.pages} pages on ${sw.ips.length} IPs (${sw.ips[0]} …), HTTP port ${sw.httpPort}\n`);
+        process.stdout.write(`simweb (${info.preset}): ${info.pages ?? 'many'} pages on ${sw.ips.length} IPs (${sw.ips[0]} …), HTTP port ${sw.httpPort}\n`);
         process.stdout.write(`DNS server: ${sw.dnsServer}\nSeeds:\n${sw.seeds.map((s) => `  ${s}`).join('\n')}\n`);
         process.stdout.write('Press Ctrl-C to stop.\n');
       }
