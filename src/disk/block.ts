@@ -56,6 +56,18 @@ export function readFully(fd: number, buf: Uint8Array, len: number, pos: number)
  * only when it actually shrinks the payload (incompressible blocks are stored raw, flag clear).
  */
 export function frameBlock(raw: Uint8Array, count: number, compression: Compression): Uint8Array {
+  const { header, stored } = frameParts(raw, count, compression);
+  const out = new Uint8Array(header.length + stored.length);
+  out.set(header);
+  out.set(stored, header.length);
+  return out;
+}
+
+/**
+ * Header and stored payload of a block, separately, so that a writer can hand both to writev(2)
+ * without copying the payload into a framed buffer.
+ */
+export function frameParts(raw: Uint8Array, count: number, compression: Compression): { header: Buffer; stored: Uint8Array } {
   let stored = raw;
   let flags = 0;
   if (compression === 'zstd' && raw.length > 64) {
@@ -65,18 +77,17 @@ export function frameBlock(raw: Uint8Array, count: number, compression: Compress
       flags = FLAG_ZSTD;
     }
   }
-  const out = Buffer.allocUnsafe(BLOCK_HEADER_BYTES + stored.length);
-  out.writeUInt32LE(BLOCK_MAGIC, 0);
-  out[4] = flags;
-  out[5] = BLOCK_VERSION;
-  out.writeUInt16LE(0, 6);
-  out.writeUInt32LE(count >>> 0, 8);
-  out.writeUInt32LE(raw.length >>> 0, 12);
-  out.writeUInt32LE(stored.length >>> 0, 16);
-  out.set(stored, BLOCK_HEADER_BYTES);
-  const crc = zlib.crc32(stored, zlib.crc32(out.subarray(0, 20)));
-  out.writeUInt32LE(crc >>> 0, 20);
-  return out;
+  const header = Buffer.allocUnsafe(BLOCK_HEADER_BYTES);
+  header.writeUInt32LE(BLOCK_MAGIC, 0);
+  header[4] = flags;
+  header[5] = BLOCK_VERSION;
+  header.writeUInt16LE(0, 6);
+  header.writeUInt32LE(count >>> 0, 8);
+  header.writeUInt32LE(raw.length >>> 0, 12);
+  header.writeUInt32LE(stored.length >>> 0, 16);
+  const crc = zlib.crc32(stored, zlib.crc32(header.subarray(0, 20)));
+  header.writeUInt32LE(crc >>> 0, 20);
+  return { header, stored };
 }
 
 export interface DecodedBlock {
@@ -106,11 +117,17 @@ export class BlockReader {
     private readonly file: string,
     private readonly io: IoCounters,
     private readonly kind: string,
-    readAhead = 1 << 20,
+    private readonly readAhead = 1 << 20,
+    /**
+     * Reuse one read-ahead buffer: a payload returned by next() is then valid only until the
+     * following next() call. For consumers that parse or copy each block at once (DRUM's merge);
+     * without it every refill allocates, and garbage buffers inflate RSS until V8 collects them.
+     */
+    private readonly reuse = false,
   ) {
     this.pos = start;
     this.bufStart = start;
-    this.buf = Buffer.allocUnsafe(readAhead);
+    this.buf = Buffer.allocUnsafe(0);
   }
 
   /** Offset of the next block to read. */
@@ -123,13 +140,14 @@ export class BlockReader {
     const have = this.bufStart + this.bufLen - this.pos;
     if (this.pos >= this.bufStart && have >= len) return len;
     const avail = this.end - this.pos;
-    const want = Math.min(Math.max(len, this.buf.length), avail);
-    // Keep the bytes we already have (they are at the tail of the buffer), growing it if needed.
+    const want = Math.min(Math.max(len, this.readAhead), avail);
+    // A fresh buffer per refill: decoded payloads handed out earlier are views into the old one
+    // and stay valid (no per-block copy). Keep the bytes we already have.
     const old = this.buf;
-    if (want > old.length) this.buf = Buffer.allocUnsafe(want);
+    if (!this.reuse || this.buf.length < want) this.buf = Buffer.allocUnsafe(this.reuse ? Math.max(want, this.readAhead) : want);
     let kept = 0;
     if (this.pos >= this.bufStart && have > 0) {
-      old.copy(this.buf, 0, this.pos - this.bufStart, this.pos - this.bufStart + have);
+      old.copy(this.buf, 0, this.pos - this.bufStart, this.pos - this.bufStart + have); // memmove-safe
       kept = have;
     }
     const n = want - kept > 0 ? readFully(this.fd, this.buf.subarray(kept), want - kept, this.pos + kept) : 0;
@@ -191,8 +209,8 @@ export class BlockReader {
       if (payload.length !== rawLen) throw this.err(DiskErrorCode.CHECKSUM, 'decoded length mismatch', at);
     } else {
       if (rawLen !== storedLen) throw this.err(DiskErrorCode.FORMAT, 'raw/stored length mismatch', at);
-      // Copy: the read-ahead buffer is reused by the next call.
-      payload = new Uint8Array(stored);
+      // A view: the read-ahead buffer is never reused (see fill()).
+      payload = new Uint8Array(stored.buffer, stored.byteOffset, stored.length);
     }
     this.pos = at + total;
     return { payload, count, offset: at, nextOffset: this.pos };
@@ -246,11 +264,17 @@ export class BlockWriter {
 
   /** Writes one block holding `count` records; returns its offset. */
   writeBlock(raw: Uint8Array, count: number): number {
-    const framed = frameBlock(raw, count, this.compression);
+    const { header, stored } = frameParts(raw, count, this.compression);
     const at = this.pos;
-    writeFully(this.fd, framed, at);
-    this.pos += framed.length;
-    this.io.wrote(this.kind, framed.length);
+    const total = header.length + stored.length;
+    const n = fs.writevSync(this.fd, [header, stored], at);
+    if (n < total) {
+      // Short write (rare): finish with plain positional writes.
+      const framed = frameBlock(raw, count, this.compression);
+      writeFully(this.fd, framed.subarray(n), at + n);
+    }
+    this.pos += total;
+    this.io.wrote(this.kind, total);
     return at;
   }
 

@@ -150,7 +150,7 @@ export class SortedRunReader {
     kind: string,
     readAhead = 4 << 20,
   ) {
-    this.reader = new BlockReader(fd, 0, size, file, io, kind, readAhead);
+    this.reader = new BlockReader(fd, 0, size, file, io, kind, readAhead, true);
     this.rec = valueBytes === 'variable' ? 0 : 8 + valueBytes;
     this.loadBlock();
   }

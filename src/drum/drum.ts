@@ -55,7 +55,7 @@ import { DiskErrorCode } from '../disk/errors.js';
 import { ClockCache } from './clock-cache.js';
 import { DrumErrorCode } from './errors.js';
 import { bucketBytesFor, drumAlpha, planBuckets, type BucketPlan } from './model.js';
-import { radixSortKeys } from './radix-sort.js';
+import { radixSortKeys, type RadixScratch } from './radix-sort.js';
 
 export type DrumOp = 'check' | 'update' | 'checkUpdate';
 
@@ -96,7 +96,7 @@ export interface DrumOptions {
   valueBytesHint?: number;
   /** Which results to hand to onResults. @default 'all' */
   deliver?: 'all' | 'unique' | 'none';
-  /** Results per onResults call (bounds RAM during delivery). @default 65536 */
+  /** Results per onResults call (bounds RAM during delivery). @default 16384 */
   resultChunk?: number;
   /** Shared I/O counters. @default a fresh IoCounters */
   io?: IoCounters;
@@ -238,7 +238,7 @@ export class Drum {
     this.mergeFn = opts.merge ?? ((_old, incoming) => incoming);
     this.onResults = opts.onResults;
     this.deliver = opts.deliver ?? 'all';
-    this.resultChunk = opts.resultChunk ?? 65536;
+    this.resultChunk = opts.resultChunk ?? 16384;
     this.compression = opts.compression ?? 'none';
     this.cache = (opts.cacheEntries ?? 0) > 0 ? new ClockCache(opts.cacheEntries!) : null;
     let keys = 0;
@@ -712,9 +712,10 @@ export class Drum {
     const vb = this.valueBytes;
     const withValues = vb !== 0;
     // 1. Load the bucket: keys, ops and (when values exist) value offsets into one arena.
-    const hi = new Uint32Array(n);
-    const lo = new Uint32Array(n);
-    const ops = new Uint8Array(n);
+    const sc = this.scratchFor(n);
+    const hi = sc.hi.subarray(0, n);
+    const lo = sc.lo.subarray(0, n);
+    const ops = sc.ops.subarray(0, n);
     let arena: Uint8Array = EMPTY;
     let vOff: Uint32Array | null = null;
     let vLen: Uint32Array | null = null;
@@ -728,7 +729,7 @@ export class Drum {
     let t = 0;
     let arenaLen = 0;
     for (const g of gens) {
-      const reader = new BlockReader(g.kvFd, 0, g.kv.offset, this.bFile(i, g.gen, 'kv'), this.io, 'bucket-kv', 4 << 20);
+      const reader = new BlockReader(g.kvFd, 0, g.kv.offset, this.bFile(i, g.gen, 'kv'), this.io, 'bucket-kv', 4 << 20, true);
       for (let blk = reader.next(); blk !== null; blk = reader.next()) {
         const b = blk.payload;
         let base = 0;
@@ -766,13 +767,14 @@ export class Drum {
     if (t !== n) throw this.mismatch(i, gens[0]!.gen, `expected ${n} tuples, found ${t}`);
 
     // 2. Sort by key, carrying arrival positions (stable).
-    const sorted = radixSortKeys(hi, lo, n);
+    const sorted = radixSortKeys(hi, lo, n, sc.radix);
     const shi = sorted.hi;
     const slo = sorted.lo;
     const pos = sorted.pos;
 
     // 3. One sequential pass over Z_i, writing the new Z_i.
-    const uniq = new Uint8Array(n);
+    const uniq = sc.uniq.subarray(0, n);
+    uniq.fill(0);
     const prev: (Uint8Array | null)[] | null = withValues ? new Array<Uint8Array | null>(n).fill(null) : null;
     const zfd = bk.zgen > 0 ? fs.openSync(this.zFile(i, bk.zgen), 'r') : -1;
     const outFd = fs.openSync(newZFile, 'w');
@@ -840,8 +842,10 @@ export class Drum {
     if (this.deliver !== 'none') {
       let chunk: DrumResult[] = [];
       let p = 0;
+      let auxArena = new Uint8Array(0);
+      let arenaPos = 0;
       for (const g of gens) {
-        const reader = new BlockReader(g.auxFd, 0, g.aux.offset, this.bFile(i, g.gen, 'aux'), this.io, 'bucket-aux', 4 << 20);
+        const reader = new BlockReader(g.auxFd, 0, g.aux.offset, this.bFile(i, g.gen, 'aux'), this.io, 'bucket-aux', 4 << 20, true);
         for (let blk = reader.next(); blk !== null; blk = reader.next()) {
           const b = blk.payload;
           let q = 0;
@@ -849,7 +853,20 @@ export class Drum {
             const lenp1 = readVarint(b, q, b.length, this.vtmp);
             if (lenp1 < 0 || p >= n) throw this.mismatch(i, g.gen, 'aux records overrun their block');
             q = this.vtmp[0]!;
-            const aux = lenp1 === 0 ? null : b.subarray(q, q + lenp1 - 1);
+            // A copy, not a view of the (reused) read buffer, bump-allocated from a per-chunk arena:
+            // one allocation per ~1 MiB instead of one small off-heap buffer per result.
+            let aux: Uint8Array | null = null;
+            const u0 = uniq[p] === 1;
+            if (lenp1 > 0 && (this.deliver === 'all' || u0)) {
+              const len = lenp1 - 1;
+              if (arenaPos + len > auxArena.length) {
+                auxArena = new Uint8Array(Math.max(1 << 20, len));
+                arenaPos = 0;
+              }
+              aux = auxArena.subarray(arenaPos, arenaPos + len);
+              aux.set(b.subarray(q, q + len));
+              arenaPos += len;
+            }
             if (lenp1 > 0) q += lenp1 - 1;
             if (q > b.length) throw this.mismatch(i, g.gen, 'aux record overruns its block');
             this.mergedAuxBytes += lenp1 === 0 ? 0 : lenp1 - 1;
@@ -876,6 +893,21 @@ export class Drum {
       if (chunk.length > 0) await this.onResults(chunk);
     }
     return { zKeys, zBytes, added, loaded: { hi, lo, ops, uniq } };
+  }
+
+  /**
+   * Per-merge arrays, kept between bucket merges: allocating ~40 bytes × n of typed arrays per bucket
+   * makes RSS float far above the live set until V8 collects them. Bounded by the largest bucket.
+   */
+  private scratch: { cap: number; hi: Uint32Array; lo: Uint32Array; ops: Uint8Array; uniq: Uint8Array; radix: RadixScratch } | null = null;
+
+  private scratchFor(n: number): NonNullable<Drum['scratch']> {
+    if (this.scratch === null || this.scratch.cap < n) {
+      const cap = Math.max(n, Math.ceil((this.scratch?.cap ?? 0) * 1.25));
+      const u = (): Uint32Array => new Uint32Array(cap);
+      this.scratch = { cap, hi: u(), lo: u(), ops: new Uint8Array(cap), uniq: new Uint8Array(cap), radix: { a: u(), b: u(), c: u(), d: u(), e: u(), f: u() } };
+    }
+    return this.scratch;
   }
 
   private mismatch(i: number, g: number, msg: string): CrawlError {

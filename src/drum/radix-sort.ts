@@ -16,16 +16,32 @@ export interface SortedKeys {
   pos: Uint32Array;
 }
 
-/** Sorts the first n keys; the inputs are left untouched. */
-export function radixSortKeys(hiIn: Uint32Array, loIn: Uint32Array, n: number): SortedKeys {
-  let hi = hiIn.slice(0, n);
-  let lo = loIn.slice(0, n);
-  let pos = new Uint32Array(n);
+/** Six scratch arrays of at least n entries each (reused across calls to avoid allocation churn). */
+export interface RadixScratch {
+  a: Uint32Array;
+  b: Uint32Array;
+  c: Uint32Array;
+  d: Uint32Array;
+  e: Uint32Array;
+  f: Uint32Array;
+}
+
+/**
+ * Sorts the first n keys; the inputs are left untouched. With `work`, the result arrays are views
+ * into it (valid until the next call with the same scratch).
+ */
+export function radixSortKeys(hiIn: Uint32Array, loIn: Uint32Array, n: number, work?: RadixScratch): SortedKeys {
+  const w = work ?? { a: new Uint32Array(n), b: new Uint32Array(n), c: new Uint32Array(n), d: new Uint32Array(n), e: new Uint32Array(n), f: new Uint32Array(n) };
+  let hi = w.a.subarray(0, n);
+  let lo = w.b.subarray(0, n);
+  let pos = w.c.subarray(0, n);
+  hi.set(hiIn.subarray(0, n));
+  lo.set(loIn.subarray(0, n));
   for (let i = 0; i < n; i++) pos[i] = i;
   if (n < 2) return { hi, lo, pos };
-  let hi2 = new Uint32Array(n);
-  let lo2 = new Uint32Array(n);
-  let pos2 = new Uint32Array(n);
+  let hi2 = w.d.subarray(0, n);
+  let lo2 = w.e.subarray(0, n);
+  let pos2 = w.f.subarray(0, n);
   const count = new Uint32Array(65536);
   for (let pass = 0; pass < 4; pass++) {
     const src = pass < 2 ? lo : hi;
