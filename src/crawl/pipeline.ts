@@ -264,6 +264,9 @@ export class Crawler extends EventEmitter {
       {
         ramBytes: Math.floor(ram / 8),
         valueBytes: 0,
+        // Fewer, larger buckets than the model's k: every bucket merge costs a few fsyncs, and
+        // this crawler merges often (whenever the frontier starves), not only when r is reached.
+        buckets: 16,
         deliver: 'unique',
         // CLOCK cache in front of URLseen (thesis V.2): most duplicate links hit it, never reach disk.
         cacheEntries: Math.max(1 << 16, Math.min(1 << 22, Math.floor(ram / 64 / 16))),
@@ -272,7 +275,7 @@ export class Crawler extends EventEmitter {
     );
     const contentSeen = await DrumProxy.open(
       path.join(cfg.stateDir, 'contentseen'),
-      { ramBytes: Math.floor(ram / 32), valueBytes: 'variable', valueBytesHint: 72, auxBytesHint: 4 },
+      { ramBytes: Math.floor(ram / 32), valueBytes: 'variable', valueBytesHint: 72, auxBytesHint: 4, buckets: 4 },
       (batch) => crawler!.onContentResults(batch),
     );
     const dns = new DnsCache({ servers: cfg.dnsServers.length > 0 ? cfg.dnsServers : undefined });
@@ -424,7 +427,11 @@ export class Crawler extends EventEmitter {
       process.on('SIGTERM', this.signalHandler);
     }
     try {
-      if (!this.seedsInjected) await this.injectSeeds();
+      if (!this.seedsInjected) {
+        await this.injectSeeds();
+        // A first checkpoint at once: a crawl killed in its first seconds can be resumed too.
+        await this.checkpoint('start');
+      }
       await this.loop();
       await this.drain();
       const reason = this.finished ? 'done' : `stop:${this.stopReason ?? 'stop'}`;
@@ -868,20 +875,26 @@ export class Crawler extends EventEmitter {
   }
 
   private async checkpointNow(reason: string): Promise<void> {
+    const T = (l: string): void => { if (process.env.DRUMCRAWL_DEBUG_TIMING) console.error(`ckpt ${l} ${(performance.now() - t0).toFixed(1)}`); };
+    const t0 = performance.now();
     await this.processAdmits();
+    T('admits');
     if (this.contentMerging) await this.contentMerging;
     if (this.urlMerging) await this.urlMerging;
     // Push everything buffered through: ContentSeen → (WARC, links) → URLseen → frontier.
     await this.mergeContent();
     await this.mergeUrlSeen();
     await this.syncOutputs();
+    T('merged+synced');
     await this.frontier.checkpoint();
+    T('star');
     // pending.bin before the frontier moves its read cursors: every URL taken out of the frontier
     // and not yet durable (in flight, parsing, awaiting a merge) is either still in the frontier's
     // committed state or in this file. After the commit, in-flight URLs are in the frontier's RAM
     // snapshot, so the file is rewritten without them (no double fetch after resume).
     await writePending(this.cfg.stateDir, this.pending.values());
     await this.frontier.commit();
+    T('frontier.commit');
     const inFlightIds = new Set(this.inFlightIds);
     await writePending(this.cfg.stateDir, [...this.pending].filter(([id]) => !inFlightIds.has(id)).map(([, r]) => r));
     const elapsed = Date.now() - this.lastCheckpoint;

@@ -1,0 +1,120 @@
+/**
+ * End-to-end crawls of simweb (in a child process, so its request log times requests on an event
+ * loop the crawler cannot stall). The server-side log is the judge: politeness (τh per host,
+ * robots.txt excluded; τs per IP, robots included), robots compliance, no page fetched twice,
+ * coverage against simweb's ground truth; the WARC output is read back with warcio.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import path from 'node:path';
+import { resolveCrawlConfig } from '../../src/crawl/config.js';
+import { Crawler } from '../../src/crawl/pipeline.js';
+import { readManifest } from '../../src/crawl/checkpoint.js';
+import { forkSimweb, tempDir, UA } from './harness.js';
+import { readWarcDir } from './warc-read.js';
+
+// The judge checks τ exactly. The crawler adds a 40 ms margin: on this shared 2-core box (load
+// ~12) either process can be descheduled for tens of ms between a request's dispatch and the
+// server's timestamp, which the server-side log cannot tell from a real violation.
+const HOST_MS = 120;
+const IP_MS = 30;
+
+function config(web: { seeds: string[]; dnsServer: string }, dir: string, over: object = {}) {
+  return resolveCrawlConfig({
+    seeds: web.seeds, stateDir: path.join(dir, 'state'), outDir: path.join(dir, 'warc'), dnsServers: [web.dnsServer],
+    userAgent: UA, hostDelayMs: HOST_MS, ipDelayMs: IP_MS, minHostDelayMs: HOST_MS, minIpDelayMs: IP_MS,
+    politenessMarginMs: 40, progress: 'none', workers: 2, ramBytes: 256 * 2 ** 20, fetchTimeoutMs: 5000, ...over,
+  });
+}
+
+test('tiny web: every reachable allowed page fetched exactly once, polite, robots obeyed, WARC matches the server log', { timeout: 120_000 }, async () => {
+  const web = await forkSimweb('tiny');
+  try {
+    const dir = await tempDir('e2e-tiny');
+    const crawler = await Crawler.open(config(web, dir, { maxTimeMs: 90_000 }));
+    const summary = await crawler.run();
+    assert.equal(summary.stopReason, 'done', 'the crawl ends by itself when the frontier is empty');
+    assert.equal(summary.finished, true);
+    const r = await web.report({ hostMs: HOST_MS, ipMs: IP_MS });
+    assert.deepEqual(r.hostViolations, [], 'no host sent two requests closer than τh');
+    assert.deepEqual(r.ipViolations, [], 'no IP sent two requests closer than τs (robots.txt included)');
+    assert.deepEqual(r.robotsViolations, []);
+    assert.deepEqual(r.duplicates, []);
+    const fetched = r.pageFetches;
+    assert.equal(new Set(fetched).size, fetched.length, 'no page requested twice');
+    assert.deepEqual([...fetched].sort(), [...r.reachable!].sort(), 'fetched = reachable ∩ allowed (ground truth)');
+    assert.ok(fetched.length >= 40, `a meaningful web (${fetched.length} pages)`);
+    assert.equal(summary.pages, fetched.length);
+
+    // WARC read back with warcio: every record parses, digests recompute, one response or revisit per fetch.
+    const recs = await readWarcDir(summary.warcDir);
+    assert.ok(recs.length > 0);
+    for (const x of recs) {
+      if (x.blockDigestOk !== null) assert.ok(x.blockDigestOk, `block digest of ${x.type} ${x.uri}`);
+      if (x.payloadDigestOk !== null) assert.ok(x.payloadDigestOk, `payload digest of ${x.uri}`);
+    }
+    const captures = recs.filter((x) => x.type === 'response' || x.type === 'revisit').map((x) => x.uri!).sort();
+    assert.deepEqual(captures, [...fetched].sort(), 'one response/revisit per page request in the server log');
+    assert.equal(recs.filter((x) => x.type === 'request').length, captures.length);
+    assert.equal(recs.filter((x) => x.type === 'warcinfo').length >= 1, true);
+    for (const rv of recs.filter((x) => x.type === 'revisit')) {
+      assert.ok(captures.includes(rv.headers.get('warc-refers-to-target-uri')!), 'a revisit refers to a captured URL');
+    }
+    const m = await readManifest(path.join(dir, 'state'));
+    assert.equal(m?.finished, true);
+    assert.equal(m?.pending, 0);
+  } finally {
+    await web.close();
+  }
+});
+
+test('hostile web: no crash, every outcome recorded, still polite and robots-compliant', { timeout: 120_000 }, async () => {
+  const web = await forkSimweb('hostile');
+  try {
+    const dir = await tempDir('e2e-hostile');
+    const crawler = await Crawler.open(config(web, dir, { maxTimeMs: 25_000, maxBodyBytes: 1 << 20, fetchTimeoutMs: 3000, parseTimeoutMs: 5000 }));
+    const summary = await crawler.run();
+    assert.ok(['done', 'stop:max-time'].includes(summary.stopReason === 'done' ? 'done' : `stop:${summary.stopReason}`), summary.stopReason);
+    const r = await web.report({ hostMs: HOST_MS, ipMs: IP_MS, reachable: false });
+    assert.deepEqual(r.hostViolations, []);
+    assert.deepEqual(r.ipViolations, []);
+    assert.deepEqual(r.robotsViolations, []);
+    assert.deepEqual(r.duplicates, []);
+    assert.ok(summary.pages > 20, `pages: ${summary.pages}`);
+    const codes = Object.keys(summary.outcomes);
+    assert.ok(codes.some((c) => c.startsWith('CRAWL_') || /^[345]\d\d$/.test(c)), `adversities show up as outcome codes: ${codes.join(', ')}`);
+    // Every page request the server saw is accounted for by the crawler (outcome counts).
+    const counted = Object.entries(summary.outcomes).filter(([k]) => !k.startsWith('dropped:') && !k.startsWith('CRAWL_PARSE')).reduce((a, [, n]) => a + n, 0);
+    assert.ok(counted >= r.pageFetches.length, `${counted} outcomes for ${r.pageFetches.length} page requests`);
+    const recs = await readWarcDir(summary.warcDir);
+    for (const x of recs) if (x.blockDigestOk !== null) assert.ok(x.blockDigestOk, `block digest of ${x.type} ${x.uri}`);
+  } finally {
+    await web.close();
+  }
+});
+
+test('spam farm and calendar trap stay small: budgets keep them from snowballing', { timeout: 120_000 }, async () => {
+  const web = await forkSimweb('spam');
+  try {
+    const dir = await tempDir('e2e-spam');
+    const crawler = await Crawler.open(config(web, dir, { maxTimeMs: 25_000 }));
+    const summary = await crawler.run();
+    const r = await web.report({ hostMs: HOST_MS, ipMs: IP_MS, reachable: false });
+    assert.deepEqual(r.robotsViolations, []);
+    assert.deepEqual(r.duplicates, []);
+    assert.deepEqual(r.hostViolations, []);
+    assert.deepEqual(r.ipViolations, []);
+    const total = r.pageFetches.length;
+    assert.ok(total > 50, `pages: ${total}`);
+    const farm = Object.entries(r.pagesPerPld).filter(([p]) => p.startsWith('farm')).reduce((a, [, n]) => a + n, 0);
+    const normalMax = Math.max(...Object.entries(r.pagesPerPld).filter(([p]) => !p.startsWith('farm')).map(([, n]) => n));
+    assert.ok(farm <= Math.max(normalMax, 0.1 * total), `spam farms got ${farm} of ${total} pages (largest normal PLD: ${normalMax})`);
+    const cal = r.pageFetches.filter((u) => u.includes('/cal/')).length;
+    const traps = r.pageFetches.filter((u) => u.includes('/t/')).length;
+    assert.ok(cal <= 0.25 * total, `calendar pages ${cal} of ${total}`);
+    assert.ok(traps <= 0.25 * total, `repeated-segment trap pages ${traps} of ${total}`);
+    assert.ok(summary.urlsSeen > total, 'more URLs discovered than fetched: the frontier delays, never floods');
+  } finally {
+    await web.close();
+  }
+});
