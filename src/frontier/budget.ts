@@ -130,6 +130,27 @@ export class IndegreeHistogram implements BudgetContext {
     return Math.min(32 * 16 - 1, e * 16 + sub);
   }
 
+  /** Serialised counts (for STAR's checkpoint): [total, exact…, log…] as float64. */
+  toBytes(): Uint8Array {
+    const a = new Float64Array(1 + this.exact.length + this.log.length);
+    a[0] = this.total;
+    a.set(this.exact, 1);
+    a.set(this.log, 1 + this.exact.length);
+    return new Uint8Array(a.buffer);
+  }
+
+  /** Restores counts written by toBytes; ignores data of the wrong size. */
+  fromBytes(b: Uint8Array): boolean {
+    const n = 1 + this.exact.length + this.log.length;
+    if (b.byteLength !== n * 8) return false;
+    const a = new Float64Array(b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength));
+    this.total = a[0]!;
+    this.exact.set(a.subarray(1, 1 + this.exact.length));
+    this.log.set(a.subarray(1 + this.exact.length));
+    this.suffixExact = null;
+    return true;
+  }
+
   /** Records that a PLD moved from in-degree `from` (0 = new PLD) to `to`. */
   move(from: number, to: number): void {
     if (from > 0) this.add(from, -1);

@@ -15,9 +15,10 @@
  *
  * Public API (what src/crawl uses):
  *
- *   const star = new Star(new MemoryPldStore() | await DrumPldStore.open(dir), crawlBudget());
+ *   const star = await Star.open(new MemoryPldStore() | await DrumPldStore.open(dir), crawlBudget(), histogramFile?);
  *   await star.addLinks(pairs: Uint32Array /* [srcHi,srcLo,dstHi,dstLo]* *\/, count);
  *   await star.assign(urls: FrontierUrl[]);            // sets u.budget (B) and u.admitted (P)
+ *   await star.rebudget(urls);  await star.commit();  await star.close();   // Beast option rebudget
  *
  *   const f = await Frontier.open(dir | null, opts: FrontierOptions, clock = Date.now);
  *   await f.admit(urls, { durable = true });           // → BEAST; durable ⇒ on disk when resolved

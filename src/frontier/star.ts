@@ -14,6 +14,8 @@
 import { IndegreeHistogram, type BudgetFunction } from './budget.js';
 import { U64Map } from './u64-map.js';
 import type { FrontierUrl } from './record.js';
+import { writeAtomic } from './queue.js';
+import { readFile } from 'node:fs/promises';
 
 /** Called for every change of a PLD's in-degree (from = 0 for a PLD first seen as a target). */
 export type DegreeListener = (from: number, to: number) => void;
@@ -122,7 +124,22 @@ export class Star {
   constructor(
     readonly store: PldStore,
     readonly budgetFn: BudgetFunction,
+    /** Where commit() keeps the in-degree histogram (the crawl preset's ranks) across restarts. */
+    private readonly histogramFile?: string,
   ) {}
+
+  /** A Star whose rank histogram is restored from `histogramFile` (when present) and saved at commit. */
+  static async open(store: PldStore, budgetFn: BudgetFunction, histogramFile?: string): Promise<Star> {
+    const s = new Star(store, budgetFn, histogramFile);
+    if (histogramFile !== undefined) {
+      try {
+        s.histogram.fromBytes(new Uint8Array(await readFile(histogramFile)));
+      } catch (e) {
+        if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+      }
+    }
+    return s;
+  }
 
   /** B = F(d) under the current ranking. */
   budgetFor(d: number): number {
@@ -175,8 +192,9 @@ export class Star {
     for (let i = 0; i < n; i++) urls[i]!.budget = this.budgetFor(this.outD[i]!);
   }
 
-  commit(): Promise<void> {
-    return this.store.commit();
+  async commit(): Promise<void> {
+    await this.store.commit();
+    if (this.histogramFile !== undefined) await writeAtomic(this.histogramFile, this.histogram.toBytes());
   }
 
   close(): Promise<void> {

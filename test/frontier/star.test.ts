@@ -54,6 +54,19 @@ test('STAR on DRUM (PLDedges + PLDindegree) gives exactly what the in-memory sto
       await store.close();
       assert.deepEqual(drum, mem);
     }
+    // The rank histogram survives a restart with the tables.
+    const hf = path.join(dir, 'hist.bin');
+    const st = await DrumPldStore.open(path.join(dir, 'h'));
+    const a = await Star.open(st, flatBudget(10), hf);
+    await a.addLinks(Uint32Array.from([1, 99, 2, 99, 3, 99, 2, 99, 4, 99, 5, 99]), 3);
+    await a.commit();
+    await a.close();
+    const b = await Star.open(await DrumPldStore.open(path.join(dir, 'h')), flatBudget(10), hf);
+    assert.equal(b.histogram.plds, 2);
+    assert.equal(b.histogram.rankAbove(1), 1);
+    await b.close();
+    {
+    }
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
