@@ -53,11 +53,11 @@ const simwebModule = pathToFileURL(join(compiled, 'simweb/index.js')).href;
 async function phase(mode: 'simweb' | 'static') {
   const child = fork(fileURLToPath(new URL('./server-child.mjs', import.meta.url)),
     [mode, simwebModule, JSON.stringify({ preset: 'bench', seed, params, logCapacity: 50_000, staticIps: ipsOfWeb })],
-    { execArgv: process.env.SIMWEB_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.SIMWEB_PROF}`] : [] });
+    { execArgv: ['--expose-gc', ...(process.env.SIMWEB_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.SIMWEB_PROF}`] : [])] });
   const ready = await new Promise<{ httpPort: number }>((resolve) => child.once('message', (m) => resolve(m as { httpPort: number })));
   const pending: Array<(s: Stats) => void> = [];
   child.on('message', (m: { type: string } & Stats) => { if (m.type === 'stats') pending.shift()?.(m); });
-  const stats = () => new Promise<Stats>((resolve) => { pending.push(resolve); child.send({ type: 'stats' }); });
+  const stats = (gc = false) => new Promise<Stats>((resolve) => { pending.push(resolve); child.send({ type: 'stats', gc }); });
   const web = new WebGraph(resolveParams('bench', params), seed, ready.httpPort);
   let pages = 0, bytes = 0, errors = 0, non200 = 0;
   let running = true;
@@ -127,7 +127,7 @@ async function phase(mode: 'simweb' | 'static') {
   const p0 = pages, b0 = bytes, t0 = performance.now();
   const rssSeries: Array<{ t: number; rssMB: number; heapMB: number; requests: number }> = [];
   const sampler = setInterval(() => {
-    void stats().then((s) => rssSeries.push({ t: Math.round(performance.now() - t0), rssMB: +(s.rss / 2 ** 20).toFixed(1), heapMB: +(s.heapUsed / 2 ** 20).toFixed(1), requests: s.requests }));
+    void stats(true).then((s) => rssSeries.push({ t: Math.round(performance.now() - t0), rssMB: +(s.rss / 2 ** 20).toFixed(1), heapMB: +(s.heapUsed / 2 ** 20).toFixed(1), requests: s.requests }));
   }, 1000);
   await new Promise((r) => setTimeout(r, seconds * 1000));
   const s1 = await stats();
@@ -144,7 +144,9 @@ async function phase(mode: 'simweb' | 'static') {
   await new Promise((r) => child.once('exit', r));
   return {
     seconds: +wall.toFixed(2), pages: served, pagesPerSecondWall: Math.round(served / wall),
-    serverCpuSeconds: +cpu.toFixed(2), serverCoreUtilisation: +(cpu / wall).toFixed(2),
+    serverCpuSeconds: +cpu.toFixed(2),
+    serverUserSeconds: +((s1.cpu.user - s0.cpu.user) / 1e6).toFixed(2), serverSystemSeconds: +((s1.cpu.system - s0.cpu.system) / 1e6).toFixed(2),
+    serverCoreUtilisation: +(cpu / wall).toFixed(2),
     pagesPerServerCpuSecond: Math.round(served / cpu), meanResponseBytes: Math.round((b1 - b0) / Math.max(1, served + non200)),
     MBps: +((b1 - b0) / wall / 1e6).toFixed(1), non200, errors,
     memory: { rssStartMB: +(s0.rss / 2 ** 20).toFixed(1), rssEndMB: +(s1.rss / 2 ** 20).toFixed(1),
@@ -171,7 +173,8 @@ const result = {
     'pagesPerServerCpuSecond is what one saturated core sustains; pagesPerSecondWall depends on the load generator and the neighbours. ' +
     'staticBaseline is the cheapest possible Node keep-alive server (one constant 21.5 KB response) under the same load generator: ' +
     'the ceiling this machine allows; the ratio says how much of it simweb keeps. ' +
-    'Every simweb request is a distinct random page of a >10^9-page web; the request log is a ring of 50,000 entries.',
+    'Every simweb request is a distinct random page of a >10^9-page web; the request log is a ring of 50,000 entries. ' +
+    'memory.series samples (once a second) follow a forced full GC in the server (live memory; the GCs cost < 3 % of the window).',
 };
 console.log(JSON.stringify(result, null, 2));
 if (out) {

@@ -39,6 +39,8 @@ if (mode === 'static') {
 }
 process.on('message', (m) => {
   if (m.type === 'stats') {
+    // Memory samples are taken after a full GC, so they show live memory, not garbage not yet collected.
+    if (m.gc && globalThis.gc) globalThis.gc();
     const mem = process.memoryUsage();
     process.send({ type: 'stats', cpu: process.cpuUsage(), rss: mem.rss, heapUsed: mem.heapUsed, requests: requests() });
   } else if (m.type === 'stop') {

@@ -179,6 +179,13 @@ export class WebGraph {
   private readonly writer = new ByteWriter();
   private readonly slowWriter = new ByteWriter();
   private readonly portBytes: Buffer;
+  /** The host of the page being rendered, and its encoded origin (see wOrigin). */
+  private curKind = -1;
+  private curA = -1;
+  private curB = -1;
+  private curOrigin: Buffer = Buffer.alloc(0);
+  /** Encoded origins of recently rendered hosts (bounded: cleared at 4096 entries). */
+  private readonly originCache = new Map<string, Buffer>();
 
   constructor(params: WebParams, seed: number, port: number) {
     this.params = Object.freeze({ ...params });
@@ -572,6 +579,16 @@ export class WebGraph {
     return Math.min(this.params.pageBytesMean * CAP_FACTOR, Math.round(this.params.pageBytesMean * (0.2 + 0.8 * e)));
   }
 
+  private originBytes(host: string): Buffer {
+    let b = this.originCache.get(host);
+    if (!b) {
+      if (this.originCache.size >= 4096) this.originCache.clear();
+      b = L(this.origin(host));
+      this.originCache.set(host, b);
+    }
+    return b;
+  }
+
   /** Write a host name (lower- or upper-case) for plan entry t. */
   private wHost(w: ByteWriter, kind: number, a: number, b: number, upper: boolean): void {
     if (upper) {
@@ -582,7 +599,7 @@ export class WebGraph {
       w.litUpper(B_TEST);
       return;
     }
-    if (b === 0) w.lit(B_WWW); else { w.lit(B_H); w.uint(b); w.lit(B_DOT); }
+    if (b === 0) w.lit(B_WWW); else { w.buf[w.pos++] = 104 /* h */; w.uint(b); w.buf[w.pos++] = 46 /* . */; }
     w.lit(kind === KIND_FARM ? B_FARM : B_PLD);
     w.uint(a);
     w.lit(B_TEST);
@@ -590,6 +607,11 @@ export class WebGraph {
 
   /** Write "http://host:port" for a plan target. */
   private wOrigin(w: ByteWriter, kind: number, a: number, b: number, upper: boolean): void {
+    if (!upper && b === this.curB && a === this.curA && kind === this.curKind) {
+      // Most absolute links point at the page's own host: copy its pre-encoded origin.
+      w.lit(this.curOrigin);
+      return;
+    }
     w.lit(B_HTTP);
     this.wHost(w, kind, a, b, upper);
     w.lit(this.portBytes);
@@ -659,6 +681,10 @@ export class WebGraph {
     const selfKind = info.farm >= 0 ? KIND_FARM : KIND_PLD;
     const selfA = info.farm >= 0 ? info.farm : info.pldIndex;
     const baseB = plan.baseHost < 0 ? info.hostIndex : plan.baseHost;
+    this.curKind = selfKind;
+    this.curA = selfA;
+    this.curB = info.hostIndex;
+    this.curOrigin = this.originBytes(info.name);
     // Part A: head (+ <link> elements) and the top of the body.
     w.ensure(4096 + plan.n * 400);
     w.lit(B_DOCTYPE);

@@ -435,7 +435,7 @@ class Conn {
     // The completion callback is one bound function per connection (no closure per response).
     this.total = head.length + length;
     socket.cork();
-    socket.write(head, 'latin1');
+    socket.write(Buffer.from(head, 'latin1')); // all-Buffer writev: no string storage pass in C++
     const last = chunks.length - 1;
     for (let i = 0; i < last; i++) socket.write(chunks[i]!);
     socket.write(last >= 0 ? chunks[last]! : '', this.onWritten);
