@@ -259,6 +259,16 @@ export class Frontier {
     await this.store.writeMeta(META, JSON.stringify(m));
   }
 
+  /**
+   * Changes delays / connection limits of a running crawl (the next due times use them; waits
+   * already scheduled are kept). RAM caps are fixed at open.
+   */
+  setDelays(d: Partial<Pick<PolitenessOptions, 'hostDelayMs' | 'minHostDelayMs' | 'ipDelayMs' | 'minIpDelayMs' | 'maxConnectionsPerIp' | 'maxCrawlDelayMs' | 'maxBackoffMs'>>): void {
+    const next = { ...this.opts, ...Object.fromEntries(Object.entries(d).filter(([, v]) => v !== undefined)) };
+    validate(next);
+    Object.assign(this.opts, next); // Politeness holds the same object
+  }
+
   /** URLs in RAM now (queued per host + in flight); never above options.ramUrls. */
   get ramCount(): number {
     return this.pol.ramCount;

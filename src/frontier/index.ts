@@ -31,7 +31,8 @@
  *   f.nextReady(now, max, out?): FrontierUrl[]         // host AND IP due; u.ip set; u.kind 0 page / 1 robots
  *   f.nextReadyInto(now, max, out): number             // same, allocation-free
  *   f.fetchDone(u, { hostError?, retry?, retryAfterMs?, crawlDelayMs?, drop? })
- *   f.nextWakeup(): number | null;  f.isEmpty(): boolean
+ *   f.nextWakeup(): number | null;  f.isEmpty(): boolean;  f.ramCount;  f.options
+ *   f.setDelays({ hostDelayMs?, minHostDelayMs?, ipDelayMs?, minIpDelayMs?, maxConnectionsPerIp?, … })
  *   await f.commit();  await f.close();  f.stats(): FrontierStats;  f.io()
  *
  * FrontierUrl: { url, hops, hostHi, hostLo, pldHi, pldLo, budget (B), admitted (P), discoveredAt,

@@ -202,3 +202,14 @@ test('a host never holds more than maxUrlsPerHost in RAM; the rest waits on disk
   assert.ok(r.f.stats().deferred > 0);
   assert.ok(r.f.isEmpty());
 });
+
+test('setDelays changes τh of a running crawl; invalid values are refused', async () => {
+  const r = await rig({ hostDelayMs: 100, minHostDelayMs: 20 });
+  await r.add(1, 4);
+  await r.robots();
+  r.f.setDelays({ hostDelayMs: 300, minHostDelayMs: 300 });
+  const starts = await crawl(r, r.clock.now + 2_000);
+  assert.ok(gaps(starts.get(1)!).every((g) => g >= 300), String(gaps(starts.get(1)!)));
+  assert.throws(() => r.f.setDelays({ ipDelayMs: -1 }), /ipDelayMs/);
+  await assert.rejects(Frontier.open(null, { ramUrls: 0 }), /ramUrls/);
+});
