@@ -133,6 +133,7 @@ export function drumAlpha(x: DrumAlphaInput): number {
   const Hb = x.Hb ?? 8;
   const aux = x.b + (x.auxOverhead ?? 0);
   const q = x.queueBytes ?? x.b;
-  const zTerm = ((2 * x.U * Hz + x.p * Hz * x.n) * Hb) / (x.k * x.r);
+  // nHb/(kr) merge rounds, each reading and writing Z (U·Hz bytes, growing by p·Hz per tuple).
+  const zTerm = (x.n * Hb * (2 * x.U * Hz + x.p * Hz * x.n)) / (x.k * x.r);
   return (zTerm + 2 * x.n * aux + 2 * x.n * Hb + x.p * x.n * q) / (x.b * x.n);
 }

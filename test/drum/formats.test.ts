@@ -4,7 +4,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import fc from 'fast-check';
-import { ClockCache, Drum, planBuckets, radixSortKeys, theorem2Alpha, type DrumResult } from '../../src/drum/index.js';
+import { ClockCache, Drum, drumAlpha, planBuckets, radixSortKeys, theorem2Alpha, type DrumResult } from '../../src/drum/index.js';
 import { isCrawlError } from '../../src/errors.js';
 
 const tmpDir = (): string => fs.mkdtempSync(path.join(os.tmpdir(), 'drumf-'));
@@ -36,6 +36,20 @@ test('bucket plan: RAM-bound uses k0 = R/4M; disk-bound takes the smaller root a
   const used = (disk.kModel * disk.rModel * (8 + 110)) / 8;
   assert.ok(Math.abs(used - 1e11) / 1e11 < 1e-9);
   assert.ok(disk.kModel < ram.kModel);
+});
+
+test('drumAlpha (eq. 14 with separate sizes) equals theorem2Alpha when the sizes are the thesis ones', () => {
+  for (const [R, D, N] of [
+    [1e9, 4.3e12, 8e9],
+    [4e9, 1e12, 800e6],
+    [2e8, 1e14, 80e9],
+  ] as const) {
+    const n = 59 * N;
+    const plan = planBuckets({ R, D, b: 110, H: 8, P: 4, M: 256 * 1024 });
+    const a = drumAlpha({ n, U: 100e6, b: 110, p: 1 / 9, k: plan.kModel, r: plan.rModel, Hz: 8, Hb: 8, auxOverhead: 0, queueBytes: 110 });
+    const t = theorem2Alpha({ n, R, D, U: 100e6, b: 110, p: 1 / 9 });
+    assert.ok(Math.abs(a - t) / t < 1e-9, `R=${R} D=${D}: ${a} vs ${t}`);
+  }
 });
 
 test('radix sort: same order as BigUint64Array.sort, stable among equal keys', () => {
