@@ -6,6 +6,7 @@ import { WebGraph, ipString } from './graph.js';
 import { RequestLog } from './request-log.js';
 import { SimHttpServer, type ConnectionStats } from './http-server.js';
 import { SimDnsServer, type DnsStats } from './dns-server.js';
+import { CrawlError } from '../errors.js';
 import { resolveParams, type SimwebPreset, type WebParams } from './params.js';
 
 export interface SimwebOptions {
@@ -58,7 +59,7 @@ export async function startSimweb(opts: SimwebOptions = {}): Promise<Simweb> {
     dns = await SimDnsServer.listen(web, opts.dnsPort ?? 0);
   } catch (err) {
     await http.close();
-    throw err;
+    throw new CrawlError('CRAWL_SIMWEB_LISTEN', `simweb: cannot listen for DNS on 127.0.0.1:${opts.dnsPort ?? 0}: ${(err as Error).message}`, { cause: err });
   }
   let closing: Promise<void> | null = null;
   return {

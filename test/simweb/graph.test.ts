@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { WebGraph, resolveParams, ADVERSITY_COUNT, isCrawlErrorCode } from './graph-imports.js';
+import { WebGraph, resolveParams, ADVERSITY_COUNT } from '../../src/simweb/index.js';
+import { isCrawlError } from '../../src/errors.js';
 import { parse5Links, resolveCanonical } from './helpers.js';
 
 const PORT = 8123;
@@ -147,7 +148,7 @@ test('robots oracle: per-agent groups, longest match, Allow wins ties, * and $',
 });
 
 test('resolveParams validates with precise codes', () => {
-  assert.throws(() => resolveParams(undefined, { plds: 0 }), (e) => isCrawlErrorCode(e, 'CRAWL_SIMWEB_BAD_PARAM'));
+  assert.throws(() => resolveParams(undefined, { plds: 0 }), (e) => isCrawlError(e, 'CRAWL_SIMWEB_BAD_PARAM'));
   assert.throws(() => resolveParams(undefined, { robots: { rules: 0.7, absent: 0.7 } }), /sum/);
   assert.throws(() => resolveParams('nope' as never), /preset/);
 });

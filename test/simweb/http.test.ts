@@ -107,3 +107,9 @@ test('same seed, params and port → byte-identical pages and robots.txt from a 
     await other.close();
   }
 });
+
+test('a taken port is reported with CRAWL_SIMWEB_LISTEN', async () => {
+  await assert.rejects(startSimweb({ preset: 'tiny', httpPort: sw.httpPort }), { code: 'CRAWL_SIMWEB_LISTEN' });
+  const dnsPort = Number(sw.dnsServer.split(':')[1]);
+  await assert.rejects(startSimweb({ preset: 'tiny', dnsPort }), { code: 'CRAWL_SIMWEB_LISTEN' });
+});
