@@ -8,13 +8,27 @@
  * empties. Bytes are counted by the queue store (record bytes + a 4-byte frame, no compression),
  * i.e. b in the theorems is the mean framed record size measured here.
  *
- *   npm run bench:beast -- [--V 2000] [--B 10] [--L 6.5] [--max-n 320000]
+ *   npm run bench:beast -- [--V 2000] [--B 10] [--L 6.5] [--max-n 320000] [--disk-max-n 80000]
+ *
+ * Up to --disk-max-n the BEAST run is repeated on real DiskQueues (src/disk, uncompressed) and the
+ * bytes their IoCounters report are given beside the counted ones (block headers, manifests).
  *
  * Writes bench/results/beast-io.json and bench/results/beast-io.svg.
  */
 import os from 'node:os';
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { Beast, FrontierUrl, MemoryQueueStore, encodeFrontierUrl, peekFrontierUrl, type UrlQueue } from '../../src/frontier/index.js';
+import { mkdtempSync, rmSync } from 'node:fs';
+import path from 'node:path';
+import {
+  Beast,
+  FrontierUrl,
+  MemoryQueueStore,
+  encodeFrontierUrl,
+  openDiskQueueStore,
+  peekFrontierUrl,
+  type QueueStore,
+  type UrlQueue,
+} from '../../src/frontier/index.js';
 
 const arg = (name: string, def: number): number => {
   const i = process.argv.indexOf(`--${name}`);
@@ -24,6 +38,7 @@ const V = arg('V', 2000);
 const B = arg('B', 10);
 const L = arg('L', 6.5);
 const MAX_N = arg('max-n', 320_000);
+const DISK_MAX_N = arg('disk-max-n', 80_000);
 
 function rng(seed: number): () => number {
   let a = seed >>> 0;
@@ -62,8 +77,8 @@ function discoverer(seed: number): { next(): FrontierUrl } {
   return d;
 }
 
-async function runBeast(n: number): Promise<{ bytes: number; admitted: number; j: number; recordBytes: number }> {
-  const store = new MemoryQueueStore();
+async function runBeast(n: number, disk?: string): Promise<{ bytes: number; admitted: number; j: number; recordBytes: number }> {
+  const store: QueueStore = disk ? openDiskQueueStore(disk, { compression: 'none' }) : new MemoryQueueStore();
   const beast = await Beast.open(store, { initialQueues: 1, maxQueues: 1 << 20 });
   const disc = discoverer(7);
   let admitted = 0;
@@ -96,6 +111,17 @@ async function runBeast(n: number): Promise<{ bytes: number; admitted: number; j
   }
   const io = store.io();
   return { bytes: io.bytesRead + io.bytesWritten, admitted, j: beast.stats().j, recordBytes: recBytes / admitted };
+}
+
+/** The same BEAST run on real DiskQueues (uncompressed blocks): bytes from src/disk's IoCounters. */
+async function runBeastOnDisk(n: number): Promise<number> {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'bench-beast-'));
+  try {
+    const r = await runBeast(n, dir);
+    return r.bytes;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 async function runNaive(n: number): Promise<{ bytes: number; admitted: number; passes: number }> {
@@ -177,6 +203,8 @@ for (const n of ns) {
   const t1 = performance.now();
   const na = await runNaive(n);
   const t2 = performance.now();
+  // Cross-check the counted bytes against real DiskQueue I/O on the smaller sizes.
+  const diskBytes = n <= DISK_MAX_N ? await runBeastOnDisk(n) : undefined;
   const b = be.recordBytes;
   // Theorem 6 and 7 give λ/S in bytes per crawled page; divide by L for bytes per admitted URL.
   const th6 = n >= EBV ? (2 * b * n * (L - 1)) / EBV : 2 * b * (L - 1);
@@ -190,6 +218,7 @@ for (const n of ns) {
     theorem6BytesPerCrawled: Math.round(th6),
     beastBytesPerAdmitted: Math.round(be.bytes / be.admitted),
     naiveBytesPerAdmitted: Math.round(na.bytes / na.admitted),
+    ...(diskBytes === undefined ? {} : { beastDiskQueueBytesPerCrawled: Math.round(diskBytes / n) }),
     beastJ: be.j,
     naivePasses: na.passes,
     meanRecordBytes: Math.round(b),
@@ -264,7 +293,7 @@ function svg(): string {
 const report = {
   bench: 'beast',
   what: 'disk bytes (read + written) per crawled page and per admitted URL: BEAST vs naive Q/QF re-scan, with Theorems 6 and 7',
-  command: `npm run bench:beast -- --V ${V} --B ${B} --L ${L} --max-n ${MAX_N}`,
+  command: `npm run bench:beast -- --V ${V} --B ${B} --L ${L} --max-n ${MAX_N} --disk-max-n ${DISK_MAX_N}`,
   model: { V, EB: B, L, EBV },
   machine: { cpu: os.cpus()[0]?.model, cores: os.cpus().length, node: process.version, date: new Date().toISOString() },
   note:
