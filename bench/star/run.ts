@@ -13,7 +13,7 @@
  *             in-degree < 2, the top PLDs interpolated 10 … 10,000 by in-degree rank (thesis VI.2).
  *   STAR off: flatBudget(10^9) — every URL in BEAST's first queue: plain BFS in discovery order.
  * Politeness delays are equal in both runs (τh = τh0, so budgets cannot shorten them), so the runs
- * differ only in STAR.
+ * differ only in STAR. A third run lets budgets shorten τh (IRLbot's coupling, thesis VII.1).
  *
  *   npm run bench:star                              # simweb 'bench' + 4 spam farms, 20,000 pages per run
  *   npm run bench:star -- --pages 50000 --farms 8
@@ -56,12 +56,12 @@ interface RunOut {
   cpuSeconds: number;
 }
 
-async function run(name: string, budget: BudgetFunction): Promise<RunOut> {
+async function run(name: string, budget: BudgetFunction, minHostDelay = hostDelay): Promise<RunOut> {
   const c0 = process.cpuUsage();
   let now = 0;
   const f = await Frontier.open(null, {
     preset: 'default', storage: 'memory',
-    hostDelayMs: hostDelay, minHostDelayMs: hostDelay, ipDelayMs: 10, minIpDelayMs: 10,
+    hostDelayMs: hostDelay, minHostDelayMs: minHostDelay, ipDelayMs: 10, minIpDelayMs: 10,
     ramUrls, maxUrlsPerHost: 1000, maxConnectionsPerIp: 4,
   }, () => now);
   const star = new Star(new MemoryPldStore(), budget);
@@ -190,12 +190,16 @@ async function run(name: string, budget: BudgetFunction): Promise<RunOut> {
 const on = await run('STAR on', crawlBudget());
 log(`STAR on: ${on.pages} pages, farms ${on.farmPages} (${((100 * on.farmPages) / on.pages).toFixed(1)} %), ${on.virtualSeconds.toFixed(0)} virtual s, ${on.cpuSeconds.toFixed(1)} CPU s`);
 const off = await run('STAR off', flatBudget(1e9));
+// IRLbot also shortens τh for PLDs with large budgets (thesis VII.1, τh down to a floor τh0): the
+// second half of STAR's effect. Third run: STAR on with τh0 = τh/10.
+const scaled = await run('STAR on, budget-scaled τh', crawlBudget(), hostDelay / 10);
+log(`STAR on + scaled τh: ${scaled.pages} pages, farms ${scaled.farmPages}, ${scaled.virtualSeconds.toFixed(0)} virtual s`);
 log(`STAR off: ${off.pages} pages, farms ${off.farmPages} (${((100 * off.farmPages) / off.pages).toFixed(1)} %), ${off.virtualSeconds.toFixed(0)} virtual s, ${off.cpuSeconds.toFixed(1)} CPU s`);
 
 // In-degree axis: the union of both runs' PLD graphs (max of the two counts per PLD), so a PLD has
 // one x position in both series.
-const allPlds = new Set<string>([...on.pagesPerPld.keys(), ...off.pagesPerPld.keys()]);
-const deg = (p: string): number => Math.max(on.indegree.get(p) ?? 0, off.indegree.get(p) ?? 0);
+const allPlds = new Set<string>([...on.pagesPerPld.keys(), ...off.pagesPerPld.keys(), ...scaled.pagesPerPld.keys()]);
+const deg = (p: string): number => Math.max(on.indegree.get(p) ?? 0, off.indegree.get(p) ?? 0, scaled.indegree.get(p) ?? 0);
 /** Mean pages per crawled PLD in logarithmic in-degree bins [2^i, 2^(i+1)) (bin 0 = in-degree 0). */
 function bins(r: RunOut): Array<{ from: number; to: number; plds: number; meanPages: number; maxPages: number }> {
   const m = new Map<number, { plds: number; sum: number; max: number }>();
@@ -215,9 +219,11 @@ function bins(r: RunOut): Array<{ from: number; to: number; plds: number; meanPa
 }
 const farmRows = [...allPlds].filter((p) => p.startsWith('farm')).sort().map((p) => ({
   pld: p, indegree: deg(p), pagesStarOn: on.pagesPerPld.get(p) ?? 0, pagesStarOff: off.pagesPerPld.get(p) ?? 0,
+  pagesStarOnScaledTauH: scaled.pagesPerPld.get(p) ?? 0,
 }));
 const top = [...allPlds].sort((x, y) => deg(y) - deg(x)).slice(0, 10).map((p) => ({
   pld: p, indegree: deg(p), pagesStarOn: on.pagesPerPld.get(p) ?? 0, pagesStarOff: off.pagesPerPld.get(p) ?? 0,
+  pagesStarOnScaledTauH: scaled.pagesPerPld.get(p) ?? 0,
 }));
 const summarize = (r: RunOut) => ({
   pages: r.pages, virtualSeconds: sig(r.virtualSeconds, 4), pldsCrawled: r.pagesPerPld.size, hostsDiscovered: r.hostsSeen,
@@ -238,12 +244,14 @@ const result = {
   },
   starOn: summarize(on),
   starOff: summarize(off),
+  starOnScaledTauH: { minHostDelayMs: hostDelay / 10, ...summarize(scaled) },
   farms: farmRows,
   topPldsByIndegree: top,
   summary: {
     farmShareStarOn: sig(on.farmPages / on.pages, 3),
     farmShareStarOff: sig(off.farmPages / off.pages, 3),
     farmPagesOffOverOn: sig(off.farmPages / Math.max(1, on.farmPages), 3),
+    farmShareStarOnScaledTauH: sig(scaled.farmPages / scaled.pages, 3),
   },
 };
 const jf = writeResult('star-pld', result);
@@ -252,14 +260,15 @@ const scatter = (r: RunOut): Array<[number, number]> =>
   [...r.pagesPerPld.entries()].map(([p, c]) => [Math.max(1, deg(p)) + (p.startsWith('farm') ? 0 : 0), c] as [number, number]);
 const series: Series[] = [
   { name: 'STAR off (BFS): pages per PLD', color: '#d62728', points: scatter(off) },
-  { name: 'STAR on (crawlBudget): pages per PLD', color: '#2ca02c', points: scatter(on) },
+  { name: 'STAR on (crawlBudget), fixed τh: pages per PLD', color: '#2ca02c', points: scatter(on) },
+  { name: `STAR on, budget-scaled τh (τh0 = ${hostDelay / 10} ms): pages per PLD`, color: '#1f77b4', points: scatter(scaled) },
 ];
 const sf = writeSvg('star-pld', lineChart({
   title: `Pages crawled per PLD vs PLD in-degree (simweb bench + ${farms} spam farms, ${pagesTarget.toLocaleString('en')} pages)`,
   xLabel: 'PLD in-degree (in-degree 0 plotted at 1)', yLabel: 'pages crawled', logX: true, logY: true, scatter: true, series,
 }));
 console.log(mdTable(['run', 'pages', 'PLDs crawled', 'spam-farm pages', 'farm share', 'virtual s'],
-  [on, off].map((r) => [r.name, r.pages, r.pagesPerPld.size, r.farmPages, `${((100 * r.farmPages) / r.pages).toFixed(1)} %`, r.virtualSeconds.toFixed(0)])));
-console.log(mdTable(['in-degree', 'PLDs', 'mean pages STAR on', 'mean pages STAR off'],
-  bins(on).map((b, i) => [b.to === 0 ? '0' : `${b.from}–${b.to}`, b.plds, b.meanPages, bins(off)[i]?.meanPages ?? 0])));
+  [on, off, scaled].map((r) => [r.name, r.pages, r.pagesPerPld.size, r.farmPages, `${((100 * r.farmPages) / r.pages).toFixed(1)} %`, r.virtualSeconds.toFixed(0)])));
+console.log(mdTable(['in-degree', 'PLDs', 'mean pages STAR on', 'mean pages STAR off', 'mean pages STAR on + scaled τh'],
+  bins(on).map((b, i) => [b.to === 0 ? '0' : `${b.from}–${b.to}`, b.plds, b.meanPages, bins(off)[i]?.meanPages ?? 0, bins(scaled)[i]?.meanPages ?? 0])));
 console.log(`wrote ${jf} and ${sf}`);
