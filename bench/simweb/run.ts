@@ -52,7 +52,7 @@ const simwebModule = pathToFileURL(join(compiled, 'simweb/index.js')).href;
 /** Run the load generator for `seconds` against one server child; returns measurements. */
 async function phase(mode: 'simweb' | 'static') {
   const child = fork(fileURLToPath(new URL('./server-child.mjs', import.meta.url)),
-    [mode, simwebModule, JSON.stringify({ preset: 'bench', seed, params, logCapacity: 50_000, staticIps: ipsOfWeb })],
+    [mode, simwebModule, JSON.stringify({ preset: 'bench', seed, params, logCapacity: 50_000, log: process.env.SIMWEB_NOLOG ? false : true, staticIps: ipsOfWeb })],
     { execArgv: ['--expose-gc', ...(process.env.SIMWEB_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.SIMWEB_PROF}`] : [])] });
   const ready = await new Promise<{ httpPort: number }>((resolve) => child.once('message', (m) => resolve(m as { httpPort: number })));
   const pending: Array<(s: Stats) => void> = [];

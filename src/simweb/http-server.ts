@@ -111,6 +111,18 @@ export class SimHttpServer {
     throw new CrawlError('CRAWL_SIMWEB_LISTEN', 'simweb: no port free on every simulated IP after 20 tries');
   }
 
+  /** Host names and user agents seen (bounded: cleared at 65,536 entries). */
+  private readonly interned = new Map<string, string>();
+  intern(s: string): string {
+    const hit = this.interned.get(s);
+    if (hit !== undefined) return hit;
+    if (this.interned.size >= 65_536) this.interned.clear();
+    // Flatten once (a fresh string), so the interned copy does not pin the request head it came from.
+    const own = s.length > 12 ? Buffer.from(s, 'latin1').toString('latin1') : s;
+    this.interned.set(own, own);
+    return own;
+  }
+
   connectionStats(): ConnectionStats {
     return { open: this.sockets.size, maxOpenPerIp: new Map(this.maxPerIp), accepted: this.accepted };
   }
@@ -131,7 +143,7 @@ export class SimHttpServer {
     const open = (this.openPerIp.get(ip) ?? 0) + 1;
     this.openPerIp.set(ip, open);
     if (open > (this.maxPerIp.get(ip) ?? 0)) this.maxPerIp.set(ip, open);
-    const conn = new Conn(this, socket, ip, ++this.connSeq);
+    const conn = new Conn(this, socket, this.intern(ip), ++this.connSeq);
     socket.on('data', (d: Buffer) => conn.onData(d));
     socket.on('error', () => { /* peers reset connections; nothing to do */ });
     socket.on('close', () => {
@@ -322,6 +334,7 @@ class Conn {
   private timer: NodeJS.Timeout | null = null;
   private keep = true;
   private total = 0;
+  private lastUa = '';
   private readonly done = (bytes: number): void => this.finish(bytes);
   private readonly onWritten = (): void => this.finish(this.total);
 
@@ -355,7 +368,7 @@ class Conn {
       }
       const head = buf.toString('latin1', 0, idx);
       let rest = idx + 4;
-      const req = parseHead(head);
+      const req = parseHead(buf, idx, head);
       if (!req) { this.buf = null; this.fatal(400); return; }
       if (req.bodyLength < 0) { this.buf = null; this.fatal(501); return; }
       if (buf.length < rest + req.bodyLength) return; // wait for the (ignored) request body
@@ -372,7 +385,10 @@ class Conn {
   }
 
   private handle(req: Request & { bodyLength: number }): void {
-    const host = normalizeHost(req.host);
+    // Log entries live long (the ring): share their strings instead of keeping one copy per request.
+    const host = this.srv.intern(normalizeHost(req.host));
+    if (req.userAgent === this.lastUa) req.userAgent = this.lastUa;
+    else this.lastUa = req.userAgent = this.srv.intern(req.userAgent);
     const entry: RequestLogEntry = {
       start: now(), end: 0, host, localIp: this.localIp,
       remoteIp: this.socket.remoteAddress ?? '', method: req.method, path: req.target, status: 0, bytes: 0, conn: this.id,
@@ -507,31 +523,48 @@ function normalizeHost(h: string): string {
   return h;
 }
 
-function parseHead(head: string): (Request & { bodyLength: number }) | null {
+/** Is head[pos, end) equal to `lower` ignoring ASCII case? (no allocation) */
+function nameIs(head: string, pos: number, end: number, lower: string): boolean {
+  if (end - pos !== lower.length) return false;
+  for (let i = 0; i < lower.length; i++) {
+    if ((head.charCodeAt(pos + i) | 0x20) !== lower.charCodeAt(i)) return false;
+  }
+  return true;
+}
+
+/** Common methods as constants, so a logged entry never retains its request head through `method`. */
+const METHODS = new Map(['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'OPTIONS', 'PATCH'].map((m) => [m, m]));
+
+/**
+ * Parse a request head. The target is copied out of the socket buffer as its own flat string (a
+ * slice of the head string would keep the whole head alive for as long as the log entry lives).
+ */
+function parseHead(buf: Buffer, headEnd: number, head: string): (Request & { bodyLength: number }) | null {
   let eol = head.indexOf('\r\n');
   if (eol < 0) eol = head.length;
-  const line = head.slice(0, eol);
-  const sp1 = line.indexOf(' ');
-  const sp2 = line.indexOf(' ', sp1 + 1);
-  if (sp1 <= 0 || sp2 <= sp1 + 1) return null;
-  const method = line.slice(0, sp1);
-  const target = line.slice(sp1 + 1, sp2);
-  const version = line.slice(sp2 + 1);
+  const sp1 = head.indexOf(' ');
+  const sp2 = head.indexOf(' ', sp1 + 1);
+  if (sp1 <= 0 || sp2 <= sp1 + 1 || sp2 > eol) return null;
+  const m = head.slice(0, sp1);
+  const method = METHODS.get(m) ?? buf.toString('latin1', 0, sp1);
+  const target = buf.toString('latin1', sp1 + 1, sp2);
+  const version = head.slice(sp2 + 1, eol);
   if (version !== 'HTTP/1.1' && version !== 'HTTP/1.0') return null;
   let host = '', userAgent = '', connection = '', bodyLength = 0;
   let pos = eol + 2;
-  while (pos < head.length) {
+  while (pos < headEnd) {
     let e = head.indexOf('\r\n', pos);
     if (e < 0) e = head.length;
     const c = head.indexOf(':', pos);
     if (c > pos && c < e) {
-      const name = head.slice(pos, c).toLowerCase();
-      const value = head.slice(c + 1, e).trim();
-      if (name === 'host') host = value;
-      else if (name === 'user-agent') userAgent = value;
-      else if (name === 'connection') connection = value.toLowerCase();
-      else if (name === 'content-length') bodyLength = Number(value) | 0;
-      else if (name === 'transfer-encoding') bodyLength = -1;
+      let vs = c + 1, ve = e;
+      while (vs < ve && (head.charCodeAt(vs) === 32 || head.charCodeAt(vs) === 9)) vs++;
+      while (ve > vs && (head.charCodeAt(ve - 1) === 32 || head.charCodeAt(ve - 1) === 9)) ve--;
+      if (nameIs(head, pos, c, 'host')) host = head.slice(vs, ve);
+      else if (nameIs(head, pos, c, 'user-agent')) userAgent = head.slice(vs, ve);
+      else if (nameIs(head, pos, c, 'connection')) connection = head.slice(vs, ve).toLowerCase();
+      else if (nameIs(head, pos, c, 'content-length')) bodyLength = Number(head.slice(vs, ve)) | 0;
+      else if (nameIs(head, pos, c, 'transfer-encoding')) bodyLength = -1;
     }
     pos = e + 2;
   }
