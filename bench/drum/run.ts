@@ -7,6 +7,7 @@
  *   npm run bench:drum -- --U 1e9 --D 16e9      # one U (each U runs in its own process)
  *   options: --U a,b,c  --R bytes  --D bytes  --M bytes  --rounds n  --cache entries  --dir path
  *            --out file (default bench/results/drum-urlseen.json)  --zstd
+ *            --no-cache-run (skip the extra run of the smallest U with a 4M-entry CLOCK cache)
  *
  * Workload. Z is pre-populated with U keys written directly as sorted runs (Drum.bulkLoad): key j
  * has hi = ⌊j·2^32/U⌋ and lo = mix(j), so every old key can be regenerated without storing it.
@@ -36,6 +37,7 @@ interface Args {
   out: string;
   zstd: boolean;
   one: boolean;
+  cacheRun: boolean;
 }
 
 function parseArgs(argv: string[]): Args {
@@ -50,6 +52,7 @@ function parseArgs(argv: string[]): Args {
     out: fileURLToPath(new URL('../results/drum-urlseen.json', import.meta.url)),
     zstd: false,
     one: false,
+    cacheRun: true,
   };
   for (let i = 0; i < argv.length; i++) {
     const k = argv[i]!;
@@ -74,6 +77,7 @@ function parseArgs(argv: string[]): Args {
       i++;
     } else if (k === '--zstd') a.zstd = true;
     else if (k === '--one') a.one = true;
+    else if (k === '--no-cache-run') a.cacheRun = false;
   }
   return a;
 }
@@ -270,7 +274,8 @@ async function main(): Promise<void> {
   const runs: Record<string, unknown>[] = [];
   const self = fileURLToPath(import.meta.url);
   const configs: { U: number; cache: number }[] = a.U.map((U) => ({ U, cache: a.cache }));
-  if (a.cache === 0) configs.push({ U: a.U[0]!, cache: 4_000_000 });
+  // Unless told otherwise, also run the smallest U with a 4M-entry CLOCK cache in front.
+  if (a.cache === 0 && a.cacheRun) configs.push({ U: a.U[0]!, cache: 4_000_000 });
   for (const c of configs) {
     const argv = ['--one', '--U', String(c.U), '--R', String(a.R), '--D', String(a.D), '--M', String(a.M), '--rounds', String(a.rounds), '--cache', String(c.cache), '--dir', a.dir];
     if (a.zstd) argv.push('--zstd');
