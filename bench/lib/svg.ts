@@ -10,6 +10,8 @@ export interface Series {
   dashed?: boolean;
   color?: string;
   markers?: boolean;
+  /** Points only (no line) for this series, e.g. per-PLD counts under binned means. */
+  scatter?: boolean;
 }
 
 export interface ChartOptions {
@@ -97,13 +99,14 @@ export function lineChart(o: ChartOptions): string {
   o.series.forEach((s, i) => {
     const c = s.color ?? PALETTE[i % PALETTE.length]!;
     const pts = s.points.filter(([x, y]) => Number.isFinite(tx(x)) && Number.isFinite(ty(y)) && ty(y) >= y0 - 1e-9 && ty(y) <= y1 + 1e-9);
-    if (!o.scatter && pts.length > 1) {
+    const dots = o.scatter || s.scatter === true;
+    if (!dots && pts.length > 1) {
       const d = pts.map(([x, y]) => `${X(x).toFixed(1)},${Y(y).toFixed(1)}`).join(' ');
       parts.push(`<polyline fill="none" stroke="${c}" stroke-width="2"${s.dashed ? ' stroke-dasharray="6 4"' : ''} points="${d}"/>`);
     }
-    if (o.scatter || s.markers !== false && !s.dashed) {
-      const r = o.scatter ? 2.2 : 3;
-      for (const [x, y] of pts) parts.push(`<circle cx="${X(x).toFixed(1)}" cy="${Y(y).toFixed(1)}" r="${r}" fill="${c}"${o.scatter ? ' fill-opacity="0.6"' : ''}/>`);
+    if (dots || (s.markers !== false && !s.dashed)) {
+      const r = dots ? 2 : 3;
+      for (const [x, y] of pts) parts.push(`<circle cx="${X(x).toFixed(1)}" cy="${Y(y).toFixed(1)}" r="${r}" fill="${c}"${dots ? ' fill-opacity="0.35"' : ''}/>`);
     }
     const ly = H + 4 + i * 18;
     parts.push(`<line x1="${ml}" x2="${ml + 28}" y1="${ly}" y2="${ly}" stroke="${c}" stroke-width="2"${s.dashed ? ' stroke-dasharray="6 4"' : ''}/>`);

@@ -258,14 +258,20 @@ const jf = writeResult('star-pld', result);
 
 const scatter = (r: RunOut): Array<[number, number]> =>
   [...r.pagesPerPld.entries()].map(([p, c]) => [Math.max(1, deg(p)) + (p.startsWith('farm') ? 0 : 0), c] as [number, number]);
+/** Binned means at the bin's geometric centre (lines), over the per-PLD dots. */
+const meanLine = (r: RunOut): Array<[number, number]> =>
+  bins(r).filter((b) => b.meanPages > 0).map((b) => [b.to === 0 ? 1 : Math.sqrt(b.from * (b.to + 1)), b.meanPages] as [number, number]);
 const series: Series[] = [
-  { name: 'STAR off (BFS): pages per PLD', color: '#d62728', points: scatter(off) },
-  { name: 'STAR on (crawlBudget), fixed τh: pages per PLD', color: '#2ca02c', points: scatter(on) },
-  { name: `STAR on, budget-scaled τh (τh0 = ${hostDelay / 10} ms): pages per PLD`, color: '#1f77b4', points: scatter(scaled) },
+  { name: 'STAR off (BFS): PLDs (dots), mean per in-degree bin (line)', color: '#d62728', points: scatter(off), scatter: true },
+  { name: 'STAR on (crawlBudget), fixed τh', color: '#2ca02c', points: scatter(on), scatter: true },
+  { name: `STAR on, budget-scaled τh (τh0 = ${hostDelay / 10} ms)`, color: '#1f77b4', points: scatter(scaled), scatter: true },
+  { name: 'mean, STAR off', color: '#d62728', points: meanLine(off) },
+  { name: 'mean, STAR on', color: '#2ca02c', points: meanLine(on) },
+  { name: 'mean, STAR on + scaled τh', color: '#1f77b4', points: meanLine(scaled) },
 ];
 const sf = writeSvg('star-pld', lineChart({
   title: `Pages crawled per PLD vs PLD in-degree (simweb bench + ${farms} spam farms, ${pagesTarget.toLocaleString('en')} pages)`,
-  xLabel: 'PLD in-degree (in-degree 0 plotted at 1)', yLabel: 'pages crawled', logX: true, logY: true, scatter: true, series,
+  xLabel: 'PLD in-degree', yLabel: 'pages crawled per PLD', logX: true, logY: true, series,
 }));
 console.log(mdTable(['run', 'pages', 'PLDs crawled', 'spam-farm pages', 'farm share', 'virtual s'],
   [on, off, scaled].map((r) => [r.name, r.pages, r.pagesPerPld.size, r.farmPages, `${((100 * r.farmPages) / r.pages).toFixed(1)} %`, r.virtualSeconds.toFixed(0)])));
