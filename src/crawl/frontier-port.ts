@@ -136,6 +136,18 @@ class FrontierAdapter implements FrontierPort {
     return this.f.nextReady(now, max);
   }
 
+  /** frontier stats, recomputed at most every 20 ms (the scheduler asks several times per turn) */
+  private statsCache: ReturnType<Frontier['stats']> | null = null;
+  private statsAt = 0;
+  private fstats(): ReturnType<Frontier['stats']> {
+    const now = performance.now();
+    if (this.statsCache === null || now - this.statsAt > 20) {
+      this.statsCache = this.f.stats();
+      this.statsAt = now;
+    }
+    return this.statsCache;
+  }
+
   async refill(): Promise<void> {
     const st = this.f.stats();
     // Only when something waits on disk and RAM has room.
@@ -164,7 +176,7 @@ class FrontierAdapter implements FrontierPort {
   }
 
   readyCount(): number {
-    const st = this.f.stats();
+    const st = this.fstats();
     return st.ramUrls - st.inFlight;
   }
 
@@ -206,7 +218,7 @@ class FrontierAdapter implements FrontierPort {
   }
 
   stats(): FrontierStats {
-    const s = this.f.stats();
+    const s = this.fstats();
     return {
       queued: s.beastQueued + s.qf + s.qr + s.ramUrls,
       readyCount: s.ramUrls - s.inFlight,

@@ -1,2 +1,41 @@
-// Public surface of src/crawl/ (filled in by the module's own work).
-export {};
+/**
+ * src/crawl — the crawler as one process: IRLbot's pipeline (thesis Fig. 2, ch. VII) wired from the
+ * other modules. docs/configuration.md lists every option; docs/operations.md how to run, watch,
+ * stop, resume and read the output.
+ *
+ *   pipeline.ts      Crawler: open/resume, run, pause/resume/stop, snapshot; the scheduler loop
+ *   config.ts        the one validated config object, CLI flag table, parseCrawlArgs, sizes/durations
+ *   frontier-port.ts the pipeline's view of src/frontier (STAR + BEAST + robots gate + politeness)
+ *   parse-pool.ts    piscina pool of parse-worker.ts threads, crash/hang supervision
+ *   parse-worker.ts  bytes → links (resolved, canonical, hashed, filtered) + digest + WARC records
+ *   links-codec.ts   the compact transferred buffer a worker returns
+ *   drum-proxy.ts    a DRUM in a worker thread (drum-host.ts), binary batches (drum-codec.ts)
+ *   checkpoint.ts    manifest + pending set, written atomically
+ *   stats.ts         status snapshot, Prometheus text, status server, progress printer
+ *
+ * API as actually implemented (CONTRACTS.md has no crawl section): `Crawler.open(config, opts)`,
+ * `Crawler.resume(stateDir, overrides, opts)`, `crawler.run(): Promise<CrawlSummary>`,
+ * `pause()`, `resume()`, `stop(reason)`, `setRuntime(change)`, `snapshot()`, `checkpoint(reason)`;
+ * events 'checkpoint' (manifest), 'status-server' (url), 'error-event' (error).
+ */
+export {
+  Crawler, type CrawlerOptions, type CrawlSummary,
+} from './pipeline.js';
+export {
+  resolveCrawlConfig, parseCrawlArgs, loadCrawlConfig, applyRuntimeChange, configFromFileObject, defaultCrawlConfig,
+  parseSize, parseDurationMs, parseSeedList, CRAWL_FLAGS, RUNTIME_KEYS, CRAWL_CONFIG_INVALID, DEFAULT_USER_AGENT,
+  type CrawlConfig, type CrawlConfigInput, type RuntimeOptions, type StartupOptions, type CrawlScope, type WarcCompression as CrawlWarcCompression,
+  type ProgressMode, type FlagSpec, type ParsedCrawlArgs,
+} from './config.js';
+export {
+  readManifest, writeManifest, readPending, writePending, encodePending, decodePending, emptyCounters,
+  MANIFEST_FILE, PENDING_FILE, MANIFEST_VERSION, type CheckpointManifest, type CrawlCounters,
+} from './checkpoint.js';
+export {
+  renderPrometheus, startStatusServer, formatPlainLine, formatTtyBlock, formatOutcomes, ProgressPrinter, RateMeter,
+  type StatusSnapshot, type StatusController, type StatusServer, type CrawlState,
+} from './stats.js';
+export { ParsePool, type ParseOutcome } from './parse-pool.js';
+export { encodeLinks, LinkTable, splitParseOutput, type LinkEntry, type PageInfo, type EncodedGroupLike } from './links-codec.js';
+export { DrumProxy, type DrumProxyStats } from './drum-proxy.js';
+export { politenessOutcome, frontierRamUrls, withMargin, type FrontierPort, type FrontierStats as CrawlFrontierStats } from './frontier-port.js';

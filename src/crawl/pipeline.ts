@@ -501,11 +501,16 @@ export class Crawler extends EventEmitter {
       // Blocking phase: the frontier's disk work (BEAST/QR queues use synchronous I/O) and
       // checkpoints run here, BEFORE dispatching — never between a dispatch and its socket write,
       // which would make the server see two requests closer together than the heaps planned.
+      const tb = performance.now();
       await this.processAdmits();
+      const tr = performance.now();
       await this.frontier.refill();
+      const te = performance.now();
+      if (process.env.DRUMCRAWL_DEBUG_TIMING && te - tb > 50) console.error(`blocking phase: admits ${(tr - tb).toFixed(0)} ms, refill ${(te - tr).toFixed(0)} ms`);
       this.startMerges(false);
       if (Date.now() - this.lastCheckpoint >= this.cfg.checkpointIntervalMs) await this.checkpoint('periodic');
 
+      let dispatched = 0;
       if (this.state === 'running') {
         const limitByPages = this.cfg.maxPages === null ? Infinity : this.cfg.maxPages - this.counters.pages - this.inFlight;
         let room = Math.min(this.cfg.fetchConcurrency - this.inFlight - this.robotsInFlight, limitByPages);
@@ -518,6 +523,7 @@ export class Crawler extends EventEmitter {
             else this.startPage(it);
             room--;
           }
+          dispatched = items.length;
           // Let undici put the requests on the wire before any other work runs: the frontier
           // stamped them as started now, and a late write would shorten the gap the server sees.
           if (items.length > 0) {
@@ -542,9 +548,15 @@ export class Crawler extends EventEmitter {
         return;
       }
       const wakeAt = this.frontier.nextWakeup();
-      let ms = wakeAt === null ? 200 : Math.max(0, Math.min(200, wakeAt - Date.now()));
-      if (this.cfg.maxTimeMs !== null) ms = Math.min(ms, Math.max(0, this.runStart + this.cfg.maxTimeMs - Date.now()));
+      let ms = wakeAt === null ? 200 : Math.min(200, wakeAt - Date.now());
+      // Nothing was due although the heaps say "now" (e.g. the IP's connection is busy): wait for
+      // an event (fetch done → kick) rather than spin.
+      if (ms <= 0 && dispatched === 0) ms = 5;
+      if (this.cfg.maxTimeMs !== null) ms = Math.min(ms, Math.max(1, this.runStart + this.cfg.maxTimeMs - Date.now()));
+      // Always yield to the macrotask queue: awaiting resolved promises alone never lets sockets,
+      // timers and worker messages run.
       if (ms > 0) await this.wake.sleep(ms);
+      else await new Promise<void>((r) => setImmediate(r));
     }
   }
 
@@ -738,9 +750,12 @@ export class Crawler extends EventEmitter {
 
   private async mergeContent(): Promise<void> {
     if (this.unmergedContent === 0) return;
+    const n = this.unmergedContent;
     this.unmergedContent = 0;
     this.lastContentMerge = Date.now();
+    const t0 = performance.now();
     await this.contentSeen.merge();
+    if (process.env.DRUMCRAWL_DEBUG_TIMING) console.error(`content merge ${n} in ${(performance.now() - t0).toFixed(0)} ms`);
   }
 
   /** ContentSeen answers: unique payload → response record + links onward; duplicate → revisit. */
@@ -814,7 +829,9 @@ export class Crawler extends EventEmitter {
     this.awaitingMerge = [];
     this.unmergedLinks = 0;
     this.lastUrlMerge = Date.now();
+    const t0 = performance.now();
     await this.urlSeen.merge();
+    if (process.env.DRUMCRAWL_DEBUG_TIMING) console.error(`url merge in ${(performance.now() - t0).toFixed(0)} ms`);
     // Every page whose links that merge covered is now durable once its WARC record is.
     this.awaitingSync.push(...covered);
     await this.syncOutputs();

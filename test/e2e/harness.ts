@@ -14,12 +14,15 @@ export interface SimwebChild {
   seeds: string[];
   report(o: { hostMs: number; ipMs: number; reachable?: boolean }): Promise<SimwebReport>;
   close(): Promise<void>;
+  /** the child's process id (benchmarks read its CPU time) */
+  pid: number;
 }
 
-export async function forkSimweb(preset: string, params?: object): Promise<SimwebChild> {
+export async function forkSimweb(preset: string, params?: object, opts: { log?: boolean } = {}): Promise<SimwebChild> {
   const child: ChildProcess = fork(fileURLToPath(new URL('./simweb-child.ts', import.meta.url)), [preset, params ? JSON.stringify(params) : ''], {
     execArgv: ['--import', 'tsx'],
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    env: { ...process.env, SIMWEB_LOG: opts.log === false ? '0' : '1' },
   });
   const ready = await new Promise<{ dnsServer: string; httpPort: number; seeds: string[] }>((resolve, reject) => {
     child.once('message', (m) => resolve(m as never));
@@ -27,6 +30,7 @@ export async function forkSimweb(preset: string, params?: object): Promise<Simwe
   });
   return {
     ...ready,
+    pid: child.pid!,
     report: (o) =>
       new Promise((resolve) => {
         child.once('message', (m) => resolve((m as { report: SimwebReport }).report));

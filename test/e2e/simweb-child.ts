@@ -10,7 +10,7 @@ import { startSimweb, type SimwebPreset, type WebParams } from '../../src/simweb
 
 const preset = (process.argv[2] ?? 'tiny') as SimwebPreset;
 const params = process.argv[3] ? (JSON.parse(process.argv[3]) as Partial<WebParams>) : undefined;
-const web = await startSimweb({ preset, params });
+const web = await startSimweb({ preset, params, log: process.env.SIMWEB_LOG !== '0' });
 
 export interface SimwebReport {
   entries: number;
