@@ -356,8 +356,9 @@ export class Crawler extends EventEmitter {
   }
 
   setRuntime(change: Record<string, unknown>): Record<string, unknown> {
-    this.cfg = applyRuntimeChange(this.cfg, change);
-    this.frontier.setDelays(this.cfg);
+    const next = applyRuntimeChange(this.cfg, change);
+    if (['hostDelayMs', 'ipDelayMs', 'minHostDelayMs', 'minIpDelayMs'].some((k) => k in change)) this.frontier.setDelays(next);
+    this.cfg = next;
     if ('paused' in change) (change.paused ? this.pause() : this.resume());
     this.wake.kick();
     const { hostDelayMs, ipDelayMs, minHostDelayMs, minIpDelayMs, maxPages, maxTimeMs, paused } = this.cfg;
