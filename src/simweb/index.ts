@@ -4,9 +4,21 @@
  * a real authoritative UDP DNS server (dns-server.ts), adversities on chosen hosts, and a server-side
  * request log with politeness/robots checkers (request-log.ts). See docs/simweb.md.
  *
- * API as in CONTRACTS.md (src/simweb section), plus extras: Simweb.ips, dnsPort, connectionStats(),
- * dnsStats(); RequestLog entries carry `conn` and `userAgent`; checkers are also free functions.
- * `pagesPerPld()` returns a Map (pld → 2xx page fetches), the other checkers Violation[].
+ * API: as in CONTRACTS.md (src/simweb section), plus these additions:
+ *  - Simweb: `ips` (every simulated IP), `dnsPort`, `connectionStats()` (live open connections,
+ *    max open per IP, accepted), `dnsStats()`; SimwebOptions: `logCapacity` (ring size, default 200,000).
+ *  - RequestLogEntry: also `conn` (connection number) and `userAgent`.
+ *  - RequestLog: `length`, `total`, `dropped`, `enabled`; checkers return `Violation[]`
+ *    (`{ check, key, message, entries }`) except `pagesPerPld()`, which returns `Map<pld, count>`.
+ *    `minIntervalPerHost/PerIp(ms, { from: 'start' | 'end', includeRobots, slackMs })`,
+ *    `robotsViolations(web, ua, { requireRobotsFirst })`. Each checker is also a free function.
+ *  - WebGraph: `reachable(seeds, { userAgent, respectRobots = true, maxPages = 1e6 })`, and
+ *    `hostInfo(name)`, `findHost(pred)`, `hosts()`, `seeds()`, `origin(host)`, `hostName(pld, j)`,
+ *    `hostCount(pld)`, `pageCount(pld, j)`, `totalPages()`, `ipAddresses()`, `pageKind(info, n)`,
+ *    `hasPage(info, n)`, `pageLinks(info, n)`, `pageBytes(info, n)`, `renderPage(info, n)`,
+ *    `robotsGroups(info)`, `robotsRulesText(info)`, `robotsBody(info)`, `robotsAllows(host, path, ua)`,
+ *    `crawlDelayFor(host, ua)`.
+ *  - Errors: CRAWL_SIMWEB_BAD_PARAM (params), CRAWL_SIMWEB_LISTEN (ports), CRAWL_SIMWEB_TOO_BIG (reachable).
  */
 export { startSimweb, type Simweb, type SimwebOptions } from './simweb.js';
 export { WebGraph, ADVERSITY_COUNT, type HostInfo, type PageKind, type RenderedBody, type LinkTarget } from './graph.js';
