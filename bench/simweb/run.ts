@@ -9,6 +9,7 @@
  * the honest number on a shared machine), MB/s, and the server's RSS / heap over time.
  *
  *   npm run bench:simweb -- [--seconds 10] [--connections 64] [--repeat 1] [--out bench/results/simweb-throughput.json]
+ *   (env SIMWEB_NOLOG=1 runs the server without its request log; SIMWEB_PROF=dir writes a CPU profile)
  */
 import { fork, execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
