@@ -328,7 +328,8 @@ const result = {
   results,
   ratios,
 };
-const jf = writeResult('peers-e2e', result);
+// --out names the result file (bench/results/peers-<out>.json) for partial or exploratory runs.
+const jf = writeResult(`peers-${a.get('out') ?? 'e2e'}`, result);
 console.log(mdTable(['crawler', 'politeness', 'pages', 's', 'pages/s', 'CPU ms/page', 'CPU ms/page after start-up', 'peak RSS MiB', 'stopped by'],
   results.map((r) => [r.crawler, r.politeness, r.pages, r.seconds, r.pagesPerSecond, r.cpuMsPerPage, r.cpuMsPerPageSteady, r.peakRssMiB, r.stoppedBy])));
 console.log(`wrote ${jf}`);
