@@ -50,6 +50,8 @@ interface Row {
   model: number;
   seconds: number;
   batches: number;
+  /** Distinct URLs in the stream's first n links (ground truth for `uniques`). */
+  streamDistinct: number;
   extra?: Record<string, number | string>;
 }
 
@@ -107,7 +109,7 @@ async function runDrum(n: number): Promise<Row> {
   return {
     method: 'DRUM', n, pages: n / STREAM.l, b, uniques, p, bytesRead, bytesWritten,
     alpha: (bytesRead + bytesWritten) / (b * n), model: drumAlpha(n, st.plan.R, st.plan.D, dq), seconds: secs,
-    batches: st.rounds,
+    batches: st.rounds, streamDistinct: s.distinct,
     extra: { k: st.k, r: st.r, regime: st.plan.regime, D: Math.round(st.plan.D), H: st.plan.H, P: st.plan.P,
       drumPredictedAlphaWithQueue: sig(st.predictedAlpha + p, 5),
       ioByKind: JSON.stringify(Object.fromEntries(Object.entries(st.io.kinds).map(([k2, v]) => [k2, sig((v.bytesRead + v.bytesWritten) / (b * n), 4)]))) },
@@ -127,7 +129,7 @@ function runBatch(method: 'Mercator-B' | 'Polybot', n: number): Row {
   const p = impl.uniques / n;
   const base: Row = {
     method, n, pages: n / STREAM.l, b, uniques: impl.uniques, p, bytesRead: impl.io.read, bytesWritten: impl.io.written,
-    alpha: impl.io.total / (b * n), model: 0, seconds: secs, batches: impl.batches,
+    alpha: impl.io.total / (b * n), model: 0, seconds: secs, batches: impl.batches, streamDistinct: s.distinct,
   };
   if (impl instanceof Polybot) {
     base.model = polybotAlpha(n, R, q(b, p, impl.bq));
@@ -174,7 +176,12 @@ const qq = q(b0, STREAM.p);
 const byMethod = (m: Row['method']) => rows.filter((r) => r.method === m);
 const last = (m: Row['method']) => byMethod(m).at(-1)!;
 const first = (m: Row['method']) => byMethod(m)[0]!;
+// Correctness: every method must find exactly the stream's distinct URLs (else its bytes mean nothing).
+const wrong = rows.filter((r) => r.uniques !== r.streamDistinct);
+for (const r of wrong) log(`ERROR: ${r.method} at n=${r.n} found ${r.uniques} unique URLs, the stream has ${r.streamDistinct}`);
+if (wrong.length > 0) process.exitCode = 1;
 const summary = {
+  uniquesMatchStream: wrong.length === 0,
   growthAlphaFirstToLast: Object.fromEntries((['DRUM', 'Mercator-B', 'Polybot'] as const).map((m) => [m, {
     nFirst: first(m).n, alphaFirst: sig(first(m).alpha), nLast: last(m).n, alphaLast: sig(last(m).alpha),
     ratio: sig(last(m).alpha / first(m).alpha, 3),

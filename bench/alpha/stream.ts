@@ -54,6 +54,11 @@ export class UrlStream {
     return this.state / 4294967296;
   }
 
+  /** Distinct URLs produced so far (the ground truth every method's unique count must equal). */
+  get distinct(): number {
+    return this.nextId;
+  }
+
   /** The next link: its id (ids are dense; id ≥ previous max means unique). */
   nextLinkId(): number {
     this.links++;
