@@ -39,7 +39,7 @@ import type { EncodedGroupLike } from './links-codec.js';
 import { WarcWriter, CrawlLog, truncateTornWarc } from '../store/index.js';
 import { canonicalizeUrl, fingerprintInto, hostOf, pldOrHost } from '../url/index.js';
 import { FrontierUrl, encodeFrontierUrl, decodeFrontierUrl } from '../frontier/index.js';
-import { openFrontierPort, politenessOutcome, type FrontierPort } from './frontier-port.js';
+import { openFrontierPort, politenessOutcome, withMargin, type FrontierPort } from './frontier-port.js';
 import { type CrawlConfig, applyRuntimeChange, resolveCrawlConfig, type CrawlConfigInput } from './config.js';
 import {
   emptyCounters, readManifest, writeManifest, readPending, writePending, MANIFEST_VERSION,
@@ -75,6 +75,8 @@ export interface CrawlSummary {
   warcFiles: string[];
   stateDir: string;
   statusUrl: string | null;
+  /** requests released by the heaps before a floor had passed, held by the last-step guard */
+  floorGuardHolds: number;
 }
 
 /** A page from dispatch to durability. */
@@ -206,6 +208,11 @@ export class Crawler extends EventEmitter {
   private statusServer: StatusServer | null = null;
   private signalHandler: ((sig: NodeJS.Signals) => void) | null = null;
   private readonly fp = new Uint32Array(6);
+  private readonly lastHostStart = new Map<string, number>();
+  private readonly lastIpStart = new Map<string, number>();
+  private lastGuardPrune = 0;
+  /** requests the floor guard had to hold (the heaps released them early) */
+  private guardHolds = 0;
 
   private constructor(
     cfg: CrawlConfig,
@@ -638,6 +645,8 @@ export class Crawler extends EventEmitter {
     job.date = new Date();
     let r: FetchResult;
     try {
+      await this.floorGuard(hostOf(fu.url), fu.ip);
+      job.date = new Date();
       r = await this.fetcher.fetch({ url: fu.url, ip: fu.ip });
     } finally {
       this.inFlight--;
@@ -719,6 +728,7 @@ export class Crawler extends EventEmitter {
     this.counters.robotsFetches++;
     void (async () => {
       try {
+        await this.floorGuard(null, item.ip);
         const r = await fetchRobots(this.fetcher, item.host, item.ip, portOfUrl(item.url), this.cfg.userAgent);
         this.frontier.robotsDone(item, r);
       } finally {
@@ -726,6 +736,34 @@ export class Crawler extends EventEmitter {
         this.wake.kick();
       }
     })().catch((e) => this.fail(e));
+  }
+
+  /**
+   * The floors, enforced once more at the last step (defence in depth): whatever the heaps'
+   * bookkeeping says, a request to a host (pages) or an IP (pages and robots.txt) starts no sooner
+   * than τh0 / τs0 (+ margin) after the previous one actually started. A request released early is
+   * held (its slot in the heaps stays taken) and the next start time is reserved at once, so held
+   * requests are spaced too. RAM: one entry per host / IP started within the last floor period
+   * (pruned), i.e. bounded by the fetch rate × the floor.
+   */
+  private floorGuard(host: string | null, ip: string): Promise<void> | void {
+    const hostFloor = withMargin(this.cfg.minHostDelayMs, this.cfg);
+    const ipFloor = withMargin(this.cfg.minIpDelayMs, this.cfg);
+    if (hostFloor === 0 && ipFloor === 0) return;
+    const now = performance.now();
+    let start = now;
+    if (host !== null && hostFloor > 0) start = Math.max(start, (this.lastHostStart.get(host) ?? -Infinity) + hostFloor);
+    if (ipFloor > 0) start = Math.max(start, (this.lastIpStart.get(ip) ?? -Infinity) + ipFloor);
+    if (host !== null && hostFloor > 0) this.lastHostStart.set(host, start);
+    if (ipFloor > 0) this.lastIpStart.set(ip, start);
+    if (now - this.lastGuardPrune > 10_000) {
+      this.lastGuardPrune = now;
+      for (const [k, t] of this.lastHostStart) if (t < now - hostFloor) this.lastHostStart.delete(k);
+      for (const [k, t] of this.lastIpStart) if (t < now - ipFloor) this.lastIpStart.delete(k);
+    }
+    if (start <= now) return;
+    this.guardHolds++;
+    return new Promise((r) => setTimeout(r, Math.ceil(start - now)));
   }
 
   private count(key: string): void {
@@ -961,6 +999,7 @@ export class Crawler extends EventEmitter {
       warcFiles: files.map((f) => path.join(this.cfg.outDir, f)),
       stateDir: this.cfg.stateDir,
       statusUrl: this.statusServer?.url ?? null,
+      floorGuardHolds: this.guardHolds,
     };
   }
 

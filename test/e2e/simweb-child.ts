@@ -25,7 +25,13 @@ export interface SimwebReport {
   statusByUrl: Record<string, number>;
 }
 
-process.on('message', (m: { cmd: string; userAgent?: string; hostMs?: number; ipMs?: number; reachable?: boolean }) => {
+/** A violation's message, tagged with the behaviours of the hosts involved (e.g. "[reset]"). */
+function explain(v: { message: string; entries: { host: string }[] }): string {
+  const tags = new Set(v.entries.map((e) => web.web.hostInfo(e.host)?.behaviour ?? '?').filter((b) => b !== 'normal'));
+  return tags.size > 0 ? `${v.message} [${[...tags].join(',')}]` : v.message;
+}
+
+process.on('message', (m: { cmd: string; userAgent?: string; hostMs?: number; ipMs?: number; reachable?: boolean; slackMs?: number }) => {
   if (m.cmd === 'report') {
     const log = web.log;
     const entries = log.entries();
@@ -36,8 +42,8 @@ process.on('message', (m: { cmd: string; userAgent?: string; hostMs?: number; ip
       entries: entries.length,
       pageFetches: pages.map((e) => `http://${e.host}:${web.httpPort}${e.path}`),
       robotsFetches: entries.length - pages.length,
-      hostViolations: log.minIntervalPerHost(m.hostMs!, { includeRobots: false }).map((v) => v.message),
-      ipViolations: log.minIntervalPerIp(m.ipMs!).map((v) => v.message),
+      hostViolations: log.minIntervalPerHost(m.hostMs!, { includeRobots: false, slackMs: m.slackMs ?? 0 }).map(explain),
+      ipViolations: log.minIntervalPerIp(m.ipMs!, { slackMs: m.slackMs ?? 0 }).map(explain),
       robotsViolations: log.robotsViolations(web.web, m.userAgent!).map((v) => v.message),
       duplicates: log.duplicateFetches().map((v) => v.message),
       reachable: m.reachable === false ? null : [...web.web.reachable(web.seeds, { userAgent: m.userAgent!, respectRobots: true })],
