@@ -80,7 +80,6 @@ test('simulation (long): millions of URLs, thousands of hosts and IPs', { skip: 
     plds: 5_000,
     spamPlds: 5,
     batch: 20_000,
-    batchEveryMs: 200,
     frontier: { ...base.frontier, ramUrls: 50_000, beast: { initialQueues: 2, maxQueues: 256 } },
   };
   const res = await simulate(p);
