@@ -15,7 +15,7 @@
  * Politeness delays are equal in both runs (τh = τh0, so budgets cannot shorten them), so the runs
  * differ only in STAR. A third run lets budgets shorten τh (IRLbot's coupling, thesis VII.1).
  *
- *   npm run bench:star                              # simweb 'bench' + 4 spam farms, 20,000 pages per run
+ *   npm run bench:star                              # simweb 'bench' + 4 spam farms, 50,000 pages per run
  *   npm run bench:star -- --pages 50000 --farms 8
  */
 import { Frontier, FrontierUrl, MemoryPldStore, Star, UrlKind, crawlBudget, flatBudget, type BudgetFunction } from '../../src/frontier/index.js';
@@ -25,7 +25,7 @@ import { SHARED_MACHINE_NOTE, args, commandLine, machineInfo, mdTable, sig, writ
 import { lineChart, type Series } from '../lib/svg.js';
 
 const a = args();
-const pagesTarget = a.num('pages', 20_000);
+const pagesTarget = a.num('pages', 50_000);
 const farms = a.num('farms', 4);
 const seed = a.num('seed', 1);
 const fetchMs = a.num('fetch-ms', 300);
@@ -33,6 +33,8 @@ const hostDelay = a.num('host-delay', 2000);
 // RAM holds few URLs compared with the backlog (IRLbot: RAM ≪ BEAST's disk queues), so the order in
 // which BEAST hands URLs over — the budgets — decides what gets crawled.
 const ramUrls = a.num('ram-urls', 2000);
+// URLs one host may hold in RAM: small, so that RAM spreads over many hosts rather than a few big ones.
+const perHost = a.num('per-host', 10);
 
 const params = resolveParams('bench', { spamFarms: farms, spamInLinks: 1 });
 const web = new WebGraph(params, seed, 80);
@@ -54,15 +56,25 @@ interface RunOut {
   hostsSeen: number;
   queueSwitches: number;
   cpuSeconds: number;
+  /** URLs the frontier gave up on, by reason (all / spam-farm URLs only). */
+  dropped: Record<string, number>;
+  droppedFarm: Record<string, number>;
+  frontierStats: Record<string, unknown>;
 }
 
 async function run(name: string, budget: BudgetFunction, minHostDelay = hostDelay): Promise<RunOut> {
   const c0 = process.cpuUsage();
   let now = 0;
+  const dropped: Record<string, number> = {};
+  const droppedFarm: Record<string, number> = {};
   const f = await Frontier.open(null, {
+    onDrop: (u, reason) => {
+      dropped[reason] = (dropped[reason] ?? 0) + 1;
+      if (u.url.includes('.farm')) droppedFarm[reason] = (droppedFarm[reason] ?? 0) + 1;
+    },
     preset: 'default', storage: 'memory',
     hostDelayMs: hostDelay, minHostDelayMs: minHostDelay, ipDelayMs: 10, minIpDelayMs: 10,
-    ramUrls, maxUrlsPerHost: 1000, maxConnectionsPerIp: 4,
+    ramUrls, maxUrlsPerHost: perHost, maxConnectionsPerIp: 4,
   }, () => now);
   const star = new Star(new MemoryPldStore(), budget);
   const seen = new Set<string>(); // URLseen stand-in (bounded by the URLs a run discovers)
@@ -176,14 +188,14 @@ async function run(name: string, budget: BudgetFunction, minHostDelay = hostDela
     }
     now = Math.max(t, now + 1);
   }
-  const st = f.stats() as unknown as { switches?: number };
+  const st = f.stats() as unknown as { switches?: number } & Record<string, unknown>;
   await f.close();
   let farmPages = 0;
   for (const [p, c] of pagesPerPld) if (p.startsWith('farm')) farmPages += c;
   const cpu = process.cpuUsage(c0);
   return {
     name, pages, virtualSeconds: now / 1000, pagesPerPld, indegree, farmPages, hostsSeen: hostName.size,
-    queueSwitches: st.switches ?? 0, cpuSeconds: (cpu.user + cpu.system) / 1e6,
+    queueSwitches: st.switches ?? 0, cpuSeconds: (cpu.user + cpu.system) / 1e6, dropped, droppedFarm, frontierStats: st,
   };
 }
 
@@ -228,6 +240,7 @@ const top = [...allPlds].sort((x, y) => deg(y) - deg(x)).slice(0, 10).map((p) =>
 const summarize = (r: RunOut) => ({
   pages: r.pages, virtualSeconds: sig(r.virtualSeconds, 4), pldsCrawled: r.pagesPerPld.size, hostsDiscovered: r.hostsSeen,
   farmPages: r.farmPages, farmShare: sig(r.farmPages / r.pages, 3), queueSwitches: r.queueSwitches, cpuSeconds: sig(r.cpuSeconds, 3),
+  dropped: r.dropped, droppedFarm: r.droppedFarm, frontierStatsAtEnd: r.frontierStats,
   binsByIndegree: bins(r),
 });
 const result = {
@@ -238,7 +251,7 @@ const result = {
   kind: 'SIMULATION over the real src/frontier (Frontier + Star) with the simweb generator as the web and a virtual fetch clock; not a run of the crawler (src/crawl has no STAR on/off switch)',
   parameters: {
     simweb: { preset: 'bench', seed, spamFarms: farms, spamInLinks: 1, plds: params.plds },
-    pagesPerRun: pagesTarget, fetchMs, hostDelayMs: hostDelay, ramUrls, ipDelayMs: 10, maxConnectionsPerIp: 4,
+    pagesPerRun: pagesTarget, fetchMs, hostDelayMs: hostDelay, ramUrls, maxUrlsPerHost: perHost, ipDelayMs: 10, maxConnectionsPerIp: 4,
     starOn: 'crawlBudget(): B0 = 10; PLDs with in-degree ≥ 2 ranked, top 10,000 interpolated 10,000 → 10 pages per BEAST pass',
     starOff: 'flatBudget(1e9): every URL in the first BEAST queue (BFS)',
   },
@@ -254,7 +267,7 @@ const result = {
     farmShareStarOnScaledTauH: sig(scaled.farmPages / scaled.pages, 3),
   },
 };
-const jf = writeResult('star-pld', result);
+const jf = writeResult(a.get('out') ?? 'star-pld', result);
 
 const scatter = (r: RunOut): Array<[number, number]> =>
   [...r.pagesPerPld.entries()].map(([p, c]) => [Math.max(1, deg(p)) + (p.startsWith('farm') ? 0 : 0), c] as [number, number]);
@@ -269,7 +282,7 @@ const series: Series[] = [
   { name: 'mean, STAR on', color: '#2ca02c', points: meanLine(on) },
   { name: 'mean, STAR on + scaled τh', color: '#1f77b4', points: meanLine(scaled) },
 ];
-const sf = writeSvg('star-pld', lineChart({
+const sf = writeSvg(a.get('out') ?? 'star-pld', lineChart({
   title: `Pages crawled per PLD vs PLD in-degree (simweb bench + ${farms} spam farms, ${pagesTarget.toLocaleString('en')} pages)`,
   xLabel: 'PLD in-degree', yLabel: 'pages crawled per PLD', logX: true, logY: true, series,
 }));
