@@ -44,8 +44,26 @@ test('tiny web: every reachable allowed page fetched exactly once, polite, robot
   const web = await forkSimweb('tiny');
   try {
     const dir = await tempDir('e2e-tiny');
-    const crawler = await Crawler.open(config(web, dir, { maxTimeMs: 90_000 }));
+    const crawler = await Crawler.open(config(web, dir, { maxTimeMs: 90_000, statusPort: 0 }));
+    // The status server of a live crawl: metrics, JSON status, pause/resume.
+    const probe = new Promise<{ metrics: string; paused: string; resumed: string }>((resolve, reject) => {
+      crawler.once('status-server', (url: string) => {
+        setTimeout(() => {
+          void (async () => {
+            const metrics = await (await fetch(`${url}/metrics`)).text();
+            const paused = ((await (await fetch(`${url}/pause`, { method: 'POST' })).json()) as { state: string }).state;
+            const resumed = ((await (await fetch(`${url}/resume`, { method: 'POST' })).json()) as { state: string }).state;
+            resolve({ metrics, paused, resumed });
+          })().catch(reject);
+        }, 1500);
+      });
+    });
     const summary = await crawler.run();
+    const p = await probe;
+    assert.match(p.metrics, /^drumcrawl_pages_total \d+$/m);
+    assert.match(p.metrics, /^drumcrawl_beast_j \d+$/m);
+    assert.equal(p.paused, 'paused');
+    assert.equal(p.resumed, 'running');
     assert.equal(summary.stopReason, 'done', 'the crawl ends by itself when the frontier is empty');
     assert.equal(summary.finished, true);
     const r = await web.report({ hostMs: HOST_MS, ipMs: IP_MS });
