@@ -192,6 +192,13 @@ export class Crawler extends EventEmitter {
   /** true while nothing is being dispatched (checkpoint, drain): admissions run at once */
   private directAdmit = false;
   private admitQueue: { urls: FrontierUrl[]; resolve: () => void; reject: (e: Error) => void }[] = [];
+  private admitQueueSince = 0;
+  private lastRefill = 0;
+  private admitQueueUrls(): number {
+    let n = 0;
+    for (const b of this.admitQueue) n += b.urls.length;
+    return n;
+  }
   private dispatchedThisRun = 0;
 
   private readonly wake = new Wakeup();
@@ -509,10 +516,19 @@ export class Crawler extends EventEmitter {
       // Blocking phase: the frontier's disk work (BEAST/QR queues use synchronous I/O) and
       // checkpoints run here, BEFORE dispatching — never between a dispatch and its socket write,
       // which would make the server see two requests closer together than the heaps planned.
+      // Each of these costs synchronous disk I/O (and fsyncs), so they run when worth it: admissions
+      // in batches (large, old, or the frontier is running low), refills below a low-water mark.
       const tb = performance.now();
-      await this.processAdmits();
+      const ready = this.frontier.readyCount();
+      const low = ready < 2 * this.cfg.fetchConcurrency;
+      if (this.admitQueue.length > 0 && (low || this.admitQueueUrls() >= 50_000 || Date.now() - this.admitQueueSince >= 500)) {
+        await this.processAdmits();
+      }
       const tr = performance.now();
-      await this.frontier.refill();
+      if (low || Date.now() - this.lastRefill >= 1000) {
+        this.lastRefill = Date.now();
+        await this.frontier.refill();
+      }
       const te = performance.now();
       if (process.env.DRUMCRAWL_DEBUG_TIMING && te - tb > 50) console.error(`blocking phase: admits ${(tr - tb).toFixed(0)} ms, refill ${(te - tr).toFixed(0)} ms`);
       this.startMerges(false);
@@ -892,6 +908,7 @@ export class Crawler extends EventEmitter {
       return;
     }
     await new Promise<void>((resolve, reject) => {
+      if (this.admitQueue.length === 0) this.admitQueueSince = Date.now();
       this.admitQueue.push({ urls: unique, resolve, reject });
       this.wake.kick();
     });
