@@ -663,6 +663,7 @@ export class Crawler extends EventEmitter {
     try {
       await this.floorGuard(hostOf(fu.url), fu.ip);
       job.date = new Date();
+      if (process.env.DRUMCRAWL_TRACE_FETCH) process.stderr.write(`TRACE ${(performance.timeOrigin + performance.now()).toFixed(1)} ${fu.ip} ${fu.url}\n`);
       r = await this.fetcher.fetch({ url: fu.url, ip: fu.ip });
     } finally {
       this.inFlight--;
@@ -745,6 +746,7 @@ export class Crawler extends EventEmitter {
     void (async () => {
       try {
         await this.floorGuard(null, item.ip);
+        if (process.env.DRUMCRAWL_TRACE_FETCH) process.stderr.write(`TRACE ${(performance.timeOrigin + performance.now()).toFixed(1)} ${item.ip} ${item.url}\n`);
         const r = await fetchRobots(this.fetcher, item.host, item.ip, portOfUrl(item.url), this.cfg.userAgent);
         this.frontier.robotsDone(item, r);
       } finally {
