@@ -3,8 +3,9 @@
  * — the few calls the scheduler makes, adapted here to the frontier's actual API so that
  * pipeline.ts reads as the thesis' Fig. 2 and a change in src/frontier touches only this file.
  */
+import path from 'node:path';
 import { CrawlError } from '../errors.js';
-import { Frontier, Star, MemoryPldStore, crawlBudget, type FrontierUrl, type FetchOutcome as PoliteFetchOutcome } from '../frontier/index.js';
+import { Frontier, Star, DrumPldStore, crawlBudget, type FrontierUrl, type FetchOutcome as PoliteFetchOutcome } from '../frontier/index.js';
 import { outcomePolicy, type FetchResult } from '../fetch/index.js';
 import type { DnsCache } from '../dns/index.js';
 import type { RobotsRules } from '../robots/index.js';
@@ -97,7 +98,13 @@ export function frontierRamUrls(cfg: CrawlConfig): number {
 }
 
 class FrontierAdapter implements FrontierPort {
-  private linkChain: Promise<void> = Promise.resolve();
+  /**
+   * PLD→PLD pairs collected since the last admission; STAR's PLDedges DRUM takes them as one batch
+   * (one merge) right before the next admission, in the scheduler's blocking phase. Bound: the
+   * links of the pages parsed between two admissions (admissions run at least every 500 ms).
+   */
+  private pairBuf = new Uint32Array(4096 * 4);
+  private pairCount = 0;
   private refilling = false;
   /**
    * The frontier's async operations (admit, readmit, refill, commit) run one at a time: BEAST
@@ -117,8 +124,15 @@ class FrontierAdapter implements FrontierPort {
     private readonly clock: () => number = Date.now,
   ) {}
 
+  private async flushLinks(): Promise<void> {
+    if (this.pairCount === 0) return;
+    const n = this.pairCount;
+    this.pairCount = 0;
+    await this.star.addLinks(this.pairBuf, n); // copies what it needs before its first await
+  }
+
   async admit(urls: FrontierUrl[]): Promise<void> {
-    await this.linkChain; // PLD in-degrees first: budgets reflect the links seen so far
+    await this.flushLinks(); // PLD in-degrees first: budgets reflect the links seen so far
     await this.star.assign(urls);
     await this.serial(() => this.f.admit(urls)); // durable when resolved (BEAST appends committed)
   }
@@ -128,7 +142,14 @@ class FrontierAdapter implements FrontierPort {
   }
 
   addPldLinks(pairs: Uint32Array, count: number): void {
-    this.linkChain = this.linkChain.then(() => this.star.addLinks(pairs, count));
+    const need = (this.pairCount + count) * 4;
+    if (need > this.pairBuf.length) {
+      const nb = new Uint32Array(Math.max(need, this.pairBuf.length * 2));
+      nb.set(this.pairBuf.subarray(0, this.pairCount * 4));
+      this.pairBuf = nb;
+    }
+    this.pairBuf.set(pairs.subarray(0, count * 4), this.pairCount * 4);
+    this.pairCount += count;
   }
 
   nextReady(now: number, max: number): FrontierUrl[] {
@@ -207,13 +228,13 @@ class FrontierAdapter implements FrontierPort {
   }
 
   async commit(): Promise<void> {
-    await this.linkChain;
+    await this.flushLinks();
     await this.star.commit();
     await this.serial(() => this.f.commit());
   }
 
   async checkpoint(): Promise<void> {
-    await this.linkChain;
+    await this.flushLinks();
     await this.star.commit();
   }
 
@@ -236,7 +257,6 @@ class FrontierAdapter implements FrontierPort {
   }
 
   async close(): Promise<void> {
-    await this.linkChain.catch(() => undefined);
     await this.serial(() => this.f.close());
     await this.star.close();
   }
@@ -257,8 +277,10 @@ export async function openFrontierPort(dir: string, cfg: CrawlConfig, dns: DnsCa
     ramUrls: frontierRamUrls(cfg),
     onDrop: opts.onDrop,
   });
-  // STAR's PLD tables: in RAM (MemoryPldStore) until src/frontier ships its DRUM-backed store —
-  // one entry per PLD and per distinct PLD edge (see the report: not yet bounded by ramBytes).
-  const star = new Star(new MemoryPldStore(), crawlBudget());
+  // STAR's tables (PLDedges, PLDindegree) on DRUM, beside the frontier; the rank histogram is
+  // saved at each commit, so budgets survive a resume.
+  const starDir = path.join(path.dirname(dir), 'star');
+  const pldStore = await DrumPldStore.open(starDir, { ramBytes: Math.max(8 << 20, Math.min(64 << 20, Math.floor(cfg.ramBytes / 32))), drum: { buckets: 4 } });
+  const star = await Star.open(pldStore, crawlBudget(), path.join(starDir, 'histogram.bin'));
   return new FrontierAdapter(f, star, dns);
 }
