@@ -96,6 +96,15 @@ export interface StartupOptions {
    * so that the server-side gap never undercuts τ. @default 5
    */
   politenessMarginMs: number;
+  /**
+   * STAR budget function F(d) (thesis VI.2): 'crawl' (the thesis crawl: top-ranked PLDs get 10..10K
+   * pages per BEAST pass, others B0), 'flat' (B0 for every PLD), 'proportional', 'inverse',
+   * 'popular-only'. In a web of a few dozen PLDs every PLD is "top-ranked" under 'crawl'; use 'flat'
+   * to keep a spam farm to B0 per pass there. @default 'crawl'
+   */
+  budget: 'crawl' | 'flat' | 'proportional' | 'inverse' | 'popular-only';
+  /** B0: the default budget (pages per PLD per BEAST pass) and the delay scaling reference. @default 10 */
+  budgetB0: number;
   /** Per-parse hard timeout: a worker exceeding it is replaced and the page recorded as CRAWL_PARSE_TIMEOUT. @default 10000 */
   parseTimeoutMs: number;
 }
@@ -139,6 +148,8 @@ export function defaultCrawlConfig(): StartupOptions & RuntimeOptions {
     images: false,
     parseTimeoutMs: 10_000,
     politenessMarginMs: 5,
+    budget: 'crawl',
+    budgetB0: 10,
     hostDelayMs: 5000,
     ipDelayMs: 1000,
     minHostDelayMs: 1000,
@@ -305,6 +316,8 @@ export function resolveCrawlConfig(input: CrawlConfigInput, opts: { cwd?: string
     images: bool('images', raw.images),
     parseTimeoutMs: dur('parseTimeoutMs')!,
     politenessMarginMs: dur('politenessMarginMs')!,
+    budget: oneOf('budget', raw.budget, ['crawl', 'flat', 'proportional', 'inverse', 'popular-only'] as const),
+    budgetB0: nonNegInt('budgetB0', raw.budgetB0, { min: 1 })!,
     hostDelayMs: dur('hostDelayMs')!,
     ipDelayMs: dur('ipDelayMs')!,
     minHostDelayMs: dur('minHostDelayMs')!,
@@ -423,6 +436,8 @@ export const CRAWL_FLAGS: readonly FlagSpec[] = [
   { name: 'max-body', value: '<size>', key: 'maxBodyBytes', kind: 'value', description: 'body size cap per page (default 8M)', parse: (v) => parseSize(v, 'maxBodyBytes') },
   { name: 'fetch-timeout', value: '<ms>', key: 'fetchTimeoutMs', kind: 'value', description: 'per-fetch timeout (default 30000)', parse: ms('fetchTimeoutMs') },
   { name: 'politeness-margin', value: '<ms>', key: 'politenessMarginMs', kind: 'value', description: 'added to non-zero delays to absorb dispatch jitter (default 5)', parse: ms('politenessMarginMs') },
+  { name: 'budget', value: '<crawl|flat|proportional|inverse|popular-only>', key: 'budget', kind: 'value', description: 'STAR budget function F(d) (default crawl)', parse: id },
+  { name: 'budget-b0', value: '<n>', key: 'budgetB0', kind: 'value', description: 'B0: default pages per PLD per BEAST pass (default 10)', parse: int('budgetB0') },
   { name: 'images', value: '', key: 'images', kind: 'bool', description: 'also follow <img src>', parse: () => true },
   { name: 'paused', value: '', key: 'paused', kind: 'bool', description: 'start paused (resume via the status server)', parse: () => true },
 ];

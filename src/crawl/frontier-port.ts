@@ -5,7 +5,7 @@
  */
 import path from 'node:path';
 import { CrawlError } from '../errors.js';
-import { Frontier, Star, DrumPldStore, crawlBudget, type FrontierUrl, type FetchOutcome as PoliteFetchOutcome } from '../frontier/index.js';
+import { Frontier, Star, DrumPldStore, budgetPreset, type FrontierUrl, type FetchOutcome as PoliteFetchOutcome } from '../frontier/index.js';
 import { outcomePolicy, type FetchResult } from '../fetch/index.js';
 import type { DnsCache } from '../dns/index.js';
 import type { RobotsRules } from '../robots/index.js';
@@ -15,6 +15,8 @@ export interface FrontierStats {
   queued: number;
   readyCount: number;
   beastJ: number;
+  /** BEAST queues emptied so far (queue passes − 1) */
+  beastSwitches: number;
   qfSize: number;
   qrSize: number;
   hostsActive: number;
@@ -244,6 +246,7 @@ class FrontierAdapter implements FrontierPort {
       queued: s.beastQueued + s.qf + s.qr + s.ramUrls,
       readyCount: s.ramUrls - s.inFlight,
       beastJ: s.j,
+      beastSwitches: s.switches,
       qfSize: s.qf,
       qrSize: s.qr,
       hostsActive: s.hostHeap,
@@ -274,6 +277,7 @@ export async function openFrontierPort(dir: string, cfg: CrawlConfig, dns: DnsCa
     ipDelayMs: withMargin(cfg.ipDelayMs, cfg),
     minHostDelayMs: withMargin(cfg.minHostDelayMs, cfg),
     minIpDelayMs: withMargin(cfg.minIpDelayMs, cfg),
+    b0: cfg.budgetB0,
     ramUrls: frontierRamUrls(cfg),
     onDrop: opts.onDrop,
   });
@@ -281,6 +285,6 @@ export async function openFrontierPort(dir: string, cfg: CrawlConfig, dns: DnsCa
   // saved at each commit, so budgets survive a resume.
   const starDir = path.join(path.dirname(dir), 'star');
   const pldStore = await DrumPldStore.open(starDir, { ramBytes: Math.max(8 << 20, Math.min(64 << 20, Math.floor(cfg.ramBytes / 32))), drum: { buckets: 4 } });
-  const star = await Star.open(pldStore, crawlBudget(), path.join(starDir, 'histogram.bin'));
+  const star = await Star.open(pldStore, budgetPreset(cfg.budget, cfg.budgetB0), path.join(starDir, 'histogram.bin'));
   return new FrontierAdapter(f, star, dns);
 }

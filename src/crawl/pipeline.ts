@@ -403,7 +403,7 @@ export class Crawler extends EventEmitter {
       inFlight: this.inFlight + this.robotsInFlight,
       parsing: this.parsing,
       robotsFetches: this.counters.robotsFetches,
-      beast: { j: f.beastJ, qfSize: f.qfSize, qrSize: f.qrSize },
+      beast: { j: f.beastJ, switches: f.beastSwitches, qfSize: f.qfSize, qrSize: f.qrSize },
       hosts: { active: f.hostsActive, waiting: f.hostsWaiting },
       ips: { active: f.ipsActive, waiting: f.ipsWaiting },
       dns: { lookups: d.lookups, hitRate: d.hitRate },
@@ -664,6 +664,7 @@ export class Crawler extends EventEmitter {
       await this.floorGuard(hostOf(fu.url), fu.ip);
       job.date = new Date();
       if (process.env.DRUMCRAWL_TRACE_FETCH) process.stderr.write(`TRACE ${(performance.timeOrigin + performance.now()).toFixed(1)} ${fu.ip} ${fu.url}\n`);
+      if (this.listenerCount('dispatch') > 0) this.emit('dispatch', { at: performance.timeOrigin + performance.now(), url: fu.url, ip: fu.ip, robots: false });
       r = await this.fetcher.fetch({ url: fu.url, ip: fu.ip });
     } finally {
       this.inFlight--;
@@ -747,6 +748,7 @@ export class Crawler extends EventEmitter {
       try {
         await this.floorGuard(null, item.ip);
         if (process.env.DRUMCRAWL_TRACE_FETCH) process.stderr.write(`TRACE ${(performance.timeOrigin + performance.now()).toFixed(1)} ${item.ip} ${item.url}\n`);
+        if (this.listenerCount('dispatch') > 0) this.emit('dispatch', { at: performance.timeOrigin + performance.now(), url: item.url, ip: item.ip, robots: true });
         const r = await fetchRobots(this.fetcher, item.host, item.ip, portOfUrl(item.url), this.cfg.userAgent);
         this.frontier.robotsDone(item, r);
       } finally {

@@ -30,7 +30,7 @@ export interface StatusSnapshot {
   inFlight: number;           // fetches in progress
   parsing: number;            // pages in the parse pool
   robotsFetches: number;
-  beast: { j: number; qfSize: number; qrSize: number };
+  beast: { j: number; switches?: number; qfSize: number; qrSize: number };
   hosts: { active: number; waiting: number };
   ips: { active: number; waiting: number };
   dns: { lookups: number; hitRate: number };

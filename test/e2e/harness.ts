@@ -12,7 +12,7 @@ export interface SimwebChild {
   dnsServer: string;
   httpPort: number;
   seeds: string[];
-  report(o: { hostMs: number; ipMs: number; reachable?: boolean; slackMs?: number }): Promise<SimwebReport>;
+  report(o: { hostMs: number; ipMs: number; reachable?: boolean; slackMs?: number; hostSlackMs?: number }): Promise<SimwebReport>;
   close(): Promise<void>;
   /** the child's process id (benchmarks read its CPU time) */
   pid: number;

@@ -31,7 +31,7 @@ function explain(v: { message: string; entries: { host: string }[] }): string {
   return tags.size > 0 ? `${v.message} [${[...tags].join(',')}]` : v.message;
 }
 
-process.on('message', (m: { cmd: string; userAgent?: string; hostMs?: number; ipMs?: number; reachable?: boolean; slackMs?: number }) => {
+process.on('message', (m: { cmd: string; userAgent?: string; hostMs?: number; ipMs?: number; reachable?: boolean; slackMs?: number; hostSlackMs?: number }) => {
   if (m.cmd === 'report') {
     const log = web.log;
     const entries = log.entries();
@@ -42,7 +42,7 @@ process.on('message', (m: { cmd: string; userAgent?: string; hostMs?: number; ip
       entries: entries.length,
       pageFetches: pages.map((e) => `http://${e.host}:${web.httpPort}${e.path}`),
       robotsFetches: entries.length - pages.length,
-      hostViolations: log.minIntervalPerHost(m.hostMs!, { includeRobots: false, slackMs: m.slackMs ?? 0 }).map(explain),
+      hostViolations: log.minIntervalPerHost(m.hostMs!, { includeRobots: false, slackMs: m.hostSlackMs ?? m.slackMs ?? 0 }).map(explain),
       ipViolations: log.minIntervalPerIp(m.ipMs!, { slackMs: m.slackMs ?? 0 }).map(explain),
       robotsViolations: log.robotsViolations(web.web, m.userAgent!).map((v) => v.message),
       duplicates: log.duplicateFetches().map((v) => v.message),
