@@ -91,6 +91,12 @@ export class Beast {
   private dirty = false;
   /** Queues with appends since their last commit (only those are fsynced by commitAppends). */
   private readonly unsynced = new Set<UrlQueue>();
+  /**
+   * Ring queues opened by advance/respread that nothing was ever pushed to or read from: moving
+   * past one needs no retire + fresh queue (no disk work), it keeps its ring slot. Without this
+   * every step of the ring over an empty queue costs an fsync'd manifest + a directory fsync.
+   */
+  private readonly virgin = new WeakSet<UrlQueue>();
   private readonly maxQueues: number;
   private readonly maxPassPlds: number;
   private readonly batch: number;
@@ -189,6 +195,7 @@ export class Beast {
     const q = k < this.j ? this.ring[(this.c + k) % this.j]! : this.qf;
     if (q === this.qf) this.toQf++;
     q.push(rec);
+    this.virgin.delete(q);
     this.unsynced.add(q);
   }
 
@@ -250,14 +257,18 @@ export class Beast {
 
   /** The current queue is empty: retire it, then move to the next one (re-spreading QF after Qj). */
   private async advance(): Promise<void> {
-    const oldName = this.ringNames[this.c]!;
-    this.unsynced.delete(this.ring[this.c]!);
-    const fresh = this.name('q');
-    this.ring[this.c] = await this.store.open(fresh);
-    this.ringNames[this.c] = fresh;
-    this.retired.push(oldName);
-    // Drop its handle (and buffers) without committing its read cursor: see the invariants above.
-    this.store.release(oldName);
+    if (!this.virgin.has(this.ring[this.c]!)) {
+      const oldName = this.ringNames[this.c]!;
+      this.unsynced.delete(this.ring[this.c]!);
+      const fresh = this.name('q');
+      const q = await this.store.open(fresh);
+      this.virgin.add(q);
+      this.ring[this.c] = q;
+      this.ringNames[this.c] = fresh;
+      this.retired.push(oldName);
+      // Drop its handle (and buffers) without committing its read cursor: see the invariants above.
+      this.store.release(oldName);
+    }
     this.switches++;
     this.dirty = true;
     if (this.c === this.j - 1) {
@@ -276,7 +287,9 @@ export class Beast {
       for (let i = 0; i < jOld; i++) {
         const n = this.name('q');
         this.ringNames.push(n);
-        this.ring.push(await this.store.open(n));
+        const q = await this.store.open(n);
+        this.virgin.add(q);
+        this.ring.push(q);
       }
     }
     const oldQf = this.qf;
@@ -316,6 +329,7 @@ export class Beast {
         if (k < count) {
           const q = this.ring[base + k]!;
           q.push(rec);
+          this.virgin.delete(q);
           targets.add(q);
         } else newQf.push(rec);
       }
@@ -328,6 +342,9 @@ export class Beast {
     this.respreads++;
     this.qf = newQf;
     this.qfName = newQfName;
+    // Its records now sit in the targets / the new QF (committed below), and it is removed below:
+    // a later commitRingAppends must not commit the closed handle (CRAWL_DISK_CLOSED crash).
+    this.unsynced.delete(oldQf);
     // Durable order: targets, then the manifest that names them, then drop the old QF.
     for (const q of targets) await q.commit();
     await newQf.commit();
