@@ -6,7 +6,7 @@
 import path from 'node:path';
 import { CrawlError } from '../errors.js';
 import { Frontier, Star, DrumPldStore, budgetPreset, type FrontierUrl, type FetchOutcome as PoliteFetchOutcome } from '../frontier/index.js';
-import { outcomePolicy, type FetchResult } from '../fetch/index.js';
+import { OUTCOME_POLICY, outcomePolicy, type FetchResult } from '../fetch/index.js';
 import type { DnsCache } from '../dns/index.js';
 import type { RobotsRules } from '../robots/index.js';
 import type { CrawlConfig } from './config.js';
@@ -68,12 +68,13 @@ export interface FrontierPort {
 /** The FetchResult fields the politeness update needs. */
 type FetchLike = Pick<FetchResult, 'outcome' | 'status' | 'retryAfterMs'>;
 
-/** Outcomes that say the host misbehaved (politeness backs it off; a success resets the count). */
-const HOST_ERRORS = new Set([
-  'CRAWL_FETCH_CONNECT_REFUSED', 'CRAWL_FETCH_CONNECT_TIMEOUT', 'CRAWL_FETCH_CONNECT', 'CRAWL_FETCH_HEADERS_TIMEOUT',
-  'CRAWL_FETCH_BODY_TIMEOUT', 'CRAWL_FETCH_TOTAL_TIMEOUT', 'CRAWL_FETCH_RESET', 'CRAWL_FETCH_HTTP_429', 'CRAWL_FETCH_HTTP_5XX',
-  'CRAWL_FETCH_BAD_RESPONSE', 'CRAWL_FETCH_TLS',
-]);
+/**
+ * Outcomes that say the host misbehaved (politeness backs it off; a success resets the count): the
+ * ones src/fetch's policy table gives a host penalty — one table, docs/errors.md.
+ */
+const HOST_ERRORS = new Set(
+  Object.entries(OUTCOME_POLICY).filter(([, pol]) => pol.hostPenaltyMs > 0).map(([code]) => code),
+);
 
 /** FetchResult → the frontier's FetchOutcome, from src/fetch's policy table (docs/errors.md). */
 export function politenessOutcome(r: FetchLike, attempts: number): PoliteFetchOutcome {

@@ -34,7 +34,7 @@ import { CrawlError } from '../errors.js';
 import type { DrumResult } from '../drum/index.js';
 import { DrumProxy } from './drum-proxy.js';
 import { DnsCache } from '../dns/index.js';
-import { Fetcher, fetchRobots, type FetchResult } from '../fetch/index.js';
+import { Fetcher, fetchRobots, isHttpResponse, type FetchResult } from '../fetch/index.js';
 import type { EncodedGroupLike } from './links-codec.js';
 import { WarcWriter, CrawlLog, truncateTornWarc } from '../store/index.js';
 import { canonicalizeUrl, fingerprintInto, hostOf, pldOrHost } from '../url/index.js';
@@ -92,18 +92,6 @@ interface PageJob {
 }
 
 const EMPTY = new Uint8Array(0);
-
-/** A complete HTTP response arrived (any status): there is something to archive (src/fetch's rule). */
-function isHttpResponse(r: FetchResult): boolean {
-  if (r.status === undefined || r.responseHead === undefined) return false;
-  switch (r.outcome) {
-    case 'ok': case 'CRAWL_FETCH_REDIRECT': case 'CRAWL_FETCH_HTTP_3XX': case 'CRAWL_FETCH_HTTP_4XX': case 'CRAWL_FETCH_HTTP_429':
-    case 'CRAWL_FETCH_HTTP_5XX': case 'CRAWL_FETCH_DECODE': case 'CRAWL_FETCH_BOMB': case 'CRAWL_FETCH_CONTENT_TYPE':
-      return true;
-    default:
-      return false;
-  }
-}
 
 const AUX_HEADER = 20;
 const enc = new TextEncoder();
