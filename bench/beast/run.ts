@@ -19,6 +19,7 @@ import os from 'node:os';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { mkdtempSync, rmSync } from 'node:fs';
 import path from 'node:path';
+import { mulberry32 as rng } from '../../src/simweb/hash.js';
 import {
   Beast,
   FrontierUrl,
@@ -40,16 +41,6 @@ const L = arg('L', 6.5);
 const MAX_N = arg('max-n', 320_000);
 const DISK_MAX_N = arg('disk-max-n', 80_000);
 
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** A URL discovery process shared by both designs: same PLDs, same order, same P. */
 function discoverer(seed: number): { next(): FrontierUrl } {

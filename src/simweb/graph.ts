@@ -148,7 +148,7 @@ export function ipString(k: number): string {
   return `127.${1 + (n >>> 16)}.${(n >>> 8) & 255}.${n & 255}`;
 }
 
-function parseUint(s: string): number {
+export function parseUint(s: string): number {
   // Canonical decimal only (no leading zeros, no sign), so every number has one spelling.
   if (s.length === 0 || s.length > 10 || (s.length > 1 && s.charCodeAt(0) === 48)) return -1;
   let v = 0;

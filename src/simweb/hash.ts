@@ -68,3 +68,18 @@ export function zipf(u: number, n: number, s: number): number {
   const k = Math.floor(r) - 1;
   return k < 0 ? 0 : k >= n ? n - 1 : k;
 }
+
+/**
+ * A seeded sequential PRNG (mulberry32) for tests, benches and simulations that need a reproducible
+ * stream rather than simweb's stateless per-item hashes. Returns floats in [0, 1).
+ */
+export function mulberry32(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}

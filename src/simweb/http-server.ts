@@ -12,7 +12,7 @@
 import net from 'node:net';
 import zlib from 'node:zlib';
 import { performance } from 'node:perf_hooks';
-import type { WebGraph, HostInfo, RenderedBody } from './graph.js';
+import { parseUint, type WebGraph, type HostInfo, type RenderedBody } from './graph.js';
 import type { RequestLog, RequestLogEntry } from './request-log.js';
 import { CrawlError } from '../errors.js';
 
@@ -301,16 +301,7 @@ function listenOn(srv: net.Server, host: string, port: number): Promise<void> {
 
 function pageNumber(path: string): number {
   // '/p/<n>' with canonical decimal n (no leading zeros)
-  if (!path.startsWith('/p/')) return -1;
-  const s = path.slice(3);
-  if (s.length === 0 || s.length > 10 || (s.length > 1 && s[0] === '0')) return -1;
-  let v = 0;
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i) - 48;
-    if (c < 0 || c > 9) return -1;
-    v = v * 10 + c;
-  }
-  return v;
+  return path.startsWith('/p/') ? parseUint(path.slice(3)) : -1;
 }
 
 function notFound(): Response {

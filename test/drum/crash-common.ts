@@ -16,16 +16,9 @@ export interface CrashChildArgs {
   flushEvery: number;
 }
 
-export function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { mulberry32 } from '../../src/simweb/hash.js';
+
+export { mulberry32 };
 
 /** The key pool ([hi, lo] pairs) and the sequence of pool indexes of one epoch. */
 export function epochStream(seed: number, pool: number, n: number): { keys: Uint32Array; seq: Uint32Array } {
