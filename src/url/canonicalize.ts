@@ -20,6 +20,19 @@ export function isBlankUrlInput(input: string): boolean {
   return true;
 }
 
+/** WHATWG path (`URL#pathname`) of the last URL canonicalizeSlow parsed as http(s) with a host. */
+let lastPath = '';
+
+/**
+ * `new URL(input, base).pathname` of the last canonicalizeSlow call that got as far as the path
+ * (every call with a non-null url did): LinkResolver's constructor needs the base's raw path and
+ * so does not parse the base a second time. For http(s) URLs the href's path between the
+ * authority and '?' is exactly `pathname` ('/' and '?' cannot occur unescaped before it).
+ */
+export function lastWhatwgPath(): string {
+  return lastPath;
+}
+
 /**
  * WHATWG parse of `input` against `base`, then canonicalization. An unparseable `base` is treated as
  * absent (an absolute `input` still canonicalizes), because a link's own absolute URL does not
@@ -45,7 +58,9 @@ export function canonicalizeSlow(input: string, base: string | undefined, o: Com
   // removeDotSegments is a no-op on a correct WHATWG path; it fixes a Node 20 (ada) bug that leaves
   // dot segments after an empty segment followed by a dot-led one unresolved
   // (`http://h/a//.b/..` stays as is; the Standard gives `/a//`).
-  const path = removeDotSegments(q < 0 ? h.slice(pathStart) : h.slice(pathStart, q));
+  const whatwgPath = q < 0 ? h.slice(pathStart) : h.slice(pathStart, q);
+  lastPath = whatwgPath;
+  const path = removeDotSegments(whatwgPath);
   const url = finish(h.slice(0, pathStart), path, q < 0 ? null : h.slice(q + 1), o);
   return url === null ? reject('too-long') : { url };
 }

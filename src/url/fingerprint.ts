@@ -13,7 +13,7 @@
  * its JS API wraps), instantiated here with a 66-byte wrapper module that calls `xxh64` and stores
  * the i64 result in linear memory. JavaScript then reads two uint32 — no BigInt is created on the
  * hot path (xxhash-wasm's own `h64` returns a BigInt and masks it with another BigInt op). The
- * string is written with TextEncoder.encodeInto (UTF-8, so non-ASCII input is hashed correctly).
+ * string's UTF-8 bytes are written into wasm memory with TextEncoder.encodeInto.
  * If the .wasm file cannot be found, xxhash-wasm's `h64` is used instead (same results, slower).
  * test/url/units.test.ts checks both give the same keys, and the XXH64 reference vectors.
  */
@@ -65,8 +65,19 @@ function loadNative(): Native | null {
 
 const native = loadNative();
 const encoder = new TextEncoder();
+// Hoisted so the hot path does no property loads on `native`. The views are re-created only when
+// the memory grows (growing detaches the old ArrayBuffer).
+const run = native === null ? null : native.run;
 let input = native === null ? new Uint8Array(0) : new Uint8Array(native.mem.buffer, INPUT);
 let result = native === null ? new Uint32Array(2) : new Uint32Array(native.mem.buffer, 0, 2);
+
+/** Makes `input` at least `bytes` long. Memory only grows, bounded by the longest string hashed. */
+function ensureInput(mem: WasmMemory, bytes: number): void {
+  const need = INPUT + bytes - mem.buffer.byteLength;
+  if (need > 0) mem.grow(Math.ceil(need / 65536));
+  input = new Uint8Array(mem.buffer, INPUT);
+  result = new Uint32Array(mem.buffer, 0, 2);
+}
 
 // Fallback split of h64's BigInt without BigInt arithmetic.
 const big = new BigUint64Array(1);
@@ -75,24 +86,24 @@ const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
 const HI = LITTLE_ENDIAN ? 1 : 0;
 const LO = LITTLE_ENDIAN ? 0 : 1;
 
-/** Writes key(s) as out[offset] = hi, out[offset + 1] = lo, without BigInt. */
+/**
+ * Writes key(s) as out[offset] = hi, out[offset + 1] = lo, without BigInt.
+ *
+ * TextEncoder.encodeInto writes the UTF-8 bytes into wasm memory. Measured and rejected (docs/url.md,
+ * "Performance"): storing the char codes of ASCII strings from a JS loop (fingerprintOnly fell from
+ * ~4.6 M/s to ~2.3 M/s), and hashing `prefix + link` results from their two parts to avoid
+ * flattening the cons string (no gain in `full`).
+ */
 export function fingerprintInto(s: string, out: Uint32Array, offset: number): void {
-  if (native === null) {
+  if (run === null) {
     big[0] = h64(s);
     out[offset] = halves[HI]!;
     out[offset + 1] = halves[LO]!;
     return;
   }
-  if (s.length * 3 > input.length) {
-    // UTF-8 needs at most 3 bytes per UTF-16 code unit. Memory only grows (bounded by the longest
-    // string ever hashed; canonical URLs are ≤ maxLength).
-    const need = INPUT + s.length * 3 - native.mem.buffer.byteLength;
-    native.mem.grow(Math.ceil(need / 65536));
-    input = new Uint8Array(native.mem.buffer, INPUT);
-    result = new Uint32Array(native.mem.buffer, 0, 2);
-  }
-  const n = encoder.encodeInto(s, input).written;
-  native.run(INPUT, n);
+  // UTF-8 needs at most 3 bytes per UTF-16 code unit.
+  if (s.length * 3 > input.length) ensureInput(native!.mem, s.length * 3);
+  run(INPUT, encoder.encodeInto(s, input).written);
   out[offset] = result[HI]!;
   out[offset + 1] = result[LO]!;
 }

@@ -9,7 +9,7 @@
  * to the WHATWG reference path (canonicalize.ts). test/url/fastpath.test.ts checks with fast-check
  * (and on all conformance inputs) that both paths give identical results and reasons.
  */
-import { canonicalizeSlow } from './canonicalize.js';
+import { canonicalizeSlow, lastWhatwgPath } from './canonicalize.js';
 import { finish, hostFitsDns, reject, removeDotSegments, stripPathSessionIds, normalizePercent, type Detailed } from './normalize.js';
 import { hostOf } from './host.js';
 import { fingerprintInto } from './fingerprint.js';
@@ -161,6 +161,7 @@ export class LinkResolver {
     this.baseReason = undefined;
     if (base === undefined) return;
     const r = canonicalizeSlow(base, undefined, o);
+    const raw = lastWhatwgPath(); // = new URL(base).pathname when r.url !== null
     if (r.url === null) {
       this.baseReason = r.reason;
       return;
@@ -183,7 +184,6 @@ export class LinkResolver {
     // Relative resolution on the canonical base equals resolution on the WHATWG base only if the
     // base path had no stray '%' (which blocks decoding of the whole path) and session-id
     // stripping did not change its segments. Otherwise every link takes the reference path.
-    const raw = new URL(base).pathname;
     const norm = normalizePercent(raw);
     const strayPercent = raw.indexOf('%') >= 0 && /%(?![0-9A-Fa-f]{2})/.test(raw);
     this.fastRelative = !strayPercent && (!o.strip || stripPathSessionIds(norm, o) === norm);

@@ -7,6 +7,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { loadJson } from './helpers.js';
+import { lastWhatwgPath } from '../../src/url/canonicalize.js';
 import {
   LinkResolver, hostOf, canonicalizeUrl, canonicalizeUrlReference, urlFingerprint, fingerprintInto, splitKey,
   type CanonicalizeOptions,
@@ -74,6 +75,18 @@ test('fast path equals the WHATWG reference path on generated strings', () => {
       { numRuns: RUNS },
     );
   }
+});
+
+test('lastWhatwgPath after a successful reference parse is new URL(x).pathname (LinkResolver base)', () => {
+  // The LinkResolver constructor takes the base's raw WHATWG path from canonicalizeSlow instead of
+  // parsing the base a second time; its fast-relative decision depends on that path.
+  const check = (x: string): void => {
+    const r = canonicalizeUrlReference(x);
+    if (r.url === null) return;
+    assert.equal(lastWhatwgPath(), new URL(x).pathname, JSON.stringify(x));
+  };
+  for (const b of BASES) check(b);
+  fc.assert(fc.property(fc.oneof(absolute, fc.webUrl(), urlish.map((u) => 'http://h.test/' + u)), check), { numRuns: RUNS });
 });
 
 test('fast path equals the reference path on all conformance inputs', () => {

@@ -194,6 +194,33 @@ test('fingerprint: the no-BigInt wasm path equals xxhash-wasm h64 (ASCII, UTF-8,
   assert.equal(fingerprint64('abc'), fingerprint64Reference('abc'));
 });
 
+test('fingerprint: equals xxhash-wasm h64 on every ASCII code, non-ASCII at any position, across memory growth', () => {
+  // Edge cases of writing UTF-8 into the wasm memory: 1/2/3-byte sequences and lone surrogates
+  // after an ASCII run, flat/sliced/concatenated (cons) strings, lengths around the 64 KiB pages.
+  const ascii = fc.integer({ min: 0, max: 127 }).map((c) => String.fromCharCode(c));
+  fc.assert(
+    fc.property(
+      fc.array(ascii, { maxLength: 300 }).map((a) => a.join('')),
+      fc.constantFrom('', '\u0080', '\u00ff', 'é', '\u07ff', '\u0800', '食', '😀', '\uD800', '\uDFFF'),
+      fc.array(ascii, { maxLength: 20 }).map((a) => a.join('')),
+      (head, odd, tail) => {
+        for (const s of [head, head + odd + tail, odd + head, ('#' + head + odd + tail).slice(1)]) {
+          assert.equal(fingerprint64(s), fingerprint64Reference(s), JSON.stringify(s));
+        }
+      },
+    ),
+    { numRuns: 2000 },
+  );
+  for (const n of [65_527, 65_528, 65_529, 140_000]) {
+    const s = 'http://h.test/' + 'a'.repeat(n);
+    assert.equal(fingerprint64(s), fingerprint64Reference(s));
+    const u = s + '\u00e9';
+    assert.equal(fingerprint64(u), fingerprint64Reference(u));
+  }
+  // A short string after long ones must not hash stale bytes of the earlier input.
+  assert.equal(fingerprint64('a'), 0xd24ec4f1a98c6e5bn);
+});
+
 test('hostOf / portOf / urlOriginOf / urlPathAndQueryOf on canonical URLs', () => {
   assert.equal(hostOf('http://www.pld42.test/a'), 'www.pld42.test');
   assert.equal(hostOf('https://h.test:8443/a?b'), 'h.test');
