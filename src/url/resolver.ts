@@ -47,6 +47,9 @@ function isAlpha(c: number): boolean {
  */
 /** Host parsed by the last successful fastAuthority call (saves re-slicing it out of the URL). */
 let authorityHost = '';
+/** Memo of the host checks: the last raw host that passed them, and its lower-case form. */
+let acceptedRawHost = '';
+let acceptedHost = '';
 
 function fastAuthority(rel: string, start: number, end: number, https: boolean, o: CompiledOptions, asIs: boolean): FastResult {
   let k = start;
@@ -67,16 +70,25 @@ function fastAuthority(rel: string, start: number, end: number, https: boolean, 
   const hostEnd = colon >= 0 ? colon : authEnd;
   if (hostEnd === start) return NOT_HANDLED;
   const rawHost = rel.slice(start, hostEnd);
-  const host = rawHost.toLowerCase();
-  const hl = host.length;
-  if (host.charCodeAt(0) === 46 || host.charCodeAt(hl - 1) === 46 || host.indexOf('..') >= 0) return NOT_HANDLED;
-  // The URL Standard's "ends in a number" check: a last label that is numeric or 0x-hex makes the
-  // host an IPv4 address; leave every digit-led last label to the reference parser.
-  const lastDot = host.lastIndexOf('.');
-  const lc = host.charCodeAt(lastDot + 1);
-  if (lc >= 48 && lc <= 57) return NOT_HANDLED;
-  if (host.startsWith('xn--') || host.indexOf('.xn--') >= 0) return NOT_HANDLED;
-  if (!hostFitsDns(host)) return NOT_HANDLED;
+  let host: string;
+  if (rawHost === acceptedRawHost) {
+    // Same raw host as the last accepted one (links of a page mostly name one or two hosts): the
+    // checks below depend on the host string only, and the lower-cased string object is reused.
+    host = acceptedHost;
+  } else {
+    host = rawHost.toLowerCase();
+    const hl = host.length;
+    if (host.charCodeAt(0) === 46 || host.charCodeAt(hl - 1) === 46 || host.indexOf('..') >= 0) return NOT_HANDLED;
+    // The URL Standard's "ends in a number" check: a last label that is numeric or 0x-hex makes the
+    // host an IPv4 address; leave every digit-led last label to the reference parser.
+    const lastDot = host.lastIndexOf('.');
+    const lc = host.charCodeAt(lastDot + 1);
+    if (lc >= 48 && lc <= 57) return NOT_HANDLED;
+    if (host.startsWith('xn--') || host.indexOf('.xn--') >= 0) return NOT_HANDLED;
+    if (!hostFitsDns(host)) return NOT_HANDLED;
+    acceptedRawHost = rawHost;
+    acceptedHost = host;
+  }
   let port = '';
   let portAsIs = true;
   if (colon >= 0) {
