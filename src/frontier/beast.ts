@@ -211,6 +211,11 @@ export class Beast {
     this.unsynced.add(this.qf);
   }
 
+  /** QF re-spreads so far (cheap; stats() walks the ring). */
+  get respreadCount(): number {
+    return this.respreads;
+  }
+
   /** Total URLs waiting in BEAST (ring + QF + replay). */
   get length(): number {
     let n = this.qf.length;

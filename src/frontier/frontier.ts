@@ -331,9 +331,16 @@ export class Frontier {
     let reads = 0;
     // Bounded work per call: at most a few batches, so that callers stay responsive. When a whole
     // batch went back to disk (every host in it already full in RAM), wait for a fetch to finish.
-    if (this.starved && this.doneSinceStarved === 0) return added;
+    // Likewise after a QF re-read (VII.2 re-spread): what QF holds at the end of a crawl is mostly
+    // URLs deferred because their host is full in RAM, and they cannot enter RAM before one of its
+    // fetches finishes — re-reading QF again before any fetch finished would only move the same
+    // records round the ring and back (each time a full QF read). Only while something is in RAM,
+    // so that a completion is sure to come.
+    if ((this.starved || this.respreadWait) && this.doneSinceStarved === 0 && pol.ramFree < this.options.ramUrls) return added;
     this.starved = false;
+    this.respreadWait = false;
     while (pol.ramFree > 0 && this.qr.length < this.maxQr && reads < 8) {
+      const respreads = this.beast.respreadCount;
       const urls = await this.beast.next(Math.min(this.refillBatch, pol.ramFree));
       reads++;
       if (urls.length === 0) break;
@@ -345,6 +352,11 @@ export class Frontier {
         this.doneSinceStarved = 0;
         break;
       }
+      if (this.beast.respreadCount !== respreads) {
+        this.respreadWait = true;
+        this.doneSinceStarved = 0;
+        break;
+      }
     }
     return added;
   }
@@ -353,6 +365,8 @@ export class Frontier {
   private takenOutstanding = 0;
   private deferredByGate = 0;
   private starved = false;
+  /** A refill read QF (re-spread); the next one waits for a fetch to finish (see refillRun). */
+  private respreadWait = false;
   private doneSinceStarved = 0;
 
   private gate(urls: FrontierUrl[]): number {

@@ -44,6 +44,13 @@ export interface SimParams {
   frontier: FrontierOptions;
   /** Links per admitted URL fed to STAR as PLD pairs (good PLDs link to each other). */
   linkPairs?: number;
+  /**
+   * Checkpoint (`Frontier.commit`) after every this many completed fetches, as the pipeline does.
+   * Besides durability this lets BEAST drop its retired queues, whose names the manifest carries
+   * until then (without checkpoints the manifest, rewritten at every re-spread, grows with the
+   * crawl). 0 = never. @default 0
+   */
+  checkpointEvery?: number;
 }
 
 export interface SimResult {
@@ -64,6 +71,7 @@ export interface SimResult {
   minHostGap: number;
   minIpGap: number;
   stalls: number;
+  checkpoints: number;
   /** Times a spam PLD had more than 2·B·(queue passes) URLs released. */
   budgetViolations: number;
 }
@@ -186,6 +194,8 @@ export async function simulate(p: SimParams): Promise<SimResult> {
   const rules = { isAllowed: (pq: string) => !pq.startsWith('/private/') };
   const out: FrontierUrl[] = [];
   let nextBatchAt = 0;
+  let nextCheckpointAt = p.checkpointEvery ?? 0;
+  let checkpoints = 0;
 
   for (let iter = 0; ; iter++) {
     if (iter > 50_000_000) throw new Error('simulation does not terminate');
@@ -209,6 +219,11 @@ export async function simulate(p: SimParams): Promise<SimResult> {
       } else state[id] = 1;
       f.fetchDone(u, outcome);
     }
+    if (nextCheckpointAt > 0 && completed >= nextCheckpointAt) {
+      await f.commit();
+      checkpoints++;
+      nextCheckpointAt = completed + p.checkpointEvery!;
+    }
     if (nextId < p.urls && nextBatchAt <= now) {
       const b = makeBatch();
       await star.assign(b);
@@ -225,6 +240,9 @@ export async function simulate(p: SimParams): Promise<SimResult> {
     const ram = f.ramCount;
     if (ram > maxRam) maxRam = ram;
     const n = f.nextReadyInto(now, 1 << 30, out);
+    // BEAST's pass count for the budget check; releases from RAM do not move BEAST, so it is the
+    // same for the whole batch (read once, lazily: stats() walks the ring).
+    let passes = -1;
     for (let k = 0; k < n; k++) {
       const u = out[k]!;
       const h = u.hostHi - 0x10000;
@@ -255,7 +273,7 @@ export async function simulate(p: SimParams): Promise<SimResult> {
         if (pld < p.spamPlds) {
           // BEAST lets ≤ B URLs of a PLD into each queue from admissions and ≤ B from QF re-spreads.
           spamReleased[pld]!++;
-          const passes = f.stats().switches + 1;
+          if (passes < 0) passes = f.stats().switches + 1;
           if (spamReleased[pld]! > 2 * u.budget * passes) budgetViolations++;
         }
       }
@@ -292,6 +310,7 @@ export async function simulate(p: SimParams): Promise<SimResult> {
     minHostGap,
     minIpGap,
     stalls,
+    checkpoints,
     budgetViolations,
   };
 }
