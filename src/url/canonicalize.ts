@@ -56,8 +56,9 @@ export function canonicalizeSlow(input: string, base: string | undefined, o: Com
   const pathStart = h.indexOf('/', proto.length + 2);
   const q = h.indexOf('?', pathStart);
   // removeDotSegments is a no-op on a correct WHATWG path; it fixes a Node 20 (ada) bug that leaves
-  // dot segments after an empty segment followed by a dot-led one unresolved
-  // (`http://h/a//.b/..` stays as is; the Standard gives `/a//`).
+  // dot segments after an empty segment followed by a dot-led one, or after any dot-led segment that
+  // is not itself a dot segment, unresolved (`http://h/a//.b/..` and `http://h/a/.a/.` stay as is;
+  // the Standard gives `/a//` and `/a/.a/`).
   const whatwgPath = q < 0 ? h.slice(pathStart) : h.slice(pathStart, q);
   lastPath = whatwgPath;
   const path = removeDotSegments(whatwgPath);

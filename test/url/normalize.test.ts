@@ -29,9 +29,12 @@ test('removeDotSegments equals the URL Standard model (and WHATWG) on generated 
     fc.property(fc.array(fc.constantFrom('/', '/', '.', '..', 'a', '%2e', '%2E', 'b', '.%2e', '%2', 'e', '%'), { maxLength: 14 }), (a) => {
       const p = '/' + a.join('');
       assert.equal(removeDotSegments(p), modelRemoveDots(p), p);
-      // Node 20's parser (ada) leaves dot segments unresolved after '//.' (e.g. /a//.b/..);
-      // canonicalize.ts re-resolves them. Elsewhere it must agree with our function.
-      if (!p.includes('//.')) assert.equal(removeDotSegments(p), new URL('http://h' + p).pathname, p);
+      // Node 20's parser (ada) leaves dot segments unresolved after '//.' (e.g. /a//.b/..) and after
+      // a segment that starts with '.' without being a dot segment (e.g. /a/.a/. stays as is);
+      // canonicalize.ts re-resolves them. Elsewhere it must agree with our function (checked
+      // exhaustively over these pieces up to 6 long: every disagreement is one of the two forms).
+      const adaBug = p.includes('//.') || p.split('/').some((s) => s.startsWith('.') && modelRemoveDots('/' + s) === '/' + s);
+      if (!adaBug) assert.equal(removeDotSegments(p), new URL('http://h' + p).pathname, p);
     }),
     { numRuns: 5000 },
   );
