@@ -82,6 +82,9 @@ if (LONG) test('simulation (long): millions of URLs, thousands of hosts and IPs'
     plds: 5_000,
     spamPlds: 5,
     batch: 20_000,
+    // Checkpoint as the pipeline does (BEAST drops its retired queues there; without checkpoints
+    // the manifest it rewrites at every QF re-spread grows with the crawl).
+    checkpointEvery: 20_000,
     frontier: { ...base.frontier, ramUrls: 50_000, beast: { initialQueues: 2, maxQueues: 256 } },
   };
   const res = await simulate(p);
