@@ -223,11 +223,17 @@ class FrontierAdapter implements FrontierPort {
     this.f.fetchDone(item);
   }
 
-  setDelays(_cfg: CrawlConfig): void {
-    throw new CrawlError(
-      'CRAWL_CONFIG_INVALID',
-      'delays cannot be changed while this crawl runs (the frontier fixes them at open); stop and `drumcrawl resume <state> --host-delay …`',
-    );
+  /**
+   * Live delay change (POST /config): the heaps use the new τh/τs/τh0/τs0 for every due time they
+   * compute from now on (waits already scheduled are kept, so a longer delay takes effect within
+   * one old delay); the pipeline's last-step floor guard reads the same config object.
+   */
+  setDelays(cfg: CrawlConfig): void {
+    try {
+      this.f.setDelays(frontierDelays(cfg));
+    } catch (e) {
+      throw new CrawlError('CRAWL_CONFIG_INVALID', `delays rejected by the frontier: ${(e as Error).message}`, { cause: e });
+    }
   }
 
   async commit(): Promise<void> {
@@ -271,13 +277,20 @@ export function withMargin(ms: number, cfg: CrawlConfig): number {
   return ms > 0 ? ms + cfg.politenessMarginMs : 0;
 }
 
-export async function openFrontierPort(dir: string, cfg: CrawlConfig, dns: DnsCache, opts: FrontierPortOptions = {}): Promise<FrontierPort> {
-  const f = await Frontier.open(dir, {
-    preset: 'default',
+/** The four politeness delays as the frontier's heaps take them (margin included). */
+function frontierDelays(cfg: CrawlConfig): { hostDelayMs: number; ipDelayMs: number; minHostDelayMs: number; minIpDelayMs: number } {
+  return {
     hostDelayMs: withMargin(cfg.hostDelayMs, cfg),
     ipDelayMs: withMargin(cfg.ipDelayMs, cfg),
     minHostDelayMs: withMargin(cfg.minHostDelayMs, cfg),
     minIpDelayMs: withMargin(cfg.minIpDelayMs, cfg),
+  };
+}
+
+export async function openFrontierPort(dir: string, cfg: CrawlConfig, dns: DnsCache, opts: FrontierPortOptions = {}): Promise<FrontierPort> {
+  const f = await Frontier.open(dir, {
+    preset: 'default',
+    ...frontierDelays(cfg),
     b0: cfg.budgetB0,
     ramUrls: frontierRamUrls(cfg),
     onDrop: opts.onDrop,
