@@ -22,12 +22,13 @@ import path from 'node:path';
 import { mulberry32 as rng } from '../../src/simweb/hash.js';
 import {
   Beast,
+  FileBeastStore,
   FrontierUrl,
+  MemoryBeastStore,
   MemoryQueueStore,
   encodeFrontierUrl,
-  openDiskQueueStore,
   peekFrontierUrl,
-  type QueueStore,
+  type BeastStore,
   type UrlQueue,
 } from '../../src/frontier/index.js';
 
@@ -69,7 +70,7 @@ function discoverer(seed: number): { next(): FrontierUrl } {
 }
 
 async function runBeast(n: number, disk?: string): Promise<{ bytes: number; admitted: number; j: number; recordBytes: number }> {
-  const store: QueueStore = disk ? openDiskQueueStore(disk, { compression: 'none' }) : new MemoryQueueStore();
+  const store: BeastStore = disk ? new FileBeastStore(disk, { compression: 'none' }) : new MemoryBeastStore();
   const beast = await Beast.open(store, { initialQueues: 1, maxQueues: 1 << 20 });
   const disc = discoverer(7);
   let admitted = 0;

@@ -11,22 +11,38 @@
  * continues at Q1. Disk I/O per crawled URL stays bounded as the crawl grows (Theorem 7), unlike
  * re-scanning QF every time Q empties (Theorem 6): see bench/beast.
  *
+ * QH (deferred): URLs the frontier read but could not take into RAM because their host already
+ * holds its share there (VII.1's per-host RAM queue is bounded) are NOT over budget, so they do not
+ * go to QF: in VII.2 j doubles because QF holds URLs "that do not fit into Q_j" — over-budget URLs
+ * that must be pushed further back as the crawl grows (eq. 31: j ≈ ½(N / E[B]V + 1)). Counting a
+ * full RAM queue as a budget overflow made j double on every wrap of a fast ring (256 within 30 s
+ * in the e2e profile, docs/performance.md) and cycled those URLs through QF. So QH is re-spread at
+ * each wrap together with QF (same per-pass B-per-PLD counting, so the spam bound holds), over the
+ * j new queues when QF is non-empty and j doubles, otherwise over the existing j queues; what does
+ * not fit stays in QH, which never doubles j.
+ *
  * Invariants
  *   - Nothing is appended to the current queue, so reading it is a plain drain (k ≥ 1).
- *   - Per queue read, a PLD contributes at most B URLs from admissions and at most B from a QF
+ *   - Per queue read, a PLD contributes at most B URLs from admissions and at most B from a
  *     re-spread (B taken at placement time), so a spam PLD's share is bounded by its budget.
- *   - Crash safety (at-least-once): a queue is read only while it is current; once emptied it is
- *     *retired* (replaced in the ring by a fresh queue) and deleted only at the next checkpoint,
- *     after the frontier has made durable the URLs it still holds in RAM. Retired queues found at
- *     open are read again first (`replay`). Re-spreads commit their targets, then the manifest,
- *     then drop the old QF. Queue names are never reused; unreferenced queues are removed at open.
+ *   - Durability (storage in log-queue.ts): ONE combined manifest names every queue with its
+ *     committed byte end and its checkpointed read cursor. `commitAppends()` writes the buffered
+ *     tails, fdatasyncs each touched queue file and then the manifest, all off the main thread,
+ *     chained so that manifests are written in order and each one names only synced bytes.
+ *   - Crash safety (at-least-once): a queue's read cursor moves only at `checkpoint` (after the
+ *     frontier made what it holds in RAM durable). An emptied ring queue is *retired* (replaced by a
+ *     fresh one) and deleted only at the next checkpoint; retired queues found at open are read
+ *     again first (`replay`). During a re-spread the old QF/QH stay named (`drain`) until the
+ *     targets are synced; at open, leftovers in them are moved back into QF/QH. Queue names are
+ *     never reused; unreferenced queue files are removed at open.
  *
- * RAM: the ring of j queue handles (each one block of buffer), the per-pass PLD counter table of a
- * re-spread (≤ maxPassPlds entries; a PLD that does not fit waits in QF for the next pass).
+ * RAM: the ring of j queue handles (a write block each, allocated on first push), the per-pass
+ * PLD counter table of a re-spread (≤ maxPassPlds entries; a PLD that does not fit waits for the
+ * next pass), the retired list (≤ queues emptied between two checkpoints).
  */
 import { CrawlError } from '../errors.js';
 import { decodeFrontierUrl, encodeFrontierUrl, peekFrontierUrl, type FrontierUrl } from './record.js';
-import type { QueueStore, UrlQueue } from './queue.js';
+import type { BeastQueue, BeastStore, QueueState } from './log-queue.js';
 import { U64Map } from './u64-map.js';
 
 export interface BeastOptions {
@@ -42,20 +58,49 @@ export interface BeastOptions {
   rebudget?: (urls: FrontierUrl[]) => Promise<void>;
 }
 
+/** A queue as the manifest names it: name, committed end/pushed, checkpointed cursor. */
+interface Entry {
+  n: string;
+  e: number;
+  p: number;
+  o: number;
+  i: number;
+  s: number;
+}
+
 interface Manifest {
-  version: 1;
+  version: 2;
   j: number;
   current: number;
-  ring: string[];
-  qf: string;
-  retired: string[];
+  ring: Entry[];
+  qf: Entry;
+  qh: Entry;
+  retired: Entry[];
+  /** Old QF / QH of a re-spread in progress (their leftovers go back to QF / QH at open). */
+  drainF: Entry[];
+  drainH: Entry[];
   seq: number;
   doublings: number;
   respreads: number;
   switches: number;
 }
 
-const META = 'beast.json';
+/** One queue: its handle (null once released) and what the next manifest says about it. */
+interface QRef {
+  name: string;
+  q: BeastQueue | null;
+  /** Committed end / pushed as of the last capture (synced before any later manifest lands). */
+  e: number;
+  p: number;
+  /** Checkpointed read cursor. */
+  o: number;
+  i: number;
+  s: number;
+  /** Never pushed to nor read: moving past it needs no retire (no disk work). */
+  virgin: boolean;
+  retired: boolean;
+  replaying: boolean;
+}
 
 export interface BeastStats {
   j: number;
@@ -66,19 +111,35 @@ export interface BeastStats {
   respreads: number;
   queued: number;
   qf: number;
+  /** URLs waiting in QH (deferred because their host was full in RAM). */
+  qh: number;
   replay: number;
   admitted: number;
   toQf: number;
   deferred: number;
 }
 
+/** fdatasyncs running at once: the libuv pool (4 threads) is shared with DNS lookups and zlib. */
+const SYNC_PARALLEL = 2;
+
+async function syncAll(qs: BeastQueue[]): Promise<void> {
+  let next = 0;
+  const lane = async (): Promise<void> => {
+    while (next < qs.length) await qs[next++]!.sync();
+  };
+  const lanes: Promise<void>[] = [];
+  for (let k = 0; k < Math.min(SYNC_PARALLEL, qs.length); k++) lanes.push(lane());
+  await Promise.all(lanes);
+}
+
 export class Beast {
-  private ring: UrlQueue[] = [];
-  private ringNames: string[] = [];
-  private qf!: UrlQueue;
-  private qfName = '';
-  private replay: { name: string; q: UrlQueue }[] = [];
-  private retired: string[] = [];
+  private ring: QRef[] = [];
+  private qf!: QRef;
+  private qh!: QRef;
+  private replay: QRef[] = [];
+  private retired: QRef[] = [];
+  private drainF: QRef[] = [];
+  private drainH: QRef[] = [];
   private j = 1;
   private c = 0;
   private seq = 0;
@@ -88,25 +149,21 @@ export class Beast {
   private admittedCount = 0;
   private toQf = 0;
   private deferredCount = 0;
-  private dirty = false;
-  /** Queues with appends since their last commit (only those are fsynced by commitAppends). */
-  private readonly unsynced = new Set<UrlQueue>();
-  /**
-   * Ring queues opened by advance/respread that nothing was ever pushed to or read from: moving
-   * past one needs no retire + fresh queue (no disk work), it keeps its ring slot. Without this
-   * every step of the ring over an empty queue costs an fsync'd manifest + a directory fsync.
-   */
-  private readonly virgin = new WeakSet<UrlQueue>();
+  /** Queues with appends since the last capture (only those are synced by a commit). */
+  private readonly unsynced = new Set<QRef>();
+  /** Commits in order: each one syncs its queues, then writes its manifest. */
+  private chain: Promise<void> = Promise.resolve();
+  private failure: unknown = null;
   private readonly maxQueues: number;
   private readonly maxPassPlds: number;
   private readonly batch: number;
   private readonly counters = new U64Map(1024);
   private readonly peek = new Float64Array(6);
-  /** Serialises next()/commit()/respread (admissions are synchronous pushes). */
+  /** Serialises next()/checkpoint()/close() (admissions and commitAppends need no lock). */
   private lock: Promise<void> = Promise.resolve();
 
   private constructor(
-    private readonly store: QueueStore,
+    private readonly store: BeastStore,
     private readonly opts: BeastOptions,
   ) {
     this.maxQueues = Math.max(1, opts.maxQueues ?? 256);
@@ -114,23 +171,31 @@ export class Beast {
     this.batch = opts.respreadBatch ?? 4096;
   }
 
-  static async open(store: QueueStore, opts: BeastOptions = {}): Promise<Beast> {
+  static async open(store: BeastStore, opts: BeastOptions = {}): Promise<Beast> {
     const b = new Beast(store, opts);
     await b.load();
     return b;
   }
 
-  private name(prefix: string): string {
-    return `${prefix}${String(this.seq++).padStart(8, '0')}`;
+  private fresh(prefix: string): QRef {
+    const name = `${prefix}${String(this.seq++).padStart(8, '0')}`;
+    return { name, q: this.store.open(name, null), e: 0, p: 0, o: 0, i: 0, s: 0, virgin: true, retired: false, replaying: false };
+  }
+
+  private fromEntry(x: Entry, open: boolean): QRef {
+    const st: QueueState = { end: x.e, pushed: x.p, off: x.o, idx: x.i, shifted: x.s };
+    const q = open ? this.store.open(x.n, st) : null;
+    return { name: x.n, q, e: x.e, p: x.p, o: x.o, i: x.i, s: x.s, virgin: x.p === 0 && x.s === 0, retired: false, replaying: false };
   }
 
   private async load(): Promise<void> {
-    const text = await this.store.readMeta(META);
+    const text = await this.store.readManifest();
     if (text === null) {
       const j0 = Math.max(1, Math.min(this.maxQueues, this.opts.initialQueues ?? 2));
       this.j = j0;
-      for (let i = 0; i < j0; i++) this.ringNames.push(this.name('q'));
-      this.qfName = this.name('f');
+      for (let i = 0; i < j0; i++) this.ring.push(this.fresh('q'));
+      this.qf = this.fresh('f');
+      this.qh = this.fresh('h');
     } else {
       let m: Manifest;
       try {
@@ -138,33 +203,71 @@ export class Beast {
       } catch (cause) {
         throw new CrawlError('CRAWL_FRONTIER_MANIFEST', 'unreadable BEAST manifest', { cause });
       }
+      if (m.version !== 2) throw new CrawlError('CRAWL_FRONTIER_MANIFEST', `BEAST manifest version ${String(m.version)} is not supported`);
       this.j = m.j;
       this.c = m.current;
-      this.ringNames = m.ring;
-      this.qfName = m.qf;
-      this.retired = m.retired;
       this.seq = m.seq;
       this.doublings = m.doublings;
       this.respreads = m.respreads;
       this.switches = m.switches;
+      this.ring = m.ring.map((x) => this.fromEntry(x, true));
+      this.qf = this.fromEntry(m.qf, true);
+      this.qh = this.fromEntry(m.qh, true);
+      for (const x of m.retired) {
+        const left = x.p - x.s > 0;
+        const r = this.fromEntry(x, left);
+        r.retired = true;
+        this.retired.push(r);
+        if (left) {
+          r.replaying = true;
+          this.replay.push(r);
+        }
+      }
+      // A re-spread was interrupted: what its old QF / QH still held goes back into QF / QH (the
+      // part already spread may come out twice: at-least-once).
+      const drained: string[] = [];
+      for (const [list, into] of [
+        [m.drainF, this.qf],
+        [m.drainH, this.qh],
+      ] as const) {
+        for (const x of list) {
+          const r = this.fromEntry(x, true);
+          for (;;) {
+            const recs = r.q!.shiftSync(this.batch);
+            if (recs.length === 0) break;
+            for (const rec of recs) into.q!.push(rec);
+          }
+          into.virgin = false;
+          this.unsynced.add(into);
+          drained.push(x.n);
+        }
+      }
+      if (drained.length > 0) {
+        await this.capture();
+        for (const n of drained) await this.store.remove(n);
+      }
     }
-    for (const n of this.ringNames) this.ring.push(await this.store.open(n));
-    this.qf = await this.store.open(this.qfName);
-    for (const n of this.retired) this.replay.push({ name: n, q: await this.store.open(n) });
-    // Queues not referenced by the manifest are leftovers of an interrupted re-spread.
-    const keep = new Set([...this.ringNames, this.qfName, ...this.retired]);
+    // Queue files not named by the manifest are leftovers of an interrupted re-spread.
+    const keep = new Set([...this.ring, this.qf, this.qh, ...this.retired].map((r) => r.name));
     for (const n of await this.store.list()) if (!keep.has(n)) await this.store.remove(n);
-    await this.writeManifest();
+    if (text === null) await this.capture(true);
+  }
+
+  private entry(r: QRef): Entry {
+    return { n: r.name, e: r.e, p: r.p, o: r.o, i: r.i, s: r.s };
   }
 
   private manifest(): Manifest {
     return {
-      version: 1,
+      version: 2,
       j: this.j,
       current: this.c,
-      ring: this.ringNames,
-      qf: this.qfName,
-      retired: this.retired,
+      ring: this.ring.map((r) => this.entry(r)),
+      qf: this.entry(this.qf),
+      qh: this.entry(this.qh),
+      retired: this.retired.map((r) => this.entry(r)),
+      drainF: this.drainF.map((r) => this.entry(r)),
+      drainH: this.drainH.map((r) => this.entry(r)),
       seq: this.seq,
       doublings: this.doublings,
       respreads: this.respreads,
@@ -172,9 +275,42 @@ export class Beast {
     };
   }
 
-  private async writeManifest(): Promise<void> {
-    await this.store.writeMeta(META, JSON.stringify(this.manifest()));
-    this.dirty = false;
+  /**
+   * Synchronously: writes the buffered tails of the unsynced queues and builds the manifest that
+   * names them at their new ends. Then, after the previous commits: fdatasync of those queues (and
+   * of the queue directory when files were created), then the manifest. Resolves when durable.
+   */
+  private capture(force = false): Promise<void> {
+    if (this.failure !== null) return Promise.reject(this.failure);
+    if (this.unsynced.size === 0 && !force) return this.chain;
+    const refs = [...this.unsynced];
+    this.unsynced.clear();
+    const qs: BeastQueue[] = [];
+    for (const r of refs) {
+      const q = r.q!;
+      q.flush();
+      r.e = q.end;
+      r.p = q.pushed;
+      qs.push(q);
+    }
+    const created = this.store.takeCreated();
+    const text = JSON.stringify(this.manifest());
+    const run = this.chain.then(async () => {
+      await syncAll(qs);
+      if (created) await this.store.syncDir();
+      await this.store.writeManifest(text);
+      // Retired queues kept open only to be synced: drop their handles now.
+      for (const r of refs) {
+        if (r.retired && !r.replaying && r.q !== null && !this.unsynced.has(r)) {
+          r.q.abandon();
+          r.q = null;
+        }
+      }
+    });
+    this.chain = run.catch((e: unknown) => {
+      this.failure ??= e;
+    });
+    return run;
   }
 
   private withLock<T>(fn: () => Promise<T>): Promise<T> {
@@ -192,23 +328,33 @@ export class Beast {
     this.admittedCount++;
     const B = u.budget;
     const k = B > 0 ? Math.ceil(Math.max(1, u.admitted) / B) : Infinity;
-    const q = k < this.j ? this.ring[(this.c + k) % this.j]! : this.qf;
-    if (q === this.qf) this.toQf++;
-    q.push(rec);
-    this.virgin.delete(q);
-    this.unsynced.add(q);
+    let r: QRef;
+    if (k < this.j) r = this.ring[(this.c + k) % this.j]!;
+    else {
+      r = this.qf;
+      this.toQf++;
+    }
+    r.q!.push(rec);
+    r.virgin = false;
+    this.unsynced.add(r);
   }
 
   /**
    * Puts back a URL the frontier had no room for in RAM (its host already holds its share there).
-   * It waits in QF, i.e. one full round of the ring, and comes back through the next re-spread
-   * (B per PLD per queue) — re-reading it sooner would only spin on a host that is still busy.
+   * It waits in QH until the ring wraps, then comes back through the re-spread (B per PLD per
+   * queue) — re-reading it sooner would only spin on a host that is still busy. QH does not make
+   * j double (see the module comment).
    */
   defer(u: FrontierUrl, record?: Uint8Array): void {
-    const rec = record ?? encodeFrontierUrl(u);
+    this.deferRecord(record ?? encodeFrontierUrl(u));
+  }
+
+  /** defer() of an encoded record (no decode/encode round trip). */
+  deferRecord(record: Uint8Array): void {
     this.deferredCount++;
-    this.qf.push(rec);
-    this.unsynced.add(this.qf);
+    this.qh.q!.push(record);
+    this.qh.virgin = false;
+    this.unsynced.add(this.qh);
   }
 
   /** QF re-spreads so far (cheap; stats() walks the ring). */
@@ -216,40 +362,48 @@ export class Beast {
     return this.respreads;
   }
 
-  /** Total URLs waiting in BEAST (ring + QF + replay). */
+  /** Total URLs waiting in BEAST (ring + QF + QH + replay). */
   get length(): number {
-    let n = this.qf.length;
-    for (const q of this.ring) n += q.length;
-    for (const r of this.replay) n += r.q.length;
+    let n = this.qf.q!.length + this.qh.q!.length;
+    for (const r of this.ring) n += r.q!.length;
+    for (const r of this.replay) n += r.q!.length;
     return n;
   }
 
   /**
-   * Up to `max` URLs from the current queue, moving on (and re-spreading QF) as queues empty.
+   * Up to `max` URLs from the current queue, moving on (and re-spreading QF/QH) as queues empty.
    * Returns [] only when BEAST holds no URL at all.
    */
-  next(max: number): Promise<FrontierUrl[]> {
+  async next(max: number): Promise<FrontierUrl[]> {
+    return (await this.nextRecords(max)).map(decodeFrontierUrl);
+  }
+
+  /** next() without decoding: encoded records (views; valid until the next BEAST call that reads). */
+  nextRecords(max: number): Promise<Uint8Array[]> {
     return this.withLock(() => this.nextLocked(max));
   }
 
-  private async nextLocked(max: number): Promise<FrontierUrl[]> {
-    const out: FrontierUrl[] = [];
+  private async nextLocked(max: number): Promise<Uint8Array[]> {
+    const out: Uint8Array[] = [];
     while (this.replay.length > 0 && out.length < max) {
       const r = this.replay[0]!;
-      const recs = await r.q.shift(max - out.length);
-      for (const rec of recs) out.push(decodeFrontierUrl(rec));
-      if (r.q.length === 0) {
+      const recs = r.q!.shiftSync(max - out.length);
+      for (const rec of recs) out.push(rec);
+      if (r.q!.length === 0) {
         this.replay.shift(); // stays in `retired` until the next checkpoint
-        this.store.release(r.name);
+        r.replaying = false;
+        r.q!.abandon();
+        r.q = null;
       }
     }
     let idle = 0;
     while (out.length < max) {
-      const q = this.ring[this.c]!;
-      if (q.length > 0) {
-        const recs = await q.shift(max - out.length);
+      const r = this.ring[this.c]!;
+      if (r.q!.length > 0) {
+        const recs = r.q!.shiftSync(max - out.length);
         if (recs.length === 0) break;
-        for (const rec of recs) out.push(decodeFrontierUrl(rec));
+        for (const rec of recs) out.push(rec);
+        r.virgin = false;
         idle = 0;
         continue;
       }
@@ -260,58 +414,81 @@ export class Beast {
     return out;
   }
 
-  /** The current queue is empty: retire it, then move to the next one (re-spreading QF after Qj). */
+  /** The current queue is empty: retire it, then move to the next one (re-spreading after Qj). */
   private async advance(): Promise<void> {
-    if (!this.virgin.has(this.ring[this.c]!)) {
-      const oldName = this.ringNames[this.c]!;
-      this.unsynced.delete(this.ring[this.c]!);
-      const fresh = this.name('q');
-      const q = await this.store.open(fresh);
-      this.virgin.add(q);
-      this.ring[this.c] = q;
-      this.ringNames[this.c] = fresh;
-      this.retired.push(oldName);
-      // Drop its handle (and buffers) without committing its read cursor: see the invariants above.
-      this.store.release(oldName);
+    const r = this.ring[this.c]!;
+    if (!r.virgin) {
+      r.retired = true;
+      this.retired.push(r);
+      // Its read cursor is not committed (see the invariants). Still unsynced appends (admitted
+      // without durability, read before any commit): the next commit syncs it, then drops it.
+      if (!this.unsynced.has(r)) {
+        r.q!.abandon();
+        r.q = null;
+      }
+      this.ring[this.c] = this.fresh('q');
     }
     this.switches++;
-    this.dirty = true;
     if (this.c === this.j - 1) {
-      if (this.qf.length > 0) await this.respread();
+      if (this.qf.q!.length > 0 || this.qh.q!.length > 0) await this.respread();
       this.c = 0;
     } else this.c++;
   }
 
-  /** Thesis VII.2: re-read QF, split it over j new queues (B per PLD per queue), double j. */
+  /**
+   * Thesis VII.2: re-read QF, split it over j new queues (B per PLD per queue), double j; QH
+   * (deferrals) is spread in the same pass, and alone it spreads over the existing queues.
+   */
   private async respread(): Promise<void> {
     const jOld = this.j;
-    const doubling = jOld * 2 <= this.maxQueues;
-    const base = doubling ? jOld : 0;
+    const doubling = this.qf.q!.length > 0 && jOld * 2 <= this.maxQueues;
     const count = jOld;
-    if (doubling) {
-      for (let i = 0; i < jOld; i++) {
-        const n = this.name('q');
-        this.ringNames.push(n);
-        const q = await this.store.open(n);
-        this.virgin.add(q);
-        this.ring.push(q);
-      }
-    }
+    const targets: QRef[] = [];
+    for (let k = 0; k < count; k++) targets.push(doubling ? this.fresh('q') : this.ring[k]!);
     const oldQf = this.qf;
-    const oldQfName = this.qfName;
-    const newQfName = this.name('f');
-    const newQf = await this.store.open(newQfName);
+    const oldQh = this.qh;
+    // New admissions and deferrals go to the new QF/QH from now on; the old ones stay named by
+    // the manifest (drain) until the targets are durable.
+    this.qf = this.fresh('f');
+    this.qh = this.fresh('h');
+    this.drainF = [oldQf];
+    this.drainH = [oldQh];
     const counters = this.counters;
     counters.clear();
-    const targets = new Set<UrlQueue>();
+    const touched = new Set<QRef>();
+    // Deferred URLs first: they had passed the budget already.
+    await this.spread(oldQh, this.qh, targets, touched);
+    await this.spread(oldQf, this.qf, targets, touched);
+    counters.clear();
+    if (doubling) {
+      for (const t of targets) this.ring.push(t);
+      this.j = jOld * 2;
+      this.doublings++;
+    }
+    this.respreads++;
+    this.c = 0;
+    this.drainF = [];
+    this.drainH = [];
+    // Their records now sit in the targets / the new QF and QH, committed below.
+    this.unsynced.delete(oldQf);
+    this.unsynced.delete(oldQh);
+    for (const t of touched) this.unsynced.add(t);
+    await this.capture(true);
+    await this.store.remove(oldQf.name);
+    await this.store.remove(oldQh.name);
+  }
+
+  private async spread(src: QRef, overflow: QRef, targets: QRef[], touched: Set<QRef>): Promise<void> {
+    const counters = this.counters;
+    const count = targets.length;
     for (;;) {
-      const recs = await oldQf.shift(this.batch);
+      let recs = src.q!.shiftSync(this.batch);
       if (recs.length === 0) break;
-      let urls: FrontierUrl[] | null = null;
       if (this.opts.rebudget) {
-        urls = recs.map(decodeFrontierUrl);
+        const urls = recs.map(decodeFrontierUrl);
         const before = urls.map((u) => u.budget);
         await this.opts.rebudget(urls);
+        recs = recs.slice();
         for (let i = 0; i < urls.length; i++) if (urls[i]!.budget !== before[i]) recs[i] = encodeFrontierUrl(urls[i]!);
       }
       const pk = this.peek;
@@ -322,58 +499,28 @@ export class Beast {
         const pldLo = pk[3]!;
         const budget = pk[4]!;
         let seen = counters.get(pldHi, pldLo);
-        if (seen < 0) {
-          if (counters.size >= this.maxPassPlds) {
-            newQf.push(rec);
-            continue;
-          }
-          seen = 0;
+        let k = Infinity;
+        if (seen >= 0 || counters.size < this.maxPassPlds) {
+          if (seen < 0) seen = 0;
+          counters.set(pldHi, pldLo, seen + 1);
+          if (budget > 0) k = Math.floor(seen / budget);
         }
-        counters.set(pldHi, pldLo, seen + 1);
-        const k = budget > 0 ? Math.floor(seen / budget) : Infinity;
-        if (k < count) {
-          const q = this.ring[base + k]!;
-          q.push(rec);
-          this.virgin.delete(q);
-          targets.add(q);
-        } else newQf.push(rec);
+        const t = k < count ? targets[k]! : overflow;
+        t.q!.push(rec);
+        t.virgin = false;
+        touched.add(t);
       }
     }
-    counters.clear();
-    if (doubling) {
-      this.j = jOld * 2;
-      this.doublings++;
-    }
-    this.respreads++;
-    this.qf = newQf;
-    this.qfName = newQfName;
-    // Its records now sit in the targets / the new QF (committed below), and it is removed below:
-    // a later commitRingAppends must not commit the closed handle (CRAWL_DISK_CLOSED crash).
-    this.unsynced.delete(oldQf);
-    // Durable order: targets, then the manifest that names them, then drop the old QF.
-    for (const q of targets) await q.commit();
-    await newQf.commit();
-    await this.writeManifest();
-    await this.store.remove(oldQfName);
-  }
-
-  private async commitRingAppends(): Promise<void> {
-    // Manifest first: a queue holding committed records must always be named by it.
-    if (this.dirty) await this.writeManifest();
-    // Never the current queue: committing it would move its read cursor (see checkpoint).
-    const cur = this.ring[this.c]!;
-    for (const q of this.unsynced) if (q !== cur) await q.commit();
-    const keepCur = this.unsynced.has(cur);
-    this.unsynced.clear();
-    if (keepCur) this.unsynced.add(cur);
   }
 
   /**
-   * Makes admitted URLs durable: commits every queue that is not being read (the current queue's
-   * read cursor moves only at `checkpoint`). Cheap enough to call after every admission batch.
+   * Makes everything admitted (and deferred) so far durable: one fdatasync per touched queue file
+   * and one for the combined manifest, on the thread pool. Needs no lock: the synchronous part
+   * (writing buffered tails, building the manifest) cannot interleave with a read; concurrent
+   * calls are chained. Resolves when durable.
    */
   commitAppends(): Promise<void> {
-    return this.withLock(() => this.commitRingAppends());
+    return this.capture();
   }
 
   /**
@@ -382,19 +529,22 @@ export class Beast {
    */
   checkpoint(): Promise<void> {
     return this.withLock(async () => {
-      if (this.dirty) await this.writeManifest();
-      for (const q of this.ring) await q.commit();
-      await this.qf.commit();
-      this.unsynced.clear();
-      const keep: string[] = [];
-      for (const r of this.replay) {
-        await r.q.commit();
-        keep.push(r.name);
+      for (const r of [...this.ring, this.qf, this.qh, ...this.replay]) {
+        const q = r.q!;
+        const cur = q.cursor();
+        r.o = cur.off;
+        r.i = cur.idx;
+        r.s = cur.shifted;
+        if (q.pushed !== r.p) this.unsynced.add(r);
       }
-      const drop = this.retired.filter((n) => !keep.includes(n));
-      this.retired = keep;
-      await this.writeManifest();
-      for (const n of drop) await this.store.remove(n);
+      const drop = this.retired.filter((r) => !r.replaying);
+      this.retired = this.retired.filter((r) => r.replaying);
+      for (const r of drop) this.unsynced.delete(r);
+      await this.capture(true);
+      for (const r of drop) {
+        r.q = null;
+        await this.store.remove(r.name);
+      }
     });
   }
 
@@ -406,9 +556,9 @@ export class Beast {
 
   stats(): BeastStats {
     let queued = 0;
-    for (const q of this.ring) queued += q.length;
+    for (const r of this.ring) queued += r.q!.length;
     let replay = 0;
-    for (const r of this.replay) replay += r.q.length;
+    for (const r of this.replay) replay += r.q!.length;
     return {
       j: this.j,
       current: this.c,
@@ -416,7 +566,8 @@ export class Beast {
       doublings: this.doublings,
       respreads: this.respreads,
       queued,
-      qf: this.qf.length,
+      qf: this.qf.q!.length,
+      qh: this.qh.q!.length,
       replay,
       admitted: this.admittedCount,
       toQf: this.toQf,
@@ -424,11 +575,15 @@ export class Beast {
     };
   }
 
+  /** Waits for commits in flight, then drops every handle (commits nothing: call checkpoint first). */
   async close(): Promise<void> {
     await this.withLock(async () => {
-      for (const q of this.ring) await q.close();
-      await this.qf.close();
-      for (const r of this.replay) await r.q.close();
+      await this.chain;
+      for (const r of [...this.ring, this.qf, this.qh, ...this.retired]) {
+        r.q?.abandon();
+        r.q = null;
+      }
+      this.store.abandonAll();
     });
   }
 }

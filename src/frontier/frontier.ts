@@ -30,6 +30,8 @@ import {
   type RobotsRequest,
 } from './politeness.js';
 import { MemoryQueueStore, type QueueStore, type UrlQueue } from './queue.js';
+import { FileBeastStore, MemoryBeastStore, type BeastStore } from './log-queue.js';
+import { existsSync } from 'node:fs';
 import { decodeFrontierUrl, encodeFrontierUrl, peekFrontierUrl, type FrontierUrl } from './record.js';
 import { CrawlError } from '../errors.js';
 import path from 'node:path';
@@ -136,9 +138,11 @@ export interface FrontierStats {
   current: number;
   switches: number;
   doublings: number;
-  /** URLs waiting in Q1..Qj, in QF, in QR (all on disk). */
+  /** URLs waiting in Q1..Qj, in QF + QH, in QR (all on disk). */
   beastQueued: number;
+  /** QF (over budget) + QH (deferred: host full in RAM); `qh` alone below. */
   qf: number;
+  qh: number;
   qr: number;
   /** URLs held in RAM (queued per host + in flight) and the cap. */
   ramUrls: number;
@@ -185,7 +189,7 @@ export class Frontier {
 
   private constructor(
     private readonly store: QueueStore,
-    private readonly beastStore: QueueStore,
+    private readonly beastStore: BeastStore,
     opts: PolitenessOptions,
     private readonly clock: Clock,
     private readonly extra: FrontierOptions,
@@ -214,13 +218,19 @@ export class Frontier {
     validate(o);
     const memory = dir === null || options.storage === 'memory';
     let store: QueueStore;
-    let beastStore: QueueStore;
+    let beastStore: BeastStore;
     if (memory) {
       store = new MemoryQueueStore();
-      beastStore = new MemoryQueueStore();
+      beastStore = new MemoryBeastStore();
     } else {
+      if (existsSync(path.join(dir!, 'beast', 'beast.json'))) {
+        throw new CrawlError(
+          'CRAWL_FRONTIER_MANIFEST',
+          `${dir}: BEAST state in the old per-queue format (beast/beast.json); this version keeps one combined manifest and cannot resume it`,
+        );
+      }
       store = openDiskQueueStore(dir!, options.disk);
-      beastStore = openDiskQueueStore(path.join(dir!, 'beast'), options.disk);
+      beastStore = new FileBeastStore(path.join(dir!, 'beast'), { blockBytes: options.disk?.blockBytes, compression: options.disk?.compression });
     }
     const f = new Frontier(store, beastStore, o, clock, options);
     await f.load();
@@ -260,13 +270,15 @@ export class Frontier {
   }
 
   /**
-   * Changes delays / connection limits of a running crawl (the next due times use them; waits
-   * already scheduled are kept). RAM caps are fixed at open.
+   * Changes delays / connection limits of a running crawl. Hosts and IPs already waiting get their
+   * due times recomputed from their last request start (Retry-After deadlines and the floors still
+   * hold), so the change takes effect at once, in both directions. RAM caps are fixed at open.
    */
   setDelays(d: Partial<Pick<PolitenessOptions, 'hostDelayMs' | 'minHostDelayMs' | 'ipDelayMs' | 'minIpDelayMs' | 'maxConnectionsPerIp' | 'maxCrawlDelayMs' | 'maxBackoffMs'>>): void {
     const next = { ...this.opts, ...Object.fromEntries(Object.entries(d).filter(([, v]) => v !== undefined)) };
     validate(next);
     Object.assign(this.opts, next); // Politeness holds the same object
+    this.pol.delaysChanged();
   }
 
   /** URLs in RAM now (queued per host + in flight); never above options.ramUrls. */
@@ -289,6 +301,18 @@ export class Frontier {
     this.check();
     for (const u of urls) this.beast.place(u);
     if (opts.durable !== false) await this.beast.commitAppends();
+  }
+
+  /**
+   * Makes every URL admitted so far (also with `{ durable: false }`) durable: one fdatasync per
+   * BEAST queue file appended to since the last commit plus one for BEAST's combined manifest, all
+   * on the libuv thread pool (the event loop keeps running). The pipeline admits each URLseen
+   * result chunk with `{ durable: false }` and calls this once per merge, before DRUM makes the
+   * merge durable. Safe to call at any time, also while refill() runs; calls are chained.
+   */
+  commitAdmits(): Promise<void> {
+    this.check();
+    return this.beast.commitAppends();
   }
 
   /** URLs that had left the frontier (e.g. in flight at a crash): back through the robots gate. */
@@ -341,11 +365,11 @@ export class Frontier {
     this.respreadWait = false;
     while (pol.ramFree > 0 && this.qr.length < this.maxQr && reads < 8) {
       const respreads = this.beast.respreadCount;
-      const urls = await this.beast.next(Math.min(this.refillBatch, pol.ramFree));
+      const recs = await this.beast.nextRecords(Math.min(this.refillBatch, pol.ramFree));
       reads++;
-      if (urls.length === 0) break;
+      if (recs.length === 0) break;
       const before = this.deferredByGate;
-      const n = this.gate(urls);
+      const n = this.gate(recs);
       added += n;
       if (n === 0 && this.deferredByGate > before) {
         this.starved = true;
@@ -369,20 +393,38 @@ export class Frontier {
   private respreadWait = false;
   private doneSinceStarved = 0;
 
-  private gate(urls: FrontierUrl[]): number {
+  /**
+   * The robots gate on encoded records: a URL whose host is already full in RAM goes back to BEAST
+   * (QH) and one parked for robots goes to QR as the same bytes, without a decode/encode round
+   * trip (that churn was 1.76 s of main-thread CPU in the e2e profile, docs/performance.md).
+   */
+  private gate(recs: Uint8Array[]): number {
     const now = this.clock();
+    const pk = this.peek;
+    const pol = this.pol;
     let added = 0;
-    for (const u of urls) {
-      switch (this.pol.add(u, now)) {
+    for (const rec of recs) {
+      peekFrontierUrl(rec, pk);
+      if (pol.hostFull(pk[0]!, pk[1]!, now)) {
+        this.beast.deferRecord(rec);
+        this.deferredByGate++;
+        continue;
+      }
+      if (pol.hostWaiting(pk[0]!, pk[1]!)) {
+        this.qr.push(rec);
+        continue;
+      }
+      const u = decodeFrontierUrl(rec);
+      switch (pol.add(u, now)) {
         case AddResult.Added:
           added++;
           break;
         case AddResult.NeedRobots:
-          this.qr.push(encodeFrontierUrl(u));
+          this.qr.push(rec);
           break;
         case AddResult.HostFull:
         case AddResult.RamFull:
-          this.beast.defer(u);
+          this.beast.deferRecord(rec);
           this.deferredByGate++;
           break;
         default:
@@ -417,7 +459,7 @@ export class Frontier {
         else if (res === AddResult.NeedRobots) this.qr.push(r);
         // Robots known but no room for the host in RAM: QR is only for robots waits, so the URL
         // goes back to BEAST (next queue), which RAM pacing reads again.
-        else if (res === AddResult.HostFull || res === AddResult.RamFull) this.beast.defer(u, r);
+        else if (res === AddResult.HostFull || res === AddResult.RamFull) this.beast.deferRecord(r);
       }
     }
     return added;
@@ -529,9 +571,8 @@ export class Frontier {
   /** For crash tests: drop every handle without committing anything (what SIGKILL leaves). */
   abandon(): void {
     this.closed = true;
-    const a = (s: QueueStore): void => (s as { abandonAll?: () => void }).abandonAll?.();
-    a(this.store);
-    a(this.beastStore);
+    (this.store as { abandonAll?: () => void }).abandonAll?.();
+    this.beastStore.abandonAll();
   }
 
   private check(): void {
@@ -552,7 +593,8 @@ export class Frontier {
       switches: b.switches,
       doublings: b.doublings,
       beastQueued: b.queued + b.replay,
-      qf: b.qf,
+      qf: b.qf + b.qh,
+      qh: b.qh,
       qr: this.qr.length,
       ramUrls: p.ramUrls,
       ramCap: this.opts.ramUrls,

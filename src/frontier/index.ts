@@ -22,6 +22,8 @@
  *
  *   const f = await Frontier.open(dir | null, opts: FrontierOptions, clock = Date.now);
  *   await f.admit(urls, { durable = true });           // → BEAST; durable ⇒ on disk when resolved
+ *   await f.commitAdmits();                            // everything admitted so far (also durable:false) durable;
+ *                                                      // fsyncs on the thread pool; call once per URLseen merge
  *   await f.readmit(urls);                             // URLs back from a crash → QR
  *   await f.refill();                                  // disk → RAM while RAM has room (call often)
  *   f.takeRobotsRequests(max): RobotsRequest[]         // {hostHi, hostLo, host, origin}, once per host
@@ -33,6 +35,7 @@
  *   f.fetchDone(u, { hostError?, retry?, retryAfterMs?, crawlDelayMs?, drop? })
  *   f.nextWakeup(): number | null;  f.isEmpty(): boolean;  f.ramCount;  f.options
  *   f.setDelays({ hostDelayMs?, minHostDelayMs?, ipDelayMs?, minIpDelayMs?, maxConnectionsPerIp?, … })
+ *                                                      // live: hosts/IPs already waiting are re-timed
  *   await f.commit();  await f.close();  f.stats(): FrontierStats;  f.io()
  *
  * FrontierUrl: { url, hops, hostHi, hostLo, pldHi, pldLo, budget (B), admitted (P), discoveredAt,
@@ -63,6 +66,7 @@ export { DrumPldStore, type DrumPldStoreOptions } from './star-drum.js';
 export { Beast, type BeastOptions, type BeastStats } from './beast.js';
 export { MemoryQueueStore, MemoryUrlQueue, FsQueueStore, type QueueStore, type UrlQueue, type IoCount } from './queue.js';
 export { openDiskQueueStore, type DiskStoreOptions } from './disk-store.js';
+export { FileBeastStore, MemoryBeastStore, MemoryBeastQueue, LogQueue, type BeastStore, type BeastQueue, type QueueState } from './log-queue.js';
 export {
   Politeness,
   AddResult,

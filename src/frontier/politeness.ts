@@ -137,6 +137,8 @@ export class Politeness {
   private hErrors = new Int32Array(0);
   private hBudget = new Float64Array(0);
   private hExpires = new Float64Array(0);
+  /** Retry-After deadline (kept apart from hNextDue so that a delay change can recompute it). */
+  private hRetryUntil = new Float64Array(0);
   private hDueNext = new Int32Array(0);
   private hIdle = new Uint8Array(0);
   private hRules: (RobotsRulesLike | null)[] = [];
@@ -150,6 +152,7 @@ export class Politeness {
   private iCap = 0;
   private iFreeList: number[] = [];
   private iNextDue = new Float64Array(0);
+  private iLastStart = new Float64Array(0);
   private iInFlight = new Int32Array(0);
   private iDueHead = new Int32Array(0);
   private iDueTail = new Int32Array(0);
@@ -218,6 +221,7 @@ export class Politeness {
     this.hErrors = g(this.hErrors, Int32Array);
     this.hBudget = g(this.hBudget, Float64Array);
     this.hExpires = g(this.hExpires, Float64Array);
+    this.hRetryUntil = g(this.hRetryUntil, Float64Array);
     this.hDueNext = g(this.hDueNext, Int32Array);
     this.hIdle = g(this.hIdle, Uint8Array);
     for (let i = cap - 1; i >= old; i--) {
@@ -238,6 +242,7 @@ export class Politeness {
       return b;
     };
     this.iNextDue = g(this.iNextDue, Float64Array);
+    this.iLastStart = g(this.iLastStart, Float64Array);
     this.iInFlight = g(this.iInFlight, Int32Array);
     this.iDueHead = g(this.iDueHead, Int32Array);
     this.iDueTail = g(this.iDueTail, Int32Array);
@@ -279,6 +284,7 @@ export class Politeness {
     this.hErrors[h] = 0;
     this.hBudget[h] = this.o.b0;
     this.hExpires[h] = 0;
+    this.hRetryUntil[h] = 0;
     this.hDueNext[h] = -1;
     this.hIdle[h] = 0;
     this.hRules[h] = null;
@@ -348,6 +354,7 @@ export class Politeness {
     this.ipIndex.set(ip, i);
     this.iName[i] = ip;
     this.iNextDue[i] = 0;
+    this.iLastStart[i] = -Infinity;
     this.iInFlight[i] = 0;
     this.iDueHead[i] = -1;
     this.iDueTail[i] = -1;
@@ -499,6 +506,41 @@ export class Politeness {
   }
 
   // ---------------------------------------------------------------- robots gate
+
+  /**
+   * True when the host holds its full share of URLs in RAM (robots known, entry not expired): a URL
+   * of it read from disk goes straight back to BEAST without being decoded (refill fast path).
+   */
+  hostFull(hi: number, lo: number, now: number): boolean {
+    const h = this.hostIndex.get(hi, lo);
+    return h >= 0 && this.hState[h] === H_READY && this.hCount[h]! >= this.o.maxUrlsPerHost && this.hExpires[h]! > now;
+  }
+
+  /**
+   * The delay options changed (Frontier.setDelays): hosts and IPs already waiting get their due
+   * time recomputed from their last start with the new delays (Retry-After deadlines and the
+   * floors still hold), so a shorter delay takes effect at once and a longer one holds back hosts
+   * that were not due yet. O(hosts + IPs); an operator action, not a hot path.
+   */
+  delaysChanged(): void {
+    for (let h = 0; h < this.hCap; h++) {
+      if (this.hState[h] === H_FREE) continue;
+      const last = this.hLastStart[h]!;
+      if (last === -Infinity) continue;
+      const due = Math.max(last + this.hostDelay(h), this.hRetryUntil[h]!);
+      this.hNextDue[h] = due;
+      if (this.hWhere[h] === W_HEAP) this.hostHeap.set(h, due);
+    }
+    for (let i = 0; i < this.iCap; i++) {
+      if (this.iLive[i] !== 1) continue;
+      const last = this.iLastStart[i]!;
+      if (last !== -Infinity) {
+        this.iNextDue[i] = last + this.ipDelay(i);
+        if (this.ipHeap.has(i)) this.ipHeap.set(i, this.iNextDue[i]!);
+      }
+      this.wakeIp(i); // maxConnectionsPerIp may have grown
+    }
+  }
 
   /** True when the host is known and still waiting for its robots/DNS answer (QR re-scan fast path). */
   hostWaiting(hi: number, lo: number): boolean {
@@ -691,6 +733,7 @@ export class Politeness {
       }
       item.ip = this.iName[i]!;
       this.iInFlight[i]!++;
+      this.iLastStart[i] = now;
       this.iNextDue[i] = now + this.ipDelay(i);
       this.wakeIp(i);
       out[n++] = item;
@@ -718,7 +761,8 @@ export class Politeness {
         // Start to start with the delay as it stands now (errors / Crawl-delay only lengthen it).
         this.hNextDue[h] = Math.max(this.hNextDue[h]!, this.hLastStart[h]! + this.hostDelay(h));
         if (outcome.retryAfterMs !== undefined && outcome.retryAfterMs > 0) {
-          this.hNextDue[h] = Math.max(this.hNextDue[h]!, now + Math.min(outcome.retryAfterMs, this.o.maxBackoffMs));
+          this.hRetryUntil[h] = Math.max(this.hRetryUntil[h]!, now + Math.min(outcome.retryAfterMs, this.o.maxBackoffMs));
+          this.hNextDue[h] = Math.max(this.hNextDue[h]!, this.hRetryUntil[h]!);
         }
       } else this.hErrors[h] = 0;
       const failed = this.hState[h] === H_FAILED;

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { Beast, FrontierUrl, MemoryQueueStore, openDiskQueueStore, type QueueStore } from '../../src/frontier/index.js';
+import { Beast, FileBeastStore, FrontierUrl, MemoryBeastStore, type BeastStore } from '../../src/frontier/index.js';
 import { rng } from './sim.js';
 
 const mk = (id: number, pld: number, budget: number, admitted: number): FrontierUrl =>
@@ -20,7 +20,7 @@ async function drain(b: Beast, batch = 1): Promise<{ u: FrontierUrl; pass: numbe
 }
 
 test('placement follows VII.2: first B URLs of a PLD to Q2, next B to Q3 …, the rest to QF', async () => {
-  const b = await Beast.open(new MemoryQueueStore(), { initialQueues: 4, maxQueues: 4 });
+  const b = await Beast.open(new MemoryBeastStore(), { initialQueues: 4, maxQueues: 4 });
   for (let p = 1; p <= 12; p++) b.place(mk(p, 1, 3, p));
   assert.deepEqual(
     Array.from({ length: 12 }, (_, i) => b.targetOf(3, i + 1)),
@@ -38,7 +38,7 @@ test('placement follows VII.2: first B URLs of a PLD to Q2, next B to Q3 …, th
 });
 
 test('j doubles each time Qj is emptied with QF non-empty, up to the cap; QF re-spread gives ≤ B per PLD per queue', async () => {
-  const b = await Beast.open(new MemoryQueueStore(), { initialQueues: 2, maxQueues: 16 });
+  const b = await Beast.open(new MemoryBeastStore(), { initialQueues: 2, maxQueues: 16 });
   // One PLD with budget 5 and 400 URLs: j=2 → 5 in Q2, 395 in QF.
   for (let p = 1; p <= 400; p++) b.place(mk(p, 9, 5, p));
   assert.equal(b.stats().qf, 395);
@@ -56,7 +56,7 @@ test('j doubles each time Qj is emptied with QF non-empty, up to the cap; QF re-
 test('a spam PLD discovered at a high rate gets at most 2·B URLs per queue read, good PLDs flow through', async () => {
   const r = rng(5);
   const B = 10;
-  const b = await Beast.open(new MemoryQueueStore(), { initialQueues: 2, maxQueues: 64 });
+  const b = await Beast.open(new MemoryBeastStore(), { initialQueues: 2, maxQueues: 64 });
   const P = new Map<number, number>();
   let id = 0;
   const discover = (pld: number): void => {
@@ -86,7 +86,7 @@ test('a spam PLD discovered at a high rate gets at most 2·B URLs per queue read
   assert.ok(b.stats().qf > 10_000, 'the farm waits in QF');
 });
 
-async function noLossRoundTrip(store: () => Promise<QueueStore>, n: number, crashAt?: number): Promise<void> {
+async function noLossRoundTrip(store: () => Promise<BeastStore>, n: number, crashAt?: number): Promise<void> {
   const r = rng(11);
   let st = await store();
   let b = await Beast.open(st, { initialQueues: 2, maxQueues: 32 });
@@ -105,7 +105,7 @@ async function noLossRoundTrip(store: () => Promise<QueueStore>, n: number, cras
   if (crashAt !== undefined) {
     // Read part of it, do NOT checkpoint, crash: everything read must come back.
     for (const u of await b.next(crashAt)) seen.push(u.url);
-    (st as { abandonAll?: () => void }).abandonAll?.();
+    st.abandonAll();
     st = await store();
     b = await Beast.open(st, { initialQueues: 2, maxQueues: 32 });
     seen.length = 0;
@@ -122,23 +122,23 @@ async function noLossRoundTrip(store: () => Promise<QueueStore>, n: number, cras
 }
 
 test('every URL placed comes out exactly once (memory store)', async () => {
-  await noLossRoundTrip(async () => new MemoryQueueStore(), 20_000);
+  await noLossRoundTrip(async () => new MemoryBeastStore(), 20_000);
 });
 
-test('on DiskQueue: state (j, cursors) survives close/reopen, and an uncommitted read is re-delivered after a crash', async () => {
+test('on disk: state (j, cursors) survives close/reopen, and an uncommitted read is re-delivered after a crash', async () => {
   const dir = await mkdtemp(path.join(tmpdir(), 'beast-'));
   try {
-    await noLossRoundTrip(async () => openDiskQueueStore(path.join(dir, 'a'), { compression: 'zstd' }), 2_000);
-    await noLossRoundTrip(async () => openDiskQueueStore(path.join(dir, 'b'), { compression: 'none', blockBytes: 4096 }), 2_000, 700);
+    await noLossRoundTrip(async () => new FileBeastStore(path.join(dir, 'a'), { compression: 'zstd' }), 2_000);
+    await noLossRoundTrip(async () => new FileBeastStore(path.join(dir, 'b'), { compression: 'none', blockBytes: 4096 }), 2_000, 700);
     // Reopen after a clean close keeps j and the position.
-    const st = openDiskQueueStore(path.join(dir, 'c'));
+    const st = new FileBeastStore(path.join(dir, 'c'));
     const b = await Beast.open(st, { initialQueues: 2, maxQueues: 8 });
     for (let p = 1; p <= 100; p++) b.place(mk(p, 3, 4, p));
     for (let k = 0; k < 30; k++) await b.next(1);
     const before = b.stats();
     await b.checkpoint();
     await b.close();
-    const b2 = await Beast.open(openDiskQueueStore(path.join(dir, 'c')), { initialQueues: 2, maxQueues: 8 });
+    const b2 = await Beast.open(new FileBeastStore(path.join(dir, 'c')), { initialQueues: 2, maxQueues: 8 });
     const after = b2.stats();
     assert.equal(after.j, before.j);
     assert.equal(after.current, before.current);
