@@ -150,3 +150,116 @@ test('on disk: state (j, cursors) survives close/reopen, and an uncommitted read
     await rm(dir, { recursive: true, force: true });
   }
 });
+
+test('deferrals (host full in RAM) wait in QH and come back, without doubling j; only QF (over budget) doubles j', async () => {
+  const b = await Beast.open(new MemoryBeastStore(), { initialQueues: 2, maxQueues: 64 });
+  // 40 PLDs, 1 URL each, all within budget: they go to Q2.
+  for (let p = 0; p < 40; p++) b.place(mk(p, p, 5, 1));
+  const first = await b.next(40);
+  assert.equal(first.length, 40);
+  // The frontier had no room for 30 of them (their hosts full): they go back, many times over.
+  for (let round = 0; round < 20; round++) {
+    for (const u of first.slice(0, 30)) b.defer(u);
+    const back = await drain(b, 64);
+    assert.equal(back.length, 30, `round ${round}: every deferred URL comes back once`);
+  }
+  const s = b.stats();
+  assert.equal(s.doublings, 0, 'j stays at 2: deferral-only re-spreads spread over the existing queues');
+  assert.equal(s.j, 2);
+  assert.ok(s.respreads >= 20);
+  // An over-budget URL does double j at the next wrap (VII.2).
+  for (let p = 1; p <= 20; p++) b.place(mk(1000 + p, 77, 2, p));
+  assert.ok(b.stats().qf > 0);
+  assert.equal((await drain(b, 64)).length, 20);
+  assert.ok(b.stats().doublings >= 1);
+});
+
+test('deferred URLs of one PLD come back at most B per queue read (QH re-spread keeps the budget)', async () => {
+  const B = 4;
+  const b = await Beast.open(new MemoryBeastStore(), { initialQueues: 8, maxQueues: 8 });
+  const urls = Array.from({ length: 30 }, (_, i) => mk(i, 5, B, 1));
+  for (const u of urls) b.defer(u);
+  const got = await drain(b, 1);
+  assert.equal(got.length, 30);
+  const perPass = new Map<number, number>();
+  for (const g of got) perPass.set(g.pass, (perPass.get(g.pass) ?? 0) + 1);
+  for (const [, n] of perPass) assert.ok(n <= B, `≤ B per queue read, got ${n}`);
+  assert.equal(b.stats().doublings, 0);
+});
+
+test('on disk: appends not committed are cut at reopen, committed ones survive; a torn newest manifest slot falls back to the previous one', async () => {
+  const dir = await mkdtemp(path.join(tmpdir(), 'beast-'));
+  try {
+    const st = new FileBeastStore(dir, { compression: 'none', blockBytes: 1024 });
+    const b = await Beast.open(st, { initialQueues: 4, maxQueues: 4 });
+    for (let p = 1; p <= 200; p++) b.place(mk(p, p % 9, 3, Math.ceil(p / 9)));
+    await b.commitAppends();
+    // More admissions whose commit never happens (SIGKILL before commitAppends resolved).
+    for (let p = 201; p <= 300; p++) b.place(mk(p, p % 9, 3, Math.ceil(p / 9)));
+    st.abandonAll();
+    const b2 = await Beast.open(new FileBeastStore(dir, { compression: 'none', blockBytes: 1024 }), { initialQueues: 4, maxQueues: 4 });
+    const ids = (await drain(b2, 64)).map((g) => Number(g.u.url.slice(g.u.url.lastIndexOf('/') + 1))).sort((x, y) => x - y);
+    assert.deepEqual(ids, Array.from({ length: 200 }, (_, i) => i + 1), 'exactly the committed URLs');
+    await b2.close();
+
+    // Two generations of the manifest; the newest slot is torn: the previous one is used.
+    const dir2 = path.join(dir, 'torn');
+    const s3 = new FileBeastStore(dir2, { compression: 'zstd' });
+    const b3 = await Beast.open(s3, { initialQueues: 2, maxQueues: 2 });
+    for (let p = 1; p <= 10; p++) b3.place(mk(p, 1, 100, p));
+    await b3.commitAppends(); // generation 2 (the fresh manifest was 1)
+    for (let p = 11; p <= 20; p++) b3.place(mk(p, 1, 100, p));
+    await b3.commitAppends(); // generation 3, slot 1
+    s3.abandonAll();
+    const { readFileSync, writeFileSync } = await import('node:fs');
+    const slot = path.join(dir2, 'beast.m1');
+    const bytes = readFileSync(slot);
+    writeFileSync(slot, bytes.subarray(0, bytes.length - 5)); // torn write
+    const b4 = await Beast.open(new FileBeastStore(dir2, { compression: 'zstd' }), { initialQueues: 2, maxQueues: 2 });
+    const got = (await drain(b4, 64)).map((g) => g.u.admitted);
+    assert.deepEqual(got, Array.from({ length: 10 }, (_, i) => i + 1), 'generation 2: the first 10');
+    await b4.close();
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
+test('commitAppends needs no lock: concurrent commits and reads keep every committed URL (retired queues with unsynced appends are synced)', async () => {
+  const dir = await mkdtemp(path.join(tmpdir(), 'beast-'));
+  try {
+    const r = rng(3);
+    const mkStore = (): FileBeastStore => new FileBeastStore(dir, { compression: 'none', blockBytes: 512 });
+    let st = mkStore();
+    let b = await Beast.open(st, { initialQueues: 2, maxQueues: 8 });
+    const committed = new Set<string>();
+    const pending: string[] = [];
+    const P = new Map<number, number>();
+    let id = 0;
+    const commits: Promise<void>[] = [];
+    for (let round = 0; round < 60; round++) {
+      for (let k = 0; k < 25; k++) {
+        const pld = Math.floor(r() * 6);
+        const p = (P.get(pld) ?? 0) + 1;
+        P.set(pld, p);
+        const u = mk(id++, pld, 2, p);
+        pending.push(u.url);
+        b.place(u);
+      }
+      const batch = pending.splice(0);
+      commits.push(b.commitAppends().then(() => batch.forEach((x) => committed.add(x))));
+      // Reads run while the commit's fsyncs are in flight (they retire queues with unsynced data).
+      await b.next(20);
+    }
+    await Promise.all(commits);
+    st.abandonAll(); // crash: no checkpoint, so everything read comes back too
+    st = mkStore();
+    b = await Beast.open(st, { initialQueues: 2, maxQueues: 8 });
+    const out = new Set((await drain(b, 100)).map((g) => g.u.url));
+    const lost = [...committed].filter((x) => !out.has(x));
+    assert.deepEqual(lost, [], 'no committed URL lost');
+    assert.equal(committed.size, id);
+    await b.close();
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});

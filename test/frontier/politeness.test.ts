@@ -213,3 +213,35 @@ test('setDelays changes τh of a running crawl; invalid values are refused', asy
   assert.throws(() => r.f.setDelays({ ipDelayMs: -1 }), /ipDelayMs/);
   await assert.rejects(Frontier.open(null, { ramUrls: 0 }), /ramUrls/);
 });
+
+test('setDelays takes effect at once for hosts and IPs already waiting (shorter and longer); Retry-After still holds', async () => {
+  // Host 1 and 2 on their own IPs, host 3 and 4 sharing one IP; host 5 under Retry-After.
+  const ips: Record<number, string> = { 1: '10.1.0.1', 2: '10.1.0.2', 3: '10.1.0.3', 4: '10.1.0.3', 5: '10.1.0.5' };
+  const r = await rig({ hostDelayMs: 10_000, minHostDelayMs: 10_000, ipDelayMs: 5_000, minIpDelayMs: 5_000, maxHostErrors: 50 }, (h) => ips[h]!);
+  for (const h of [1, 2, 3, 4, 5]) await r.add(h, 4);
+  await r.robots();
+  const t0 = r.clock.now;
+  let n5 = 0;
+  const first = await crawl(r, t0 + 1, 1, (u) => (u.hostHi === 5 && n5++ === 0 ? { retryAfterMs: 60_000 } : {}));
+  // The robots fetches used the IPs just now (τs 5 s): hosts 1, 2, 5 are blocked by their IP.
+  const waited = first.size;
+  // Shorten everything: hosts waiting on 10 s / IPs on 5 s become due 20 ms / 2 ms after their last start.
+  r.f.setDelays({ hostDelayMs: 20, minHostDelayMs: 20, ipDelayMs: 2, minIpDelayMs: 2 });
+  const after = await crawl(r, r.clock.now + 200, 1, (u) => (u.hostHi === 5 && n5++ === 0 ? { retryAfterMs: 60_000 } : {}));
+  for (const h of [1, 2, 3, 4]) {
+    const s = [...(first.get(h) ?? []), ...(after.get(h) ?? [])];
+    assert.equal(s.length, 4, `host ${h}: all 4 URLs fetched within 200 ms of the change (had ${waited} hosts started before)`);
+    for (const g of gaps(s)) assert.ok(g >= 20, `host ${h}: new τh floor holds (gap ${g})`);
+  }
+  const s5 = [...(first.get(5) ?? []), ...(after.get(5) ?? [])];
+  assert.ok(s5.length <= 1, 'host 5 keeps its Retry-After (60 s) wait');
+  // Lengthen: a host that was due in 20 ms now waits the new τh from its last start.
+  await r.add(1, 2);
+  await r.add(2, 2);
+  r.clock.now += 25; // hosts 1 and 2 would be due under the 20 ms delay...
+  r.f.setDelays({ hostDelayMs: 5_000, minHostDelayMs: 5_000 });
+  const later = await crawl(r, r.clock.now + 1_000);
+  assert.equal((later.get(1) ?? []).length + (later.get(2) ?? []).length, 0, '...but the 5 s delay applies to hosts already waiting');
+  const much = await crawl(r, r.clock.now + 6_000);
+  assert.equal((much.get(1) ?? []).length, 1, 'host 1 resumes after 5 s');
+});

@@ -2,7 +2,7 @@
  * Child process for restart.test.ts: runs a frontier on disk as the pipeline would (admit durably,
  * refill, robots, release, fetchDone, periodic commit) and logs to stdout (a pipe: each write is
  * synchronous on Linux, so a line printed before SIGKILL is seen by the parent):
- *   A first last   URLs first..last were admitted and admit() resolved (durable)
+ *   A first last   URLs first..last were admitted and are durable (admit() or commitAdmits() resolved)
  *   D id           URL id was fetched (fetchDone)
  *   S              commit() starts (once it is durable, URLs fetched before this line may be gone)
  *   C              commit() resolved
@@ -22,14 +22,25 @@ let id = 0;
 const hosts = 200;
 for (let round = 0; ; round++) {
   if (round % 3 === 0) {
-    const batch: FrontierUrl[] = [];
+    // Odd seeds: durable admits. Even seeds: the pipeline's scheme — chunks admitted with
+    // { durable: false }, then one commitAdmits() running concurrently with a refill (which may
+    // read and retire a queue whose appends are not synced yet); 'A' only once it resolved.
     const first = id;
-    for (let k = 0; k < 150; k++, id++) {
-      const h = (id * 7 + seed) % hosts;
-      const pld = h % 40;
-      batch.push(new FrontierUrl({ url: `http://h${h}.p${pld}.test/u${id}`, hostHi: 0x10000 + h, hostLo: h, pldHi: pld, pldLo: 1, budget: 5, admitted: Math.floor(id / 40) + 1 }));
+    const durable = seed % 2 === 1;
+    for (let chunk = 0; chunk < 3; chunk++) {
+      const batch: FrontierUrl[] = [];
+      for (let k = 0; k < 50; k++, id++) {
+        const h = (id * 7 + seed) % hosts;
+        const pld = h % 40;
+        batch.push(new FrontierUrl({ url: `http://h${h}.p${pld}.test/u${id}`, hostHi: 0x10000 + h, hostLo: h, pldHi: pld, pldLo: 1, budget: 5, admitted: Math.floor(id / 40) + 1 }));
+      }
+      await f.admit(batch, { durable });
     }
-    await f.admit(batch);
+    if (!durable) {
+      const c = f.commitAdmits();
+      await f.refill();
+      await c;
+    }
     w(`A ${first} ${id - 1}`);
   }
   await f.refill();

@@ -56,7 +56,7 @@ async function drain(dir: string): Promise<Set<number>> {
 
 test('SIGKILL at random points loses no durably admitted URL', { timeout: 180_000 }, async () => {
   const r = rng(42);
-  const rounds = LONG ? 12 : 3;
+  const rounds = LONG ? 12 : 4;
   for (let round = 0; round < rounds; round++) {
     const dir = await mkdtemp(path.join(tmpdir(), 'frontier-kill-'));
     try {
