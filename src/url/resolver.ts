@@ -16,7 +16,7 @@ import { fingerprintInto } from './fingerprint.js';
 import { pldOrHost } from './pld.js';
 import { compileOptions, type CanonicalizeOptions, type CompiledOptions, type UrlRejectReason } from './options.js';
 
-// Characters (before '#') that the fast path accepts (UNSAFE_RE is the complement): letters,
+// Characters (before '#') that the fast path accepts (UNSAFE_G is the complement): letters,
 // digits and  ! $ & ( ) * + , - . / : ; = ? @ _ ~
 // WHATWG copies every one of them verbatim into path and query of a special URL, so no escaping
 // decision is needed. Everything else (%, \, ', ", <, >, `, {, }, ^, |, [, ], space, controls,
@@ -27,8 +27,16 @@ for (let c = 0; c < 128; c++) {
   if (/[A-Za-z0-9\-.]/.test(ch)) HOST_CHAR[c] = 1;
 }
 
-const UNSAFE_RE = /[^A-Za-z0-9!$&()*+,\-./:;=?@_~]/;
-const SCHEME_RE = /^[A-Za-z][A-Za-z0-9+\-.]*:/;
+// The first scan stops at an unsafe character OR a ':' (colon excluded from the safe set), so a
+// link without a colon — every relative link — needs no separate scheme test. After a colon the
+// rest is scanned by UNSAFE_G (sticky to lastIndex via the g flag; `test` allocates no match).
+const UNSAFE_OR_COLON_RE = /[^A-Za-z0-9!$&()*+,\-./;=?@_~]/;
+const UNSAFE_G = /[^A-Za-z0-9!$&()*+,\-./:;=?@_~]/g;
+// Scheme characters after the first: a-z A-Z 0-9 + - .
+const SCHEME_CHAR = new Uint8Array(128);
+for (let c = 0; c < 128; c++) {
+  if (/[A-Za-z0-9+\-.]/.test(String.fromCharCode(c))) SCHEME_CHAR[c] = 1;
+}
 
 // Internal fast-path outcomes besides a URL string.
 const NOT_HANDLED = 0;
@@ -47,47 +55,88 @@ function isAlpha(c: number): boolean {
  */
 /** Host parsed by the last successful fastAuthority call (saves re-slicing it out of the URL). */
 let authorityHost = '';
-/** Memo of the host checks: the last raw host that passed them, and its lower-case form. */
-let acceptedRawHost = '';
-let acceptedHost = '';
+/**
+ * Direct-mapped cache of raw hosts (HOST_CHAR only) that passed the checks, with their lower-case
+ * form, so a link to a host seen before skips the checks without slicing the host out of the link
+ * (a page links to few hosts, a crawl revisits the same ones). The slot is a hash of the raw host
+ * computed during the authority scan; a slot holds the last host that hashed to it. Bound:
+ * ACCEPTED_SLOTS pairs of short strings.
+ */
+const ACCEPTED_SLOTS = 1024;
+const acceptedRaw: string[] = new Array<string>(ACCEPTED_SLOTS).fill('');
+const acceptedLower: string[] = new Array<string>(ACCEPTED_SLOTS).fill('');
 
-function fastAuthority(rel: string, start: number, end: number, https: boolean, o: CompiledOptions, asIs: boolean): FastResult {
-  let k = start;
+/**
+ * Lower-case form of `rawHost` (letters, digits, '-', '.' only) when the fast path may take it as is,
+ * or null: empty labels, a digit-led last label (the URL Standard's "ends in a number" rule makes
+ * the host an IPv4 address), `xn--` labels (need Punycode validation) and over-long names are left
+ * to the reference parser. Depends on the string only.
+ */
+function checkHost(rawHost: string): string | null {
+  const host = rawHost.toLowerCase();
+  const hl = host.length;
+  if (host.charCodeAt(0) === 46 || host.charCodeAt(hl - 1) === 46 || host.indexOf('..') >= 0) return null;
+  const lastDot = host.lastIndexOf('.');
+  const lc = host.charCodeAt(lastDot + 1);
+  if (lc >= 48 && lc <= 57) return null;
+  if (host.startsWith('xn--') || host.indexOf('.xn--') >= 0) return null;
+  if (!hostFitsDns(host)) return null;
+  return host;
+}
+
+/**
+ * `http(s)://` + authority + path + query of `rel[start..end)` (start = authority), or a non-URL
+ * outcome. `knownRaw` (with its checked lower-case form `knownHost`) is a raw host the caller has
+ * already checked, usually the base's: a link that starts with it, followed by '/', '?' or the end,
+ * skips the scan of the authority.
+ */
+function fastAuthority(rel: string, start: number, end: number, https: boolean, o: CompiledOptions, asIs: boolean,
+  knownRaw: string, knownHost: string): FastResult {
+  let authEnd: number;
   let colon = -1;
-  for (; k < end; k++) {
-    const c = rel.charCodeAt(k);
-    if (c === 47 || c === 63) break; // '/' or '?'
-    if (c === 58) {
-      if (colon >= 0) return NOT_HANDLED;
-      colon = k;
-    } else if (colon < 0) {
-      if (HOST_CHAR[c] !== 1) return NOT_HANDLED;
-    } else if (c < 48 || c > 57) {
-      return NOT_HANDLED;
-    }
-  }
-  const authEnd = k;
-  const hostEnd = colon >= 0 ? colon : authEnd;
-  if (hostEnd === start) return NOT_HANDLED;
-  const rawHost = rel.slice(start, hostEnd);
+  let rawHost: string;
   let host: string;
-  if (rawHost === acceptedRawHost) {
-    // Same raw host as the last accepted one (links of a page mostly name one or two hosts): the
-    // checks below depend on the host string only, and the lower-cased string object is reused.
-    host = acceptedHost;
+  const kl = knownRaw.length;
+  const ke = start + kl;
+  let kc: number;
+  if (kl > 0 && (ke === end || (kc = rel.charCodeAt(ke)) === 47 || kc === 63) && rel.startsWith(knownRaw, start)) {
+    // Same result as the scan below: knownRaw holds HOST_CHARs only, and what follows ends the host.
+    authEnd = ke;
+    rawHost = knownRaw;
+    host = knownHost;
   } else {
-    host = rawHost.toLowerCase();
-    const hl = host.length;
-    if (host.charCodeAt(0) === 46 || host.charCodeAt(hl - 1) === 46 || host.indexOf('..') >= 0) return NOT_HANDLED;
-    // The URL Standard's "ends in a number" check: a last label that is numeric or 0x-hex makes the
-    // host an IPv4 address; leave every digit-led last label to the reference parser.
-    const lastDot = host.lastIndexOf('.');
-    const lc = host.charCodeAt(lastDot + 1);
-    if (lc >= 48 && lc <= 57) return NOT_HANDLED;
-    if (host.startsWith('xn--') || host.indexOf('.xn--') >= 0) return NOT_HANDLED;
-    if (!hostFitsDns(host)) return NOT_HANDLED;
-    acceptedRawHost = rawHost;
-    acceptedHost = host;
+    let k = start;
+    let hash = 0;
+    for (; k < end; k++) {
+      const c = rel.charCodeAt(k);
+      if (c === 47 || c === 63) break; // '/' or '?'
+      if (c === 58) {
+        if (colon >= 0) return NOT_HANDLED;
+        colon = k;
+      } else if (colon < 0) {
+        if (HOST_CHAR[c] !== 1) return NOT_HANDLED;
+        hash = (Math.imul(hash, 31) + c) | 0;
+      } else if (c < 48 || c > 57) {
+        return NOT_HANDLED;
+      }
+    }
+    authEnd = k;
+    const hostEnd = colon >= 0 ? colon : authEnd;
+    if (hostEnd === start) return NOT_HANDLED;
+    const slot = (hash ^ (hash >>> 10)) & (ACCEPTED_SLOTS - 1);
+    const cached = acceptedRaw[slot]!;
+    if (cached.length === hostEnd - start && cached.length > 0 && rel.startsWith(cached, start)) {
+      // A host accepted before: the checks depend on the host string only.
+      rawHost = cached;
+      host = acceptedLower[slot]!;
+    } else {
+      rawHost = rel.slice(start, hostEnd);
+      const checked = checkHost(rawHost);
+      if (checked === null) return NOT_HANDLED;
+      acceptedRaw[slot] = rawHost;
+      acceptedLower[slot] = checked;
+      host = checked;
+    }
   }
   let port = '';
   let portAsIs = true;
@@ -143,6 +192,8 @@ export class LinkResolver {
   private readonly path: string; // canonical base path
   private readonly dir: string; // base path up to and including its last '/'
   private readonly host: string; // host of the base ('' without one)
+  /** The base's host when it passes the fast path's host checks (then links naming it skip them), else ''. */
+  private readonly knownRaw: string;
   private readonly originPath: string; // origin + path
   // dirs[i] = base directory i levels up (dirs[0] = dir, last = '/'); originDirs[i] = origin + dirs[i].
   // Bound: one entry per base path segment.
@@ -166,19 +217,30 @@ export class LinkResolver {
     this.path = '/';
     this.dir = '/';
     this.host = '';
+    this.knownRaw = '';
     this.originPath = '';
     this.https = false;
     this.fastRelative = false;
     this.base = null;
     this.baseReason = undefined;
     if (base === undefined) return;
-    const r = canonicalizeSlow(base, undefined, o);
-    const raw = lastWhatwgPath(); // = new URL(base).pathname when r.url !== null
-    if (r.url === null) {
-      this.baseReason = r.reason;
-      return;
+    // A plain absolute base (the crawler's page URLs are canonical already) is parsed by the fast
+    // path of a base-less resolver, which is property-tested to equal the reference path. Its input
+    // has no '%' and only characters WHATWG copies verbatim, so the raw WHATWG path has no stray '%'.
+    const quick = o.strip ? NOT_HANDLED : baseParser(o, opts).fast(base);
+    let canon: string;
+    let raw = '';
+    if (typeof quick === 'string') {
+      canon = quick;
+    } else {
+      const r = canonicalizeSlow(base, undefined, o);
+      raw = lastWhatwgPath(); // = new URL(base).pathname when r.url !== null
+      if (r.url === null) {
+        this.baseReason = r.reason;
+        return;
+      }
+      canon = r.url;
     }
-    const canon = r.url;
     this.base = canon;
     this.https = canon.charCodeAt(4) === 115; // 'https:' vs 'http:'
     const pathStart = canon.indexOf('/', this.https ? 8 : 7);
@@ -187,6 +249,7 @@ export class LinkResolver {
     this.path = q < 0 ? canon.slice(pathStart) : canon.slice(pathStart, q);
     this.dir = this.path.slice(0, this.path.lastIndexOf('/') + 1);
     this.host = hostOf(canon);
+    this.knownRaw = checkHost(this.host) === this.host ? this.host : '';
     this.originPath = this.origin + this.path;
     for (let d = this.dir; ; d = d.slice(0, d.lastIndexOf('/', d.length - 2) + 1)) {
       this.dirs.push(d);
@@ -196,9 +259,13 @@ export class LinkResolver {
     // Relative resolution on the canonical base equals resolution on the WHATWG base only if the
     // base path had no stray '%' (which blocks decoding of the whole path) and session-id
     // stripping did not change its segments. Otherwise every link takes the reference path.
-    const norm = normalizePercent(raw);
-    const strayPercent = raw.indexOf('%') >= 0 && /%(?![0-9A-Fa-f]{2})/.test(raw);
-    this.fastRelative = !strayPercent && (!o.strip || stripPathSessionIds(norm, o) === norm);
+    if (typeof quick === 'string') {
+      this.fastRelative = true; // no '%' at all, and no session-id stripping (o.strip is false)
+    } else {
+      const norm = normalizePercent(raw);
+      const strayPercent = raw.indexOf('%') >= 0 && /%(?![0-9A-Fa-f]{2})/.test(raw);
+      this.fastRelative = !strayPercent && (!o.strip || stripPathSessionIds(norm, o) === norm);
+    }
   }
 
   /**
@@ -273,12 +340,6 @@ export class LinkResolver {
     return canonicalizeSlow(rel, this.rawBase, this.o);
   }
 
-  /** origin + base directory `pops` levels up ('..' never goes above the root). */
-  private originDir(pops: number): string {
-    const a = this.originDirs;
-    return a[pops < a.length ? pops : a.length - 1]!;
-  }
-
   private dirUp(pops: number): string {
     const a = this.dirs;
     return a[pops < a.length ? pops : a.length - 1]!;
@@ -286,13 +347,26 @@ export class LinkResolver {
 
   private fast(rel: string): FastResult {
     const n = rel.length;
-    // One native regex scan for the first character outside SAFE (irregexp beats a charCodeAt
+    // One native regex scan for the first character outside SAFE or ':' (irregexp beats a charCodeAt
     // loop, notably on the sliced/cons strings a parser hands over).
     let end = n;
-    const bad = rel.search(UNSAFE_RE);
+    let bad = rel.search(UNSAFE_OR_COLON_RE);
+    let j = -1; // end of the scheme, when rel starts with `scheme:`
+    if (bad >= 0 && rel.charCodeAt(bad) === 58) {
+      // A colon before any unsafe character: rel is `scheme:…` when everything before it is a
+      // scheme (letter, then letters, digits, + - .). Either way, scan the rest for unsafe ones.
+      if (isAlpha(rel.charCodeAt(0))) {
+        let k = 1;
+        while (k < bad && SCHEME_CHAR[rel.charCodeAt(k)] === 1) k++;
+        if (k === bad) j = bad;
+      }
+      UNSAFE_G.lastIndex = bad + 1;
+      bad = UNSAFE_G.test(rel) ? UNSAFE_G.lastIndex - 1 : -1;
+    }
     if (bad >= 0) {
       if (rel.charCodeAt(bad) !== 35) return NOT_HANDLED;
       end = bad; // the fragment is dropped, whatever it contains
+      // (a ':' after the '#' was never a scheme's: j is set only for a colon before it)
     }
     const hasBase = this.base !== null;
     if (end === 0) {
@@ -302,8 +376,7 @@ export class LinkResolver {
       return this.base!;
     }
     const c0 = rel.charCodeAt(0);
-    if (isAlpha(c0) && SCHEME_RE.test(rel)) {
-      const j = rel.indexOf(':'); // scheme characters exclude ':' and '#', so this is the scheme's end
+    if (j >= 0) {
       // 'http' / 'https' compared case-insensitively without slicing (| 32 lower-cases letters).
       const isHttp = (j === 4 || j === 5) && (c0 | 32) === 104 && (rel.charCodeAt(1) | 32) === 116 &&
         (rel.charCodeAt(2) | 32) === 116 && (rel.charCodeAt(3) | 32) === 112 && (j === 4 || (rel.charCodeAt(4) | 32) === 115);
@@ -314,7 +387,7 @@ export class LinkResolver {
           // As-is only when the scheme is already lower-case (then rel[0..j+3) is canonical).
           const lower = c0 === 104 && rel.charCodeAt(1) === 116 && rel.charCodeAt(2) === 116 && rel.charCodeAt(3) === 112 &&
             (j === 4 || rel.charCodeAt(4) === 115);
-          const f = fastAuthority(rel, j + 3, end, j === 5, this.o, lower);
+          const f = fastAuthority(rel, j + 3, end, j === 5, this.o, lower, this.knownRaw, this.host);
           if (typeof f === 'string') this.lastHost = authorityHost;
           return f;
         }
@@ -332,7 +405,7 @@ export class LinkResolver {
     if (c0 === 47 && rel.charCodeAt(1) === 47) {
       // '//host…': scheme-relative; '///…' is left to WHATWG (slashes are skipped there).
       if (end > 2 && rel.charCodeAt(2) !== 47) {
-        const f = fastAuthority(rel, 2, end, this.https, this.o, false);
+        const f = fastAuthority(rel, 2, end, this.https, this.o, false, this.knownRaw, this.host);
         if (typeof f === 'string') this.lastHost = authorityHost;
         return f;
       }
@@ -360,7 +433,8 @@ export class LinkResolver {
       // when no dot segment is left in the path (escapes need no work: no '%' here, canonical base).
       const dot = rel.indexOf('/.', k);
       if (rel.charCodeAt(k) !== 46 && (dot < 0 || dot >= pathEnd)) {
-        const prefix = c0 === 47 ? this.origin : c0 === 63 ? this.originPath : this.originDir(pops);
+        const dirIdx = pops < this.originDirs.length ? pops : this.originDirs.length - 1;
+        const prefix = c0 === 47 ? this.origin : c0 === 63 ? this.originPath : this.originDirs[dirIdx]!;
         const stop = q === end - 1 ? q : end; // an empty query is dropped
         if (prefix.length + stop - k > this.o.maxLength) return TOO_LONG;
         this.lastHost = this.host;
@@ -392,16 +466,19 @@ const RESOLVER_CACHE_MAX = 256;
 const resolverCaches = new WeakMap<CompiledOptions, Map<string, LinkResolver>>();
 const noBaseResolvers = new WeakMap<CompiledOptions, LinkResolver>();
 
+/** The base-less resolver of an options object (absolute links only; also parses bases). */
+function baseParser(o: CompiledOptions, opts: CanonicalizeOptions | undefined): LinkResolver {
+  let r = noBaseResolvers.get(o);
+  if (r === undefined) {
+    r = new LinkResolver(undefined, opts);
+    noBaseResolvers.set(o, r);
+  }
+  return r;
+}
+
 function resolverFor(base: string | undefined, opts: CanonicalizeOptions | undefined): LinkResolver {
   const o = compileOptions(opts);
-  if (base === undefined) {
-    let r = noBaseResolvers.get(o);
-    if (r === undefined) {
-      r = new LinkResolver(undefined, opts);
-      noBaseResolvers.set(o, r);
-    }
-    return r;
-  }
+  if (base === undefined) return baseParser(o, opts);
   let cache = resolverCaches.get(o);
   if (cache === undefined) {
     cache = new Map();

@@ -77,6 +77,40 @@ test('fast path equals the WHATWG reference path on generated strings', () => {
   }
 });
 
+test('a base parsed by the fast path gives the same resolver as the reference parse', () => {
+  // LinkResolver's constructor takes plain absolute bases through the base-less fast path; the
+  // canonical base, the refusal reason and every link resolved against it must equal the reference.
+  const relGen = fc.oneof(urlish, absolute, fc.constantFrom('', '#f', '?q', '../x', './y/', '/r', 'z?', '//h.test/p'));
+  for (const opts of OPTIONS) {
+    fc.assert(
+      fc.property(fc.oneof(absolute, fc.webUrl(), urlish.map((u) => 'http://h.test/' + u)), fc.array(relGen, { maxLength: 6 }), (base, rels) => {
+        const r = new LinkResolver(base, opts);
+        const ref = canonicalizeUrlReference(base, undefined, opts);
+        assert.equal(r.base, ref.url, `base ${JSON.stringify(base)}`);
+        assert.equal(r.baseReason, ref.reason, `base reason ${JSON.stringify(base)}`);
+        for (const rel of rels) checkSame(r, rel, `base ${JSON.stringify(base)} opts ${JSON.stringify(opts)}`);
+      }),
+      { numRuns: RUNS },
+    );
+  }
+});
+
+test('the accepted-host cache gives reference results across many hosts (slot reuse)', () => {
+  // Thousands of distinct hosts (more than the cache's 1,024 slots), revisited in random order and
+  // mixed case, against bases on some of them: every result must equal the reference path.
+  const hosts = Array.from({ length: 3000 }, (_, i) => `h${i % 37}-${i}.p${i % 11}.test`);
+  const resolvers = ['http://h0-0.p0.test/a/b', 'https://H5-5.P5.test:8443/x/', 'http://other.test/'].map((b) => new LinkResolver(b));
+  fc.assert(
+    fc.property(fc.nat(hosts.length - 1), fc.nat(resolvers.length - 1), fc.boolean(), fc.constantFrom('http://', 'https://', '//', 'HTTP://'),
+      fc.constantFrom('/', '/a', ':8080/b', ':80/', '?q', '/p?x=1#f', ''), (hi, ri, upper, scheme, tail) => {
+        const h = upper ? hosts[hi]!.toUpperCase() : hosts[hi]!;
+        checkSame(resolvers[ri]!, scheme + h + tail, 'host cache');
+      }),
+    { numRuns: RUNS * 4 },
+  );
+  for (let i = 0; i < hosts.length; i += 7) checkSame(resolvers[0]!, 'http://' + hosts[i] + '/z', 'host sweep');
+});
+
 test('lastWhatwgPath after a successful reference parse is new URL(x).pathname (LinkResolver base)', () => {
   // The LinkResolver constructor takes the base's raw WHATWG path from canonicalizeSlow instead of
   // parsing the base a second time; its fast-relative decision depends on that path.
