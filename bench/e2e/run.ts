@@ -8,7 +8,7 @@
  */
 import os from 'node:os';
 import path from 'node:path';
-import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
+import { readFileSync, readdirSync, writeFileSync, mkdirSync } from 'node:fs';
 import { resolveCrawlConfig } from '../../src/crawl/config.js';
 import { Crawler } from '../../src/crawl/pipeline.js';
 import { forkSimweb, tempDir } from '../../test/e2e/harness.js';
@@ -43,12 +43,37 @@ const cfg = resolveCrawlConfig({
   maxTimeMs: seconds * 1000, maxPages, workers, fetchConcurrency: concurrency, progress: 'plain', progressIntervalMs: 5000,
   ramBytes: 1.5 * 2 ** 30, checkpointIntervalMs: 600_000,
 });
+/**
+ * CPU per thread of this process (/proc/self/task): threads that exit before the end (none here:
+ * pools and DRUM threads live until close) would be missed, so the last sample of each is kept.
+ * Thread names are all "node"; the main thread is the one whose tid is the pid, the others are
+ * listed in creation order (tid), which is DRUM URLseen, DRUM ContentSeen, then the parse pool.
+ */
+const taskCpu = new Map<number, number>();
+function sampleTasks(): void {
+  try {
+    for (const t of readdirSync('/proc/self/task')) {
+      const f = readFileSync(`/proc/self/task/${t}/stat`, 'utf8').split(') ')[1]!.split(' ');
+      taskCpu.set(Number(t), ((Number(f[11]) + Number(f[12])) * 1000) / 100);
+    }
+  } catch {
+    /* not Linux */
+  }
+}
+sampleTasks();
+const taskCpu0 = new Map(taskCpu);
+const taskTimer = setInterval(sampleTasks, 250);
 const serverCpu0 = childCpuMs(web.pid);
 const cpu0 = process.cpuUsage();
 const crawler = await Crawler.open(cfg);
 const t0 = performance.now();
 const summary = await crawler.run();
 const wallMs = performance.now() - t0;
+clearInterval(taskTimer);
+const threadsMs = [...taskCpu]
+  .map(([tid, ms]) => ({ tid, main: tid === process.pid, cpuMs: ms - (taskCpu0.get(tid) ?? 0) }))
+  .filter((t) => t.cpuMs >= 50)
+  .sort((a, b) => a.tid - b.tid);
 const cpu = process.cpuUsage(cpu0);
 const serverCpu1 = childCpuMs(web.pid);
 await web.close();
@@ -70,6 +95,8 @@ const result = {
   crawlerCpuCoresUsed: cpuMs / wallMs,
   simwebCpuMsPerPage: serverCpu0 !== null && serverCpu1 !== null ? (serverCpu1 - serverCpu0) / Math.max(1, summary.pages) : null,
   peakRssMB: summary.peakRssBytes / 2 ** 20,
+  /** CPU ms per page of each busy thread (main first); tids in creation order */
+  threadCpuMsPerPage: threadsMs.map((t) => ({ tid: t.tid, main: t.main, msPerPage: t.cpuMs / Math.max(1, summary.pages) })),
   urlsSeen: summary.urlsSeen,
   duplicates: summary.duplicates,
   outcomes: summary.outcomes,

@@ -6,76 +6,146 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { Drum, type DrumOptions, type DrumResult } from '../drum/index.js';
+// star-drum.js directly, not the frontier's index: this thread needs only STAR's store.
+import { DrumPldStore, type DrumPldStoreOptions } from '../frontier/star-drum.js';
 import { BatchWriter, forEachTuple } from './drum-codec.js';
 
 interface HostData {
   dir: string;
   opts: Omit<DrumOptions, 'onResults' | 'merge' | 'io'>;
+  /** 'star': host STAR's PLDedges + PLDindegree (DrumPldStore) instead of one DRUM */
+  kind?: 'drum' | 'star';
+  starOpts?: DrumPldStoreOptions;
 }
 
 const port = parentPort!;
-const { dir, opts } = workerData as HostData;
-const acks = new Map<number, () => void>();
-let nextChunk = 1;
-let lastNeeds = false;
+const { dir, opts, kind, starOpts } = workerData as HostData;
 
-const drum = await Drum.open(dir, {
-  ...opts,
-  onResults: async (batch: DrumResult[]) => {
-    const w = new BatchWriter(Math.max(1024, batch.length * 64));
-    for (const r of batch) w.result(r);
-    const buf = w.take();
-    const id = nextChunk++;
-    const acked = new Promise<void>((resolve) => acks.set(id, resolve));
-    port.postMessage({ t: 'results', id, buf }, [buf.buffer as ArrayBuffer]);
-    await acked;
-  },
-});
+if (kind === 'star') await hostStar();
+else await hostDrum();
 
-function postState(force = false): void {
-  const needs = drum.needsMerge;
-  if (force || needs !== lastNeeds) {
-    lastNeeds = needs;
-    port.postMessage({ t: 'state', needsMerge: needs });
-  }
+/**
+ * STAR's two DRUMs (src/frontier/star-drum.ts) in this thread: each call of the PldStore interface
+ * is one message, answered with typed arrays (transferred). Calls run one at a time, in arrival
+ * order (DrumPldStore routes results through per-call sinks, so two calls must not overlap).
+ */
+async function hostStar(): Promise<void> {
+  const store = await DrumPldStore.open(dir, starOpts);
+  let chain: Promise<void> = Promise.resolve();
+  type StarMsg = { t: string; id: number; op: 'addEdges' | 'admit' | 'indegrees' | 'commit' | 'close'; buf?: Uint32Array; count?: number };
+  const run = async (m: StarMsg): Promise<void> => {
+    const n = m.count ?? 0;
+    switch (m.op) {
+      case 'addEdges': {
+        let deg = new Float64Array(256);
+        let k = 0;
+        await store.addEdges(m.buf!, n, (from, to) => {
+          if (k + 2 > deg.length) {
+            const nd = new Float64Array(deg.length * 2);
+            nd.set(deg);
+            deg = nd;
+          }
+          deg[k++] = from;
+          deg[k++] = to;
+        });
+        const out = deg.slice(0, k);
+        port.postMessage({ t: 'done', id: m.id, degrees: out }, [out.buffer]);
+        break;
+      }
+      case 'admit': {
+        const outD = new Float64Array(n);
+        const outP = new Float64Array(n);
+        await store.admit(m.buf!, n, outD, outP);
+        port.postMessage({ t: 'done', id: m.id, outD, outP }, [outD.buffer, outP.buffer]);
+        break;
+      }
+      case 'indegrees': {
+        const outD = new Float64Array(n);
+        await store.indegrees(m.buf!, n, outD);
+        port.postMessage({ t: 'done', id: m.id, outD }, [outD.buffer]);
+        break;
+      }
+      case 'commit':
+        await store.commit();
+        port.postMessage({ t: 'done', id: m.id });
+        break;
+      case 'close':
+        await store.close();
+        port.postMessage({ t: 'done', id: m.id });
+        break;
+    }
+  };
+  port.on('message', (m: StarMsg) => {
+    chain = chain.then(() => run(m)).catch((e: Error & { code?: string }) => {
+      port.postMessage({ t: 'done', id: m.id, error: { message: e.message, code: e.code } });
+    });
+  });
+  port.postMessage({ t: 'opened', stats: { keys: 0, merges: 0, k: 0, r: 0 } });
 }
 
-port.on('message', (m: { t: string; id?: number; buf?: Uint8Array }) => {
-  switch (m.t) {
-    case 'tuples':
-      forEachTuple(m.buf!, (op, hi, lo, value, aux) => {
-        if (op === 'checkUpdate') drum.checkUpdate(hi, lo, value, aux);
-        else if (op === 'check') drum.check(hi, lo, aux);
-        else drum.update(hi, lo, value!, aux);
-      });
-      postState();
-      break;
-    case 'ack':
-      acks.get(m.id!)?.();
-      acks.delete(m.id!);
-      break;
-    case 'merge':
-    case 'flush':
-      void (m.t === 'merge' ? drum.merge() : drum.flush()).then(
-        () => {
-          postState(true);
-          port.postMessage({ t: 'done', id: m.id, stats: statsOf() });
-        },
-        (e: Error & { code?: string }) => port.postMessage({ t: 'done', id: m.id, error: { message: e.message, code: e.code } }),
-      );
-      break;
-    case 'close':
-      void drum.close().then(
-        () => port.postMessage({ t: 'done', id: m.id }),
-        (e: Error & { code?: string }) => port.postMessage({ t: 'done', id: m.id, error: { message: e.message, code: e.code } }),
-      );
-      break;
+async function hostDrum(): Promise<void> {
+  const acks = new Map<number, () => void>();
+  let nextChunk = 1;
+  let lastNeeds = false;
+
+  const drum = await Drum.open(dir, {
+    ...opts,
+    onResults: async (batch: DrumResult[]) => {
+      const w = new BatchWriter(Math.max(1024, batch.length * 64));
+      for (const r of batch) w.result(r);
+      const buf = w.take();
+      const id = nextChunk++;
+      const acked = new Promise<void>((resolve) => acks.set(id, resolve));
+      port.postMessage({ t: 'results', id, buf }, [buf.buffer as ArrayBuffer]);
+      await acked;
+    },
+  });
+
+  function postState(force = false): void {
+    const needs = drum.needsMerge;
+    if (force || needs !== lastNeeds) {
+      lastNeeds = needs;
+      port.postMessage({ t: 'state', needsMerge: needs });
+    }
   }
-});
 
-function statsOf(): { keys: number; merges: number; k: number; r: number; cacheHitRate?: number } {
-  const s = drum.stats();
-  return { keys: s.keys, merges: s.merges, k: s.k, r: s.r, cacheHitRate: s.cacheHitRate };
+  port.on('message', (m: { t: string; id?: number; buf?: Uint8Array }) => {
+    switch (m.t) {
+      case 'tuples':
+        forEachTuple(m.buf!, (op, hi, lo, value, aux) => {
+          if (op === 'checkUpdate') drum.checkUpdate(hi, lo, value, aux);
+          else if (op === 'check') drum.check(hi, lo, aux);
+          else drum.update(hi, lo, value!, aux);
+        });
+        postState();
+        break;
+      case 'ack':
+        acks.get(m.id!)?.();
+        acks.delete(m.id!);
+        break;
+      case 'merge':
+      case 'flush':
+        void (m.t === 'merge' ? drum.merge() : drum.flush()).then(
+          () => {
+            postState(true);
+            port.postMessage({ t: 'done', id: m.id, stats: statsOf() });
+          },
+          (e: Error & { code?: string }) => port.postMessage({ t: 'done', id: m.id, error: { message: e.message, code: e.code } }),
+        );
+        break;
+      case 'close':
+        void drum.close().then(
+          () => port.postMessage({ t: 'done', id: m.id }),
+          (e: Error & { code?: string }) => port.postMessage({ t: 'done', id: m.id, error: { message: e.message, code: e.code } }),
+        );
+        break;
+    }
+  });
+
+  function statsOf(): { keys: number; merges: number; k: number; r: number; cacheHitRate?: number } {
+    const s = drum.stats();
+    return { keys: s.keys, merges: s.merges, k: s.k, r: s.r, cacheHitRate: s.cacheHitRate };
+  }
+
+  port.postMessage({ t: 'opened', stats: statsOf() });
 }
-
-port.postMessage({ t: 'opened', stats: statsOf() });

@@ -10,6 +10,7 @@
 import { Worker } from 'node:worker_threads';
 import { CrawlError } from '../errors.js';
 import type { DrumOptions, DrumResult } from '../drum/index.js';
+import type { DegreeListener, DrumPldStoreOptions, PldStore } from '../frontier/index.js';
 import { BatchWriter, decodeResults } from './drum-codec.js';
 import { workerFile } from './worker-file.js';
 
@@ -166,4 +167,103 @@ export class DrumProxy {
       await this.worker.terminate();
     }
   }
+}
+
+/**
+ * STAR's PldStore (PLDedges + PLDindegree, src/frontier/star-drum.ts) in a worker thread
+ * (drum-host.ts, kind 'star'). Each call is one DRUM batch with synchronous merges and fsyncs in
+ * the store: on the event loop they stalled sockets and parse replies for ~1/3 of the wall time
+ * (docs/performance.md). Inputs are copied before the first await (Star reuses its buffers);
+ * outputs come back as transferred typed arrays. The worker runs calls one at a time, in order.
+ * RAM here: the arrays of the calls in progress.
+ */
+export class PldStoreProxy implements PldStore {
+  private nextId = 1;
+  private failure: Error | null = null;
+  private readonly waiting = new Map<number, { resolve: (m: StarReply) => void; reject: (e: Error) => void }>();
+
+  private constructor(private readonly worker: Worker) {
+    worker.on('message', (m: StarReply) => {
+      if (m.t !== 'done') return;
+      const w = this.waiting.get(m.id);
+      this.waiting.delete(m.id);
+      if (m.error) w?.reject(new CrawlError(m.error.code ?? 'CRAWL_DRUM_ERROR', m.error.message));
+      else w?.resolve(m);
+    });
+    worker.on('error', (e) => this.fail(e));
+    worker.on('exit', (code) => {
+      if (this.waiting.size > 0) this.fail(new CrawlError('CRAWL_DRUM_WORKER_EXIT', `STAR worker exited with code ${code}`));
+    });
+  }
+
+  static async open(dir: string, opts: DrumPldStoreOptions): Promise<PldStoreProxy> {
+    const worker = new Worker(workerFile('drum-host'), { workerData: { dir, opts: {}, kind: 'star', starOpts: opts } });
+    await new Promise<void>((resolve, reject) => {
+      const onMsg = (m: { t: string }): void => {
+        if (m.t === 'opened') {
+          worker.off('message', onMsg);
+          resolve();
+        }
+      };
+      worker.on('message', onMsg);
+      worker.once('error', reject);
+      worker.once('exit', (code) => reject(new CrawlError('CRAWL_DRUM_WORKER_EXIT', `STAR worker for ${dir} exited with code ${code} while opening`)));
+    });
+    worker.removeAllListeners('error');
+    worker.removeAllListeners('exit');
+    return new PldStoreProxy(worker);
+  }
+
+  private fail(e: Error): void {
+    this.failure ??= e;
+    for (const w of this.waiting.values()) w.reject(e);
+    this.waiting.clear();
+  }
+
+  private call(op: string, buf?: Uint32Array, count = 0): Promise<StarReply> {
+    if (this.failure) return Promise.reject(this.failure);
+    const id = this.nextId++;
+    return new Promise<StarReply>((resolve, reject) => {
+      this.waiting.set(id, { resolve, reject });
+      this.worker.postMessage({ t: 'star', id, op, buf, count }, buf ? [buf.buffer as ArrayBuffer] : []);
+    });
+  }
+
+  async addEdges(edges: Uint32Array, count: number, onDegree: DegreeListener): Promise<void> {
+    const r = await this.call('addEdges', edges.slice(0, count * 4), count);
+    const d = r.degrees!;
+    for (let i = 0; i < d.length; i += 2) onDegree(d[i]!, d[i + 1]!);
+  }
+
+  async admit(keys: Uint32Array, count: number, outD: Float64Array, outP: Float64Array): Promise<void> {
+    const r = await this.call('admit', keys.slice(0, count * 2), count);
+    outD.set(r.outD!);
+    outP.set(r.outP!);
+  }
+
+  async indegrees(keys: Uint32Array, count: number, outD: Float64Array): Promise<void> {
+    const r = await this.call('indegrees', keys.slice(0, count * 2), count);
+    outD.set(r.outD!);
+  }
+
+  async commit(): Promise<void> {
+    await this.call('commit');
+  }
+
+  async close(): Promise<void> {
+    try {
+      if (this.failure === null) await this.call('close');
+    } finally {
+      await this.worker.terminate();
+    }
+  }
+}
+
+interface StarReply {
+  t: string;
+  id: number;
+  degrees?: Float64Array;
+  outD?: Float64Array;
+  outP?: Float64Array;
+  error?: { message: string; code?: string };
 }

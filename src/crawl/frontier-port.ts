@@ -5,11 +5,12 @@
  */
 import path from 'node:path';
 import { CrawlError } from '../errors.js';
-import { Frontier, Star, DrumPldStore, budgetPreset, type FrontierUrl, type FetchOutcome as PoliteFetchOutcome } from '../frontier/index.js';
+import { Frontier, Star, budgetPreset, type FrontierUrl, type FetchOutcome as PoliteFetchOutcome } from '../frontier/index.js';
 import { OUTCOME_POLICY, outcomePolicy, type FetchResult } from '../fetch/index.js';
 import type { DnsCache } from '../dns/index.js';
 import type { RobotsRules } from '../robots/index.js';
 import type { CrawlConfig } from './config.js';
+import { PldStoreProxy } from './drum-proxy.js';
 
 export interface FrontierStats {
   queued: number;
@@ -298,7 +299,8 @@ export async function openFrontierPort(dir: string, cfg: CrawlConfig, dns: DnsCa
   // STAR's tables (PLDedges, PLDindegree) on DRUM, beside the frontier; the rank histogram is
   // saved at each commit, so budgets survive a resume.
   const starDir = path.join(path.dirname(dir), 'star');
-  const pldStore = await DrumPldStore.open(starDir, { ramBytes: Math.max(8 << 20, Math.min(64 << 20, Math.floor(cfg.ramBytes / 32))), drum: { buckets: 4 } });
+  // In a worker thread (drum-proxy.ts): each STAR batch is a few DRUM merges with fsyncs.
+  const pldStore = await PldStoreProxy.open(starDir, { ramBytes: Math.max(8 << 20, Math.min(64 << 20, Math.floor(cfg.ramBytes / 32))), drum: { buckets: 4 } });
   const star = await Star.open(pldStore, budgetPreset(cfg.budget, cfg.budgetB0), path.join(starDir, 'histogram.bin'));
   return new FrontierAdapter(f, star, dns);
 }
