@@ -21,7 +21,7 @@ import { writeFileSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
-  LinkResolver, canonicalizeUrlReference, registrableDomain, hostOf, fingerprintInto,
+  LinkResolver, canonicalizeUrlReference, registrableDomain, hostOf, fingerprintInto, fingerprintManyInto,
 } from '../../src/url/index.js';
 
 function arg(name: string, def: number): number {
@@ -81,17 +81,33 @@ function makeLink(baseHost: string): string {
   ]);
 }
 
+// Link values as src/html's extractor hands them over: slices of the page's text (V8 sliced
+// strings over one flat string), not freshly concatenated (cons) strings, which the string built-ins
+// (search, indexOf, startsWith, charCodeAt, TextEncoder) treat differently. `--cons-links` keeps the
+// concatenated strings (session 1's stream).
+const CONS_LINKS = process.argv.includes('--cons-links');
 const pages: { base: string; links: string[] }[] = [];
 for (let i = 0; i < PAGES; i++) {
   const base = makeBase();
   const baseHost = new URL(base).hostname;
-  const links: string[] = [];
+  let links: string[] = [];
   for (let k = 0; k < LINKS_PER_PAGE; k++) links.push(makeLink(baseHost));
+  if (!CONS_LINKS) {
+    const html = links.map((l) => '<a href="' + l + '">x</a>').join('\n');
+    html.indexOf('\u0001'); // flattens the page text once, as decoding a fetched body yields a flat string
+    let at = 0;
+    links = links.map((l) => {
+      const start = html.indexOf('<a href="', at) + 9;
+      at = start + l.length;
+      return html.slice(start, at);
+    });
+  }
   pages.push({ base, links });
 }
 const TOTAL = PAGES * LINKS_PER_PAGE;
 
 const out = new Uint32Array(2);
+const keys = new Uint32Array(2 * LINKS_PER_PAGE);
 let sink = 0;
 
 // Variants. Each returns the number of links processed (all of them).
@@ -108,7 +124,25 @@ const variants: Record<string, () => void> = {
     }
   },
   full: () => {
-    // What the crawler does per link: resolve + canonicalize, PLD (ICANN list), URL key.
+    // What the crawler does per link: resolve + canonicalize, PLD (ICANN list), URL key — the keys
+    // of a page's URLs computed together (fingerprintManyInto: one TextEncoder call per page).
+    const urls: string[] = [];
+    for (const p of pages) {
+      const r = new LinkResolver(p.base);
+      urls.length = 0;
+      for (const l of p.links) {
+        const u = r.resolve(l);
+        if (u === null) continue;
+        const pld = registrableDomain(r.lastHost);
+        urls.push(u);
+        sink += pld === null ? 0 : pld.length;
+      }
+      fingerprintManyInto(urls, keys, 0);
+      sink += keys[1]! + keys[2 * urls.length - 1]!;
+    }
+  },
+  fullPerLinkKey: () => {
+    // The same work with the URL key computed link by link (fingerprintInto per URL).
     for (const p of pages) {
       const r = new LinkResolver(p.base);
       for (const l of p.links) {
@@ -194,7 +228,15 @@ variants.fingerprintOnly = () => {
     sink += out[0]!;
   }
 };
-const COUNT: Record<string, number> = { pldOnly: canon.length, fingerprintOnly: canon.length };
+variants.fingerprintManyOnly = () => {
+  // fingerprintManyInto on the same strings in batches of one page's links.
+  for (let i = 0; i < canon.length; i += LINKS_PER_PAGE) {
+    const batch = canon.slice(i, i + LINKS_PER_PAGE);
+    fingerprintManyInto(batch, keys, 0);
+    sink += keys[0]!;
+  }
+};
+const COUNT: Record<string, number> = { pldOnly: canon.length, fingerprintOnly: canon.length, fingerprintManyOnly: canon.length };
 
 // Fast-path share: links resolved without new URL (counted by wrapping the global URL).
 function fastShare(): number {
@@ -255,11 +297,11 @@ const ratioFullToNewURL = median(rounds.map((r) => r.full! / r.newURL!));
 
 const result = {
   bench: 'url',
-  command: 'npm run bench:url -- --write' + (PAGES !== 1000 ? ` --pages ${PAGES}` : '') + (ROUNDS !== 5 ? ` --rounds ${ROUNDS}` : ''),
+  command: 'npm run bench:url -- --write' + (PAGES !== 1000 ? ` --pages ${PAGES}` : '') + (ROUNDS !== 5 ? ` --rounds ${ROUNDS}` : '') + (CONS_LINKS ? ' --cons-links' : ''),
   date: new Date().toISOString(),
   machine: { cpu: os.cpus()[0]?.model ?? 'unknown', cores: os.cpus().length, node: process.version, platform: `${process.platform} ${process.arch}` },
   note: 'Single-threaded; rates are URLs per CPU-second of this process (process.cpuUsage), i.e. per core. The machine is shared (~8 engineers on 2 cores, load often > 5), so even CPU-time numbers are depressed and noisy (cache/SMT contention); compare the ratios, computed within each round (median of rounds).',
-  stream: { pages: PAGES, linksPerPage: LINKS_PER_PAGE, links: TOTAL, canonical: canon.length, fastPathShare: Number(fastShare().toFixed(4)) },
+  stream: { pages: PAGES, linksPerPage: LINKS_PER_PAGE, links: TOTAL, linkStrings: CONS_LINKS ? 'concatenated' : 'slices of the page text', canonical: canon.length, fastPathShare: Number(fastShare().toFixed(4)) },
   urlsPerSecPerCore: perSec,
   ratio: {
     fullVsNewURL: Number(ratioFullToNewURL.toFixed(2)),

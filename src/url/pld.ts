@@ -114,9 +114,26 @@ export interface RegistrableDomainOptions {
 export function registrableDomain(host: string, options?: RegistrableDomainOptions): string | null {
   if (typeof host !== 'string') return null;
   const priv = options?.privateDomains === true;
-  // One-entry memo: consecutive links of a page mostly share the host (LinkResolver.lastHost is
-  // then the very same string, so this is a pointer comparison).
-  if (priv === lastPriv && host === lastHostIn) return lastPld;
+  // Two-entry memo of the last two distinct hosts: a page's links mostly name its own host with an
+  // occasional other one in between, and LinkResolver.lastHost is then the very same string object,
+  // so these are pointer comparisons; the Map lookup below compares string contents.
+  if (priv === lastPriv) {
+    if (host === memoHost0) return memoPld0;
+    if (host === memoHost1) {
+      const p = memoPld1;
+      memoHost1 = memoHost0;
+      memoPld1 = memoPld0;
+      memoHost0 = host;
+      memoPld0 = p;
+      return p;
+    }
+  } else {
+    // The memo holds the other mode's results: empty it. ('\u0000' is never a host of a URL, and
+    // its PLD is null under the implicit rule anyway, the value the empty memo returns.)
+    lastPriv = priv;
+    memoHost0 = memoHost1 = '\u0000';
+    memoPld0 = memoPld1 = null;
+  }
   const cache = priv ? cacheAll : cacheIcann;
   let r = cache.get(host);
   if (r === undefined) {
@@ -124,15 +141,18 @@ export function registrableDomain(host: string, options?: RegistrableDomainOptio
     if (cache.size >= PLD_CACHE_MAX) cache.clear();
     cache.set(host, r);
   }
-  lastPriv = priv;
-  lastHostIn = host;
-  lastPld = r;
+  memoHost1 = memoHost0;
+  memoPld1 = memoPld0;
+  memoHost0 = host;
+  memoPld0 = r;
   return r;
 }
 
 let lastPriv = false;
-let lastHostIn = '';
-let lastPld: string | null = null;
+let memoHost0 = '\u0000';
+let memoPld0: string | null = null;
+let memoHost1 = '\u0000';
+let memoPld1: string | null = null;
 
 function computeRegistrable(input: string, priv: boolean): string | null {
   let host = input;

@@ -9,7 +9,7 @@ import { DAT_PATH, OUT_PATH, renderPslData } from './tools/generate-psl-data.js'
 import { isCrawlError } from '../../src/errors.js';
 import {
   canonicalizeUrl as c, canonicalizeUrlDetailed as cd, LinkResolver, registrableDomain, pldOrHost, PSL_RULE_COUNTS,
-  urlFingerprint, fingerprint64, fingerprintInto, hostKeyInto, pldKeyInto, splitKey, fingerprint64Reference, NATIVE_FINGERPRINT,
+  urlFingerprint, fingerprint64, fingerprintInto, fingerprintManyInto, hostKeyInto, pldKeyInto, splitKey, fingerprint64Reference, NATIVE_FINGERPRINT,
   hostOf, portOf, urlOriginOf, urlPathAndQueryOf, trapCheck,
 } from '../../src/url/index.js';
 
@@ -142,6 +142,29 @@ test('registrableDomain: ICANN section only by default (STAR), full list on requ
   assert.ok(PSL_RULE_COUNTS.icann > 6000 && PSL_RULE_COUNTS.private > 2000);
 });
 
+test('registrableDomain: the memo of recent hosts never mixes hosts or the ICANN/full-list modes', () => {
+  // [host, ICANN-only PLD, full-list PLD]
+  const table: [string, string | null, string | null][] = [
+    ['a.blogspot.com', 'blogspot.com', 'a.blogspot.com'],
+    ['b.example.co.uk', 'example.co.uk', 'example.co.uk'],
+    ['x.github.io', 'github.io', 'x.github.io'],
+    ['www.pld3.test', 'pld3.test', 'pld3.test'],
+    ['localhost', null, null],
+    ['com', null, null],
+  ];
+  fc.assert(
+    fc.property(fc.array(fc.tuple(fc.nat(table.length - 1), fc.boolean()), { minLength: 1, maxLength: 30 }), (seq) => {
+      for (const [i, priv] of seq) {
+        const [h, icann, all] = table[i]!;
+        // A fresh string object half of the time (memo hits compare by content then, not identity).
+        const host = priv ? h : (' ' + h).slice(1);
+        assert.equal(registrableDomain(host, priv ? { privateDomains: true } : undefined), priv ? all : icann, `${h} priv=${priv}`);
+      }
+    }),
+    { numRuns: 300 },
+  );
+});
+
 test('registrableDomain: .test hosts, IPs, case, trailing dot, invalid input', () => {
   assert.equal(registrableDomain('h17.pld42.test'), 'pld42.test'); // not in the PSL: default rule *
   assert.equal(registrableDomain('www.pld42.test'), 'pld42.test');
@@ -219,6 +242,30 @@ test('fingerprint: equals xxhash-wasm h64 on every ASCII code, non-ASCII at any 
   }
   // A short string after long ones must not hash stale bytes of the earlier input.
   assert.equal(fingerprint64('a'), 0xd24ec4f1a98c6e5bn);
+});
+
+test('fingerprintManyInto equals fingerprintInto on each string (ASCII batches, non-ASCII, empty, oversized)', () => {
+  const str = fc.oneof(
+    fc.string({ maxLength: 80 }),
+    fc.array(fc.constantFrom('h', 't', 'p', ':', '/', '.', 'a', '?', '=', 'é', '食', '😀', '\uD800'), { maxLength: 40 }).map((a) => a.join('')),
+    fc.constantFrom('', 'http://a.test/', 'x'.repeat(3000)),
+  );
+  const check = (strings: string[]): void => {
+    const many = new Uint32Array(2 * strings.length + 4).fill(0xdeadbeef);
+    fingerprintManyInto(strings, many, 2);
+    assert.deepEqual([many[0], many[1]], [0xdeadbeef, 0xdeadbeef]); // nothing before offset
+    const one = new Uint32Array(2);
+    strings.forEach((s, i) => {
+      fingerprintInto(s, one, 0);
+      assert.deepEqual([many[2 + 2 * i], many[3 + 2 * i]], [one[0], one[1]], JSON.stringify(s));
+    });
+    assert.deepEqual([many[2 + 2 * strings.length], many[3 + 2 * strings.length]], [0xdeadbeef, 0xdeadbeef]); // nor after
+  };
+  fc.assert(fc.property(fc.array(str, { maxLength: 70 }), check), { numRuns: 400 });
+  check([]);
+  check(['abc']);
+  check(Array.from({ length: 40 }, (_, i) => 'http://h.test/' + 'y'.repeat(2000) + i)); // > 64 Ki chars: per string
+  check(Array.from({ length: 59 }, (_, i) => 'http://h' + i + '.test/p?q=' + i)); // one encodeInto
 });
 
 test('hostOf / portOf / urlOriginOf / urlPathAndQueryOf on canonical URLs', () => {
