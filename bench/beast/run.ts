@@ -9,9 +9,10 @@
  * i.e. b in the theorems is the mean framed record size measured here.
  *
  *   npm run bench:beast -- [--V 2000] [--B 10] [--L 6.5] [--max-n 320000] [--disk-max-n 80000]
+ *   npm run bench:beast -- --commit …   (commit cost on the main thread: see bench/beast/commit.ts)
  *
- * Up to --disk-max-n the BEAST run is repeated on real DiskQueues (src/disk, uncompressed) and the
- * bytes their IoCounters report are given beside the counted ones (block headers, manifests).
+ * Up to --disk-max-n the BEAST run is repeated on real queue files (FileBeastStore, uncompressed
+ * blocks) and the bytes their IoCounters report are given beside the counted ones (block headers).
  *
  * Writes bench/results/beast-io.json and bench/results/beast-io.svg.
  */
@@ -31,6 +32,12 @@ import {
   type BeastStore,
   type UrlQueue,
 } from '../../src/frontier/index.js';
+
+if (process.argv.includes('--commit')) {
+  // The commit-cost bench (bench/beast/commit.ts) instead of the I/O-volume one.
+  await import('./commit.js');
+  process.exit(0);
+}
 
 const arg = (name: string, def: number): number => {
   const i = process.argv.indexOf(`--${name}`);
@@ -105,7 +112,7 @@ async function runBeast(n: number, disk?: string): Promise<{ bytes: number; admi
   return { bytes: io.bytesRead + io.bytesWritten, admitted, j: beast.stats().j, recordBytes: recBytes / admitted };
 }
 
-/** The same BEAST run on real DiskQueues (uncompressed blocks): bytes from src/disk's IoCounters. */
+/** The same BEAST run on real queue files (uncompressed blocks): bytes from their IoCounters. */
 async function runBeastOnDisk(n: number): Promise<number> {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'bench-beast-'));
   try {
@@ -195,7 +202,7 @@ for (const n of ns) {
   const t1 = performance.now();
   const na = await runNaive(n);
   const t2 = performance.now();
-  // Cross-check the counted bytes against real DiskQueue I/O on the smaller sizes.
+  // Cross-check the counted bytes against real queue-file I/O on the smaller sizes.
   const diskBytes = n <= DISK_MAX_N ? await runBeastOnDisk(n) : undefined;
   const b = be.recordBytes;
   // Theorem 6 and 7 give λ/S in bytes per crawled page; divide by L for bytes per admitted URL.

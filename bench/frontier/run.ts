@@ -6,10 +6,17 @@
  * add() per released URL so that the heaps stay at 10^6 hosts. Virtual clock; robots known for all.
  *
  *   npm run bench:frontier -- [--hosts 1000000] [--hosts-per-ip 10] [--seconds 5]
+ *   npm run bench:frontier -- --pipeline …   (the frontier on disk as the crawl drives it: pipeline.ts)
  */
 import os from 'node:os';
 import { writeFileSync, mkdirSync } from 'node:fs';
 import { FrontierUrl, Politeness, type PolitenessOptions } from '../../src/frontier/index.js';
+
+if (process.argv.includes('--pipeline')) {
+  // The frontier on disk as the crawl drives it (bench/frontier/pipeline.ts).
+  await import('./pipeline.js');
+  process.exit(0);
+}
 
 const arg = (name: string, def: number): number => {
   const i = process.argv.indexOf(`--${name}`);
