@@ -27,10 +27,11 @@ for (let c = 0; c < 128; c++) {
   if (/[A-Za-z0-9\-.]/.test(ch)) HOST_CHAR[c] = 1;
 }
 
-// The first scan stops at an unsafe character OR a ':' (colon excluded from the safe set), so a
-// link without a colon — every relative link — needs no separate scheme test. After a colon the
-// rest is scanned by UNSAFE_G (sticky to lastIndex via the g flag; `test` allocates no match).
-const UNSAFE_OR_COLON_RE = /[^A-Za-z0-9!$&()*+,\-./;=?@_~]/;
+// SCAN_G stops at an unsafe character, ':', '?' or '/.', so one call tells a plain relative link
+// (no scheme, no query, no dot segment) from the rest; it continues from lastIndex (g flag; `test`
+// allocates no match object). After the '?' only unsafe characters matter: UNSAFE_G.
+const SCAN_G = /[^A-Za-z0-9!$&()*+,\-./;=@_~]|\/\./g;
+const SCAN_NODOT_G = /[^A-Za-z0-9!$&()*+,\-./;=@_~]/g;
 const UNSAFE_G = /[^A-Za-z0-9!$&()*+,\-./:;=?@_~]/g;
 // Scheme characters after the first: a-z A-Z 0-9 + - .
 const SCHEME_CHAR = new Uint8Array(128);
@@ -90,8 +91,8 @@ function checkHost(rawHost: string): string | null {
  * already checked, usually the base's: a link that starts with it, followed by '/', '?' or the end,
  * skips the scan of the authority.
  */
-function fastAuthority(rel: string, start: number, end: number, https: boolean, o: CompiledOptions, asIs: boolean,
-  knownRaw: string, knownHost: string): FastResult {
+function fastAuthority(rel: string, start: number, end: number, q: number, dot: number, https: boolean, o: CompiledOptions,
+  asIs: boolean, knownRaw: string, knownHost: string): FastResult {
   let authEnd: number;
   let colon = -1;
   let rawHost: string;
@@ -150,12 +151,10 @@ function fastAuthority(rel: string, start: number, end: number, https: boolean, 
     }
     portAsIs = port.length === authEnd - colon && rel.startsWith(port, colon); // no default port, no leading zeros
   }
-  let q = rel.indexOf('?', authEnd);
-  if (q >= end) q = -1;
   const pathEnd = q >= 0 ? q : end;
   const hasPath = authEnd < pathEnd; // then rel[authEnd] === '/'
-  const dot = hasPath ? rel.indexOf('/.', authEnd) : -1;
-  const dotFree = dot < 0 || dot >= pathEnd;
+  if (dot >= 0 && dot < authEnd) dot = rel.indexOf('/.', authEnd); // (a host cannot hold '/.'; kept exact anyway)
+  const dotFree = !hasPath || dot < 0 || dot >= pathEnd;
   // Already canonical (lower-case `http(s)://`, lower-case host, canonical port, a path with no dot
   // segment): the URL is the link itself, minus fragment and empty query — no string is built.
   if (asIs && hasPath && dotFree && portAsIs && !o.strip && host === rawHost) {
@@ -347,26 +346,53 @@ export class LinkResolver {
 
   private fast(rel: string): FastResult {
     const n = rel.length;
-    // One native regex scan for the first character outside SAFE or ':' (irregexp beats a charCodeAt
-    // loop, notably on the sliced/cons strings a parser hands over).
+    // Native regex scans (irregexp beats a charCodeAt loop, notably on the sliced strings an HTML
+    // parser hands over) find, in one pass for most links: the fragment or first unsafe character
+    // (`end`), the scheme's colon (`j`), the query (`q`) and the first '/.' of the path (`dot`).
     let end = n;
-    let bad = rel.search(UNSAFE_OR_COLON_RE);
     let j = -1; // end of the scheme, when rel starts with `scheme:`
-    if (bad >= 0 && rel.charCodeAt(bad) === 58) {
-      // A colon before any unsafe character: rel is `scheme:…` when everything before it is a
-      // scheme (letter, then letters, digits, + - .). Either way, scan the rest for unsafe ones.
-      if (isAlpha(rel.charCodeAt(0))) {
-        let k = 1;
-        while (k < bad && SCHEME_CHAR[rel.charCodeAt(k)] === 1) k++;
-        if (k === bad) j = bad;
+    let q = -1;
+    let dot = -1;
+    let colonSeen = false;
+    let re = SCAN_G;
+    re.lastIndex = 0;
+    while (re.test(rel)) {
+      const li = re.lastIndex;
+      if (rel.charCodeAt(li - 1) === 46) {
+        // The first '/.' (a one-character match never ends in '.', which is safe); later ones do
+        // not matter, so the scan goes on without looking for them.
+        dot = li - 2;
+        re = SCAN_NODOT_G;
+        re.lastIndex = li;
+        continue;
       }
-      UNSAFE_G.lastIndex = bad + 1;
-      bad = UNSAFE_G.test(rel) ? UNSAFE_G.lastIndex - 1 : -1;
-    }
-    if (bad >= 0) {
-      if (rel.charCodeAt(bad) !== 35) return NOT_HANDLED;
-      end = bad; // the fragment is dropped, whatever it contains
-      // (a ':' after the '#' was never a scheme's: j is set only for a colon before it)
+      const p = li - 1;
+      const c = rel.charCodeAt(p);
+      if (c === 58) {
+        // rel is `scheme:…` when everything before its first colon is a scheme (letter, then
+        // letters, digits, + - .); a later colon is plain path or query text.
+        if (!colonSeen && isAlpha(rel.charCodeAt(0))) {
+          let k = 1;
+          while (k < p && SCHEME_CHAR[rel.charCodeAt(k)] === 1) k++;
+          if (k === p) j = p;
+        }
+        colonSeen = true;
+        continue;
+      }
+      if (c === 63) {
+        // The query: from here on only an unsafe character or the fragment matters.
+        q = p;
+        UNSAFE_G.lastIndex = p + 1;
+        if (UNSAFE_G.test(rel)) {
+          const b = UNSAFE_G.lastIndex - 1;
+          if (rel.charCodeAt(b) !== 35) return NOT_HANDLED;
+          end = b;
+        }
+        break;
+      }
+      if (c !== 35) return NOT_HANDLED;
+      end = p; // the fragment is dropped, whatever it contains
+      break;
     }
     const hasBase = this.base !== null;
     if (end === 0) {
@@ -387,7 +413,7 @@ export class LinkResolver {
           // As-is only when the scheme is already lower-case (then rel[0..j+3) is canonical).
           const lower = c0 === 104 && rel.charCodeAt(1) === 116 && rel.charCodeAt(2) === 116 && rel.charCodeAt(3) === 112 &&
             (j === 4 || rel.charCodeAt(4) === 115);
-          const f = fastAuthority(rel, j + 3, end, j === 5, this.o, lower, this.knownRaw, this.host);
+          const f = fastAuthority(rel, j + 3, end, q, dot, j === 5, this.o, lower, this.knownRaw, this.host);
           if (typeof f === 'string') this.lastHost = authorityHost;
           return f;
         }
@@ -405,14 +431,12 @@ export class LinkResolver {
     if (c0 === 47 && rel.charCodeAt(1) === 47) {
       // '//host…': scheme-relative; '///…' is left to WHATWG (slashes are skipped there).
       if (end > 2 && rel.charCodeAt(2) !== 47) {
-        const f = fastAuthority(rel, 2, end, this.https, this.o, false, this.knownRaw, this.host);
+        const f = fastAuthority(rel, 2, end, q, dot, this.https, this.o, false, this.knownRaw, this.host);
         if (typeof f === 'string') this.lastHost = authorityHost;
         return f;
       }
       return NOT_HANDLED;
     }
-    let q = c0 === 63 ? 0 : rel.indexOf('?');
-    if (q >= end) q = -1;
     const pathEnd = q >= 0 ? q : end;
     // Leading './' and '../' of a document-relative link walk the (canonical, dot-free) base
     // directory: `pops` directories up.
@@ -431,7 +455,8 @@ export class LinkResolver {
     if (!this.o.strip) {
       // Direct assembly, the common case: base prefix + the link's own path and query in one slice,
       // when no dot segment is left in the path (escapes need no work: no '%' here, canonical base).
-      const dot = rel.indexOf('/.', k);
+      // (A '/.' inside the leading './' '../' run is not in the rest of the path: look again.)
+      if (dot >= 0 && dot < k) dot = rel.indexOf('/.', k);
       if (rel.charCodeAt(k) !== 46 && (dot < 0 || dot >= pathEnd)) {
         const dirIdx = pops < this.originDirs.length ? pops : this.originDirs.length - 1;
         const prefix = c0 === 47 ? this.origin : c0 === 63 ? this.originPath : this.originDirs[dirIdx]!;
