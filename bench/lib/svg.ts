@@ -12,6 +12,8 @@ export interface Series {
   markers?: boolean;
   /** Points only (no line) for this series, e.g. per-PLD counts under binned means. */
   scatter?: boolean;
+  /** Dot radius of a scatter series (default 2, translucent); larger radii are drawn opaque. */
+  radius?: number;
 }
 
 export interface ChartOptions {
@@ -105,8 +107,9 @@ export function lineChart(o: ChartOptions): string {
       parts.push(`<polyline fill="none" stroke="${c}" stroke-width="2"${s.dashed ? ' stroke-dasharray="6 4"' : ''} points="${d}"/>`);
     }
     if (dots || (s.markers !== false && !s.dashed)) {
-      const r = dots ? 2 : 3;
-      for (const [x, y] of pts) parts.push(`<circle cx="${X(x).toFixed(1)}" cy="${Y(y).toFixed(1)}" r="${r}" fill="${c}"${dots ? ' fill-opacity="0.35"' : ''}/>`);
+      const r = dots ? (s.radius ?? 2) : 3;
+      const faint = dots && s.radius === undefined;
+      for (const [x, y] of pts) parts.push(`<circle cx="${X(x).toFixed(1)}" cy="${Y(y).toFixed(1)}" r="${r}" fill="${c}"${faint ? ' fill-opacity="0.35"' : ''}${dots && !faint ? ' stroke="black" stroke-width="1"' : ''}/>`);
     }
     const ly = H + 4 + i * 18;
     parts.push(`<line x1="${ml}" x2="${ml + 28}" y1="${ly}" y2="${ly}" stroke="${c}" stroke-width="2"${s.dashed ? ' stroke-dasharray="6 4"' : ''}/>`);

@@ -8,7 +8,9 @@
  *   npm run bench:peers -- --only wget2,scrapy           # a subset
  *
  * Setup done by this script when missing: `apt-get install -y wget2 python3-scrapy`;
- * `npm i --prefix bench/.peers crawlee@3` (git-ignored folder); `npm run build` for dist/.
+ * `npm i --prefix bench/.peers crawlee@3` (git-ignored folder). drumcrawl is built (tsc) from a clean
+ * `git archive` of HEAD in a temporary directory (`--tree <ref>`; `--tree working-tree` uses the
+ * checkout's dist/ and, without --no-build, rebuilds it).
  *
  * Name resolution: simweb's hosts resolve only through simweb's DNS server. drumcrawl gets it with
  * `--dns-server`; the peers go through a resolving HTTP forward proxy in its own process
@@ -24,6 +26,7 @@ import * as path from 'node:path';
 import { startSimweb, type RequestLogEntry, type SimwebPreset } from '../../../src/simweb/index.js';
 import { REPO_ROOT, SHARED_MACHINE_NOTE, args, commandLine, machineInfo, mdTable, sig, writeResult } from '../../lib/report.js';
 import { TreeSampler } from './proc.js';
+import { snapshotTree } from '../../lib/snapshot.js';
 
 const a = args();
 const preset = (a.get('preset') ?? 'bench') as SimwebPreset;
@@ -70,11 +73,14 @@ if (!fs.existsSync(crawleePkg)) {
   spawnSync('npm', ['i', '--prefix', PEERS_DIR, '--no-audit', '--no-fund', 'crawlee@3'], { stdio: 'inherit' });
 }
 fs.copyFileSync(path.join(REPO_ROOT, 'bench/e2e/peers/crawlee_peer.mjs'), path.join(PEERS_DIR, 'crawlee_peer.mjs'));
-const drumcrawlCli = path.join(REPO_ROOT, 'dist/cli/main.js');
-if (!a.has('no-build')) {
-  log('npm run build');
-  const b = spawnSync('npm', ['run', 'build'], { cwd: REPO_ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
-  if (b.status !== 0) log('build failed; using the existing dist/ if any');
+// drumcrawl is built from a clean extract of a commit (default HEAD; --tree working-tree builds the
+// checkout's dist/ as before): the checkout is shared with engineers editing src/ at the same time.
+const tree = snapshotTree(a.get('tree') ?? 'HEAD');
+const drumcrawlCli = path.join(tree.dir, 'dist/cli/main.js');
+if (!a.has('no-build') || tree.commit !== 'working-tree') {
+  log(`building drumcrawl (${tree.commit === 'working-tree' ? 'working tree' : tree.commit.slice(0, 10)})`);
+  const b = spawnSync(process.execPath, [path.join(REPO_ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'], { cwd: tree.dir, stdio: ['ignore', 'ignore', 'inherit'] });
+  if (b.status !== 0) log('build reported errors; using what it emitted');
 }
 const drumcrawlReady = fs.existsSync(drumcrawlCli) &&
   spawnSync('node', [drumcrawlCli, 'crawl', '--help'], { encoding: 'utf8' }).stdout.includes('--dns-server');
@@ -84,7 +90,7 @@ const versions: Record<string, string> = {
   scrapy: versionOf('scrapy', ['version']),
   python: versionOf('python3', ['--version']),
   crawlee: fs.existsSync(crawleePkg) ? `crawlee ${JSON.parse(fs.readFileSync(crawleePkg, 'utf8')).version}` : 'missing',
-  drumcrawl: drumcrawlReady ? `drumcrawl ${JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')).version} (${spawnSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: REPO_ROOT, encoding: 'utf8' }).stdout.trim()})` : 'pending',
+  drumcrawl: drumcrawlReady ? `drumcrawl ${JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')).version} (${tree.commit === 'working-tree' ? 'working tree at ' + spawnSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: REPO_ROOT, encoding: 'utf8' }).stdout.trim() : tree.commit.slice(0, 10) + ': ' + tree.subject})` : 'pending',
 };
 
 // ---- simweb + proxy -------------------------------------------------------------------------------
@@ -292,6 +298,7 @@ for (const s of specs()) {
 proxy.kill('SIGTERM');
 await sim.close();
 fs.rmSync(tmp, { recursive: true, force: true });
+tree.remove();
 
 // ---- ratios and output ----------------------------------------------------------------------------
 const ratios = (['off', 'on'] as const).map((pol) => {

@@ -1,0 +1,37 @@
+/**
+ * A clean copy of a committed tree for benches that run the crawler as a child process: several
+ * engineers edit the shared checkout at once, so running `src/` from the working tree measures
+ * whatever half-finished edit is on disk at that second. `snapshotTree('HEAD')` extracts the commit
+ * with `git archive` into a temporary directory (nothing in the repository or its index is touched)
+ * and links the checkout's node_modules into it, so `node --import tsx <dir>/src/cli/main.ts` runs
+ * exactly that commit. The JSON of a bench records the commit it measured.
+ */
+import { execFileSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { REPO_ROOT } from './report.js';
+
+export interface TreeSnapshot {
+  /** Directory holding the extracted tree (its src/, package.json, node_modules link). */
+  dir: string;
+  /** Full commit hash, or 'working-tree'. */
+  commit: string;
+  /** One-line subject of the commit. */
+  subject: string;
+  remove(): void;
+}
+
+/** Extracts `ref` (default HEAD) to a temporary directory; `ref = 'working-tree'` returns the checkout itself. */
+export function snapshotTree(ref = 'HEAD'): TreeSnapshot {
+  if (ref === 'working-tree') {
+    return { dir: REPO_ROOT, commit: 'working-tree', subject: 'uncommitted working tree', remove: () => undefined };
+  }
+  const git = (...argv: string[]): string => execFileSync('git', argv, { cwd: REPO_ROOT, encoding: 'utf8' }).trim();
+  const commit = git('rev-parse', ref);
+  const subject = git('log', '-1', '--format=%s', commit);
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), `dc-tree-${commit.slice(0, 8)}-`));
+  execFileSync('sh', ['-c', `git archive --format=tar ${commit} | tar -x -C "${dir}"`], { cwd: REPO_ROOT });
+  fs.symlinkSync(path.join(REPO_ROOT, 'node_modules'), path.join(dir, 'node_modules'), 'dir');
+  return { dir, commit, subject, remove: () => fs.rmSync(dir, { recursive: true, force: true }) };
+}
