@@ -21,6 +21,19 @@
  * Redirects are never followed: a 3xx comes back with `location` (absolute) for the caller to
  * queue as a new link, so it passes URL dedup, robots and politeness like any other.
  *
+ * The wire gate (politeness where the server sees it). The scheduler decides WHEN a request may
+ * start, but a request handed to undici while the IP's connection is busy waits in undici's queue
+ * and is written the moment the previous exchange ends — so a server could see two requests closer
+ * than τs0 although they were dispatched τs0 apart (measured: 12–25 ms gaps at τs0 = 70 ms on
+ * simweb's hostile web, behind trickling hosts). The fetcher therefore keeps its own FIFO per IP
+ * and hands an exchange to undici only when (a) fewer than `connectionsPerPool` exchanges to that IP
+ * are on the wire and (b) `minIpIntervalMs` has passed since the previous request to the IP was
+ * written, and `minHostIntervalMs` since the previous one to the host (robots.txt requests are
+ * spaced per IP only, RFC 9309 / thesis VII.1). "Written" is the time undici called onConnect for
+ * it, right before its socket write. undici itself never writes a request twice: a GET whose
+ * connection is reset after it was written fails (CRAWL_FETCH_RESET); only requests not yet
+ * written move to a new connection (test/fetch/wire.test.ts checks this against the server log).
+ *
  * Every fetch resolves (never rejects) with a FetchResult whose `outcome` is 'ok' or a stable
  * CRAWL_FETCH_* code; error-policy.ts says what to do about each.
  *
@@ -77,6 +90,14 @@ export interface FetcherOptions {
    * the same tick the previous one completed, before the first socket reports itself free.
    */
   connectionsPerPool?: number;
+  /**
+   * Least time between the starts (socket writes) of two requests to one IP, ms: the floor τs0 as the
+   * server sees it, enforced by the wire gate (see the top comment). Default 0 (no spacing; requests
+   * to one IP are still written one at a time per connection slot).
+   */
+  minIpIntervalMs?: number;
+  /** The same per host (page requests; robots.txt requests are spaced per IP only). Default 0. */
+  minHostIntervalMs?: number;
   /** Pools kept at most (LRU-closed when idle). Default 1024. */
   maxPools?: number;
   /** Idle keep-alive time of a connection, ms (the server's Keep-Alive hint may shorten it). Default 30 000. */
@@ -104,6 +125,8 @@ export interface FetchRequest {
   maxBodyBytes?: number;
   /** Per-request override of acceptContentTypes (robots.txt: null). */
   acceptContentTypes?: readonly string[] | null;
+  /** A robots.txt request: the wire gate spaces it per IP only, not per host. */
+  robots?: boolean;
 }
 
 export interface FetchResult {
@@ -150,6 +173,12 @@ function posOpt(name: string, v: number | undefined, dflt: number): number {
   return v;
 }
 
+function nonNegOpt(name: string, v: number | undefined): number {
+  if (v === undefined) return 0;
+  if (!Number.isFinite(v) || v < 0) throw new CrawlError('CRAWL_FETCH_BAD_OPTION', `options.${name} must be a non-negative number`);
+  return v;
+}
+
 /** Sentinel reasons we abort an exchange with; onError maps them back. */
 class Stop extends Error {
   constructor(readonly why: 'cap' | 'content-type' | 'total' | 'closed') { super(why); }
@@ -185,8 +214,29 @@ export function classifyFetchError(err: unknown): FetchOutcomeCode {
 
 interface PoolEntry { pool: Pool; key: string }
 
+/**
+ * One IP's wire gate: exchanges waiting (FIFO) and the number handed to undici. RAM: one gate per IP
+ * with an exchange waiting or running, or written to within the last minIpIntervalMs (pruned).
+ */
+interface IpGate {
+  ip: string;
+  running: number;
+  queue: Array<{ ex: Exchange; pool: Pool; opts: Dispatcher.DispatchOptions }>;
+  /** performance.now() of the last request written to this IP */
+  lastStart: number;
+  timer: NodeJS.Timeout | null;
+  pumping: boolean;
+  again: boolean;
+}
+
 /** State of one exchange; implements undici's (legacy, raw-header) dispatch handler. */
 class Exchange implements Dispatcher.DispatchHandler {
+  /** The IP gate this exchange waits in or runs under (set by the fetcher). */
+  gate: IpGate | null = null;
+  /** Handed to undici (holds one of the gate's slots until it settles). */
+  dispatched = false;
+  /** Host key for host spacing, null for robots.txt requests. */
+  hostKey: string | null = null;
   private abortFn: ((err?: Error) => void) | null = null;
   private stop: Stop | null = null;
   private done = false;
@@ -223,10 +273,17 @@ class Exchange implements Dispatcher.DispatchHandler {
     else void this.complete(null); // still queued for a connection: answer now, abort on connect
   }
 
+  get settled(): boolean {
+    return this.done;
+  }
+
   onConnect(abort: (err?: Error) => void): void {
     if (this.done || this.stop !== null) { abort(this.stop ?? new Stop('closed')); return; }
     this.abortFn = abort;
-    this.connectMs = performance.now() - this.t0;
+    const now = performance.now();
+    this.connectMs = now - this.t0;
+    // undici calls onConnect right before it writes the request: the start the server will see.
+    this.fetcher.exchangeWritten(this, now);
   }
 
   onHeaders(statusCode: number, rawHeaders: Buffer[], _resume: () => void, statusText: string): boolean {
@@ -413,6 +470,12 @@ export class Fetcher {
   /** LRU of pools: Map iteration order is insertion order; a use re-inserts at the end. */
   private readonly pools = new Map<string, PoolEntry>();
   private readonly live = new Set<Exchange>();
+  private readonly ipGap: number;
+  private readonly hostGap: number;
+  private readonly gates = new Map<string, IpGate>();
+  /** performance.now() of the last request written per host (pruned like the gates) */
+  private readonly hostLastStart = new Map<string, number>();
+  private lastPrune = 0;
   private closed = false;
   private readonly counters = { fetches: 0, poolsCreated: 0, poolsEvicted: 0, bytes: 0 };
 
@@ -432,6 +495,8 @@ export class Fetcher {
     this.connections = posOpt('connectionsPerPool', opts.connectionsPerPool, 1);
     this.maxPools = posOpt('maxPools', opts.maxPools, 1024);
     this.keepAlive = posOpt('keepAliveTimeoutMs', opts.keepAliveTimeoutMs, 30_000);
+    this.ipGap = nonNegOpt('minIpIntervalMs', opts.minIpIntervalMs);
+    this.hostGap = nonNegOpt('minHostIntervalMs', opts.minHostIntervalMs);
     const acc = opts.acceptContentTypes === undefined ? DEFAULT_ACCEPT_TYPES : opts.acceptContentTypes;
     this.accept = acc === null ? null : new Set(acc.map((t) => t.toLowerCase()));
     const net = opts.allowedNetworks === undefined ? null : networkPredicate(opts.allowedNetworks);
@@ -507,16 +572,93 @@ export class Fetcher {
         resolve(r);
       });
       this.live.add(ex);
-      pool.dispatch({
-        origin: undefined, path, method, headers: ['host', hostHeader, ...headers],
-        headersTimeout: this.headersTimeout, bodyTimeout: this.bodyTimeout, blocking: false,
-      } as Dispatcher.DispatchOptions, ex);
+      ex.hostKey = req.robots === true ? null : hostname.toLowerCase();
+      let gate = this.gates.get(ip!);
+      if (gate === undefined) {
+        gate = { ip: ip!, running: 0, queue: [], lastStart: -Infinity, timer: null, pumping: false, again: false };
+        this.gates.set(ip!, gate);
+      }
+      ex.gate = gate;
+      gate.queue.push({
+        ex, pool,
+        opts: {
+          origin: undefined, path, method, headers: ['host', hostHeader, ...headers],
+          headersTimeout: this.headersTimeout, bodyTimeout: this.bodyTimeout, blocking: false,
+        } as Dispatcher.DispatchOptions,
+      });
+      this.pump(gate);
     });
+  }
+
+  /**
+   * Hand the gate's waiting exchanges to undici while a connection slot is free and the IP (and the
+   * head's host) is due; otherwise wake up when it will be. Strict FIFO per IP: the scheduler spaced
+   * these requests already, so the head is normally due and nothing waits behind it for long.
+   */
+  private pump(gate: IpGate): void {
+    if (gate.pumping) { gate.again = true; return; }
+    gate.pumping = true;
+    try {
+      do {
+        gate.again = false;
+        while (gate.running < this.connections && gate.queue.length > 0) {
+          const head = gate.queue[0]!;
+          if (head.ex.settled) { gate.queue.shift(); continue; } // timed out or closed while waiting
+          const now = performance.now();
+          let due = gate.lastStart + this.ipGap;
+          if (head.ex.hostKey !== null && this.hostGap > 0) due = Math.max(due, (this.hostLastStart.get(head.ex.hostKey) ?? -Infinity) + this.hostGap);
+          if (due > now) {
+            if (gate.timer === null) {
+              gate.timer = setTimeout(() => { gate.timer = null; this.pump(gate); }, Math.ceil(due - now));
+            }
+            break;
+          }
+          gate.queue.shift();
+          gate.running++;
+          head.ex.dispatched = true;
+          // Provisional start (the write follows at once on a free connection); onConnect moves it.
+          this.markStart(head.ex, now);
+          head.pool.dispatch(head.opts, head.ex);
+        }
+      } while (gate.again);
+    } finally {
+      gate.pumping = false;
+    }
+  }
+
+  private markStart(ex: Exchange, now: number): void {
+    const gate = ex.gate!;
+    if (now > gate.lastStart) gate.lastStart = now;
+    if (ex.hostKey !== null && this.hostGap > 0) this.hostLastStart.set(ex.hostKey, now);
+  }
+
+  /** @internal called by an Exchange when undici is about to write its request. */
+  exchangeWritten(ex: Exchange, now: number): void {
+    if (ex.gate !== null) this.markStart(ex, now);
   }
 
   /** @internal called by an Exchange when it settles. */
   exchangeEnded(ex: Exchange): void {
     this.live.delete(ex);
+    const gate = ex.gate;
+    if (gate === null) return;
+    if (ex.dispatched) {
+      ex.dispatched = false;
+      gate.running--;
+    }
+    if (!this.closed) this.pump(gate);
+    this.pruneGates();
+  }
+
+  /** Drop idle gates and host stamps older than the spacing (bounded RAM, see IpGate). */
+  private pruneGates(): void {
+    const now = performance.now();
+    if (now - this.lastPrune < 10_000) return;
+    this.lastPrune = now;
+    for (const [ip, g] of this.gates) {
+      if (g.running === 0 && g.queue.length === 0 && g.timer === null && g.lastStart + this.ipGap < now) this.gates.delete(ip);
+    }
+    for (const [h, t] of this.hostLastStart) if (t + this.hostGap < now) this.hostLastStart.delete(h);
   }
 
   private poolFor(https: boolean, ip: string, fam: number, port: number, sni: string): Pool {
@@ -560,20 +702,22 @@ export class Fetcher {
   }
 
   /** Pool and socket counts (for tests and stats). */
-  stats(): { pools: number; connected: number; running: number; pending: number; inFlight: number; fetches: number; poolsCreated: number; poolsEvicted: number; bytes: number } {
-    let connected = 0, running = 0, pending = 0;
+  stats(): { pools: number; connected: number; running: number; pending: number; inFlight: number; gated: number; gates: number; fetches: number; poolsCreated: number; poolsEvicted: number; bytes: number } {
+    let connected = 0, running = 0, pending = 0, gated = 0;
+    for (const g of this.gates.values()) for (const q of g.queue) if (!q.ex.settled) gated++;
     for (const e of this.pools.values()) {
       const s = e.pool.stats;
       connected += s.connected;
       running += s.running;
       pending += s.pending;
     }
-    return { pools: this.pools.size, connected, running, pending, inFlight: this.live.size, ...this.counters };
+    return { pools: this.pools.size, connected, running, pending, inFlight: this.live.size, gated, gates: this.gates.size, ...this.counters };
   }
 
   /** Abort everything in flight (outcome CRAWL_FETCH_ABORTED), close all sockets. */
   async close(): Promise<void> {
     this.closed = true;
+    for (const g of this.gates.values()) if (g.timer !== null) { clearTimeout(g.timer); g.timer = null; }
     for (const ex of [...this.live]) ex.interrupt(new Stop('closed'));
     const pools = [...this.pools.values()];
     this.pools.clear();

@@ -43,6 +43,13 @@ export interface FetchRobotsOptions {
   maxBytes?: number;
   /** Clock for expiresAt (default Date.now). */
   now?: () => number;
+  /**
+   * Called (and awaited) before every request, the first and each redirect hop, with the IP the
+   * request goes to (undefined when no `dns` was given for a cross-host hop: the Fetcher resolves
+   * it). The crawler's politeness guard waits here, so a redirect to another host's server is
+   * spaced on that server's IP like any other request (RFC 9309 fetches count per IP).
+   */
+  beforeRequest?: (req: { url: string; host: string; ip: string | undefined; hop: number }) => Promise<void> | void;
 }
 
 export interface RobotsFetchOutcome {
@@ -96,7 +103,8 @@ export async function fetchRobots(
   });
 
   for (let hop = 0; ; hop++) {
-    const res = await fetcher.fetch({ url, ip: curIp, port: curPort, maxBodyBytes: maxBytes, acceptContentTypes: null });
+    if (opts.beforeRequest !== undefined) await opts.beforeRequest({ url, host: curHost, ip: curIp, hop });
+    const res = await fetcher.fetch({ url, ip: curIp, port: curPort, maxBodyBytes: maxBytes, acceptContentTypes: null, robots: true });
     switch (res.outcome) {
       case F.OK: {
         const txt = parseRobotsTxt(res.decoded, { maxBytes });

@@ -12,6 +12,8 @@ const preset = (process.argv[2] ?? 'tiny') as SimwebPreset;
 const params = process.argv[3] ? (JSON.parse(process.argv[3]) as Partial<WebParams>) : undefined;
 const web = await startSimweb({ preset, params, log: process.env.SIMWEB_LOG !== '0' });
 
+export interface ViolationEntry { host: string; localIp: string; path: string; start: number; end: number; conn: number; status: number }
+
 export interface SimwebReport {
   entries: number;
   pageFetches: string[]; // absolute URLs of page (non-robots) requests, in start order
@@ -23,6 +25,9 @@ export interface SimwebReport {
   reachable: string[] | null;
   pagesPerPld: Record<string, number>;
   statusByUrl: Record<string, number>;
+  /** the log entries of each per-IP violation (diagnostics: host, path, times, connection) */
+  ipViolationEntries: ViolationEntry[][];
+  hostViolationEntries: ViolationEntry[][];
 }
 
 /** A violation's message, tagged with the behaviours of the hosts involved (e.g. "[reset]"). */
@@ -38,12 +43,17 @@ process.on('message', (m: { cmd: string; userAgent?: string; hostMs?: number; ip
     const pages = entries.filter((e) => !/\/robots\.txt$/.test(e.path)).sort((a, b) => a.start - b.start);
     const statusByUrl: Record<string, number> = {};
     for (const e of pages) statusByUrl[`http://${e.host}:${web.httpPort}${e.path}`] = e.status;
+    const ipv = log.minIntervalPerIp(m.ipMs!, { slackMs: m.slackMs ?? 0 });
+    const hostv = log.minIntervalPerHost(m.hostMs!, { includeRobots: false, slackMs: m.hostSlackMs ?? m.slackMs ?? 0 });
+    const details = (v: { entries: ViolationEntry[] }) => v.entries.map(({ host, localIp, path, start, end, conn, status }) => ({ host, localIp, path, start, end, conn, status }));
     const report: SimwebReport = {
       entries: entries.length,
       pageFetches: pages.map((e) => `http://${e.host}:${web.httpPort}${e.path}`),
       robotsFetches: entries.length - pages.length,
-      hostViolations: log.minIntervalPerHost(m.hostMs!, { includeRobots: false, slackMs: m.hostSlackMs ?? m.slackMs ?? 0 }).map(explain),
-      ipViolations: log.minIntervalPerIp(m.ipMs!, { slackMs: m.slackMs ?? 0 }).map(explain),
+      hostViolations: hostv.map(explain),
+      hostViolationEntries: hostv.map(details),
+      ipViolations: ipv.map(explain),
+      ipViolationEntries: ipv.map(details),
       robotsViolations: log.robotsViolations(web.web, m.userAgent!).map((v) => v.message),
       duplicates: log.duplicateFetches().map((v) => v.message),
       reachable: m.reachable === false ? null : [...web.web.reachable(web.seeds, { userAgent: m.userAgent!, respectRobots: true })],
