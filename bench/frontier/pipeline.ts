@@ -145,7 +145,7 @@ const result = {
   commitWaitMsPerPage: +(commitWaitMs / pages).toFixed(3),
   refillMsPerPage: +(refillMs / pages).toFixed(3),
   finalCheckpointMs: Math.round(checkpointMs),
-  beast: { j: st.j, doublings: st.doublings, qf: st.qf - st.qh, qh: st.qh, deferred: st.deferred, admitted: st.admitted },
+  beast: { j: st.j, doublings: st.doublings, switches: st.switches, qf: st.qf - st.qh, qh: st.qh, deferred: st.deferred, admitted: st.admitted },
   machine: { cpu: os.cpus()[0]?.model, cores: os.cpus().length, node: process.version, loadavg: os.loadavg() },
   date: new Date().toISOString(),
 };

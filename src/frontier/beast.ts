@@ -30,15 +30,21 @@
  *     tails, fdatasyncs each touched queue file and then the manifest, all off the main thread,
  *     chained so that manifests are written in order and each one names only synced bytes.
  *   - Crash safety (at-least-once): a queue's read cursor moves only at `checkpoint` (after the
- *     frontier made what it holds in RAM durable). An emptied ring queue is *retired* (replaced by a
- *     fresh one) and deleted only at the next checkpoint; retired queues found at open are read
- *     again first (`replay`). During a re-spread the old QF/QH stay named (`drain`) until the
- *     targets are synced; at open, leftovers in them are moved back into QF/QH. Queue names are
- *     never reused; unreferenced queue files are removed at open.
+ *     frontier made what it holds in RAM durable). Moving past an emptied ring queue keeps it in
+ *     its slot: later admissions are appended after the records already read, and after a crash
+ *     reading restarts at the checkpointed cursor, so what was read since comes back once more.
+ *     At a checkpoint a drained ring queue is swapped for a fresh file (the old one is deleted once
+ *     the manifest naming its successor is durable), and one whose read prefix dwarfs its unread
+ *     part is copied into a fresh file, so disk use stays bounded. (The session-1 design replaced
+ *     the queue at every step and kept the old one as "retired" until the checkpoint: thousands of
+ *     file creations and a manifest that grew with every step between checkpoints.)
+ *   - During a re-spread the old QF/QH stay named (`drain`) until the targets are synced; at open,
+ *     leftovers in them are moved back into QF/QH. Queue names are never reused; unreferenced queue
+ *     files are removed at open.
  *
  * RAM: the ring of j queue handles (a write block each, allocated on first push), the per-pass
  * PLD counter table of a re-spread (≤ maxPassPlds entries; a PLD that does not fit waits for the
- * next pass), the retired list (≤ queues emptied between two checkpoints).
+ * next pass). The manifest has j + 2 entries (+ 2 during a re-spread).
  */
 import { CrawlError } from '../errors.js';
 import { decodeFrontierUrl, encodeFrontierUrl, peekFrontierUrl, type FrontierUrl } from './record.js';
@@ -69,13 +75,12 @@ interface Entry {
 }
 
 interface Manifest {
-  version: 2;
+  version: 3;
   j: number;
   current: number;
   ring: Entry[];
   qf: Entry;
   qh: Entry;
-  retired: Entry[];
   /** Old QF / QH of a re-spread in progress (their leftovers go back to QF / QH at open). */
   drainF: Entry[];
   drainH: Entry[];
@@ -96,10 +101,6 @@ interface QRef {
   o: number;
   i: number;
   s: number;
-  /** Never pushed to nor read: moving past it needs no retire (no disk work). */
-  virgin: boolean;
-  retired: boolean;
-  replaying: boolean;
 }
 
 export interface BeastStats {
@@ -113,11 +114,13 @@ export interface BeastStats {
   qf: number;
   /** URLs waiting in QH (deferred because their host was full in RAM). */
   qh: number;
-  replay: number;
   admitted: number;
   toQf: number;
   deferred: number;
 }
+
+/** A queue is compacted at a checkpoint once its read prefix is this large and > 2 × its unread part. */
+const COMPACT_MIN_BYTES = 4 << 20;
 
 /** fdatasyncs running at once: the libuv pool (4 threads) is shared with DNS lookups and zlib. */
 const SYNC_PARALLEL = 2;
@@ -136,8 +139,6 @@ export class Beast {
   private ring: QRef[] = [];
   private qf!: QRef;
   private qh!: QRef;
-  private replay: QRef[] = [];
-  private retired: QRef[] = [];
   private drainF: QRef[] = [];
   private drainH: QRef[] = [];
   private j = 1;
@@ -179,13 +180,13 @@ export class Beast {
 
   private fresh(prefix: string): QRef {
     const name = `${prefix}${String(this.seq++).padStart(8, '0')}`;
-    return { name, q: this.store.open(name, null), e: 0, p: 0, o: 0, i: 0, s: 0, virgin: true, retired: false, replaying: false };
+    return { name, q: this.store.open(name, null), e: 0, p: 0, o: 0, i: 0, s: 0 };
   }
 
   private fromEntry(x: Entry, open: boolean): QRef {
     const st: QueueState = { end: x.e, pushed: x.p, off: x.o, idx: x.i, shifted: x.s };
     const q = open ? this.store.open(x.n, st) : null;
-    return { name: x.n, q, e: x.e, p: x.p, o: x.o, i: x.i, s: x.s, virgin: x.p === 0 && x.s === 0, retired: false, replaying: false };
+    return { name: x.n, q, e: x.e, p: x.p, o: x.o, i: x.i, s: x.s };
   }
 
   private async load(): Promise<void> {
@@ -203,7 +204,7 @@ export class Beast {
       } catch (cause) {
         throw new CrawlError('CRAWL_FRONTIER_MANIFEST', 'unreadable BEAST manifest', { cause });
       }
-      if (m.version !== 2) throw new CrawlError('CRAWL_FRONTIER_MANIFEST', `BEAST manifest version ${String(m.version)} is not supported`);
+      if (m.version !== 3) throw new CrawlError('CRAWL_FRONTIER_MANIFEST', `BEAST manifest version ${String(m.version)} is not supported`);
       this.j = m.j;
       this.c = m.current;
       this.seq = m.seq;
@@ -213,16 +214,6 @@ export class Beast {
       this.ring = m.ring.map((x) => this.fromEntry(x, true));
       this.qf = this.fromEntry(m.qf, true);
       this.qh = this.fromEntry(m.qh, true);
-      for (const x of m.retired) {
-        const left = x.p - x.s > 0;
-        const r = this.fromEntry(x, left);
-        r.retired = true;
-        this.retired.push(r);
-        if (left) {
-          r.replaying = true;
-          this.replay.push(r);
-        }
-      }
       // A re-spread was interrupted: what its old QF / QH still held goes back into QF / QH (the
       // part already spread may come out twice: at-least-once).
       const drained: string[] = [];
@@ -237,7 +228,6 @@ export class Beast {
             if (recs.length === 0) break;
             for (const rec of recs) into.q!.push(rec);
           }
-          into.virgin = false;
           this.unsynced.add(into);
           drained.push(x.n);
         }
@@ -248,7 +238,7 @@ export class Beast {
       }
     }
     // Queue files not named by the manifest are leftovers of an interrupted re-spread.
-    const keep = new Set([...this.ring, this.qf, this.qh, ...this.retired].map((r) => r.name));
+    const keep = new Set([...this.ring, this.qf, this.qh].map((r) => r.name));
     for (const n of await this.store.list()) if (!keep.has(n)) await this.store.remove(n);
     if (text === null) await this.capture(true);
   }
@@ -259,13 +249,12 @@ export class Beast {
 
   private manifest(): Manifest {
     return {
-      version: 2,
+      version: 3,
       j: this.j,
       current: this.c,
       ring: this.ring.map((r) => this.entry(r)),
       qf: this.entry(this.qf),
       qh: this.entry(this.qh),
-      retired: this.retired.map((r) => this.entry(r)),
       drainF: this.drainF.map((r) => this.entry(r)),
       drainH: this.drainH.map((r) => this.entry(r)),
       seq: this.seq,
@@ -299,13 +288,6 @@ export class Beast {
       await syncAll(qs);
       if (created) await this.store.syncDir();
       await this.store.writeManifest(text);
-      // Retired queues kept open only to be synced: drop their handles now.
-      for (const r of refs) {
-        if (r.retired && !r.replaying && r.q !== null && !this.unsynced.has(r)) {
-          r.q.abandon();
-          r.q = null;
-        }
-      }
     });
     this.chain = run.catch((e: unknown) => {
       this.failure ??= e;
@@ -335,7 +317,6 @@ export class Beast {
       this.toQf++;
     }
     r.q!.push(rec);
-    r.virgin = false;
     this.unsynced.add(r);
   }
 
@@ -353,7 +334,6 @@ export class Beast {
   deferRecord(record: Uint8Array): void {
     this.deferredCount++;
     this.qh.q!.push(record);
-    this.qh.virgin = false;
     this.unsynced.add(this.qh);
   }
 
@@ -362,11 +342,10 @@ export class Beast {
     return this.respreads;
   }
 
-  /** Total URLs waiting in BEAST (ring + QF + QH + replay). */
+  /** Total URLs waiting in BEAST (ring + QF + QH). */
   get length(): number {
     let n = this.qf.q!.length + this.qh.q!.length;
     for (const r of this.ring) n += r.q!.length;
-    for (const r of this.replay) n += r.q!.length;
     return n;
   }
 
@@ -385,17 +364,6 @@ export class Beast {
 
   private async nextLocked(max: number): Promise<Uint8Array[]> {
     const out: Uint8Array[] = [];
-    while (this.replay.length > 0 && out.length < max) {
-      const r = this.replay[0]!;
-      const recs = r.q!.shiftSync(max - out.length);
-      for (const rec of recs) out.push(rec);
-      if (r.q!.length === 0) {
-        this.replay.shift(); // stays in `retired` until the next checkpoint
-        r.replaying = false;
-        r.q!.abandon();
-        r.q = null;
-      }
-    }
     let idle = 0;
     while (out.length < max) {
       const r = this.ring[this.c]!;
@@ -403,7 +371,6 @@ export class Beast {
         const recs = r.q!.shiftSync(max - out.length);
         if (recs.length === 0) break;
         for (const rec of recs) out.push(rec);
-        r.virgin = false;
         idle = 0;
         continue;
       }
@@ -414,20 +381,11 @@ export class Beast {
     return out;
   }
 
-  /** The current queue is empty: retire it, then move to the next one (re-spreading after Qj). */
+  /**
+   * The current queue is empty: move to the next one (re-spreading after Qj). The emptied queue
+   * stays in its slot with its read cursor uncommitted (see the invariants): no disk work here.
+   */
   private async advance(): Promise<void> {
-    const r = this.ring[this.c]!;
-    if (!r.virgin) {
-      r.retired = true;
-      this.retired.push(r);
-      // Its read cursor is not committed (see the invariants). Still unsynced appends (admitted
-      // without durability, read before any commit): the next commit syncs it, then drops it.
-      if (!this.unsynced.has(r)) {
-        r.q!.abandon();
-        r.q = null;
-      }
-      this.ring[this.c] = this.fresh('q');
-    }
     this.switches++;
     if (this.c === this.j - 1) {
       if (this.qf.q!.length > 0 || this.qh.q!.length > 0) await this.respread();
@@ -507,7 +465,6 @@ export class Beast {
         }
         const t = k < count ? targets[k]! : overflow;
         t.q!.push(rec);
-        t.virgin = false;
         touched.add(t);
       }
     }
@@ -525,11 +482,35 @@ export class Beast {
 
   /**
    * Full checkpoint. Call only once everything read from BEAST so far is durable elsewhere (the
-   * frontier's RAM snapshot): commits read cursors and deletes retired queues.
+   * frontier's RAM snapshot): commits the read cursors; drained ring queues are swapped for fresh
+   * files, and a queue whose read prefix is much larger than its unread part is copied into a fresh
+   * file (at most 1/2 of what it frees), so BEAST's disk use stays bounded; the old files are
+   * deleted once the manifest naming their successors is durable.
    */
   checkpoint(): Promise<void> {
     return this.withLock(async () => {
-      for (const r of [...this.ring, this.qf, this.qh, ...this.replay]) {
+      const drop: string[] = [];
+      for (let k = 0; k < this.ring.length; k++) {
+        const r = this.ring[k]!;
+        const q = r.q!;
+        const cur = q.cursor();
+        if (cur.shifted === 0) continue; // nothing read: nothing to free
+        const dead = cur.off;
+        const live = q.end - cur.off;
+        if (q.length === 0 || (dead >= COMPACT_MIN_BYTES && dead > 2 * live)) {
+          const fresh = this.fresh('q');
+          for (;;) {
+            const recs = q.shiftSync(this.batch);
+            if (recs.length === 0) break;
+            for (const rec of recs) fresh.q!.push(rec);
+          }
+          if (fresh.q!.pushed > 0) this.unsynced.add(fresh);
+          this.unsynced.delete(r);
+          this.ring[k] = fresh;
+          drop.push(r.name);
+        }
+      }
+      for (const r of [...this.ring, this.qf, this.qh]) {
         const q = r.q!;
         const cur = q.cursor();
         r.o = cur.off;
@@ -537,14 +518,8 @@ export class Beast {
         r.s = cur.shifted;
         if (q.pushed !== r.p) this.unsynced.add(r);
       }
-      const drop = this.retired.filter((r) => !r.replaying);
-      this.retired = this.retired.filter((r) => r.replaying);
-      for (const r of drop) this.unsynced.delete(r);
       await this.capture(true);
-      for (const r of drop) {
-        r.q = null;
-        await this.store.remove(r.name);
-      }
+      for (const n of drop) await this.store.remove(n);
     });
   }
 
@@ -557,8 +532,6 @@ export class Beast {
   stats(): BeastStats {
     let queued = 0;
     for (const r of this.ring) queued += r.q!.length;
-    let replay = 0;
-    for (const r of this.replay) replay += r.q!.length;
     return {
       j: this.j,
       current: this.c,
@@ -568,7 +541,6 @@ export class Beast {
       queued,
       qf: this.qf.q!.length,
       qh: this.qh.q!.length,
-      replay,
       admitted: this.admittedCount,
       toQf: this.toQf,
       deferred: this.deferredCount,
@@ -579,7 +551,7 @@ export class Beast {
   async close(): Promise<void> {
     await this.withLock(async () => {
       await this.chain;
-      for (const r of [...this.ring, this.qf, this.qh, ...this.retired]) {
+      for (const r of [...this.ring, this.qf, this.qh]) {
         r.q?.abandon();
         r.q = null;
       }

@@ -592,7 +592,7 @@ export class Frontier {
       current: b.current,
       switches: b.switches,
       doublings: b.doublings,
-      beastQueued: b.queued + b.replay,
+      beastQueued: b.queued,
       qf: b.qf + b.qh,
       qh: b.qh,
       qr: this.qr.length,

@@ -101,6 +101,40 @@ function putU32(buf: Uint8Array, o: number, v: number): number {
 
 /** Encodes one record into a fresh Uint8Array of exactly its size. */
 export function encodeFrontierUrl(u: FrontierUrl): Uint8Array {
+  // Canonical URLs are ASCII: bytes = chars, written by a plain loop (TextEncoder's call overhead
+  // and the compaction below cost more than the copy for ~60-byte strings).
+  const url = u.url;
+  const n = url.length;
+  if (scratch.length < n + 64) scratch = new Uint8Array((n + 64) * 2);
+  const buf = scratch;
+  let o = 0;
+  buf[o++] = 1;
+  o = putVarint(buf, o, n);
+  const start = o;
+  let ascii = true;
+  for (let i = 0; i < n; i++) {
+    const c = url.charCodeAt(i);
+    if (c >= 0x80) {
+      ascii = false;
+      break;
+    }
+    buf[start + i] = c;
+  }
+  if (!ascii) return encodeFrontierUrlUtf8(u);
+  o = start + n;
+  o = putVarint(buf, o, u.hops);
+  o = putU32(buf, o, u.hostHi);
+  o = putU32(buf, o, u.hostLo);
+  o = putU32(buf, o, u.pldHi);
+  o = putU32(buf, o, u.pldLo);
+  o = putVarint(buf, o, Math.max(0, Math.floor(u.budget)));
+  o = putVarint(buf, o, Math.max(0, Math.floor(u.admitted)));
+  o = putVarint(buf, o, Math.max(0, Math.floor(u.discoveredAt)));
+  o = putVarint(buf, o, u.attempts);
+  return buf.slice(0, o);
+}
+
+function encodeFrontierUrlUtf8(u: FrontierUrl): Uint8Array {
   const need = u.url.length * 3 + 64;
   if (scratch.length < need) scratch = new Uint8Array(need * 2);
   const buf = scratch;
