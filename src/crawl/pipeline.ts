@@ -205,6 +205,9 @@ export class Crawler extends EventEmitter {
   private readonly fp = new Uint32Array(6);
   private readonly lastHostStart = new Map<string, number>();
   private readonly lastIpStart = new Map<string, number>();
+  /** actual start of the last request per host / IP (the reservations above may be earlier) */
+  private readonly hostStarted = new Map<string, number>();
+  private readonly ipStarted = new Map<string, number>();
   private lastGuardPrune = 0;
   /** requests the floor guard had to hold (the heaps released them early) */
   private guardHolds = 0;
@@ -266,9 +269,10 @@ export class Crawler extends EventEmitter {
       {
         ramBytes: Math.floor(ram / 8),
         valueBytes: 0,
-        // Fewer, larger buckets than the model's k: every bucket merge costs a few fsyncs, and
-        // this crawler merges often (whenever the frontier starves), not only when r is reached.
-        buckets: 16,
+        // Fewer, larger buckets than the model's k: every bucket merge costs a few fsyncs and hands
+        // over at least one result chunk (one STAR batch + one BEAST commit each), and this crawler
+        // merges often (whenever the frontier starves), not only when r is reached.
+        buckets: 4,
         deliver: 'unique',
         // CLOCK cache in front of URLseen (thesis V.2): most duplicate links hit it, never reach disk.
         cacheEntries: Math.max(1 << 16, Math.min(1 << 22, Math.floor(ram / 64 / 16))),
@@ -649,7 +653,8 @@ export class Crawler extends EventEmitter {
     job.date = new Date();
     let r: FetchResult;
     try {
-      await this.floorGuard(hostOf(fu.url), fu.ip);
+      const host = hostOf(fu.url);
+      for (let wait = this.floorGuard(host, fu.ip); wait !== undefined; wait = this.floorStart(host, fu.ip)) await wait;
       job.date = new Date();
       if (process.env.DRUMCRAWL_TRACE_FETCH) process.stderr.write(`TRACE ${(performance.timeOrigin + performance.now()).toFixed(1)} ${fu.ip} ${fu.url}\n`);
       if (this.listenerCount('dispatch') > 0) this.emit('dispatch', { at: performance.timeOrigin + performance.now(), url: fu.url, ip: fu.ip, robots: false });
@@ -734,7 +739,7 @@ export class Crawler extends EventEmitter {
     this.counters.robotsFetches++;
     void (async () => {
       try {
-        await this.floorGuard(null, item.ip);
+        for (let wait = this.floorGuard(null, item.ip); wait !== undefined; wait = this.floorStart(null, item.ip)) await wait;
         if (process.env.DRUMCRAWL_TRACE_FETCH) process.stderr.write(`TRACE ${(performance.timeOrigin + performance.now()).toFixed(1)} ${item.ip} ${item.url}\n`);
         if (this.listenerCount('dispatch') > 0) this.emit('dispatch', { at: performance.timeOrigin + performance.now(), url: item.url, ip: item.ip, robots: true });
         const r = await fetchRobots(this.fetcher, item.host, item.ip, portOfUrl(item.url), this.cfg.userAgent);
@@ -751,27 +756,62 @@ export class Crawler extends EventEmitter {
    * bookkeeping says, a request to a host (pages) or an IP (pages and robots.txt) starts no sooner
    * than τh0 / τs0 (+ margin) after the previous one actually started. A request released early is
    * held (its slot in the heaps stays taken) and the next start time is reserved at once, so held
-   * requests are spaced too. RAM: one entry per host / IP started within the last floor period
-   * (pruned), i.e. bounded by the fetch rate × the floor.
+   * requests are spaced too. A held request whose timer fired late (a busy event loop) re-checks
+   * against the actual start of the previous request before it goes, so lateness never shortens
+   * a gap. RAM: two entries per host / IP started within the last floor period (pruned), i.e.
+   * bounded by the fetch rate × the floor.
    */
-  private floorGuard(host: string | null, ip: string): Promise<void> | void {
+  private floorGuard(host: string | null, ip: string): Promise<void> | undefined {
     const hostFloor = withMargin(this.cfg.minHostDelayMs, this.cfg);
     const ipFloor = withMargin(this.cfg.minIpDelayMs, this.cfg);
-    if (hostFloor === 0 && ipFloor === 0) return;
+    if (hostFloor === 0 && ipFloor === 0) return undefined;
     const now = performance.now();
-    let start = now;
-    if (host !== null && hostFloor > 0) start = Math.max(start, (this.lastHostStart.get(host) ?? -Infinity) + hostFloor);
-    if (ipFloor > 0) start = Math.max(start, (this.lastIpStart.get(ip) ?? -Infinity) + ipFloor);
+    const start = Math.max(now, this.floorDue(host, ip, hostFloor, ipFloor, true));
     if (host !== null && hostFloor > 0) this.lastHostStart.set(host, start);
     if (ipFloor > 0) this.lastIpStart.set(ip, start);
     if (now - this.lastGuardPrune > 10_000) {
       this.lastGuardPrune = now;
-      for (const [k, t] of this.lastHostStart) if (t < now - hostFloor) this.lastHostStart.delete(k);
-      for (const [k, t] of this.lastIpStart) if (t < now - ipFloor) this.lastIpStart.delete(k);
+      const prune = (m: Map<string, number>, floor: number): void => {
+        for (const [k, t] of m) if (t < now - floor) m.delete(k);
+      };
+      prune(this.lastHostStart, hostFloor);
+      prune(this.lastIpStart, ipFloor);
+      prune(this.hostStarted, hostFloor);
+      prune(this.ipStarted, ipFloor);
     }
-    if (start <= now) return;
+    if (start <= now) return this.floorStart(host, ip);
     this.guardHolds++;
     return new Promise((r) => setTimeout(r, Math.ceil(start - now)));
+  }
+
+  /**
+   * The second half of the guard, run right before the request is sent, in the same synchronous
+   * run as the send: undefined = go now (the start is recorded), else wait and ask again. It checks
+   * the actual starts of the previous requests, because a held request may be sent late (a busy
+   * event loop, a long microtask queue before the caller's continuation) and lateness must never
+   * shorten the gap to the next one. Floors re-read: a live change (POST /config) applies too.
+   */
+  private floorStart(host: string | null, ip: string): Promise<void> | undefined {
+    const now = performance.now();
+    const due = this.floorDue(host, ip, withMargin(this.cfg.minHostDelayMs, this.cfg), withMargin(this.cfg.minIpDelayMs, this.cfg), false);
+    if (due > now) return new Promise((r) => setTimeout(r, Math.ceil(due - now)));
+    if (host !== null) this.hostStarted.set(host, now);
+    this.ipStarted.set(ip, now);
+    return undefined;
+  }
+
+  /** Earliest start allowed by the previous requests' reserved (`reserved`) and actual starts. */
+  private floorDue(host: string | null, ip: string, hostFloor: number, ipFloor: number, reserved: boolean): number {
+    let due = -Infinity;
+    if (host !== null && hostFloor > 0) {
+      due = Math.max(due, (this.hostStarted.get(host) ?? -Infinity) + hostFloor);
+      if (reserved) due = Math.max(due, (this.lastHostStart.get(host) ?? -Infinity) + hostFloor);
+    }
+    if (ipFloor > 0) {
+      due = Math.max(due, (this.ipStarted.get(ip) ?? -Infinity) + ipFloor);
+      if (reserved) due = Math.max(due, (this.lastIpStart.get(ip) ?? -Infinity) + ipFloor);
+    }
+    return due;
   }
 
   private count(key: string): void {
@@ -894,16 +934,11 @@ export class Crawler extends EventEmitter {
     for (const r of batch) if (r.unique && r.aux !== null) unique.push(decodeAux(r.aux, now));
     this.counters.urlsSeen += unique.length;
     if (unique.length === 0) return;
-    if (this.directAdmit) {
-      await this.processAdmits();
-      await this.frontier.admit(unique);
-      return;
-    }
-    await new Promise<void>((resolve, reject) => {
-      if (this.admitQueue.length === 0) this.admitQueueSince = Date.now();
-      this.admitQueue.push({ urls: unique, resolve, reject });
-      this.wake.kick();
-    });
+    // Admitted at once, not in the scheduler's next turn (that wait cost up to 500 ms per result
+    // chunk, ~16 chunks per merge): STAR runs in a worker thread, BEAST appends without blocking
+    // I/O and its commit (fdatasyncs) runs on the thread pool. Resolves when durable.
+    await this.frontier.admit(unique);
+    this.wake.kick();
   }
 
   /** WARC + crawl log durable → the pages waiting only for that leave the pending set. */
