@@ -29,6 +29,8 @@ const BASES = [
   'http://[::1]:8080/a/b',
   'http://xn--bcher-kva.de/',
   'http://h.test',
+  'http://h.test//.b/..', // Node 20 (ada) leaves these base paths' dot segments unresolved: relative
+  'http://h.test/a/.a/.', // links must then resolve as the reference does (found by a property test)
   'mailto:someone@example.com',
   'ftp://f.test/a/',
   'not a url',
@@ -75,6 +77,48 @@ test('fast path equals the WHATWG reference path on generated strings', () => {
       { numRuns: RUNS },
     );
   }
+});
+
+// Links with well-formed escapes and surrounding spaces/controls, which the fast path now takes
+// (percent-escapes normalized by finish; C0/space trimmed first), mixed with the cases it must not
+// take ('%2e' in the path, stray '%', inner whitespace).
+const escaped = fc.tuple(
+  fc.constantFrom('', ' ', '  ', '\u0001', '\t', '\n ', 'http://h.test', 'HTTP://H.test:80', '//x.test', '/', '?', '../', './'),
+  fc.array(fc.constantFrom('a', 'B', '/', '..', '.', '?', '=', '&', ':', '%41', '%7e', '%7E', '%2f', '%2F', '%C3%A9', '%25', '%2e',
+    '%2E', '%20', '%3A', '%3f', '%23', 'b.html', '#', '#%zz', '%z', '%', ' ', '~', ';sid=1', 'jsessionid=2'), { maxLength: 10 }),
+  fc.constantFrom('', ' ', '\u0000', '\t', '  \r\n'),
+).map(([a, mid, z]) => a + mid.join('') + z);
+
+test('fast path equals the reference path on escaped and space-padded links', () => {
+  let viaFast = 0;
+  let total = 0;
+  const Real = globalThis.URL;
+  for (const opts of OPTIONS) {
+    const resolvers = BASES.map((b) => new LinkResolver(b === '' ? undefined : b, opts));
+    fc.assert(
+      fc.property(fc.nat(resolvers.length - 1), escaped, (i, rel) => {
+        let constructed = 0;
+        globalThis.URL = class extends Real {
+          constructor(input: string | URL, base?: string | URL) {
+            super(input, base);
+            constructed++;
+          }
+        } as typeof URL;
+        let got;
+        try {
+          got = resolvers[i]!.resolveDetailed(rel);
+        } finally {
+          globalThis.URL = Real;
+        }
+        total++;
+        if (constructed === 0 && got.url !== null) viaFast++;
+        checkSame(resolvers[i]!, rel, `escaped, base ${BASES[i]} opts ${JSON.stringify(opts)}`);
+      }),
+      { numRuns: RUNS },
+    );
+  }
+  // The generator must really exercise the new fast cases, not only the fallback.
+  assert.ok(viaFast > total / 5, `only ${viaFast} of ${total} escaped links took the fast path`);
 });
 
 test('a base parsed by the fast path gives the same resolver as the reference parse', () => {
@@ -187,9 +231,11 @@ test('fingerprints are equal exactly when canonical strings are equal', () => {
 });
 
 test('plain links never reach new URL (the fast path really takes them)', () => {
+  // (Each of these is also covered by the fast ≡ reference properties above.)
   const r = new LinkResolver('https://www.pld7.test/dir/page.html?x=1');
   const plain = ['g', '../up/x.html', '/root?a=1&b=2', '?page=2', '#top', '', 'https://other.pld9.test/a/b', '//cdn.pld3.test/s.js',
-    'HTTP://WWW.PLD7.TEST:80/X', 'a/./b/../c', 'mailto:x@y.test', 'javascript:void(0)', 'tel:+1234'];
+    'HTTP://WWW.PLD7.TEST:80/X', 'a/./b/../c', 'mailto:x@y.test', 'javascript:void(0)', 'tel:+1234',
+    '%41b/%7Ec?q=%2f%41', '/a%2Fb/../c', 'http://h.test/%7e?x=%20', ' padded.html\n', '\t/root '];
   const Real = globalThis.URL;
   let constructed = 0;
   const Counting = class extends Real {
@@ -202,8 +248,12 @@ test('plain links never reach new URL (the fast path really takes them)', () => 
   try {
     for (const rel of plain) r.resolve(rel);
     assert.equal(constructed, 0);
-    r.resolve('%41'); // a percent-escape takes the reference path
+    r.resolve('%zz'); // a stray '%' takes the reference path
     assert.equal(constructed, 1);
+    r.resolve('/%2e%2E/x'); // so does '%2e' in the path (a dot segment for WHATWG)
+    assert.equal(constructed, 2);
+    r.resolve('a b'); // and a space inside
+    assert.equal(constructed, 3);
   } finally {
     globalThis.URL = Real;
   }
