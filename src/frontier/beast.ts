@@ -62,6 +62,11 @@ export interface BeastOptions {
   respreadBatch?: number;
   /** Refreshes the budget B of URLs read back from QF (e.g. `star.rebudget`). */
   rebudget?: (urls: FrontierUrl[]) => Promise<void>;
+  /**
+   * True while a host still holds its full share of URLs in RAM: its deferred URLs stay in QH at a
+   * re-spread instead of making a round trip through the ring only to be deferred again.
+   */
+  hostFull?: (hostHi: number, hostLo: number) => boolean;
 }
 
 /** A queue as the manifest names it: name, committed end/pushed, checkpointed cursor. */
@@ -141,6 +146,8 @@ export class Beast {
   private qh!: QRef;
   private drainF: QRef[] = [];
   private drainH: QRef[] = [];
+  /** A re-spread is reading the drain queues (they must stay named until it is over). */
+  private spreading = false;
   private j = 1;
   private c = 0;
   private seq = 0;
@@ -282,12 +289,21 @@ export class Beast {
       r.p = q.pushed;
       qs.push(q);
     }
+    // The old QF/QH of a finished re-spread: this commit syncs the targets their records went to
+    // (they are in `unsynced`), so its manifest no longer names them; delete them once it landed.
+    let drained: QRef[] = [];
+    if (!this.spreading && this.drainF.length + this.drainH.length > 0) {
+      drained = [...this.drainF, ...this.drainH];
+      this.drainF = [];
+      this.drainH = [];
+    }
     const created = this.store.takeCreated();
     const text = JSON.stringify(this.manifest());
     const run = this.chain.then(async () => {
       await syncAll(qs);
       if (created) await this.store.syncDir();
       await this.store.writeManifest(text);
+      for (const r of drained) await this.store.remove(r.name);
     });
     this.chain = run.catch((e: unknown) => {
       this.failure ??= e;
@@ -409,14 +425,19 @@ export class Beast {
     // the manifest (drain) until the targets are durable.
     this.qf = this.fresh('f');
     this.qh = this.fresh('h');
-    this.drainF = [oldQf];
-    this.drainH = [oldQh];
+    this.drainF.push(oldQf);
+    this.drainH.push(oldQh);
+    this.spreading = true;
     const counters = this.counters;
     counters.clear();
     const touched = new Set<QRef>();
     // Deferred URLs first: they had passed the budget already.
-    await this.spread(oldQh, this.qh, targets, touched);
-    await this.spread(oldQf, this.qf, targets, touched);
+    try {
+      await this.spread(oldQh, this.qh, targets, touched, this.opts.hostFull);
+      await this.spread(oldQf, this.qf, targets, touched);
+    } finally {
+      this.spreading = false;
+    }
     counters.clear();
     if (doubling) {
       for (const t of targets) this.ring.push(t);
@@ -425,18 +446,15 @@ export class Beast {
     }
     this.respreads++;
     this.c = 0;
-    this.drainF = [];
-    this.drainH = [];
-    // Their records now sit in the targets / the new QF and QH, committed below.
+    // Their records now sit in the targets / the new QF and QH. No commit here (it would cost an
+    // fdatasync per target at every wrap): the old QF/QH stay named by the manifest (drain) until
+    // the next commit has synced the targets, and are deleted then (see capture).
     this.unsynced.delete(oldQf);
     this.unsynced.delete(oldQh);
     for (const t of touched) this.unsynced.add(t);
-    await this.capture(true);
-    await this.store.remove(oldQf.name);
-    await this.store.remove(oldQh.name);
   }
 
-  private async spread(src: QRef, overflow: QRef, targets: QRef[], touched: Set<QRef>): Promise<void> {
+  private async spread(src: QRef, overflow: QRef, targets: QRef[], touched: Set<QRef>, keep?: (hi: number, lo: number) => boolean): Promise<void> {
     const counters = this.counters;
     const count = targets.length;
     for (;;) {
@@ -453,6 +471,11 @@ export class Beast {
       for (let i = 0; i < recs.length; i++) {
         const rec = recs[i]!;
         peekFrontierUrl(rec, pk);
+        if (keep !== undefined && keep(pk[0]!, pk[1]!)) {
+          overflow.q!.push(rec); // host still full in RAM: stays deferred
+          touched.add(overflow);
+          continue;
+        }
         const pldHi = pk[2]!;
         const pldLo = pk[3]!;
         const budget = pk[4]!;

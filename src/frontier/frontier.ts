@@ -238,7 +238,10 @@ export class Frontier {
   }
 
   private async load(): Promise<void> {
-    this.beast = await Beast.open(this.beastStore, this.extra.beast ?? {});
+    this.beast = await Beast.open(this.beastStore, {
+      hostFull: (hi, lo) => this.pol.hostFull(hi, lo, this.clock()),
+      ...this.extra.beast,
+    });
     this.qr = await this.store.open('qr');
     const text = await this.store.readMeta(META);
     if (text !== null) {
