@@ -3,19 +3,26 @@
  * round so that both see the same machine state (the shared machine's speed drifts by 1.5x between
  * minutes, which makes separate runs incomparable).
  *
- *   node --import tsx bench/url/ab.ts /path/to/other/tree [--rounds 21] [--cons-links]
+ *   node --import tsx bench/url/ab.ts /path/to/other/tree [--rounds 21] [--cons-links] [--write]
  *
  * The other tree is e.g. `git archive <commit> src | tar -x -C /tmp/old` (with node_modules linked).
- * Prints JSON: per-tree median URLs/CPU-s and the median of per-round ratios (this tree / other).
+ * Prints JSON: per-tree median URLs/CPU-s and the median of per-round ratios (this tree / other);
+ * `--write` also stores it as bench/results/url-ab.json. `--label x` names the other tree there.
  */
+import os from 'node:os';
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { writeFileSync } from 'node:fs';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const other = process.argv[2];
 if (other === undefined || other.startsWith('--')) throw new Error('usage: ab.ts <other tree> [--rounds n] [--cons-links]');
 const ri = process.argv.indexOf('--rounds');
 const ROUNDS = ri >= 0 ? Number(process.argv[ri + 1]) : 21;
 const CONS = process.argv.includes('--cons-links');
+const WRITE = process.argv.includes('--write');
+const li = process.argv.indexOf('--label');
+const LABEL = li >= 0 ? process.argv[li + 1]! : other;
+const loadBefore = os.loadavg();
 
 type Url = typeof import('../../src/url/index.js');
 const trees: [string, Url][] = [
@@ -128,9 +135,20 @@ for (let r = 0; r < ROUNDS; r++) {
 }
 const med = (xs: number[]): number => [...xs].sort((a, b) => a - b)[xs.length >> 1]!;
 const summary = (xs: number[]): object => ({ median: Number(med(xs).toFixed(3)), min: Number(Math.min(...xs).toFixed(3)), max: Number(Math.max(...xs).toFixed(3)) });
-console.log(JSON.stringify({
-  other, rounds: ROUNDS, links: CONS ? 'concatenated' : 'slices',
+const result = {
+  bench: 'url-ab',
+  command: `node --import tsx bench/url/ab.ts <other tree> --rounds ${ROUNDS}${CONS ? ' --cons-links' : ''} --label ${LABEL} --write`,
+  date: new Date().toISOString(),
+  machine: { cpu: os.cpus()[0]?.model ?? 'unknown', cores: os.cpus().length, node: process.version, platform: `${process.platform} ${process.arch}` },
+  loadavg: { before: loadBefore.map((x) => Number(x.toFixed(2))), after: os.loadavg().map((x) => Number(x.toFixed(2))) },
+  note: 'One process, both trees, interleaved round by round; `full` per link (resolve + registrableDomain + URL key). this = per-link fingerprintInto, thisBatch = fingerprintManyInto per page, other = the other tree (per-link). Rates are URLs per CPU-second (process.cpuUsage) on a shared, loaded 2-core machine: compare the ratios.',
+  other: LABEL, rounds: ROUNDS, links: CONS ? 'concatenated' : 'slices of the page text',
   fullUrlsPerCpuSec: Object.fromEntries(Object.entries(rates).map(([k, v]) => [k, Math.round(med(v))])),
   ratios: Object.fromEntries(Object.entries(ratios).map(([k, v]) => [k, summary(v)])),
   sink: sink % 7,
-}));
+};
+console.log(JSON.stringify(result, null, 2));
+if (WRITE) {
+  const file = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../results/url-ab.json');
+  writeFileSync(file, JSON.stringify(result, null, 2) + '\n');
+}

@@ -271,6 +271,7 @@ if (onlyIdx >= 0) {
   for (const k of Object.keys(variants)) if (!keep.has(k)) delete variants[k];
 }
 
+const loadBefore = os.loadavg();
 // Warm up (JIT) then measure.
 for (const f of Object.values(variants)) f();
 const rounds: Record<string, number>[] = [];
@@ -300,11 +301,18 @@ const result = {
   command: 'npm run bench:url -- --write' + (PAGES !== 1000 ? ` --pages ${PAGES}` : '') + (ROUNDS !== 5 ? ` --rounds ${ROUNDS}` : '') + (CONS_LINKS ? ' --cons-links' : ''),
   date: new Date().toISOString(),
   machine: { cpu: os.cpus()[0]?.model ?? 'unknown', cores: os.cpus().length, node: process.version, platform: `${process.platform} ${process.arch}` },
-  note: 'Single-threaded; rates are URLs per CPU-second of this process (process.cpuUsage), i.e. per core. The machine is shared (~8 engineers on 2 cores, load often > 5), so even CPU-time numbers are depressed and noisy (cache/SMT contention); compare the ratios, computed within each round (median of rounds).',
+  loadavg: { before: loadBefore.map((x) => Number(x.toFixed(2))), after: os.loadavg().map((x) => Number(x.toFixed(2))) },
+  note: 'Single-threaded; rates are URLs per CPU-second of this process (process.cpuUsage), i.e. per core. The machine is shared (6+ engineers on 2 cores, load 5-20), so even CPU-time numbers are depressed and noisy (cache/SMT contention, ~1.5x drift between minutes); compare the ratios, computed within each round (median of rounds). `full` computes a page\'s URL keys with one fingerprintManyInto call; `fullPerLinkKey` is the same work with fingerprintInto per URL.',
   stream: { pages: PAGES, linksPerPage: LINKS_PER_PAGE, links: TOTAL, linkStrings: CONS_LINKS ? 'concatenated' : 'slices of the page text', canonical: canon.length, fastPathShare: Number(fastShare().toFixed(4)) },
   urlsPerSecPerCore: perSec,
+  fullSpread: {
+    min: Math.round(Math.min(...rounds.map((r) => r.full!))),
+    median: perSec.full,
+    max: Math.round(Math.max(...rounds.map((r) => r.full!))),
+  },
   ratio: {
     fullVsNewURL: Number(ratioFullToNewURL.toFixed(2)),
+    fullPerLinkKeyVsNewURL: Number(median(rounds.map((r) => r.fullPerLinkKey! / r.newURL!)).toFixed(2)),
     resolveOnlyVsNewURL: Number(median(rounds.map((r) => r.resolveOnly! / r.newURL!)).toFixed(2)),
     referencePathVsNewURL: Number(median(rounds.map((r) => r.referencePath! / r.newURL!)).toFixed(2)),
   },

@@ -314,7 +314,9 @@ export class LinkResolver {
   /** The canonical URL of `rel` resolved against the base, or null (see `resolveDetailed`). */
   resolve(rel: string): string | null {
     if (rel.length > this.o.maxLength * 8) return null;
-    const f = this.fastTrimmed(rel);
+    let f = this.fast(rel);
+    if (typeof f === 'string') return f;
+    if (f === NOT_HANDLED) f = this.fastTrimmed(rel);
     if (typeof f === 'string') return f;
     if (f === TOO_LONG || f === SCHEME) return null;
     const url = canonicalizeSlow(rel, this.rawBase, this.o).url;
@@ -349,7 +351,8 @@ export class LinkResolver {
   /** Like `resolve`, with the reason for a null. */
   resolveDetailed(rel: string): Detailed {
     if (rel.length > this.o.maxLength * 8) return reject('too-long');
-    const f = this.fastTrimmed(rel);
+    let f = this.fast(rel);
+    if (f === NOT_HANDLED) f = this.fastTrimmed(rel);
     if (typeof f === 'string') return { url: f };
     if (f === TOO_LONG) return reject('too-long');
     if (f === SCHEME) return reject('scheme');
@@ -369,17 +372,15 @@ export class LinkResolver {
   }
 
   /**
-   * The fast path, retried once on the link without leading/trailing C0 controls and spaces
-   * (`href=" page.html "`): WHATWG strips them before parsing, so the result is the same URL. The
-   * retry needs a non-empty rest; tabs and newlines inside still go to the reference path.
+   * After the fast path declined `rel`: the fast path on it without leading/trailing C0 controls
+   * and spaces (`href=" page.html "`) — WHATWG strips them before parsing, so the result is the same
+   * URL. Needs a non-empty rest; tabs and newlines inside still go to the reference path.
    */
   private fastTrimmed(rel: string): FastResult {
-    const f = this.fast(rel);
-    if (f !== NOT_HANDLED) return f;
     const n = rel.length;
-    if (n === 0 || (rel.charCodeAt(0) > 0x20 && rel.charCodeAt(n - 1) > 0x20)) return f;
+    if (n === 0 || (rel.charCodeAt(0) > 0x20 && rel.charCodeAt(n - 1) > 0x20)) return NOT_HANDLED;
     const t = trimC0(rel);
-    return t.length === 0 ? f : this.fast(t);
+    return t.length === 0 ? NOT_HANDLED : this.fast(t);
   }
 
   private fast(rel: string): FastResult {
