@@ -52,6 +52,30 @@ export class BatchWriter {
     this.bytes(aux);
     this.count++;
   }
+  /**
+   * A tuple without value whose aux is five u32 words (LE) followed by `tail` — written in place,
+   * no intermediate aux array (the pipeline's URLseen aux: host key, PLD key, hops + URL bytes).
+   */
+  tupleWords(op: DrumOp, hi: number, lo: number, w0: number, w1: number, w2: number, w3: number, w4: number, tail: Uint8Array): void {
+    const n = 20 + tail.byteLength;
+    this.ensure(9 + 8 + n);
+    const dv = this.dv;
+    let p = this.length;
+    this.buf[p] = OP_CODE[op];
+    dv.setUint32(p + 1, hi >>> 0, true);
+    dv.setUint32(p + 5, lo >>> 0, true);
+    dv.setUint32(p + 9, NONE, true);
+    dv.setUint32(p + 13, n, true);
+    p += 17;
+    dv.setUint32(p, w0 >>> 0, true);
+    dv.setUint32(p + 4, w1 >>> 0, true);
+    dv.setUint32(p + 8, w2 >>> 0, true);
+    dv.setUint32(p + 12, w3 >>> 0, true);
+    dv.setUint32(p + 16, w4 >>> 0, true);
+    this.buf.set(tail, p + 20);
+    this.length = p + n;
+    this.count++;
+  }
   result(r: DrumResult): void {
     this.ensure(10);
     this.buf[this.length] = OP_CODE[r.op];

@@ -13,7 +13,7 @@
  */
 import { Piscina } from 'piscina';
 import { workerFile } from './worker-file.js';
-import type { ParseTask, ParseWorkerData } from './parse-worker.js';
+import { packTask, type ParseTask, type ParseWorkerData } from './parse-worker.js';
 import { splitParseOutput, type EncodedGroupLike } from './links-codec.js';
 
 export type ParseOutcome = { ok: true; table: Uint8Array; group: EncodedGroupLike | null } | { ok: false; code: 'CRAWL_PARSE_TIMEOUT' | 'CRAWL_PARSE_CRASH' | 'CRAWL_PARSE_ERROR'; message: string };
@@ -66,7 +66,9 @@ export class ParsePool {
     this.inFlight++;
     const signal = AbortSignal.timeout(this.opts.timeoutMs);
     try {
-      const r = (await this.pool.run(task, { signal })) as Uint8Array;
+      // One buffer, transferred (the caller keeps its own arrays: a crashed worker loses nothing).
+      const wire = packTask(task);
+      const r = (await this.pool.run(wire, { signal, transferList: [wire.buf.buffer as ArrayBuffer] })) as Uint8Array;
       return { ok: true, ...splitParseOutput(r instanceof Uint8Array ? r : new Uint8Array(r as ArrayBuffer)) };
     } catch (e) {
       const err = e as Error & { name?: string; code?: string };

@@ -53,6 +53,62 @@ export interface ParseTask {
   exchange?: { ip: string; dateMs: number; requestHead: Uint8Array; responseHead: Uint8Array; truncated: boolean };
 }
 
+/**
+ * A ParseTask as it crosses the thread boundary (parse-pool.ts packs it): every byte array copied
+ * once into one ArrayBuffer that is transferred, not structured-cloned — a clone copies each
+ * view's whole backing store (undici's pooled slabs, too) twice (serialize + deserialize).
+ *   buf = body | decoded (absent when it is the body) | requestHead | responseHead
+ */
+export interface WireTask {
+  wire: 1;
+  url: string;
+  charset?: string;
+  html: boolean;
+  follow: boolean;
+  /** byte lengths of body, decoded (-1: same bytes as body), requestHead, responseHead (-1: no exchange) */
+  lens: [number, number, number, number];
+  ip: string;
+  dateMs: number;
+  truncated: boolean;
+  buf: Uint8Array;
+}
+
+/** Pack a task into one fresh buffer (the caller transfers `buf.buffer`). */
+export function packTask(t: ParseTask): WireTask {
+  const same = t.decoded === t.body || t.decoded.byteLength === 0;
+  const x = t.exchange;
+  const lens: WireTask['lens'] = [t.body.byteLength, same ? -1 : t.decoded.byteLength, x ? x.requestHead.byteLength : 0, x ? x.responseHead.byteLength : -1];
+  const buf = new Uint8Array(lens[0] + Math.max(0, lens[1]) + lens[2] + Math.max(0, lens[3]));
+  let p = 0;
+  buf.set(t.body, p);
+  p += lens[0];
+  if (!same) {
+    buf.set(t.decoded, p);
+    p += lens[1];
+  }
+  if (x) {
+    buf.set(x.requestHead, p);
+    p += lens[2];
+    buf.set(x.responseHead, p);
+  }
+  return { wire: 1, url: t.url, charset: t.charset, html: t.html, follow: t.follow, lens, ip: x?.ip ?? '', dateMs: x?.dateMs ?? 0, truncated: x?.truncated ?? false, buf };
+}
+
+/** The inverse of packTask: views into the one buffer, no copies. */
+export function unpackTask(w: WireTask): ParseTask {
+  const [bl, dl, rql, rsl] = w.lens;
+  let p = 0;
+  const body = w.buf.subarray(p, (p += bl));
+  const decoded = dl < 0 ? body : w.buf.subarray(p, (p += dl));
+  const t: ParseTask = { url: w.url, body, decoded, charset: w.charset, html: w.html, follow: w.follow };
+  if (rsl >= 0) {
+    const requestHead = w.buf.subarray(p, (p += rql));
+    const responseHead = w.buf.subarray(p, (p += rsl));
+    t.exchange = { ip: w.ip, dateMs: w.dateMs, requestHead, responseHead, truncated: w.truncated };
+  }
+  return t;
+}
+
 const data = (workerData ?? {}) as Partial<ParseWorkerData>;
 const include = (data.include ?? []).map((s) => new RegExp(s));
 const exclude = (data.exclude ?? []).map((s) => new RegExp(s));
@@ -70,7 +126,8 @@ function inScope(url: string, host: string, pld: string): boolean {
   return true;
 }
 
-export default function parse(task: ParseTask): ParseOutput {
+export default function parse(input: ParseTask | WireTask): ParseOutput {
+  const task = 'wire' in input ? unpackTask(input) : input;
   const table = parseToTable(task);
   let meta: Uint8Array = new Uint8Array(0);
   let warc: Uint8Array = new Uint8Array(0);

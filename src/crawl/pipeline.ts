@@ -893,7 +893,8 @@ export class Crawler extends EventEmitter {
     for (let i = 0; i < n; i++) {
       const pHi = t.word(i, 4);
       const pLo = t.word(i, 5);
-      this.urlSeen.checkUpdate(t.word(i, 0), t.word(i, 1), undefined, encodeAux(t.word(i, 2), t.word(i, 3), pHi, pLo, hops, t.urlBytes(i)));
+      // aux as encodeAux lays it out, written straight into the DRUM batch (no per-link array)
+      this.urlSeen.checkUpdateWords(t.word(i, 0), t.word(i, 1), t.word(i, 2), t.word(i, 3), pHi, pLo, hops, t.urlBytes(i));
       if (pHi !== src.pldHi || pLo !== src.pldLo) {
         pairs[m * 4] = src.pldHi;
         pairs[m * 4 + 1] = src.pldLo;
