@@ -1,17 +1,16 @@
 /**
- * Bench-only LRU cache of 64-bit keys (the "classical LRU" of thesis Table IV–V): an open-addressing
- * table (linear probing, load ≤ 1/2) from key to slot and a doubly linked recency list in typed
- * arrays; a hit moves the slot to the front, a miss on a full cache evicts the tail. Fixed RAM:
- * E·(4+4+4+4) bytes of slots + 2^⌈log2 2E⌉·4 of table. Same hashing and table as src/drum's
- * ClockCache, so the speed difference is the policy's work (list splicing vs one reference bit).
+ * Bench-only LRU cache of 64-bit keys (the "classical LRU" of thesis Table IV–V): src/drum's
+ * KeySlotTable (the same key → slot table as its ClockCache) plus a doubly linked recency list in
+ * typed arrays; a hit moves the slot to the front, a miss on a full cache evicts the tail. Fixed
+ * RAM: E·(4+4+4+4) bytes of slots + 2^⌈log2 2E⌉·4 of table. Only the policy differs from CLOCK,
+ * so the speed difference is the policy's work (list splicing vs one reference bit).
  */
+import { KeySlotTable } from '../../src/drum/key-table.js';
+
 export class LruCache {
-  private readonly hi: Uint32Array;
-  private readonly lo: Uint32Array;
+  private readonly keys: KeySlotTable;
   private readonly prev: Int32Array;
   private readonly next: Int32Array;
-  private readonly table: Int32Array;
-  private readonly mask: number;
   private size = 0;
   private headSlot = -1;
   private tailSlot = -1;
@@ -19,38 +18,18 @@ export class LruCache {
   lookups = 0;
 
   constructor(readonly capacity: number) {
-    this.hi = new Uint32Array(capacity);
-    this.lo = new Uint32Array(capacity);
+    this.keys = new KeySlotTable(capacity);
     this.prev = new Int32Array(capacity);
     this.next = new Int32Array(capacity);
-    let t = 2;
-    while (t < capacity * 2) t *= 2;
-    this.table = new Int32Array(t);
-    this.mask = t - 1;
   }
 
   static bytesFor(capacity: number): number {
-    let t = 2;
-    while (t < capacity * 2) t *= 2;
-    return capacity * 16 + t * 4;
-  }
-
-  private home(hi: number, lo: number): number {
-    return (Math.imul(lo ^ Math.imul(hi, 0x9e3779b1), 0x85ebca6b) >>> 0) & this.mask;
-  }
-
-  private find(hi: number, lo: number): number {
-    let i = this.home(hi, lo);
-    for (;;) {
-      const s = this.table[i]!;
-      if (s === 0) return -1;
-      if (this.lo[s - 1] === lo && this.hi[s - 1] === hi) return s - 1;
-      i = (i + 1) & this.mask;
-    }
+    return KeySlotTable.bytesFor(capacity) + capacity * 8;
   }
 
   private unlink(s: number): void {
-    const p = this.prev[s]!, n = this.next[s]!;
+    const p = this.prev[s]!,
+      n = this.next[s]!;
     if (p >= 0) this.next[p] = n;
     else this.headSlot = n;
     if (n >= 0) this.prev[n] = p;
@@ -67,7 +46,7 @@ export class LruCache {
 
   lookup(hi: number, lo: number): boolean {
     this.lookups++;
-    const s = this.find(hi, lo);
+    const s = this.keys.find(hi, lo);
     if (s < 0) return false;
     this.hits++;
     if (s !== this.headSlot) {
@@ -78,7 +57,7 @@ export class LruCache {
   }
 
   insert(hi: number, lo: number): void {
-    const s0 = this.find(hi, lo);
+    const s0 = this.keys.find(hi, lo);
     if (s0 >= 0) {
       if (s0 !== this.headSlot) {
         this.unlink(s0);
@@ -91,31 +70,10 @@ export class LruCache {
     else {
       slot = this.tailSlot;
       this.unlink(slot);
-      this.remove(slot);
+      this.keys.remove(slot);
     }
-    this.hi[slot] = hi;
-    this.lo[slot] = lo;
     this.pushFront(slot);
-    let i = this.home(hi, lo);
-    while (this.table[i] !== 0) i = (i + 1) & this.mask;
-    this.table[i] = slot + 1;
-  }
-
-  private remove(slot: number): void {
-    let i = this.home(this.hi[slot]!, this.lo[slot]!);
-    while (this.table[i] !== slot + 1) i = (i + 1) & this.mask;
-    let j = i;
-    for (;;) {
-      j = (j + 1) & this.mask;
-      const s = this.table[j]!;
-      if (s === 0) break;
-      const h = this.home(this.hi[s - 1]!, this.lo[s - 1]!);
-      if (i <= j ? h <= i || h > j : h <= i && h > j) {
-        this.table[i] = s;
-        i = j;
-      }
-    }
-    this.table[i] = 0;
+    this.keys.add(slot, hi, lo);
   }
 
   get hitRate(): number {

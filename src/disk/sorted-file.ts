@@ -46,7 +46,8 @@ export class SortedRunWriter {
     private readonly blockBytes = 1 << 20,
   ) {
     this.w = new BlockWriter(fd, 0, io, kind, compression);
-    this.buf = new Uint8Array(blockBytes * 2 + 64);
+    // Grows on demand up to 2 blocks (a block plus a bulk run): a small Z stays cheap to rewrite.
+    this.buf = new Uint8Array(Math.min(blockBytes * 2 + 64, 1 << 16));
   }
 
   private order(hi: number, lo: number): void {
@@ -56,10 +57,15 @@ export class SortedRunWriter {
   }
 
   private room(n: number): void {
-    if (this.len + n > this.buf.length) {
+    if (this.len + n <= this.buf.length) return;
+    const cap = this.blockBytes * 2 + 64;
+    if (this.len + n > cap) {
       this.flushBlock();
-      if (n > this.buf.length) this.buf = new Uint8Array(n);
+      if (n <= this.buf.length) return;
     }
+    const grown = new Uint8Array(Math.max(this.len + n, Math.min(cap, this.buf.length * 2)));
+    grown.set(this.buf.subarray(0, this.len));
+    this.buf = grown;
   }
 
   private flushBlock(): void {
@@ -80,7 +86,7 @@ export class SortedRunWriter {
     wr32(b, p + 4, lo);
     p += 8;
     if (this.valueBytes === 'variable') p = writeVarint(b, p, v.length);
-    b.set(v, p);
+    if (v.length > 0) b.set(v, p);
     this.len = p + (this.valueBytes === 'variable' ? v.length : this.valueBytes);
     this.count++;
     this.records++;
@@ -96,9 +102,16 @@ export class SortedRunWriter {
   appendRun(src: Uint8Array, from: number, to: number, count: number, firstHi: number, firstLo: number, lastHi: number, lastLo: number): void {
     if (count === 0) return;
     this.order(firstHi, firstLo);
-    this.room(to - from);
-    this.buf.set(src.subarray(from, to), this.len);
-    this.len += to - from;
+    const len = to - from;
+    this.room(len);
+    const b = this.buf;
+    if (len <= 64) {
+      // Short runs (the common case when the bucket touches most of Z): a loop beats creating a
+      // subarray object for set().
+      let q = this.len;
+      for (let i = from; i < to; i++) b[q++] = src[i]!;
+    } else b.set(src.subarray(from, to), this.len);
+    this.len += len;
     this.count += count;
     this.records += count;
     this.lastHi = lastHi;
@@ -223,15 +236,35 @@ export class SortedRunReader {
       let count: number;
       let end: number;
       if (this.rec > 0) {
-        // Binary search the first record ≥ key in [pos, blockEnd).
+        // The first record ≥ key in [pos, blockEnd): galloping (exponential then binary) search
+        // from the current record, so a dense merge (most Z records touched) costs O(1) per key
+        // and a sparse one (U ≫ n) O(log gap).
         const rec = this.rec;
-        let a = start / rec + 1; // records before a are < key (current one is)
-        let z = b.length / rec;
-        while (a < z) {
-          const m = (a + z) >>> 1;
-          const mh = rd32(b, m * rec);
-          if (mh < hi || (mh === hi && rd32(b, m * rec + 4) < lo)) a = m + 1;
-          else z = m;
+        const total = b.length / rec;
+        let a = start / rec + 1; // records before a are < key (the current one is)
+        if (a < total) {
+          const mh0 = rd32(b, a * rec);
+          if (mh0 < hi || (mh0 === hi && rd32(b, a * rec + 4) < lo)) {
+            let prev = a; // < key
+            let step = 1;
+            let probe = a + 1;
+            for (;;) {
+              if (probe >= total) break;
+              const ph = rd32(b, probe * rec);
+              if (!(ph < hi || (ph === hi && rd32(b, probe * rec + 4) < lo))) break;
+              prev = probe;
+              step *= 2;
+              probe = prev + step;
+            }
+            a = prev + 1;
+            let z = Math.min(probe, total);
+            while (a < z) {
+              const m = (a + z) >>> 1;
+              const mh = rd32(b, m * rec);
+              if (mh < hi || (mh === hi && rd32(b, m * rec + 4) < lo)) a = m + 1;
+              else z = m;
+            }
+          }
         }
         end = a * rec;
         count = (end - start) / rec;

@@ -55,7 +55,7 @@ import { DiskErrorCode } from '../disk/errors.js';
 import { ClockCache } from './clock-cache.js';
 import { DrumErrorCode } from './errors.js';
 import { bucketBytesFor, drumAlpha, planBuckets, type BucketPlan } from './model.js';
-import { radixSortKeys, type RadixScratch } from './radix-sort.js';
+import { POS_MASK, TAG_SHIFT, radixSortKeys, type RadixScratch } from './radix-sort.js';
 
 export type DrumOp = 'check' | 'update' | 'checkUpdate';
 
@@ -768,8 +768,10 @@ export class Drum {
     }
     if (t !== n) throw this.mismatch(i, gens[0]!.gen, `expected ${n} tuples, found ${t}`);
 
-    // 2. Sort by key, carrying arrival positions (stable).
-    const sorted = radixSortKeys(hi, lo, n, sc.radix);
+    // 2. Sort by key, carrying arrival positions (stable) and, in their top bits, the op codes: the
+    //    pass below then reads ops sequentially instead of one cache miss per tuple at ops[pos].
+    const tagged = n <= POS_MASK + 1;
+    const sorted = radixSortKeys(hi, lo, n, sc.radix, tagged ? ops : undefined);
     const shi = sorted.hi;
     const slo = sorted.lo;
     const pos = sorted.pos;
@@ -803,8 +805,9 @@ export class Drum {
         }
         const existedBefore = exists;
         do {
-          const p = pos[j]!;
-          const o = ops[p]!;
+          const pt = pos[j]!;
+          const p = tagged ? pt & POS_MASK : pt;
+          const o = tagged ? pt >>> TAG_SHIFT : ops[p]!;
           const op = o & 3;
           uniq[p] = exists ? 0 : 1;
           if (prev !== null) prev[p] = cur;
@@ -846,34 +849,41 @@ export class Drum {
       let p = 0;
       let auxArena = new Uint8Array(0);
       let arenaPos = 0;
+      let auxBytes = 0;
+      const all = this.deliver === 'all';
       for (const g of gens) {
         const reader = new BlockReader(g.auxFd, 0, g.aux.offset, this.bFile(i, g.gen, 'aux'), this.io, 'bucket-aux', 4 << 20, true);
         for (let blk = reader.next(); blk !== null; blk = reader.next()) {
           const b = blk.payload;
+          const bl = b.length;
           let q = 0;
+          if (p + blk.count > n) throw this.mismatch(i, g.gen, 'more aux records than key/value records');
           for (let c = 0; c < blk.count; c++) {
-            const lenp1 = readVarint(b, q, b.length, this.vtmp);
-            if (lenp1 < 0 || p >= n) throw this.mismatch(i, g.gen, 'aux records overrun their block');
-            q = this.vtmp[0]!;
-            // A copy, not a view of the (reused) read buffer, bump-allocated from a per-chunk arena:
-            // one allocation per ~1 MiB instead of one small off-heap buffer per result.
-            let aux: Uint8Array | null = null;
-            const u0 = uniq[p] === 1;
-            if (lenp1 > 0 && (this.deliver === 'all' || u0)) {
-              const len = lenp1 - 1;
-              if (arenaPos + len > auxArena.length) {
-                auxArena = new Uint8Array(Math.max(1 << 20, len));
-                arenaPos = 0;
-              }
-              aux = auxArena.subarray(arenaPos, arenaPos + len);
-              aux.set(b.subarray(q, q + len));
-              arenaPos += len;
+            // Varint (length + 1): one byte for aux < 127 bytes — inline; longer ones via readVarint.
+            let lenp1 = q < bl ? b[q]! : 0x80;
+            if (lenp1 < 0x80) q++;
+            else {
+              lenp1 = readVarint(b, q, bl, this.vtmp);
+              if (lenp1 < 0) throw this.mismatch(i, g.gen, 'aux records overrun their block');
+              q = this.vtmp[0]!;
             }
-            if (lenp1 > 0) q += lenp1 - 1;
-            if (q > b.length) throw this.mismatch(i, g.gen, 'aux record overruns its block');
-            this.mergedAuxBytes += lenp1 === 0 ? 0 : lenp1 - 1;
+            const len = lenp1 === 0 ? 0 : lenp1 - 1;
+            if (q + len > bl) throw this.mismatch(i, g.gen, 'aux record overruns its block');
+            auxBytes += len;
             const u = uniq[p] === 1;
-            if (this.deliver === 'all' || u) {
+            if (all || u) {
+              // A copy, not a view of the (reused) read buffer, bump-allocated from a per-chunk
+              // arena: one allocation per ~1 MiB instead of one small buffer per result.
+              let aux: Uint8Array | null = null;
+              if (lenp1 > 0) {
+                if (arenaPos + len > auxArena.length) {
+                  auxArena = new Uint8Array(Math.max(1 << 20, len));
+                  arenaPos = 0;
+                }
+                aux = auxArena.subarray(arenaPos, arenaPos + len);
+                aux.set(b.subarray(q, q + len));
+                arenaPos += len;
+              }
               chunk.push({
                 op: OP_NAMES[ops[p]! & 3]!,
                 keyHi: hi[p]!,
@@ -883,14 +893,19 @@ export class Drum {
                 aux,
               });
               if (chunk.length >= this.resultChunk) {
+                this.mergedAuxBytes += auxBytes;
+                auxBytes = 0;
                 await this.onResults(chunk);
                 chunk = [];
               }
             }
+            q += len;
             p++;
           }
+          if (q !== bl) throw this.mismatch(i, g.gen, 'trailing bytes in an aux block');
         }
       }
+      this.mergedAuxBytes += auxBytes;
       if (p !== n) throw this.mismatch(i, gens[0]!.gen, `expected ${n} aux records, found ${p}`);
       if (chunk.length > 0) await this.onResults(chunk);
     }

@@ -12,6 +12,7 @@
 export { Drum, type DrumOp, type DrumOptions, type DrumResult, type DrumStats } from './drum.js';
 export { DrumErrorCode } from './errors.js';
 export { ClockCache } from './clock-cache.js';
+export { KeySlotTable } from './key-table.js';
 export { radixSortKeys, type SortedKeys } from './radix-sort.js';
 export {
   THESIS,

@@ -1,12 +1,22 @@
 /**
- * LSD radix sort of 64-bit keys given as (hi, lo) uint32 arrays, carrying original positions.
- * DRUM sorts each bucket by key (thesis IV.3, step 1) and later restores the arrival order from
- * the carried positions (step 4). LSD radix sort is stable, which DRUM relies on: among equal keys
- * the earliest arrival comes first, so the first check+update of a key in a batch is the unique one.
+ * Radix sort of 64-bit keys given as (hi, lo) uint32 arrays, carrying original positions. DRUM
+ * sorts each bucket by key (thesis IV.3, step 1) and later restores the arrival order from the
+ * carried positions (step 4). The sort is stable, which DRUM relies on: among equal keys the
+ * earliest arrival comes first, so the first check+update of a key in a batch is the unique one.
  *
- * Four passes of 16-bit digits (lo low, lo high, hi low, hi high); a pass whose digit is the same
- * for every key (typical for the high digit inside one bucket, whose keys share a prefix) is
- * skipped. Cost: O(n) per pass, 3 arrays moved per pass; RAM: the inputs plus one copy of each.
+ * DRUM's keys are hashes, so the high 32 bits almost always decide the order: among n = 5 M keys
+ * of one bucket only ~10^4 pairs of DIFFERENT keys share hi, while repeats of the same key (most
+ * of URLseen's tuples are duplicates) share all 64 bits. So (session 2; the first version ran four
+ * 16-bit LSD passes over hi and lo):
+ *   1. LSD radix sort by hi only: two 16-bit passes, a pass skipped when its digit is the same for
+ *      every key (e.g. the bucket prefix when k ≥ 65,536);
+ *   2. one sequential scan finds runs of equal hi and orders each by lo: insertion sort for runs of
+ *      ≤ 64 (linear for runs of one repeated key: strict comparisons move nothing), an 8-bit LSD
+ *      radix sort of the run for longer ones (skewed keys: a shared hi costs O(run), never
+ *      quadratic).
+ * Counting scatters and strict-comparison insertion are stable, so the whole sort is.
+ * Cost for hash keys: two passes moving 3 arrays plus one scan, about half of a full 64-bit LSD
+ * sort; RAM: the inputs plus two copies of each.
  */
 
 export interface SortedKeys {
@@ -26,30 +36,43 @@ export interface RadixScratch {
   f: Uint32Array;
 }
 
+/** Runs of equal hi up to this length are finished by insertion sort on lo. */
+const INSERTION_MAX = 64;
+const count16 = new Uint32Array(65536);
+const count8 = new Uint32Array(256);
+
+/** With tags, positions carry a tag in their top TAG_BITS bits (so n must be < 2^(32 − TAG_BITS)). */
+export const TAG_BITS = 3;
+export const TAG_SHIFT = 32 - TAG_BITS;
+export const POS_MASK = (1 << TAG_SHIFT) - 1;
+
 /**
  * Sorts the first n keys; the inputs are left untouched. With `work`, the result arrays are views
- * into it (valid until the next call with the same scratch).
+ * into it (valid until the next call with the same scratch). With `tags` (values < 2^TAG_BITS),
+ * pos[j] is (tags[i] << TAG_SHIFT | i): a per-tuple tag travels with its key for free, which
+ * spares the caller a random read of tags[pos[j]] per key afterwards (DRUM's op codes).
  */
-export function radixSortKeys(hiIn: Uint32Array, loIn: Uint32Array, n: number, work?: RadixScratch): SortedKeys {
+export function radixSortKeys(hiIn: Uint32Array, loIn: Uint32Array, n: number, work?: RadixScratch, tags?: Uint8Array): SortedKeys {
+  if (tags !== undefined && n > POS_MASK + 1) throw new RangeError(`radixSortKeys: ${n} keys is too many to carry tags`);
   const w = work ?? { a: new Uint32Array(n), b: new Uint32Array(n), c: new Uint32Array(n), d: new Uint32Array(n), e: new Uint32Array(n), f: new Uint32Array(n) };
   let hi = w.a.subarray(0, n);
   let lo = w.b.subarray(0, n);
   let pos = w.c.subarray(0, n);
   hi.set(hiIn.subarray(0, n));
   lo.set(loIn.subarray(0, n));
-  for (let i = 0; i < n; i++) pos[i] = i;
+  if (tags === undefined) for (let i = 0; i < n; i++) pos[i] = i;
+  else for (let i = 0; i < n; i++) pos[i] = ((tags[i]! << TAG_SHIFT) | i) >>> 0;
   if (n < 2) return { hi, lo, pos };
   let hi2 = w.d.subarray(0, n);
   let lo2 = w.e.subarray(0, n);
   let pos2 = w.f.subarray(0, n);
-  const count = new Uint32Array(65536);
-  for (let pass = 0; pass < 4; pass++) {
-    const src = pass < 2 ? lo : hi;
-    const shift = (pass & 1) === 0 ? 0 : 16;
+  // 1. By hi: two 16-bit LSD passes.
+  const count = count16;
+  for (let shift = 0; shift < 32; shift += 16) {
     count.fill(0);
-    for (let i = 0; i < n; i++) count[(src[i]! >>> shift) & 0xffff]++;
+    for (let i = 0; i < n; i++) count[(hi[i]! >>> shift) & 0xffff]++;
     // Skip a pass where every key has the same digit: it would not move anything.
-    if (count[(src[0]! >>> shift) & 0xffff] === n) continue;
+    if (count[(hi[0]! >>> shift) & 0xffff] === n) continue;
     let sum = 0;
     for (let d = 0; d < 65536; d++) {
       const c = count[d]!;
@@ -57,9 +80,9 @@ export function radixSortKeys(hiIn: Uint32Array, loIn: Uint32Array, n: number, w
       sum += c;
     }
     for (let i = 0; i < n; i++) {
-      const d = (src[i]! >>> shift) & 0xffff;
-      const j = count[d]++;
-      hi2[j] = hi[i]!;
+      const h = hi[i]!;
+      const j = count[(h >>> shift) & 0xffff]++;
+      hi2[j] = h;
       lo2[j] = lo[i]!;
       pos2[j] = pos[i]!;
     }
@@ -73,5 +96,65 @@ export function radixSortKeys(hiIn: Uint32Array, loIn: Uint32Array, n: number, w
     pos = pos2;
     pos2 = t;
   }
+  // 2. Runs of equal hi, by lo.
+  let i = 0;
+  while (i < n) {
+    const h = hi[i]!;
+    let j = i + 1;
+    while (j < n && hi[j] === h) j++;
+    if (j - i > INSERTION_MAX) sortRunByLo(lo, pos, lo2, pos2, i, j);
+    else if (j - i > 1) {
+      for (let x = i + 1; x < j; x++) {
+        const l = lo[x]!;
+        if (lo[x - 1]! <= l) continue; // in order already (the common case: one repeated key)
+        const q = pos[x]!;
+        let y = x - 1;
+        while (y >= i && lo[y]! > l) {
+          lo[y + 1] = lo[y]!;
+          pos[y + 1] = pos[y]!;
+          y--;
+        }
+        lo[y + 1] = l;
+        pos[y + 1] = q;
+      }
+    }
+    i = j;
+  }
   return { hi, lo, pos };
+}
+
+/** Stable LSD sort of lo[a, b) (carrying pos) in four 8-bit passes, using lo2/pos2[a, b) as scratch. */
+function sortRunByLo(lo: Uint32Array, pos: Uint32Array, lo2: Uint32Array, pos2: Uint32Array, a: number, b: number): void {
+  let sl = lo;
+  let sp = pos;
+  let dl = lo2;
+  let dp = pos2;
+  const count = count8;
+  for (let shift = 0; shift < 32; shift += 8) {
+    count.fill(0);
+    for (let i = a; i < b; i++) count[(sl[i]! >>> shift) & 0xff]++;
+    if (count[(sl[a]! >>> shift) & 0xff] === b - a) continue;
+    let sum = a;
+    for (let d = 0; d < 256; d++) {
+      const c = count[d]!;
+      count[d] = sum;
+      sum += c;
+    }
+    for (let i = a; i < b; i++) {
+      const l = sl[i]!;
+      const j = count[(l >>> shift) & 0xff]++;
+      dl[j] = l;
+      dp[j] = sp[i]!;
+    }
+    let t = sl;
+    sl = dl;
+    dl = t;
+    t = sp;
+    sp = dp;
+    dp = t;
+  }
+  if (sl !== lo) {
+    lo.set(sl.subarray(a, b), a);
+    pos.set(sp.subarray(a, b), a);
+  }
 }

@@ -1,21 +1,18 @@
 /**
- * Child process of the crash test: runs DRUM on a deterministic stream until it is SIGKILLed
- * (or finishes). Its consumer "commits" unique results by appending them to a sink file before
- * onResults resolves — the contract that gates DRUM's commit of Z.
+ * Child process of the crash test: tells the parent 'ready' (the kill clock starts, before
+ * Drum.open, so some kills land inside recovery), then runs DRUM on its epoch's deterministic
+ * stream until it is SIGKILLed (or finishes). Its consumer "commits" unique results by appending
+ * them to a sink file before onResults resolves — the contract that gates DRUM's commit of Z.
  */
 import * as fs from 'node:fs';
 import { Drum } from '../../src/drum/index.js';
-import { epochStream, type CrashChildArgs } from './crash-common.js';
+import { K, addLE, epochStream, type CrashChildArgs } from './crash-common.js';
 
 const a = JSON.parse(process.argv[2]!) as CrashChildArgs;
 const one = new Uint8Array([1, 0, 0, 0]);
-const addLE = (x: Uint8Array, y: Uint8Array): Uint8Array => {
-  const v = (x[0]! | (x[1]! << 8) | (x[2]! << 16) | (x[3]! << 24)) + (y[0]! | (y[1]! << 8) | (y[2]! << 16) | (y[3]! << 24));
-  return new Uint8Array([v, v >>> 8, v >>> 16, v >>> 24]);
-};
-
+process.send?.('ready');
 const drum = await Drum.open(a.dir, {
-  buckets: a.k,
+  buckets: K,
   bufferBytes: a.bufferBytes,
   bucketBytes: a.bucketBytes,
   valueBytes: 4,
@@ -31,7 +28,6 @@ const drum = await Drum.open(a.dir, {
     fs.appendFileSync(a.sink, buf);
   },
 });
-process.send?.('ready');
 const { keys, seq } = epochStream(a.seed, a.pool, a.maxTuples);
 const aux = new Uint8Array(4);
 for (let j = 0; j < a.maxTuples; j++) {
@@ -50,5 +46,4 @@ for (let j = 0; j < a.maxTuples; j++) {
   if (j % 64 === 0) await new Promise((r) => setImmediate(r));
 }
 await drum.close();
-process.send?.('done');
 process.exit(0);

@@ -6,6 +6,7 @@ import * as path from 'node:path';
 import fc from 'fast-check';
 import { ClockCache, Drum, drumAlpha, planBuckets, radixSortKeys, theorem2Alpha, type DrumResult } from '../../src/drum/index.js';
 import { isCrawlError } from '../../src/errors.js';
+import { mulberry32 } from '../../src/simweb/hash.js';
 
 const tmpDir = (): string => fs.mkdtempSync(path.join(os.tmpdir(), 'drumf-'));
 
@@ -72,6 +73,25 @@ test('radix sort: same order as BigUint64Array.sort, stable among equal keys', (
       }
     }),
   );
+});
+
+test('radix sort: long runs of one hi (skewed keys) take the radix path for lo and stay stable', () => {
+  const rnd = mulberry32(7);
+  for (const n of [65, 66, 1000, 5000]) {
+    const hi = new Uint32Array(n);
+    const lo = new Uint32Array(n);
+    for (let i = 0; i < n; i++) {
+      hi[i] = i % 3 === 0 ? 5 : 0xfffffffe + (i % 2); // runs of thousands of equal hi
+      lo[i] = rnd() < 0.3 ? 42 : Math.floor(rnd() * 4294967296) >>> 0; // and of equal keys
+    }
+    const s = radixSortKeys(hi, lo, n);
+    const ref = BigUint64Array.from({ length: n }, (_, i) => (BigInt(hi[i]!) << 32n) | BigInt(lo[i]!)).sort();
+    for (let j = 0; j < n; j++) {
+      assert.equal((BigInt(s.hi[j]!) << 32n) | BigInt(s.lo[j]!), ref[j]);
+      assert.equal(s.lo[j], lo[s.pos[j]!]);
+      if (j > 0 && s.hi[j] === s.hi[j - 1] && s.lo[j] === s.lo[j - 1]) assert.ok(s.pos[j]! > s.pos[j - 1]!, 'stable');
+    }
+  }
 });
 
 test('CLOCK cache: no false hits, bounded size, second-chance eviction', () => {
