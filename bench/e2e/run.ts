@@ -45,7 +45,7 @@ const cfg = resolveCrawlConfig({
 });
 /**
  * CPU per thread of this process (/proc/self/task): threads that exit before the end (none here:
- * pools and DRUM threads live until close) would be missed, so the last sample of each is kept.
+ * pools and DRUM threads live until close) would be missed, so the last sample (taken every second) of each is kept.
  * Thread names are all "node"; the main thread is the one whose tid is the pid, the others are
  * listed in creation order (tid), which is DRUM URLseen, DRUM ContentSeen, then the parse pool.
  */
@@ -62,12 +62,20 @@ function sampleTasks(): void {
 }
 sampleTasks();
 const taskCpu0 = new Map(taskCpu);
-const taskTimer = setInterval(sampleTasks, 250);
+const taskTimer = setInterval(sampleTasks, 1000);
 const serverCpu0 = childCpuMs(web.pid);
 const cpu0 = process.cpuUsage();
 const crawler = await Crawler.open(cfg);
 const t0 = performance.now();
+// DRUMCRAWL_BENCH_TRACE=1: one line per second of the scheduler's state (what holds dispatch back).
+const trace = process.env.DRUMCRAWL_BENCH_TRACE
+  ? setInterval(() => {
+    const s = crawler.snapshot();
+    process.stderr.write(`trace t=${(s.elapsedMs / 1000).toFixed(0)} pages=${s.pages} inFlight=${s.inFlight} parsing=${s.parsing} queued=${s.urlsQueued} hosts=${s.hosts.active}/${s.hosts.waiting} ips=${s.ips.active}/${s.ips.waiting} qr=${s.beast.qrSize}\n`);
+  }, 1000)
+  : null;
 const summary = await crawler.run();
+if (trace !== null) clearInterval(trace);
 const wallMs = performance.now() - t0;
 clearInterval(taskTimer);
 const threadsMs = [...taskCpu]
