@@ -8,6 +8,8 @@
  *   options: --U a,b,c  --R bytes  --D bytes  --M bytes  --rounds n  --cache entries  --dir path
  *            --out file (default bench/results/drum-urlseen.json)  --zstd
  *            --no-cache-run (skip the extra run of the smallest U with a 4M-entry CLOCK cache)
+ *            --commit-per chunk|bucket (the consumer's queue commit: per onResults chunk, default,
+ *            or once per bucket merge in DrumOptions.beforeCommit)
  *
  * Workload. Z is pre-populated with U keys written directly as sorted runs (Drum.bulkLoad): key j
  * has hi = ⌊j·2^32/U⌋ and lo = mix(j), so every old key can be regenerated without storing it.
@@ -38,6 +40,7 @@ interface Args {
   zstd: boolean;
   one: boolean;
   cacheRun: boolean;
+  commitPer: 'chunk' | 'bucket';
 }
 
 function parseArgs(argv: string[]): Args {
@@ -53,6 +56,7 @@ function parseArgs(argv: string[]): Args {
     zstd: false,
     one: false,
     cacheRun: true,
+    commitPer: 'chunk',
   };
   for (let i = 0; i < argv.length; i++) {
     const k = argv[i]!;
@@ -78,6 +82,10 @@ function parseArgs(argv: string[]): Args {
     } else if (k === '--zstd') a.zstd = true;
     else if (k === '--one') a.one = true;
     else if (k === '--no-cache-run') a.cacheRun = false;
+    else if (k === '--commit-per') {
+      a.commitPer = v === 'bucket' ? 'bucket' : 'chunk';
+      i++;
+    }
   }
   return a;
 }
@@ -146,10 +154,12 @@ async function runOne(a: Args, U: number): Promise<Record<string, unknown>> {
     onResults: async (batch) => {
       for (const r of batch) queue.push(r.aux!);
       uniquesOut += batch.length;
-      await queue.commit();
+      if (a.commitPer === 'chunk') await queue.commit();
       // Drain: the next stage (STAR/BEAST) consumes the queue; here we just discard.
       queue.shiftSync(batch.length);
     },
+    // --commit-per bucket: one queue commit (fsync) per bucket merge instead of one per chunk.
+    beforeCommit: a.commitPer === 'bucket' ? () => queue.commit() : undefined,
   });
   // Aux pool: 110-byte URL-like strings (content does not matter to DRUM).
   const auxPool: Uint8Array[] = [];
@@ -314,7 +324,7 @@ async function main(): Promise<void> {
   // Unless told otherwise, also run the smallest U with a 4M-entry CLOCK cache in front.
   if (a.cache === 0 && a.cacheRun) configs.push({ U: a.U[0]!, cache: 4_000_000 });
   for (const c of configs) {
-    const argv = ['--one', '--U', String(c.U), '--R', String(a.R), '--D', String(a.D), '--M', String(a.M), '--rounds', String(a.rounds), '--cache', String(c.cache), '--dir', a.dir];
+    const argv = ['--one', '--U', String(c.U), '--R', String(a.R), '--D', String(a.D), '--M', String(a.M), '--rounds', String(a.rounds), '--cache', String(c.cache), '--dir', a.dir, '--commit-per', a.commitPer];
     if (a.zstd) argv.push('--zstd');
     const out = await new Promise<string>((resolve, reject) => {
       const cp = fork(self, argv, { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'pipe', 'inherit', 'ipc'] });
@@ -333,7 +343,7 @@ async function main(): Promise<void> {
     date: new Date().toISOString(),
     machine: { cpu: cpu?.model, cores: os.cpus().length, node: process.version, memBytes: os.totalmem(), loadavg: os.loadavg() },
     note: 'Shared, noisy 2-core machine (several engineers building and testing at once): absolute rates are low and vary run to run; compare within one run. Z is pre-populated by Drum.bulkLoad (sorted runs written directly), not by inserting U keys through the API.',
-    params: { R: a.R, D: a.D, M: a.M, rounds: a.rounds, auxBytes: 110, p: 1 / 9, zstd: a.zstd },
+    params: { R: a.R, D: a.D, M: a.M, rounds: a.rounds, auxBytes: 110, p: 1 / 9, zstd: a.zstd, commitPer: a.commitPer },
     runs,
   };
   fs.mkdirSync(path.dirname(a.out), { recursive: true });

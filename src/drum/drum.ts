@@ -20,7 +20,8 @@
  * the generation of its bucket files (bgen) and of its Z file (zgen). A merge of bucket i:
  *   a. redirects new tuples of bucket i to bucket files of a new generation;
  *   b. writes Z_i of generation zgen+1 beside the old one and fsyncs it;
- *   c. delivers the results and AWAITS onResults (the consumer commits them durably);
+ *   c. delivers the results and AWAITS onResults, then beforeCommit (the consumer commits them
+ *      durably in one or the other);
  *   d. rewrites the manifest atomically: bucket i → {bgen: new, zgen: zgen+1};
  *   e. deletes the old Z_i and the merged bucket files.
  * A crash before (d) leaves the old Z_i and the old bucket files in force: the tuples are merged
@@ -105,6 +106,13 @@ export interface DrumOptions {
    * when the consumer has durably committed what it needs; DRUM commits Z only after that.
    */
   onResults: (batch: DrumResult[]) => Promise<void> | void;
+  /**
+   * Called once per bucket merge after its last onResults call (also when it delivered nothing)
+   * and before DRUM commits Z. A consumer may acknowledge chunks at once and make them durable
+   * here instead — one commit (fsync) per bucket rather than per chunk. A throw commits nothing,
+   * like a failing onResults.
+   */
+  beforeCommit?: () => Promise<void> | void;
 }
 
 export interface DrumStats {
@@ -200,6 +208,7 @@ export class Drum {
   private readonly valueBytes: number | 'variable';
   private readonly mergeFn: (old: Uint8Array, incoming: Uint8Array) => Uint8Array;
   private readonly onResults: DrumOptions['onResults'];
+  private readonly beforeCommit: DrumOptions['beforeCommit'];
   private readonly deliver: 'all' | 'unique' | 'none';
   private readonly resultChunk: number;
   private readonly compression: Compression;
@@ -237,6 +246,7 @@ export class Drum {
     this.valueBytes = m.valueBytes;
     this.mergeFn = opts.merge ?? ((_old, incoming) => incoming);
     this.onResults = opts.onResults;
+    this.beforeCommit = opts.beforeCommit;
     this.deliver = opts.deliver ?? 'all';
     this.resultChunk = opts.resultChunk ?? 16384;
     this.compression = opts.compression ?? 'none';
@@ -909,6 +919,7 @@ export class Drum {
       if (p !== n) throw this.mismatch(i, gens[0]!.gen, `expected ${n} aux records, found ${p}`);
       if (chunk.length > 0) await this.onResults(chunk);
     }
+    if (this.beforeCommit !== undefined) await this.beforeCommit();
     return { zKeys, zBytes, added, loaded: { hi, lo, ops, uniq } };
   }
 

@@ -224,6 +224,35 @@ test('an onResults failure commits nothing: the tuples are merged again next tim
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
+test('beforeCommit runs once per bucket merge after its results; a throw there commits nothing', async () => {
+  const dir = tmpDir();
+  const events: string[] = [];
+  let fail = true;
+  const d = await Drum.open(dir, {
+    buckets: 2,
+    resultChunk: 2,
+    deliver: 'unique',
+    onResults: (b) => void events.push(`r${b.length}`),
+    beforeCommit: () => {
+      events.push('c');
+      if (fail) throw new Error('commit failed');
+    },
+  });
+  for (let i = 0; i < 5; i++) d.checkUpdate(i, 7, null, new Uint8Array([i])); // bucket 0: 5 uniques
+  d.checkUpdate(0x90000000, 1);
+  d.checkUpdate(0x90000000, 1); // bucket 1: 1 unique, 1 duplicate
+  await assert.rejects(d.merge(), /commit failed/);
+  assert.deepEqual(events, ['r2', 'r2', 'r1', 'c']);
+  assert.equal(d.stats().keys, 0, 'nothing committed');
+  fail = false;
+  events.length = 0;
+  await d.merge();
+  assert.deepEqual(events, ['r2', 'r2', 'r1', 'c', 'r1', 'c']);
+  assert.equal(d.stats().keys, 6);
+  await d.close();
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
 test('CLOCK cache answers repeated keys without disk and reports its hit rate', async () => {
   const dir = tmpDir();
   let uniques = 0;
