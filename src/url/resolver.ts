@@ -398,7 +398,9 @@ export class LinkResolver {
     re.lastIndex = 0;
     while (re.test(rel)) {
       const li = re.lastIndex;
-      if (rel.charCodeAt(li - 1) === 46) {
+      const p = li - 1;
+      const c = rel.charCodeAt(p); // (charCodeAt is not free on sliced strings: read each char once)
+      if (c === 46) {
         // The first '/.' (a one-character match never ends in '.', which is safe); later ones do
         // not matter, so the scan goes on without looking for them.
         dot = li - 2;
@@ -406,8 +408,6 @@ export class LinkResolver {
         re.lastIndex = li;
         continue;
       }
-      const p = li - 1;
-      const c = rel.charCodeAt(p);
       if (c === 58) {
         // rel is `scheme:…` when everything before its first colon is a scheme (letter, then
         // letters, digits, + - .); a later colon is plain path or query text.
@@ -459,15 +459,19 @@ export class LinkResolver {
     const c0 = rel.charCodeAt(0);
     if (j >= 0) {
       // 'http' / 'https' compared case-insensitively without slicing (| 32 lower-cases letters).
-      const isHttp = (j === 4 || j === 5) && (c0 | 32) === 104 && (rel.charCodeAt(1) | 32) === 116 &&
-        (rel.charCodeAt(2) | 32) === 116 && (rel.charCodeAt(3) | 32) === 112 && (j === 4 || (rel.charCodeAt(4) | 32) === 115);
+      let isHttp = false;
+      let lower = false;
+      if (j === 4 || j === 5) {
+        const c1 = rel.charCodeAt(1), c2 = rel.charCodeAt(2), c3 = rel.charCodeAt(3);
+        const c4 = j === 5 ? rel.charCodeAt(4) : 115;
+        isHttp = (c0 | 32) === 104 && (c1 | 32) === 116 && (c2 | 32) === 116 && (c3 | 32) === 112 && (c4 | 32) === 115;
+        lower = c0 === 104 && c1 === 116 && c2 === 116 && c3 === 112 && c4 === 115;
+      }
       if (isHttp) {
         // Only the plain `http://host` form; `http:g`, `http:/g`, `http:///g` have special
         // WHATWG meanings that the reference parser handles.
         if (j + 3 < end && rel.charCodeAt(j + 1) === 47 && rel.charCodeAt(j + 2) === 47 && rel.charCodeAt(j + 3) !== 47) {
           // As-is only when the scheme is already lower-case (then rel[0..j+3) is canonical).
-          const lower = c0 === 104 && rel.charCodeAt(1) === 116 && rel.charCodeAt(2) === 116 && rel.charCodeAt(3) === 112 &&
-            (j === 4 || rel.charCodeAt(4) === 115);
           const f = fastAuthority(rel, j + 3, end, q, dot, j === 5, this.o, lower && !pct, !pct, this.knownRaw, this.host);
           if (typeof f === 'string') this.lastHost = authorityHost;
           return f;
