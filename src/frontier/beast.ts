@@ -373,14 +373,19 @@ export class Beast {
     return (await this.nextRecords(max)).map(decodeFrontierUrl);
   }
 
-  /** next() without decoding: encoded records (views; valid until the next BEAST call that reads). */
-  nextRecords(max: number): Promise<Uint8Array[]> {
-    return this.withLock(() => this.nextLocked(max));
+  /**
+   * next() without decoding: encoded records (views; valid until the next BEAST call that reads).
+   * `maxSteps` bounds the moves to a next queue (refill pacing: 0 = read only the current queue,
+   * whose successor waits until what was read of it is mostly crawled).
+   */
+  nextRecords(max: number, maxSteps = Infinity): Promise<Uint8Array[]> {
+    return this.withLock(() => this.nextLocked(max, maxSteps));
   }
 
-  private async nextLocked(max: number): Promise<Uint8Array[]> {
+  private async nextLocked(max: number, maxSteps = Infinity): Promise<Uint8Array[]> {
     const out: Uint8Array[] = [];
     let idle = 0;
+    let steps = 0;
     while (out.length < max) {
       const r = this.ring[this.c]!;
       if (r.q!.length > 0) {
@@ -392,6 +397,11 @@ export class Beast {
       }
       if (this.length === 0) break;
       if (++idle > 2 * this.j + 2) break;
+      // Empty queues are skipped without counting as a step (they hold nothing to pace).
+      if (out.length > 0 || this.ring[this.c]!.q!.pushed > 0) {
+        if (steps >= maxSteps) break;
+        steps++;
+      }
       await this.advance();
     }
     return out;

@@ -59,6 +59,15 @@ export interface FrontierOptions extends Partial<PolitenessOptions> {
   qrRescanAnswers?: number;
   /** With BEAST empty and no robots answer awaited, QR is re-read at most this often. @default max(1 s, τh0) */
   qrIdleRescanMs?: number;
+  /**
+   * Refill pacing (thesis VII.2: the current BEAST queue is read as fast as it is crawled): the
+   * current queue is read freely (RAM permitting), but BEAST moves on to the next queue only
+   * once what RAM (+ QR) can dispatch within this horizon has fallen below half the recent page
+   * release rate × horizon. 0 = no pacing (fill RAM up to ramUrls). @default 5000
+   */
+  refillHorizonMs?: number;
+  /** Lower bound of that low-water mark (URLs), e.g. at the start when no rate is known yet. @default 256 */
+  minReadyUrls?: number;
 }
 
 export const FRONTIER_PRESETS: Record<FrontierPreset, PolitenessOptions> = {
@@ -184,6 +193,12 @@ export class Frontier {
   private readonly maxQr: number;
   private readonly qrRescanAnswers: number;
   private readonly qrIdleRescanMs: number;
+  private readonly horizonMs: number;
+  private readonly minReady: number;
+  /** Page release rate (per s, EWMA over windows of max(1 s, W/5) of the frontier's clock). */
+  private rate = 0;
+  private rateAt = -1;
+  private rateReleased = 0;
   private closed = false;
   private readonly peek = new Float64Array(6);
 
@@ -201,6 +216,42 @@ export class Frontier {
     this.maxQr = extra.maxQr ?? 4 * opts.ramUrls;
     this.qrRescanAnswers = extra.qrRescanAnswers ?? 256;
     this.qrIdleRescanMs = extra.qrIdleRescanMs ?? Math.max(1000, opts.minHostDelayMs);
+    this.horizonMs = extra.refillHorizonMs ?? 5000;
+    this.minReady = extra.minReadyUrls ?? 256;
+    if (this.horizonMs > 0) this.pol.setHorizon(this.horizonMs);
+  }
+
+  /**
+   * How far below the low-water mark the dispatchable work is: half the recent page release rate
+   * × horizon (at least minReadyUrls) minus what RAM and QR hold for that horizon
+   * (Politeness.potential counts each host at most W/τh and each IP at most W·conns/τs). > 0 means
+   * BEAST may move on to its next queue. Infinity without pacing.
+   *
+   * Why not "fill RAM": with RAM ≫ backlog every queue of the ring sits in RAM at once, and the
+   * heaps (one request per host per τh) then serve PLDs by host count: a farm of thousands of
+   * hosts takes most fetches although STAR gave it B URLs per queue (bench:star measured 44 % of
+   * pages). Reading the next queue only when the current one is mostly crawled keeps each PLD at
+   * ≤ B URLs per crawl period, as in VII.2 (a queue takes T0 = E[B]V/S to crawl). The low-water
+   * mark counts only work the heaps can hand out within W, so τh-bound hosts holding many URLs do
+   * not stall the crawl, and it is half of rate × W so that work instantly dispatched (many fresh
+   * hosts) does not inflate it into a read-everything loop.
+   */
+  private wanted(): number {
+    if (this.horizonMs <= 0) return Infinity;
+    const now = this.clock();
+    const st = this.pol;
+    if (this.rateAt < 0) {
+      this.rateAt = now;
+      this.rateReleased = st.released;
+    } else if (now - this.rateAt >= Math.max(1000, this.horizonMs / 5)) {
+      const rel = st.released;
+      const inst = ((rel - this.rateReleased) * 1000) / (now - this.rateAt);
+      this.rate = this.rate === 0 ? inst : 0.7 * this.rate + 0.3 * inst;
+      this.rateAt = now;
+      this.rateReleased = rel;
+    }
+    const lowWater = Math.max(this.minReady, (this.rate * this.horizonMs) / 2000);
+    return lowWater - st.potential - this.qr.length;
   }
 
   /**
@@ -367,8 +418,10 @@ export class Frontier {
     this.starved = false;
     this.respreadWait = false;
     while (pol.ramFree > 0 && this.qr.length < this.maxQr && reads < 8) {
+      const want = this.wanted();
       const respreads = this.beast.respreadCount;
-      const recs = await this.beast.nextRecords(Math.min(this.refillBatch, pol.ramFree));
+      // The current queue freely; the next one only below the low-water mark (see wanted()).
+      const recs = await this.beast.nextRecords(Math.min(this.refillBatch, pol.ramFree), want === Infinity ? Infinity : want > 0 ? 1 : 0);
       reads++;
       if (recs.length === 0) break;
       const before = this.deferredByGate;

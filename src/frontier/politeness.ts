@@ -139,6 +139,10 @@ export class Politeness {
   private hExpires = new Float64Array(0);
   /** Retry-After deadline (kept apart from hNextDue so that a delay change can recompute it). */
   private hRetryUntil = new Float64Array(0);
+  /** Fetches the host can make within the horizon W: W / its current delay (Infinity at 0). */
+  private hRate = new Float64Array(0);
+  /** Its share of `potential` on its own: min(URLs queued, hRate). */
+  private hPot = new Float64Array(0);
   private hDueNext = new Int32Array(0);
   private hIdle = new Uint8Array(0);
   private hRules: (RobotsRulesLike | null)[] = [];
@@ -153,6 +157,9 @@ export class Politeness {
   private iFreeList: number[] = [];
   private iNextDue = new Float64Array(0);
   private iLastStart = new Float64Array(0);
+  /** Sum of hPot of the IP's hosts, and what the IP itself allows within W (W·conns / τs). */
+  private iPot = new Float64Array(0);
+  private iRate = new Float64Array(0);
   private iInFlight = new Int32Array(0);
   private iDueHead = new Int32Array(0);
   private iDueTail = new Int32Array(0);
@@ -222,6 +229,8 @@ export class Politeness {
     this.hBudget = g(this.hBudget, Float64Array);
     this.hExpires = g(this.hExpires, Float64Array);
     this.hRetryUntil = g(this.hRetryUntil, Float64Array);
+    this.hRate = g(this.hRate, Float64Array);
+    this.hPot = g(this.hPot, Float64Array);
     this.hDueNext = g(this.hDueNext, Int32Array);
     this.hIdle = g(this.hIdle, Uint8Array);
     for (let i = cap - 1; i >= old; i--) {
@@ -243,6 +252,8 @@ export class Politeness {
     };
     this.iNextDue = g(this.iNextDue, Float64Array);
     this.iLastStart = g(this.iLastStart, Float64Array);
+    this.iPot = g(this.iPot, Float64Array);
+    this.iRate = g(this.iRate, Float64Array);
     this.iInFlight = g(this.iInFlight, Int32Array);
     this.iDueHead = g(this.iDueHead, Int32Array);
     this.iDueTail = g(this.iDueTail, Int32Array);
@@ -285,6 +296,8 @@ export class Politeness {
     this.hBudget[h] = this.o.b0;
     this.hExpires[h] = 0;
     this.hRetryUntil[h] = 0;
+    this.hPot[h] = 0;
+    this.hRate[h] = this.rateOf(this.hostDelay(h));
     this.hDueNext[h] = -1;
     this.hIdle[h] = 0;
     this.hRules[h] = null;
@@ -355,6 +368,8 @@ export class Politeness {
     this.iName[i] = ip;
     this.iNextDue[i] = 0;
     this.iLastStart[i] = -Infinity;
+    this.iPot[i] = 0;
+    this.iRate[i] = this.rateOf(this.o.minIpDelayMs) * this.o.maxConnectionsPerIp;
     this.iInFlight[i] = 0;
     this.iDueHead[i] = -1;
     this.iDueTail[i] = -1;
@@ -369,17 +384,26 @@ export class Politeness {
     const i = this.ipFor(ip);
     if (this.hIp[h] === i) return;
     this.detachIp(h, now);
+    const v = this.hPot[h]!;
+    this.hPot[h] = 0;
+    this.potential -= v; // re-added below under its IP
     this.hIp[h] = i;
     this.iHosts[i]!++;
     this.iSumB[i] = this.iSumB[i]! + this.hBudget[h]!;
+    this.ipRateChanged(i);
+    this.setPot(h, v);
   }
 
   private detachIp(h: number, now: number): void {
     const i = this.hIp[h]!;
     if (i < 0) return;
+    const v = this.hPot[h]!;
+    this.setPot(h, 0);
     this.hIp[h] = -1;
+    this.setPot(h, v);
     this.iHosts[i]!--;
     this.iSumB[i] = this.iSumB[i]! - this.hBudget[h]!;
+    this.ipRateChanged(i);
     if (this.iHosts[i] === 0) {
       this.iSumB[i] = 0;
       this.ipIdle.push(i);
@@ -405,6 +429,57 @@ export class Politeness {
   }
 
   // ---------------------------------------------------------------- delays
+
+  // ---------------------------------------------------------------- dispatch potential
+
+  /**
+   * What the URLs in RAM can keep the fetchers busy with over the next `horizonMs` (W), in
+   * fetches: Σ over IPs of min(Σ over its hosts of min(queued URLs, W/τh), W·conns/τs), plus the
+   * hosts with no IP yet. The frontier reads BEAST only while this is below the recent dispatch
+   * rate × W (thesis VII.2: the current queue is read as fast as it is crawled, so that a PLD's
+   * URLs in Q_k really wait k passes; filling RAM to its cap instead let spam farms with many
+   * hosts win by host count, docs/frontier.md). Maintained incrementally (O(1) per change).
+   */
+  potential = 0;
+  private horizonMs = 5000;
+
+  setHorizon(ms: number): void {
+    this.horizonMs = ms;
+    this.delaysChanged();
+  }
+
+  private rateOf(delayMs: number): number {
+    return delayMs > 0 ? this.horizonMs / delayMs : Infinity;
+  }
+
+  private touch(h: number): void {
+    const c = this.hCount[h]!;
+    const r = this.hRate[h]!;
+    this.setPot(h, c < r ? c : r);
+  }
+
+  private setPot(h: number, v: number): void {
+    const old = this.hPot[h]!;
+    if (old === v) return;
+    this.hPot[h] = v;
+    const i = this.hIp[h]!;
+    if (i < 0) {
+      this.potential += v - old;
+      return;
+    }
+    const r = this.iRate[i]!;
+    const before = Math.min(this.iPot[i]!, r);
+    this.iPot[i] = Math.max(0, this.iPot[i]! + v - old);
+    this.potential += Math.min(this.iPot[i]!, r) - before;
+    if (this.potential < 1e-9) this.potential = 0;
+  }
+
+  private ipRateChanged(i: number): void {
+    const before = Math.min(this.iPot[i]!, this.iRate[i]!);
+    this.iRate[i] = this.rateOf(this.ipDelay(i)) * this.o.maxConnectionsPerIp;
+    this.potential += Math.min(this.iPot[i]!, this.iRate[i]!) - before;
+    if (this.potential < 1e-9) this.potential = 0;
+  }
 
   /** τh for host h, before Retry-After: budget scaling, Crawl-delay, error backoff, floor. */
   private hostDelay(h: number): number {
@@ -473,6 +548,8 @@ export class Politeness {
       const i = this.hIp[h]!;
       if (i >= 0) this.iSumB[i] = this.iSumB[i]! + u.budget - this.hBudget[h]!;
       this.hBudget[h] = u.budget;
+      this.hRate[h] = this.rateOf(this.hostDelay(h));
+      if (i >= 0) this.ipRateChanged(i);
     }
     this.enqueue(h, u);
     if (this.hWhere[h] === W_NONE) this.hostHeap.set(h, this.hNextDue[h]!), (this.hWhere[h] = W_HEAP);
@@ -491,6 +568,7 @@ export class Politeness {
     else this.sNext[this.hTail[h]!] = s;
     this.hTail[h] = s;
     this.hCount[h]!++;
+    this.touch(h);
   }
 
   private freeSlot(s: number): void {
@@ -530,6 +608,12 @@ export class Politeness {
       const due = Math.max(last + this.hostDelay(h), this.hRetryUntil[h]!);
       this.hNextDue[h] = due;
       if (this.hWhere[h] === W_HEAP) this.hostHeap.set(h, due);
+    }
+    for (let i = 0; i < this.iCap; i++) if (this.iLive[i] === 1) this.ipRateChanged(i);
+    for (let h = 0; h < this.hCap; h++) {
+      if (this.hState[h] === H_FREE) continue;
+      this.hRate[h] = this.rateOf(this.hostDelay(h));
+      this.touch(h);
     }
     for (let i = 0; i < this.iCap; i++) {
       if (this.iLive[i] !== 1) continue;
@@ -607,7 +691,9 @@ export class Politeness {
     this.hExpires[h] = info.expiresAt;
     this.hCrawlDelay[h] = info.crawlDelayMs ?? 0;
     this.hFailReason[h] = '';
+    this.hRate[h] = this.rateOf(this.hostDelay(h));
     this.attachIp(h, info.ip, now);
+    this.touch(h);
     if (this.hCount[h]! > 0 && this.hWhere[h] === W_NONE) {
       this.hostHeap.set(h, this.hNextDue[h]!);
       this.hWhere[h] = W_HEAP;
@@ -649,6 +735,7 @@ export class Politeness {
     this.hHead[h] = -1;
     this.hTail[h] = -1;
     this.hCount[h] = 0;
+    this.touch(h);
   }
 
   // ---------------------------------------------------------------- release
@@ -718,6 +805,7 @@ export class Politeness {
           this.hHead[h] = this.sNext[s]!;
           if (this.hHead[h]! < 0) this.hTail[h] = -1;
           this.hCount[h]!--;
+          this.touch(h);
           this.hWhere[h] = W_FLIGHT;
           this.hLastStart[h] = now;
           this.hNextDue[h] = now + this.hostDelay(h); // start to start
@@ -784,6 +872,9 @@ export class Politeness {
         }
       } else this.releaseSlot(u, s);
       if (this.hErrors[h]! >= this.o.maxHostErrors && this.hState[h] !== H_FAILED) this.failHost(h, 'host-errors', now);
+      // Delay as it stands now, Retry-After included: what this host can do within the horizon.
+      this.hRate[h] = this.rateOf(Math.max(this.hostDelay(h), this.hNextDue[h]! - now));
+      this.touch(h);
     }
     if (this.hState[h] === H_ROBOTS && this.hRobotsItem[h] !== null) this.pushRobotsItem(h);
     else if (this.hState[h] === H_READY && this.hCount[h]! > 0) {

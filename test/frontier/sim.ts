@@ -252,11 +252,12 @@ export async function simulate(p: SimParams): Promise<SimResult> {
       if (u.kind !== UrlKind.Robots) {
         const g = now - hostLast[h]!;
         if (g < minHostGap) minHostGap = g;
-        if (g < opts.minHostDelayMs) hostViolations++;
+        // (1e-9: the clock is fractional, and (a + d) − a can come out 3e-14 below d in doubles.)
+        if (g < opts.minHostDelayMs - 1e-9) hostViolations++;
       }
       const gi = now - ipLast[ip]!;
       if (gi < minIpGap) minIpGap = gi;
-      if (gi < opts.minIpDelayMs) ipViolations++;
+      if (gi < opts.minIpDelayMs - 1e-9) ipViolations++;
       if (hostBusy[h] === 1) concurrencyViolations++;
       if (ipBusy[ip]! >= opts.maxConnectionsPerIp) concurrencyViolations++;
       hostLast[h] = now;
