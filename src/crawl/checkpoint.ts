@@ -11,17 +11,35 @@
  *     durable; it is rewritten before the frontier's read cursors are committed, so after a crash
  *     `resume` re-admits exactly the URLs of the in-flight window: none lost, a few fetched twice.
  *
+ * The frontier commits its read cursors only at checkpoints (a commit snapshots every URL in RAM:
+ * far too costly per page). Without more, a SIGKILL therefore re-fetches everything the frontier
+ * handed out since the last checkpoint, not just the in-flight window. `done.log` closes that gap:
+ *   - whenever pages leave the pending set durably (WARC + crawl log synced, links merged and
+ *     admitted), their FrontierUrl records are appended to `done.log` (one write per sync, no fsync:
+ *     an entry is written only AFTER the data it vouches for is durable, so losing the tail to a
+ *     power cut costs only re-fetches, never data; a SIGKILL loses nothing, the page cache survives);
+ *   - `resume` reads it into a skip set; the frontier re-delivers those URLs (from its snapshot or
+ *     its committed read cursors) and the scheduler drops them without a request;
+ *   - a checkpoint (after the frontier's commit) rewrites it atomically with what must still be
+ *     skipped: skip entries not yet re-delivered, plus pages that became durable while the
+ *     checkpoint ran (they were in flight at the frontier's commit, so its snapshot holds them).
+ * Bound: the pages completed within one checkpoint interval (plus skip entries carried from a
+ * resume, which only shrink), on disk and — after a resume — as a Set in RAM.
+ *
  * The manifest is JSON (human-inspectable, `drumcrawl stats <state>` prints it); it is tiny and
  * bounded: counters, positions, the config, an epoch.
  */
 import { readFile, mkdir } from 'node:fs/promises';
-import { writeFileAtomic } from '../disk/index.js';
+import fs from 'node:fs';
+import { crc32 } from 'node:zlib';
+import { writeFileAtomic, writeFileAtomicSync } from '../disk/index.js';
 import path from 'node:path';
 import { CrawlError } from '../errors.js';
 import type { CrawlConfig } from './config.js';
 
 export const MANIFEST_FILE = 'manifest.json';
 export const PENDING_FILE = 'pending.bin';
+export const DONE_FILE = 'done.log';
 export const MANIFEST_VERSION = 1;
 
 export interface CrawlCounters {
@@ -144,5 +162,113 @@ export async function readPending(stateDir: string): Promise<Uint8Array[]> {
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === 'ENOENT') return [];
     throw e;
+  }
+}
+
+// -------------------------------------------------------------------------------------------------
+// done.log: URLs durably finished since the frontier's last commit (see the top comment)
+
+/** Records framed as [u32 length][u32 crc32(bytes)][bytes], little-endian. */
+export function encodeDoneRecords(records: Iterable<Uint8Array>): Uint8Array {
+  const list = [...records];
+  let total = 0;
+  for (const r of list) total += 8 + r.byteLength;
+  const out = new Uint8Array(total);
+  const dv = new DataView(out.buffer);
+  let p = 0;
+  for (const r of list) {
+    dv.setUint32(p, r.byteLength, true);
+    dv.setUint32(p + 4, crc32(r), true);
+    out.set(r, p + 8);
+    p += 8 + r.byteLength;
+  }
+  return out;
+}
+
+/**
+ * The valid prefix of a done.log: parsing stops at the first record that is cut short or fails
+ * its checksum (a torn append; what follows it cannot be trusted either).
+ */
+export function decodeDoneRecords(buf: Uint8Array): Uint8Array[] {
+  const dv = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
+  const out: Uint8Array[] = [];
+  let p = 0;
+  while (p + 8 <= buf.byteLength) {
+    const len = dv.getUint32(p, true);
+    if (p + 8 + len > buf.byteLength) break;
+    const rec = buf.subarray(p + 8, p + 8 + len);
+    if (crc32(rec) !== dv.getUint32(p + 4, true)) break;
+    out.push(buf.slice(p + 8, p + 8 + len));
+    p += 8 + len;
+  }
+  return out;
+}
+
+export async function readDoneLog(stateDir: string): Promise<Uint8Array[]> {
+  try {
+    return decodeDoneRecords(new Uint8Array(await readFile(path.join(stateDir, DONE_FILE))));
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw e;
+  }
+}
+
+/**
+ * The append side of done.log. Appends are synchronous writes of one buffer per batch (a few KB
+ * per WARC sync, into the page cache): they keep their order relative to `mark`/`rewrite` without
+ * any queueing, and cost microseconds.
+ */
+export class DoneLog {
+  private fd: number;
+  /** records appended since mark() (kept through the next rewrite), or null when not marking */
+  private sinceMark: Uint8Array[] | null = null;
+  private constructor(private readonly file: string, fd: number) {
+    this.fd = fd;
+  }
+
+  /** Open for appending (a torn tail is cut first, so new records follow the valid prefix). */
+  static async open(stateDir: string): Promise<DoneLog> {
+    await mkdir(stateDir, { recursive: true });
+    const file = path.join(stateDir, DONE_FILE);
+    const valid = encodeDoneRecords(await readDoneLog(stateDir));
+    let size = -1;
+    try {
+      size = fs.statSync(file).size;
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+    }
+    if (size !== valid.byteLength) writeFileAtomicSync(file, valid);
+    return new DoneLog(file, fs.openSync(file, 'a'));
+  }
+
+  append(records: readonly Uint8Array[]): void {
+    if (records.length === 0) return;
+    const b = encodeDoneRecords(records);
+    let off = 0;
+    while (off < b.byteLength) off += fs.writeSync(this.fd, b, off, b.byteLength - off);
+    if (this.sinceMark !== null) for (const r of records) this.sinceMark.push(r);
+  }
+
+  /** Start remembering appends: call right before the frontier commits. */
+  mark(): void {
+    this.sinceMark = [];
+  }
+
+  /**
+   * Replace the file atomically with `keep` plus everything appended since mark() (call after the
+   * frontier's commit: what was appended before the mark is covered by it).
+   */
+  rewrite(keep: Iterable<Uint8Array>): void {
+    const recs = [...keep, ...(this.sinceMark ?? [])];
+    this.sinceMark = null;
+    fs.closeSync(this.fd);
+    this.fd = -1;
+    writeFileAtomicSync(this.file, encodeDoneRecords(recs));
+    this.fd = fs.openSync(this.file, 'a');
+  }
+
+  close(): void {
+    if (this.fd >= 0) fs.closeSync(this.fd);
+    this.fd = -1;
   }
 }

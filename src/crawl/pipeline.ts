@@ -42,7 +42,7 @@ import { FrontierUrl, encodeFrontierUrl, decodeFrontierUrl } from '../frontier/i
 import { openFrontierPort, politenessOutcome, withMargin, type FrontierPort } from './frontier-port.js';
 import { type CrawlConfig, applyRuntimeChange, resolveCrawlConfig, type CrawlConfigInput } from './config.js';
 import {
-  emptyCounters, readManifest, writeManifest, readPending, writePending, MANIFEST_VERSION,
+  emptyCounters, readManifest, writeManifest, readPending, writePending, readDoneLog, DoneLog, MANIFEST_VERSION,
   type CheckpointManifest, type CrawlCounters,
 } from './checkpoint.js';
 import { ParsePool } from './parse-pool.js';
@@ -92,6 +92,10 @@ interface PageJob {
 }
 
 const EMPTY = new Uint8Array(0);
+/** What the frontier is told for a URL skipped at dispatch (done before a crash): a success. */
+const SKIPPED: FetchResult = {
+  url: '', ip: '', outcome: 'ok', requestHead: EMPTY, body: EMPTY, decoded: EMPTY, truncated: false, startedAt: 0, timings: { totalMs: 0 },
+};
 
 const AUX_HEADER = 20;
 const enc = new TextEncoder();
@@ -155,6 +159,13 @@ export class Crawler extends EventEmitter {
 
   /** URLs taken out of the frontier and not yet durable (bounded by the back-pressure limits). */
   private readonly pending = new Map<number, Uint8Array>();
+  /** done.log (checkpoint.ts): pages that left `pending` durably since the frontier's last commit */
+  private doneLog: DoneLog | null = null;
+  /**
+   * After a resume: URLs done before the crash that the frontier will hand out again (url → record);
+   * dispatch drops them without a request. Bound: one checkpoint interval's pages; only shrinks.
+   */
+  private readonly skipDone = new Map<string, Uint8Array>();
   /** ids of page fetches in progress */
   private readonly inFlightIds = new Set<number>();
   private nextId = 1;
@@ -296,6 +307,10 @@ export class Crawler extends EventEmitter {
       connectTimeoutMs: Math.min(10_000, cfg.fetchTimeoutMs),
       headersTimeoutMs: Math.min(15_000, cfg.fetchTimeoutMs),
       bodyTimeoutMs: Math.min(15_000, cfg.fetchTimeoutMs),
+      // The floors where the server sees them: a request queued behind a slow one on its IP's
+      // connection is written no sooner than τs0 / τh0 after the previous one (src/fetch wire gate).
+      minIpIntervalMs: withMargin(cfg.minIpDelayMs, cfg),
+      minHostIntervalMs: withMargin(cfg.minHostDelayMs, cfg),
     });
     const warc = await WarcWriter.open({
       dir: cfg.outDir,
@@ -322,12 +337,18 @@ export class Crawler extends EventEmitter {
     } else {
       // URLs that were in flight at the crash (or at the last checkpoint): fetch them again.
       const recs = await readPending(cfg.stateDir);
+      // Pages finished durably after that checkpoint (done.log): the frontier hands them out again
+      // (its cursors are from the checkpoint); dispatch skips them, so only the in-flight window is
+      // fetched twice.
+      for (const d of await readDoneLog(cfg.stateDir)) c.skipDone.set(decodeFrontierUrl(d).url, d);
       if (recs.length > 0) await frontier.readmit(recs.map((r) => decodeFrontierUrl(r)));
       // (Re-admitted URLs are durable in QR once the frontier commits; pending.bin keeps them
       // until then — the first checkpoint rewrites it.)
       await frontier.commit();
       await writePending(cfg.stateDir, []);
     }
+    c.doneLog = await DoneLog.open(cfg.stateDir);
+    if (manifest === null) c.doneLog.rewrite([]); // a new crawl in a state dir without a manifest
     return c;
   }
 
@@ -636,6 +657,13 @@ export class Crawler extends EventEmitter {
   // fetch
 
   private startPage(fu: FrontierUrl): void {
+    if (this.skipDone.size > 0 && this.skipDone.delete(fu.url)) {
+      // Fetched and durable before a crash (done.log): free its slots, no request.
+      this.frontier.done(fu, SKIPPED);
+      this.count('skipped:done-before-crash');
+      this.wake.kick();
+      return;
+    }
     const id = this.nextId++;
     const rec = encodeFrontierUrl(fu);
     this.pending.set(id, rec);
@@ -739,10 +767,17 @@ export class Crawler extends EventEmitter {
     this.counters.robotsFetches++;
     void (async () => {
       try {
-        for (let wait = this.floorGuard(null, item.ip); wait !== undefined; wait = this.floorStart(null, item.ip)) await wait;
-        if (process.env.DRUMCRAWL_TRACE_FETCH) process.stderr.write(`TRACE ${(performance.timeOrigin + performance.now()).toFixed(1)} ${item.ip} ${item.url}\n`);
-        if (this.listenerCount('dispatch') > 0) this.emit('dispatch', { at: performance.timeOrigin + performance.now(), url: item.url, ip: item.ip, robots: true });
-        const r = await fetchRobots(this.fetcher, item.host, item.ip, portOfUrl(item.url), this.cfg.userAgent);
+        const r = await fetchRobots(this.fetcher, item.host, item.ip, portOfUrl(item.url), this.cfg.userAgent, {
+          dns: this.dns,
+          // Every request, the first and each redirect hop (which may go to another server's IP),
+          // waits for its IP's floor and is traced: robots.txt fetches count per IP (RFC 9309).
+          beforeRequest: async (req) => {
+            const ip = req.ip ?? item.ip;
+            for (let wait = this.floorGuard(null, ip); wait !== undefined; wait = this.floorStart(null, ip)) await wait;
+            if (process.env.DRUMCRAWL_TRACE_FETCH) process.stderr.write(`TRACE ${(performance.timeOrigin + performance.now()).toFixed(1)} ${ip} ${req.url}\n`);
+            if (this.listenerCount('dispatch') > 0) this.emit('dispatch', { at: performance.timeOrigin + performance.now(), url: req.url, ip, robots: true });
+          },
+        });
         this.frontier.robotsDone(item, r);
       } finally {
         this.robotsInFlight--;
@@ -949,7 +984,14 @@ export class Crawler extends EventEmitter {
     this.awaitingSync = [];
     await this.warc.sync();
     await this.crawlLog.flush();
-    for (const id of done) this.pending.delete(id);
+    const recs: Uint8Array[] = [];
+    for (const id of done) {
+      const rec = this.pending.get(id);
+      if (rec !== undefined) recs.push(rec);
+      this.pending.delete(id);
+    }
+    // After the data is durable, never before: an entry makes resume skip the URL.
+    this.doneLog?.append(recs);
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -994,8 +1036,11 @@ export class Crawler extends EventEmitter {
     // committed state or in this file. After the commit, in-flight URLs are in the frontier's RAM
     // snapshot, so the file is rewritten without them (no double fetch after resume).
     await writePending(this.cfg.stateDir, this.pending.values());
+    this.doneLog?.mark();
     await this.frontier.commit();
     T('frontier.commit');
+    // The frontier's state now covers every page finished before the mark; keep what it does not.
+    this.doneLog?.rewrite(this.skipDone.values());
     const inFlightIds = new Set(this.inFlightIds);
     await writePending(this.cfg.stateDir, [...this.pending].filter(([id]) => !inFlightIds.has(id)).map(([, r]) => r));
     const elapsed = Date.now() - this.lastCheckpoint;
@@ -1062,6 +1107,7 @@ export class Crawler extends EventEmitter {
     this.dns.close();
     await this.warc.close();
     await this.crawlLog.close();
+    this.doneLog?.close();
     await this.urlSeen.close();
     await this.contentSeen.close();
     await this.frontier.close();
