@@ -14,7 +14,7 @@
  * Main-thread time = event-loop utilisation (busy, not idle), i.e. CPU plus synchronous waits
  * such as fsync; the libuv pool's fsyncs do not count, which is the point of the new scheme.
  *
- *   npm run bench:frontier -- --pipeline [--pages 30000] [--mode per-merge|per-chunk] [--out file]
+ *   npm run bench:frontier -- --pipeline [--pages 30000] [--mode per-merge|per-chunk] [--horizon 5000] [--out file]
  */
 import os from 'node:os';
 import path from 'node:path';
@@ -39,12 +39,14 @@ const CHUNKS = 12;
 const hasCommitAdmits = typeof (Frontier.prototype as { commitAdmits?: unknown }).commitAdmits === 'function';
 const MODE = argS('mode', hasCommitAdmits ? 'per-merge' : 'per-chunk');
 const OUT = argS('out', '');
+/** Refill pacing horizon (FrontierOptions.refillHorizonMs; 0 = fill RAM, the session-1 behaviour). */
+const HORIZON = Number(argS('horizon', '5000'));
 
 const dir = mkdtempSync(path.join(os.tmpdir(), 'bench-frontier-pipeline-'));
 let now = 1_000_000;
 const f = await Frontier.open(
   dir,
-  { preset: 'default', hostDelayMs: 0, minHostDelayMs: 0, ipDelayMs: 0, minIpDelayMs: 0, ramUrls: 200_000, maxUrlsPerHost: PER_HOST, maxConnectionsPerIp: 1 },
+  { preset: 'default', hostDelayMs: 0, minHostDelayMs: 0, ipDelayMs: 0, minIpDelayMs: 0, ramUrls: 200_000, maxUrlsPerHost: PER_HOST, maxConnectionsPerIp: 1, refillHorizonMs: HORIZON } as Parameters<typeof Frontier.open>[1],
   () => now,
 );
 const r = rng(99);
@@ -134,7 +136,7 @@ rmSync(dir, { recursive: true, force: true });
 const result = {
   bench: 'frontier-pipeline',
   mode: MODE,
-  command: `npm run bench:frontier -- --pipeline --pages ${PAGES} --max-per-host ${PER_HOST} --mode ${MODE}`,
+  command: `npm run bench:frontier -- --pipeline --pages ${PAGES} --max-per-host ${PER_HOST} --mode ${MODE} --horizon ${HORIZON}`,
   pages,
   turns,
   wallSeconds: +(wall / 1000).toFixed(2),

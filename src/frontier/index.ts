@@ -25,7 +25,7 @@
  *   await f.commitAdmits();                            // everything admitted so far (also durable:false) durable;
  *                                                      // fsyncs on the thread pool; call once per URLseen merge
  *   await f.readmit(urls);                             // URLs back from a crash → QR
- *   await f.refill();                                  // disk → RAM while RAM has room (call often)
+ *   await f.refill();                                  // disk → RAM, paced by the crawl rate (refillHorizonMs) and RAM (call often)
  *   f.takeRobotsRequests(max): RobotsRequest[]         // {hostHi, hostLo, host, origin}, once per host
  *   f.scheduleRobotsFetch(hostHi, hostLo, ip)          // after DNS; robots item comes out of nextReady
  *   f.robotsKnown(hostHi, hostLo, { rules: {isAllowed(pathAndQuery)} | null, ip, crawlDelayMs?, expiresAt })

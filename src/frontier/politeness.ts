@@ -442,6 +442,12 @@ export class Politeness {
    */
   potential = 0;
   private horizonMs = 5000;
+  /**
+   * Mean fetch duration (release → fetchDone, EWMA): with one request per host and `conns` per
+   * IP in flight, a host can do at most W / max(τh, fetch) fetches in W and an IP W·conns /
+   * max(τs, fetch) — without it, zero delays would make every queued URL count as due at once.
+   */
+  private fetchMs = 0;
 
   setHorizon(ms: number): void {
     this.horizonMs = ms;
@@ -476,7 +482,7 @@ export class Politeness {
 
   private ipRateChanged(i: number): void {
     const before = Math.min(this.iPot[i]!, this.iRate[i]!);
-    this.iRate[i] = this.rateOf(this.ipDelay(i)) * this.o.maxConnectionsPerIp;
+    this.iRate[i] = this.rateOf(Math.max(this.ipDelay(i), this.fetchMs)) * this.o.maxConnectionsPerIp;
     this.potential += Math.min(this.iPot[i]!, this.iRate[i]!) - before;
     if (this.potential < 1e-9) this.potential = 0;
   }
@@ -872,9 +878,12 @@ export class Politeness {
         }
       } else this.releaseSlot(u, s);
       if (this.hErrors[h]! >= this.o.maxHostErrors && this.hState[h] !== H_FAILED) this.failHost(h, 'host-errors', now);
+      const took = now - this.hLastStart[h]!;
+      if (took >= 0 && took < 600_000) this.fetchMs = this.fetchMs === 0 ? took : this.fetchMs + 0.05 * (took - this.fetchMs);
       // Delay as it stands now, Retry-After included: what this host can do within the horizon.
-      this.hRate[h] = this.rateOf(Math.max(this.hostDelay(h), this.hNextDue[h]! - now));
+      this.hRate[h] = this.rateOf(Math.max(this.hostDelay(h), this.hNextDue[h]! - now, this.fetchMs));
       this.touch(h);
+      if (i >= 0) this.ipRateChanged(i);
     }
     if (this.hState[h] === H_ROBOTS && this.hRobotsItem[h] !== null) this.pushRobotsItem(h);
     else if (this.hState[h] === H_READY && this.hCount[h]! > 0) {
