@@ -281,6 +281,7 @@ async function runOne(a: Args, U: number): Promise<Record<string, unknown>> {
     generatorCpuSeconds: genCpuUs / 1e6,
     ratePerDrumCpuSecond: Math.round(n / (cpuSec - genCpuUs / 1e6)),
     mergeCpuSeconds: mergeCpuUs / 1e6,
+    mergeCpuMsByPhase: (s as { mergeCpuMs?: unknown }).mergeCpuMs ?? null, // absent in older trees (A/B)
     loadavgAtEnd: os.loadavg(),
     mergeSeconds: mergeMs / 1000,
     ingestRateTuplesPerSec: Math.round(n / Math.max(1e-9, sec - mergeMs / 1000)),

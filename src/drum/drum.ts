@@ -138,6 +138,10 @@ export interface DrumStats {
   plan: BucketPlan & { R: number; D: number; H: number; P: number };
   cacheHitRate?: number;
   cacheHits?: number;
+  /** CPU time (user + system, ms, whole process) spent in each merge phase since open: reading the
+   *  bucket files, sorting, the pass over Z, delivering results (including the consumer's
+   *  onResults/beforeCommit), and committing (manifest, fsyncs, deleting old files). */
+  mergeCpuMs: { load: number; sort: number; zPass: number; deliver: number; commit: number };
 }
 
 const OP_CHECK = 0;
@@ -228,6 +232,14 @@ export class Drum {
   private uniques = 0;
   private merges = 0;
   private rounds = 0;
+  private readonly phaseMs = { load: 0, sort: 0, zPass: 0, deliver: 0, commit: 0 };
+  private phaseMark = process.cpuUsage();
+  /** Charges the CPU time since the last mark to `phase` (a few calls per bucket merge). */
+  private phase(p: keyof Drum['phaseMs']): void {
+    const c = process.cpuUsage(this.phaseMark);
+    this.phaseMs[p] += (c.user + c.system) / 1000;
+    this.phaseMark = process.cpuUsage();
+  }
 
   private constructor(
     readonly dir: string,
@@ -670,6 +682,7 @@ export class Drum {
     const newZ = bk.zgen + 1;
     const newZFile = this.zFile(i, newZ);
     try {
+      this.phaseMark = process.cpuUsage();
       const { zKeys, zBytes, added, loaded } = await this.mergeInto(i, bk, old, n, newZFile);
       // d. Commit: the manifest now points at the new Z and the new bucket generation.
       bk.zgen = newZ;
@@ -685,6 +698,7 @@ export class Drum {
         fs.rmSync(this.bFile(i, g.gen, 'kv'), { force: true });
         fs.rmSync(this.bFile(i, g.gen, 'aux'), { force: true });
       }
+      this.phase('commit');
       this.merges++;
       this.mergedTuples += n;
       this.mergedKvBytes += kvBytes;
@@ -778,6 +792,7 @@ export class Drum {
     }
     if (t !== n) throw this.mismatch(i, gens[0]!.gen, `expected ${n} tuples, found ${t}`);
 
+    this.phase('load');
     // 2. Sort by key, carrying arrival positions (stable) and, in their top bits, the op codes: the
     //    pass below then reads ops sequentially instead of one cache miss per tuple at ops[pos].
     const tagged = n <= POS_MASK + 1;
@@ -786,6 +801,7 @@ export class Drum {
     const slo = sorted.lo;
     const pos = sorted.pos;
 
+    this.phase('sort');
     // 3. One sequential pass over Z_i, writing the new Z_i.
     const uniq = sc.uniq.subarray(0, n);
     uniq.fill(0);
@@ -853,6 +869,7 @@ export class Drum {
       fs.closeSync(outFd);
     }
 
+    this.phase('zPass');
     // 4. Arrival order: stream the aux files and hand results onward in chunks.
     if (this.deliver !== 'none') {
       let chunk: DrumResult[] = [];
@@ -920,6 +937,7 @@ export class Drum {
       if (chunk.length > 0) await this.onResults(chunk);
     }
     if (this.beforeCommit !== undefined) await this.beforeCommit();
+    this.phase('deliver');
     return { zKeys, zBytes, added, loaded: { hi, lo, ops, uniq } };
   }
 
@@ -983,6 +1001,7 @@ export class Drum {
       r: this.r,
       M: this.M,
       plan: this.plan,
+      mergeCpuMs: { ...this.phaseMs },
     };
     if (this.cache !== null) {
       s.cacheHitRate = this.cache.hitRate;
