@@ -66,6 +66,9 @@ const taskTimer = setInterval(sampleTasks, 1000);
 const serverCpu0 = childCpuMs(web.pid);
 const cpu0 = process.cpuUsage();
 const crawler = await Crawler.open(cfg);
+// Opening starts 5 worker threads (2 DRUM, STAR, the parse pool, each loading its TS modules
+// through tsx here) — ~4–5 s of CPU on this box, fixed per run: reported apart from the crawl.
+const cpuOpen = process.cpuUsage();
 const t0 = performance.now();
 // DRUMCRAWL_BENCH_TRACE=1: one line per second of the scheduler's state (what holds dispatch back).
 const trace = process.env.DRUMCRAWL_BENCH_TRACE
@@ -83,6 +86,7 @@ const threadsMs = [...taskCpu]
   .filter((t) => t.cpuMs >= 50)
   .sort((a, b) => a.tid - b.tid);
 const cpu = process.cpuUsage(cpu0);
+const cpuAfterOpen = process.cpuUsage(cpuOpen);
 const serverCpu1 = childCpuMs(web.pid);
 await web.close();
 
@@ -100,6 +104,9 @@ const result = {
   pagesPerSec: (summary.pages * 1000) / wallMs,
   mbPerSec: summary.bytes / 1e6 / (wallMs / 1000),
   crawlerCpuMsPerPage: cpuMs / Math.max(1, summary.pages),
+  /** the same without Crawler.open (thread start-up, module loading): the per-page cost proper */
+  crawlerCpuMsPerPageAfterOpen: (cpuAfterOpen.user + cpuAfterOpen.system) / 1000 / Math.max(1, summary.pages),
+  openCpuMs: (cpu.user + cpu.system - cpuAfterOpen.user - cpuAfterOpen.system) / 1000,
   crawlerCpuCoresUsed: cpuMs / wallMs,
   simwebCpuMsPerPage: serverCpu0 !== null && serverCpu1 !== null ? (serverCpu1 - serverCpu0) / Math.max(1, summary.pages) : null,
   peakRssMB: summary.peakRssBytes / 2 ** 20,
