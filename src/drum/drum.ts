@@ -944,12 +944,18 @@ export class Drum {
   /**
    * Per-merge arrays, kept between bucket merges: allocating ~40 bytes × n of typed arrays per bucket
    * makes RSS float far above the live set until V8 collects them. Bounded by the largest bucket.
+   * A full-size merge (≥ half of r) gets room for r/H tuples plus 2 % at once: growing by 1.25×
+   * from the first bucket's exact n when the next bucket is a few tuples larger held both the old
+   * and the new arrays (~2.25 × 34 B × n) until V8 collected the old ones — the RSS peak of the
+   * session-1 benchmark.
    */
   private scratch: { cap: number; hi: Uint32Array; lo: Uint32Array; ops: Uint8Array; uniq: Uint8Array; radix: RadixScratch } | null = null;
 
   private scratchFor(n: number): NonNullable<Drum['scratch']> {
     if (this.scratch === null || this.scratch.cap < n) {
-      const cap = Math.max(n, Math.ceil((this.scratch?.cap ?? 0) * 1.25));
+      const full = Math.ceil(this.r / this.plan.H);
+      const cap = n >= full / 2 ? Math.max(n, Math.ceil(full * 1.02)) : Math.max(n, Math.ceil((this.scratch?.cap ?? 0) * 1.25));
+      this.scratch = null; // (drop the old arrays before allocating the new ones)
       const u = (): Uint32Array => new Uint32Array(cap);
       this.scratch = { cap, hi: u(), lo: u(), ops: new Uint8Array(cap), uniq: new Uint8Array(cap), radix: { a: u(), b: u(), c: u(), d: u(), e: u(), f: u() } };
     }
