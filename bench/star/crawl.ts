@@ -202,7 +202,13 @@ async function runOne(spec: RunSpec): Promise<RunOut> {
 const loadBefore = os.loadavg();
 const runs: RunOut[] = [];
 for (const r of runNames) {
-  runs.push(await runOne(SPECS[r]!));
+  const out = await runOne(SPECS[r]!);
+  if (out.pages === 0) {
+    await sim.close();
+    tree.remove();
+    throw new Error(`${out.label}: the crawler fetched nothing (exit ${out.exitCode}): ${out.stderrTail}`);
+  }
+  runs.push(out);
   await new Promise((res) => setTimeout(res, 1000));
 }
 const loadAfter = os.loadavg();
