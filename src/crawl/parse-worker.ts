@@ -15,7 +15,7 @@
 import { workerData } from 'node:worker_threads';
 import { move } from 'piscina';
 import { extractLinks, decodeHtml, payloadDigest } from '../html/index.js';
-import { LinkResolver, canonicalizeUrl, fingerprintInto, hostOf, pldOrHost, trapCheck } from '../url/index.js';
+import { LinkResolver, canonicalizeUrl, pldOrHost, trapCheck } from '../url/index.js';
 import { encodeExchangeRecords, type EncodeOptions } from '../store/index.js';
 import { encodeLinks, LinkTable, type LinkEntry } from './links-codec.js';
 export { splitParseOutput, type EncodedGroupLike } from './links-codec.js';
@@ -118,9 +118,9 @@ const scopePlds = new Set(data.scopePlds ?? []);
 const fault = data.fault;
 const fp = new Uint32Array(6);
 
-function inScope(url: string, host: string, pld: string): boolean {
+function inScope(url: string, host: string): boolean {
   if (scope === 'host' && !scopeHosts.has(host)) return false;
-  if (scope === 'pld' && !scopePlds.has(pld)) return false;
+  if (scope === 'pld' && !scopePlds.has(pldOrHost(host))) return false;
   for (const re of exclude) if (re.test(url)) return false;
   if (include.length > 0 && !include.some((re) => re.test(url))) return false;
   return true;
@@ -172,16 +172,13 @@ export function parseToTable(task: ParseTask): Uint8Array {
   if (!r.metaRobots.nofollow) {
     const seen = new Set<string>();
     const add = (raw: string): void => {
-      const url = resolver.resolve(raw);
+      // URL, host and PLD keys in one call: host/PLD keys are memoized over a run of links on one
+      // host (src/url); the URL key of an in-page duplicate is computed for nothing (rare).
+      const url = resolver.resolveWithKeys(raw, fp, 0);
       if (url === null || seen.has(url)) return;
       seen.add(url);
       if (trapCheck(url) !== null) return;
-      const host = hostOf(url);
-      const pld = pldOrHost(host);
-      if (!inScope(url, host, pld)) return;
-      fingerprintInto(url, fp, 0);
-      fingerprintInto(host, fp, 2);
-      fingerprintInto(pld, fp, 4);
+      if (!inScope(url, resolver.lastHost)) return;
       out.push({ hi: fp[0]!, lo: fp[1]!, hostHi: fp[2]!, hostLo: fp[3]!, pldHi: fp[4]!, pldLo: fp[5]!, url });
     };
     for (const l of r.links) if (!l.nofollow) add(l.value);
