@@ -141,12 +141,11 @@ test('hostile web: no crash, every outcome recorded, still polite and robots-com
     const r = await web.report({ hostMs: HOST_MS, ipMs: IP_MS, reachable: false, slackMs: Math.min(stallMs, IP_MS / 2), hostSlackMs: Math.min(stallMs, HOST_MS / 2) });
     assert.deepEqual(log.hostGaps(HOST_MS), [], 'the crawler never dispatched to a host sooner than τh');
     assert.deepEqual(log.ipGaps(IP_MS), [], 'the crawler never dispatched to an IP sooner than τs');
-    if (r.hostViolations.length > 0) console.log(`hostile web: ${r.hostViolations.length} server-side per-host gaps < τh:\n  ${r.hostViolations.join('\n  ')}`);
-    // Server-side per-IP spacing on the hostile web is NOT asserted yet (open issue, see the crawl report):
-    // robots.txt redirects are followed inside fetchRobots to another host's IP without the IP
-    // heap, a 'reset' host makes undici re-send a GET inside one fetch, and a few gaps between
-    // normal hosts remain unexplained. The count is printed so a regression is visible.
-    if (r.ipViolations.length > 0) console.log(`hostile web: ${r.ipViolations.length} per-IP gaps < τs:\n  ${r.ipViolations.slice(0, 10).join('\n  ')}`);
+    // The server's side, asserted (robots.txt redirect hops included: they wait for their IP's floor
+    // in fetchRobots' beforeRequest hook; requests queued behind a trickling or silent host on the
+    // same IP are spaced by the fetcher's wire gate).
+    assert.deepEqual(r.hostViolations, [], 'no host got two page requests closer than τh0 (server log)');
+    assert.deepEqual(r.ipViolations, [], 'no IP got two requests closer than τs0, robots.txt included (server log)');
     assert.deepEqual(r.robotsViolations, []);
     assert.deepEqual(r.duplicates, []);
     assert.ok(summary.pages > 20, `pages: ${summary.pages}`);
@@ -154,10 +153,9 @@ test('hostile web: no crash, every outcome recorded, still polite and robots-com
     assert.ok(codes.some((c) => c.startsWith('CRAWL_') || /^[345]\d\d$/.test(c)), `adversities show up as outcome codes: ${codes.join(', ')}`);
     // Every page request the server saw is accounted for by the crawler (outcome counts).
     const counted = Object.entries(summary.outcomes).filter(([k]) => !k.startsWith('dropped:') && !k.startsWith('CRAWL_PARSE')).reduce((a, [, n]) => a + n, 0);
-    // (undici re-sends a GET once inside one fetch when a 'reset' host drops a reused connection:
-    // those second requests have no outcome of their own)
-    // The hostile preset has one 'reset' host; allow its re-sent requests (≤ 2).
-    assert.ok(counted + 2 >= r.pageFetches.length, `${counted} outcomes for ${r.pageFetches.length} page requests`);
+    // One fetch = one request on the wire (test/fetch/wire.test.ts), so every page request the
+    // server logged has its outcome (robots redirect targets are robots requests, not pages).
+    assert.equal(counted, r.pageFetches.length, `${counted} outcomes for ${r.pageFetches.length} page requests`);
     const recs = await readWarcDir(summary.warcDir);
     for (const x of recs) if (x.blockDigestOk !== null) assert.ok(x.blockDigestOk, `block digest of ${x.type} ${x.uri}`);
   } finally {
@@ -184,11 +182,8 @@ test('spam farm and calendar trap stay small: budgets keep them from snowballing
     assert.deepEqual(log.hostGaps(HOST_MS), []);
     assert.deepEqual(log.ipGaps(IP_MS), []);
     assert.ok(log.count() >= r.pageFetches.length * 0.9);
-    if (r.hostViolations.length > 0) console.log(`spam web: ${r.hostViolations.length} server-side per-host gaps < τh (beyond the stall slack):\n  ${r.hostViolations.join('\n  ')}`);
-    // Per-IP gaps: asserted exactly on the tiny web; here printed (same open issue as the hostile
-    // web: the crawler's own dispatch trace shows ≥ τs, the server occasionally logs an extra
-    // request from inside the fetch layer).
-    if (r.ipViolations.length > 0) console.log(`spam web: ${r.ipViolations.length} per-IP gaps < τs:\n  ${r.ipViolations.slice(0, 10).join('\n  ')}`);
+    assert.deepEqual(r.hostViolations, [], 'no host got two page requests closer than τh0 (server log)');
+    assert.deepEqual(r.ipViolations, [], 'no IP got two requests closer than τs0, robots.txt included (server log)');
     const total = r.pageFetches.length;
     assert.ok(total > 50, `pages: ${total}`);
     // BEAST's invariant (thesis VII.2): per queue read, a PLD contributes at most B URLs from

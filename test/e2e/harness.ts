@@ -13,6 +13,8 @@ export interface SimwebChild {
   httpPort: number;
   seeds: string[];
   report(o: { hostMs: number; ipMs: number; reachable?: boolean; slackMs?: number; hostSlackMs?: number }): Promise<SimwebReport>;
+  /** requests the server has answered (or logged) so far */
+  requests(): Promise<number>;
   close(): Promise<void>;
   /** the child's process id (benchmarks read its CPU time) */
   pid: number;
@@ -35,6 +37,11 @@ export async function forkSimweb(preset: string, params?: object, opts: { log?: 
       new Promise((resolve) => {
         child.once('message', (m) => resolve((m as { report: SimwebReport }).report));
         child.send({ cmd: 'report', userAgent: UA, ...o });
+      }),
+    requests: () =>
+      new Promise((resolve) => {
+        child.once('message', (m) => resolve((m as { count: number }).count));
+        child.send({ cmd: 'count' });
       }),
     close: () =>
       new Promise<void>((resolve) => {

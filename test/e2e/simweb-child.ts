@@ -4,9 +4,10 @@
  * timestamps and fake politeness violations — or hide them).
  *
  * Protocol (IPC): the child sends {ready, dnsServer, httpPort, seeds}; the parent sends
- * {cmd:'report', userAgent, hostMs, ipMs} and gets {report}; {cmd:'close'} ends the child.
+ * {cmd:'report', userAgent, hostMs, ipMs} and gets {report}; {cmd:'count'} gets {count} (requests
+ * served so far); {cmd:'close'} ends the child.
  */
-import { startSimweb, type SimwebPreset, type WebParams } from '../../src/simweb/index.js';
+import { startSimweb, isRobotsPath, type SimwebPreset, type WebParams } from '../../src/simweb/index.js';
 
 const preset = (process.argv[2] ?? 'tiny') as SimwebPreset;
 const params = process.argv[3] ? (JSON.parse(process.argv[3]) as Partial<WebParams>) : undefined;
@@ -17,6 +18,7 @@ export interface ViolationEntry { host: string; localIp: string; path: string; s
 export interface SimwebReport {
   entries: number;
   pageFetches: string[]; // absolute URLs of page (non-robots) requests, in start order
+  pageStarts: number[]; // their start times (ms since the epoch, server clock), same order
   robotsFetches: number;
   hostViolations: string[];
   ipViolations: string[];
@@ -40,7 +42,8 @@ process.on('message', (m: { cmd: string; userAgent?: string; hostMs?: number; ip
   if (m.cmd === 'report') {
     const log = web.log;
     const entries = log.entries();
-    const pages = entries.filter((e) => !/\/robots\.txt$/.test(e.path)).sort((a, b) => a.start - b.start);
+    // Robots requests: /robots.txt and the target of simweb's robots redirect (/robots-for/…).
+    const pages = entries.filter((e) => !isRobotsPath(e.path)).sort((a, b) => a.start - b.start);
     const statusByUrl: Record<string, number> = {};
     for (const e of pages) statusByUrl[`http://${e.host}:${web.httpPort}${e.path}`] = e.status;
     const ipv = log.minIntervalPerIp(m.ipMs!, { slackMs: m.slackMs ?? 0 });
@@ -49,6 +52,7 @@ process.on('message', (m: { cmd: string; userAgent?: string; hostMs?: number; ip
     const report: SimwebReport = {
       entries: entries.length,
       pageFetches: pages.map((e) => `http://${e.host}:${web.httpPort}${e.path}`),
+      pageStarts: pages.map((e) => e.start),
       robotsFetches: entries.length - pages.length,
       hostViolations: hostv.map(explain),
       hostViolationEntries: hostv.map(details),
@@ -61,6 +65,8 @@ process.on('message', (m: { cmd: string; userAgent?: string; hostMs?: number; ip
       statusByUrl,
     };
     process.send!({ report });
+  } else if (m.cmd === 'count') {
+    process.send!({ count: web.log.total });
   } else if (m.cmd === 'close') {
     void web.close().then(() => process.exit(0));
   }
