@@ -166,6 +166,12 @@ export class Crawler extends EventEmitter {
    * dispatch drops them without a request. Bound: one checkpoint interval's pages; only shrinks.
    */
   private readonly skipDone = new Map<string, Uint8Array>();
+  /**
+   * skipDone entries already handed out once (and skipped). Kept for this process's life: after a
+   * crash URLseen re-delivers its last uncommitted merge (at-least-once), so the frontier may hand
+   * the same URL out twice. Bound: the size of skipDone at resume.
+   */
+  private readonly skipped = new Set<string>();
   /** ids of page fetches in progress */
   private readonly inFlightIds = new Set<number>();
   private nextId = 1;
@@ -657,7 +663,8 @@ export class Crawler extends EventEmitter {
   // fetch
 
   private startPage(fu: FrontierUrl): void {
-    if (this.skipDone.size > 0 && this.skipDone.delete(fu.url)) {
+    if ((this.skipDone.size > 0 || this.skipped.size > 0) && (this.skipDone.delete(fu.url) || this.skipped.has(fu.url))) {
+      this.skipped.add(fu.url);
       // Fetched and durable before a crash (done.log): free its slots, no request.
       this.frontier.done(fu, SKIPPED);
       this.count('skipped:done-before-crash');
