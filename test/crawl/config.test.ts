@@ -5,9 +5,10 @@ import os from 'node:os';
 import path from 'node:path';
 import {
   parseCrawlArgs, resolveCrawlConfig, parseSize, parseDurationMs, loadCrawlConfig, applyRuntimeChange,
-  configFromFileObject, parseSeedList, RUNTIME_KEYS, CRAWL_FLAGS,
+  configFromFileObject, parseSeedList, RUNTIME_KEYS, CRAWL_FLAGS, defaultCrawlConfig, type CrawlConfigInput,
 } from '../../src/crawl/config.js';
 import { isCrawlError } from '../../src/errors.js';
+import fc from 'fast-check';
 
 const cwd = '/tmp/x';
 const cfg = (argv: string[]) => resolveCrawlConfig(parseCrawlArgs(argv).input, { cwd });
@@ -133,4 +134,26 @@ test('runtime options: only RUNTIME_KEYS may change, re-validated', () => {
   assert.throws(() => applyRuntimeChange(c, { stateDir: '/elsewhere' }), /stateDir cannot be changed while a crawl runs/);
   assert.throws(() => applyRuntimeChange(c, { hostDelayMs: 50 }), /must not exceed hostDelayMs/);
   assert.ok(RUNTIME_KEYS.includes('ipDelayMs'));
+});
+
+test('robustness (property): any junk config object, runtime change, config file or argv → a config or CRAWL_CONFIG_INVALID, never another error', () => {
+  const keys = Object.keys(defaultCrawlConfig());
+  const junk = fc.oneof(fc.constant(undefined), fc.constant(null), fc.integer(), fc.double(), fc.string(), fc.boolean(),
+    fc.array(fc.string(), { maxLength: 3 }), fc.object({ maxDepth: 1 }), fc.constantFrom(NaN, -1, Infinity, '1e999', '256M', '5s'));
+  const onlyConfigErrors = (f: () => unknown): void => {
+    try {
+      f();
+    } catch (e) {
+      assert.ok(isCrawlError(e, 'CRAWL_CONFIG_INVALID'), `${(e as Error).name}: ${(e as Error).message}`);
+      assert.ok((e as Error).message.length > 10, 'a message that says what is wrong');
+    }
+  };
+  fc.assert(fc.property(fc.dictionary(fc.constantFrom(...keys), junk, { maxKeys: 4 }), (o) => {
+    onlyConfigErrors(() => resolveCrawlConfig(o as CrawlConfigInput));
+    onlyConfigErrors(() => applyRuntimeChange(resolveCrawlConfig({}), o));
+    onlyConfigErrors(() => configFromFileObject(o));
+  }), { numRuns: 400 });
+  const flag = fc.constantFrom('--ram', '--concurrency', '--host-delay', '--min-ip-delay', '--max-time', '--scope', '--state', '-x', '--',
+    '--workers', '--user-agent', '--include', '--budget', '--checkpoint-interval', '--warc-compression');
+  fc.assert(fc.property(fc.array(fc.oneof(flag, fc.string()), { maxLength: 6 }), (argv) => onlyConfigErrors(() => parseCrawlArgs(argv))), { numRuns: 400 });
 });
