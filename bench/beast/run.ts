@@ -294,7 +294,7 @@ const report = {
   what: 'disk bytes (read + written) per crawled page and per admitted URL: BEAST vs naive Q/QF re-scan, with Theorems 6 and 7',
   command: `npm run bench:beast -- --V ${V} --B ${B} --L ${L} --max-n ${MAX_N} --disk-max-n ${DISK_MAX_N}`,
   model: { V, EB: B, L, EBV },
-  machine: { cpu: os.cpus()[0]?.model, cores: os.cpus().length, node: process.version, date: new Date().toISOString() },
+  machine: { cpu: os.cpus()[0]?.model, cores: os.cpus().length, node: process.version, date: new Date().toISOString(), loadavg: os.loadavg() },
   note:
     'bytes counted by the queue store (record + 4-byte frame, no compression); deterministic, so machine load does not affect them. ' +
     '*BytesPerCrawled = total bytes / N (average over the crawl); *MarginalBytesPerCrawled = bytes over the last doubling of N / its pages, ' +

@@ -115,7 +115,7 @@ const report = {
   what: 'politeness release rate (nextReady + fetchDone + add per URL) with 10^6 hosts in the heaps',
   command: `npm run bench:frontier -- --hosts ${HOSTS} --hosts-per-ip ${PER_IP} --seconds ${SECONDS}`,
   target: '>= 1,000,000 releases/s per core (releasesPerCpuSecond: CPU time of this process, since the machine is shared)',
-  machine: { cpu: os.cpus()[0]?.model, cores: os.cpus().length, node: process.version, date: new Date().toISOString() },
+  machine: { cpu: os.cpus()[0]?.model, cores: os.cpus().length, node: process.version, date: new Date().toISOString(), loadavg: os.loadavg() },
   note: 'single thread; the 2-core machine is shared by ~8 engineers, so absolute numbers are low and noisy',
   results,
 };

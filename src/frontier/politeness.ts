@@ -875,15 +875,20 @@ export class Politeness {
           else this.sNext[this.hTail[h]!] = s;
           this.hTail[h] = s;
           this.hCount[h]!++;
+          this.touch(h);
         }
       } else this.releaseSlot(u, s);
       if (this.hErrors[h]! >= this.o.maxHostErrors && this.hState[h] !== H_FAILED) this.failHost(h, 'host-errors', now);
       const took = now - this.hLastStart[h]!;
       if (took >= 0 && took < 600_000) this.fetchMs = this.fetchMs === 0 ? took : this.fetchMs + 0.05 * (took - this.fetchMs);
       // Delay as it stands now, Retry-After included: what this host can do within the horizon.
-      this.hRate[h] = this.rateOf(Math.max(this.hostDelay(h), this.hNextDue[h]! - now, this.fetchMs));
-      this.touch(h);
-      if (i >= 0) this.ipRateChanged(i);
+      const r = this.rateOf(Math.max(this.hNextDue[h]! - now, this.fetchMs, this.o.minHostDelayMs));
+      if (r !== this.hRate[h]) {
+        this.hRate[h] = r;
+        this.touch(h);
+      }
+      // The IP's bound moves only with fetchMs (slowly): refresh it now and then, not per fetch.
+      if (i >= 0 && (this.released & 15) === 0) this.ipRateChanged(i);
     }
     if (this.hState[h] === H_ROBOTS && this.hRobotsItem[h] !== null) this.pushRobotsItem(h);
     else if (this.hState[h] === H_READY && this.hCount[h]! > 0) {
