@@ -80,10 +80,9 @@ export const addLE = (x: Uint8Array, y: Uint8Array): Uint8Array => {
 export async function verifyCrashed(slot: number, copy: string, epochs: CrashEpochArgs[]): Promise<void> {
   // (Assertions are written `if (!ok) assert.fail(msg)`: thousands of checks per crash, and a
   // template-string message built for every passing one costs more than the check.)
-  const scratch = copy;
   const uniques2: DrumResult[] = [];
   const checks: DrumResult[] = [];
-  const drum = await Drum.open(scratch, {
+  const drum = await Drum.open(copy, {
     buckets: K,
     valueBytes: 4,
     merge: addLE,
@@ -149,5 +148,5 @@ export async function verifyCrashed(slot: number, copy: string, epochs: CrashEpo
     }
   });
   await drum.close();
-  fs.rmSync(scratch, { recursive: true, force: true });
+  fs.rmSync(copy, { recursive: true, force: true });
 }
