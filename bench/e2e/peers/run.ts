@@ -222,6 +222,8 @@ interface RunResult {
   stoppedBy: string;
   exitCode: number | null;
   stderrTail: string;
+  /** 1-minute load average when the run ended (the box is shared). */
+  loadavg1AtEnd: number;
 }
 
 async function runOne(s: RunSpec): Promise<RunResult> {
@@ -281,11 +283,13 @@ async function runOne(s: RunSpec): Promise<RunResult> {
     cpuMsPerPageSteady: sig(((cpu - Math.max(0, cpuAtFirst)) * 1000) / Math.max(counted, 1), 4),
     startupCpuSeconds: sig(Math.max(0, cpuAtFirst), 3), peakRssMiB: sig(Math.max(sampler.peakRssBytes, sampler.hwmBytes) / 2 ** 20, 4),
     stoppedBy, exitCode, stderrTail: stderr.split('\n').filter(Boolean).slice(-3).join(' | ').slice(0, 400),
+    loadavg1AtEnd: sig(os.loadavg()[0]!, 3),
   };
   log(`${s.crawler} politeness ${s.politeness}: ${counted} pages in ${r.seconds}s = ${r.pagesPerSecond}/s, CPU ${r.cpuMsPerPage} ms/page, peak RSS ${r.peakRssMiB} MiB (${stoppedBy})`);
   return r;
 }
 
+const loadBefore = os.loadavg();
 const results: RunResult[] = [];
 for (const s of specs()) {
   try {
@@ -318,7 +322,7 @@ const ratios = (['off', 'on'] as const).map((pol) => {
 const result = {
   bench: 'peers',
   command: commandLine('bench:peers'),
-  machine: machineInfo(),
+  machine: { ...machineInfo(), loadavgBefore: loadBefore.map((x) => sig(x, 3)) },
   note: SHARED_MACHINE_NOTE + ' Runs are sequential in one process tree that also hosts simweb, so each crawler competes with the same server and the same neighbours; compare the ratios. CPU per page includes each crawler\'s start-up.',
   setup: {
     simweb: { preset, seed: 1, seeds: sim.seeds.length, port: sim.httpPort },
