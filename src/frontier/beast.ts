@@ -353,6 +353,9 @@ export class Beast {
     this.unsynced.add(this.qh);
   }
 
+  /** Records the last re-spread put into ring queues (0: everything stayed in QF/QH). */
+  lastRespreadMoved = 0;
+
   /** QF re-spreads so far (cheap; stats() walks the ring). */
   get respreadCount(): number {
     return this.respreads;
@@ -455,6 +458,8 @@ export class Beast {
       this.doublings++;
     }
     this.respreads++;
+    this.lastRespreadMoved = 0;
+    for (const t of touched) if (t !== this.qf && t !== this.qh) this.lastRespreadMoved += t.q!.pushed - t.p;
     this.c = 0;
     // Their records now sit in the targets / the new QF and QH. No commit here (it would cost an
     // fdatasync per target at every wrap): the old QF/QH stay named by the manifest (drain) until

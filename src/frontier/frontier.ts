@@ -407,15 +407,14 @@ export class Frontier {
       }
     }
     let reads = 0;
-    // Bounded work per call: at most a few batches, so that callers stay responsive. When a whole
-    // batch went back to disk (every host in it already full in RAM), wait for a fetch to finish.
-    // Likewise after a QF re-read (VII.2 re-spread): what QF holds at the end of a crawl is mostly
-    // URLs deferred because their host is full in RAM, and they cannot enter RAM before one of its
-    // fetches finishes — re-reading QF again before any fetch finished would only move the same
-    // records round the ring and back (each time a full QF read). Only while something is in RAM,
-    // so that a completion is sure to come.
-    if ((this.starved || this.respreadWait) && this.doneSinceStarved === 0 && pol.ramFree < this.options.ramUrls) return added;
-    this.starved = false;
+    // Bounded work per call: at most a few batches, so that callers stay responsive. After a QF/QH
+    // re-spread (VII.2) that moved nothing into the ring — at the end of a crawl QH holds URLs of
+    // hosts still full in RAM, which stay there — wait for a fetch to finish before reading
+    // again: another pass would only re-read QF/QH. Only while something is in RAM, so that a
+    // completion is sure to come. (A batch whose hosts are all full no longer stops the refill:
+    // those URLs wait in QH, and the rest of the ring is still worth reading — stopping there
+    // starved the crawl with one slow host in RAM and 40 k URLs queued, H2's e2e trace.)
+    if (this.respreadWait && this.doneSinceStarved === 0 && pol.ramFree < this.options.ramUrls) return added;
     this.respreadWait = false;
     while (pol.ramFree > 0 && this.qr.length < this.maxQr && reads < 8) {
       const want = this.wanted();
@@ -423,16 +422,17 @@ export class Frontier {
       // The current queue freely; the next one only below the low-water mark (see wanted()).
       const recs = await this.beast.nextRecords(Math.min(this.refillBatch, pol.ramFree), want === Infinity ? Infinity : want > 0 ? 1 : 0);
       reads++;
-      if (recs.length === 0) break;
-      const before = this.deferredByGate;
-      const n = this.gate(recs);
-      added += n;
-      if (n === 0 && this.deferredByGate > before) {
-        this.starved = true;
-        this.doneSinceStarved = 0;
+      if (recs.length === 0) {
+        // Nothing came out although BEAST holds URLs: a fruitless re-spread (see above).
+        if (this.beast.respreadCount !== respreads && this.beast.length > 0) {
+          this.respreadWait = true;
+          this.doneSinceStarved = 0;
+        }
         break;
       }
-      if (this.beast.respreadCount !== respreads) {
+      const n = this.gate(recs);
+      added += n;
+      if (this.beast.respreadCount !== respreads && this.beast.lastRespreadMoved === 0) {
         this.respreadWait = true;
         this.doneSinceStarved = 0;
         break;
@@ -444,7 +444,6 @@ export class Frontier {
   /** Hosts handed out by takeRobotsRequests and not answered yet. */
   private takenOutstanding = 0;
   private deferredByGate = 0;
-  private starved = false;
   /** A refill read QF (re-spread); the next one waits for a fetch to finish (see refillRun). */
   private respreadWait = false;
   private doneSinceStarved = 0;
