@@ -821,12 +821,20 @@ export class Drum {
         const kl = slo[j]!;
         let exists = false;
         let cur: Uint8Array | null = null;
+        // Key-only: a key already in Z never changes, so it stays in the Z stream and the next
+        // copyBelow moves it with the run it belongs to (no per-key advance + append).
+        let leftInZ = false;
         if (zr !== null) {
           zr.copyBelow(kh, kl, zw);
           if (zr.has && zr.hi === kh && zr.lo === kl) {
             exists = true;
-            cur = withValues ? zr.payload.slice(zr.vs, zr.ve) : EMPTY;
-            zr.advance();
+            if (withValues) {
+              cur = zr.payload.slice(zr.vs, zr.ve);
+              zr.advance();
+            } else {
+              cur = EMPTY;
+              leftInZ = true;
+            }
           }
         }
         const existedBefore = exists;
@@ -850,7 +858,7 @@ export class Drum {
           j++;
         } while (j < n && shi[j] === kh && slo[j] === kl);
         if (exists) {
-          zw.append(kh, kl, cur);
+          if (!leftInZ) zw.append(kh, kl, cur);
           if (!existedBefore) added++;
         }
       }
