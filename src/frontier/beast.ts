@@ -388,24 +388,27 @@ export class Beast {
   private async nextLocked(max: number, maxSteps = Infinity): Promise<Uint8Array[]> {
     const out: Uint8Array[] = [];
     let idle = 0;
+    // A step = starting to read a non-empty queue after moving on; empty queues are passed freely
+    // (they hold nothing to pace), except with maxSteps 0 (paced: stay put, no re-spread either).
     let steps = 0;
+    let moved = false;
     while (out.length < max) {
       const r = this.ring[this.c]!;
       if (r.q!.length > 0) {
+        if (moved) {
+          if (++steps > maxSteps) break;
+          moved = false;
+        }
         const recs = r.q!.shiftSync(max - out.length);
         if (recs.length === 0) break;
         for (const rec of recs) out.push(rec);
         idle = 0;
         continue;
       }
-      if (this.length === 0) break;
+      if (maxSteps === 0 || this.length === 0) break;
       if (++idle > 2 * this.j + 2) break;
-      // Empty queues are skipped without counting as a step (they hold nothing to pace).
-      if (out.length > 0 || this.ring[this.c]!.q!.pushed > 0) {
-        if (steps >= maxSteps) break;
-        steps++;
-      }
       await this.advance();
+      moved = true;
     }
     return out;
   }
