@@ -594,8 +594,8 @@ export class Frontier {
 
   /**
    * Checkpoint: (1) the URLs in RAM (queued or in flight) go to a new snapshot queue, committed,
-   * named by the manifest; (2) QR, then BEAST commit their read cursors (BEAST drops its retired
-   * queues); (3) the previous snapshot is deleted. A crash at any point leaves every URL in a committed queue or the named snapshot.
+   * named by the manifest; (2) QR, then BEAST commit their read cursors (BEAST swaps drained
+   * queues for fresh files); (3) the previous snapshot is deleted. A crash at any point leaves every URL in a committed queue or the named snapshot.
    */
   async commit(): Promise<void> {
     this.check();
