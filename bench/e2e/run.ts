@@ -4,14 +4,23 @@
  * process, worker threads included), peak RSS. simweb runs in its own process (its CPU is reported
  * separately: on this 2-core box the two compete, so pages/s is a lower bound for the crawler).
  *
- *   npm run bench:e2e -- [--seconds 30] [--max-pages 30000] [--workers 1] [--concurrency 256] [--out bench/results/e2e-throughput.json]
+ *   npm run bench:e2e -- [--seconds 30] [--max-pages 30000] [--workers 1] [--concurrency 256] [--out bench/results/e2e-throughput.json] [--from-src] [--no-build]
+ *
+ * By default it measures the product as users run it: `npm run build` (tsc → dist/) first, then
+ * the crawler is loaded from dist/ (compiled JS; its worker threads run `<name>.js` directly, no
+ * tsx loader in any thread). `--from-src` drives src/ through tsx instead (what the tests run;
+ * every worker thread then loads tsx, ~1 s of CPU each at open). `--no-build` skips the build
+ * (dist/ must be current). Only the bench itself and simweb (its own process) run through tsx.
  */
 import os from 'node:os';
 import path from 'node:path';
+import { execFileSync } from 'node:child_process';
 import { readFileSync, readdirSync, writeFileSync, mkdirSync } from 'node:fs';
-import { resolveCrawlConfig } from '../../src/crawl/config.js';
-import { Crawler } from '../../src/crawl/pipeline.js';
+import { fileURLToPath } from 'node:url';
 import { forkSimweb, tempDir } from '../../test/e2e/harness.js';
+
+type ConfigModule = typeof import('../../src/crawl/config.js');
+type PipelineModule = typeof import('../../src/crawl/pipeline.js');
 
 function arg(name: string, def: string): string {
   const i = process.argv.indexOf(`--${name}`);
@@ -23,6 +32,25 @@ const maxPages = Number(arg('max-pages', '30000'));
 const workers = Number(arg('workers', String(Math.max(1, os.availableParallelism() - 1))));
 const concurrency = Number(arg('concurrency', '256'));
 const outFile = arg('out', 'bench/results/e2e-throughput.json');
+const fromSrc = process.argv.includes('--from-src');
+const noBuild = process.argv.includes('--no-build');
+
+const root = fileURLToPath(new URL('../../', import.meta.url));
+let buildMs: number | null = null;
+if (!fromSrc && !noBuild) {
+  const b0 = performance.now();
+  try {
+    execFileSync('npm', ['run', '--silent', 'build'], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] });
+  } catch (e) {
+    // tsc still emits on type errors (no noEmitOnError): another module's work in progress must not
+    // stop the bench, but say so.
+    process.stderr.write(`bench:e2e: npm run build reported errors (${(e as Error).message.split('\n')[0]}); dist/ as emitted is used\n`);
+  }
+  buildMs = performance.now() - b0;
+}
+const base = fromSrc ? '../../src/crawl/' : '../../dist/crawl/';
+const { resolveCrawlConfig } = (await import(`${base}config.js`)) as ConfigModule;
+const { Crawler } = (await import(`${base}pipeline.js`)) as PipelineModule;
 
 function childCpuMs(pid: number): number | null {
   try {
@@ -66,8 +94,8 @@ const taskTimer = setInterval(sampleTasks, 1000);
 const serverCpu0 = childCpuMs(web.pid);
 const cpu0 = process.cpuUsage();
 const crawler = await Crawler.open(cfg);
-// Opening starts 5 worker threads (2 DRUM, STAR, the parse pool, each loading its TS modules
-// through tsx here) — ~4–5 s of CPU on this box, fixed per run: reported apart from the crawl.
+// Opening starts 5 worker threads (2 DRUM, STAR, the parse pool) and loads their modules (through
+// tsx with --from-src: ~4–5 s of CPU on this box) — fixed per run: reported apart from the crawl.
 const cpuOpen = process.cpuUsage();
 const t0 = performance.now();
 // DRUMCRAWL_BENCH_TRACE=1: one line per second of the scheduler's state (what holds dispatch back).
@@ -93,7 +121,10 @@ await web.close();
 const cpuMs = (cpu.user + cpu.system) / 1000;
 const result = {
   bench: 'e2e-throughput',
-  command: `npm run bench:e2e -- --seconds ${seconds} --max-pages ${maxPages} --workers ${workers} --concurrency ${concurrency}`,
+  command: `npm run bench:e2e -- --seconds ${seconds} --max-pages ${maxPages} --workers ${workers} --concurrency ${concurrency}${fromSrc ? ' --from-src' : ''}`,
+  /** dist: the built crawler (compiled JS, what `drumcrawl` runs); src: TypeScript through tsx */
+  crawlerFrom: fromSrc ? 'src (tsx)' : 'dist',
+  buildMs,
   date: new Date().toISOString(),
   machine: { cpu: os.cpus()[0]?.model, cores: os.cpus().length, node: process.version, loadavg: os.loadavg() },
   preset: 'simweb bench (2000 PLDs, ~5000 hosts, 256 IPs), politeness delays 0, one connection per IP',
