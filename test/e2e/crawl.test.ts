@@ -19,7 +19,12 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
  * The judge allows, per violation, the crawler's own worst event-loop stall during the run (capped
  * at τ/2): a request cannot be written while the loop is stalled, so a server-side gap shortened by
  * less than that stall is scheduling on this shared box (load ~10 on 2 cores), not a politeness
- * decision. The crawler itself spaces dispatches by τ + margin (DRUMCRAWL_TRACE_FETCH shows it).
+ * decision. The crawler itself spaces dispatches by τ + margin (DRUMCRAWL_TRACE_FETCH shows it),
+ * and its fetcher spaces the socket writes the same way (wire gate). The server side has the
+ * mirror-image artefact: while simweb's own loop is stalled it cannot timestamp, and requests that
+ * arrived during the stall are logged together at its end; such a gap (the earlier request
+ * stamped during a server loop iteration at least as long as the gap's shortfall) is listed, not
+ * judged (simweb-child.ts).
  */
 /** The crawler's own dispatch log ('dispatch' events): the exact record of its decisions. */
 function dispatchLog(crawler: Crawler) {
@@ -94,6 +99,7 @@ test('tiny web: every reachable allowed page fetched exactly once, polite, robot
     assert.equal(summary.stopReason, 'done', 'the crawl ends by itself when the frontier is empty');
     assert.equal(summary.finished, true);
     const r = await web.report({ hostMs: HOST_MS, ipMs: IP_MS, hostSlackMs: Math.min(stallMs, HOST_MS / 2), slackMs: Math.min(stallMs, IP_MS / 2) });
+    if (r.excusedByServerStall.length > 0) console.log(`gaps < τ logged right after a stall of the server process (not judged): ${r.excusedByServerStall.join('; ')}`);
     assert.deepEqual(log.hostGaps(HOST_MS), [], 'the crawler never dispatched to a host sooner than τh');
     assert.deepEqual(log.ipGaps(IP_MS), [], 'the crawler never dispatched to an IP sooner than τs');
     assert.deepEqual(r.hostViolations, [], 'no host sent two requests closer than τh');
@@ -135,10 +141,24 @@ test('hostile web: no crash, every outcome recorded, still polite and robots-com
     const crawler = await Crawler.open(config(web, dir, { maxTimeMs: 15_000, maxBodyBytes: 1 << 20, fetchTimeoutMs: 3000, parseTimeoutMs: 5000 }));
     const log = dispatchLog(crawler);
     const stall = stallMeter();
-    const summary = await crawler.run();
+    // Robustness: nothing rejects unhandled, nothing reaches the crawler's failure path.
+    const unhandled: unknown[] = [];
+    const onUnhandled = (e: unknown): void => { unhandled.push(e); };
+    process.on('unhandledRejection', onUnhandled);
+    const errors: unknown[] = [];
+    crawler.on('error-event', (e: unknown) => errors.push(e));
+    let summary;
+    try {
+      summary = await crawler.run();
+    } finally {
+      process.off('unhandledRejection', onUnhandled);
+    }
+    assert.deepEqual(unhandled, [], 'no unhandled rejection');
+    assert.deepEqual(errors, [], 'no task failed (every fetch ended with an outcome)');
     const stallMs = stall.maxMs();
     assert.ok(['done', 'max-time'].includes(summary.stopReason), summary.stopReason);
     const r = await web.report({ hostMs: HOST_MS, ipMs: IP_MS, reachable: false, slackMs: Math.min(stallMs, IP_MS / 2), hostSlackMs: Math.min(stallMs, HOST_MS / 2) });
+    if (r.excusedByServerStall.length > 0) console.log(`gaps < τ logged right after a stall of the server process (not judged): ${r.excusedByServerStall.join('; ')}`);
     assert.deepEqual(log.hostGaps(HOST_MS), [], 'the crawler never dispatched to a host sooner than τh');
     assert.deepEqual(log.ipGaps(IP_MS), [], 'the crawler never dispatched to an IP sooner than τs');
     // The server's side, asserted (robots.txt redirect hops included: they wait for their IP's floor
@@ -153,9 +173,10 @@ test('hostile web: no crash, every outcome recorded, still polite and robots-com
     assert.ok(codes.some((c) => c.startsWith('CRAWL_') || /^[345]\d\d$/.test(c)), `adversities show up as outcome codes: ${codes.join(', ')}`);
     // Every page request the server saw is accounted for by the crawler (outcome counts).
     const counted = Object.entries(summary.outcomes).filter(([k]) => !k.startsWith('dropped:') && !k.startsWith('CRAWL_PARSE')).reduce((a, [, n]) => a + n, 0);
-    // One fetch = one request on the wire (test/fetch/wire.test.ts), so every page request the
-    // server logged has its outcome (robots redirect targets are robots requests, not pages).
-    assert.equal(counted, r.pageFetches.length, `${counted} outcomes for ${r.pageFetches.length} page requests`);
+    // One fetch = at most one request on the wire (test/fetch/wire.test.ts), so every page request
+    // the server logged has its outcome (robots redirect targets are robots requests, not pages);
+    // a fetch can end without reaching the wire (timed out waiting for its IP's turn).
+    assert.ok(counted >= r.pageFetches.length, `${counted} outcomes for ${r.pageFetches.length} page requests`);
     const recs = await readWarcDir(summary.warcDir);
     for (const x of recs) if (x.blockDigestOk !== null) assert.ok(x.blockDigestOk, `block digest of ${x.type} ${x.uri}`);
   } finally {
@@ -176,6 +197,7 @@ test('spam farm and calendar trap stay small: budgets keep them from snowballing
     const summary = await crawler.run();
     const stallMs = stall.maxMs();
     const r = await web.report({ hostMs: HOST_MS, ipMs: IP_MS, reachable: false, slackMs: Math.min(stallMs, IP_MS / 2), hostSlackMs: Math.min(stallMs, HOST_MS / 2) });
+    if (r.excusedByServerStall.length > 0) console.log(`gaps < τ logged right after a stall of the server process (not judged): ${r.excusedByServerStall.join('; ')}`);
     assert.deepEqual(r.robotsViolations, []);
     assert.deepEqual(r.duplicates, []);
     // The crawler's decisions, exactly: no dispatch to a host / an IP sooner than τh / τs.
