@@ -194,16 +194,7 @@ export class Crawler extends EventEmitter {
   private urlMerging: Promise<void> | null = null;
   private merging = 0;
   private lastSync = Date.now();
-  /** true while nothing is being dispatched (checkpoint, drain): admissions run at once */
-  private directAdmit = false;
-  private admitQueue: { urls: FrontierUrl[]; resolve: () => void; reject: (e: Error) => void }[] = [];
-  private admitQueueSince = 0;
   private lastRefill = 0;
-  private admitQueueUrls(): number {
-    let n = 0;
-    for (const b of this.admitQueue) n += b.urls.length;
-    return n;
-  }
   private dispatchedThisRun = 0;
 
   private readonly wake = new Wakeup();
@@ -490,12 +481,7 @@ export class Crawler extends EventEmitter {
       this.submitUrl(url, 0);
     }
     this.seedsInjected = true;
-    this.directAdmit = true; // the scheduler is not running yet
-    try {
-      await this.mergeUrlSeen();
-    } finally {
-      this.directAdmit = false;
-    }
+    await this.mergeUrlSeen();
   }
 
   /** One URL into URLseen (seeds and redirect targets; page links come as tables). */
@@ -535,21 +521,16 @@ export class Crawler extends EventEmitter {
       // Blocking phase: the frontier's disk work (BEAST/QR queues use synchronous I/O) and
       // checkpoints run here, BEFORE dispatching — never between a dispatch and its socket write,
       // which would make the server see two requests closer together than the heaps planned.
-      // Each of these costs synchronous disk I/O (and fsyncs), so they run when worth it: admissions
-      // in batches (large, old, or the frontier is running low), refills below a low-water mark.
-      const tb = performance.now();
-      const ready = this.frontier.readyCount();
-      const low = ready < 2 * this.cfg.fetchConcurrency;
-      if (this.admitQueue.length > 0 && (low || this.admitQueueUrls() >= 50_000 || Date.now() - this.admitQueueSince >= 500)) {
-        await this.processAdmits();
-      }
+      // Refills run below a low-water mark (or once a second). Admissions do not wait for this
+      // phase: URLseen's results are admitted as they arrive (onUrlSeenResults).
       const tr = performance.now();
+      const low = this.frontier.readyCount() < 2 * this.cfg.fetchConcurrency;
       if (low || Date.now() - this.lastRefill >= 1000) {
         this.lastRefill = Date.now();
         await this.frontier.refill();
       }
       const te = performance.now();
-      if (process.env.DRUMCRAWL_DEBUG_TIMING && te - tb > 50) console.error(`blocking phase: admits ${(tr - tb).toFixed(0)} ms, refill ${(te - tr).toFixed(0)} ms`);
+      if (process.env.DRUMCRAWL_DEBUG_TIMING && te - tr > 50) console.error(`blocking phase: refill ${(te - tr).toFixed(0)} ms`);
       this.startMerges(false);
       if (Date.now() - this.lastCheckpoint >= this.cfg.checkpointIntervalMs) await this.checkpoint('periodic');
 
@@ -581,7 +562,7 @@ export class Crawler extends EventEmitter {
       }
 
       if (this.idle() && this.frontier.isEmpty()) {
-        if (this.unmergedLinks > 0 || this.unmergedContent > 0 || this.merging > 0 || this.admitQueue.length > 0) {
+        if (this.unmergedLinks > 0 || this.unmergedContent > 0 || this.merging > 0) {
           this.startMerges(true);
           await this.wake.sleep(20);
           continue;
@@ -644,20 +625,6 @@ export class Crawler extends EventEmitter {
       });
   }
 
-  /** Unique URLs from URLseen wait here until the loop's blocking phase admits them. */
-  private async processAdmits(): Promise<void> {
-    while (this.admitQueue.length > 0) {
-      const batch = this.admitQueue;
-      this.admitQueue = [];
-      const urls = batch.flatMap((b) => b.urls);
-      try {
-        await this.frontier.admit(urls);
-        for (const b of batch) b.resolve();
-      } catch (e) {
-        for (const b of batch) b.reject(e as Error);
-      }
-    }
-  }
 
   // ---------------------------------------------------------------------------------------------
   // fetch
@@ -1005,9 +972,6 @@ export class Crawler extends EventEmitter {
   // drain, checkpoint, close
 
   private async drain(): Promise<void> {
-    // No new dispatches from here on: admissions may run directly.
-    this.directAdmit = true;
-    await this.processAdmits();
     while (!this.hurry && (!this.idle() || this.merging > 0)) {
       this.startMerges(true);
       await this.wake.sleep(20);
@@ -1015,20 +979,13 @@ export class Crawler extends EventEmitter {
   }
 
   async checkpoint(reason: string): Promise<void> {
-    const wasDirect = this.directAdmit;
-    this.directAdmit = true;
-    try {
-      await this.checkpointNow(reason);
-    } finally {
-      this.directAdmit = wasDirect;
-    }
+    await this.checkpointNow(reason);
   }
 
   private async checkpointNow(reason: string): Promise<void> {
     const T = (l: string): void => { if (process.env.DRUMCRAWL_DEBUG_TIMING) console.error(`ckpt ${l} ${(performance.now() - t0).toFixed(1)}`); };
     const t0 = performance.now();
-    await this.processAdmits();
-    T('admits');
+    // (URLseen's unique URLs are admitted, durably, before its merge commits: nothing waits here.)
     if (this.contentMerging) await this.contentMerging;
     if (this.urlMerging) await this.urlMerging;
     // Push everything buffered through: ContentSeen → (WARC, links) → URLseen → frontier.
