@@ -4,9 +4,11 @@
  *
  * API as in CONTRACTS.md, with additions: FetcherOptions (see fetcher.ts: headers, acceptEncoding,
  * maxHeaderBytes, connectionsPerPool, maxPools, keepAliveTimeoutMs, isAddressAllowed,
- * tlsRejectUnauthorized, dns); FetchRequest also takes method, maxBodyBytes, acceptContentTypes and
- * an optional ip (resolved through `dns` when absent); FetchResult also carries errorCode,
- * rawHeaders, contentEncoding; Fetcher.stats(). The policy entry is
+ * tlsRejectUnauthorized, dns, and the wire gate's minIpIntervalMs / minHostIntervalMs); FetchRequest
+ * also takes method, maxBodyBytes, acceptContentTypes, robots (spaced per IP only) and an optional
+ * ip (resolved through `dns` when absent); FetchResult also carries errorCode, rawHeaders,
+ * contentEncoding; Fetcher.stats() (incl. `gated`: requests waiting in the wire gate).
+ * fetchRobots takes `opts.beforeRequest` (awaited before every hop, with the hop's IP). The policy entry is
  * `{ retry, maxRetries, backoffMs, backoffFactor, hostPenaltyMs, description }` (the contract's
  * `hostPenalty`, with its unit in the name). Outcome code type: FetchOutcomeCode (the frontier
  * exports a `FetchOutcome`). isHttpResponse(r): a complete response arrived (archive it).
