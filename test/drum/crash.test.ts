@@ -16,7 +16,7 @@
  * Where the time went before session 2 (40–60 kills in 45 s, invariants checked only at the end
  * of each repository): (a) Node spends ~60 ms of CPU at start-up reading the NODE_EXTRA_CA_CERTS
  * bundle (this machine sets it) — children now run without it; (b) kill instants up to 720 ms
- * after Drum.open — now uniform in [0, 200) ms from the child's start, with smaller flush
+ * after Drum.open — now uniform in [0, 120) ms from the child's start, with smaller flush
  * intervals, so merges, flushes and recovery are all hit within that window; (c) checking after
  * every kill in the test's own thread held its event loop (kill timers fired seconds late and
  * children ran to completion), and in a fresh process costs ~0.4 s of cold-JIT CPU — hence one
@@ -38,7 +38,7 @@ const TARGET_KILLS = Number(process.env.DRUM_CRASH_KILLS ?? (LONG ? 2000 : 200))
 // Children (kills) per repository: each carries on from the previous one's crash state.
 const EPOCHS = LONG ? 8 : 4;
 // Kill instant: uniform in [0, KILL_WINDOW_MS) after the child's 'ready' (sent before Drum.open).
-const KILL_WINDOW_MS = 200;
+const KILL_WINDOW_MS = 120;
 // CPU-bound children on 2 shared cores: more in parallel only slows each one down.
 const PARALLEL = 4;
 // A safety stop for a badly overloaded machine (the kill-count assertion then reports it).
