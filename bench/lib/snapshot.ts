@@ -33,5 +33,8 @@ export function snapshotTree(ref = 'HEAD'): TreeSnapshot {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), `dc-tree-${commit.slice(0, 8)}-`));
   execFileSync('sh', ['-c', `git archive --format=tar ${commit} | tar -x -C "${dir}"`], { cwd: REPO_ROOT });
   fs.symlinkSync(path.join(REPO_ROOT, 'node_modules'), path.join(dir, 'node_modules'), 'dir');
-  return { dir, commit, subject, remove: () => fs.rmSync(dir, { recursive: true, force: true }) };
+  const remove = (): void => fs.rmSync(dir, { recursive: true, force: true });
+  // Also on any exit (a failed bench must not leave a copy of the tree in /tmp).
+  process.once('exit', remove);
+  return { dir, commit, subject, remove };
 }
