@@ -12,14 +12,16 @@ import { BatchWriter, forEachTuple } from './drum-codec.js';
 
 interface HostData {
   dir: string;
-  opts: Omit<DrumOptions, 'onResults' | 'merge' | 'io'>;
+  opts: Omit<DrumOptions, 'onResults' | 'merge' | 'io' | 'beforeCommit'>;
+  /** ask the proxy (one round trip) before each bucket commit: DrumOptions.beforeCommit */
+  beforeCommit?: boolean;
   /** 'star': host STAR's PLDedges + PLDindegree (DrumPldStore) instead of one DRUM */
   kind?: 'drum' | 'star';
   starOpts?: DrumPldStoreOptions;
 }
 
 const port = parentPort!;
-const { dir, opts, kind, starOpts } = workerData as HostData;
+const { dir, opts, kind, starOpts, beforeCommit } = workerData as HostData;
 
 if (kind === 'star') await hostStar();
 else await hostDrum();
@@ -84,9 +86,10 @@ async function hostStar(): Promise<void> {
 }
 
 async function hostDrum(): Promise<void> {
-  const acks = new Map<number, () => void>();
+  const acks = new Map<number, { resolve: () => void; reject: (e: Error) => void }>();
   let nextChunk = 1;
   let lastNeeds = false;
+  const acked = (id: number): Promise<void> => new Promise<void>((resolve, reject) => acks.set(id, { resolve, reject }));
 
   const drum = await Drum.open(dir, {
     ...opts,
@@ -95,10 +98,22 @@ async function hostDrum(): Promise<void> {
       for (const r of batch) w.result(r);
       const buf = w.take();
       const id = nextChunk++;
-      const acked = new Promise<void>((resolve) => acks.set(id, resolve));
+      const done = acked(id);
       port.postMessage({ t: 'results', id, buf }, [buf.buffer as ArrayBuffer]);
-      await acked;
+      await done;
     },
+    // After a bucket's last chunk, before its commit: the consumer makes what it placed durable
+    // (a rejection reaches DRUM, which then commits nothing of this bucket).
+    ...(beforeCommit === true
+      ? {
+        beforeCommit: async () => {
+          const id = nextChunk++;
+          const done = acked(id);
+          port.postMessage({ t: 'beforeCommit', id });
+          await done;
+        },
+      }
+      : {}),
   });
 
   function postState(force = false): void {
@@ -119,10 +134,14 @@ async function hostDrum(): Promise<void> {
         });
         postState();
         break;
-      case 'ack':
-        acks.get(m.id!)?.();
+      case 'ack': {
+        const a = acks.get(m.id!);
         acks.delete(m.id!);
+        const err = (m as { error?: { message: string; code?: string } }).error;
+        if (err !== undefined) a?.reject(Object.assign(new Error(err.message), { code: err.code }));
+        else a?.resolve();
         break;
+      }
       case 'merge':
       case 'flush':
         void (m.t === 'merge' ? drum.merge() : drum.flush()).then(

@@ -2,8 +2,10 @@
  * A DRUM instance (src/drum) running in its own worker thread (drum-host.ts), with the same call
  * shape as Drum: check/update/checkUpdate are buffered here and shipped in binary batches;
  * merge() runs the merge in the worker and calls `onResults` here, on the event loop, for each
- * chunk of results — the worker waits for each chunk's promise (DRUM's durability contract:
- * Z is committed only after the consumer has committed what it needs).
+ * chunk of results — the worker waits for each chunk's promise, and, when given, for
+ * `beforeCommit` once per bucket after its last chunk (DRUM's durability contract: Z is committed
+ * only after the consumer has committed what it needs; with `beforeCommit` the consumer may place
+ * chunks without committing them and commit once per bucket).
  *
  * RAM here: one batch buffer (≤ batchBytes, then shipped); the DRUM's own buffers live in the worker.
  */
@@ -36,6 +38,7 @@ export class DrumProxy {
     private readonly onResults: (batch: DrumResult[]) => Promise<void> | void,
     stats: DrumProxyStats,
     private readonly batchBytes: number,
+    private readonly beforeCommit?: () => Promise<void> | void,
   ) {
     this.lastStats = stats;
     worker.on('message', (m: { t: string; id?: number; buf?: Uint8Array; needsMerge?: boolean; stats?: DrumProxyStats; error?: { message: string; code?: string } }) => {
@@ -50,6 +53,17 @@ export class DrumProxy {
             .then(
               () => worker.postMessage({ t: 'ack', id }),
               (e: Error) => this.fail(e),
+            );
+          break;
+        }
+        case 'beforeCommit': {
+          // Sent only after the bucket's last chunk was acked, i.e. after its onResults resolved.
+          const id = m.id!;
+          Promise.resolve()
+            .then(() => this.beforeCommit?.())
+            .then(
+              () => worker.postMessage({ t: 'ack', id }),
+              (e: Error & { code?: string }) => worker.postMessage({ t: 'ack', id, error: { message: e.message, code: e.code } }),
             );
           break;
         }
@@ -71,11 +85,12 @@ export class DrumProxy {
 
   static async open(
     dir: string,
-    opts: Omit<DrumOptions, 'onResults' | 'merge' | 'io'>,
+    opts: Omit<DrumOptions, 'onResults' | 'merge' | 'io' | 'beforeCommit'>,
     onResults: (batch: DrumResult[]) => Promise<void> | void,
     batchBytes = 1 << 20,
+    beforeCommit?: () => Promise<void> | void,
   ): Promise<DrumProxy> {
-    const worker = new Worker(workerFile('drum-host'), { workerData: { dir, opts } });
+    const worker = new Worker(workerFile('drum-host'), { workerData: { dir, opts, beforeCommit: beforeCommit !== undefined } });
     const stats = await new Promise<DrumProxyStats>((resolve, reject) => {
       const onMsg = (m: { t: string; stats?: DrumProxyStats }): void => {
         if (m.t === 'opened') {
@@ -89,7 +104,7 @@ export class DrumProxy {
     });
     worker.removeAllListeners('error');
     worker.removeAllListeners('exit');
-    return new DrumProxy(worker, onResults, stats, batchBytes);
+    return new DrumProxy(worker, onResults, stats, batchBytes, beforeCommit);
   }
 
   private fail(e: Error): void {

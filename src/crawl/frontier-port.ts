@@ -36,8 +36,13 @@ export interface RobotsOutcome {
 }
 
 export interface FrontierPort {
-  /** Unique URLs from URLseen: STAR gives (B, P), BEAST places them. */
-  admit(urls: FrontierUrl[]): Promise<void>;
+  /**
+   * Unique URLs from URLseen: STAR gives (B, P), BEAST places them. Durable when it resolves,
+   * unless `durable: false`: then only placed, and `commitAdmits()` makes them durable.
+   */
+  admit(urls: FrontierUrl[], opts?: { durable?: boolean }): Promise<void>;
+  /** Everything admitted so far durable (BEAST's fdatasyncs on the libuv pool). */
+  commitAdmits(): Promise<void>;
   /** URLs that were in flight at a crash/stop: back in, without a new STAR count. */
   readmit(urls: FrontierUrl[]): Promise<void>;
   /** PLD→PLD link pairs (packed [srcHi, srcLo, dstHi, dstLo]*) for STAR's in-degree. */
@@ -142,7 +147,7 @@ class FrontierAdapter implements FrontierPort {
     await this.star.addLinks(this.pairBuf, n); // copies what it needs before its first await
   }
 
-  async admit(urls: FrontierUrl[]): Promise<void> {
+  async admit(urls: FrontierUrl[], opts?: { durable?: boolean }): Promise<void> {
     // PLD in-degrees before budgets, at most once a second: each PLDedges batch is two DRUM merge
     // rounds (edges, then the in-degree increments), and a URLseen merge delivers ~k result chunks
     // back to back. Budgets thus reflect every link seen up to ≤ 1 s before (thesis VI.2 batches
@@ -156,7 +161,11 @@ class FrontierAdapter implements FrontierPort {
     // queue files + BEAST's manifest, on the libuv pool): durable when this resolves, which is what
     // URLseen's DRUM waits for before it commits its own merge (at-least-once).
     await this.serial(() => this.f.admit(urls, { durable: false }));
-    await this.f.commitAdmits();
+    if (opts?.durable !== false) await this.f.commitAdmits();
+  }
+
+  commitAdmits(): Promise<void> {
+    return this.f.commitAdmits();
   }
 
   async readmit(urls: FrontierUrl[]): Promise<void> {

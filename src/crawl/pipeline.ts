@@ -286,6 +286,10 @@ export class Crawler extends EventEmitter {
         cacheEntries: Math.max(1 << 16, Math.min(1 << 22, Math.floor(ram / 64 / 16))),
       },
       (batch) => crawler!.onUrlSeenResults(batch),
+      undefined,
+      // One BEAST commit per bucket merge, before DRUM commits it (H6's hook): the result chunks
+      // are only placed (onUrlSeenResults) — at-least-once holds, one fdatasync round per bucket.
+      () => crawler!.frontier.commitAdmits(),
     );
     const contentSeen = await DrumProxy.open(
       path.join(cfg.stateDir, 'contentseen'),
@@ -935,8 +939,9 @@ export class Crawler extends EventEmitter {
   }
 
   /**
-   * URLseen answers: unique URLs → STAR (B, P) → BEAST. `admit` resolves once they are on disk,
-   * so DRUM commits its Z only after nothing it reported unique can be lost.
+   * URLseen answers: unique URLs → STAR (B, P) → BEAST, placed but not yet durable: URLseen's DRUM
+   * calls `frontier.commitAdmits()` (its beforeCommit) once per bucket, after the bucket's last
+   * chunk, and commits its Z only when that resolved — nothing it reported unique can be lost.
    */
   private async onUrlSeenResults(batch: DrumResult[]): Promise<void> {
     const now = Date.now();
@@ -946,8 +951,8 @@ export class Crawler extends EventEmitter {
     if (unique.length === 0) return;
     // Admitted at once, not in the scheduler's next turn (that wait cost up to 500 ms per result
     // chunk, ~16 chunks per merge): STAR runs in a worker thread, BEAST appends without blocking
-    // I/O and its commit (fdatasyncs) runs on the thread pool. Resolves when durable.
-    await this.frontier.admit(unique);
+    // I/O; the commit (fdatasyncs, on the thread pool) runs once per bucket in beforeCommit.
+    await this.frontier.admit(unique, { durable: false });
     this.wake.kick();
   }
 
