@@ -470,8 +470,8 @@ export class Fetcher {
   /** LRU of pools: Map iteration order is insertion order; a use re-inserts at the end. */
   private readonly pools = new Map<string, PoolEntry>();
   private readonly live = new Set<Exchange>();
-  private readonly ipGap: number;
-  private readonly hostGap: number;
+  private ipGap: number;
+  private hostGap: number;
   private readonly gates = new Map<string, IpGate>();
   /** performance.now() of the last request written per host (pruned like the gates) */
   private readonly hostLastStart = new Map<string, number>();
@@ -511,6 +511,25 @@ export class Fetcher {
     let t = '';
     for (let i = 0; i < h.length; i += 2) t += `${h[i]}: ${h[i + 1]}\r\n`;
     this.baseHeadText = t;
+  }
+
+  /**
+   * Change the wire-gate floors while fetches run (a live `POST /config` of the delay floors).
+   * A longer floor holds the next request of every IP/host already waiting; a shorter one
+   * releases waiting requests at once (their timers are re-armed from the new floor). Hosts are
+   * tracked from the moment a host floor is set, so raising it from 0 spaces requests from the
+   * next one on.
+   */
+  setIntervals(opts: { minIpIntervalMs?: number; minHostIntervalMs?: number }): void {
+    if (opts.minIpIntervalMs !== undefined) this.ipGap = nonNegOpt('minIpIntervalMs', opts.minIpIntervalMs);
+    if (opts.minHostIntervalMs !== undefined) this.hostGap = nonNegOpt('minHostIntervalMs', opts.minHostIntervalMs);
+    for (const gate of this.gates.values()) {
+      if (gate.timer !== null) {
+        clearTimeout(gate.timer);
+        gate.timer = null;
+      }
+      this.pump(gate);
+    }
   }
 
   /** Fetch one URL. Never rejects. */

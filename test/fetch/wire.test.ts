@@ -186,6 +186,47 @@ test('wire gate: requests queued behind a slow exchange go out ≥ τs0 apart pe
   }
 });
 
+test('wire gate: setIntervals changes the floors of requests already waiting (a shorter floor releases them, a longer one holds them)', { timeout: 30_000 }, async () => {
+  const { normal } = oneIp();
+  const SLACK = 8;
+  const f = fetcher({ totalTimeoutMs: 8000, minIpIntervalMs: 5000 });
+  try {
+    // Shorter: B waits behind A's 5 s floor; lowering the floor to 100 ms releases it at once.
+    const a = freshPage(normal[0]!), b = freshPage(normal[1]!);
+    const ra = await f.fetch({ url: a });
+    assert.notEqual(ra.status, undefined, ra.outcome);
+    const pb = f.fetch({ url: b });
+    await sleep(150);
+    assert.equal(f.stats().gated, 1, 'B waits in the gate');
+    const t0 = performance.now();
+    f.setIntervals({ minIpIntervalMs: 100 });
+    const rb = await pb;
+    assert.notEqual(rb.status, undefined, rb.outcome);
+    assert.ok(performance.now() - t0 < 2500, `released by the shorter floor (${(performance.now() - t0).toFixed(0)} ms)`);
+    const s1 = await startsOf([a, b]);
+    assert.equal(s1.length, 2);
+    assert.ok(s1[1]!.start - s1[0]!.start >= 100 - SLACK, `still ≥ the new floor: ${(s1[1]!.start - s1[0]!.start).toFixed(1)} ms`);
+
+    // Longer: three requests handed over under a 0 ms floor; raising it to 200 ms once the first
+    // is on the wire spaces the other two.
+    f.setIntervals({ minIpIntervalMs: 0 });
+    const urls = [freshPage(normal[0]!), freshPage(normal[1]!), freshPage(normal[2]!)];
+    const first = f.fetch({ url: urls[0]! });
+    await sleep(5);
+    const rest = urls.slice(1).map((url) => f.fetch({ url }));
+    f.setIntervals({ minIpIntervalMs: 200 });
+    for (const r of await Promise.all([first, ...rest])) assert.notEqual(r.status, undefined, r.outcome);
+    const s2 = await startsOf(urls);
+    assert.equal(s2.length, 3);
+    for (let i = 1; i < s2.length; i++) {
+      assert.ok(s2[i]!.start - s2[i - 1]!.start >= 200 - SLACK, `held by the longer floor: ${(s2[i]!.start - s2[i - 1]!.start).toFixed(1)} ms`);
+    }
+    assert.throws(() => f.setIntervals({ minHostIntervalMs: -1 }), /CRAWL_FETCH_BAD_OPTION|non-negative/);
+  } finally {
+    await f.close();
+  }
+});
+
 test('wire gate: robots.txt is spaced per IP only; a fetch that times out while waiting in the gate never reaches the wire; close() answers waiting fetches', { timeout: 30_000 }, async () => {
   const { normal } = oneIp();
   const h = normal[0]!;
