@@ -18,6 +18,9 @@ import { splitParseOutput, type EncodedGroupLike } from './links-codec.js';
 
 export type ParseOutcome = { ok: true; table: Uint8Array; group: EncodedGroupLike | null } | { ok: false; code: 'CRAWL_PARSE_TIMEOUT' | 'CRAWL_PARSE_CRASH' | 'CRAWL_PARSE_ERROR'; message: string };
 
+/** young generation per parse worker (MiB), part of its heap budget */
+const YOUNG_MB = 8;
+
 export class ParsePool {
   private readonly pool: Piscina;
   private inFlight = 0;
@@ -36,7 +39,13 @@ export class ParsePool {
       concurrentTasksPerWorker: 1,
       idleTimeout: 60_000,
       workerData,
-      resourceLimits: opts.heapMb ? { maxOldGenerationSizeMb: opts.heapMb } : undefined,
+      // `heapMb` is the worker's whole heap budget: V8 adds the young generation on top of the old
+      // space cap (default 3 × 16 MiB semi-spaces), so it is capped too and taken out of heapMb. A
+      // parse keeps one page's objects alive at a time, so a small young generation scavenges
+      // more often but each scavenge copies little (H7, issue #7 RSS).
+      resourceLimits: opts.heapMb
+        ? { maxOldGenerationSizeMb: Math.max(16, opts.heapMb - YOUNG_MB), maxYoungGenerationSizeMb: YOUNG_MB }
+        : undefined,
     });
     // A worker that exits unexpectedly emits 'error' on the pool; its task is rejected (handled
     // in run) and piscina starts a replacement. Without a listener the process would crash.
