@@ -247,6 +247,26 @@ const ALL_KEYS = new Set<string>(Object.keys(defaultCrawlConfig()));
  * Merge `input` over the defaults and validate every field. Unknown keys are an error (a typo in a
  * config file should not silently do nothing). Relative directories are resolved against `cwd`.
  */
+/**
+ * The smallest accepted --ram. At 64M the URLseen share (1/8) is below DRUM's floor and the crawl
+ * could not start (CRAWL_DRUM_OPTIONS); 256M is the smallest budget the test suite crawls with.
+ */
+export const MIN_RAM_BYTES = 256 * MiB;
+/**
+ * What the process needs before any crawl structure grows, measured with bench/mem on the built
+ * crawler at --ram 96M (docs/performance.md, "Memory"): six V8 isolates (main, parse worker(s),
+ * three DRUM hosts) with their baselines, node's code and file maps, and the malloc arenas under
+ * bin/drumcrawl's settings. --ram is compared with the whole process' RSS, so budgets below about
+ * twice this cannot be kept; `ramFloorWarning` says so at start.
+ */
+export const PROCESS_BASELINE_MIB = 450;
+
+/** A warning for a --ram the process cannot stay under (null when the budget is plausible). */
+export function ramFloorWarning(cfg: Pick<CrawlConfig, 'ramBytes'>): string | null {
+  if (cfg.ramBytes >= 2 * PROCESS_BASELINE_MIB * MiB) return null;
+  return `--ram ${Math.round(cfg.ramBytes / MiB)}M is below what this process can stay under: about ${PROCESS_BASELINE_MIB} MiB go to the runtime before any crawl structure grows, so RSS will exceed the budget; the crawl structures still get their shares of it (use --ram 1G or more to have RSS held under --ram)`;
+}
+
 export function resolveCrawlConfig(input: CrawlConfigInput, opts: { cwd?: string } = {}): CrawlConfig {
   const cwd = opts.cwd ?? process.cwd();
   for (const k of Object.keys(input)) {
@@ -257,7 +277,9 @@ export function resolveCrawlConfig(input: CrawlConfigInput, opts: { cwd?: string
   for (const [k, v] of Object.entries(input)) if (v !== undefined) raw[k] = v;
 
   const ramBytes = parseSize(raw.ramBytes as string | number, 'ramBytes');
-  if (ramBytes < 64 * MiB) throw invalid('ramBytes', `must be at least 64M (got ${ramBytes} bytes)`, ramBytes);
+  if (ramBytes < MIN_RAM_BYTES) {
+    throw invalid('ramBytes', `must be at least 256M (got ${ramBytes} bytes): below that the DRUM shares fall under their floors, and the process itself needs about ${PROCESS_BASELINE_MIB} MiB (see docs/configuration.md)`, ramBytes);
+  }
   const warcMaxFileBytes = parseSize(raw.warcMaxFileBytes as string | number, 'warcMaxFileBytes');
   if (warcMaxFileBytes < 1 * MiB) throw invalid('warcMaxFileBytes', 'must be at least 1M', warcMaxFileBytes);
   const maxBodyBytes = parseSize(raw.maxBodyBytes as string | number, 'maxBodyBytes');

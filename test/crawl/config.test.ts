@@ -74,7 +74,8 @@ test('parseCrawlArgs: precise errors with CRAWL_CONFIG_INVALID (table)', () => {
     [['--scope', 'world'], /scope must be one of any, pld, host/],
     [['--warc-compression', 'brotli'], /warcCompression must be one of gzip, zstd, none/],
     [['--ram', 'lots'], /ramBytes must be a size like/],
-    [['--ram', '10M'], /ramBytes must be at least 64M/],
+    [['--ram', '10M'], /ramBytes must be at least 256M/],
+    [['--ram', '128M'], /ramBytes must be at least 256M.*the process itself needs about/],
     [['--workers', '0'], /workers must be a positive integer/],
     [['--include', '(unclosed'], /include has an invalid regular expression/],
     [['--host-delay', '100', '--min-host-delay', '200'], /minHostDelayMs \(τh0 = 200\) must not exceed hostDelayMs/],
@@ -156,4 +157,12 @@ test('robustness (property): any junk config object, runtime change, config file
   const flag = fc.constantFrom('--ram', '--concurrency', '--host-delay', '--min-ip-delay', '--max-time', '--scope', '--state', '-x', '--',
     '--workers', '--user-agent', '--include', '--budget', '--checkpoint-interval', '--warc-compression');
   fc.assert(fc.property(fc.array(fc.oneof(flag, fc.string()), { maxLength: 6 }), (argv) => onlyConfigErrors(() => parseCrawlArgs(argv))), { numRuns: 400 });
+});
+
+test('ramFloorWarning: budgets the process cannot stay under are named at start; 1G and more are not', async () => {
+  const { ramFloorWarning, MIN_RAM_BYTES, PROCESS_BASELINE_MIB } = await import('../../src/crawl/config.js');
+  assert.match(ramFloorWarning({ ramBytes: MIN_RAM_BYTES }) ?? '', /--ram 256M is below what this process can stay under/);
+  assert.match(ramFloorWarning({ ramBytes: 512 * 2 ** 20 }) ?? '', new RegExp(`about ${PROCESS_BASELINE_MIB} MiB`));
+  assert.equal(ramFloorWarning({ ramBytes: 2 ** 30 }), null);
+  assert.equal(ramFloorWarning({ ramBytes: 1.5 * 2 ** 30 }), null);
 });

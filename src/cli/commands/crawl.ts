@@ -3,7 +3,7 @@
  * (CRAWL_FLAGS), so `--help`, the parser and docs/configuration.md cannot drift apart.
  */
 import type { Command } from 'commander';
-import { CRAWL_FLAGS, loadCrawlConfig } from '../../crawl/config.js';
+import { CRAWL_FLAGS, loadCrawlConfig, ramFloorWarning } from '../../crawl/config.js';
 import { Crawler } from '../../crawl/pipeline.js';
 import { printSummary, runGuarded } from './common.js';
 
@@ -28,6 +28,8 @@ export function registerCrawlCommand(program: Command): void {
       if (cfg.seeds.length === 0) {
         throw Object.assign(new Error('no seed URLs: give URLs as arguments or --seeds <file>'), { code: 'CRAWL_CONFIG_INVALID' });
       }
+      const warn = ramFloorWarning(cfg);
+      if (warn !== null) process.stderr.write(`drumcrawl: warning: ${warn}\n`);
       const crawler = await Crawler.open(cfg, { handleSignals: true });
       crawler.on('status-server', (url: string) => process.stderr.write(`status server: ${url}/status  ${url}/metrics\n`));
       const summary = await crawler.run();

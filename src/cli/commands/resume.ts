@@ -1,6 +1,6 @@
 /** `drumcrawl resume <state> [runtime flags]` — continue from the last checkpoint. */
 import type { Command } from 'commander';
-import { parseCrawlArgs, RUNTIME_KEYS, CRAWL_FLAGS } from '../../crawl/config.js';
+import { parseCrawlArgs, RUNTIME_KEYS, CRAWL_FLAGS, ramFloorWarning } from '../../crawl/config.js';
 import { Crawler } from '../../crawl/pipeline.js';
 import { CrawlError } from '../../errors.js';
 import { printSummary, runGuarded } from './common.js';
@@ -26,6 +26,8 @@ export function registerResumeCommand(program: Command): void {
         if (!RESUMABLE.has(k)) throw new CrawlError('CRAWL_CONFIG_INVALID', `${k} cannot be changed on resume`);
       }
       const crawler = await Crawler.resume(state, input, { handleSignals: true });
+      const warn = ramFloorWarning(crawler.config);
+      if (warn !== null) process.stderr.write(`drumcrawl: warning: ${warn}\n`);
       crawler.on('status-server', (url: string) => process.stderr.write(`status server: ${url}/status  ${url}/metrics\n`));
       printSummary(await crawler.run());
     });
