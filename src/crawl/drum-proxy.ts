@@ -16,6 +16,17 @@ import type { DegreeListener, DrumPldStoreOptions, PldStore } from '../frontier/
 import { BatchWriter, decodeResults } from './drum-codec.js';
 import { workerFile } from './worker-file.js';
 
+/**
+ * V8 limits of a DRUM host thread (fixed constants). Its buffers, loaded bucket and CLOCK cache are
+ * ArrayBuffers outside the V8 heap, bounded by the DRUM's ramBytes; the heap holds one result
+ * chunk's objects and the merge's bookkeeping: 15–35 MiB used in bench/mem. Without limits V8 grows
+ * each host's young generation to 2 × 16 MiB semi-spaces (43–51 MiB committed per host, three hosts;
+ * issue #7, docs/performance.md "Memory"). A 12 MiB young generation (4 MiB semi-spaces) halves
+ * that at no measurable CPU cost (these threads allocate little); the old-space cap is a bound
+ * well above the use, not a squeeze.
+ */
+const DRUM_HOST_LIMITS = { maxYoungGenerationSizeMb: 12, maxOldGenerationSizeMb: 128 };
+
 export interface DrumProxyStats {
   keys: number;
   merges: number;
@@ -90,7 +101,7 @@ export class DrumProxy {
     batchBytes = 1 << 20,
     beforeCommit?: () => Promise<void> | void,
   ): Promise<DrumProxy> {
-    const worker = new Worker(workerFile('drum-host'), { workerData: { dir, opts, beforeCommit: beforeCommit !== undefined } });
+    const worker = new Worker(workerFile('drum-host'), { workerData: { dir, opts, beforeCommit: beforeCommit !== undefined }, resourceLimits: DRUM_HOST_LIMITS });
     const stats = await new Promise<DrumProxyStats>((resolve, reject) => {
       const onMsg = (m: { t: string; stats?: DrumProxyStats }): void => {
         if (m.t === 'opened') {
@@ -218,7 +229,7 @@ export class PldStoreProxy implements PldStore {
   }
 
   static async open(dir: string, opts: DrumPldStoreOptions): Promise<PldStoreProxy> {
-    const worker = new Worker(workerFile('drum-host'), { workerData: { dir, opts: {}, kind: 'star', starOpts: opts } });
+    const worker = new Worker(workerFile('drum-host'), { workerData: { dir, opts: {}, kind: 'star', starOpts: opts }, resourceLimits: DRUM_HOST_LIMITS });
     await new Promise<void>((resolve, reject) => {
       const onMsg = (m: { t: string }): void => {
         if (m.t === 'opened') {
