@@ -178,7 +178,7 @@ export class LogQueue implements BeastQueue {
     const need = varintSize(record.length) + record.length;
     if (this.pend === null) this.pend = new Uint8Array(Math.max(this.opts.blockBytes + 64, need));
     if (this.pendLen + need > this.pend.length) {
-      if (this.pendCount > 0) this.flush();
+      if (this.pendCount > 0) this.writePending();
       if (need > this.pend.length) this.pend = new Uint8Array(need);
     }
     const p = writeVarint(this.pend, this.pendLen, record.length);
@@ -186,7 +186,7 @@ export class LogQueue implements BeastQueue {
     this.pendLen = p + record.length;
     this.pendCount++;
     this.pushedN++;
-    if (this.pendLen >= this.opts.blockBytes) this.flush();
+    if (this.pendLen >= this.opts.blockBytes) this.writePending();
   }
 
   /**
@@ -217,7 +217,18 @@ export class LogQueue implements BeastQueue {
     return w;
   }
 
+  /**
+   * Writes the buffered records and lets the write buffer go: BEAST flushes a queue when it commits
+   * and before it reads it, and a ring queue may then get no append for a whole pass; j queues each
+   * keeping blockBytes would grow with j, i.e. with the crawl (issue #7). The next push allocates it
+   * again (one allocation per queue per commit).
+   */
   flush(): void {
+    this.writePending();
+    this.pend = null;
+  }
+
+  private writePending(): void {
     if (this.pendCount === 0) return;
     this.check();
     const w = this.writer ?? this.adopt(fs.openSync(this.file, fs.constants.O_RDWR | fs.constants.O_CREAT, 0o644));
@@ -257,6 +268,14 @@ export class LogQueue implements BeastQueue {
       this.block = this.decode(blk.payload, blk.count, blk.offset);
       this.readOff = blk.offset;
       this.blockNext = blk.nextOffset;
+    }
+    if (this.shifted === this.pushedN && this.block !== null && this.readIdx >= this.block.length) {
+      // Drained: drop the read-ahead buffer and the decoded block (the records handed out are
+      // views that keep their own bytes alive), normalising the cursor as cursor() does.
+      this.block = null;
+      this.reader = null;
+      this.readOff = this.blockNext;
+      this.readIdx = 0;
     }
     return out;
   }
