@@ -19,8 +19,9 @@
  * write fails its CRC, and the other slot still holds the previous complete manifest. Writes are
  * strictly sequential (BEAST chains its commits), so the fallback is always the last completed one.
  *
- * RAM per open queue: its write buffer (≈ blockBytes, allocated on the first push) and the reader's
- * read-ahead (4 × blockBytes, only while it is read).
+ * RAM per open queue: its write buffer (≈ blockBytes, from the first push until the next flush, i.e.
+ * BEAST's next commit) and the reader's read-ahead (4 × blockBytes, until the queue is drained). So
+ * the j ring queues cost RAM only while appended to or read, not for the crawl's life.
  */
 import * as fs from 'node:fs';
 import * as zlib from 'node:zlib';
