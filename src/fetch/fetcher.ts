@@ -166,6 +166,7 @@ export interface FetchResult {
 
 const DEFAULT_ACCEPT_TYPES: readonly string[] = Object.freeze(['text/html', 'application/xhtml+xml', 'application/xml', 'text/xml', 'text/plain']);
 const EMPTY = new Uint8Array(0);
+const TRACE_WIRE = process.env.DRUMCRAWL_TRACE_FETCH !== undefined && process.env.DRUMCRAWL_TRACE_FETCH !== '';
 
 function posOpt(name: string, v: number | undefined, dflt: number): number {
   if (v === undefined) return dflt;
@@ -284,6 +285,7 @@ class Exchange implements Dispatcher.DispatchHandler {
     this.connectMs = now - this.t0;
     // undici calls onConnect right before it writes the request: the start the server will see.
     this.fetcher.exchangeWritten(this, now);
+    if (TRACE_WIRE) process.stderr.write(`WIRE ${(performance.timeOrigin + now).toFixed(1)} ${this.res.ip} ${this.res.url}\n`);
   }
 
   onHeaders(statusCode: number, rawHeaders: Buffer[], _resume: () => void, statusText: string): boolean {

@@ -22,9 +22,10 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
  * decision. The crawler itself spaces dispatches by τ + margin (DRUMCRAWL_TRACE_FETCH shows it),
  * and its fetcher spaces the socket writes the same way (wire gate). The server side has the
  * mirror-image artefact: while simweb's own loop is stalled it cannot timestamp, and requests that
- * arrived during the stall are logged together at its end; such a gap (the earlier request
- * stamped during a server loop iteration at least as long as the gap's shortfall) is listed, not
- * judged (simweb-child.ts).
+ * arrived during the stall are logged together at its end; such a gap (the earlier request's stamp
+ * may be late, by its server's loop ticks, by at least the gap's shortfall) is listed, not judged
+ * (simweb-child.ts). A request that starts while the previous one to its IP/host is still being
+ * answered is always judged.
  */
 /** The crawler's own dispatch log ('dispatch' events): the exact record of its decisions. */
 function dispatchLog(crawler: Crawler) {
