@@ -122,16 +122,7 @@ export function encodeFrontierUrl(u: FrontierUrl): Uint8Array {
   }
   if (!ascii) return encodeFrontierUrlUtf8(u);
   o = start + n;
-  o = putVarint(buf, o, u.hops);
-  o = putU32(buf, o, u.hostHi);
-  o = putU32(buf, o, u.hostLo);
-  o = putU32(buf, o, u.pldHi);
-  o = putU32(buf, o, u.pldLo);
-  o = putVarint(buf, o, Math.max(0, Math.floor(u.budget)));
-  o = putVarint(buf, o, Math.max(0, Math.floor(u.admitted)));
-  o = putVarint(buf, o, Math.max(0, Math.floor(u.discoveredAt)));
-  o = putVarint(buf, o, u.attempts);
-  return buf.slice(0, o);
+  return buf.slice(0, putFields(buf, o, u));
 }
 
 function encodeFrontierUrlUtf8(u: FrontierUrl): Uint8Array {
@@ -147,6 +138,11 @@ function encodeFrontierUrlUtf8(u: FrontierUrl): Uint8Array {
   buf.copyWithin(lenStart + lenBytes, 6, 6 + written);
   buf.set(tmp.subarray(0, lenBytes), lenStart);
   o = lenStart + lenBytes + written;
+  return buf.slice(0, putFields(buf, o, u));
+}
+
+/** The fields after the URL bytes (same order in both encoders); returns the end offset. */
+function putFields(buf: Uint8Array, o: number, u: FrontierUrl): number {
   o = putVarint(buf, o, u.hops);
   o = putU32(buf, o, u.hostHi);
   o = putU32(buf, o, u.hostLo);
@@ -155,8 +151,7 @@ function encodeFrontierUrlUtf8(u: FrontierUrl): Uint8Array {
   o = putVarint(buf, o, Math.max(0, Math.floor(u.budget)));
   o = putVarint(buf, o, Math.max(0, Math.floor(u.admitted)));
   o = putVarint(buf, o, Math.max(0, Math.floor(u.discoveredAt)));
-  o = putVarint(buf, o, u.attempts);
-  return buf.slice(0, o);
+  return putVarint(buf, o, u.attempts);
 }
 
 function bad(msg: string): never {
