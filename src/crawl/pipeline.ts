@@ -662,8 +662,7 @@ export class Crawler extends EventEmitter {
       const host = hostOf(fu.url);
       for (let wait = this.floorGuard(host, fu.ip); wait !== undefined; wait = this.floorStart(host, fu.ip)) await wait;
       job.date = new Date();
-      if (process.env.DRUMCRAWL_TRACE_FETCH) process.stderr.write(`TRACE ${(performance.timeOrigin + performance.now()).toFixed(1)} ${fu.ip} ${fu.url}\n`);
-      if (this.listenerCount('dispatch') > 0) this.emit('dispatch', { at: performance.timeOrigin + performance.now(), url: fu.url, ip: fu.ip, robots: false });
+      this.traceDispatch(fu.url, fu.ip, false);
       r = await this.fetcher.fetch({ url: fu.url, ip: fu.ip });
     } finally {
       this.inFlight--;
@@ -752,8 +751,7 @@ export class Crawler extends EventEmitter {
           beforeRequest: async (req) => {
             const ip = req.ip ?? item.ip;
             for (let wait = this.floorGuard(null, ip); wait !== undefined; wait = this.floorStart(null, ip)) await wait;
-            if (process.env.DRUMCRAWL_TRACE_FETCH) process.stderr.write(`TRACE ${(performance.timeOrigin + performance.now()).toFixed(1)} ${ip} ${req.url}\n`);
-            if (this.listenerCount('dispatch') > 0) this.emit('dispatch', { at: performance.timeOrigin + performance.now(), url: req.url, ip, robots: true });
+            this.traceDispatch(req.url, ip, true);
           },
         });
         this.frontier.robotsDone(item, r);
@@ -762,6 +760,16 @@ export class Crawler extends EventEmitter {
         this.wake.kick();
       }
     })().catch((e) => this.fail(e));
+  }
+
+  /**
+   * A request is about to be sent (its floors passed): the TRACE line (DRUMCRAWL_TRACE_FETCH) and
+   * the 'dispatch' event the e2e tests judge. Synchronous, so the start the floor guard recorded
+   * and the send stay in one run of the event loop.
+   */
+  private traceDispatch(url: string, ip: string, robots: boolean): void {
+    if (process.env.DRUMCRAWL_TRACE_FETCH) process.stderr.write(`TRACE ${(performance.timeOrigin + performance.now()).toFixed(1)} ${ip} ${url}\n`);
+    if (this.listenerCount('dispatch') > 0) this.emit('dispatch', { at: performance.timeOrigin + performance.now(), url, ip, robots });
   }
 
   /**
