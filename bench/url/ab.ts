@@ -13,6 +13,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { LINKS_PER_PAGE, makeStream } from './stream.js';
 
 const other = process.argv[2];
 if (other === undefined || other.startsWith('--')) throw new Error('usage: ab.ts <other tree> [--rounds n] [--cons-links]');
@@ -30,61 +31,11 @@ const trees: [string, Url][] = [
   ['other', (await import(pathToFileURL(path.resolve(other, 'src/url/index.ts')).href)) as Url],
 ];
 
-let seed = 0x5eed1234;
-function rnd(): number {
-  seed = (seed + 0x6d2b79f5) | 0;
-  let t = seed;
-  t = Math.imul(t ^ (t >>> 15), t | 1);
-  t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-  return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-}
-// The stream of bench/url/run.ts is rebuilt by importing it would run it; instead, a compact copy
-// of its generator (same mix).
-const pick = <T>(a: readonly T[]): T => a[Math.floor(rnd() * a.length)]!;
-const int = (n: number): number => Math.floor(rnd() * n);
-const WORDS = ['news', 'products', 'blog', 'about', 'contact', 'category', 'item', 'search', 'archive', 'tag', 'user', 'help', 'docs', 'static', 'img'];
-const HOSTS = Array.from({ length: 200 }, (_, i) => (i % 3 === 0 ? 'www' : 'h' + i) + '.pld' + (i % 100) + '.test');
-const seg = (): string => pick(WORDS) + (rnd() < 0.5 ? '-' + int(500) : '');
-const file = (): string => seg() + pick(['.html', '.html', '.php', '/', '.aspx', '']);
-const query = (): string => '?' + pick(['id', 'page', 'q', 'sort', 'ref']) + '=' + int(1000) + (rnd() < 0.3 ? '&lang=en' : '');
-function makeBase(): string {
-  const host = pick(HOSTS);
-  let p = '';
-  for (let i = 0, d = 1 + int(3); i < d; i++) p += '/' + seg();
-  return (rnd() < 0.3 ? 'https://' : 'http://') + host + p + '/' + file() + (rnd() < 0.2 ? query() : '');
-}
-function makeLink(baseHost: string): string {
-  const r = rnd();
-  if (r < 0.45) return (rnd() < 0.3 ? '../'.repeat(1 + int(2)) : rnd() < 0.1 ? './' : '') + (rnd() < 0.4 ? seg() + '/' : '') + file() + (rnd() < 0.15 ? query() : '');
-  if (r < 0.70) return '/' + seg() + '/' + file() + (rnd() < 0.33 ? query() : '');
-  if (r < 0.82) return 'http://' + baseHost + '/' + seg() + '/' + file();
-  if (r < 0.90) return (rnd() < 0.3 ? '//' : pick(['http://', 'https://'])) + pick(HOSTS) + '/' + file();
-  if (r < 0.94) return rnd() < 0.6 ? '#' + seg() : query();
-  if (r < 0.97) return pick(['mailto:info@' + baseHost, 'javascript:void(0)', 'javascript:history.back()', 'tel:+15550100']);
-  return pick(['/' + seg() + '/caf%C3%A9 menu.html', 'Ünïcode/' + file(), 'HTTP://' + baseHost.toUpperCase() + '/' + file(),
-    '/a/%2e%2e/' + file(), '/search?q=' + seg() + '%20' + seg(), ' ' + file() + ' ', '/%7Euser/' + file()]);
-}
-const pages: { base: string; links: string[] }[] = [];
-for (let i = 0; i < 1000; i++) {
-  const base = makeBase();
-  const host = new URL(base).hostname;
-  let links = Array.from({ length: 59 }, () => makeLink(host));
-  if (!CONS) {
-    const html = links.map((l) => '<a href="' + l + '">x</a>').join('\n');
-    html.indexOf('\u0001');
-    let at = 0;
-    links = links.map((l) => {
-      const s = html.indexOf('<a href="', at) + 9;
-      at = s + l.length;
-      return html.slice(s, at);
-    });
-  }
-  pages.push({ base, links });
-}
-const TOTAL = 59_000;
+const pages = makeStream(1000, CONS);
+const TOTAL = pages.length * LINKS_PER_PAGE;
 const out = new Uint32Array(2);
 let sink = 0;
-const keys = new Uint32Array(2 * 59);
+const keys = new Uint32Array(2 * LINKS_PER_PAGE);
 const urls: string[] = [];
 /** `full` as bench/url/run.ts measures it: a page's URL keys together, when the tree has the batch. */
 function fullBatch(u: Url): void {

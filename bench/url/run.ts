@@ -23,6 +23,7 @@ import { fileURLToPath } from 'node:url';
 import {
   LinkResolver, canonicalizeUrlReference, registrableDomain, hostOf, fingerprintInto, fingerprintManyInto,
 } from '../../src/url/index.js';
+import { LINKS_PER_PAGE, makeStream } from './stream.js';
 
 function arg(name: string, def: number): number {
   const i = process.argv.indexOf('--' + name);
@@ -30,80 +31,11 @@ function arg(name: string, def: number): number {
 }
 const PAGES = arg('pages', 1000);
 const ROUNDS = arg('rounds', 5);
-const LINKS_PER_PAGE = 59;
 const WRITE = process.argv.includes('--write');
 
-// Deterministic PRNG (mulberry32) so every run measures the same stream.
-let seed = 0x5eed1234;
-function rnd(): number {
-  seed = (seed + 0x6d2b79f5) | 0;
-  let t = seed;
-  t = Math.imul(t ^ (t >>> 15), t | 1);
-  t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-  return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-}
-const pick = <T>(a: readonly T[]): T => a[Math.floor(rnd() * a.length)]!;
-const int = (n: number): number => Math.floor(rnd() * n);
-
-const WORDS = ['news', 'products', 'blog', 'about', 'contact', 'category', 'item', 'search', 'archive', 'tag', 'user', 'help', 'docs', 'static', 'img'];
-const HOSTS = Array.from({ length: 200 }, (_, i) => (i % 3 === 0 ? 'www' : 'h' + i) + '.pld' + (i % 100) + '.test');
-const seg = (): string => pick(WORDS) + (rnd() < 0.5 ? '-' + int(500) : '');
-const file = (): string => seg() + pick(['.html', '.html', '.php', '/', '.aspx', '']);
-const query = (): string => '?' + pick(['id', 'page', 'q', 'sort', 'ref']) + '=' + int(1000) + (rnd() < 0.3 ? '&lang=en' : '');
-
-function makeBase(): string {
-  const host = pick(HOSTS);
-  const depth = 1 + int(3);
-  let p = '';
-  for (let i = 0; i < depth; i++) p += '/' + seg();
-  return (rnd() < 0.3 ? 'https://' : 'http://') + host + p + '/' + file() + (rnd() < 0.2 ? query() : '');
-}
-
-function makeLink(baseHost: string): string {
-  const r = rnd();
-  if (r < 0.45) {
-    const up = rnd() < 0.3 ? '../'.repeat(1 + int(2)) : rnd() < 0.1 ? './' : '';
-    return up + (rnd() < 0.4 ? seg() + '/' : '') + file() + (rnd() < 0.15 ? query() : '');
-  }
-  if (r < 0.70) return '/' + seg() + '/' + file() + (rnd() < 0.33 ? query() : '');
-  if (r < 0.82) return 'http://' + baseHost + '/' + seg() + '/' + file();
-  if (r < 0.90) return (rnd() < 0.3 ? '//' : pick(['http://', 'https://'])) + pick(HOSTS) + '/' + file();
-  if (r < 0.94) return rnd() < 0.6 ? '#' + seg() : query();
-  if (r < 0.97) return pick(['mailto:info@' + baseHost, 'javascript:void(0)', 'javascript:history.back()', 'tel:+15550100']);
-  return pick([
-    '/' + seg() + '/caf%C3%A9 menu.html',
-    'Ünïcode/' + file(),
-    'HTTP://' + baseHost.toUpperCase() + '/' + file(),
-    '/a/%2e%2e/' + file(),
-    '/search?q=' + seg() + '%20' + seg(),
-    ' ' + file() + ' ',
-    '/%7Euser/' + file(),
-  ]);
-}
-
-// Link values as src/html's extractor hands them over: slices of the page's text (V8 sliced
-// strings over one flat string), not freshly concatenated (cons) strings, which the string built-ins
-// (search, indexOf, startsWith, charCodeAt, TextEncoder) treat differently. `--cons-links` keeps the
-// concatenated strings (session 1's stream).
+// The stream (bench/url/stream.ts). `--cons-links` keeps concatenated link strings (session 1's).
 const CONS_LINKS = process.argv.includes('--cons-links');
-const pages: { base: string; links: string[] }[] = [];
-for (let i = 0; i < PAGES; i++) {
-  const base = makeBase();
-  const baseHost = new URL(base).hostname;
-  let links: string[] = [];
-  for (let k = 0; k < LINKS_PER_PAGE; k++) links.push(makeLink(baseHost));
-  if (!CONS_LINKS) {
-    const html = links.map((l) => '<a href="' + l + '">x</a>').join('\n');
-    html.indexOf('\u0001'); // flattens the page text once, as decoding a fetched body yields a flat string
-    let at = 0;
-    links = links.map((l) => {
-      const start = html.indexOf('<a href="', at) + 9;
-      at = start + l.length;
-      return html.slice(start, at);
-    });
-  }
-  pages.push({ base, links });
-}
+const pages = makeStream(PAGES, CONS_LINKS);
 const TOTAL = PAGES * LINKS_PER_PAGE;
 
 const out = new Uint32Array(2);
