@@ -92,6 +92,9 @@ interface PageJob {
 }
 
 const EMPTY = new Uint8Array(0);
+/** Read once (as src/fetch does for its WIRE lines): process.env is a slow lookup for a per-page check. */
+const TRACE_FETCH = process.env.DRUMCRAWL_TRACE_FETCH !== undefined && process.env.DRUMCRAWL_TRACE_FETCH !== '';
+
 /** What the frontier is told for a URL skipped at dispatch (done before a crash): a success. */
 const SKIPPED: FetchResult = {
   url: '', ip: '', outcome: 'ok', requestHead: EMPTY, body: EMPTY, decoded: EMPTY, truncated: false, startedAt: 0, timings: { totalMs: 0 },
@@ -768,7 +771,7 @@ export class Crawler extends EventEmitter {
    * and the send stay in one run of the event loop.
    */
   private traceDispatch(url: string, ip: string, robots: boolean): void {
-    if (process.env.DRUMCRAWL_TRACE_FETCH) process.stderr.write(`TRACE ${(performance.timeOrigin + performance.now()).toFixed(1)} ${ip} ${url}\n`);
+    if (TRACE_FETCH) process.stderr.write(`TRACE ${(performance.timeOrigin + performance.now()).toFixed(1)} ${ip} ${url}\n`);
     if (this.listenerCount('dispatch') > 0) this.emit('dispatch', { at: performance.timeOrigin + performance.now(), url, ip, robots });
   }
 
