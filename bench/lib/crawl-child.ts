@@ -1,6 +1,6 @@
 /**
- * Run `drumcrawl crawl` as a child process (from the source tree via tsx, so a bench measures the
- * current working tree without a build), for benches that need the crawler's own process: its RSS
+ * Run `drumcrawl crawl` as a child process — the built product through its launcher, or the source
+ * tree via tsx (no build) — for benches that need the crawler's own process: its RSS
  * and CPU are then the crawler's alone, not the harness' or simweb's (bench/star, bench/rss).
  *
  *   const c = startCrawlChild(['http://…', '--dns-server', sw.dnsServer, '--max-pages', '1000', …]);
@@ -30,10 +30,19 @@ export interface CrawlChild {
   stop(graceMs?: number): Promise<number | null>;
 }
 
-/** `opts.root`: the tree whose src/cli/main.ts runs (default the checkout; see snapshot.ts). */
-export function startCrawlChild(crawlArgs: string[], opts: { root?: string; cwd?: string; env?: Record<string, string>; echo?: boolean; nodeArgs?: string[] } = {}): CrawlChild {
-  const cli = path.join(opts.root ?? REPO_ROOT, 'src/cli/main.ts');
-  const child = spawn(process.execPath, [...(opts.nodeArgs ?? []), '--import', 'tsx', cli, 'crawl', ...crawlArgs], {
+/**
+ * `opts.root`: the tree whose CLI runs (default the checkout; see snapshot.ts). `opts.product`: run
+ * `<root>/bin/drumcrawl` (the launcher users run: built dist/, glibc malloc settings; the tree must
+ * have been built, see buildTree) instead of `src/cli/main.ts` through tsx. The launcher `exec`s
+ * node, so the child's pid is the crawler's own (its RSS and CPU).
+ */
+export function startCrawlChild(crawlArgs: string[], opts: { root?: string; cwd?: string; env?: Record<string, string>; echo?: boolean; nodeArgs?: string[]; product?: boolean } = {}): CrawlChild {
+  const root = opts.root ?? REPO_ROOT;
+  const [cmd, argv] = opts.product
+    ? [path.join(root, 'bin/drumcrawl'), ['crawl', ...crawlArgs]]
+    : [process.execPath, [...(opts.nodeArgs ?? []), '--import', 'tsx', path.join(root, 'src/cli/main.ts'), 'crawl', ...crawlArgs]];
+  if (opts.product && (opts.nodeArgs ?? []).length > 0) throw new Error('startCrawlChild: nodeArgs need the tsx mode (the launcher takes NODE_OPTIONS)');
+  const child = spawn(cmd, argv, {
     cwd: opts.cwd ?? REPO_ROOT, env: { ...process.env, ...(opts.env ?? {}) }, stdio: ['ignore', 'pipe', 'pipe'],
   });
   let tail = '';

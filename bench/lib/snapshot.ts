@@ -22,6 +22,19 @@ export interface TreeSnapshot {
   remove(): void;
 }
 
+/**
+ * Compiles a snapshot (or the checkout) to `<dir>/dist` with the project's build config, so a bench
+ * can run the product as users do: `bin/drumcrawl` (the launcher: glibc malloc settings, then
+ * `node dist/cli/main.js`), no tsx loader thread in any isolate. Returns the build's wall ms.
+ */
+export function buildTree(dir: string): number {
+  const t0 = performance.now();
+  execFileSync(process.execPath, [path.join(dir, 'node_modules/typescript/bin/tsc'), '-p', path.join(dir, 'tsconfig.build.json')], {
+    cwd: dir, stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  return performance.now() - t0;
+}
+
 /** Extracts `ref` (default HEAD) to a temporary directory; `ref = 'working-tree'` returns the checkout itself. */
 export function snapshotTree(ref = 'HEAD'): TreeSnapshot {
   if (ref === 'working-tree') {

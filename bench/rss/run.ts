@@ -13,6 +13,12 @@
  * pages instead of the ~10^6 pages a realistic web needs — the URLseen DRUM, STAR's tables and
  * BEAST's queues get the same 10^7 keys/records, only the bodies fetched are fewer.
  *
+ * By default the crawler runs as users run it: the commit is built (tsc → dist/) and started through
+ * `bin/drumcrawl` (the launcher's glibc malloc settings, no tsx loader thread in any isolate),
+ * with the default WARC compression (gzip). `--from-src` runs src/cli/main.ts through tsx instead
+ * (each isolate then carries a tsx loader: ~50 MiB more, docs/performance.md "Memory");
+ * `--warc-compression none|zstd` overrides the compression.
+ *
  *   node --import tsx bench/rss/run.ts                                  # 10^7 URLs, --ram 1G
  *   node --import tsx bench/rss/run.ts --target 2e6 --ram 512M --out rss-2e6
  *   node --import tsx bench/rss/run.ts --time 1800 --links 500
@@ -27,7 +33,7 @@ import { startSimweb, type WebParams } from '../../src/simweb/index.js';
 import { SHARED_MACHINE_NOTE, args, machineInfo, sig, writeResult, writeSvg } from '../lib/report.js';
 import { lineChart } from '../lib/svg.js';
 import { cpuSeconds, rssBytes, startCrawlChild } from '../lib/crawl-child.js';
-import { snapshotTree } from '../lib/snapshot.js';
+import { buildTree, snapshotTree } from '../lib/snapshot.js';
 
 const a = args();
 const target = a.num('target', 1e7);
@@ -37,6 +43,8 @@ const links = a.num('links', 300);
 const workers = a.get('workers');
 const concurrency = a.num('concurrency', 256);
 const outName = a.get('out') ?? 'rss-1e7';
+const fromSrc = process.argv.includes('--from-src');
+const warcCompression = a.get('warc-compression') ?? 'gzip';
 const UA = 'drumcrawl-bench/0.1 (+https://example.test/bench)';
 
 function parseSize(s: string): number {
@@ -60,14 +68,15 @@ const sim = await startSimweb({ seed: 1, params, log: false });
 log(`simweb on port ${sim.httpPort}, DNS ${sim.dnsServer}; ${links} links/page; target ${target.toExponential(2)} unique URLs; --ram ${ramArg} = ${ramBytes} B`);
 
 const tree = snapshotTree(a.get('tree') ?? 'HEAD');
+const buildMs = fromSrc ? null : buildTree(tree.dir);
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'dc-rss-'));
 const argv = [...sim.seeds, '--dns-server', sim.dnsServer, '--state', path.join(dir, 'state'), '--out', path.join(dir, 'out'),
   '--user-agent', UA, '--ram', ramArg, '--host-delay', '0', '--min-host-delay', '0', '--ip-delay', '0', '--min-ip-delay', '0',
-  '--concurrency', String(concurrency), '--warc-compression', 'none', '--warc-max-size', '256M', '--status-port', '0',
+  '--concurrency', String(concurrency), '--warc-compression', warcCompression, '--warc-max-size', '256M', '--status-port', '0',
   '--progress', 'plain', '--progress-interval', '60000', ...(workers ? ['--workers', workers] : [])];
 const loadBefore = os.loadavg();
 const t0 = performance.now();
-const child = startCrawlChild(argv, { root: tree.dir });
+const child = startCrawlChild(argv, { root: tree.dir, product: !fromSrc });
 
 interface Sample { t: number; rssMiB: number; urlsSeen: number; urlsDiscovered: number; pages: number; cpuS: number }
 const samples: Sample[] = [];
@@ -131,10 +140,12 @@ const result = {
   command: `node --import tsx bench/rss/run.ts${process.argv.length > 2 ? ' ' + process.argv.slice(2).join(' ') : ''}`,
   machine: { ...machineInfo(), loadavgBefore: loadBefore.map((x) => sig(x, 3)), maxLoadavg1DuringRun: sig(maxLoad, 3) },
   note: SHARED_MACHINE_NOTE + ' RSS is what this bench judges; it does not depend on speed except through how much is in flight.',
-  crawler: { commit: tree.commit, subject: tree.subject, how: 'node --import tsx <git archive of the commit>/src/cli/main.ts crawl … (its own process)' },
+  crawler: { commit: tree.commit, subject: tree.subject, how: fromSrc
+    ? 'node --import tsx <git archive of the commit>/src/cli/main.ts crawl … (its own process)'
+    : '<git archive of the commit>/bin/drumcrawl crawl … (the launcher over the built dist/; its own process)', buildMs },
   setup: {
     simweb: { params, seed: 1, port: sim.httpPort, seeds: sim.seeds.length },
-    ram: ramArg, ramBytes, delays: 0, concurrency, workers: workers ?? 'default (cores)', target,
+    ram: ramArg, ramBytes, warcCompression, delays: 0, concurrency, workers: workers ?? 'default (cores)', target,
     rss: 'VmRSS of the crawler process (all threads) from /proc/<pid>/status, once per second',
     stopCriterion: 'urlsSeen (unique URLs in URLseen, from GET /status) ≥ target, then SIGTERM (drain + checkpoint); samples continue until exit',
   },
