@@ -1,5 +1,5 @@
 /**
- * Parse worker (runs in a piscina thread): the CPU-heavy part of the pipeline, so the event loop
+ * Parse worker (runs in a parse-pool.ts thread): the CPU-heavy part of the pipeline, so the event loop
  * keeps only I/O and scheduling (thesis Fig. 2: "crawling threads" → URLseen).
  *
  *   page bytes ─► decodeHtml ─► extractLinks ─► resolve (base href / page URL) + canonicalize
@@ -9,11 +9,15 @@
  *
  * Output: the link table of links-codec.ts (URL fingerprint, host key, PLD key, URL text).
  *
+ * Protocol (parse-pool.ts): the worker posts 'ready' once its modules are loaded, then answers
+ * each WireTask message, in arrival order, with one transferred ParseOutput buffer, or with
+ * `{ error }` when the parser threw. Tasks queue in the worker's port, so it goes from one page
+ * to the next without waiting for the main thread.
+ *
  * Fault injection (Dominos-style MTTR tests): `workerData.fault = { crashOn, hangOn }` makes the
  * worker exit / spin on a page containing the marker. Off unless a caller sets it.
  */
-import { workerData } from 'node:worker_threads';
-import { move } from 'piscina';
+import { workerData, parentPort } from 'node:worker_threads';
 import { extractLinks, decodeHtml, payloadDigest } from '../html/index.js';
 import { LinkResolver, canonicalizeUrl, pldOrHost, trapCheck } from '../url/index.js';
 import { encodeExchangeRecords, type EncodeOptions } from '../store/index.js';
@@ -36,6 +40,8 @@ export interface ParseWorkerData {
   fault?: { crashOn?: string; hangOn?: string };
   /** WARC encoding matching the crawl's WarcWriter (records are compressed here, in the pool). */
   warc?: EncodeOptions;
+  /** set by ParsePool: serve tasks on parentPort (module loads without side effects otherwise) */
+  serve?: boolean;
 }
 
 export interface ParseTask {
@@ -150,9 +156,9 @@ export default function parse(input: ParseTask | WireTask): ParseOutput {
   dv.setUint32(4 + table.byteLength, meta.byteLength, true);
   out.set(meta, 8 + table.byteLength);
   out.set(warc, 8 + table.byteLength + meta.byteLength);
-  // Transfer the ArrayBuffer back instead of cloning it (piscina `move`).
-  return move(out as unknown as ArrayBufferView) as unknown as ParseOutput;
+  return out;
 }
+
 
 const enc = new TextEncoder();
 
@@ -185,4 +191,20 @@ export function parseToTable(task: ParseTask): Uint8Array {
     if (r.metaRefresh !== null) add(r.metaRefresh);
   }
   return encodeLinks(out, { digest, charset, extracted: r.links.length, noindex: r.metaRobots.noindex, nofollow: r.metaRobots.nofollow });
+}
+
+if (data.serve === true && parentPort !== null) {
+  const port = parentPort;
+  port.on('message', (w: WireTask) => {
+    let out: Uint8Array;
+    try {
+      out = parse(w);
+    } catch (e) {
+      port.postMessage({ error: (e as Error)?.message ?? String(e) });
+      return;
+    }
+    // Transferred, not cloned: the buffer is this page's alone.
+    port.postMessage(out, [out.buffer as ArrayBuffer]);
+  });
+  port.postMessage('ready');
 }
