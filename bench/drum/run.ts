@@ -8,6 +8,9 @@
  *   options: --U a,b,c  --R bytes  --D bytes  --M bytes  --rounds n  --cache entries  --dir path
  *            --out file (default bench/results/drum-urlseen.json)  --zstd
  *            --no-cache-run (skip the extra run of the smallest U with a 4M-entry CLOCK cache)
+ *            --z-cache dir (bulk-load Z once per U/k into dir, hard-link it into each run)
+ *            --semi MiB (child's V8 semi-space: 4 = the product's DRUM host worker, 0 = node's default)
+ *            --malloc launcher|default (child's glibc env: bin/drumcrawl's settings, the default, or glibc's)
  *            --commit-per chunk|bucket (the consumer's queue commit: per onResults chunk, default,
  *            or once per bucket merge in DrumOptions.beforeCommit)
  *
@@ -41,6 +44,13 @@ interface Args {
   one: boolean;
   cacheRun: boolean;
   commitPer: 'chunk' | 'bucket';
+  /** Directory of pristine bulk-loaded Z files, reused across runs through hard links ('' = off). */
+  zCache: string;
+  /** glibc malloc settings of the child: 'launcher' = those bin/drumcrawl sets, 'default' = glibc's. */
+  malloc: 'launcher' | 'default';
+  /** V8 semi-space of the child in MiB (young generation = 3×): 4 = the product's DRUM host
+   *  worker (src/crawl/drum-proxy.ts, maxYoungGenerationSizeMb 12); 0 = node's default (16). */
+  semi: number;
 }
 
 function parseArgs(argv: string[]): Args {
@@ -57,6 +67,9 @@ function parseArgs(argv: string[]): Args {
     one: false,
     cacheRun: true,
     commitPer: 'chunk',
+    zCache: '',
+    malloc: 'launcher',
+    semi: 4,
   };
   for (let i = 0; i < argv.length; i++) {
     const k = argv[i]!;
@@ -82,7 +95,14 @@ function parseArgs(argv: string[]): Args {
     } else if (k === '--zstd') a.zstd = true;
     else if (k === '--one') a.one = true;
     else if (k === '--no-cache-run') a.cacheRun = false;
-    else if (k === '--commit-per') {
+    else if (k === '--z-cache') {
+      a.zCache = v!;
+      i++;
+    } else if (k === '--semi') a.semi = num();
+    else if (k === '--malloc') {
+      a.malloc = v === 'default' ? 'default' : 'launcher';
+      i++;
+    } else if (k === '--commit-per') {
       a.commitPer = v === 'bucket' ? 'bucket' : 'chunk';
       i++;
     }
@@ -121,7 +141,7 @@ async function runOne(a: Args, U: number): Promise<Record<string, unknown>> {
   fs.rmSync(path.join(dir, 'probe'), { recursive: true, force: true });
   const t0 = Date.now();
   const shift = 32 - Math.log2(k);
-  await Drum.bulkLoad(path.join(dir, 'urlseen'), { buckets: k }, (i, append) => {
+  const fill = (i: number, append: (hi: number, lo: number) => void): void => {
     // Keys j with oldHi(j) in bucket i, in order.
     const first = Math.ceil((i * 2 ** shift * U) / 4294967296);
     for (let j = first; j < U; j++) {
@@ -129,7 +149,24 @@ async function runOne(a: Args, U: number): Promise<Record<string, unknown>> {
       if ((k === 1 ? 0 : hi >>> shift) !== i) break;
       append(hi, mix(j));
     }
-  });
+  };
+  const repo = path.join(dir, 'urlseen');
+  let zCacheHit = false;
+  if (a.zCache !== '') {
+    // Bulk-load once per (U, k, Z format) into a pristine directory and hard-link its Z files into
+    // each run's repository: a merge never writes a Z file in place (it writes Z' and unlinks Z), so
+    // the pristine copy survives. Saves the ~10 min bulk load of U = 1e9 per run.
+    const src = path.join(a.zCache, `U${U}-k${k}-zf${Drum.Z_FORMAT}`);
+    if (!fs.existsSync(path.join(src, 'drum.json'))) {
+      fs.rmSync(src, { recursive: true, force: true });
+      await Drum.bulkLoad(src, { buckets: k, expectedKeys: U }, fill);
+    } else zCacheHit = true;
+    fs.mkdirSync(repo, { recursive: true });
+    for (const f of fs.readdirSync(src)) {
+      if (f.endsWith('.z')) fs.linkSync(path.join(src, f), path.join(repo, f));
+      else fs.copyFileSync(path.join(src, f), path.join(repo, f));
+    }
+  } else await Drum.bulkLoad(repo, { buckets: k, expectedKeys: U }, fill);
   const loadSec = (Date.now() - t0) / 1000;
   // Reset the kernel's peak-RSS mark so that VmHWM covers the DRUM run, not the bulk load.
   try {
@@ -143,7 +180,19 @@ async function runOne(a: Args, U: number): Promise<Record<string, unknown>> {
   const queueIo = new IoCounters();
   const queue = await DiskQueue.open(path.join(dir, 'unique-queue'), { blockBytes: 1 << 20, io: queueIo });
   let uniquesOut = 0;
-  const drum = await Drum.open(path.join(dir, 'urlseen'), {
+  // Where the RAM goes (sampled at every onResults call, i.e. while a loaded bucket is delivered,
+  // and after every merge round): maxima of process.memoryUsage() fields, minus the baseline.
+  const mem0 = process.memoryUsage();
+  const memMax = { rss: 0, heapTotal: 0, heapUsed: 0, external: 0, arrayBuffers: 0 };
+  const sampleMem = (): void => {
+    const m = process.memoryUsage();
+    memMax.rss = Math.max(memMax.rss, m.rss - mem0.rss);
+    memMax.heapTotal = Math.max(memMax.heapTotal, m.heapTotal - mem0.heapTotal);
+    memMax.heapUsed = Math.max(memMax.heapUsed, m.heapUsed - mem0.heapUsed);
+    memMax.external = Math.max(memMax.external, m.external - mem0.external);
+    memMax.arrayBuffers = Math.max(memMax.arrayBuffers, m.arrayBuffers - mem0.arrayBuffers);
+  };
+  const drum = await Drum.open(repo, {
     ramBytes: a.R,
     diskBytes: a.D,
     bufferBytes: a.M,
@@ -152,6 +201,7 @@ async function runOne(a: Args, U: number): Promise<Record<string, unknown>> {
     deliver: 'unique',
     io,
     onResults: async (batch) => {
+      sampleMem();
       for (const r of batch) queue.push(r.aux!);
       uniquesOut += batch.length;
       if (a.commitPer === 'chunk') await queue.commit();
@@ -232,6 +282,7 @@ async function runOne(a: Args, U: number): Promise<Record<string, unknown>> {
       const c = process.cpuUsage(c0);
       mergeCpuUs += c.user + c.system;
       maxRss = Math.max(maxRss, process.memoryUsage().rss);
+      sampleMem();
     }
   }
   const sec = (Date.now() - start) / 1000;
@@ -255,6 +306,19 @@ async function runOne(a: Args, U: number): Promise<Record<string, unknown>> {
     k: 1,
     r: (merged * kvPerTuple) / s.rounds,
     Hz: 8,
+    Hb: kvPerTuple,
+    auxOverhead: 1,
+    queueBytes: queueBytes / Math.max(1, s.uniques),
+  });
+  // The same with Z's measured bytes per key (delta-coded key-only Z: ~5 B at U = 1e9) for Hz.
+  const predictedTotalZ = drumAlpha({
+    n: merged,
+    U,
+    b: bMeasured,
+    p: s.uniques / merged,
+    k: 1,
+    r: (merged * kvPerTuple) / s.rounds,
+    Hz: s.zBytesPerKey,
     Hb: kvPerTuple,
     auxOverhead: 1,
     queueBytes: queueBytes / Math.max(1, s.uniques),
@@ -300,10 +364,21 @@ async function runOne(a: Args, U: number): Promise<Record<string, unknown>> {
     rssPeakVmHWMBytes: peak,
     rssAboveBaselineBytes: peak - rssBase,
     withinR: peak - rssBase <= a.R,
+    // Largest growth over the baseline of each process.memoryUsage() field seen in the samples
+    // (not simultaneous; rss here is a sample, rssAboveBaselineBytes the kernel's peak).
+    memAboveBaselineMaxBytes: memMax,
+    memBaselineBytes: mem0,
+    execArgv: process.execArgv,
+    malloc: { MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX ?? null, MALLOC_MMAP_THRESHOLD_: process.env.MALLOC_MMAP_THRESHOLD_ ?? null },
+    zCacheHit,
     alphaDrum: s.alpha,
     alphaDrumPredicted: s.predictedAlpha,
     alphaTotal: (drumBytes + queueBytes) / (bMeasured * merged),
     alphaTotalPredicted: predictedTotal,
+    alphaTotalPredictedZMeasured: predictedTotalZ,
+    zBytesPerKey: s.zBytesPerKey,
+    alphaDrumPredictedZMeasured: s.predictedAlphaZMeasured,
+    alphaDiffPctZMeasured: (((drumBytes + queueBytes) / (bMeasured * merged)) / predictedTotalZ - 1) * 100,
     alphaDiffPct: (((drumBytes + queueBytes) / (bMeasured * merged)) / predictedTotal - 1) * 100,
     theorem2AlphaThesisSizes: null as number | null,
     ioBytes: { drum: io.snapshot().kinds, queueWritten: queueBytes },
@@ -325,10 +400,22 @@ async function main(): Promise<void> {
   // Unless told otherwise, also run the smallest U with a 4M-entry CLOCK cache in front.
   if (a.cache === 0 && a.cacheRun) configs.push({ U: a.U[0]!, cache: 4_000_000 });
   for (const c of configs) {
-    const argv = ['--one', '--U', String(c.U), '--R', String(a.R), '--D', String(a.D), '--M', String(a.M), '--rounds', String(a.rounds), '--cache', String(c.cache), '--dir', a.dir, '--commit-per', a.commitPer];
+    const argv = ['--one', '--U', String(c.U), '--R', String(a.R), '--D', String(a.D), '--M', String(a.M), '--rounds', String(a.rounds), '--cache', String(c.cache), '--dir', a.dir, '--commit-per', a.commitPer, '--z-cache', a.zCache];
     if (a.zstd) argv.push('--zstd');
+    // The product runs through bin/drumcrawl, which sets these before node starts (glibc reads them
+    // once); the child is a fresh process, so the same settings apply to the measured DRUM.
+    const env = { ...process.env };
+    if (a.malloc === 'launcher') {
+      env.MALLOC_ARENA_MAX ??= '2';
+      env.MALLOC_MMAP_THRESHOLD_ ??= '131072';
+    } else {
+      delete env.MALLOC_ARENA_MAX;
+      delete env.MALLOC_MMAP_THRESHOLD_;
+    }
     const out = await new Promise<string>((resolve, reject) => {
-      const cp = fork(self, argv, { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'pipe', 'inherit', 'ipc'] });
+      const execArgv = ['--import', 'tsx'];
+      if (a.semi > 0) execArgv.push(`--max-semi-space-size=${a.semi}`);
+      const cp = fork(self, argv, { env, execArgv, stdio: ['ignore', 'pipe', 'inherit', 'ipc'] });
       let o = '';
       cp.stdout!.on('data', (d: Buffer) => (o += d.toString()));
       cp.on('exit', (code) => (code === 0 ? resolve(o) : reject(new Error(`U=${c.U} failed with code ${code}`))));
@@ -344,7 +431,7 @@ async function main(): Promise<void> {
     date: new Date().toISOString(),
     machine: { cpu: cpu?.model, cores: os.cpus().length, node: process.version, memBytes: os.totalmem(), loadavg: os.loadavg() },
     note: 'Shared, noisy 2-core machine (several engineers building and testing at once): absolute rates are low and vary run to run; compare within one run. Z is pre-populated by Drum.bulkLoad (sorted runs written directly), not by inserting U keys through the API.',
-    params: { R: a.R, D: a.D, M: a.M, rounds: a.rounds, auxBytes: 110, p: 1 / 9, zstd: a.zstd, commitPer: a.commitPer },
+    params: { R: a.R, D: a.D, M: a.M, rounds: a.rounds, auxBytes: 110, p: 1 / 9, zstd: a.zstd, commitPer: a.commitPer, malloc: a.malloc, semiSpaceMiB: a.semi, zCache: a.zCache },
     runs,
   };
   fs.mkdirSync(path.dirname(a.out), { recursive: true });

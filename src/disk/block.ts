@@ -124,10 +124,21 @@ export class BlockReader {
      * without it every refill allocates, and garbage buffers inflate RSS until V8 collects them.
      */
     private readonly reuse = false,
+    /**
+     * With `reuse`: a buffer to read into (grown when a block needs more), e.g. one that the
+     * caller keeps across readers so that each new reader allocates nothing (take it back from
+     * `buffer` when done: it may have been replaced by a larger one).
+     */
+    initial?: Buffer,
   ) {
     this.pos = start;
     this.bufStart = start;
-    this.buf = Buffer.allocUnsafe(0);
+    this.buf = reuse && initial !== undefined ? initial : Buffer.allocUnsafe(0);
+  }
+
+  /** The read buffer (see `initial`). */
+  get buffer(): Buffer {
+    return this.buf;
   }
 
   /** Offset of the next block to read. */

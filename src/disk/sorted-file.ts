@@ -44,10 +44,17 @@ export class SortedRunWriter {
     kind: string,
     compression: Compression,
     private readonly blockBytes = 1 << 20,
+    /** A buffer to start from (e.g. the previous writer's `buffer`, so a merge allocates nothing). */
+    initial?: Uint8Array,
   ) {
     this.w = new BlockWriter(fd, 0, io, kind, compression);
     // Grows on demand up to 2 blocks (a block plus a bulk run): a small Z stays cheap to rewrite.
-    this.buf = new Uint8Array(Math.min(blockBytes * 2 + 64, 1 << 16));
+    this.buf = initial ?? new Uint8Array(Math.min(blockBytes * 2 + 64, 1 << 16));
+  }
+
+  /** The write buffer (to hand to the next writer). */
+  get buffer(): Uint8Array {
+    return this.buf;
   }
 
   private order(hi: number, lo: number): void {
@@ -162,10 +169,17 @@ export class SortedRunReader {
     io: IoCounters,
     kind: string,
     readAhead = 4 << 20,
+    /** A read buffer to start from (see BlockReader's `initial`). */
+    initial?: Buffer,
   ) {
-    this.reader = new BlockReader(fd, 0, size, file, io, kind, readAhead, true);
+    this.reader = new BlockReader(fd, 0, size, file, io, kind, readAhead, true, initial);
     this.rec = valueBytes === 'variable' ? 0 : 8 + valueBytes;
     this.loadBlock();
+  }
+
+  /** The read buffer (to hand to the next reader). */
+  get buffer(): Buffer {
+    return this.reader.buffer;
   }
 
   private corrupt(msg: string): CrawlError {

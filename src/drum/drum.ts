@@ -52,6 +52,7 @@ import {
   type DecodedBlock,
 } from '../disk/index.js';
 import { SortedRunReader, SortedRunWriter } from '../disk/sorted-file.js';
+import { KeyRunReader, KeyRunWriter, gapBytesFor } from '../disk/key-run.js';
 import { DiskErrorCode } from '../disk/errors.js';
 import { ClockCache } from './clock-cache.js';
 import { DrumErrorCode } from './errors.js';
@@ -132,6 +133,10 @@ export interface DrumStats {
   alpha: number;
   /** drumAlpha() (generalised eq. 14) for the measured n, U, b, p and bucket bytes per round. */
   predictedAlpha: number;
+  /** Bytes per key of Z on disk now (8 + value bytes for whole records; ~5 for key-only Z at
+   *  U = 10^9, delta-coded), and predictedAlpha evaluated with that Z entry size instead. */
+  zBytesPerKey: number;
+  predictedAlphaZMeasured: number;
   k: number;
   r: number;
   M: number;
@@ -151,6 +156,9 @@ const HAS_VALUE = 0x40;
 const OP_NAMES: readonly DrumOp[] = ['check', 'update', 'checkUpdate'];
 const EMPTY = new Uint8Array(0);
 const MANIFEST = 'drum.json';
+/** Read size of the merge's sequential streams; Z block size. */
+const READ_AHEAD = 4 << 20;
+const Z_BLOCK = 1 << 20;
 
 interface BucketGen {
   gen: number;
@@ -184,14 +192,40 @@ interface ManifestBucket {
   zBytes: number;
 }
 
+/**
+ * Manifest version = on-disk format. 1: Z records of 8-byte keys (+ value) for every repository
+ * (sessions 1–3). 2: key-only repositories (valueBytes 0) hold Z as delta-coded key runs
+ * (src/disk/key-run.ts); repositories with values keep version 1's Z records. A version-1
+ * repository is refused with CRAWL_DRUM_FORMAT rather than misread.
+ */
+const FORMAT_VERSION = 2;
+
 interface Manifest {
-  version: 1;
+  version: typeof FORMAT_VERSION;
   k: number;
   valueBytes: number | 'variable';
   buckets: ManifestBucket[];
 }
 
 const pad = (i: number): string => String(i).padStart(4, '0');
+
+/** What the merge uses of a Z reader/writer (SortedRun* for values, KeyRun* for key-only Z). */
+interface ZWriter {
+  append(hi: number, lo: number, value: Uint8Array | null): void;
+  finish(): number;
+  readonly records: number;
+  readonly buffer: Uint8Array;
+}
+interface ZReader {
+  readonly has: boolean;
+  readonly hi: number;
+  readonly lo: number;
+  readonly recordsSeen: number;
+  readonly buffer: Buffer;
+  advance(): void;
+  copyBelow(hi: number, lo: number, out: ZWriter): void;
+  copyRest(out: ZWriter): void;
+}
 
 function isPow2(x: number): boolean {
   return x >= 1 && (x & (x - 1)) === 0;
@@ -204,6 +238,8 @@ function roundPow2(x: number): number {
 }
 
 export class Drum {
+  /** Format of the Z (disk cache) files this code writes; the manifest's version follows it. */
+  static readonly Z_FORMAT: number = FORMAT_VERSION;
   readonly io: IoCounters;
   readonly k: number;
   readonly r: number;
@@ -323,7 +359,12 @@ export class Drum {
       } catch (cause) {
         throw new CrawlError(DrumErrorCode.MANIFEST, `DRUM manifest ${mfile} is unreadable`, { cause, details: { file: mfile } });
       }
-      if (m.version !== 1 || !isPow2(m.k) || !Array.isArray(m.buckets) || m.buckets.length !== m.k) {
+      if (typeof m.version === 'number' && m.version !== FORMAT_VERSION) {
+        throw new CrawlError(DrumErrorCode.FORMAT, `DRUM repository ${dir} has on-disk format ${m.version}; this drumcrawl reads format ${FORMAT_VERSION} only (rebuild it, e.g. from the crawl's URL logs)`, {
+          details: { file: mfile, version: m.version, supported: FORMAT_VERSION },
+        });
+      }
+      if (m.version !== FORMAT_VERSION || !isPow2(m.k) || !Array.isArray(m.buckets) || m.buckets.length !== m.k) {
         throw new CrawlError(DrumErrorCode.MANIFEST, `DRUM manifest ${mfile} is invalid`, { details: { file: mfile } });
       }
       if (m.valueBytes !== valueBytes) {
@@ -336,7 +377,7 @@ export class Drum {
       let k = opts.buckets ?? plan0.kModel;
       if (!(k >= 1)) k = 1;
       k = Math.min(4096, roundPow2(k));
-      m = { version: 1, k, valueBytes, buckets: Array.from({ length: k }, () => ({ bgen: 1, zgen: 0, zKeys: 0, zBytes: 0 })) };
+      m = { version: FORMAT_VERSION, k, valueBytes, buckets: Array.from({ length: k }, () => ({ bgen: 1, zgen: 0, zKeys: 0, zBytes: 0 })) };
       writeFileAtomicSync(mfile, JSON.stringify(m));
     }
     const r = Math.floor(opts.bucketBytes ?? bucketBytesFor(Rb, m.k, M, H, P));
@@ -356,7 +397,15 @@ export class Drum {
    */
   static async bulkLoad(
     dir: string,
-    opts: { buckets: number; valueBytes?: number | 'variable'; compression?: Compression; io?: IoCounters },
+    opts: {
+      buckets: number;
+      valueBytes?: number | 'variable';
+      compression?: Compression;
+      io?: IoCounters;
+      /** About how many keys `fill` emits in all (key-only repositories: sets Z's gap width,
+       *  see src/disk/key-run.ts; without it keys are stored whole, 8 bytes each). */
+      expectedKeys?: number;
+    },
     fill: (bucket: number, append: (hi: number, lo: number, value?: Uint8Array | null) => void) => void,
   ): Promise<void> {
     const k = opts.buckets;
@@ -372,7 +421,10 @@ export class Drum {
       const file = path.join(dir, `z${pad(i)}-1.z`);
       const fd = fs.openSync(file, 'w');
       try {
-        const w = new SortedRunWriter(fd, file, valueBytes, io, 'cache', opts.compression ?? 'none');
+        const w =
+          valueBytes === 0
+            ? new KeyRunWriter(fd, file, opts.expectedKeys === undefined ? 8 : gapBytesFor(64 - Math.log2(k), opts.expectedKeys / k), io, 'cache', opts.compression ?? 'none')
+            : new SortedRunWriter(fd, file, valueBytes, io, 'cache', opts.compression ?? 'none');
         const zero = valueBytes === 'variable' ? EMPTY : new Uint8Array(valueBytes);
         fill(i, (hi, lo, value) => {
           if ((k === 1 ? 0 : hi >>> shift) !== i) throw new CrawlError(DrumErrorCode.OPTIONS, `bulkLoad: key ${hi}:${lo} does not belong to bucket ${i}`);
@@ -385,7 +437,7 @@ export class Drum {
       }
     }
     fsyncDir(dir);
-    const m: Manifest = { version: 1, k, valueBytes, buckets };
+    const m: Manifest = { version: FORMAT_VERSION, k, valueBytes, buckets };
     writeFileAtomicSync(mfile, JSON.stringify(m), io);
   }
 
@@ -755,7 +807,7 @@ export class Drum {
     let t = 0;
     let arenaLen = 0;
     for (const g of gens) {
-      const reader = new BlockReader(g.kvFd, 0, g.kv.offset, this.bFile(i, g.gen, 'kv'), this.io, 'bucket-kv', 4 << 20, true);
+      const reader = new BlockReader(g.kvFd, 0, g.kv.offset, this.bFile(i, g.gen, 'kv'), this.io, 'bucket-kv', READ_AHEAD, true, this.ioBuffer());
       for (let blk = reader.next(); blk !== null; blk = reader.next()) {
         const b = blk.payload;
         let base = 0;
@@ -789,6 +841,7 @@ export class Drum {
         }
         if (p !== b.length) throw this.mismatch(i, g.gen, 'trailing bytes in a key/value block');
       }
+      this.ioBuf = reader.buffer;
     }
     if (t !== n) throw this.mismatch(i, gens[0]!.gen, `expected ${n} tuples, found ${t}`);
 
@@ -812,8 +865,19 @@ export class Drum {
     let zKeys = 0;
     let zBytes = 0;
     try {
-      const zr = zfd >= 0 ? new SortedRunReader(zfd, bk.zBytes, this.zFile(i, bk.zgen), vb, this.io, 'cache') : null;
-      const zw = new SortedRunWriter(outFd, newZFile, vb, this.io, 'cache', this.compression);
+      // Key-only repositories keep Z delta-coded (src/disk/key-run.ts), with a gap width for the
+      // keys Z' will hold at most; the others keep whole records. Both share this interface.
+      const keyOnly = !withValues;
+      const zFile = this.zFile(i, bk.zgen);
+      const zr: ZReader | null =
+        zfd < 0
+          ? null
+          : keyOnly
+            ? (new KeyRunReader(zfd, bk.zBytes, zFile, this.io, 'cache', READ_AHEAD, this.ioBuffer()) as unknown as ZReader)
+            : (new SortedRunReader(zfd, bk.zBytes, zFile, vb, this.io, 'cache', READ_AHEAD, this.ioBuffer()) as unknown as ZReader);
+      const zw: ZWriter = keyOnly
+        ? new KeyRunWriter(outFd, newZFile, gapBytesFor(64 - Math.log2(this.k), bk.zKeys + n), this.io, 'cache', this.compression, Z_BLOCK, this.zwBuf ?? undefined)
+        : new SortedRunWriter(outFd, newZFile, vb, this.io, 'cache', this.compression, Z_BLOCK, this.zwBuf ?? undefined);
       const fixedZero = vb === 'variable' ? EMPTY : new Uint8Array(vb);
       let j = 0;
       while (j < n) {
@@ -829,7 +893,8 @@ export class Drum {
           if (zr.has && zr.hi === kh && zr.lo === kl) {
             exists = true;
             if (withValues) {
-              cur = zr.payload.slice(zr.vs, zr.ve);
+              const vr = zr as unknown as SortedRunReader;
+              cur = vr.payload.slice(vr.vs, vr.ve);
               zr.advance();
             } else {
               cur = EMPTY;
@@ -872,6 +937,8 @@ export class Drum {
       }
       zBytes = zw.finish();
       zKeys = zw.records;
+      this.zwBuf = zw.buffer;
+      if (zr !== null) this.ioBuf = zr.buffer;
     } finally {
       if (zfd >= 0) fs.closeSync(zfd);
       fs.closeSync(outFd);
@@ -887,7 +954,7 @@ export class Drum {
       let auxBytes = 0;
       const all = this.deliver === 'all';
       for (const g of gens) {
-        const reader = new BlockReader(g.auxFd, 0, g.aux.offset, this.bFile(i, g.gen, 'aux'), this.io, 'bucket-aux', 4 << 20, true);
+        const reader = new BlockReader(g.auxFd, 0, g.aux.offset, this.bFile(i, g.gen, 'aux'), this.io, 'bucket-aux', READ_AHEAD, true, this.ioBuffer());
         for (let blk = reader.next(); blk !== null; blk = reader.next()) {
           const b = blk.payload;
           const bl = b.length;
@@ -939,6 +1006,7 @@ export class Drum {
           }
           if (q !== bl) throw this.mismatch(i, g.gen, 'trailing bytes in an aux block');
         }
+        this.ioBuf = reader.buffer;
       }
       this.mergedAuxBytes += auxBytes;
       if (p !== n) throw this.mismatch(i, gens[0]!.gen, `expected ${n} aux records, found ${p}`);
@@ -957,6 +1025,18 @@ export class Drum {
    * and the new arrays (~2.25 × 34 B × n) until V8 collected the old ones — the RSS peak of the
    * session-1 benchmark.
    */
+  /**
+   * One read buffer for the merge's three sequential streams (bucket kv, Z, bucket aux) and the
+   * Z writer's buffer, both kept from merge to merge: a fresh 4 MiB buffer per stream and bucket
+   * left ~12 MiB of garbage ArrayBuffers per bucket merge until V8 collected them (RSS above R).
+   */
+  private ioBuf: Buffer | null = null;
+  private zwBuf: Uint8Array | null = null;
+
+  private ioBuffer(): Buffer {
+    return (this.ioBuf ??= Buffer.allocUnsafeSlow(READ_AHEAD));
+  }
+
   private scratch: { cap: number; hi: Uint32Array; lo: Uint32Array; ops: Uint8Array; uniq: Uint8Array; radix: RadixScratch } | null = null;
 
   private scratchFor(n: number): NonNullable<Drum['scratch']> {
@@ -984,10 +1064,14 @@ export class Drum {
     const tot = this.io.total();
     const alpha = n > 0 && b > 0 ? (tot.bytesRead + tot.bytesWritten) / (b * n) : 0;
     let predictedAlpha = 0;
+    let predictedAlphaZMeasured = 0;
+    let zBytesAll = 0;
+    for (const bk of this.buckets) zBytesAll += bk.zBytes;
+    const zBytesPerKey = keys > 0 ? zBytesAll / keys : 0;
     if (n > 0 && b > 0 && this.rounds > 0) {
       const Hb = this.mergedKvBytes / n;
       const vz = this.valueBytes === 'variable' ? this.plan.H - 9 : this.valueBytes;
-      predictedAlpha = drumAlpha({
+      const alphaIn = {
         n,
         U: this.keysAtOpen,
         b,
@@ -998,7 +1082,9 @@ export class Drum {
         Hb,
         auxOverhead: varintSize(Math.round(b) + 1),
         queueBytes: 0, // DRUM's own I/O; the consumer's queue is its own
-      });
+      };
+      predictedAlpha = drumAlpha(alphaIn);
+      predictedAlphaZMeasured = zBytesPerKey > 0 ? drumAlpha({ ...alphaIn, Hz: zBytesPerKey }) : predictedAlpha;
     }
     const s: DrumStats = {
       keys,
@@ -1011,6 +1097,8 @@ export class Drum {
       io: this.io,
       alpha,
       predictedAlpha,
+      zBytesPerKey,
+      predictedAlphaZMeasured,
       k: this.k,
       r: this.r,
       M: this.M,

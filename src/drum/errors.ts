@@ -10,6 +10,8 @@ export const DrumErrorCode = {
   BUCKET_MISMATCH: 'CRAWL_DRUM_BUCKET_MISMATCH',
   /** The disk cache Z is out of order, or does not match the key count in the manifest. */
   CACHE_CORRUPT: 'CRAWL_DRUM_CACHE_CORRUPT',
+  /** The repository was written by an older drumcrawl whose on-disk format this one cannot read. */
+  FORMAT: 'CRAWL_DRUM_FORMAT',
   /** Used after close(), or after a failed merge left the instance unusable (reopen it). */
   CLOSED: 'CRAWL_DRUM_CLOSED',
 } as const;

@@ -178,3 +178,19 @@ test('bucket files: a torn tail is cut back to the last complete block pair; cor
   assert.ok(kvBytes.length > 0);
   fs.rmSync(dir, { recursive: true, force: true });
 });
+
+test('a repository in an older on-disk format is refused with CRAWL_DRUM_FORMAT, not misread', async () => {
+  const dir = tmpDir();
+  const d = await Drum.open(dir, { ramBytes: 1 << 20, buckets: 2, bufferBytes: 1024, deliver: 'unique', onResults: () => undefined });
+  d.checkUpdate(1, 2);
+  await d.close();
+  const mfile = path.join(dir, 'drum.json');
+  const m = JSON.parse(fs.readFileSync(mfile, 'utf8')) as { version: number };
+  assert.equal(m.version, Drum.Z_FORMAT);
+  fs.writeFileSync(mfile, JSON.stringify({ ...m, version: 1 }));
+  await assert.rejects(
+    Drum.open(dir, { ramBytes: 1 << 20, buckets: 2, bufferBytes: 1024, deliver: 'unique', onResults: () => undefined }),
+    (e: unknown) => isCrawlError(e) && e.code === 'CRAWL_DRUM_FORMAT',
+  );
+  fs.rmSync(dir, { recursive: true, force: true });
+});

@@ -1,0 +1,387 @@
+/**
+ * Key-only sorted runs with delta-coded keys — DRUM's disk cache Z for repositories without values
+ * (URLseen, RobotsRequested, PLDedges, ContentSeen), Z format 2.
+ *
+ * Z holds strictly increasing 64-bit hashes. U random hashes in a bucket's key range have gaps of
+ * about range/U (2^34 at U = 10^9 with 16 buckets), so a gap fits in far fewer than 8 bytes: a
+ * block stores its first key whole and every further key as its gap to the one before, in a fixed
+ * number w of bytes (little-endian) chosen by the writer for the whole file from the expected key
+ * count (`gapBytesFor`). A gap that does not fit w bytes closes the block and starts a new one with
+ * that key whole, so any key set can be stored (clustered, non-hash keys just make short blocks).
+ * At U = 10^9 this is 5 bytes per key instead of 8: 37 % less Z to read, checksum and write per
+ * merge round, and a Z that fits the page cache better (docs/drum.md, "File formats").
+ *
+ * Block payload (inside the usual checksummed block, block.ts): w (u8, 1..8), first key hi (u32 LE),
+ * first key lo (u32 LE), then (count − 1) gaps of w bytes. Gaps must be > 0 (keys strictly
+ * increasing), and each block's first key must exceed the previous block's last key; the reader
+ * checks both (CRAWL_DRUM_CACHE_CORRUPT) besides the block CRC.
+ *
+ * Merging costs one decode (an add with carry) per Z key, to find where the bucket's keys fall;
+ * runs of untouched keys are then copied to the new Z as raw gap bytes when both files use the
+ * same w (the usual case: w changes only when U crosses a power of 256 of the gap).
+ */
+import { CrawlError } from '../errors.js';
+import { BlockReader, BlockWriter, type Compression } from './block.js';
+import type { IoCounters } from './io-counters.js';
+import { CACHE_CORRUPT } from './sorted-file.js';
+
+const TWO32 = 4294967296;
+const HEAD = 9; // w byte + first key
+
+/**
+ * Gap width (bytes) for about `keys` random keys spread over a key range of 2^rangeBits: the mean
+ * gap times 2^5 (an exponential gap exceeds 32× its mean with probability e^−32), at least 1, at
+ * most 8.
+ */
+export function gapBytesFor(rangeBits: number, keys: number): number {
+  if (!(keys >= 1)) return 8;
+  const bits = rangeBits - Math.log2(keys) + 5;
+  return Math.min(8, Math.max(1, Math.ceil(bits / 8)));
+}
+
+/** Writes a key-only delta-coded run; keys must be appended in strictly increasing order. */
+export class KeyRunWriter {
+  private buf: Uint8Array;
+  private len = 0;
+  private count = 0;
+  private lastHi = -1;
+  private lastLo = -1;
+  private readonly w: BlockWriter;
+  /** max gap + 1 that fits w bytes, as hi/lo limits: gap < 2^(8w). */
+  private readonly gapHiLimit: number; // gap hi word must be < this (w > 4)
+  private readonly gapLoLimit: number; // gap must be < this when w ≤ 4 (hi word 0)
+  /** Records written so far. */
+  records = 0;
+
+  constructor(
+    private readonly fd: number,
+    private readonly file: string,
+    readonly gapBytes: number,
+    io: IoCounters,
+    kind: string,
+    compression: Compression,
+    private readonly blockBytes = 1 << 20,
+    initial?: Uint8Array,
+  ) {
+    if (!Number.isInteger(gapBytes) || gapBytes < 1 || gapBytes > 8) throw new RangeError('gapBytes must be 1..8');
+    this.w = new BlockWriter(fd, 0, io, kind, compression);
+    this.buf = initial ?? new Uint8Array(Math.min(blockBytes * 2 + 64, 1 << 16));
+    this.gapHiLimit = gapBytes > 4 ? 2 ** (8 * (gapBytes - 4)) : 1;
+    this.gapLoLimit = gapBytes >= 4 ? TWO32 : 2 ** (8 * gapBytes);
+  }
+
+  /** The write buffer (to hand to the next writer). */
+  get buffer(): Uint8Array {
+    return this.buf;
+  }
+
+  get fdNumber(): number {
+    return this.fd;
+  }
+
+  private room(n: number): void {
+    if (this.len + n <= this.buf.length) return;
+    const grown = new Uint8Array(Math.max(this.len + n, Math.min(this.blockBytes * 2 + 64, this.buf.length * 2)));
+    grown.set(this.buf.subarray(0, this.len));
+    this.buf = grown;
+  }
+
+  private flushBlock(): void {
+    if (this.count === 0) return;
+    this.w.writeBlock(this.buf.subarray(0, this.len), this.count);
+    this.len = 0;
+    this.count = 0;
+  }
+
+  private startBlock(hi: number, lo: number): void {
+    this.room(HEAD);
+    const b = this.buf;
+    const p = this.len;
+    b[p] = this.gapBytes;
+    b[p + 1] = hi;
+    b[p + 2] = hi >>> 8;
+    b[p + 3] = hi >>> 16;
+    b[p + 4] = hi >>> 24;
+    b[p + 5] = lo;
+    b[p + 6] = lo >>> 8;
+    b[p + 7] = lo >>> 16;
+    b[p + 8] = lo >>> 24;
+    this.len = p + HEAD;
+  }
+
+  /** Appends one key (> the last one). */
+  append(hi: number, lo: number): void {
+    const lh = this.lastHi;
+    const ll = this.lastLo;
+    if (hi < lh || (hi === lh && lo <= ll)) {
+      throw new CrawlError(CACHE_CORRUPT, `keys out of order writing ${this.file}`, { details: { file: this.file } });
+    }
+    let gl = lo - ll;
+    let gh = hi - lh;
+    if (gl < 0) {
+      gl += TWO32;
+      gh -= 1;
+    }
+    if (this.count === 0 || gh >= this.gapHiLimit || (gh === 0 ? gl >= this.gapLoLimit : this.gapBytes <= 4)) {
+      if (this.len >= this.blockBytes || this.count > 0) this.flushBlock();
+      this.startBlock(hi, lo);
+    } else {
+      const w = this.gapBytes;
+      this.room(w);
+      const b = this.buf;
+      let p = this.len;
+      b[p] = gl;
+      if (w > 1) b[p + 1] = gl >>> 8;
+      if (w > 2) b[p + 2] = gl >>> 16;
+      if (w > 3) b[p + 3] = gl >>> 24;
+      for (let t = 4, h = gh; t < w; t++, h = Math.floor(h / 256)) b[p + t] = h;
+      p += w;
+      this.len = p;
+    }
+    this.count++;
+    this.records++;
+    this.lastHi = hi;
+    this.lastLo = lo;
+    if (this.len >= this.blockBytes) this.flushBlock();
+  }
+
+  /**
+   * Appends `count` keys given as raw gap bytes `src[from, to)` of a run with this writer's gap
+   * width, following the key last appended (the caller appended the run's predecessor, so the
+   * gaps are the same in both files); the run's last key is (lastHi, lastLo).
+   */
+  appendGaps(src: Uint8Array, from: number, to: number, count: number, lastHi: number, lastLo: number): void {
+    if (count === 0) return;
+    const len = to - from;
+    this.room(len);
+    const b = this.buf;
+    if (len <= 64) {
+      let q = this.len;
+      for (let i = from; i < to; i++) b[q++] = src[i]!;
+    } else b.set(src.subarray(from, to), this.len);
+    this.len += len;
+    this.count += count;
+    this.records += count;
+    this.lastHi = lastHi;
+    this.lastLo = lastLo;
+    if (this.len >= this.blockBytes) this.flushBlock();
+  }
+
+  /** True when a raw gap run can follow: an open block (the run's gaps need a predecessor). */
+  get canAppendGaps(): boolean {
+    return this.count > 0;
+  }
+
+  /** Writes the last block and fsyncs; returns the file size. */
+  finish(): number {
+    this.flushBlock();
+    this.w.sync();
+    return this.w.offset;
+  }
+}
+
+const EMPTY = new Uint8Array(0);
+
+/** Streams a key-only delta-coded run. `has` says whether a current key (hi, lo) exists. */
+export class KeyRunReader {
+  has = false;
+  hi = 0;
+  lo = 0;
+  /** Records in the blocks read so far (checked against the manifest at the end). */
+  recordsSeen = 0;
+  private payload: Uint8Array = EMPTY;
+  private w = 8;
+  private next = 0; // offset of the gap after the current key
+  private left = 0; // keys after the current one in this block
+  private prevHi = -1;
+  private prevLo = -1;
+  private readonly reader: BlockReader;
+
+  constructor(
+    fd: number,
+    size: number,
+    private readonly file: string,
+    io: IoCounters,
+    kind: string,
+    readAhead = 4 << 20,
+    initial?: Buffer,
+  ) {
+    this.reader = new BlockReader(fd, 0, size, file, io, kind, readAhead, true, initial);
+    this.loadBlock();
+  }
+
+  /** The read buffer (to hand to the next reader). */
+  get buffer(): Buffer {
+    return this.reader.buffer;
+  }
+
+  /** Gap width of the current block. */
+  get gapBytes(): number {
+    return this.w;
+  }
+
+  private corrupt(msg: string): CrawlError {
+    return new CrawlError(CACHE_CORRUPT, `${msg} in ${this.file}`, { details: { file: this.file } });
+  }
+
+  private loadBlock(): void {
+    for (;;) {
+      const blk = this.reader.next();
+      if (blk === null) {
+        this.has = false;
+        this.payload = EMPTY;
+        return;
+      }
+      this.recordsSeen += blk.count;
+      if (blk.count === 0) continue;
+      const b = blk.payload;
+      const w = b.length > 0 ? b[0]! : 0;
+      if (w < 1 || w > 8 || b.length !== HEAD + (blk.count - 1) * w) throw this.corrupt('bad key block layout');
+      const hi = (b[1]! | (b[2]! << 8) | (b[3]! << 16) | (b[4]! << 24)) >>> 0;
+      const lo = (b[5]! | (b[6]! << 8) | (b[7]! << 16) | (b[8]! << 24)) >>> 0;
+      if (hi < this.prevHi || (hi === this.prevHi && lo <= this.prevLo)) throw this.corrupt('keys out of order');
+      this.payload = b;
+      this.w = w;
+      this.hi = hi;
+      this.lo = lo;
+      this.next = HEAD;
+      this.left = blk.count - 1;
+      this.has = true;
+      return;
+    }
+  }
+
+  /** Moves past the current key. */
+  advance(): void {
+    this.prevHi = this.hi;
+    this.prevLo = this.lo;
+    if (this.left === 0) {
+      this.loadBlock();
+      return;
+    }
+    const b = this.payload;
+    const w = this.w;
+    const p = this.next;
+    let gl: number;
+    let gh = 0;
+    if (w >= 4) {
+      gl = (b[p]! | (b[p + 1]! << 8) | (b[p + 2]! << 16) | (b[p + 3]! << 24)) >>> 0;
+      for (let t = w - 1; t >= 4; t--) gh = gh * 256 + b[p + t]!;
+    } else {
+      gl = b[p]!;
+      if (w > 1) gl |= b[p + 1]! << 8;
+      if (w > 2) gl |= b[p + 2]! << 16;
+    }
+    if (gl === 0 && gh === 0) throw this.corrupt('keys out of order (zero gap)');
+    let lo = this.lo + gl;
+    let hi = this.hi + gh;
+    if (lo >= TWO32) {
+      lo -= TWO32;
+      hi += 1;
+    }
+    if (hi >= TWO32) throw this.corrupt('key overflows 64 bits');
+    this.hi = hi;
+    this.lo = lo;
+    this.next = p + w;
+    this.left--;
+  }
+
+  /**
+   * Copies every key < (hi, lo) to `out` and stops at the first key ≥ (hi, lo), which becomes
+   * current (or `has` turns false at the end). The first key of each copied run is appended as a
+   * key (its predecessor in the new file may differ); the rest move as raw gap bytes when both
+   * files use the same gap width.
+   */
+  copyBelow(hi: number, lo: number, out: KeyRunWriter): void {
+    while (this.has && (this.hi < hi || (this.hi === hi && this.lo < lo))) {
+      out.append(this.hi, this.lo);
+      if (this.left === 0) {
+        this.advance();
+        continue;
+      }
+      if (out.gapBytes !== this.w || !out.canAppendGaps) {
+        // Different widths (Z's width changed with U): re-encode key by key.
+        this.advance();
+        continue;
+      }
+      // Scan the following keys of this block while they are < (hi, lo), decoding inline.
+      const b = this.payload;
+      const w = this.w;
+      const start = this.next;
+      let p = start;
+      let left = this.left;
+      let ch = this.hi;
+      let cl = this.lo;
+      let lastH = ch;
+      let lastL = cl;
+      let n = 0;
+      while (left > 0) {
+        let gl: number;
+        let gh = 0;
+        if (w >= 4) {
+          gl = (b[p]! | (b[p + 1]! << 8) | (b[p + 2]! << 16) | (b[p + 3]! << 24)) >>> 0;
+          if (w > 4) {
+            gh = b[p + 4]!;
+            if (w > 5) {
+              gh += b[p + 5]! * 256;
+              if (w > 6) {
+                gh += b[p + 6]! * 65536;
+                if (w > 7) gh += b[p + 7]! * 16777216;
+              }
+            }
+          }
+        } else {
+          gl = b[p]!;
+          if (w > 1) gl |= b[p + 1]! << 8;
+          if (w > 2) gl |= b[p + 2]! << 16;
+        }
+        if (gl === 0 && gh === 0) throw this.corrupt('keys out of order (zero gap)');
+        let nl = cl + gl;
+        let nh = ch + gh;
+        if (nl >= TWO32) {
+          nl -= TWO32;
+          nh += 1;
+        }
+        if (nh >= TWO32) throw this.corrupt('key overflows 64 bits');
+        if (!(nh < hi || (nh === hi && nl < lo))) {
+          // (nh, nl) is the first key ≥ target: it becomes current.
+          ch = nh;
+          cl = nl;
+          break;
+        }
+        lastH = nh;
+        lastL = nl;
+        ch = nh;
+        cl = nl;
+        p += w;
+        left--;
+        n++;
+      }
+      out.appendGaps(b, start, p, n, lastH, lastL);
+      if (left === 0) {
+        // Every key of the block was < target: go on with the next block.
+        this.prevHi = lastH;
+        this.prevLo = lastL;
+        this.left = 0;
+        this.loadBlock();
+      } else {
+        this.prevHi = lastH;
+        this.prevLo = lastL;
+        this.hi = ch;
+        this.lo = cl;
+        this.next = p + w;
+        this.left = left - 1;
+      }
+    }
+  }
+
+  /** Copies everything that is left. */
+  copyRest(out: KeyRunWriter): void {
+    this.copyBelow(0xffffffff, 0xffffffff, out);
+    if (this.has) {
+      // Only the maximal key 2^64−1 can remain.
+      out.append(this.hi, this.lo);
+      this.advance();
+    }
+  }
+}
