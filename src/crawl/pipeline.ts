@@ -22,10 +22,13 @@
  *   - the frontier holds a bounded number of URLs in RAM (its own `ramUrls` cap);
  *   - the pending set (URLs taken out of the frontier, not yet durable) is bounded by the above.
  *
- * Durability (see checkpoint.ts): after every URLseen merge the unique URLs are admitted, the
- * pending set is written atomically, then the frontier commits (its read cursors move past what
- * we hold); WARC + crawl log are synced, and the pages whose links that merge covered leave the
- * pending set. A crash therefore re-fetches only URLs from the pending set: the in-flight window.
+ * Durability (see checkpoint.ts): URLseen's unique URLs are placed in STAR/BEAST as its results
+ * arrive and made durable (frontier.commitAdmits) before URLseen commits each bucket. A page
+ * leaves the pending set once its WARC records and crawl-log line are synced and its links are
+ * in a merged URLseen; it is then appended to done.log. pending.bin and the frontier's read
+ * cursors are written only at checkpoints: after a crash the crawl resumes from the last one, the
+ * frontier hands out again what it had handed out since, and dispatch skips the URLs done.log
+ * holds — so only the pages in flight at the crash are fetched twice.
  */
 import { EventEmitter } from 'node:events';
 import { mkdir, readdir, rm, stat } from 'node:fs/promises';
@@ -144,6 +147,9 @@ function decodeContentValue(b: Uint8Array): { url: string; date: Date } {
   const dv = new DataView(b.buffer, b.byteOffset, b.byteLength);
   return { date: new Date(dv.getFloat64(0, true)), url: dec.decode(b.subarray(8)) };
 }
+
+/** Longest wait between ContentSeen merges while the frontier is not starving (see startMerges). */
+const CONTENT_MERGE_MS = 1000;
 
 const isHtml = (ct: string | undefined): boolean => ct === undefined || /^(text\/html|application\/xhtml\+xml)/i.test(ct);
 
@@ -389,6 +395,10 @@ export class Crawler extends EventEmitter {
   setRuntime(change: Record<string, unknown>): Record<string, unknown> {
     const next = applyRuntimeChange(this.cfg, change);
     if (['hostDelayMs', 'ipDelayMs', 'minHostDelayMs', 'minIpDelayMs'].some((k) => k in change)) this.frontier.setDelays(next);
+    if ('minHostDelayMs' in change || 'minIpDelayMs' in change) {
+      // The wire gate keeps the floors too (src/fetch): the same margins as at start.
+      this.fetcher.setIntervals({ minIpIntervalMs: withMargin(next.minIpDelayMs, next), minHostIntervalMs: withMargin(next.minHostDelayMs, next) });
+    }
     this.cfg = next;
     if ('paused' in change) (change.paused ? this.pause() : this.resume());
     this.wake.kick();
@@ -602,14 +612,20 @@ export class Crawler extends EventEmitter {
    */
   private startMerges(force: boolean): void {
     const now = Date.now();
+    const starving = this.frontier.readyCount() < this.cfg.fetchConcurrency;
+    // ContentSeen: each merge rewrites the touched buckets' part of Z (one row per page crawled),
+    // so its cost per page falls with the pages per merge. Once a second while the frontier has
+    // work; every 250 ms while it starves (links reach URLseen only after their page's answer);
+    // at once when the pipeline holds nothing else or the held bodies reach half their bound.
+    // (Every 250 ms, or whenever no page was parsing, cost its thread 0.12–0.19 ms per page in
+    // bench:e2e; once a second 0.05–0.06: docs/performance.md, Session 3.)
     if (this.contentMerging === null && this.unmergedContent > 0 &&
       (force || this.awaitingContentBytes >= this.contentBatchBytes / 2 || this.contentSeen.needsMerge ||
-        this.parsing === 0 || now - this.lastContentMerge > 250)) {
+        (this.parsing === 0 && this.inFlight === 0) || now - this.lastContentMerge > (starving ? 250 : CONTENT_MERGE_MS))) {
       this.contentMerging = this.track(this.mergeContent()).finally(() => {
         this.contentMerging = null;
       });
     }
-    const starving = this.frontier.readyCount() < this.cfg.fetchConcurrency;
     if (this.urlMerging === null && this.unmergedLinks > 0 && this.contentMerging === null &&
       (force || this.urlSeen.needsMerge || (starving && now - this.lastUrlMerge > 100) || now - this.lastUrlMerge > 5000)) {
       this.urlMerging = this.track(this.mergeUrlSeen()).finally(() => {
