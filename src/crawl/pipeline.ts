@@ -120,29 +120,41 @@ function encodeAux(hostHi: number, hostLo: number, pldHi: number, pldLo: number,
   return b;
 }
 
+/** Little-endian u32 at `o` (no DataView object per read: these run per URL and per page). */
+const le32 = (b: Uint8Array, o: number): number => (b[o]! | (b[o + 1]! << 8) | (b[o + 2]! << 16) | (b[o + 3]! << 24)) >>> 0;
+
 function decodeAux(b: Uint8Array, now: number): FrontierUrl {
-  const dv = new DataView(b.buffer, b.byteOffset, b.byteLength);
   return new FrontierUrl({
     url: dec.decode(b.subarray(AUX_HEADER)),
-    hostHi: dv.getUint32(0, true),
-    hostLo: dv.getUint32(4, true),
-    pldHi: dv.getUint32(8, true),
-    pldLo: dv.getUint32(12, true),
-    hops: dv.getUint32(16, true),
+    hostHi: le32(b, 0),
+    hostLo: le32(b, 4),
+    pldHi: le32(b, 8),
+    pldLo: le32(b, 12),
+    hops: le32(b, 16),
     budget: 0,
     admitted: 0,
     discoveredAt: now,
   });
 }
 
-/** ContentSeen value: [f64 date ms] + URL of the first capture (for the revisit's WARC-Refers-To-*). */
+/**
+ * ContentSeen value: [f64 date ms] + URL of the first capture (for the revisit's WARC-Refers-To-*),
+ * encoded into a scratch buffer: a view valid until the next call (the DRUM batch copies it at once;
+ * a fresh ArrayBuffer per page would be one more malloc for V8's ArrayBuffer sweeper).
+ */
+let contentScratch = new Uint8Array(1024);
+let contentScratchDv = new DataView(contentScratch.buffer);
 function encodeContentValue(url: string, date: Date): Uint8Array {
-  const u = enc.encode(url);
-  const b = new Uint8Array(8 + u.byteLength);
-  new DataView(b.buffer).setFloat64(0, date.getTime(), true);
-  b.set(u, 8);
-  return b;
+  if (contentScratch.byteLength < 8 + url.length * 3) {
+    contentScratch = new Uint8Array(2 * (8 + url.length * 3));
+    contentScratchDv = new DataView(contentScratch.buffer);
+  }
+  contentScratchDv.setFloat64(0, date.getTime(), true);
+  const { written } = enc.encodeInto(url, contentScratch.subarray(8));
+  return contentScratch.subarray(0, 8 + written);
 }
+/** ContentSeen aux: the page's job id (u32 LE); scratch, copied by the DRUM batch like the value. */
+const contentAux = new Uint8Array(4);
 function decodeContentValue(b: Uint8Array): { url: string; date: Date } {
   const dv = new DataView(b.buffer, b.byteOffset, b.byteLength);
   return { date: new Date(dv.getFloat64(0, true)), url: dec.decode(b.subarray(8)) };
@@ -747,13 +759,15 @@ export class Crawler extends EventEmitter {
     }
     const digest = job.table.info().digest;
     fingerprintInto(digest, this.fp, 0);
-    const aux = new Uint8Array(4);
-    new DataView(aux.buffer).setUint32(0, job.id, true);
+    contentAux[0] = job.id;
+    contentAux[1] = job.id >>> 8;
+    contentAux[2] = job.id >>> 16;
+    contentAux[3] = job.id >>> 24;
     job.bodyBytes = r.body.byteLength + po.table.byteLength + po.group!.data.byteLength;
     job.result = { ...r, body: EMPTY, decoded: EMPTY }; // the encoded group holds the body now
     this.awaitingContent.set(job.id, job);
     this.awaitingContentBytes += job.bodyBytes;
-    this.contentSeen.checkUpdate(this.fp[0]!, this.fp[1]!, encodeContentValue(fu.url, job.date), aux);
+    this.contentSeen.checkUpdate(this.fp[0]!, this.fp[1]!, encodeContentValue(fu.url, job.date), contentAux);
     this.unmergedContent++;
     this.wake.kick();
   }
@@ -889,7 +903,7 @@ export class Crawler extends EventEmitter {
   private async onContentResults(batch: DrumResult[]): Promise<void> {
     for (const res of batch) {
       if (res.aux === null) continue;
-      const id = new DataView(res.aux.buffer, res.aux.byteOffset, 4).getUint32(0, true);
+      const id = le32(res.aux, 0);
       const job = this.awaitingContent.get(id);
       if (job === undefined) continue;
       this.awaitingContent.delete(id);

@@ -47,7 +47,7 @@
  * next pass). The manifest has j + 2 entries (+ 2 during a re-spread).
  */
 import { CrawlError } from '../errors.js';
-import { decodeFrontierUrl, encodeFrontierUrl, peekFrontierUrl, type FrontierUrl } from './record.js';
+import { decodeFrontierUrl, encodeFrontierUrl, encodeFrontierUrlView, peekFrontierUrl, type FrontierUrl } from './record.js';
 import type { BeastQueue, BeastStore, QueueState } from './log-queue.js';
 import { U64Map } from './u64-map.js';
 
@@ -322,7 +322,7 @@ export class Beast {
 
   /** Fresh admission of a URL carrying STAR's (B, P): queue ceil(P/B) ahead, or QF. */
   place(u: FrontierUrl, record?: Uint8Array): void {
-    const rec = record ?? encodeFrontierUrl(u);
+    const rec = record ?? encodeFrontierUrlView(u); // push copies it
     this.admittedCount++;
     const B = u.budget;
     const k = B > 0 ? Math.ceil(Math.max(1, u.admitted) / B) : Infinity;
@@ -343,7 +343,7 @@ export class Beast {
    * j double (see the module comment).
    */
   defer(u: FrontierUrl, record?: Uint8Array): void {
-    this.deferRecord(record ?? encodeFrontierUrl(u));
+    this.deferRecord(record ?? encodeFrontierUrlView(u)); // push copies it
   }
 
   /** defer() of an encoded record (no decode/encode round trip). */

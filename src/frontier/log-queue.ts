@@ -43,6 +43,7 @@ export interface QueueState {
 
 /** A FIFO of records as BEAST uses it (reads are synchronous: page-cache reads of whole blocks). */
 export interface BeastQueue {
+  /** Appends a copy of `record` (the caller may reuse its bytes: BEAST encodes into one scratch buffer). */
   push(record: Uint8Array): void;
   /** Next up to `max` records; [] when empty. Views: valid until the queue is closed. */
   shiftSync(max: number): Uint8Array[];
@@ -526,7 +527,7 @@ export class MemoryBeastQueue implements BeastQueue {
   }
 
   push(record: Uint8Array): void {
-    this.items.push(record); // records are never mutated once encoded
+    this.items.push(record.slice()); // the caller may reuse its bytes (BeastQueue.push)
     this.pushedN++;
     this.counter.bytesWritten += record.length + FRAME;
   }

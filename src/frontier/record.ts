@@ -101,6 +101,22 @@ function putU32(buf: Uint8Array, o: number, v: number): number {
 
 /** Encodes one record into a fresh Uint8Array of exactly its size. */
 export function encodeFrontierUrl(u: FrontierUrl): Uint8Array {
+  const n = encodeToScratch(u); // first: it may replace `scratch`
+  return scratch.slice(0, n);
+}
+
+/**
+ * encodeFrontierUrl into a shared scratch buffer: a view valid until the next encode, for callers
+ * that copy it at once (BEAST's queue appends). Saves an ArrayBuffer per admitted URL — each one a
+ * malloc, an ArrayBuffer extension and work for V8's ArrayBuffer sweeper on another thread.
+ */
+export function encodeFrontierUrlView(u: FrontierUrl): Uint8Array {
+  const n = encodeToScratch(u); // first: it may replace `scratch`
+  return scratch.subarray(0, n);
+}
+
+/** Encodes `u` at the start of `scratch` (grown when needed); returns the record's length. */
+function encodeToScratch(u: FrontierUrl): number {
   // Canonical URLs are ASCII: bytes = chars, written by a plain loop (TextEncoder's call overhead
   // and the compaction below cost more than the copy for ~60-byte strings).
   const url = u.url;
@@ -120,12 +136,12 @@ export function encodeFrontierUrl(u: FrontierUrl): Uint8Array {
     }
     buf[start + i] = c;
   }
-  if (!ascii) return encodeFrontierUrlUtf8(u);
+  if (!ascii) return encodeUtf8ToScratch(u);
   o = start + n;
-  return buf.slice(0, putFields(buf, o, u));
+  return putFields(buf, o, u);
 }
 
-function encodeFrontierUrlUtf8(u: FrontierUrl): Uint8Array {
+function encodeUtf8ToScratch(u: FrontierUrl): number {
   const need = u.url.length * 3 + 64;
   if (scratch.length < need) scratch = new Uint8Array(need * 2);
   const buf = scratch;
@@ -138,7 +154,7 @@ function encodeFrontierUrlUtf8(u: FrontierUrl): Uint8Array {
   buf.copyWithin(lenStart + lenBytes, 6, 6 + written);
   buf.set(tmp.subarray(0, lenBytes), lenStart);
   o = lenStart + lenBytes + written;
-  return buf.slice(0, putFields(buf, o, u));
+  return putFields(buf, o, u);
 }
 
 /** The fields after the URL bytes (same order in both encoders); returns the end offset. */

@@ -19,17 +19,27 @@ import { edgeKey, type DegreeListener, type PldStore } from './star.js';
 const ONE_D = new Uint8Array([0, 0, 0, 1, 0, 0, 0, 0]);
 const ONE_P = new Uint8Array([0, 0, 0, 0, 0, 0, 0, 1]);
 
+// Byte arithmetic on purpose, no DataView: `new DataView(small.buffer)` on a fresh ≤ 64-byte typed
+// array makes V8 move it off the heap (a malloc'd ArrayBuffer, later swept by the GC's ArrayBuffer
+// sweeper) — once per URL, per PLD pair and per merged value, in the STAR host thread.
+/** Big-endian u32 at `o`. */
+const be32 = (v: Uint8Array, o: number): number => ((v[o]! << 24) | (v[o + 1]! << 16) | (v[o + 2]! << 8) | v[o + 3]!) >>> 0;
+
+function putBe32(v: Uint8Array, o: number, x: number): void {
+  v[o] = x >>> 24;
+  v[o + 1] = (x >>> 16) & 0xff;
+  v[o + 2] = (x >>> 8) & 0xff;
+  v[o + 3] = x & 0xff;
+}
+
 function addValues(a: Uint8Array, b: Uint8Array): Uint8Array {
-  const dv = new DataView(a.buffer, a.byteOffset, 8);
-  const ev = new DataView(b.buffer, b.byteOffset, 8);
   const out = new Uint8Array(8);
-  const ov = new DataView(out.buffer);
-  ov.setUint32(0, (dv.getUint32(0) + ev.getUint32(0)) >>> 0);
-  ov.setUint32(4, (dv.getUint32(4) + ev.getUint32(4)) >>> 0);
+  putBe32(out, 0, (be32(a, 0) + be32(b, 0)) >>> 0);
+  putBe32(out, 4, (be32(a, 4) + be32(b, 4)) >>> 0);
   return out;
 }
 
-const d32 = (v: Uint8Array | null, o: number): number => (v === null ? 0 : new DataView(v.buffer, v.byteOffset, 8).getUint32(o));
+const d32 = (v: Uint8Array | null, o: number): number => (v === null ? 0 : be32(v, o));
 
 export interface DrumPldStoreOptions {
   /** RAM for each of the two DRUMs (bytes). @default 16 MiB */
@@ -69,8 +79,7 @@ export class DrumPldStore implements PldStore {
       onResults: async (batch) => {
         for (const r of batch) {
           const a = r.aux!;
-          const v = new DataView(a.buffer, a.byteOffset, 8);
-          indeg.update(v.getUint32(0), v.getUint32(4), ONE_D);
+          indeg.update(be32(a, 0), be32(a, 4), ONE_D);
         }
         await indeg.flush();
       },
@@ -88,13 +97,12 @@ export class DrumPldStore implements PldStore {
 
   async addEdges(edges: Uint32Array, count: number, onDegree: DegreeListener): Promise<void> {
     const ek = new Uint32Array(2);
+    const aux = new Uint8Array(8); // DRUM copies a tuple's aux at once: one scratch for the batch
     for (let i = 0; i < count; i++) {
       const o = i * 4;
       edgeKey(edges[o]!, edges[o + 1]!, edges[o + 2]!, edges[o + 3]!, ek, 0);
-      const aux = new Uint8Array(8);
-      const v = new DataView(aux.buffer);
-      v.setUint32(0, edges[o + 2]!);
-      v.setUint32(4, edges[o + 3]!);
+      putBe32(aux, 0, edges[o + 2]!);
+      putBe32(aux, 4, edges[o + 3]!);
       this.edges.checkUpdate(ek[0]!, ek[1]!, null, aux);
     }
     this.onDegree = onDegree;
@@ -106,12 +114,12 @@ export class DrumPldStore implements PldStore {
   }
 
   private async run(count: number, push: (i: number, aux: Uint8Array) => void, take: (i: number, r: DrumResult) => void): Promise<void> {
+    const aux = new Uint8Array(4); // copied by DRUM at once (see addEdges)
     for (let i = 0; i < count; i++) {
-      const aux = new Uint8Array(4);
-      new DataView(aux.buffer).setUint32(0, i);
+      putBe32(aux, 0, i);
       push(i, aux);
     }
-    this.sink = (r) => take(new DataView(r.aux!.buffer, r.aux!.byteOffset, 4).getUint32(0), r);
+    this.sink = (r) => take(be32(r.aux!, 0), r);
     try {
       await this.indeg.merge();
     } finally {
