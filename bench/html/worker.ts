@@ -6,7 +6,7 @@
  * message hand-off included, unlike bench/html/floor.ts's best-of-5 loops), of the main thread
  * (packTask + splitParseOutput + the promise), and wall time per page.
  *
- *   node --import tsx bench/html/worker.ts [--pages 400] [--rounds 5] [--depth 4] [--heap-mb 96] [--out bench/results/html-worker.json]
+ *   node --import tsx bench/html/worker.ts [--pages 400] [--rounds 5] [--depth 4] [--window 16] [--heap-mb 96] [--out bench/results/html-worker.json]
  *
  * Rounds alternate with nothing else; the best and the median round are reported (shared box).
  */
@@ -25,6 +25,8 @@ const arg = (name: string, dflt: string): string => {
 const PAGES = Number(arg('pages', '400'));
 const ROUNDS = Number(arg('rounds', '5'));
 const DEPTH = Number(arg('depth', '4'));
+// pages submitted and unanswered at any time (1: the worker waits for this thread after every page)
+const WINDOW = Number(arg('window', '16'));
 // the crawler's parse heap at --ram 1.5G with one worker is max(64, ram/4) = 384 MiB; 96 is plenty
 const HEAP_MB = Number(arg('heap-mb', '96'));
 const OUT = arg('out', 'bench/results/html-worker.json');
@@ -76,13 +78,13 @@ async function round(window: number): Promise<{ links: number }> {
   return { links };
 }
 
-await round(16); // warm-up: JIT, the deflate context
+await round(WINDOW); // warm-up: JIT, the deflate context
 const rounds: { parseMs: number; mainMs: number; wallMs: number }[] = [];
 let linksPerPage = 0;
 for (let r = 0; r < ROUNDS; r++) {
   const c0 = threadCpu();
   const w0 = performance.now();
-  linksPerPage = (await round(16)).links / tasks.length;
+  linksPerPage = (await round(WINDOW)).links / tasks.length;
   const wall = performance.now() - w0;
   const c1 = threadCpu();
   let main = 0;
@@ -99,7 +101,7 @@ await pool.close();
 const med = (xs: number[]): number => [...xs].sort((a, b) => a - b)[xs.length >> 1]!;
 const result = {
   bench: 'html-worker',
-  command: `node --import tsx bench/html/worker.ts --pages ${PAGES} --rounds ${ROUNDS} --depth ${DEPTH} --heap-mb ${HEAP_MB}`,
+  command: `node --import tsx bench/html/worker.ts --pages ${PAGES} --rounds ${ROUNDS} --depth ${DEPTH} --window ${WINDOW} --heap-mb ${HEAP_MB}`,
   date: new Date().toISOString(),
   machine: { cpu: os.cpus()[0]?.model, cores: os.cpus().length, node: process.version, loadavg: os.loadavg() },
   pages: tasks.length,

@@ -37,6 +37,49 @@ const dec = new TextDecoder();
 export function encodeLinks(links: readonly LinkEntry[], info: PageInfo = NO_INFO): Uint8Array {
   const digest = enc.encode(info.digest.slice(0, 255));
   const charset = enc.encode(info.charset.slice(0, 64));
+  const n = links.length;
+  // Canonical URLs are ASCII (src/url percent-encodes the rest), so their UTF-8 is one byte per
+  // UTF-16 unit: size the buffer from the string lengths and encode each URL straight into it (no
+  // Uint8Array per link). A URL that is not ASCII after all sends the table down the general path.
+  let ascii = 0;
+  for (let i = 0; i < n; i++) ascii += links[i]!.url.length;
+  const textStart = HEADER + n * ENTRY;
+  const buf = new Uint8Array(textStart + digest.byteLength + charset.byteLength + ascii);
+  let textOff = textStart;
+  buf.set(digest, textOff);
+  textOff += digest.byteLength;
+  buf.set(charset, textOff);
+  textOff += charset.byteLength;
+  const dv = new DataView(buf.buffer);
+  for (let i = 0; i < n; i++) {
+    const l = links[i]!;
+    const r = enc.encodeInto(l.url, buf.subarray(textOff, textOff + l.url.length));
+    if (r.read !== l.url.length || r.written !== l.url.length) return encodeLinksUtf8(links, info, digest, charset);
+    const p = HEADER + i * ENTRY;
+    dv.setUint32(p, l.hi >>> 0, true);
+    dv.setUint32(p + 4, l.lo >>> 0, true);
+    dv.setUint32(p + 8, l.hostHi >>> 0, true);
+    dv.setUint32(p + 12, l.hostLo >>> 0, true);
+    dv.setUint32(p + 16, l.pldHi >>> 0, true);
+    dv.setUint32(p + 20, l.pldLo >>> 0, true);
+    dv.setUint32(p + 24, textOff, true);
+    dv.setUint16(p + 28, r.written, true);
+    textOff += r.written;
+  }
+  writeHeader(dv, buf, n, info, digest.byteLength, charset.byteLength);
+  return buf;
+}
+
+function writeHeader(dv: DataView, buf: Uint8Array, n: number, info: PageInfo, digestLen: number, charsetLen: number): void {
+  dv.setUint32(0, n, true);
+  dv.setUint32(4, info.extracted, true);
+  buf[8] = (info.noindex ? 1 : 0) | (info.nofollow ? 2 : 0);
+  buf[9] = digestLen;
+  buf[10] = charsetLen;
+}
+
+/** The general path: any URL text (UTF-8 lengths differ from string lengths). */
+function encodeLinksUtf8(links: readonly LinkEntry[], info: PageInfo, digest: Uint8Array, charset: Uint8Array): Uint8Array {
   let textBytes = digest.byteLength + charset.byteLength;
   const texts: Uint8Array[] = [];
   for (const l of links) {
@@ -47,11 +90,7 @@ export function encodeLinks(links: readonly LinkEntry[], info: PageInfo = NO_INF
   const n = links.length;
   const buf = new Uint8Array(HEADER + n * ENTRY + textBytes);
   const dv = new DataView(buf.buffer);
-  dv.setUint32(0, n, true);
-  dv.setUint32(4, info.extracted, true);
-  buf[8] = (info.noindex ? 1 : 0) | (info.nofollow ? 2 : 0);
-  buf[9] = digest.byteLength;
-  buf[10] = charset.byteLength;
+  writeHeader(dv, buf, n, info, digest.byteLength, charset.byteLength);
   let textOff = HEADER + n * ENTRY;
   buf.set(digest, textOff);
   textOff += digest.byteLength;

@@ -21,7 +21,7 @@ import { workerData, parentPort } from 'node:worker_threads';
 import { extractLinks, decodeHtml, payloadDigest } from '../html/index.js';
 import { LinkResolver, canonicalizeUrl, pldOrHost, trapCheck } from '../url/index.js';
 import { encodeExchangeRecords, type EncodeOptions } from '../store/index.js';
-import { encodeLinks, LinkTable, type LinkEntry } from './links-codec.js';
+import { encodeLinks, type LinkEntry } from './links-codec.js';
 export { splitParseOutput, type EncodedGroupLike } from './links-codec.js';
 
 /**
@@ -134,16 +134,14 @@ function inScope(url: string, host: string): boolean {
 
 export default function parse(input: ParseTask | WireTask): ParseOutput {
   const task = 'wire' in input ? unpackTask(input) : input;
-  const table = parseToTable(task);
-  let meta: Uint8Array = new Uint8Array(0);
-  let warc: Uint8Array = new Uint8Array(0);
+  const page = parsePage(task);
+  const table = page.table;
+  let meta: Uint8Array = EMPTY;
+  let warc: Uint8Array = EMPTY;
   if (task.exchange !== undefined) {
-    const t = new LinkTable(table);
-    const outlinks: string[] = [];
-    for (let i = 0; i < t.count; i++) outlinks.push(t.url(i));
     const x = task.exchange;
     const g = encodeExchangeRecords(
-      { url: task.url, ip: x.ip, date: new Date(x.dateMs), requestHead: x.requestHead, responseHead: x.responseHead, body: task.body, truncated: x.truncated, payloadDigest: t.info().digest, outlinks },
+      { url: task.url, ip: x.ip, date: new Date(x.dateMs), requestHead: x.requestHead, responseHead: x.responseHead, body: task.body, truncated: x.truncated, payloadDigest: page.digest, outlinks: page.urls },
       data.warc,
     );
     meta = enc.encode(JSON.stringify({ records: g.records, recordId: g.recordId, payloadDigest: g.payloadDigest }));
@@ -159,22 +157,33 @@ export default function parse(input: ParseTask | WireTask): ParseOutput {
   return out;
 }
 
-
 const enc = new TextEncoder();
 
 
+const EMPTY = new Uint8Array(0);
+const NO_URLS: string[] = [];
+
+/** The link table of a page (digest, links resolved, filtered, keyed): parsePage without the URLs. */
 export function parseToTable(task: ParseTask): Uint8Array {
+  return parsePage(task).table;
+}
+
+/** The link table, plus the payload digest and the followed URLs as strings (the WARC metadata record lists them). */
+export function parsePage(task: ParseTask): { table: Uint8Array; digest: string; urls: string[] } {
   const digest = payloadDigest(task.body);
-  if (!task.html) return encodeLinks([], { digest, charset: task.charset ?? '', extracted: 0, noindex: false, nofollow: false });
+  const none = (charset: string, extracted = 0, noindex = false, nofollow = false) =>
+    ({ table: encodeLinks([], { digest, charset, extracted, noindex, nofollow }), digest, urls: NO_URLS });
+  if (!task.html) return none(task.charset ?? '');
   const { text, charset } = decodeHtml(task.decoded, task.charset);
   if (fault?.crashOn && text.includes(fault.crashOn)) process.exit(70);
   if (fault?.hangOn && text.includes(fault.hangOn)) for (;;) { /* spin: the supervisor must replace us */ }
-  if (!task.follow) return encodeLinks([], { digest, charset, extracted: 0, noindex: false, nofollow: false });
+  if (!task.follow) return none(charset);
   const r = extractLinks(text, { images: data.images ?? false });
   // <base href> is itself resolved against the page URL (HTML: "document base URL").
   const base = r.baseHref !== null ? (canonicalizeUrl(r.baseHref, task.url) ?? task.url) : task.url;
   const resolver = new LinkResolver(base);
   const out: LinkEntry[] = [];
+  const urls: string[] = [];
   if (!r.metaRobots.nofollow) {
     const seen = new Set<string>();
     const add = (raw: string): void => {
@@ -186,11 +195,12 @@ export function parseToTable(task: ParseTask): Uint8Array {
       if (trapCheck(url) !== null) return;
       if (!inScope(url, resolver.lastHost)) return;
       out.push({ hi: fp[0]!, lo: fp[1]!, hostHi: fp[2]!, hostLo: fp[3]!, pldHi: fp[4]!, pldLo: fp[5]!, url });
+      urls.push(url);
     };
     for (const l of r.links) if (!l.nofollow) add(l.value);
     if (r.metaRefresh !== null) add(r.metaRefresh);
   }
-  return encodeLinks(out, { digest, charset, extracted: r.links.length, noindex: r.metaRobots.noindex, nofollow: r.metaRobots.nofollow });
+  return { table: encodeLinks(out, { digest, charset, extracted: r.links.length, noindex: r.metaRobots.noindex, nofollow: r.metaRobots.nofollow }), digest, urls };
 }
 
 if (data.serve === true && parentPort !== null) {

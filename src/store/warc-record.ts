@@ -38,8 +38,16 @@ export function newRecordId(): string {
 
 /** WARC-Date: W3C-ISO8601 UTC with second precision (WARC/1.1 allows finer; 1.0 readers do not). */
 export function warcDate(d: Date): string {
-  return d.toISOString().replace(/\.\d{3}Z$/, 'Z');
+  // The records of one fetch share their date: one formatting for the three.
+  const ms = d.getTime();
+  if (ms !== lastDateMs) {
+    lastDate = d.toISOString().replace(/\.\d{3}Z$/, 'Z');
+    lastDateMs = ms;
+  }
+  return lastDate;
 }
+let lastDateMs = NaN;
+let lastDate = '';
 
 /** `sha1:BASE32` of the concatenation of chunks. */
 export function sha1Digest(...chunks: Uint8Array[]): string {
@@ -52,10 +60,10 @@ function assertFieldValue(name: string, v: string): void {
 }
 
 /**
- * One uncompressed WARC record. `fields` excludes Content-Length (computed) and WARC-Block-Digest
- * (computed when `blockDigest` is true).
+ * The named fields and the blank line of one record (everything before its block). `fields`
+ * excludes Content-Length (computed) and WARC-Block-Digest (computed when `blockDigest` is true).
  */
-export function buildRecord(fields: [string, string][], block: Uint8Array[], blockDigest = true): Uint8Array {
+function recordHead(fields: [string, string][], block: readonly Uint8Array[], blockDigest: boolean): Uint8Array {
   let len = 0;
   for (const b of block) len += b.length;
   let head = 'WARC/1.1' + CRLF;
@@ -65,11 +73,30 @@ export function buildRecord(fields: [string, string][], block: Uint8Array[], blo
   }
   if (blockDigest) head += `WARC-Block-Digest: ${sha1Digest(...block)}${CRLF}`;
   head += `Content-Length: ${len}${CRLF}${CRLF}`;
-  const h = enc.encode(head);
-  const out = new Uint8Array(h.length + len + 4);
-  out.set(h, 0);
-  let o = h.length;
-  for (const b of block) {
+  return enc.encode(head);
+}
+
+/**
+ * One uncompressed WARC record. `fields` excludes Content-Length (computed) and WARC-Block-Digest
+ * (computed when `blockDigest` is true).
+ */
+export function buildRecord(fields: [string, string][], block: Uint8Array[], blockDigest = true): Uint8Array {
+  return concatRecord({ head: recordHead(fields, block, blockDigest), block });
+}
+
+/** A record as its pieces: head, block chunks, then the CRLF CRLF trailer (not stored). */
+interface RecordPieces {
+  head: Uint8Array;
+  block: readonly Uint8Array[];
+}
+
+function concatRecord(r: RecordPieces): Uint8Array {
+  let len = r.head.length + TRAILER.length;
+  for (const b of r.block) len += b.length;
+  const out = new Uint8Array(len);
+  out.set(r.head, 0);
+  let o = r.head.length;
+  for (const b of r.block) {
     out.set(b, o);
     o += b.length;
   }
@@ -131,30 +158,55 @@ function gzipCtx(level: number): GzipCtx | null {
 function gzipMember(record: Uint8Array, level: number): Uint8Array {
   const c = record.byteLength === 0 ? null : gzipCtx(level);
   if (c === null) return gzipSync(record, { level, strategy: zc.Z_DEFAULT_STRATEGY });
-  let inOff = 0;
-  let n = 10; // deflate output starts after the 10-byte header
-  for (;;) {
-    const availOut = c.out.length - n;
-    c.handle.writeSync(zc.Z_FULL_FLUSH, record, inOff, record.byteLength - inOff, c.out, n, availOut);
-    const outLeft = c.state[0]!;
-    const inLeft = c.state[1]!;
-    n += availOut - outLeft;
-    inOff = record.byteLength - inLeft;
-    // A full output buffer may hold back more: grow it and go on (zlib's own loop does the same).
-    if (outLeft !== 0) break;
-    const bigger = Buffer.allocUnsafe(c.out.length * 2);
-    c.out.copy(bigger, 0, 0, n);
-    c.out = bigger;
+  const n = gzipAppend(c, 0, [record]);
+  return new Uint8Array(c.out.subarray(0, n));
+}
+
+/**
+ * Append one gzip member holding the concatenation of `pieces` to c.out at `at` (c.out grows as
+ * needed); returns the end offset. The pieces are fed to deflate in turn (Z_NO_FLUSH, the last
+ * one Z_FULL_FLUSH) and CRC-32 chained over them, so a record need not be assembled uncompressed
+ * first — for a response that is a copy of the whole body saved. The last piece must not be empty.
+ */
+function gzipAppend(c: GzipCtx, at: number, pieces: readonly Uint8Array[]): number {
+  let n = at + 10; // the 10-byte header is written last (c.out may move while growing)
+  let crc = 0;
+  let size = 0;
+  for (let i = 0; i < pieces.length; i++) {
+    const p = pieces[i]!;
+    const last = i === pieces.length - 1;
+    if (p.byteLength === 0 && !last) continue;
+    crc = crc32(p, crc);
+    size += p.byteLength;
+    let inOff = 0;
+    for (;;) {
+      const availOut = c.out.length - n;
+      c.handle.writeSync(last ? zc.Z_FULL_FLUSH : zc.Z_NO_FLUSH, p, inOff, p.byteLength - inOff, c.out, n, availOut);
+      const outLeft = c.state[0]!;
+      const inLeft = c.state[1]!;
+      n += availOut - outLeft;
+      inOff = p.byteLength - inLeft;
+      // A full output buffer may hold back more: grow it and go on (zlib's own loop does the same).
+      if (outLeft !== 0) break;
+      growOut(c, n);
+    }
   }
-  const m = new Uint8Array(n + 10);
-  m.set(c.out.subarray(10, n), 10);
-  m[0] = 0x1f; m[1] = 0x8b; m[2] = 8; // ID1 ID2 CM=deflate; FLG, MTIME = 0
-  m[8] = c.xfl; m[9] = 3; // OS = Unix, as gzipSync writes it
+  if (c.out.length < n + 10) growOut(c, n);
+  const m = c.out;
+  m.fill(0, at, at + 10);
+  m[at] = 0x1f; m[at + 1] = 0x8b; m[at + 2] = 8; // ID1 ID2 CM=deflate; FLG, MTIME = 0
+  m[at + 8] = c.xfl; m[at + 9] = 3; // OS = Unix, as gzipSync writes it
   m[n] = 0x03; // empty final fixed-Huffman block
-  const dv = new DataView(m.buffer);
-  dv.setUint32(n + 2, crc32(record), true);
-  dv.setUint32(n + 6, record.byteLength >>> 0, true);
-  return m;
+  m[n + 1] = 0x00;
+  m.writeUInt32LE(crc >>> 0, n + 2);
+  m.writeUInt32LE(size >>> 0, n + 6);
+  return n + 10;
+}
+
+function growOut(c: GzipCtx, keep: number): void {
+  const bigger = Buffer.allocUnsafe(c.out.length * 2);
+  c.out.copy(bigger, 0, 0, keep);
+  c.out = bigger;
 }
 
 /** Compress one record as an independent gzip member / zstd frame (or return it as is). */
@@ -255,13 +307,28 @@ export function neutralizeTransferEncoding(head: Uint8Array): Uint8Array {
   return Buffer.from(s.replace(/^transfer-encoding:/gim, 'X-Crawler-Transfer-Encoding:'), 'latin1');
 }
 
-function group(parts: { type: string; recordId: string; record: Uint8Array }[], opts: EncodeOptions | undefined,
-  recordId: string, payloadDigest: string): EncodedGroup {
-  const compressed = parts.map((p) => compressRecord(p.record, opts));
-  let total = 0;
-  for (const c of compressed) total += c.length;
-  const data = new Uint8Array(total);
+interface Part extends RecordPieces {
+  type: string;
+  recordId: string;
+}
+
+function group(parts: Part[], opts: EncodeOptions | undefined, recordId: string, payloadDigest: string): EncodedGroup {
   const records: EncodedGroup['records'] = [];
+  const c = (opts?.compression ?? 'gzip') === 'gzip' ? gzipCtx(opts?.gzipLevel ?? 1) : null;
+  if (c !== null) {
+    // Every record its own gzip member, all written into the context's buffer, one copy out.
+    let n = 0;
+    for (const p of parts) {
+      const end = gzipAppend(c, n, [p.head, ...p.block, TRAILER]);
+      records.push({ type: p.type, recordId: p.recordId, offset: n, length: end - n });
+      n = end;
+    }
+    return { data: new Uint8Array(c.out.subarray(0, n)), records, recordId, payloadDigest };
+  }
+  const compressed = parts.map((p) => compressRecord(concatRecord(p), opts));
+  let total = 0;
+  for (const b of compressed) total += b.length;
+  const data = new Uint8Array(total);
   let o = 0;
   for (let i = 0; i < parts.length; i++) {
     data.set(compressed[i]!, o);
@@ -283,12 +350,16 @@ function common(type: string, id: string, x: { url: string; ip: string; date: Da
   return f;
 }
 
+function part(type: string, recordId: string, fields: [string, string][], block: Uint8Array[]): Part {
+  return { type, recordId, head: recordHead(fields, block, true), block };
+}
+
 /** request record, concurrent to the response (or revisit) it belongs to. */
 function requestRecord(x: { url: string; ip: string; date: Date; warcinfoId?: string; requestHead: Uint8Array }, concurrentTo: string) {
   const id = newRecordId();
   const f = common('request', id, x);
   f.push(['WARC-Concurrent-To', concurrentTo], ['Content-Type', 'application/http;msgtype=request']);
-  return { type: 'request', recordId: id, record: buildRecord(f, [x.requestHead]) };
+  return part('request', id, f, [x.requestHead]);
 }
 
 /**
@@ -301,7 +372,7 @@ export function encodeExchangeRecords(x: ExchangeInput, opts?: EncodeOptions): E
   const f = common('response', respId, x);
   f.push(['Content-Type', 'application/http;msgtype=response'], ['WARC-Payload-Digest', digest]);
   if (x.truncated === true) f.push(['WARC-Truncated', 'length']);
-  const parts = [{ type: 'response', recordId: respId, record: buildRecord(f, [neutralizeTransferEncoding(x.responseHead), x.body]) }];
+  const parts = [part('response', respId, f, [neutralizeTransferEncoding(x.responseHead), x.body])];
   parts.push(requestRecord(x, respId));
   if (x.outlinks !== undefined && x.outlinks.length > 0) {
     const id = newRecordId();
@@ -312,7 +383,7 @@ export function encodeExchangeRecords(x: ExchangeInput, opts?: EncodeOptions): E
       if (/[\r\n]/.test(u)) continue; // cannot be a URL; would break the field syntax
       body += `outlink: ${u}${CRLF}`;
     }
-    parts.push({ type: 'metadata', recordId: id, record: buildRecord(m, [enc.encode(body)]) });
+    parts.push(part('metadata', id, m, [enc.encode(body)]));
   }
   return group(parts, opts, respId, digest);
 }
@@ -331,7 +402,7 @@ export function encodeRevisitRecords(x: RevisitInput, opts?: EncodeOptions): Enc
   );
   if (x.refersToRecordId !== undefined) f.push(['WARC-Refers-To', x.refersToRecordId]);
   f.push(['WARC-Payload-Digest', x.payloadDigest]);
-  const parts = [{ type: 'revisit', recordId: id, record: buildRecord(f, [neutralizeTransferEncoding(x.responseHead)]) }];
+  const parts = [part('revisit', id, f, [neutralizeTransferEncoding(x.responseHead)])];
   parts.push(requestRecord(x, id));
   return group(parts, opts, id, x.payloadDigest);
 }
