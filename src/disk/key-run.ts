@@ -315,6 +315,50 @@ export class KeyRunReader {
       let lastH = ch;
       let lastL = cl;
       let n = 0;
+      if (w <= 6 && hi - ch < 1048576) {
+        // Fast path (the usual case: gaps of ≤ 6 bytes, target < 2^52 ahead): count the distance
+        // to the target down by whole gaps as exact doubles — one subtract and compare per key
+        // instead of a two-word add and compare — and rebuild the keys at the stopping point.
+        let rem = (hi - ch) * TWO32 + (lo - cl); // > 0: the current key is below the target
+        let acc = 0;
+        let g = 0;
+        let stopped = false;
+        while (left > 0) {
+          g = w >= 4 ? (b[p]! | (b[p + 1]! << 8) | (b[p + 2]! << 16) | (b[p + 3]! << 24)) >>> 0 : w === 3 ? b[p]! | (b[p + 1]! << 8) | (b[p + 2]! << 16) : w === 2 ? b[p]! | (b[p + 1]! << 8) : b[p]!;
+          if (w > 4) g += w === 5 ? b[p + 4]! * TWO32 : (b[p + 4]! + b[p + 5]! * 256) * TWO32;
+          if (g === 0) throw this.corrupt('keys out of order (zero gap)');
+          if (g >= rem) {
+            stopped = true;
+            break;
+          }
+          rem -= g;
+          acc += g;
+          p += w;
+          left--;
+          n++;
+        }
+        if (n > 0) {
+          const al = acc % TWO32;
+          lastL = cl + al;
+          lastH = ch + (acc - al) / TWO32;
+          if (lastL >= TWO32) {
+            lastL -= TWO32;
+            lastH += 1;
+          }
+          if (lastH >= TWO32) throw this.corrupt('key overflows 64 bits');
+        }
+        if (stopped) {
+          const gl = g % TWO32;
+          cl = lastL + gl;
+          ch = lastH + (g - gl) / TWO32;
+          if (cl >= TWO32) {
+            cl -= TWO32;
+            ch += 1;
+          }
+          if (ch >= TWO32) throw this.corrupt('key overflows 64 bits');
+        }
+        left = stopped ? left : 0;
+      } else
       while (left > 0) {
         let gl: number;
         let gh = 0;

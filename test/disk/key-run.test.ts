@@ -73,7 +73,10 @@ test('key runs: a merge (copyBelow + append, as DRUM does) yields the sorted uni
   const a = path.join(dir, 'a');
   const b = path.join(dir, 'b');
   fc.assert(
-    fc.property(keySet, keySet, fc.integer({ min: 1, max: 8 }), fc.integer({ min: 1, max: 8 }), fc.integer({ min: 16, max: 200 }), (zKeys, incoming, wa, wb, blockBytes) => {
+    fc.property(keySet, keySet, fc.integer({ min: 1, max: 8 }), fc.integer({ min: 1, max: 8 }), fc.integer({ min: 16, max: 200 }), fc.integer({ min: 0, max: 5 }), (zKeys, fresh, wa, wb, blockBytes, every) => {
+      // Incoming keys: new ones and (every > 0) every `every`-th key already in Z.
+      const old = every === 0 ? [] : zKeys.filter((_, i) => i % every === 0);
+      const incoming = [...new Set([...fresh, ...old])].sort((x, y) => (x < y ? -1 : x > y ? 1 : 0));
       const za = writeRun(a, zKeys, wa, blockBytes);
       const fdA = fs.openSync(a, 'r');
       const fdB = fs.openSync(b, 'w');
