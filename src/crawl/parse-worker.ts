@@ -19,7 +19,7 @@
  */
 import { workerData, parentPort } from 'node:worker_threads';
 import { extractLinks, decodeHtml, payloadDigest } from '../html/index.js';
-import { LinkResolver, canonicalizeUrl, pldOrHost, trapCheck } from '../url/index.js';
+import { LinkResolver, canonicalizeUrl, fingerprintInto, pldOrHost, trapCheck } from '../url/index.js';
 import { encodeExchangeRecords, type EncodeOptions } from '../store/index.js';
 import { encodeLinks, type LinkEntry } from './links-codec.js';
 export { splitParseOutput, type EncodedGroupLike } from './links-codec.js';
@@ -160,6 +160,27 @@ export default function parse(input: ParseTask | WireTask): ParseOutput {
 const enc = new TextEncoder();
 
 
+/**
+ * Host key and PLD key (hostKeyInto / pldKeyInto of src/url: the fingerprints of the host and of
+ * pldOrHost(host)) per host, across pages: a page's links go to a few hosts, and the same hosts
+ * recur from page to page (its own site above all), so the PLD lookup and two hashes are mostly
+ * saved. Bound: HOST_KEYS_MAX hosts (~1 MB with their names), forgotten all at once when full.
+ */
+const HOST_KEYS_MAX = 8192;
+const hostKeys = new Uint32Array(HOST_KEYS_MAX * 4);
+const hostKeyIndex = new Map<string, number>();
+
+function hostKeysOf(host: string): number {
+  let k = hostKeyIndex.get(host);
+  if (k !== undefined) return k;
+  if (hostKeyIndex.size >= HOST_KEYS_MAX) hostKeyIndex.clear();
+  k = hostKeyIndex.size * 4;
+  fingerprintInto(host, hostKeys, k);
+  fingerprintInto(pldOrHost(host), hostKeys, k + 2);
+  hostKeyIndex.set(host, k);
+  return k;
+}
+
 const EMPTY = new Uint8Array(0);
 const NO_URLS: string[] = [];
 
@@ -187,14 +208,16 @@ export function parsePage(task: ParseTask): { table: Uint8Array; digest: string;
   if (!r.metaRobots.nofollow) {
     const seen = new Set<string>();
     const add = (raw: string): void => {
-      // URL, host and PLD keys in one call: host/PLD keys are memoized over a run of links on one
-      // host (src/url); the URL key of an in-page duplicate is computed for nothing (rare).
-      const url = resolver.resolveWithKeys(raw, fp, 0);
+      const url = resolver.resolve(raw);
       if (url === null || seen.has(url)) return;
       seen.add(url);
       if (trapCheck(url) !== null) return;
-      if (!inScope(url, resolver.lastHost)) return;
-      out.push({ hi: fp[0]!, lo: fp[1]!, hostHi: fp[2]!, hostLo: fp[3]!, pldHi: fp[4]!, pldLo: fp[5]!, url });
+      const host = resolver.lastHost;
+      if (!inScope(url, host)) return;
+      // keys of followed links only (not of in-page duplicates, traps, out-of-scope links)
+      fingerprintInto(url, fp, 0);
+      const k = hostKeysOf(host);
+      out.push({ hi: fp[0]!, lo: fp[1]!, hostHi: hostKeys[k]!, hostLo: hostKeys[k + 1]!, pldHi: hostKeys[k + 2]!, pldLo: hostKeys[k + 3]!, url });
       urls.push(url);
     };
     for (const l of r.links) if (!l.nofollow) add(l.value);

@@ -1,0 +1,31 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { parsePage } from '../../src/crawl/parse-worker.js';
+import { LinkTable } from '../../src/crawl/links-codec.js';
+import { urlFingerprint, hostKeyInto, pldKeyInto, splitKey } from '../../src/url/index.js';
+
+// The parse worker's keys (host/PLD keys are cached per host across pages, bounded) must equal
+// src/url's hostKeyInto / pldKeyInto / urlFingerprint on every followed link, also after the
+// cache was dropped for being full.
+test('parsePage: URL, host and PLD keys equal src/url\'s, across pages and past the host-key cache bound', () => {
+  const enc = new TextEncoder();
+  const k = new Uint32Array(4);
+  for (const [n, hosts] of [[40, 7], [9000, 9000], [50, 30]] as const) {
+    let html = '<html><base href="/dir/">';
+    for (let i = 0; i < n; i++) html += `<a href="http://h${i % hosts}.s${i % 5}.example.co.uk/p/${i}">x</a><a href="rel${i}">r</a>`;
+    const body = enc.encode(html);
+    const p = parsePage({ url: 'http://www.page.test/a/b', body, decoded: body, html: true, follow: true });
+    const t = new LinkTable(p.table);
+    assert.equal(t.count, 2 * n);
+    assert.equal(p.urls.length, t.count);
+    for (let i = 0; i < t.count; i++) {
+      const e = t.entry(i);
+      assert.equal(e.url, p.urls[i]);
+      assert.deepEqual([e.hi, e.lo], splitKey(urlFingerprint(e.url)));
+      hostKeyInto(e.url, k, 0);
+      pldKeyInto(e.url, k, 2);
+      assert.deepEqual([e.hostHi, e.hostLo, e.pldHi, e.pldLo], [...k], e.url);
+    }
+    assert.equal(t.url(1), 'http://www.page.test/dir/rel0');
+  }
+});
