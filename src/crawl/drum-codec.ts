@@ -106,16 +106,29 @@ export function forEachTuple(
   buf: Uint8Array,
   fn: (op: DrumOp, hi: number, lo: number, value: Uint8Array | null, aux: Uint8Array | null) => void,
 ): void {
+  // Runs per link in the URLseen host: lengths read inline (no [view, offset] pair per field).
   const dv = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
+  const end = buf.byteLength;
   let p = 0;
-  while (p < buf.byteLength) {
+  while (p < end) {
     const op = OPS[buf[p]!]!;
     const hi = dv.getUint32(p + 1, true);
     const lo = dv.getUint32(p + 5, true);
-    let value: Uint8Array | null;
-    let aux: Uint8Array | null;
-    [value, p] = readBytes(dv, buf, p + 9);
-    [aux, p] = readBytes(dv, buf, p);
+    p += 9;
+    let value: Uint8Array | null = null;
+    let n = dv.getUint32(p, true);
+    p += 4;
+    if (n !== NONE) {
+      value = buf.subarray(p, p + n);
+      p += n;
+    }
+    let aux: Uint8Array | null = null;
+    n = dv.getUint32(p, true);
+    p += 4;
+    if (n !== NONE) {
+      aux = buf.subarray(p, p + n);
+      p += n;
+    }
     fn(op, hi, lo, value, aux);
   }
 }

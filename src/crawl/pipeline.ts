@@ -15,7 +15,8 @@
  *
  * Back-pressure (no unbounded in-RAM queue), each bound from the config:
  *   - fetches in flight ≤ fetchConcurrency;
- *   - pages in the parse pool ≤ 4 × workers (dispatch pauses while it is full);
+ *   - pages in the parse pool: dispatch pauses while it is saturated (`ParsePool.saturated`: every
+ *     worker has its queue of pages and as many again wait to be handed over);
  *   - pages waiting for the ContentSeen answer hold their bodies: ≤ contentBatchBytes (then a
  *     ContentSeen merge runs; dispatch pauses past it);
  *   - links wait in the URLseen DRUM's own buffers (disk-backed; `needsMerge` → merge);
@@ -123,9 +124,15 @@ function encodeAux(hostHi: number, hostLo: number, pldHi: number, pldLo: number,
 /** Little-endian u32 at `o` (no DataView object per read: these run per URL and per page). */
 const le32 = (b: Uint8Array, o: number): number => (b[o]! | (b[o + 1]! << 8) | (b[o + 2]! << 16) | (b[o + 3]! << 24)) >>> 0;
 
+/** URL bytes → string: canonical URLs are ASCII, for which latin1 is exact and cheaper than UTF-8. */
+function urlText(b: Uint8Array, from: number): string {
+  for (let i = from; i < b.length; i++) if (b[i]! >= 0x80) return dec.decode(b.subarray(from));
+  return Buffer.from(b.buffer, b.byteOffset + from, b.length - from).toString('latin1');
+}
+
 function decodeAux(b: Uint8Array, now: number): FrontierUrl {
   return new FrontierUrl({
-    url: dec.decode(b.subarray(AUX_HEADER)),
+    url: urlText(b, AUX_HEADER),
     hostHi: le32(b, 0),
     hostLo: le32(b, 4),
     pldHi: le32(b, 8),
@@ -533,7 +540,7 @@ export class Crawler extends EventEmitter {
 
   private backPressure(): boolean {
     return (
-      this.parsing >= this.cfg.workers * 4 ||
+      this.pool.saturated ||
       this.awaitingContentBytes >= this.contentBatchBytes ||
       this.pending.size >= this.cfg.fetchConcurrency * 64
     );

@@ -1,0 +1,59 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { BatchWriter, decodeResults, forEachTuple } from '../../src/crawl/drum-codec.js';
+import type { DrumResult } from '../../src/drum/index.js';
+
+const show = (b: Uint8Array | null): string => (b === null ? 'null' : [...b].join(','));
+
+test('drum-codec: tuples round-trip through one batch (values/aux absent, empty, long; tupleWords aux layout)', () => {
+  const w = new BatchWriter(16); // starts tiny: the batch grows several times
+  const want: string[] = [];
+  for (let i = 0; i < 2000; i++) {
+    const hi = (i * 2654435761) >>> 0;
+    const lo = (i * 40503) >>> 0;
+    if (i % 4 === 0) {
+      const tail = new Uint8Array(i % 97).fill(i & 255);
+      w.tupleWords('checkUpdate', hi, lo, 1, 0xffffffff, i, 7, i % 9, tail);
+      const aux = new Uint8Array(20 + tail.length);
+      const dv = new DataView(aux.buffer);
+      [1, 0xffffffff, i, 7, i % 9].forEach((x, k) => dv.setUint32(4 * k, x, true));
+      aux.set(tail, 20);
+      want.push(`checkUpdate ${hi} ${lo} null ${show(aux)}`);
+      continue;
+    }
+    const op = i % 3 === 0 ? 'check' : i % 3 === 1 ? 'update' : 'checkUpdate';
+    const v = i % 5 === 0 ? null : new Uint8Array(i % 300).fill((i * 7) & 255);
+    const a = i % 7 === 0 ? null : new Uint8Array(i % 13).fill((i * 3) & 255);
+    w.tuple(op, hi, lo, v, a);
+    want.push(`${op} ${hi} ${lo} ${show(v)} ${show(a)}`);
+  }
+  assert.equal(w.count, 2000);
+  const got: string[] = [];
+  forEachTuple(w.take(), (op, hi, lo, v, a) => got.push(`${op} ${hi} ${lo} ${show(v)} ${show(a)}`));
+  assert.deepEqual(got, want);
+  assert.equal(w.count, 0);
+  assert.equal(w.length, 0);
+});
+
+test('drum-codec: results round-trip', () => {
+  const w = new BatchWriter();
+  const rs: DrumResult[] = [];
+  for (let i = 0; i < 500; i++) {
+    rs.push({
+      op: i % 2 ? 'checkUpdate' : 'check', unique: i % 3 === 0, keyHi: i * 3, keyLo: 0xfffffff0 + (i % 16),
+      value: i % 4 === 0 ? null : new Uint8Array(i % 17).fill(i & 255), aux: i % 5 === 0 ? null : new Uint8Array(i % 23).fill(1),
+    });
+  }
+  for (const r of rs) w.result(r);
+  const back = decodeResults(w.take());
+  assert.equal(back.length, rs.length);
+  back.forEach((r, i) => {
+    const e = rs[i]!;
+    assert.equal(r.op, e.op);
+    assert.equal(r.unique, e.unique);
+    assert.equal(r.keyHi, e.keyHi);
+    assert.equal(r.keyLo, e.keyLo);
+    assert.equal(show(r.value), show(e.value));
+    assert.equal(show(r.aux), show(e.aux));
+  });
+});
