@@ -1,12 +1,12 @@
 /**
  * bench/html/worker — the parse worker's whole job per page as the crawl runs it: the real
- * ParsePool (one thread, the crawler's heap limits, tasks pipelined `--depth` deep), fed the bench
+ * ParsePool (one thread, the crawler's heap limits, `--ctpw` batches of ≤ `--batch` pages per worker), fed the bench
  * web's pages with their WARC exchange (request + response + metadata records, gzip level 1), so
  * the worker never waits for this thread. CPU per page of the parse thread (from /proc: GC and the
  * message hand-off included, unlike bench/html/floor.ts's best-of-5 loops), of the main thread
  * (packTask + splitParseOutput + the promise), and wall time per page.
  *
- *   node --import tsx bench/html/worker.ts [--pages 400] [--rounds 5] [--depth 4] [--window 16] [--heap-mb 96] [--out bench/results/html-worker.json]
+ *   node --import tsx bench/html/worker.ts [--pages 400] [--rounds 5] [--ctpw 2] [--batch 8] [--window 16] [--heap-mb 96] [--out bench/results/html-worker.json]
  *
  * Rounds alternate with nothing else; the best and the median round are reported (shared box).
  */
@@ -24,7 +24,8 @@ const arg = (name: string, dflt: string): string => {
 };
 const PAGES = Number(arg('pages', '400'));
 const ROUNDS = Number(arg('rounds', '5'));
-const DEPTH = Number(arg('depth', '4'));
+const CTPW = Number(arg('ctpw', '2'));
+const BATCH = Number(arg('batch', '8'));
 // pages submitted and unanswered at any time (1: the worker waits for this thread after every page)
 const WINDOW = Number(arg('window', '16'));
 // the crawler's parse heap at --ram 1.5G with one worker is max(64, ram/4) = 384 MiB; 96 is plenty
@@ -52,7 +53,7 @@ const tasks: ParseTask[] = pages.map((p) => ({
 }));
 
 const pool = new ParsePool({ images: false, include: [], exclude: [], scope: 'any', scopeHosts: [], scopePlds: [], warc: { compression: 'gzip' } },
-  { threads: 1, timeoutMs: 60_000, heapMb: HEAP_MB, depth: DEPTH });
+  { threads: 1, timeoutMs: 60_000, heapMb: HEAP_MB, concurrentTasksPerWorker: CTPW, batch: BATCH });
 await pool.warmup();
 
 /** Run every task once, keeping `window` outstanding (the pipeline keeps several too). */
@@ -101,7 +102,7 @@ await pool.close();
 const med = (xs: number[]): number => [...xs].sort((a, b) => a - b)[xs.length >> 1]!;
 const result = {
   bench: 'html-worker',
-  command: `node --import tsx bench/html/worker.ts --pages ${PAGES} --rounds ${ROUNDS} --depth ${DEPTH} --window ${WINDOW} --heap-mb ${HEAP_MB}`,
+  command: `node --import tsx bench/html/worker.ts --pages ${PAGES} --rounds ${ROUNDS} --ctpw ${CTPW} --batch ${BATCH} --window ${WINDOW} --heap-mb ${HEAP_MB}`,
   date: new Date().toISOString(),
   machine: { cpu: os.cpus()[0]?.model, cores: os.cpus().length, node: process.version, loadavg: os.loadavg() },
   pages: tasks.length,

@@ -1,97 +1,113 @@
 /**
- * The parse pool: parse-worker.ts threads sized to the cores, with a supervisor in the Dominos
- * sense — a worker that crashes (exits, throws out of memory) or hangs past `parseTimeoutMs` on a
- * page is terminated and replaced, and the page comes back with an outcome code instead of being
- * lost:
+ * The parse pool: a piscina pool of parse-worker.ts threads sized to the cores, with a supervisor
+ * in the Dominos sense — a worker that crashes (exits, throws out of memory) or hangs past
+ * `parseTimeoutMs` on a page is terminated and replaced by piscina, and the page comes back with
+ * an outcome code instead of being lost:
  *
  *   CRAWL_PARSE_TIMEOUT  the worker did not answer in time (it was terminated and replaced)
  *   CRAWL_PARSE_CRASH    the worker died (exit, OOM under resourceLimits) while parsing this page
  *   CRAWL_PARSE_ERROR    the parser threw (the worker survives)
  *
- * Hand-off: each worker has up to `depth` tasks posted to its MessagePort at once and answers them
- * in order, so it goes from one page to the next without waiting for the main thread (piscina with
- * one task per worker, used before, left the worker idle from each answer until the busy event
- * loop handled it and posted the next page: the parse thread was busy only ~half the time while
- * the crawl was parse-gated; docs/performance.md, session 3). The worker being FIFO, the oldest
- * unanswered task of a worker is the one it is working on:
- *   - its deadline runs from when the worker could start it: the later of its posting and the
- *     previous answer's arrival (lenient by the event loop's delay, never early);
- *   - when a worker dies or is terminated, that task is the one blamed; the innocent tasks queued
- *     behind it are re-run (first in line) on the replacement, not lost.
- * The caller keeps its own copy of every task's bytes (packTask copies into the transferred
- * buffer), which is what makes re-running possible.
+ * Hand-off (docs/performance.md, session 3 parse side): with one page per piscina task and one
+ * task per worker, the worker idled from each answer until the busy event loop handled it and
+ * posted the next page, and piscina's per-task work cost the event loop ~0.06 ms per page. Now:
+ *   - the pages waiting when a worker slot frees go as ONE task (a batch, one transferred buffer,
+ *     at most `batch` pages), and
+ *   - each worker holds `concurrentTasksPerWorker` (2) batches, so the next one is already queued
+ *     in the worker while it parses the current one.
+ * Supervision with several pages per worker: the worker writes each page's sequence number into a
+ * shared progress array when it starts it and its complement when it is done (parse-worker.ts).
+ * When piscina rejects a batch (its worker died, or the sweep aborted it), the page in progress is
+ * the one blamed; the innocent pages — done (their answer died with the worker), not begun, or in
+ * the other batch queued on that worker — are re-run, first in line. A page's deadline runs from
+ * its own start in the worker (read from the progress array), not from its submission. A page
+ * re-run more than MAX_RERUNS times without having been blamed is given up as CRAWL_PARSE_CRASH (a
+ * worker that dies between pages must not loop forever).
  *
- * Bound: tasks in the pool ≤ what the pipeline submits (its parse back-pressure), of which at
- * most threads × depth sit in workers; each worker's V8 heap is capped via resourceLimits.
+ * Bound: pages in the pool ≤ what the pipeline submits (its parse back-pressure, see `saturated`);
+ * at most threads × concurrentTasksPerWorker batches of ≤ `batch` pages are in piscina; each
+ * worker's V8 heap is capped via resourceLimits. The caller keeps every page's bytes (a batch is a
+ * copy), which is what makes re-running possible.
  */
-import { Worker } from 'node:worker_threads';
+import { Piscina } from 'piscina';
 import { workerFile } from './worker-file.js';
-import { packTask, type ParseTask, type ParseWorkerData } from './parse-worker.js';
+import { packBatch, splitBatchOutput, PROGRESS_MASK, PROGRESS_SLOTS, type ParseTask, type ParseWorkerData } from './parse-worker.js';
 import { splitParseOutput, type EncodedGroupLike } from './links-codec.js';
 
 export type ParseOutcome = { ok: true; table: Uint8Array; group: EncodedGroupLike | null } | { ok: false; code: 'CRAWL_PARSE_TIMEOUT' | 'CRAWL_PARSE_CRASH' | 'CRAWL_PARSE_ERROR'; message: string };
 
 /** young generation per parse worker (MiB), part of its heap budget */
 const YOUNG_MB = 8;
-/** tasks posted to one worker at once (measured: docs/performance.md, session 3 parse side) */
-const DEFAULT_DEPTH = 4;
-/** a worker that dies this many times in a row before it loaded means the module is broken */
-const MAX_START_FAILURES = 3;
+/** batches queued per worker: the next one waits in the worker while it parses the current one */
+const DEFAULT_CTPW = 2;
+/** pages per batch at most (a batch's answer comes back only when its last page is done) */
+const DEFAULT_BATCH = 8;
+/** re-runs of an innocent page before it is given up (see the header) */
+const MAX_RERUNS = 3;
 
 interface Job {
   task: ParseTask;
   resolve: (o: ParseOutcome) => void;
-  /** performance.now() when posted to its current worker */
-  sentAt: number;
+  seq: number;
+  reruns: number;
 }
 
-interface Slot {
-  worker: Worker;
-  ready: boolean;
-  /** posted, unanswered, in posting order (the worker answers in this order) */
-  queue: Job[];
-  /** performance.now() of the last answer (the worker started the next task no later) */
-  lastAnswer: number;
-  /** terminated or exited: ignore whatever it still says */
-  dead: boolean;
-  /** the last 'error' event (exit reason for the report) */
-  error: Error | null;
+interface Batch {
+  jobs: Job[];
+  ctl: AbortController;
+  /** the seq of the page the sweep found past its deadline (the batch was aborted for it) */
+  timedOut: number | null;
 }
 
 export class ParsePool {
-  private readonly slots: Slot[] = [];
-  /** submitted, not yet posted to a worker (FIFO; re-run tasks go to the front) */
+  private readonly pool: Piscina;
+  /** submitted, not yet in piscina (FIFO; re-run pages go to the front) */
   private waiting: Job[] = [];
   private waitHead = 0;
+  private readonly batches = new Set<Batch>();
   private inFlight = 0;
+  private nextSeq = 1;
   private closed = false;
-  private startFailures = 0;
-  private readonly depth: number;
-  private readonly workerData: ParseWorkerData;
-  private readonly resourceLimits: { maxOldGenerationSizeMb: number; maxYoungGenerationSizeMb: number } | undefined;
+  private readonly ctpw: number;
+  private readonly batchMax: number;
+  private readonly progress: Int32Array;
+  private readonly startedAt: Float64Array;
   private sweeper: NodeJS.Timeout | null = null;
-  private readyWaiters: (() => void)[] = [];
   /** workers terminated because they crashed or hung */
   replaced = 0;
 
   constructor(
     workerData: ParseWorkerData,
-    private readonly opts: { threads: number; timeoutMs: number; heapMb?: number; depth?: number },
+    private readonly opts: { threads: number; timeoutMs: number; heapMb?: number; concurrentTasksPerWorker?: number; batch?: number },
   ) {
-    this.depth = Math.max(1, opts.depth ?? (Number(process.env.DRUMCRAWL_PARSE_DEPTH) || DEFAULT_DEPTH));
-    this.workerData = { ...workerData, serve: true };
-    // `heapMb` is the worker's whole heap budget: V8 adds the young generation on top of the old
-    // space cap (default 3 × 16 MiB semi-spaces), so it is capped too and taken out of heapMb. A
-    // parse keeps one page's objects alive at a time, so a small young generation scavenges
-    // more often but each scavenge copies little (H7, issue #7 RSS).
-    this.resourceLimits = opts.heapMb
-      ? { maxOldGenerationSizeMb: Math.max(16, opts.heapMb - YOUNG_MB), maxYoungGenerationSizeMb: YOUNG_MB }
-      : undefined;
-    for (let i = 0; i < opts.threads; i++) this.slots.push(this.spawn());
+    this.ctpw = Math.max(1, opts.concurrentTasksPerWorker ?? (Number(process.env.DRUMCRAWL_PARSE_CTPW) || DEFAULT_CTPW));
+    this.batchMax = Math.max(1, opts.batch ?? (Number(process.env.DRUMCRAWL_PARSE_BATCH) || DEFAULT_BATCH));
+    const progress = new SharedArrayBuffer(PROGRESS_SLOTS * 4);
+    const startedAt = new SharedArrayBuffer(PROGRESS_SLOTS * 8);
+    this.progress = new Int32Array(progress);
+    this.startedAt = new Float64Array(startedAt);
+    this.pool = new Piscina({
+      filename: workerFile('parse-worker'),
+      minThreads: opts.threads,
+      maxThreads: opts.threads,
+      concurrentTasksPerWorker: this.ctpw,
+      idleTimeout: 60_000,
+      workerData: { ...workerData, progress, startedAt },
+      // `heapMb` is the worker's whole heap budget: V8 adds the young generation on top of the old
+      // space cap (default 3 × 16 MiB semi-spaces), so it is capped too and taken out of heapMb. A
+      // parse keeps one page's objects alive at a time, so a small young generation scavenges
+      // more often but each scavenge copies little (H7, issue #7 RSS).
+      resourceLimits: opts.heapMb
+        ? { maxOldGenerationSizeMb: Math.max(16, opts.heapMb - YOUNG_MB), maxYoungGenerationSizeMb: YOUNG_MB }
+        : undefined,
+    });
+    // A worker that exits unexpectedly emits 'error' on the pool; its tasks are rejected (handled
+    // in launch) and piscina starts a replacement. Without a listener the process would crash.
+    this.pool.on('error', () => undefined);
   }
 
   get threads(): number {
-    return this.slots.length;
+    return this.pool.threads.length;
   }
 
   /** pages submitted and not yet answered (in workers + waiting) */
@@ -100,106 +116,45 @@ export class ParsePool {
   }
 
   /**
-   * Back-pressure for the pipeline: every worker has `depth` pages queued and as many again wait
-   * here, ready to be posted the moment a worker answers — more submitted pages would only wait
-   * longer (and hold their bodies in RAM).
+   * Back-pressure for the pipeline: every worker's batches are full and a full batch per worker
+   * waits here besides — more submitted pages would only wait longer (and hold their bodies).
    */
   get saturated(): boolean {
-    return this.inFlight >= 2 * this.depth * this.slots.length;
-  }
-
-  private spawn(): Slot {
-    const worker = new Worker(workerFile('parse-worker'), { workerData: this.workerData, resourceLimits: this.resourceLimits });
-    const slot: Slot = { worker, ready: false, queue: [], lastAnswer: 0, dead: false, error: null };
-    worker.on('message', (m: unknown) => this.onMessage(slot, m));
-    // Without an 'error' listener a worker's uncaught exception would crash the process; the
-    // 'exit' that follows does the recovery.
-    worker.on('error', (e: Error) => {
-      slot.error = e;
-    });
-    worker.on('exit', (code: number) => this.onExit(slot, code));
-    return slot;
-  }
-
-  private onMessage(slot: Slot, m: unknown): void {
-    if (slot.dead) return;
-    if (m === 'ready') {
-      slot.ready = true;
-      this.startFailures = 0;
-      this.pump();
-      if (this.slots.every((s) => s.ready)) for (const w of this.readyWaiters.splice(0)) w();
-      return;
-    }
-    const job = slot.queue.shift();
-    if (job === undefined) return; // cannot happen: one answer per task
-    slot.lastAnswer = performance.now();
-    this.inFlight--;
-    if (m instanceof Uint8Array) {
-      job.resolve({ ok: true, ...splitParseOutput(m) });
-    } else {
-      const msg = (m as { error?: string } | null)?.error;
-      job.resolve({ ok: false, code: 'CRAWL_PARSE_ERROR', message: msg ?? 'parse worker sent an unknown answer' });
-    }
-    this.pump();
+    return this.waiting.length - this.waitHead >= this.batchMax * Math.max(1, this.opts.threads);
   }
 
   /**
-   * A worker is gone (crash, OOM, or terminated by the sweep): blame the task it was working on
-   * (unless the sweep already answered it), put the innocent ones back at the front of the line,
-   * start a replacement.
+   * Start every thread and load the worker module (no timeout): the per-page timeout should
+   * measure parsing, not a cold start (module loading takes seconds under tsx on a busy box).
    */
-  private onExit(slot: Slot, code: number): void {
-    const i = this.slots.indexOf(slot);
-    const wasDead = slot.dead;
-    slot.dead = true;
-    if (this.closed || i < 0) return;
-    if (!wasDead) {
-      // died by itself
-      const head = slot.queue.shift();
-      if (head !== undefined) {
-        this.replaced++;
-        this.inFlight--;
-        const why = slot.error !== null ? slot.error.message : `exit code ${code}`;
-        head.resolve({ ok: false, code: 'CRAWL_PARSE_CRASH', message: `parse worker died: ${why}` });
-      }
-      if (!slot.ready && ++this.startFailures >= MAX_START_FAILURES) {
-        // The worker module does not load: fail what waits instead of respawning forever.
-        const why = slot.error !== null ? slot.error.message : `exit code ${code}`;
-        for (const j of this.takeWaiting()) {
-          this.inFlight--;
-          j.resolve({ ok: false, code: 'CRAWL_PARSE_CRASH', message: `parse worker does not start: ${why}` });
-        }
-      }
-    }
-    this.requeue(slot.queue);
-    slot.queue = [];
-    this.slots[i] = this.spawn();
+  async warmup(): Promise<void> {
+    const b = new Uint8Array(0);
+    await Promise.all(
+      Array.from({ length: this.opts.threads }, () => this.pool.run({ url: 'http://warmup.invalid/', body: b, decoded: b, html: false, follow: false })),
+    );
   }
 
-  private takeWaiting(): Job[] {
-    const w = this.waiting.slice(this.waitHead);
-    this.waiting = [];
-    this.waitHead = 0;
-    return w;
+  run(task: ParseTask): Promise<ParseOutcome> {
+    if (this.closed) return Promise.resolve({ ok: false, code: 'CRAWL_PARSE_ERROR', message: 'parse pool closed' });
+    this.inFlight++;
+    return new Promise<ParseOutcome>((resolve) => {
+      this.waiting.push({ task, resolve, seq: 0, reruns: 0 });
+      this.pump();
+    });
   }
 
-  private requeue(jobs: Job[]): void {
-    if (jobs.length === 0) return;
-    this.waiting = jobs.concat(this.takeWaiting());
+  private answer(j: Job, o: ParseOutcome): void {
+    this.inFlight--;
+    j.resolve(o);
   }
 
-  /** Post waiting tasks to ready workers with room, fewest queued first. */
+  /** Hand the waiting pages to piscina, a batch per free worker slot. */
   private pump(): void {
-    while (this.waitHead < this.waiting.length) {
-      let best: Slot | null = null;
-      for (const s of this.slots) {
-        if (!s.ready || s.dead || s.queue.length >= this.depth) continue;
-        if (best === null || s.queue.length < best.queue.length) best = s;
-      }
-      if (best === null) break;
-      const job = this.waiting[this.waitHead]!;
-      this.waiting[this.waitHead++] = undefined as unknown as Job;
-      this.post(best, job);
+    const slots = Math.max(1, this.opts.threads) * this.ctpw;
+    while (!this.closed && this.batches.size < slots && this.waitHead < this.waiting.length) {
+      const jobs = this.waiting.slice(this.waitHead, this.waitHead + this.batchMax);
+      this.waitHead += jobs.length;
+      this.launch(jobs);
     }
     if (this.waitHead === this.waiting.length) {
       this.waiting = [];
@@ -210,13 +165,34 @@ export class ParsePool {
     }
   }
 
-  private post(slot: Slot, job: Job): void {
-    // One buffer, transferred (the caller keeps its own arrays: a crashed worker loses nothing).
-    const wire = packTask(job.task);
-    job.sentAt = performance.now();
-    if (slot.queue.length === 0) slot.lastAnswer = job.sentAt;
-    slot.queue.push(job);
-    slot.worker.postMessage(wire, [wire.buf.buffer as ArrayBuffer]);
+  private launch(jobs: Job[]): void {
+    for (const j of jobs) {
+      j.seq = this.nextSeq;
+      this.nextSeq = (this.nextSeq + 1) | 0 || 1; // never 0 (a slot's initial value)
+      Atomics.store(this.progress, j.seq & PROGRESS_MASK, 0);
+    }
+    const b: Batch = { jobs, ctl: new AbortController(), timedOut: null };
+    this.batches.add(b);
+    // One buffer for the batch, transferred (the caller keeps its own arrays: nothing is lost).
+    const wire = packBatch(jobs.map((j) => j.task), jobs.map((j) => j.seq));
+    this.pool.run(wire, { signal: b.ctl.signal, transferList: [wire.buf.buffer as ArrayBuffer] }).then(
+      (r: unknown) => {
+        this.batches.delete(b);
+        const outs = splitBatchOutput(r instanceof Uint8Array ? r : new Uint8Array(r as ArrayBuffer));
+        for (let i = 0; i < jobs.length; i++) {
+          const o = outs[i];
+          if (o === undefined) this.answer(jobs[i]!, { ok: false, code: 'CRAWL_PARSE_ERROR', message: 'parse worker answered too few pages' });
+          else if (o.ok) this.answer(jobs[i]!, { ok: true, ...splitParseOutput(o.bytes) });
+          else this.answer(jobs[i]!, { ok: false, code: 'CRAWL_PARSE_ERROR', message: new TextDecoder().decode(o.bytes) });
+        }
+        this.pump();
+      },
+      (e: unknown) => {
+        this.batches.delete(b);
+        this.failed(b, e as Error & { code?: string });
+        this.pump();
+      },
+    );
     if (this.sweeper === null) {
       // Checked every timeoutMs/8 (≥ 10 ms): a hung page is given up within 1⅛ × timeoutMs.
       this.sweeper = setInterval(() => this.sweep(), Math.max(10, this.opts.timeoutMs / 8));
@@ -224,45 +200,54 @@ export class ParsePool {
     }
   }
 
-  /** Terminate a worker whose current task is past its deadline (one timer for the pool). */
-  private sweep(): void {
-    const now = performance.now();
-    let busy = false;
-    for (const s of this.slots) {
-      const head = s.queue[0];
-      if (s.dead || head === undefined) continue;
-      busy = true;
-      if (now - Math.max(head.sentAt, s.lastAnswer) <= this.opts.timeoutMs) continue;
-      s.dead = true;
-      s.queue.shift();
-      this.replaced++;
-      this.inFlight--;
-      head.resolve({ ok: false, code: 'CRAWL_PARSE_TIMEOUT', message: `parser did not finish in ${this.opts.timeoutMs} ms; worker replaced` });
-      // 'exit' follows: the tasks queued behind go back in line, a replacement starts.
-      void s.worker.terminate();
+  /** piscina rejected a batch: blame the page in progress, re-run the others (see the header). */
+  private failed(b: Batch, err: Error & { code?: string }): void {
+    if (this.closed) {
+      for (const j of b.jobs) this.answer(j, { ok: false, code: 'CRAWL_PARSE_ERROR', message: 'parse pool closed' });
+      return;
     }
-    if (!busy && this.sweeper !== null) {
+    const rerun: Job[] = [];
+    for (const j of b.jobs) {
+      const state = Atomics.load(this.progress, j.seq & PROGRESS_MASK);
+      if (state === j.seq || b.timedOut === j.seq) {
+        this.replaced++;
+        if (b.timedOut === j.seq) {
+          this.answer(j, { ok: false, code: 'CRAWL_PARSE_TIMEOUT', message: `parser did not finish in ${this.opts.timeoutMs} ms; worker replaced` });
+        } else {
+          this.answer(j, { ok: false, code: 'CRAWL_PARSE_CRASH', message: `parse worker died: ${err?.message ?? String(err)}` });
+        }
+      } else if (++j.reruns > MAX_RERUNS) {
+        this.answer(j, { ok: false, code: 'CRAWL_PARSE_CRASH', message: `parse worker died ${MAX_RERUNS + 1} times with this page queued: ${err?.message ?? String(err)}` });
+      } else {
+        rerun.push(j);
+      }
+    }
+    if (rerun.length > 0) {
+      this.waiting = rerun.concat(this.waiting.slice(this.waitHead));
+      this.waitHead = 0;
+    }
+  }
+
+  /** Abort the batch whose page in progress is past its deadline (piscina then replaces its worker). */
+  private sweep(): void {
+    if (this.batches.size === 0 && this.sweeper !== null) {
       clearInterval(this.sweeper);
       this.sweeper = null;
+      return;
     }
-  }
-
-  /**
-   * Wait until every thread has loaded the worker module (no timeout): the per-page timeout should
-   * measure parsing, not a cold start (module loading takes seconds under tsx on a busy box).
-   */
-  async warmup(): Promise<void> {
-    if (this.slots.every((s) => s.ready)) return;
-    await new Promise<void>((r) => this.readyWaiters.push(r));
-  }
-
-  run(task: ParseTask): Promise<ParseOutcome> {
-    if (this.closed) return Promise.resolve({ ok: false, code: 'CRAWL_PARSE_ERROR', message: 'parse pool closed' });
-    this.inFlight++;
-    return new Promise<ParseOutcome>((resolve) => {
-      this.waiting.push({ task, resolve, sentAt: 0 });
-      this.pump();
-    });
+    const now = Date.now();
+    for (const b of this.batches) {
+      if (b.timedOut !== null) continue;
+      for (const j of b.jobs) {
+        const slot = j.seq & PROGRESS_MASK;
+        if (Atomics.load(this.progress, slot) !== j.seq) continue;
+        if (now - this.startedAt[slot]! > this.opts.timeoutMs) {
+          b.timedOut = j.seq;
+          b.ctl.abort();
+        }
+        break; // a worker parses one page at a time
+      }
+    }
   }
 
   async close(): Promise<void> {
@@ -270,11 +255,11 @@ export class ParsePool {
     this.closed = true;
     if (this.sweeper !== null) clearInterval(this.sweeper);
     this.sweeper = null;
-    const left = this.takeWaiting();
-    for (const s of this.slots) left.push(...s.queue.splice(0));
-    for (const j of left) j.resolve({ ok: false, code: 'CRAWL_PARSE_ERROR', message: 'parse pool closed' });
-    this.inFlight = 0;
-    for (const w of this.readyWaiters.splice(0)) w();
-    await Promise.all(this.slots.map((s) => s.worker.terminate()));
+    const left = this.waiting.slice(this.waitHead);
+    this.waiting = [];
+    this.waitHead = 0;
+    for (const j of left) this.answer(j, { ok: false, code: 'CRAWL_PARSE_ERROR', message: 'parse pool closed' });
+    // piscina rejects the batches still running (failed() answers their pages as closed)
+    await this.pool.destroy();
   }
 }

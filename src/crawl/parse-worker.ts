@@ -9,15 +9,17 @@
  *
  * Output: the link table of links-codec.ts (URL fingerprint, host key, PLD key, URL text).
  *
- * Protocol (parse-pool.ts): the worker posts 'ready' once its modules are loaded, then answers
- * each WireTask message, in arrival order, with one transferred ParseOutput buffer, or with
- * `{ error }` when the parser threw. Tasks queue in the worker's port, so it goes from one page
- * to the next without waiting for the main thread.
+ * Protocol (parse-pool.ts, through piscina): a task is a WireBatch — several pages in one
+ * transferred buffer — answered by one transferred buffer with each page's ParseOutput (or its
+ * parser error). Before and after each page the worker writes the page's sequence number into
+ * the pool's shared progress array (with the start time), so when a worker dies or hangs the
+ * supervisor knows which page of its batches was in progress and which were done or not begun.
  *
  * Fault injection (Dominos-style MTTR tests): `workerData.fault = { crashOn, hangOn }` makes the
  * worker exit / spin on a page containing the marker. Off unless a caller sets it.
  */
-import { workerData, parentPort } from 'node:worker_threads';
+import { workerData } from 'node:worker_threads';
+import { move } from 'piscina';
 import { extractLinks, decodeHtml, payloadDigest } from '../html/index.js';
 import { LinkResolver, canonicalizeUrl, fingerprintInto, pldOrHost, trapCheck } from '../url/index.js';
 import { encodeExchangeRecords, type EncodeOptions } from '../store/index.js';
@@ -40,8 +42,63 @@ export interface ParseWorkerData {
   fault?: { crashOn?: string; hangOn?: string };
   /** WARC encoding matching the crawl's WarcWriter (records are compressed here, in the pool). */
   warc?: EncodeOptions;
-  /** set by ParsePool: serve tasks on parentPort (module loads without side effects otherwise) */
-  serve?: boolean;
+  /**
+   * Set by ParsePool: progress[seq & PROGRESS_MASK] = seq while page seq is parsed, ~seq once it
+   * is done; startedAt[same] = Date.now() at its start (written before the seq).
+   */
+  progress?: SharedArrayBuffer;
+  startedAt?: SharedArrayBuffer;
+}
+
+/** Slots of the shared progress arrays (pages in the pool at once stay far below). */
+export const PROGRESS_SLOTS = 1 << 16;
+export const PROGRESS_MASK = PROGRESS_SLOTS - 1;
+
+/**
+ * Several pages as one piscina task: their bytes packed back to back in one transferred buffer,
+ * `pages[i].buf` left out (each page's WireTask gets a view of `buf` at `offsets[i]`).
+ */
+export interface WireBatch {
+  batch: 1;
+  seqs: number[];
+  pages: Omit<WireTask, 'buf'>[];
+  /** byte offset of page i's bytes in buf (page i ends where i + 1 starts) */
+  offsets: number[];
+  buf: Uint8Array;
+}
+
+/** Pack pages into one batch (one copy of their bytes; the caller keeps its own). */
+export function packBatch(tasks: readonly ParseTask[], seqs: number[]): WireBatch {
+  const pages = tasks.map((t) => wireHead(t));
+  let total = 0;
+  for (const w of pages) total += wireBytes(w);
+  const buf = new Uint8Array(total);
+  const offsets: number[] = [];
+  let o = 0;
+  for (let i = 0; i < tasks.length; i++) {
+    offsets.push(o);
+    packInto(tasks[i]!, pages[i]!, buf, o);
+    o += wireBytes(pages[i]!);
+  }
+  return { batch: 1, seqs, pages, offsets, buf };
+}
+
+/**
+ * A batch's answer: u32 count, then per page u32 status (0 ParseOutput, 1 parser error as UTF-8),
+ * u32 length, the bytes.
+ */
+export function splitBatchOutput(out: Uint8Array): { ok: boolean; bytes: Uint8Array }[] {
+  const dv = new DataView(out.buffer, out.byteOffset, out.byteLength);
+  const n = dv.getUint32(0, true);
+  const r: { ok: boolean; bytes: Uint8Array }[] = [];
+  let p = 4;
+  for (let i = 0; i < n; i++) {
+    const status = dv.getUint32(p, true);
+    const len = dv.getUint32(p + 4, true);
+    r.push({ ok: status === 0, bytes: out.subarray(p + 8, p + 8 + len) });
+    p += 8 + len;
+  }
+  return r;
 }
 
 export interface ParseTask {
@@ -81,23 +138,39 @@ export interface WireTask {
 
 /** Pack a task into one fresh buffer (the caller transfers `buf.buffer`). */
 export function packTask(t: ParseTask): WireTask {
+  const w = wireHead(t);
+  const buf = new Uint8Array(wireBytes(w));
+  packInto(t, w, buf, 0);
+  return { ...w, buf };
+}
+
+/** A task's WireTask fields (no bytes yet). */
+function wireHead(t: ParseTask): Omit<WireTask, 'buf'> {
   const same = t.decoded === t.body || t.decoded.byteLength === 0;
   const x = t.exchange;
   const lens: WireTask['lens'] = [t.body.byteLength, same ? -1 : t.decoded.byteLength, x ? x.requestHead.byteLength : 0, x ? x.responseHead.byteLength : -1];
-  const buf = new Uint8Array(lens[0] + Math.max(0, lens[1]) + lens[2] + Math.max(0, lens[3]));
-  let p = 0;
+  return { wire: 1, url: t.url, charset: t.charset, html: t.html, follow: t.follow, lens, ip: x?.ip ?? '', dateMs: x?.dateMs ?? 0, truncated: x?.truncated ?? false };
+}
+
+function wireBytes(w: Omit<WireTask, 'buf'>): number {
+  return w.lens[0] + Math.max(0, w.lens[1]) + w.lens[2] + Math.max(0, w.lens[3]);
+}
+
+/** Copy a task's byte arrays into buf at p (the layout of WireTask.buf). */
+function packInto(t: ParseTask, w: Omit<WireTask, 'buf'>, buf: Uint8Array, p: number): void {
+  const lens = w.lens;
   buf.set(t.body, p);
   p += lens[0];
-  if (!same) {
+  if (lens[1] >= 0) {
     buf.set(t.decoded, p);
     p += lens[1];
   }
+  const x = t.exchange;
   if (x) {
     buf.set(x.requestHead, p);
     p += lens[2];
     buf.set(x.responseHead, p);
   }
-  return { wire: 1, url: t.url, charset: t.charset, html: t.html, follow: t.follow, lens, ip: x?.ip ?? '', dateMs: x?.dateMs ?? 0, truncated: x?.truncated ?? false, buf };
 }
 
 /** The inverse of packTask: views into the one buffer, no copies. */
@@ -132,7 +205,52 @@ function inScope(url: string, host: string): boolean {
   return true;
 }
 
-export default function parse(input: ParseTask | WireTask): ParseOutput {
+/** piscina's entry: a batch (the pool's tasks) or one page (tests, benches). */
+export default function run(input: WireBatch | ParseTask | WireTask): Uint8Array {
+  if ('batch' in input) return move(parseBatch(input) as unknown as ArrayBufferView) as unknown as Uint8Array;
+  return parse(input);
+}
+
+const progress = data.progress !== undefined ? new Int32Array(data.progress) : null;
+const startedAt = data.startedAt !== undefined ? new Float64Array(data.startedAt) : null;
+
+function parseBatch(b: WireBatch): Uint8Array {
+  const outs: Uint8Array[] = [];
+  const ok: boolean[] = [];
+  for (let i = 0; i < b.pages.length; i++) {
+    const seq = b.seqs[i]!;
+    const slot = seq & PROGRESS_MASK;
+    if (progress !== null) {
+      startedAt![slot] = Date.now();
+      Atomics.store(progress, slot, seq);
+    }
+    const end = i + 1 < b.pages.length ? b.offsets[i + 1]! : b.buf.byteLength;
+    try {
+      outs.push(parse({ ...b.pages[i]!, buf: b.buf.subarray(b.offsets[i]!, end) }));
+      ok.push(true);
+    } catch (e) {
+      outs.push(enc.encode((e as Error)?.message ?? String(e)));
+      ok.push(false);
+    }
+    if (progress !== null) Atomics.store(progress, slot, ~seq);
+  }
+  let total = 4;
+  for (const o of outs) total += 8 + o.byteLength;
+  const out = new Uint8Array(total);
+  const dv = new DataView(out.buffer);
+  dv.setUint32(0, outs.length, true);
+  let p = 4;
+  for (let i = 0; i < outs.length; i++) {
+    dv.setUint32(p, ok[i] ? 0 : 1, true);
+    dv.setUint32(p + 4, outs[i]!.byteLength, true);
+    out.set(outs[i]!, p + 8);
+    p += 8 + outs[i]!.byteLength;
+  }
+  return out;
+}
+
+/** One page: its ParseOutput. */
+export function parse(input: ParseTask | WireTask): ParseOutput {
   const task = 'wire' in input ? unpackTask(input) : input;
   const page = parsePage(task);
   const table = page.table;
@@ -224,20 +342,4 @@ export function parsePage(task: ParseTask): { table: Uint8Array; digest: string;
     if (r.metaRefresh !== null) add(r.metaRefresh);
   }
   return { table: encodeLinks(out, { digest, charset, extracted: r.links.length, noindex: r.metaRobots.noindex, nofollow: r.metaRobots.nofollow }), digest, urls };
-}
-
-if (data.serve === true && parentPort !== null) {
-  const port = parentPort;
-  port.on('message', (w: WireTask) => {
-    let out: Uint8Array;
-    try {
-      out = parse(w);
-    } catch (e) {
-      port.postMessage({ error: (e as Error)?.message ?? String(e) });
-      return;
-    }
-    // Transferred, not cloned: the buffer is this page's alone.
-    port.postMessage(out, [out.buffer as ArrayBuffer]);
-  });
-  port.postMessage('ready');
 }

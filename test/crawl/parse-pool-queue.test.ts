@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { ParsePool, type ParseOutcome } from '../../src/crawl/parse-pool.js';
 import { LinkTable } from '../../src/crawl/links-codec.js';
 
-// Several tasks queue inside one worker (depth 4): a crash or hang blames only the page being
+// Several pages queue inside one worker (2 batches of up to 4): a crash or hang blames only the page being
 // parsed; the pages queued behind it in the dead worker are re-run on the replacement, in order.
 
 const enc = new TextEncoder();
@@ -21,7 +21,7 @@ function links(o: ParseOutcome): string[] {
 }
 
 test('parse pool: pages queued behind a crash or a hang in the same worker are re-run, not lost', async () => {
-  const pool = new ParsePool(wd, { threads: 1, timeoutMs: 1500, depth: 4 });
+  const pool = new ParsePool(wd, { threads: 1, timeoutMs: 1500, concurrentTasksPerWorker: 2, batch: 4 });
   try {
     await pool.warmup();
     // crash in the 2nd of 4 queued pages, then a hang in the 2nd of the next 4
@@ -46,7 +46,7 @@ test('parse pool: pages queued behind a crash or a hang in the same worker are r
 });
 
 test('parse pool: close() answers every page still queued or in a worker', async () => {
-  const pool = new ParsePool(wd, { threads: 2, timeoutMs: 5000, depth: 2 });
+  const pool = new ParsePool(wd, { threads: 2, timeoutMs: 5000, concurrentTasksPerWorker: 2, batch: 2 });
   await pool.warmup();
   assert.deepEqual(links(await pool.run(page(9))), ['http://p9.test/l/9', 'http://o9.test/']);
   const hang = pool.run(page(10, 'HANG-ME'));
