@@ -92,7 +92,10 @@ interface PageJob {
   date?: Date;
   table?: LinkTable;
   group: EncodedGroupLike | null;
+  /** bytes held while waiting for ContentSeen (body + link table + WARC group) */
   bodyBytes: number;
+  /** payload bytes as transferred (the crawl log's `bytes`; the body itself is dropped early) */
+  payloadBytes: number;
 }
 
 const EMPTY = new Uint8Array(0);
@@ -685,7 +688,7 @@ export class Crawler extends EventEmitter {
     this.pending.set(id, rec);
     this.inFlight++;
     this.dispatchedThisRun++;
-    const job: PageJob = { id, fu, rec, bodyBytes: 0, group: null };
+    const job: PageJob = { id, fu, rec, bodyBytes: 0, payloadBytes: 0, group: null };
     this.inFlightIds.add(id);
     void this.fetchPage(job)
       .catch((e) => this.fail(e))
@@ -694,7 +697,6 @@ export class Crawler extends EventEmitter {
 
   private async fetchPage(job: PageJob): Promise<void> {
     const fu = job.fu;
-    job.date = new Date();
     let r: FetchResult;
     try {
       const host = hostOf(fu.url);
@@ -707,6 +709,7 @@ export class Crawler extends EventEmitter {
       this.inFlightIds.delete(job.id);
     }
     job.result = r;
+    job.payloadBytes = r.body.byteLength;
     this.counters.pages++;
     this.counters.bytes += r.body.byteLength;
     this.count(r.status !== undefined ? String(r.status) : r.outcome);
@@ -771,7 +774,9 @@ export class Crawler extends EventEmitter {
     contentAux[2] = job.id >>> 16;
     contentAux[3] = job.id >>> 24;
     job.bodyBytes = r.body.byteLength + po.table.byteLength + po.group!.data.byteLength;
-    job.result = { ...r, body: EMPTY, decoded: EMPTY }; // the encoded group holds the body now
+    // The encoded group holds the body now: let the fetched bytes go (the result is ours alone).
+    r.body = EMPTY;
+    r.decoded = EMPTY;
     this.awaitingContent.set(job.id, job);
     this.awaitingContentBytes += job.bodyBytes;
     this.contentSeen.checkUpdate(this.fp[0]!, this.fp[1]!, encodeContentValue(fu.url, job.date), contentAux);
@@ -884,7 +889,7 @@ export class Crawler extends EventEmitter {
     this.crawlLog.write({
       time: job.date ?? new Date(),
       status: r.status ?? null,
-      bytes: r.body.byteLength,
+      bytes: job.payloadBytes,
       durationMs: Math.round(r.timings.totalMs),
       url: job.fu.url,
       hops: job.fu.hops,

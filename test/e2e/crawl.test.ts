@@ -7,12 +7,14 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
+import { readFileSync } from 'node:fs';
 import { resolveCrawlConfig } from '../../src/crawl/config.js';
 import { Crawler } from '../../src/crawl/pipeline.js';
 import { readManifest } from '../../src/crawl/checkpoint.js';
 import type { StatusSnapshot } from '../../src/crawl/stats.js';
 import { forkSimweb, tempDir, UA } from './harness.js';
 import { readWarcDir } from './warc-read.js';
+import { parseCrawlLogLine } from '../../src/store/index.js';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 
 /**
@@ -126,6 +128,13 @@ test('tiny web: every reachable allowed page fetched exactly once, polite, robot
     assert.equal(recs.filter((x) => x.type === 'warcinfo').length >= 1, true);
     for (const rv of recs.filter((x) => x.type === 'revisit')) {
       assert.ok(captures.includes(rv.headers.get('warc-refers-to-target-uri')!), 'a revisit refers to a captured URL');
+    }
+    // crawl.log: one line per page; its bytes column is the payload as archived (was 0 for every
+    // 2xx page: the pipeline drops the body while ContentSeen answers and logged the emptied copy).
+    const logLines = readFileSync(path.join(summary.warcDir, 'crawl.log'), 'utf8').split('\n').filter((l) => l !== '').map(parseCrawlLogLine);
+    const logged = new Map(logLines.map((l) => [l.url, l]));
+    for (const x of recs.filter((y) => y.type === 'response')) {
+      assert.equal(logged.get(x.uri!)?.bytes, x.payloadBytes, `crawl.log bytes of ${x.uri}`);
     }
     const m = await readManifest(path.join(dir, 'state'));
     assert.equal(m?.finished, true);

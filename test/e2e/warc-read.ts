@@ -13,6 +13,8 @@ export interface WarcRec {
   headers: Map<string, string>;
   blockDigestOk: boolean | null;
   payloadDigestOk: boolean | null;
+  /** response records: bytes of the HTTP payload (the block after the response head) */
+  payloadBytes: number | null;
 }
 
 function sha1(b: Uint8Array): string {
@@ -31,13 +33,15 @@ export async function readWarcDir(dir: string): Promise<WarcRec[]> {
       for (const [k, v] of rec.warcHeaders.headers as Map<string, string>) headers.set(k.toLowerCase(), v);
       const bd = headers.get('warc-block-digest');
       let payloadDigestOk: boolean | null = null;
+      let payloadBytes: number | null = null;
       if (rec.warcType === 'response') {
         const i = Buffer.from(block).indexOf('\r\n\r\n');
         payloadDigestOk = i >= 0 && sha1(block.subarray(i + 4)) === headers.get('warc-payload-digest');
+        if (i >= 0) payloadBytes = block.byteLength - (i + 4);
       }
       out.push({
         file: f, type: rec.warcType ?? '', uri: headers.get('warc-target-uri'), headers,
-        blockDigestOk: bd === undefined ? null : sha1(block) === bd, payloadDigestOk,
+        blockDigestOk: bd === undefined ? null : sha1(block) === bd, payloadDigestOk, payloadBytes,
       });
     }
   }
