@@ -23,7 +23,9 @@ import { workerFile } from './worker-file.js';
  * each host's young generation to 2 × 16 MiB semi-spaces (43–51 MiB committed per host, three hosts;
  * issue #7, docs/performance.md "Memory"). A 12 MiB young generation (4 MiB semi-spaces) halves
  * that at no measurable CPU cost (these threads allocate little); the old-space cap is a bound
- * well above the use, not a squeeze.
+ * well above the use, not a squeeze. The URLseen host is the exception (`youngGenMb` 24, see
+ * pipeline.ts): its result delivery allocates per tuple, and bench:drum at U = 1e8 measured 0.98 M
+ * tuples per CPU-second with 12 MiB vs 1.15 M with 24 MiB (H1, docs/drum.md "Session 3").
  */
 const DRUM_HOST_LIMITS = { maxYoungGenerationSizeMb: 12, maxOldGenerationSizeMb: 128 };
 
@@ -100,8 +102,13 @@ export class DrumProxy {
     onResults: (batch: DrumResult[]) => Promise<void> | void,
     batchBytes = 1 << 20,
     beforeCommit?: () => Promise<void> | void,
+    /** the host thread's V8 young generation, MiB (default DRUM_HOST_LIMITS') */
+    youngGenMb = DRUM_HOST_LIMITS.maxYoungGenerationSizeMb,
   ): Promise<DrumProxy> {
-    const worker = new Worker(workerFile('drum-host'), { workerData: { dir, opts, beforeCommit: beforeCommit !== undefined }, resourceLimits: DRUM_HOST_LIMITS });
+    const worker = new Worker(workerFile('drum-host'), {
+      workerData: { dir, opts, beforeCommit: beforeCommit !== undefined },
+      resourceLimits: { ...DRUM_HOST_LIMITS, maxYoungGenerationSizeMb: youngGenMb },
+    });
     const stats = await new Promise<DrumProxyStats>((resolve, reject) => {
       const onMsg = (m: { t: string; stats?: DrumProxyStats }): void => {
         if (m.t === 'opened') {

@@ -321,6 +321,9 @@ export class Crawler extends EventEmitter {
       // One BEAST commit per bucket merge, before DRUM commits it (H6's hook): the result chunks
       // are only placed (onUrlSeenResults) — at-least-once holds, one fdatasync round per bucket.
       () => crawler!.frontier.commitAdmits(),
+      // A larger young generation than the other DRUM hosts: URLseen's delivery allocates per
+      // tuple (drum-proxy.ts, DRUM_HOST_LIMITS).
+      24,
     );
     const contentSeen = await DrumProxy.open(
       path.join(cfg.stateDir, 'contentseen'),
