@@ -1,5 +1,6 @@
 /**
- * Sorted-run files of (64-bit key, value) records — DRUM's disk cache Z (one file per bucket).
+ * Sorted-run files of (64-bit key, value) records — DRUM's disk cache Z (one file per bucket) for
+ * repositories with values; key-only repositories use the delta-coded runs of key-run.ts.
  * Blocks as in block.ts; a record is key hi (u32 LE), key lo (u32 LE), then the value: exactly
  * `valueBytes` bytes when fixed, or a varint length and the bytes when 'variable'. Keys are strictly
  * increasing across the whole file; the writer enforces it, so a disordered run can never be
