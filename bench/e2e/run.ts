@@ -13,6 +13,7 @@
  * (dist/ must be current). Only the bench itself and simweb (its own process) run through tsx.
  */
 import os from 'node:os';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { readFileSync, readdirSync, writeFileSync, mkdirSync } from 'node:fs';
@@ -99,10 +100,14 @@ const crawler = await Crawler.open(cfg);
 const cpuOpen = process.cpuUsage();
 const t0 = performance.now();
 // DRUMCRAWL_BENCH_TRACE=1: one line per second of the scheduler's state (what holds dispatch back).
+// eld: the event loop's longest delay in that second (ms; the main thread blocked by synchronous work).
+const eld = process.env.DRUMCRAWL_BENCH_TRACE ? monitorEventLoopDelay({ resolution: 5 }) : null;
+eld?.enable();
 const trace = process.env.DRUMCRAWL_BENCH_TRACE
   ? setInterval(() => {
     const s = crawler.snapshot();
-    process.stderr.write(`trace t=${(s.elapsedMs / 1000).toFixed(0)} pages=${s.pages} inFlight=${s.inFlight} parsing=${s.parsing} queued=${s.urlsQueued} hosts=${s.hosts.active}/${s.hosts.waiting} ips=${s.ips.active}/${s.ips.waiting} qr=${s.beast.qrSize}\n`);
+    process.stderr.write(`trace t=${(s.elapsedMs / 1000).toFixed(0)} pages=${s.pages} inFlight=${s.inFlight} parsing=${s.parsing} queued=${s.urlsQueued} hosts=${s.hosts.active}/${s.hosts.waiting} ips=${s.ips.active}/${s.ips.waiting} qr=${s.beast.qrSize} eldMaxMs=${(eld!.max / 1e6).toFixed(0)}\n`);
+    eld!.reset();
   }, 1000)
   : null;
 const summary = await crawler.run();
