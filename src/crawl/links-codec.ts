@@ -55,19 +55,24 @@ export function encodeLinks(links: readonly LinkEntry[], info: PageInfo = NO_INF
     const l = links[i]!;
     const r = enc.encodeInto(l.url, buf.subarray(textOff, textOff + l.url.length));
     if (r.read !== l.url.length || r.written !== l.url.length) return encodeLinksUtf8(links, info, digest, charset);
-    const p = HEADER + i * ENTRY;
-    dv.setUint32(p, l.hi >>> 0, true);
-    dv.setUint32(p + 4, l.lo >>> 0, true);
-    dv.setUint32(p + 8, l.hostHi >>> 0, true);
-    dv.setUint32(p + 12, l.hostLo >>> 0, true);
-    dv.setUint32(p + 16, l.pldHi >>> 0, true);
-    dv.setUint32(p + 20, l.pldLo >>> 0, true);
-    dv.setUint32(p + 24, textOff, true);
-    dv.setUint16(p + 28, r.written, true);
+    writeEntry(dv, i, l, textOff, r.written);
     textOff += r.written;
   }
   writeHeader(dv, buf, n, info, digest.byteLength, charset.byteLength);
   return buf;
+}
+
+/** Entry i of the table: the three keys, then where the URL text is and its byte length. */
+function writeEntry(dv: DataView, i: number, l: LinkEntry, textOff: number, textLen: number): void {
+  const p = HEADER + i * ENTRY;
+  dv.setUint32(p, l.hi >>> 0, true);
+  dv.setUint32(p + 4, l.lo >>> 0, true);
+  dv.setUint32(p + 8, l.hostHi >>> 0, true);
+  dv.setUint32(p + 12, l.hostLo >>> 0, true);
+  dv.setUint32(p + 16, l.pldHi >>> 0, true);
+  dv.setUint32(p + 20, l.pldLo >>> 0, true);
+  dv.setUint32(p + 24, textOff, true);
+  dv.setUint16(p + 28, textLen, true);
 }
 
 function writeHeader(dv: DataView, buf: Uint8Array, n: number, info: PageInfo, digestLen: number, charsetLen: number): void {
@@ -99,15 +104,7 @@ function encodeLinksUtf8(links: readonly LinkEntry[], info: PageInfo, digest: Ui
   for (let i = 0; i < n; i++) {
     const l = links[i]!;
     const t = texts[i]!;
-    const p = HEADER + i * ENTRY;
-    dv.setUint32(p, l.hi >>> 0, true);
-    dv.setUint32(p + 4, l.lo >>> 0, true);
-    dv.setUint32(p + 8, l.hostHi >>> 0, true);
-    dv.setUint32(p + 12, l.hostLo >>> 0, true);
-    dv.setUint32(p + 16, l.pldHi >>> 0, true);
-    dv.setUint32(p + 20, l.pldLo >>> 0, true);
-    dv.setUint32(p + 24, textOff, true);
-    dv.setUint16(p + 28, t.byteLength, true);
+    writeEntry(dv, i, l, textOff, t.byteLength);
     buf.set(t, textOff);
     textOff += t.byteLength;
   }

@@ -23,7 +23,7 @@
 import { CrawlError } from '../errors.js';
 import { BlockReader, BlockWriter, type Compression } from './block.js';
 import type { IoCounters } from './io-counters.js';
-import { CACHE_CORRUPT } from './sorted-file.js';
+import { CACHE_CORRUPT, copyRun } from './sorted-file.js';
 
 const TWO32 = 4294967296;
 const HEAD = 9; // w byte + first key
@@ -154,11 +154,7 @@ export class KeyRunWriter {
     if (count === 0) return;
     const len = to - from;
     this.room(len);
-    const b = this.buf;
-    if (len <= 64) {
-      let q = this.len;
-      for (let i = from; i < to; i++) b[q++] = src[i]!;
-    } else b.set(src.subarray(from, to), this.len);
+    copyRun(this.buf, this.len, src, from, to);
     this.len += len;
     this.count += count;
     this.records += count;

@@ -17,6 +17,16 @@ import { BlockReader, BlockWriter, type Compression } from './block.js';
 import { readVarint, varintSize, writeVarint } from './codec.js';
 import type { IoCounters } from './io-counters.js';
 
+/**
+ * Copies src[from, to) to dst at `at`. Short runs (the common case when a bucket touches most of
+ * Z) go byte by byte: a loop beats creating a subarray object for set().
+ */
+export function copyRun(dst: Uint8Array, at: number, src: Uint8Array, from: number, to: number): void {
+  if (to - from <= 64) {
+    for (let i = from; i < to; i++) dst[at++] = src[i]!;
+  } else dst.set(src.subarray(from, to), at);
+}
+
 export const CACHE_CORRUPT = 'CRAWL_DRUM_CACHE_CORRUPT';
 
 const rd32 = (b: Uint8Array, p: number): number => (b[p]! | (b[p + 1]! << 8) | (b[p + 2]! << 16) | (b[p + 3]! << 24)) >>> 0;
@@ -112,13 +122,7 @@ export class SortedRunWriter {
     this.order(firstHi, firstLo);
     const len = to - from;
     this.room(len);
-    const b = this.buf;
-    if (len <= 64) {
-      // Short runs (the common case when the bucket touches most of Z): a loop beats creating a
-      // subarray object for set().
-      let q = this.len;
-      for (let i = from; i < to; i++) b[q++] = src[i]!;
-    } else b.set(src.subarray(from, to), this.len);
+    copyRun(this.buf, this.len, src, from, to);
     this.len += len;
     this.count += count;
     this.records += count;
