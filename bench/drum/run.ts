@@ -9,7 +9,8 @@
  *            --out file (default bench/results/drum-urlseen.json)  --zstd
  *            --no-cache-run (skip the extra run of the smallest U with a 4M-entry CLOCK cache)
  *            --z-cache dir (bulk-load Z once per U/k into dir, hard-link it into each run)
- *            --semi MiB (child's V8 semi-space: 4 = the product's DRUM host worker, 0 = node's default)
+ *            --semi MiB (child's V8 semi-space: 8, the default = the product's URLseen host worker;
+ *            4 = its other DRUM hosts; 0 = node's default)
  *            --malloc launcher|default (child's glibc env: bin/drumcrawl's settings, the default, or glibc's)
  *            --commit-per chunk|bucket (the consumer's queue commit: per onResults chunk, default,
  *            or once per bucket merge in DrumOptions.beforeCommit)
@@ -48,8 +49,9 @@ interface Args {
   zCache: string;
   /** glibc malloc settings of the child: 'launcher' = those bin/drumcrawl sets, 'default' = glibc's. */
   malloc: 'launcher' | 'default';
-  /** V8 semi-space of the child in MiB (young generation = 3×): 4 = the product's DRUM host
-   *  worker (src/crawl/drum-proxy.ts, maxYoungGenerationSizeMb 12); 0 = node's default (16). */
+  /** V8 semi-space of the child in MiB (young generation = 3×): 8 = the product's URLseen host
+   *  worker (src/crawl/drum-proxy.ts, youngGenMb 24; the default since 0ffd85f), 4 = its other DRUM
+   *  hosts (12); 0 = node's default (16). */
   semi: number;
 }
 
@@ -69,7 +71,7 @@ function parseArgs(argv: string[]): Args {
     commitPer: 'chunk',
     zCache: '',
     malloc: 'launcher',
-    semi: 4,
+    semi: 8,
   };
   for (let i = 0; i < argv.length; i++) {
     const k = argv[i]!;
