@@ -705,7 +705,7 @@ export class Crawler extends EventEmitter {
       const host = hostOf(fu.url);
       for (let wait = this.floorGuard(host, fu.ip); wait !== undefined; wait = this.floorStart(host, fu.ip)) await wait;
       job.date = new Date();
-      this.traceDispatch(fu.url, fu.ip, false);
+      this.traceDispatch(host, fu.url, fu.ip, false);
       r = await this.fetcher.fetch({ url: fu.url, ip: fu.ip });
     } finally {
       this.inFlight--;
@@ -799,7 +799,7 @@ export class Crawler extends EventEmitter {
           beforeRequest: async (req) => {
             const ip = req.ip ?? item.ip;
             for (let wait = this.floorGuard(null, ip); wait !== undefined; wait = this.floorStart(null, ip)) await wait;
-            this.traceDispatch(req.url, ip, true);
+            this.traceDispatch(null, req.url, ip, true);
           },
         });
         this.frontier.robotsDone(item, r);
@@ -811,13 +811,24 @@ export class Crawler extends EventEmitter {
   }
 
   /**
-   * A request is about to be sent (its floors passed): the TRACE line (DRUMCRAWL_TRACE_FETCH) and
-   * the 'dispatch' event the e2e tests judge. Synchronous, so the start the floor guard recorded
-   * and the send stay in one run of the event loop.
+   * A request is about to be sent (its floors passed): its start is stamped here, once, and that one
+   * time is what the floors count from (hostStarted / ipStarted), what the TRACE line
+   * (DRUMCRAWL_TRACE_FETCH) shows and what the 'dispatch' event the e2e tests judge carries. The
+   * caller runs this in the same synchronous run as floorStart and the send, but one run of the
+   * event loop is not one instant: a scavenge or the process being descheduled between floorStart's
+   * read of the clock and this one (up to 34 ms seen in the e2e tiny crawl at load ~9; scavenges of
+   * 20–54 ms in bench:e2e) made the request leave later than recorded, and the next one to its
+   * host, held to the recorded start + floor, left that much sooner after it (e2e, load ~10: 114.7
+   * ms apart with a 160 ms floor). Stamped here, no lateness before this point can shorten a gap
+   * (test/crawl/floor-guard.test.ts). `host` null: robots.txt (IP floor only).
    */
-  private traceDispatch(url: string, ip: string, robots: boolean): void {
-    if (TRACE_FETCH) process.stderr.write(`TRACE ${(performance.timeOrigin + performance.now()).toFixed(1)} ${ip} ${url}\n`);
-    if (this.listenerCount('dispatch') > 0) this.emit('dispatch', { at: performance.timeOrigin + performance.now(), url, ip, robots });
+  private traceDispatch(host: string | null, url: string, ip: string, robots: boolean): void {
+    const now = performance.now();
+    if (host !== null && withMargin(this.cfg.minHostDelayMs, this.cfg) > 0) this.hostStarted.set(host, now);
+    if (withMargin(this.cfg.minIpDelayMs, this.cfg) > 0) this.ipStarted.set(ip, now);
+    const at = performance.timeOrigin + now;
+    if (TRACE_FETCH) process.stderr.write(`TRACE ${at.toFixed(1)} ${ip} ${url}\n`);
+    if (this.listenerCount('dispatch') > 0) this.emit('dispatch', { at, url, ip, robots });
   }
 
   /**
@@ -855,7 +866,8 @@ export class Crawler extends EventEmitter {
 
   /**
    * The second half of the guard, run right before the request is sent, in the same synchronous
-   * run as the send: undefined = go now (the start is recorded), else wait and ask again. It checks
+   * run as the send: undefined = go now (the start is recorded, and stamped again by traceDispatch
+   * at the send), else wait and ask again. It checks
    * the actual starts of the previous requests, because a held request may be sent late (a busy
    * event loop, a long microtask queue before the caller's continuation) and lateness must never
    * shorten the gap to the next one. Floors re-read: a live change (POST /config) applies too.
