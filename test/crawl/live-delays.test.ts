@@ -13,8 +13,9 @@ import { forkSimweb, tempDir, UA } from '../e2e/harness.js';
 
 const OLD_MS = 30;
 const NEW_MS = 400;
-// As in test/e2e: a margin absorbs dispatch jitter on a loaded box (an earlier dispatch emitted late
-// shortens the gap to the next one as logged here).
+// As in test/e2e: the crawler adds a margin to every floor. Its own dispatch log can no longer show a
+// gap below the floor (the guard counts from the dispatch stamp itself, d2e6cbd); the margin is what
+// keeps the server's view above τ when the send is late after the stamp.
 const MARGIN = 40;
 
 test('POST /config changes host delays of a running crawl (heaps and floor guard)', { timeout: 90_000 }, async () => {
