@@ -382,6 +382,16 @@ export function applyRuntimeChange(cfg: CrawlConfig, change: Record<string, unkn
 }
 
 /**
+ * A flag's value in a config file as the text the flag parser takes: strings, numbers and booleans
+ * only (`String()` of an object may throw — e.g. one whose `toString` is not a function — or say
+ * "[object Object]").
+ */
+function scalarText(k: string, v: unknown, file: string): string {
+  if (typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean') return String(v);
+  throw invalid(k, `in ${file} must be a string or a number (got ${v === null ? 'null' : Array.isArray(v) ? 'an array' : typeof v})`);
+}
+
+/**
  * Map a JSON config file's keys to config keys. A file may use the config keys themselves
  * (`hostDelayMs`, `ramBytes`) or the CLI flag names (`host-delay`, `ram`, `dns-server`…), with the
  * flags' units (a flag's value in a file means exactly what it means on the command line).
@@ -392,11 +402,14 @@ export function configFromFileObject(obj: unknown, file = 'config file'): CrawlC
   }
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(obj as Record<string, unknown>)) {
-    const flag = FLAG_BY_NAME.get(k);
+    // A name that is both a config key and another key's flag means the config key here: `seeds`
+    // in a file is the list of seed URLs (the seed *file* is `seedsFile`), as on the command line
+    // `--seeds <file>` is the file. The only such name is `seeds` (a test pins it).
+    const flag = ALL_KEYS.has(k) && FLAG_BY_NAME.get(k)?.key !== k ? undefined : FLAG_BY_NAME.get(k);
     if (flag !== undefined && flag.key !== 'config') {
       if (flag.kind === 'bool') out[flag.key] = bool(k, v);
-      else if (flag.repeat) out[flag.key] = (Array.isArray(v) ? v : [v]).map((x) => flag.parse(String(x)));
-      else out[flag.key] = flag.parse(String(v));
+      else if (flag.repeat) out[flag.key] = (Array.isArray(v) ? v : [v]).map((x) => flag.parse(scalarText(k, x, file)));
+      else out[flag.key] = flag.parse(scalarText(k, v, file));
     } else if (ALL_KEYS.has(k)) {
       out[k] = v;
     } else {

@@ -126,6 +126,25 @@ test('config file: flag names or config keys; flags override the file; seeds fil
   assert.deepEqual(parseSeedList('a\r\n#b\n c \n'), ['a', 'c']);
 });
 
+test('config file: `seeds` is the seed URL list (the config key), `seedsFile` the file; flag values must be scalars', async () => {
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'dc-cfg-'));
+  await writeFile(path.join(dir, 's.txt'), 'http://f.test/\n');
+  await writeFile(path.join(dir, 'c.json'), JSON.stringify({ seeds: ['http://a.test/'], seedsFile: 's.txt' }));
+  const c = await loadCrawlConfig(['--config', 'c.json', 'http://z.test/'], { cwd: dir });
+  assert.deepEqual(c.seeds, ['http://z.test/', 'http://f.test/'], 'argv seeds replace the file\'s list; the seeds file is appended');
+  const f = await loadCrawlConfig(['--config', 'c.json'], { cwd: dir });
+  assert.deepEqual(f.seeds, ['http://a.test/', 'http://f.test/']);
+  // The only name that is both a config key and a flag for another key (a new one would need the same rule).
+  const keys = new Set(Object.keys(defaultCrawlConfig()));
+  assert.deepEqual(CRAWL_FLAGS.filter((fl) => keys.has(fl.name) && fl.key !== fl.name).map((fl) => fl.name), ['seeds']);
+  // A flag's value that String() cannot convert (found by the property test below): a clear error.
+  for (const v of [{ toString: false }, {}, null, [1, 2]]) {
+    assert.throws(() => configFromFileObject({ ram: v }), (e: unknown) => isCrawlError(e, 'CRAWL_CONFIG_INVALID') && /ram in config file must be a string or a number/.test((e as Error).message));
+  }
+  assert.throws(() => configFromFileObject({ include: [{ toString: false }] }), /include in config file must be a string or a number/);
+  assert.throws(() => resolveCrawlConfig(configFromFileObject({ seeds: { toString: false } })), /seeds must be a list of strings/);
+});
+
 test('runtime options: only RUNTIME_KEYS may change, re-validated', () => {
   const c = resolveCrawlConfig({ hostDelayMs: 1000, minHostDelayMs: 100 }, { cwd });
   const c2 = applyRuntimeChange(c, { hostDelayMs: 2000, paused: true });
