@@ -300,7 +300,7 @@ async function runOne(a: Args, U: number): Promise<Record<string, unknown>> {
   const drumBytes = dio.bytesRead + dio.bytesWritten;
   const queueBytes = qio.bytesWritten; // appending unique URLs to the next queue (the p·b term)
   const kvPerTuple = 9;
-  const predictedTotal = drumAlpha({
+  const model = {
     n: merged,
     U,
     b: bMeasured,
@@ -311,20 +311,10 @@ async function runOne(a: Args, U: number): Promise<Record<string, unknown>> {
     Hb: kvPerTuple,
     auxOverhead: 1,
     queueBytes: queueBytes / Math.max(1, s.uniques),
-  });
+  };
+  const predictedTotal = drumAlpha(model);
   // The same with Z's measured bytes per key (delta-coded key-only Z: ~5 B at U = 1e9) for Hz.
-  const predictedTotalZ = drumAlpha({
-    n: merged,
-    U,
-    b: bMeasured,
-    p: s.uniques / merged,
-    k: 1,
-    r: (merged * kvPerTuple) / s.rounds,
-    Hz: s.zBytesPerKey,
-    Hb: kvPerTuple,
-    auxOverhead: 1,
-    queueBytes: queueBytes / Math.max(1, s.uniques),
-  });
+  const predictedTotalZ = drumAlpha({ ...model, Hz: s.zBytesPerKey });
   const peak = peakRss();
   const res: Record<string, unknown> = {
     U,
