@@ -866,9 +866,8 @@ export class Crawler extends EventEmitter {
 
   /**
    * The second half of the guard, run right before the request is sent, in the same synchronous
-   * run as the send: undefined = go now (the start is recorded, and stamped again by traceDispatch
-   * at the send), else wait and ask again. It checks
-   * the actual starts of the previous requests, because a held request may be sent late (a busy
+   * run as the send: undefined = go now (the caller's traceDispatch records the start), else wait
+   * and ask again. It checks the actual starts of the previous requests, because a held request may be sent late (a busy
    * event loop, a long microtask queue before the caller's continuation) and lateness must never
    * shorten the gap to the next one. Floors re-read: a live change (POST /config) applies too.
    */
@@ -876,8 +875,6 @@ export class Crawler extends EventEmitter {
     const now = performance.now();
     const due = this.floorDue(host, ip, withMargin(this.cfg.minHostDelayMs, this.cfg), withMargin(this.cfg.minIpDelayMs, this.cfg), false);
     if (due > now) return new Promise((r) => setTimeout(r, Math.ceil(due - now)));
-    if (host !== null) this.hostStarted.set(host, now);
-    this.ipStarted.set(ip, now);
     return undefined;
   }
 
