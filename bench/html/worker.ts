@@ -4,7 +4,7 @@
  * web's pages with their WARC exchange (request + response + metadata records, gzip level 1), so
  * the worker never waits for this thread. CPU per page of the parse thread (from /proc: GC and the
  * message hand-off included, unlike bench/html/floor.ts's best-of-5 loops), of the main thread
- * (packTask + splitParseOutput + the promise), and wall time per page.
+ * (packBatch + splitParseOutput + the promise), and wall time per page.
  *
  *   node --import tsx bench/html/worker.ts [--pages 400] [--rounds 5] [--ctpw 2] [--batch 8] [--window 16] [--heap-mb 96] [--out bench/results/html-worker.json]
  *

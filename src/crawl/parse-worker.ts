@@ -136,14 +136,6 @@ export interface WireTask {
   buf: Uint8Array;
 }
 
-/** Pack a task into one fresh buffer (the caller transfers `buf.buffer`). */
-export function packTask(t: ParseTask): WireTask {
-  const w = wireHead(t);
-  const buf = new Uint8Array(wireBytes(w));
-  packInto(t, w, buf, 0);
-  return { ...w, buf };
-}
-
 /** A task's WireTask fields (no bytes yet). */
 function wireHead(t: ParseTask): Omit<WireTask, 'buf'> {
   const same = t.decoded === t.body || t.decoded.byteLength === 0;
@@ -173,7 +165,7 @@ function packInto(t: ParseTask, w: Omit<WireTask, 'buf'>, buf: Uint8Array, p: nu
   }
 }
 
-/** The inverse of packTask: views into the one buffer, no copies. */
+/** The inverse of packInto: views into the batch's buffer, no copies. */
 export function unpackTask(w: WireTask): ParseTask {
   const [bl, dl, rql, rsl] = w.lens;
   let p = 0;
