@@ -14,6 +14,7 @@
  */
 import { domainToASCII, domainToUnicode } from 'node:url';
 import { PSL_ICANN_RULES, PSL_PRIVATE_RULES } from './data/psl-data.js';
+import { unpinned } from './host.js';
 
 // Flags per suffix: a rule `x`, a wildcard `*.x` (stored on x), an exception `!x`; one set of
 // three bits per section. NODE marks suffixes of longer rules (keep walking).
@@ -137,9 +138,13 @@ export function registrableDomain(host: string, options?: RegistrableDomainOptio
   const cache = priv ? cacheAll : cacheIcann;
   let r = cache.get(host);
   if (r === undefined) {
-    r = computeRegistrable(host, priv);
+    const computed = computeRegistrable(host, priv);
     if (cache.size >= PLD_CACHE_MAX) cache.clear();
-    cache.set(host, r);
+    // Key and value copied (unpinned): a host sliced out of a parsed page would keep the page's
+    // whole text alive for as long as the entry lives.
+    const key = unpinned(host);
+    r = computed === null ? null : computed === host ? key : unpinned(computed);
+    cache.set(key, r);
   }
   memoHost1 = memoHost0;
   memoPld1 = memoPld0;

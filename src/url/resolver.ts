@@ -11,7 +11,7 @@
  */
 import { canonicalizeSlow, lastWhatwgPath } from './canonicalize.js';
 import { finish, hostFitsDns, reject, removeDotSegments, stripPathSessionIds, normalizePercent, type Detailed } from './normalize.js';
-import { hostOf } from './host.js';
+import { hostOf, unpinned } from './host.js';
 import { fingerprintInto } from './fingerprint.js';
 import { pldOrHost } from './pld.js';
 import { compileOptions, type CanonicalizeOptions, type CompiledOptions, type UrlRejectReason } from './options.js';
@@ -149,7 +149,8 @@ function fastAuthority(rel: string, start: number, end: number, q: number, dot: 
       rawHost = cached;
       host = acceptedLower[slot]!;
     } else {
-      rawHost = rel.slice(start, hostEnd);
+      // Copies (unpinned): a slice of the link would keep the whole page text alive in the cache.
+      rawHost = unpinned(rel.slice(start, hostEnd));
       const checked = checkHost(rawHost);
       if (checked === null) return NOT_HANDLED;
       acceptedRaw[slot] = rawHost;
