@@ -62,6 +62,79 @@ export function encodeLinks(links: readonly LinkEntry[], info: PageInfo = NO_INF
   return buf;
 }
 
+/**
+ * The table of `urls` (canonical, so ASCII) written straight into dst at `at` (the parse worker's
+ * answer buffer: no Uint8Array per page), with each URL's text encoded once: the URL keys are hashed
+ * from the table's own bytes (fingerprintRunsInto), not from the strings. `keys` holds 6 words per
+ * URL (hi, lo, hostHi, hostLo, pldHi, pldLo); hi/lo are filled in here. The caller makes room for
+ * `tableSizeAscii(…)` bytes. Returns the end offset, or -1 when a URL is not ASCII (nothing usable
+ * was written: the caller then takes encodeLinks' general path).
+ */
+export function writeLinkTableAscii(dst: Uint8Array, dv: DataView, at: number, urls: readonly string[], keys: Uint32Array, info: PageInfo,
+  hashRuns: (bytes: Uint8Array, start: number, lens: ArrayLike<number>, n: number, out: Uint32Array, offset: number, stride: number) => void): number {
+  const n = urls.length;
+  const textStart = at + HEADER + n * ENTRY;
+  let p = textStart;
+  p = writeAscii(dst, p, info.digest, 255);
+  if (p < 0) return -1;
+  const digestLen = p - textStart;
+  p = writeAscii(dst, p, info.charset, 64);
+  if (p < 0) return -1;
+  const charsetLen = p - textStart - digestLen;
+  const urlStart = p;
+  if (lens.length < n) lens = new Int32Array(Math.max(n, lens.length * 2));
+  for (let i = 0; i < n; i++) {
+    const u = urls[i]!;
+    const r = enc.encodeInto(u, dst.subarray(p, p + u.length));
+    if (r.read !== u.length || r.written !== u.length || u.length > 0xffff) return -1;
+    lens[i] = u.length;
+    p += u.length;
+  }
+  hashRuns(dst, urlStart, lens, n, keys, 0, 6);
+  let off = urlStart - at;
+  for (let i = 0; i < n; i++) {
+    const e = at + HEADER + i * ENTRY;
+    const k = i * 6;
+    dv.setUint32(e, keys[k]!, true);
+    dv.setUint32(e + 4, keys[k + 1]!, true);
+    dv.setUint32(e + 8, keys[k + 2]!, true);
+    dv.setUint32(e + 12, keys[k + 3]!, true);
+    dv.setUint32(e + 16, keys[k + 4]!, true);
+    dv.setUint32(e + 20, keys[k + 5]!, true);
+    dv.setUint32(e + 24, off, true);
+    dv.setUint32(e + 28, lens[i]!, true); // u16 length + u16 0 (URLs < 65536 bytes)
+    off += lens[i]!;
+  }
+  dv.setUint32(at, n, true);
+  dv.setUint32(at + 4, info.extracted, true);
+  dst[at + 8] = (info.noindex ? 1 : 0) | (info.nofollow ? 2 : 0);
+  dst[at + 9] = digestLen;
+  dst[at + 10] = charsetLen;
+  dst[at + 11] = 0;
+  return p;
+}
+
+/** Bytes writeLinkTableAscii needs for these URLs at most. */
+export function tableSizeAscii(urls: readonly string[], info: PageInfo): number {
+  let t = HEADER + urls.length * ENTRY + Math.min(255, info.digest.length) + Math.min(64, info.charset.length);
+  for (let i = 0; i < urls.length; i++) t += urls[i]!.length;
+  return t;
+}
+
+/** URL lengths of the table being written (scratch; bound: the most links one page had). */
+let lens = new Int32Array(256);
+
+/** `s` (≤ max chars) as ASCII bytes at p; returns the end, or -1 - p when s is not ASCII. */
+function writeAscii(dst: Uint8Array, p: number, s: string, max: number): number {
+  const n = Math.min(max, s.length);
+  for (let i = 0; i < n; i++) {
+    const c = s.charCodeAt(i);
+    if (c > 0x7f) return -1 - p;
+    dst[p + i] = c;
+  }
+  return p + n;
+}
+
 /** Entry i of the table: the three keys, then where the URL text is and its byte length. */
 function writeEntry(dv: DataView, i: number, l: LinkEntry, textOff: number, textLen: number): void {
   const p = HEADER + i * ENTRY;
@@ -166,8 +239,62 @@ export function splitParseOutput(out: Uint8Array): { table: Uint8Array; group: E
   const table = out.subarray(4, 4 + tl);
   const ml = dv.getUint32(4 + tl, true);
   if (ml === 0) return { table, group: null };
-  const meta = JSON.parse(dec.decode(out.subarray(8 + tl, 8 + tl + ml))) as Omit<EncodedGroupLike, 'data'>;
-  return { table, group: { ...meta, data: out.subarray(8 + tl + ml) } };
+  const meta = readGroupMeta(out, dv, 8 + tl, 8 + tl + ml);
+  return { table, group: { records: meta.records, recordId: meta.records[0]?.recordId ?? '', payloadDigest: meta.payloadDigest, data: out.subarray(8 + tl + ml) } };
+}
+
+/**
+ * The WARC group's record list as the parse worker sends it (was JSON: a stringify, an encode, a
+ * decode and a parse per page):
+ *   u8 count | count × [u8 type code, u32 offset, u32 length, u8 idLen, id] | u8 digestLen | digest
+ * ids and the digest are ASCII (`<urn:uuid:…>`, `sha1:BASE32`). The group's recordId is its first
+ * record's (the response or revisit: encodeExchangeRecords/encodeRevisitRecords put it first).
+ */
+const RECORD_TYPES = ['response', 'request', 'metadata', 'revisit', 'resource', 'warcinfo', 'conversion', 'continuation'];
+
+/** Bytes writeGroupMeta needs at most. */
+export function groupMetaSize(g: Omit<EncodedGroupLike, 'data'>): number {
+  let n = 2 + g.payloadDigest.length;
+  for (const r of g.records) n += 10 + r.recordId.length;
+  return n;
+}
+
+/** Write g's meta at `at` (room: groupMetaSize); returns the end. Throws on what the format cannot hold. */
+export function writeGroupMeta(dst: Uint8Array, dv: DataView, at: number, g: Omit<EncodedGroupLike, 'data'>): number {
+  if (g.records.length > 255 || (g.records.length > 0 && g.records[0]!.recordId !== g.recordId)) throw new Error('WARC group meta: unsupported record list');
+  dst[at] = g.records.length;
+  let p = at + 1;
+  for (const r of g.records) {
+    const t = RECORD_TYPES.indexOf(r.type);
+    if (t < 0 || r.recordId.length > 255) throw new Error(`WARC group meta: cannot encode record ${r.type} ${r.recordId}`);
+    dst[p] = t;
+    dv.setUint32(p + 1, r.offset, true);
+    dv.setUint32(p + 5, r.length, true);
+    dst[p + 9] = r.recordId.length;
+    p = writeAscii(dst, p + 10, r.recordId, 255);
+    if (p < 0) throw new Error(`WARC group meta: record id not ASCII: ${r.recordId}`);
+  }
+  if (g.payloadDigest.length > 255) throw new Error('WARC group meta: payload digest too long');
+  dst[p] = g.payloadDigest.length;
+  p = writeAscii(dst, p + 1, g.payloadDigest, 255);
+  if (p < 0) throw new Error(`WARC group meta: payload digest not ASCII: ${g.payloadDigest}`);
+  return p;
+}
+
+/** The inverse of writeGroupMeta over out[at..end). */
+export function readGroupMeta(out: Uint8Array, dv: DataView, at: number, end: number): { records: EncodedGroupLike['records']; payloadDigest: string } {
+  const b = Buffer.from(out.buffer, out.byteOffset, out.byteLength);
+  const n = out[at]!;
+  let p = at + 1;
+  const records: EncodedGroupLike['records'] = [];
+  for (let i = 0; i < n; i++) {
+    const idLen = out[p + 9]!;
+    records.push({ type: RECORD_TYPES[out[p]!]!, recordId: b.toString('latin1', p + 10, p + 10 + idLen), offset: dv.getUint32(p + 1, true), length: dv.getUint32(p + 5, true) });
+    p += 10 + idLen;
+  }
+  const dl = out[p]!;
+  if (p + 1 + dl > end) throw new Error('WARC group meta: truncated');
+  return { records, payloadDigest: b.toString('latin1', p + 1, p + 1 + dl) };
 }
 
 export interface EncodedGroupLike {

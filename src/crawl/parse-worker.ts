@@ -7,7 +7,9 @@
  *     ─► fingerprint (hi, lo) + PLD ─► one compact buffer (transferred, not cloned)
  *   + payload digest (sha1, WARC form) of the bytes as transferred
  *
- * Output: the link table of links-codec.ts (URL fingerprint, host key, PLD key, URL text).
+ * Output: the link table of links-codec.ts (URL fingerprint, host key, PLD key, URL text), the WARC
+ * group's record list (binary, links-codec.ts) and its gzip members, written in place into one
+ * answer buffer per batch.
  *
  * Protocol (parse-pool.ts, through piscina): a task is a WireBatch — several pages in one
  * transferred buffer — answered by one transferred buffer with each page's ParseOutput (or its
@@ -21,14 +23,14 @@
 import { workerData } from 'node:worker_threads';
 import { move } from 'piscina';
 import { extractLinks, decodeHtml, payloadDigest } from '../html/index.js';
-import { LinkResolver, canonicalizeUrl, fingerprintInto, pldOrHost, trapCheck } from '../url/index.js';
-import { encodeExchangeRecords, type EncodeOptions } from '../store/index.js';
-import { encodeLinks, type LinkEntry } from './links-codec.js';
+import { LinkResolver, canonicalizeUrl, fingerprintInto, fingerprintRunsInto, pldOrHost, trapCheck, unpinned } from '../url/index.js';
+import { encodeExchangeRecordsView, type EncodeOptions } from '../store/index.js';
+import { encodeLinks, writeLinkTableAscii, tableSizeAscii, writeGroupMeta, groupMetaSize, type LinkEntry, type PageInfo } from './links-codec.js';
 export { splitParseOutput, type EncodedGroupLike } from './links-codec.js';
 
 /**
  * The worker's answer: one transferred buffer (split with `splitParseOutput`):
- *   u32 tableLen | link table (links-codec.ts) | u32 metaLen | JSON of the WARC group's record list | WARC bytes
+ *   u32 tableLen | link table (links-codec.ts) | u32 metaLen | the WARC group's record list (writeGroupMeta) | WARC bytes
  */
 export type ParseOutput = Uint8Array;
 
@@ -187,7 +189,6 @@ const scope = data.scope ?? 'any';
 const scopeHosts = new Set(data.scopeHosts ?? []);
 const scopePlds = new Set(data.scopePlds ?? []);
 const fault = data.fault;
-const fp = new Uint32Array(6);
 
 function inScope(url: string, host: string): boolean {
   if (scope === 'host' && !scopeHosts.has(host)) return false;
@@ -206,9 +207,32 @@ export default function run(input: WireBatch | ParseTask | WireTask): Uint8Array
 const progress = data.progress !== undefined ? new Int32Array(data.progress) : null;
 const startedAt = data.startedAt !== undefined ? new Float64Array(data.startedAt) : null;
 
+/**
+ * The answer being assembled: every page's table, WARC group meta and WARC bytes are written here
+ * in place, and only the finished batch is copied out, into the one buffer that is transferred.
+ * Before, each page made ~12 ArrayBuffers (table, its digest and charset, meta JSON, three record
+ * heads, the metadata block, the group's bytes, the page's answer, four digest Buffers), each a
+ * malloc'd backing store that V8's ArrayBuffer sweeper (a platform thread) must free later, and
+ * the WARC bytes were copied three times. Bound: grows to the largest batch answer; a buffer grown
+ * past OB_KEEP is dropped after its batch.
+ */
+const OB_INITIAL = 256 * 1024;
+const OB_KEEP = 4 * 1024 * 1024;
+let ob = new Uint8Array(OB_INITIAL);
+let obv = new DataView(ob.buffer);
+
+/** Room for `need` bytes at `at` (the bytes before `at` are kept). */
+function ensure(at: number, need: number): void {
+  if (at + need <= ob.byteLength) return;
+  const bigger = new Uint8Array(Math.max(ob.byteLength * 2, at + need));
+  bigger.set(ob.subarray(0, at));
+  ob = bigger;
+  obv = new DataView(ob.buffer);
+}
+
 function parseBatch(b: WireBatch): Uint8Array {
-  const outs: Uint8Array[] = [];
-  const ok: boolean[] = [];
+  // u32 count, then per page u32 status (0 ParseOutput, 1 parser error as UTF-8), u32 length, bytes
+  let p = 4;
   for (let i = 0; i < b.pages.length; i++) {
     const seq = b.seqs[i]!;
     const slot = seq & PROGRESS_MASK;
@@ -217,26 +241,28 @@ function parseBatch(b: WireBatch): Uint8Array {
       Atomics.store(progress, slot, seq);
     }
     const end = i + 1 < b.pages.length ? b.offsets[i + 1]! : b.buf.byteLength;
+    ensure(p, 8);
+    let status = 0;
+    let q: number;
     try {
-      outs.push(parse({ ...b.pages[i]!, buf: b.buf.subarray(b.offsets[i]!, end) }));
-      ok.push(true);
+      q = parseInto(unpackTask({ ...b.pages[i]!, buf: b.buf.subarray(b.offsets[i]!, end) }), p + 8);
     } catch (e) {
-      outs.push(enc.encode((e as Error)?.message ?? String(e)));
-      ok.push(false);
+      const msg = enc.encode((e as Error)?.message ?? String(e));
+      ensure(p + 8, msg.byteLength);
+      ob.set(msg, p + 8);
+      q = p + 8 + msg.byteLength;
+      status = 1;
     }
+    obv.setUint32(p, status, true);
+    obv.setUint32(p + 4, q - p - 8, true);
+    p = q;
     if (progress !== null) Atomics.store(progress, slot, ~seq);
   }
-  let total = 4;
-  for (const o of outs) total += 8 + o.byteLength;
-  const out = new Uint8Array(total);
-  const dv = new DataView(out.buffer);
-  dv.setUint32(0, outs.length, true);
-  let p = 4;
-  for (let i = 0; i < outs.length; i++) {
-    dv.setUint32(p, ok[i] ? 0 : 1, true);
-    dv.setUint32(p + 4, outs[i]!.byteLength, true);
-    out.set(outs[i]!, p + 8);
-    p += 8 + outs[i]!.byteLength;
+  obv.setUint32(0, b.pages.length, true);
+  const out = ob.slice(0, p);
+  if (ob.byteLength > OB_KEEP) {
+    ob = new Uint8Array(OB_INITIAL);
+    obv = new DataView(ob.buffer);
   }
   return out;
 }
@@ -244,27 +270,43 @@ function parseBatch(b: WireBatch): Uint8Array {
 /** One page: its ParseOutput. */
 export function parse(input: ParseTask | WireTask): ParseOutput {
   const task = 'wire' in input ? unpackTask(input) : input;
-  const page = parsePage(task);
-  const table = page.table;
-  let meta: Uint8Array = EMPTY;
-  let warc: Uint8Array = EMPTY;
-  if (task.exchange !== undefined) {
-    const x = task.exchange;
-    const g = encodeExchangeRecords(
-      { url: task.url, ip: x.ip, date: new Date(x.dateMs), requestHead: x.requestHead, responseHead: x.responseHead, body: task.body, truncated: x.truncated, payloadDigest: page.digest, outlinks: page.urls },
-      data.warc,
-    );
-    meta = enc.encode(JSON.stringify({ records: g.records, recordId: g.recordId, payloadDigest: g.payloadDigest }));
-    warc = g.data;
+  return ob.slice(0, parseInto(task, 0));
+}
+
+/**
+ * One page's ParseOutput written into `ob` at `at`; returns its end:
+ *   u32 tableLen | link table | u32 metaLen | WARC group meta (links-codec.ts) | WARC bytes
+ */
+function parseInto(task: ParseTask, at: number): number {
+  const page = pageLinks(task);
+  // the link table
+  ensure(at, 4 + tableSizeAscii(page.urls, page.info));
+  let p = writeLinkTableAscii(ob, obv, at + 4, page.urls, pageKeys, page.info, fingerprintRunsInto);
+  if (p < 0) {
+    // a URL that is not ASCII (src/url never makes one; kept general): encodeLinks' general path
+    const t = encodeLinks(entries(page.urls), page.info);
+    ensure(at + 4, t.byteLength);
+    ob.set(t, at + 4);
+    p = at + 4 + t.byteLength;
   }
-  const out = new Uint8Array(8 + table.byteLength + meta.byteLength + warc.byteLength);
-  const dv = new DataView(out.buffer);
-  dv.setUint32(0, table.byteLength, true);
-  out.set(table, 4);
-  dv.setUint32(4 + table.byteLength, meta.byteLength, true);
-  out.set(meta, 8 + table.byteLength);
-  out.set(warc, 8 + table.byteLength + meta.byteLength);
-  return out;
+  obv.setUint32(at, p - at - 4, true);
+  if (task.exchange === undefined) {
+    ensure(p, 4);
+    obv.setUint32(p, 0, true);
+    return p + 4;
+  }
+  const x = task.exchange;
+  // A view into this thread's deflate buffer (valid until the next encode): copied on right here.
+  const g = encodeExchangeRecordsView(
+    { url: task.url, ip: x.ip, date: new Date(x.dateMs), requestHead: x.requestHead, responseHead: x.responseHead, body: task.body, truncated: x.truncated, payloadDigest: page.info.digest, outlinks: page.urls },
+    data.warc,
+  );
+  const metaAt = p + 4;
+  ensure(metaAt, groupMetaSize(g) + g.data.byteLength);
+  const warcAt = writeGroupMeta(ob, obv, metaAt, g);
+  obv.setUint32(p, warcAt - metaAt, true);
+  ob.set(g.data, warcAt);
+  return warcAt + g.data.byteLength;
 }
 
 const enc = new TextEncoder();
@@ -287,12 +329,26 @@ function hostKeysOf(host: string): number {
   k = hostKeyIndex.size * 4;
   fingerprintInto(host, hostKeys, k);
   fingerprintInto(pldOrHost(host), hostKeys, k + 2);
-  hostKeyIndex.set(host, k);
+  hostKeyIndex.set(unpinned(host), k); // a copy: the host may be a slice of this page's text
   return k;
 }
 
-const EMPTY = new Uint8Array(0);
+/**
+ * Keys of the current page's followed links, 6 words each (URL hi/lo — filled in when the table is
+ * written — host hi/lo, PLD hi/lo). Bound: grows to the most followed links one page had.
+ */
+let pageKeys = new Uint32Array(6 * 256);
+
 const NO_URLS: string[] = [];
+
+/** The LinkEntry list of the current page (encodeLinks' general path, tests). */
+function entries(urls: readonly string[]): LinkEntry[] {
+  const fp = new Uint32Array(2);
+  return urls.map((url, i) => {
+    fingerprintInto(url, fp, 0);
+    return { hi: fp[0]!, lo: fp[1]!, hostHi: pageKeys[i * 6 + 2]!, hostLo: pageKeys[i * 6 + 3]!, pldHi: pageKeys[i * 6 + 4]!, pldLo: pageKeys[i * 6 + 5]!, url };
+  });
+}
 
 /** The link table of a page (digest, links resolved, filtered, keyed): parsePage without the URLs. */
 export function parseToTable(task: ParseTask): Uint8Array {
@@ -301,9 +357,18 @@ export function parseToTable(task: ParseTask): Uint8Array {
 
 /** The link table, plus the payload digest and the followed URLs as strings (the WARC metadata record lists them). */
 export function parsePage(task: ParseTask): { table: Uint8Array; digest: string; urls: string[] } {
+  const page = pageLinks(task);
+  return { table: encodeLinks(entries(page.urls), page.info), digest: page.info.digest, urls: page.urls };
+}
+
+/**
+ * Digest, decode, extract, resolve + canonicalize, filter, dedup: the page's followed URLs (in
+ * order) and what the table's header says; host and PLD keys of URL i in pageKeys[6i + 2 .. 6i + 6).
+ */
+function pageLinks(task: ParseTask): { urls: string[]; info: PageInfo } {
   const digest = payloadDigest(task.body);
   const none = (charset: string, extracted = 0, noindex = false, nofollow = false) =>
-    ({ table: encodeLinks([], { digest, charset, extracted, noindex, nofollow }), digest, urls: NO_URLS });
+    ({ urls: NO_URLS, info: { digest, charset, extracted, noindex, nofollow } });
   if (!task.html) return none(task.charset ?? '');
   const { text, charset } = decodeHtml(task.decoded, task.charset);
   if (fault?.crashOn && text.includes(fault.crashOn)) process.exit(70);
@@ -313,10 +378,11 @@ export function parsePage(task: ParseTask): { table: Uint8Array; digest: string;
   // <base href> is itself resolved against the page URL (HTML: "document base URL").
   const base = r.baseHref !== null ? (canonicalizeUrl(r.baseHref, task.url) ?? task.url) : task.url;
   const resolver = new LinkResolver(base);
-  const out: LinkEntry[] = [];
   const urls: string[] = [];
   if (!r.metaRobots.nofollow) {
     const seen = new Set<string>();
+    let lastHost = '';
+    let lastK = 0;
     const add = (raw: string): void => {
       const url = resolver.resolve(raw);
       if (url === null || seen.has(url)) return;
@@ -324,14 +390,25 @@ export function parsePage(task: ParseTask): { table: Uint8Array; digest: string;
       if (trapCheck(url) !== null) return;
       const host = resolver.lastHost;
       if (!inScope(url, host)) return;
-      // keys of followed links only (not of in-page duplicates, traps, out-of-scope links)
-      fingerprintInto(url, fp, 0);
-      const k = hostKeysOf(host);
-      out.push({ hi: fp[0]!, lo: fp[1]!, hostHi: hostKeys[k]!, hostLo: hostKeys[k + 1]!, pldHi: hostKeys[k + 2]!, pldLo: hostKeys[k + 3]!, url });
+      // host/PLD keys of followed links only (not of in-page duplicates, traps, out-of-scope links);
+      // runs of links on one host are the same string object (LinkResolver.lastHost)
+      const k = host === lastHost ? lastK : hostKeysOf(host);
+      lastHost = host;
+      lastK = k;
+      const i = urls.length;
+      if (pageKeys.length < (i + 1) * 6) {
+        const bigger = new Uint32Array(pageKeys.length * 2);
+        bigger.set(pageKeys);
+        pageKeys = bigger;
+      }
+      pageKeys[i * 6 + 2] = hostKeys[k]!;
+      pageKeys[i * 6 + 3] = hostKeys[k + 1]!;
+      pageKeys[i * 6 + 4] = hostKeys[k + 2]!;
+      pageKeys[i * 6 + 5] = hostKeys[k + 3]!;
       urls.push(url);
     };
     for (const l of r.links) if (!l.nofollow) add(l.value);
     if (r.metaRefresh !== null) add(r.metaRefresh);
   }
-  return { table: encodeLinks(out, { digest, charset, extracted: r.links.length, noindex: r.metaRobots.noindex, nofollow: r.metaRobots.nofollow }), digest, urls };
+  return { urls, info: { digest, charset, extracted: r.links.length, noindex: r.metaRobots.noindex, nofollow: r.metaRobots.nofollow } };
 }

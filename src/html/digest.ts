@@ -4,7 +4,7 @@
  * characters, so there is never padding. Exact-duplicate detection (ContentSeen, revisit records)
  * keys on this string.
  */
-import { createHash } from 'node:crypto';
+import * as crypto from 'node:crypto';
 
 const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
 
@@ -26,11 +26,34 @@ export function base32Encode(bytes: Uint8Array): string {
   return out;
 }
 
+/**
+ * Base32 of the 20 bytes written as 40 hex digits (what the digest functions return as a string:
+ * no Buffer, i.e. no ArrayBuffer for the GC's sweeper, per digest).
+ */
+export function base32FromHex(hex: string): string {
+  let out = '';
+  // 5 bytes (10 hex digits, 40 bits) → 8 base32 characters; 40 bits fit a double exactly.
+  for (let i = 0; i < 40; i += 10) {
+    let v = 0;
+    for (let j = i; j < i + 10; j++) {
+      const c = hex.charCodeAt(j);
+      v = v * 16 + (c <= 57 ? c - 48 : (c | 32) - 87);
+    }
+    for (let k = 35; k >= 0; k -= 5) out += ALPHABET[Math.floor(v / 2 ** k) % 32];
+  }
+  return out;
+}
+
+// `crypto.hash` (Node ≥ 20.12): one call, no Hash object — for a 560-byte record 0.75 µs against
+// 2.96 µs for createHash().update().digest() (session 4, parse side). Older Node: createHash.
+const oneShot = (crypto as { hash?: (alg: string, data: Uint8Array, enc: 'hex') => string }).hash;
+
 /** Base32 of the SHA-1 of `bytes` (may be called with several chunks). */
 export function sha1Base32(...chunks: Uint8Array[]): string {
-  const h = createHash('sha1');
+  if (chunks.length === 1 && oneShot !== undefined) return base32FromHex(oneShot('sha1', chunks[0]!, 'hex'));
+  const h = crypto.createHash('sha1');
   for (const c of chunks) h.update(c);
-  return base32Encode(h.digest());
+  return base32FromHex(h.digest('hex'));
 }
 
 /** 'sha1:BASE32' — the WARC-Payload-Digest of an HTTP entity body (as transferred). */

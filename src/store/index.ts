@@ -14,7 +14,7 @@
  */
 export { WarcWriter, type WarcWriterOptions, type WriteResult } from './warc-writer.js';
 export {
-  encodeExchangeRecords, encodeRevisitRecords, warcinfoRecord, buildRecord, compressRecord, newRecordId, warcDate,
+  encodeExchangeRecords, encodeExchangeRecordsView, encodeRevisitRecords, warcinfoRecord, buildRecord, compressRecord, newRecordId, warcDate,
   sha1Digest, neutralizeTransferEncoding, fileExtension, REVISIT_PROFILE, SOFTWARE,
   type EncodedGroup, type ExchangeInput, type RevisitInput, type EncodeOptions, type WarcCompression,
 } from './warc-record.js';

@@ -56,7 +56,33 @@ export function sha1Digest(...chunks: Uint8Array[]): string {
 
 function assertFieldValue(name: string, v: string): void {
   // A CR or LF in a value would inject header lines into the record (URLs come from the web).
-  if (/[\r\n]/.test(v)) throw new Error(`WARC field ${name} contains CR/LF`);
+  if (v.indexOf('\n') >= 0 || v.indexOf('\r') >= 0) throw new Error(`WARC field ${name} contains CR/LF`);
+}
+
+/**
+ * Record heads are written into this per-thread buffer, not into a Uint8Array each (an ArrayBuffer
+ * per head for the GC's sweeper; three per page in the parse worker). A head is a view of it,
+ * valid until the next encode call on this thread resets `headAt` — every caller here compresses
+ * or copies its heads before returning. When it fills, a bigger one replaces it (views already
+ * handed out keep the old one alive). Bound: 4 × 3 × HEAD_TEXT_MAX bytes.
+ */
+let headBuf = Buffer.allocUnsafeSlow(16 * 1024);
+let headAt = 0;
+/** longest text (UTF-16 units) written into headBuf; a longer one (a huge outlink list) gets its own buffer */
+const HEAD_TEXT_MAX = 64 * 1024;
+
+function writeHead(head: string): Uint8Array {
+  // UTF-8 needs at most 3 bytes per UTF-16 unit (heads are ASCII but for a non-ASCII URL).
+  const need = head.length * 3;
+  if (head.length > HEAD_TEXT_MAX) return Buffer.from(head, 'utf8');
+  if (headBuf.length - headAt < need) {
+    headBuf = Buffer.allocUnsafeSlow(Math.max(headBuf.length, need * 4));
+    headAt = 0;
+  }
+  const n = headBuf.write(head, headAt, 'utf8');
+  const v = headBuf.subarray(headAt, headAt + n);
+  headAt += n;
+  return v;
 }
 
 /**
@@ -73,7 +99,7 @@ function recordHead(fields: [string, string][], block: readonly Uint8Array[], bl
   }
   if (blockDigest) head += `WARC-Block-Digest: ${sha1Digest(...block)}${CRLF}`;
   head += `Content-Length: ${len}${CRLF}${CRLF}`;
-  return enc.encode(head);
+  return writeHead(head);
 }
 
 /**
@@ -81,6 +107,7 @@ function recordHead(fields: [string, string][], block: readonly Uint8Array[], bl
  * (computed when `blockDigest` is true).
  */
 export function buildRecord(fields: [string, string][], block: Uint8Array[], blockDigest = true): Uint8Array {
+  headAt = 0;
   return concatRecord({ head: recordHead(fields, block, blockDigest), block });
 }
 
@@ -302,9 +329,28 @@ const TE_LINE = /^transfer-encoding:/im;
  * (keeps the information, same length class) — documented in docs/output-format.md.
  */
 export function neutralizeTransferEncoding(head: Uint8Array): Uint8Array {
+  if (!hasTransferEncodingLine(head)) return head;
   const s = Buffer.from(head.buffer, head.byteOffset, head.byteLength).toString('latin1');
   if (!TE_LINE.test(s)) return head;
   return Buffer.from(s.replace(/^transfer-encoding:/gim, 'X-Crawler-Transfer-Encoding:'), 'latin1');
+}
+
+const TE_NAME = 'transfer-encoding:';
+
+/**
+ * A line of `head` starts with "transfer-encoding:" (ASCII case-insensitive) — the regex's
+ * question on the bytes, without making a string of every response head (most have no such line).
+ */
+function hasTransferEncodingLine(head: Uint8Array): boolean {
+  const n = head.length - TE_NAME.length;
+  for (let i = 0; i <= n; i++) {
+    if ((i === 0 || head[i - 1] === 0x0a) && (head[i]! | 0x20) === 0x74) {
+      let j = 1;
+      while (j < TE_NAME.length && (head[i + j]! | 0x20) === TE_NAME.charCodeAt(j)) j++;
+      if (j === TE_NAME.length) return true;
+    }
+  }
+  return false;
 }
 
 interface Part extends RecordPieces {
@@ -312,7 +358,7 @@ interface Part extends RecordPieces {
   recordId: string;
 }
 
-function group(parts: Part[], opts: EncodeOptions | undefined, recordId: string, payloadDigest: string): EncodedGroup {
+function group(parts: Part[], opts: EncodeOptions | undefined, recordId: string, payloadDigest: string, borrow = false): EncodedGroup {
   const records: EncodedGroup['records'] = [];
   const c = (opts?.compression ?? 'gzip') === 'gzip' ? gzipCtx(opts?.gzipLevel ?? 1) : null;
   if (c !== null) {
@@ -323,7 +369,7 @@ function group(parts: Part[], opts: EncodeOptions | undefined, recordId: string,
       records.push({ type: p.type, recordId: p.recordId, offset: n, length: end - n });
       n = end;
     }
-    return { data: new Uint8Array(c.out.subarray(0, n)), records, recordId, payloadDigest };
+    return { data: borrow ? c.out.subarray(0, n) : new Uint8Array(c.out.subarray(0, n)), records, recordId, payloadDigest };
   }
   const compressed = parts.map((p) => compressRecord(concatRecord(p), opts));
   let total = 0;
@@ -367,6 +413,20 @@ function requestRecord(x: { url: string; ip: string; date: Date; warcinfoId?: st
  * and where each record sits in them. Pure: usable in a worker.
  */
 export function encodeExchangeRecords(x: ExchangeInput, opts?: EncodeOptions): EncodedGroup {
+  return exchangeGroup(x, opts, false);
+}
+
+/**
+ * `encodeExchangeRecords` whose `data` may be a view into this thread's compression buffer (gzip):
+ * valid only until the next encode call on this thread. For a caller that copies the bytes on at
+ * once (the parse worker writes them into its answer): one copy and one ArrayBuffer fewer per page.
+ */
+export function encodeExchangeRecordsView(x: ExchangeInput, opts?: EncodeOptions): EncodedGroup {
+  return exchangeGroup(x, opts, true);
+}
+
+function exchangeGroup(x: ExchangeInput, opts: EncodeOptions | undefined, borrow: boolean): EncodedGroup {
+  headAt = 0;
   const respId = newRecordId();
   const digest = x.payloadDigest ?? sha1Digest(x.body);
   const f = common('response', respId, x);
@@ -378,20 +438,20 @@ export function encodeExchangeRecords(x: ExchangeInput, opts?: EncodeOptions): E
     const id = newRecordId();
     const m = common('metadata', id, x);
     m.push(['WARC-Concurrent-To', respId], ['Content-Type', 'application/warc-fields']);
-    let body = '';
-    for (const u of x.outlinks) {
-      if (/[\r\n]/.test(u)) continue; // cannot be a URL; would break the field syntax
-      body += `outlink: ${u}${CRLF}`;
-    }
-    parts.push(part('metadata', id, m, [enc.encode(body)]));
+    // One join for the whole block (a URL with CR/LF cannot be a URL and would break the field
+    // syntax: those are left out, on the slow path).
+    let links = x.outlinks;
+    if (/[\r\n]/.test(links.join(' '))) links = links.filter((u) => !/[\r\n]/.test(u));
+    if (links.length > 0) parts.push(part('metadata', id, m, [writeHead(`outlink: ${links.join(`${CRLF}outlink: `)}${CRLF}`)]));
   }
-  return group(parts, opts, respId, digest);
+  return group(parts, opts, respId, digest, borrow);
 }
 
 /**
  * revisit (identical-payload-digest profile: block = HTTP response head only) + request.
  */
 export function encodeRevisitRecords(x: RevisitInput, opts?: EncodeOptions): EncodedGroup {
+  headAt = 0;
   const id = newRecordId();
   const f = common('revisit', id, x);
   f.push(

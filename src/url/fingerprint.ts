@@ -148,6 +148,34 @@ export function fingerprintManyInto(strings: readonly string[], out: Uint32Array
   for (let i = 0; i < n; i++) fingerprintInto(strings[i]!, out, offset + 2 * i);
 }
 
+/**
+ * Keys of n strings already written as UTF-8 bytes end to end in bytes[start..): string i is the
+ * next lens[i] bytes; its key goes to out[offset + i·stride] = hi, out[offset + i·stride + 1] = lo
+ * — the same values as fingerprintInto on the strings. For a caller that has the bytes anyway (the
+ * parse worker's link table holds every followed URL's text): one copy into wasm memory for all of
+ * them instead of one TextEncoder call per string (the URL is then encoded once, not twice).
+ */
+export function fingerprintRunsInto(bytes: Uint8Array, start: number, lens: ArrayLike<number>, n: number, out: Uint32Array, offset: number, stride: number): void {
+  let total = 0;
+  for (let i = 0; i < n; i++) total += lens[i]!;
+  if (run === null || total > BATCH_MAX_CHARS * 3) {
+    // (fallback, or beyond the batch bound: each run decoded back and hashed alone)
+    const dec = new TextDecoder();
+    for (let i = 0, p = start; i < n; p += lens[i]!, i++) fingerprintInto(dec.decode(bytes.subarray(p, p + lens[i]!)), out, offset + i * stride);
+    return;
+  }
+  if (total > input.length) ensureInput(native!.mem, total);
+  input.set(bytes.subarray(start, start + total));
+  let p = INPUT;
+  for (let i = 0, o = offset; i < n; i++, o += stride) {
+    const l = lens[i]!;
+    run(p, l);
+    out[o] = result[HI]!;
+    out[o + 1] = result[LO]!;
+    p += l;
+  }
+}
+
 const pair = new Uint32Array(2);
 
 /** XXH64 (seed 0) of the UTF-8 bytes of `s`, as a BigInt (cold paths). */
