@@ -70,6 +70,15 @@ const MAX_FOREIGN_DEPTH = 512; // bound on the foreign-element stack of one <svg
 const HEADISH_START = new Set(['html', 'head', 'title', 'meta', 'link', 'base', 'basefont', 'bgsound', 'script', 'style', 'noframes']);
 const HEADISH_END = new Set(['head', 'title', 'script', 'style', 'noframes']);
 
+/**
+ * NAME_SHAPE[len * 128 + first char | 0x20] = 1 when a KIND or HEADISH_START name has that length
+ * and first letter. A start tag of any other shape (li, p, ul, div, span, td, h1…: most tags of a
+ * page) is none of them, so its name is not sliced out and looked up (tagNameLower = ''), which is
+ * what KIND and HEADISH_START would say of it anyway.
+ */
+const NAME_SHAPE = new Uint8Array((MAX_KIND_NAME + 1) * 128);
+for (const name of [...KIND.keys(), ...HEADISH_START]) if (name.length <= MAX_KIND_NAME) NAME_SHAPE[name.length * 128 + name.charCodeAt(0)] = 1;
+
 /** Tags whose effect inside <select> depends on table context or templates: the reference decides. */
 const SELECT_BAIL = new Set(['caption', 'table', 'tbody', 'tfoot', 'thead', 'tr', 'td', 'th', 'template']);
 
@@ -103,8 +112,16 @@ function cookValue(raw: string): string {
 class Scanner {
   private readonly s: string;
   private readonly n: number;
+  // Entries past attrCount are stale (not cleared per tag: setting an array's length is a slow builtin).
   private attrNames: string[] = [];
   private attrRaw: string[] = [];
+  private attrCount = 0;
+  /** The LinkCollector's attribute lookup over the current tag's attributes (one closure per page, not per element). */
+  private readonly lookup = (name: string): string | undefined => {
+    const names = this.attrNames;
+    for (let i = 0; i < this.attrCount; i++) if (names[i] === name) return cookValue(this.attrRaw[i]!); // ≤ 4 names asked
+    return undefined;
+  };
   /** ASCII-lower-cased name of the last start tag read by tag(…, wantName=true); '' if too long to matter. */
   tagNameLower = '';
   /** Bounds of the last tag name read by tag(), and whether that tag had the self-closing flag. */
@@ -142,7 +159,7 @@ class Scanner {
     this.selfClosing = false;
     if (wantName) {
       const len = p - nameStart;
-      if (len <= MAX_KIND_NAME) {
+      if (len <= MAX_KIND_NAME && NAME_SHAPE[len * 128 + (s.charCodeAt(nameStart) | 0x20)] === 1) {
         const raw = s.slice(nameStart, p);
         this.tagNameLower = upper ? asciiLowerName(raw) : raw;
         collectAttrs = collectAttrs && ((KIND.get(this.tagNameLower) ?? 0) & K_COLLECT) !== 0;
@@ -152,9 +169,8 @@ class Scanner {
       }
     }
     if (collectAttrs) {
-      this.attrNames.length = 0;
+      this.attrCount = 0;
       this.attrSet = null;
-      this.attrRaw.length = 0;
     }
     if (c === 0x3e) return p + 1;
     // Attribute states. c is s[p]: whitespace or '/'.
@@ -223,7 +239,7 @@ class Scanner {
 
   private attrSet: Set<string> | null = null;
   private manyAttrs(name: string): boolean {
-    if (this.attrSet === null || this.attrSet.size !== this.attrNames.length) this.attrSet = new Set(this.attrNames);
+    if (this.attrSet === null || this.attrSet.size !== this.attrCount) this.attrSet = new Set(this.attrNames.slice(0, this.attrCount));
     if (this.attrSet.has(name)) return true;
     this.attrSet.add(name);
     return false;
@@ -234,18 +250,21 @@ class Scanner {
     if (/[A-Z]/.test(name)) name = asciiLowerName(name);
     if (name.indexOf('\0') >= 0) name = name.replace(/\0/g, '\uFFFD');
     // duplicate attribute: first wins. A Set once a tag has many attributes keeps hostile pages linear.
-    if (this.attrNames.length < 16 ? this.attrNames.indexOf(name) >= 0 : this.manyAttrs(name)) return;
-    this.attrNames.push(name);
-    this.attrRaw.push(raw);
+    const n = this.attrCount;
+    if (n < 16 ? this.hasAttr(name) : this.manyAttrs(name)) return;
+    this.attrNames[n] = name;
+    this.attrRaw[n] = raw;
+    this.attrCount = n + 1;
+  }
+
+  private hasAttr(name: string): boolean {
+    const names = this.attrNames;
+    for (let i = 0; i < this.attrCount; i++) if (names[i] === name) return true;
+    return false;
   }
 
   emit(c: LinkCollector, tag: string): void {
-    const names = this.attrNames;
-    const raws = this.attrRaw;
-    c.element(tag, (name) => {
-      const i = names.indexOf(name); // LinkCollector asks for at most 4 names
-      return i < 0 ? undefined : cookValue(raws[i]!);
-    });
+    c.element(tag, this.lookup);
   }
 
   /** Full ASCII-lower-cased name of the last tag read by tag() (NUL → U+FFFD as the tokenizer does). */
