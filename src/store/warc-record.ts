@@ -344,7 +344,8 @@ const TE_NAME = 'transfer-encoding:';
 function hasTransferEncodingLine(head: Uint8Array): boolean {
   const n = head.length - TE_NAME.length;
   for (let i = 0; i <= n; i++) {
-    if ((i === 0 || head[i - 1] === 0x0a) && (head[i]! | 0x20) === 0x74) {
+    // (a line starts after LF or CR, as for the regex's multiline ^)
+    if ((i === 0 || head[i - 1] === 0x0a || head[i - 1] === 0x0d) && (head[i]! | 0x20) === 0x74) {
       let j = 1;
       while (j < TE_NAME.length && (head[i + j]! | 0x20) === TE_NAME.charCodeAt(j)) j++;
       if (j === TE_NAME.length) return true;

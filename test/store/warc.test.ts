@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { gunzipSync } from 'node:zlib';
 import fc from 'fast-check';
 import {
-  WarcWriter, scanWarc, truncateTornWarc, encodeExchangeRecords, compressRecord, REVISIT_PROFILE, type WarcCompression, type WriteResult,
+  WarcWriter, scanWarc, truncateTornWarc, encodeExchangeRecords, compressRecord, neutralizeTransferEncoding, REVISIT_PROFILE, type WarcCompression, type WriteResult,
 } from '../../src/store/index.js';
 import { readWarc, sha1 } from './helpers.js';
 
@@ -319,4 +319,16 @@ test('encodeExchangeRecords gzip (records streamed through the deflate context p
     ),
     { numRuns: 30 },
   );
+});
+
+test('neutralizeTransferEncoding: the byte pre-check agrees with the multiline regex (lines after LF or CR, any case), on listed and random heads', () => {
+  const ref = (s: string): string => (/^transfer-encoding:/im.test(s) ? s.replace(/^transfer-encoding:/gim, 'X-Crawler-Transfer-Encoding:') : s);
+  const check = (s: string): void => {
+    const got = Buffer.from(neutralizeTransferEncoding(Buffer.from(s, 'latin1'))).toString('latin1');
+    assert.equal(got, ref(s), JSON.stringify(s));
+  };
+  for (const s of ['HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n', 'HTTP/1.1 200 OK\rTRANSFER-ENCODING: x\r\n\r\n', 'Transfer-Encoding: a',
+    'HTTP/1.1 200 OK\r\nX-Transfer-Encoding: chunked\r\n\r\n', 'HTTP/1.1 200 OK\r\nTransfer-Encodin', '', 'HTTP/1.1 200 OK\r\ntransfer-encoding :x\r\n']) check(s);
+  const piece = fc.constantFrom('\r\n', '\r', '\n', 'Transfer-Encoding:', 'transfer-encoding:', 'tRaNsFeR-eNcOdInG:', 'Transfer-Encoding', 'X', ' chunked', ': ', 'HTTP/1.1 200 OK');
+  fc.assert(fc.property(fc.array(piece, { maxLength: 12 }), (parts) => check(parts.join(''))), { numRuns: 500 });
 });
