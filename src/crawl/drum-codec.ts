@@ -133,6 +133,37 @@ export function forEachTuple(
   }
 }
 
+/**
+ * Each result of a batch as offsets into `buf` (no object, no subarray per result): value and aux
+ * at [off, off + len), len -1 when absent.
+ */
+export function forEachResult(
+  buf: Uint8Array,
+  fn: (op: DrumOp, unique: boolean, hi: number, lo: number, valueOff: number, valueLen: number, auxOff: number, auxLen: number) => void,
+): void {
+  const dv = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
+  const end = buf.byteLength;
+  let p = 0;
+  while (p < end) {
+    const op = OPS[buf[p]!]!;
+    const unique = buf[p + 1] === 1;
+    const hi = dv.getUint32(p + 2, true);
+    const lo = dv.getUint32(p + 6, true);
+    p += 10;
+    let n = dv.getUint32(p, true);
+    p += 4;
+    const valueOff = p;
+    const valueLen = n === NONE ? -1 : n;
+    if (n !== NONE) p += n;
+    n = dv.getUint32(p, true);
+    p += 4;
+    const auxOff = p;
+    const auxLen = n === NONE ? -1 : n;
+    if (n !== NONE) p += n;
+    fn(op, unique, hi, lo, valueOff, valueLen, auxOff, auxLen);
+  }
+}
+
 export function decodeResults(buf: Uint8Array): DrumResult[] {
   const dv = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
   const out: DrumResult[] = [];

@@ -1,16 +1,22 @@
 /**
- * Worker-thread host of one DRUM instance. DRUM's merges use synchronous, sequential file I/O
+ * Worker-thread host of DRUM instances. DRUM's merges use synchronous, sequential file I/O
  * (batch work, thesis IV.3); run on the event loop they would stall sockets for the length of a
  * bucket merge, and a request written late arrives closer to the previous one than the politeness
  * heaps planned. Here they stall only this thread. Protocol: see drum-proxy.ts.
+ *
+ * One thread may host several instances (DrumThread in drum-proxy.ts: ContentSeen and STAR share
+ * one): each talks to its proxy over its own MessagePort, sent in a `{ t: 'host' }` message on the
+ * parent port. One isolate for both means the hot code (DRUM's merge, sort, codec) is JIT-compiled
+ * once, not once per thread, and one heap is collected (docs/performance.md, session 4). The price:
+ * the instances' merges run one after another, never side by side.
  */
-import { parentPort, workerData } from 'node:worker_threads';
+import { parentPort, type MessagePort } from 'node:worker_threads';
 import { Drum, type DrumOptions, type DrumResult } from '../drum/index.js';
 // star-drum.js directly, not the frontier's index: this thread needs only STAR's store.
 import { DrumPldStore, type DrumPldStoreOptions } from '../frontier/star-drum.js';
 import { BatchWriter, forEachTuple } from './drum-codec.js';
 
-interface HostData {
+export interface HostData {
   dir: string;
   opts: Omit<DrumOptions, 'onResults' | 'merge' | 'io' | 'beforeCommit'>;
   /** ask the proxy (one round trip) before each bucket commit: DrumOptions.beforeCommit */
@@ -20,18 +26,27 @@ interface HostData {
   starOpts?: DrumPldStoreOptions;
 }
 
-const port = parentPort!;
-const { dir, opts, kind, starOpts, beforeCommit } = workerData as HostData;
+/** What a host answers when it failed to open (the proxy rejects its open with it). */
+function openFailed(port: MessagePort, e: Error & { code?: string }): void {
+  port.postMessage({ t: 'openFailed', error: { message: e.message, code: e.code } });
+}
 
-if (kind === 'star') await hostStar();
-else await hostDrum();
+async function host(port: MessagePort, data: HostData): Promise<void> {
+  if (data.kind === 'star') await hostStar(port, data);
+  else await hostDrum(port, data);
+}
+
+// Each instance arrives as { t: 'host', port, data } (DrumThread.host in drum-proxy.ts).
+parentPort!.on('message', (m: { t: string; port: MessagePort; data: HostData }) => {
+  if (m.t === 'host') host(m.port, m.data).catch((e: Error) => openFailed(m.port, e));
+});
 
 /**
  * STAR's two DRUMs (src/frontier/star-drum.ts) in this thread: each call of the PldStore interface
  * is one message, answered with typed arrays (transferred). Calls run one at a time, in arrival
  * order (DrumPldStore routes results through per-call sinks, so two calls must not overlap).
  */
-async function hostStar(): Promise<void> {
+async function hostStar(port: MessagePort, { dir, starOpts }: HostData): Promise<void> {
   const store = await DrumPldStore.open(dir, starOpts);
   let chain: Promise<void> = Promise.resolve();
   type StarMsg = { t: string; id: number; op: 'addEdges' | 'admit' | 'indegrees' | 'commit' | 'close'; buf?: Uint32Array; count?: number };
@@ -85,7 +100,7 @@ async function hostStar(): Promise<void> {
   port.postMessage({ t: 'opened', stats: { keys: 0, merges: 0, k: 0, r: 0 } });
 }
 
-async function hostDrum(): Promise<void> {
+async function hostDrum(port: MessagePort, { dir, opts, beforeCommit }: HostData): Promise<void> {
   const acks = new Map<number, { resolve: () => void; reject: (e: Error) => void }>();
   let nextChunk = 1;
   let lastNeeds = false;

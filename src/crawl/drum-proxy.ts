@@ -8,13 +8,17 @@
  * chunks without committing them and commit once per bucket).
  *
  * RAM here: one batch buffer (≤ batchBytes, then shipped); the DRUM's own buffers live in the worker.
+ *
+ * Each proxy talks to its instance over its own MessagePort; the thread (DrumThread) may host
+ * several instances (`thread` option): one isolate instead of one per instance.
  */
-import { Worker } from 'node:worker_threads';
+import { MessageChannel, Worker, type MessagePort } from 'node:worker_threads';
 import { CrawlError } from '../errors.js';
 import type { DrumOptions, DrumResult } from '../drum/index.js';
 import type { DegreeListener, DrumPldStoreOptions, PldStore } from '../frontier/index.js';
 import { BatchWriter, decodeResults } from './drum-codec.js';
 import { workerFile } from './worker-file.js';
+import type { HostData } from './drum-host.js';
 
 /**
  * V8 limits of a DRUM host thread (fixed constants). Its buffers, loaded bucket and CLOCK cache are
@@ -28,6 +32,79 @@ import { workerFile } from './worker-file.js';
  * tuples per CPU-second with 12 MiB vs 1.15 M with 24 MiB (H1, docs/drum.md "Session 3").
  */
 const DRUM_HOST_LIMITS = { maxYoungGenerationSizeMb: 12, maxOldGenerationSizeMb: 128 };
+
+/** A thread's death as its instances' proxies hear it: 'error' (uncaught) or 'exit' (code). */
+type Death = { kind: 'error' | 'exit'; error: Error };
+
+/**
+ * A worker thread hosting DRUM instances (drum-host.ts): DrumProxy / PldStoreProxy instances opened
+ * with the same `thread` share its isolate — the hot code is JIT-compiled once for all of them and
+ * one heap is collected (the crawl's ContentSeen and STAR: docs/performance.md, session 4); their
+ * calls then run one after another in that thread. The thread ends when its last instance closes.
+ * RAM: one V8 heap (young generation `youngGenMb`, old space capped at 128 MiB) for all its
+ * instances; the DRUMs' buffers are ArrayBuffers outside it, bounded by each DRUM's ramBytes.
+ */
+export class DrumThread {
+  private readonly worker: Worker;
+  private users = 0;
+  private ended = false;
+  private readonly listeners = new Set<(d: Death) => void>();
+
+  constructor(youngGenMb = DRUM_HOST_LIMITS.maxYoungGenerationSizeMb) {
+    this.worker = new Worker(workerFile('drum-host'), {
+      resourceLimits: { ...DRUM_HOST_LIMITS, maxYoungGenerationSizeMb: youngGenMb },
+    });
+    this.worker.on('error', (e) => this.die({ kind: 'error', error: e }));
+    this.worker.on('exit', (code) => this.die({ kind: 'exit', error: new CrawlError('CRAWL_DRUM_WORKER_EXIT', `DRUM worker exited with code ${code}`) }));
+  }
+
+  private die(d: Death): void {
+    if (this.ended) return;
+    if (d.kind === 'exit') this.ended = true;
+    for (const l of [...this.listeners]) l(d);
+  }
+
+  /** Hear the thread's death (until the returned function is called). */
+  onDeath(l: (d: Death) => void): () => void {
+    this.listeners.add(l);
+    return () => this.listeners.delete(l);
+  }
+
+  /** Start an instance in the thread; resolves with its port once it reports 'opened'. */
+  async host<T>(data: HostData, what: string): Promise<{ port: MessagePort; opened: T }> {
+    if (this.ended) throw new CrawlError('CRAWL_DRUM_WORKER_EXIT', `DRUM worker for ${data.dir} has exited`);
+    const { port1, port2 } = new MessageChannel();
+    this.users++;
+    try {
+      const opened = await new Promise<T>((resolve, reject) => {
+        const off = this.onDeath((d) => {
+          off();
+          reject(d.kind === 'exit' ? new CrawlError('CRAWL_DRUM_WORKER_EXIT', `${what} worker for ${data.dir} exited while opening`) : d.error);
+        });
+        port2.on('message', function onMsg(m: { t: string; error?: { message: string; code?: string } }) {
+          if (m.t !== 'opened' && m.t !== 'openFailed') return;
+          port2.off('message', onMsg);
+          off();
+          if (m.t === 'opened') resolve(m as T);
+          else reject(new CrawlError(m.error!.code ?? 'CRAWL_DRUM_ERROR', m.error!.message));
+        });
+        this.worker.postMessage({ t: 'host', port: port1, data }, [port1]);
+      });
+      return { port: port2, opened };
+    } catch (e) {
+      port2.close();
+      await this.release();
+      throw e;
+    }
+  }
+
+  /** An instance closed: the last one ends the thread. */
+  async release(): Promise<void> {
+    if (--this.users > 0) return;
+    this.ended = true;
+    await this.worker.terminate();
+  }
+}
 
 export interface DrumProxyStats {
   keys: number;
@@ -46,9 +123,12 @@ export class DrumProxy {
   private failure: Error | null = null;
   private mergeChain: Promise<void> = Promise.resolve();
 
+  private readonly offDeath: () => void;
+
   private constructor(
-    private readonly worker: Worker,
-    private readonly onResults: (batch: DrumResult[]) => Promise<void> | void,
+    private readonly worker: MessagePort,
+    private readonly thread: DrumThread,
+    private readonly onResults: (batch: Uint8Array) => Promise<void> | void,
     stats: DrumProxyStats,
     private readonly batchBytes: number,
     private readonly beforeCommit?: () => Promise<void> | void,
@@ -62,7 +142,7 @@ export class DrumProxy {
         case 'results': {
           const id = m.id!;
           Promise.resolve()
-            .then(() => this.onResults(decodeResults(m.buf!)))
+            .then(() => this.onResults(m.buf!))
             .then(
               () => worker.postMessage({ t: 'ack', id }),
               (e: Error) => this.fail(e),
@@ -90,9 +170,10 @@ export class DrumProxy {
         }
       }
     });
-    worker.on('error', (e) => this.fail(e));
-    worker.on('exit', (code) => {
-      if (this.waiting.size > 0) this.fail(new CrawlError('CRAWL_DRUM_WORKER_EXIT', `DRUM worker exited with code ${code}`));
+    // The thread's death: an uncaught error fails every call from then on; an exit fails the
+    // calls waiting (a closed instance's thread may end).
+    this.offDeath = thread.onDeath((d) => {
+      if (d.kind === 'error' || this.waiting.size > 0) this.fail(d.error);
     });
   }
 
@@ -100,29 +181,24 @@ export class DrumProxy {
     dir: string,
     opts: Omit<DrumOptions, 'onResults' | 'merge' | 'io' | 'beforeCommit'>,
     onResults: (batch: DrumResult[]) => Promise<void> | void,
-    batchBytes = 1 << 20,
-    beforeCommit?: () => Promise<void> | void,
-    /** the host thread's V8 young generation, MiB (default DRUM_HOST_LIMITS') */
-    youngGenMb = DRUM_HOST_LIMITS.maxYoungGenerationSizeMb,
+    host: DrumProxyHostOptions = {},
   ): Promise<DrumProxy> {
-    const worker = new Worker(workerFile('drum-host'), {
-      workerData: { dir, opts, beforeCommit: beforeCommit !== undefined },
-      resourceLimits: { ...DRUM_HOST_LIMITS, maxYoungGenerationSizeMb: youngGenMb },
-    });
-    const stats = await new Promise<DrumProxyStats>((resolve, reject) => {
-      const onMsg = (m: { t: string; stats?: DrumProxyStats }): void => {
-        if (m.t === 'opened') {
-          worker.off('message', onMsg);
-          resolve(m.stats!);
-        }
-      };
-      worker.on('message', onMsg);
-      worker.once('error', reject);
-      worker.once('exit', (code) => reject(new CrawlError('CRAWL_DRUM_WORKER_EXIT', `DRUM worker for ${dir} exited with code ${code} while opening`)));
-    });
-    worker.removeAllListeners('error');
-    worker.removeAllListeners('exit');
-    return new DrumProxy(worker, onResults, stats, batchBytes, beforeCommit);
+    return DrumProxy.openBytes(dir, opts, (buf) => onResults(decodeResults(buf)), host);
+  }
+
+  /**
+   * open() with each result chunk handed over as its encoded bytes (drum-codec.ts layout; read with
+   * forEachResult): no DrumResult object, no subarray per result (URLseen: ~25 results per page).
+   */
+  static async openBytes(
+    dir: string,
+    opts: Omit<DrumOptions, 'onResults' | 'merge' | 'io' | 'beforeCommit'>,
+    onResultBytes: (batch: Uint8Array) => Promise<void> | void,
+    host: DrumProxyHostOptions = {},
+  ): Promise<DrumProxy> {
+    const thread = host.thread ?? new DrumThread(host.youngGenMb);
+    const { port, opened } = await thread.host<{ stats: DrumProxyStats }>({ dir, opts, beforeCommit: host.beforeCommit !== undefined }, 'DRUM');
+    return new DrumProxy(port, thread, onResultBytes, opened.stats, host.batchBytes ?? 1 << 20, host.beforeCommit);
   }
 
   private fail(e: Error): void {
@@ -203,9 +279,22 @@ export class DrumProxy {
       await this.mergeChain;
       await this.call('close');
     } finally {
-      await this.worker.terminate();
+      this.offDeath();
+      this.worker.close();
+      await this.thread.release();
     }
   }
+}
+
+export interface DrumProxyHostOptions {
+  /** tuples buffered here before a batch is shipped (bytes; default 1 MiB) */
+  batchBytes?: number;
+  /** DrumOptions.beforeCommit, run here on the event loop (one round trip per bucket commit) */
+  beforeCommit?: () => Promise<void> | void;
+  /** host the instance in this thread (shared with other instances); default: a thread of its own */
+  thread?: DrumThread;
+  /** young generation of the thread of its own, MiB (default DRUM_HOST_LIMITS'); ignored with `thread` */
+  youngGenMb?: number;
 }
 
 /**
@@ -221,7 +310,12 @@ export class PldStoreProxy implements PldStore {
   private failure: Error | null = null;
   private readonly waiting = new Map<number, { resolve: (m: StarReply) => void; reject: (e: Error) => void }>();
 
-  private constructor(private readonly worker: Worker) {
+  private readonly offDeath: () => void;
+
+  private constructor(
+    private readonly worker: MessagePort,
+    private readonly thread: DrumThread,
+  ) {
     worker.on('message', (m: StarReply) => {
       if (m.t !== 'done') return;
       const w = this.waiting.get(m.id);
@@ -229,28 +323,16 @@ export class PldStoreProxy implements PldStore {
       if (m.error) w?.reject(new CrawlError(m.error.code ?? 'CRAWL_DRUM_ERROR', m.error.message));
       else w?.resolve(m);
     });
-    worker.on('error', (e) => this.fail(e));
-    worker.on('exit', (code) => {
-      if (this.waiting.size > 0) this.fail(new CrawlError('CRAWL_DRUM_WORKER_EXIT', `STAR worker exited with code ${code}`));
+    this.offDeath = thread.onDeath((d) => {
+      if (d.kind === 'error' || this.waiting.size > 0) this.fail(d.kind === 'exit' ? new CrawlError('CRAWL_DRUM_WORKER_EXIT', `STAR ${d.error.message}`) : d.error);
     });
   }
 
-  static async open(dir: string, opts: DrumPldStoreOptions): Promise<PldStoreProxy> {
-    const worker = new Worker(workerFile('drum-host'), { workerData: { dir, opts: {}, kind: 'star', starOpts: opts }, resourceLimits: DRUM_HOST_LIMITS });
-    await new Promise<void>((resolve, reject) => {
-      const onMsg = (m: { t: string }): void => {
-        if (m.t === 'opened') {
-          worker.off('message', onMsg);
-          resolve();
-        }
-      };
-      worker.on('message', onMsg);
-      worker.once('error', reject);
-      worker.once('exit', (code) => reject(new CrawlError('CRAWL_DRUM_WORKER_EXIT', `STAR worker for ${dir} exited with code ${code} while opening`)));
-    });
-    worker.removeAllListeners('error');
-    worker.removeAllListeners('exit');
-    return new PldStoreProxy(worker);
+  /** `thread`: host it in that (shared) thread; default: a thread of its own. */
+  static async open(dir: string, opts: DrumPldStoreOptions, thread?: DrumThread): Promise<PldStoreProxy> {
+    const t = thread ?? new DrumThread();
+    const { port } = await t.host<unknown>({ dir, opts: {}, kind: 'star', starOpts: opts }, 'STAR');
+    return new PldStoreProxy(port, t);
   }
 
   private fail(e: Error): void {
@@ -293,7 +375,9 @@ export class PldStoreProxy implements PldStore {
     try {
       if (this.failure === null) await this.call('close');
     } finally {
-      await this.worker.terminate();
+      this.offDeath();
+      this.worker.close();
+      await this.thread.release();
     }
   }
 }

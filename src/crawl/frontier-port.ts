@@ -10,7 +10,7 @@ import { OUTCOME_POLICY, outcomePolicy, type FetchResult } from '../fetch/index.
 import type { DnsCache } from '../dns/index.js';
 import type { RobotsRules } from '../robots/index.js';
 import type { CrawlConfig } from './config.js';
-import { PldStoreProxy } from './drum-proxy.js';
+import { PldStoreProxy, type DrumThread } from './drum-proxy.js';
 
 export interface FrontierStats {
   queued: number;
@@ -96,6 +96,8 @@ export function politenessOutcome(r: FetchLike, attempts: number): PoliteFetchOu
 export interface FrontierPortOptions {
   /** Called for each URL the frontier gives up on (robots, host failed, max attempts…). */
   onDrop?: (u: FrontierUrl, reason: string) => void;
+  /** host STAR's PLD store in this DRUM thread (shared with ContentSeen); default: its own thread */
+  starThread?: DrumThread;
 }
 
 /**
@@ -336,7 +338,7 @@ export async function openFrontierPort(dir: string, cfg: CrawlConfig, dns: DnsCa
   // In a worker thread (drum-proxy.ts): each STAR batch is a few DRUM merges with fsyncs. One
   // bucket: every call merges all buckets anyway (same bytes for any k), and each bucket merge
   // costs fsyncs (Z, directory, manifest); the tables are small (one entry per PLD / PLD edge).
-  const pldStore = await PldStoreProxy.open(starDir, { ramBytes: Math.max(8 << 20, Math.min(64 << 20, Math.floor(cfg.ramBytes / 32))), drum: { buckets: 1 } });
+  const pldStore = await PldStoreProxy.open(starDir, { ramBytes: Math.max(8 << 20, Math.min(64 << 20, Math.floor(cfg.ramBytes / 32))), drum: { buckets: 1 } }, opts.starThread);
   const star = await Star.open(pldStore, budgetPreset(cfg.budget, cfg.budgetB0), path.join(starDir, 'histogram.bin'));
   return new FrontierAdapter(f, star, dns);
 }

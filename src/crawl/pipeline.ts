@@ -36,7 +36,8 @@ import { mkdir, readdir, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { CrawlError } from '../errors.js';
 import type { DrumResult } from '../drum/index.js';
-import { DrumProxy } from './drum-proxy.js';
+import { DrumProxy, DrumThread } from './drum-proxy.js';
+import { forEachResult } from './drum-codec.js';
 import { DnsCache } from '../dns/index.js';
 import { Fetcher, fetchRobots, isHttpResponse, type FetchResult } from '../fetch/index.js';
 import type { EncodedGroupLike } from './links-codec.js';
@@ -127,25 +128,36 @@ function encodeAux(hostHi: number, hostLo: number, pldHi: number, pldLo: number,
 /** Little-endian u32 at `o` (no DataView object per read: these run per URL and per page). */
 const le32 = (b: Uint8Array, o: number): number => (b[o]! | (b[o + 1]! << 8) | (b[o + 2]! << 16) | (b[o + 3]! << 24)) >>> 0;
 
-/** URL bytes → string: canonical URLs are ASCII, for which latin1 is exact and cheaper than UTF-8. */
-function urlText(b: Uint8Array, from: number): string {
-  for (let i = from; i < b.length; i++) if (b[i]! >= 0x80) return dec.decode(b.subarray(from));
-  return Buffer.from(b.buffer, b.byteOffset + from, b.length - from).toString('latin1');
+/**
+ * `b[from, to)` as a string: canonical URLs are ASCII, for which latin1 is exact and cheaper than
+ * UTF-8. `b` is a Buffer over a whole result batch: no view object per URL.
+ */
+function urlTextAt(b: Buffer, from: number, to: number): string {
+  for (let i = from; i < to; i++) if (b[i]! >= 0x80) return dec.decode(b.subarray(from, to));
+  return b.toString('latin1', from, to);
 }
 
-function decodeAux(b: Uint8Array, now: number): FrontierUrl {
-  return new FrontierUrl({
-    url: urlText(b, AUX_HEADER),
-    hostHi: le32(b, 0),
-    hostLo: le32(b, 4),
-    pldHi: le32(b, 8),
-    pldLo: le32(b, 12),
-    hops: le32(b, 16),
-    budget: 0,
-    admitted: 0,
-    discoveredAt: now,
+/** URLseen's unique URLs from one result chunk (drum-codec layout, aux = encodeAux's). */
+function decodeUniqueUrls(buf: Uint8Array, now: number): FrontierUrl[] {
+  const b = Buffer.from(buf.buffer, buf.byteOffset, buf.byteLength);
+  const out: FrontierUrl[] = [];
+  forEachResult(buf, (_op, unique, _hi, _lo, _vo, _vl, a, n) => {
+    if (!unique || n < AUX_HEADER) return;
+    out.push(new FrontierUrl({
+      url: urlTextAt(b, a + AUX_HEADER, a + n),
+      hostHi: le32(b, a),
+      hostLo: le32(b, a + 4),
+      pldHi: le32(b, a + 8),
+      pldLo: le32(b, a + 12),
+      hops: le32(b, a + 16),
+      budget: 0,
+      admitted: 0,
+      discoveredAt: now,
+    }));
   });
+  return out;
 }
+
 
 /**
  * ContentSeen value: [f64 date ms] + URL of the first capture (for the revisit's WARC-Refers-To-*),
@@ -303,7 +315,7 @@ export class Crawler extends EventEmitter {
     let crawler: Crawler | undefined;
     // Both DRUMs run in worker threads (drum-proxy.ts): their merges do synchronous sequential
     // I/O that must not stall the sockets.
-    const urlSeen = await DrumProxy.open(
+    const urlSeen = await DrumProxy.openBytes(
       path.join(cfg.stateDir, 'urlseen'),
       {
         ramBytes: Math.floor(ram / 8),
@@ -317,22 +329,28 @@ export class Crawler extends EventEmitter {
         cacheEntries: Math.max(1 << 16, Math.min(1 << 22, Math.floor(ram / 64 / 16))),
       },
       (batch) => crawler!.onUrlSeenResults(batch),
-      undefined,
-      // One BEAST commit per bucket merge, before DRUM commits it (H6's hook): the result chunks
-      // are only placed (onUrlSeenResults) — at-least-once holds, one fdatasync round per bucket.
-      () => crawler!.frontier.commitAdmits(),
-      // A larger young generation than the other DRUM hosts: URLseen's delivery allocates per
-      // tuple (drum-proxy.ts, DRUM_HOST_LIMITS).
-      24,
+      {
+        // One BEAST commit per bucket merge, before DRUM commits it (H6's hook): the result chunks
+        // are only placed (onUrlSeenResults) — at-least-once holds, one fdatasync round per bucket.
+        beforeCommit: () => crawler!.frontier.commitAdmits(),
+        // A larger young generation than the other DRUM hosts: URLseen's delivery allocates per
+        // tuple (drum-proxy.ts, DRUM_HOST_LIMITS).
+        youngGenMb: 24,
+      },
     );
+    // ContentSeen and STAR's PLD store share one thread (one isolate: JIT once, one heap to
+    // collect); both merge about once a second and briefly, so neither waits long for the other.
+    const smallDrums = new DrumThread();
     const contentSeen = await DrumProxy.open(
       path.join(cfg.stateDir, 'contentseen'),
       { ramBytes: Math.floor(ram / 32), valueBytes: 'variable', valueBytesHint: 72, auxBytesHint: 4, buckets: 4 },
       (batch) => crawler!.onContentResults(batch),
+      { thread: smallDrums },
     );
     const dns = new DnsCache({ servers: cfg.dnsServers.length > 0 ? cfg.dnsServers : undefined });
     const frontier = await openFrontierPort(path.join(cfg.stateDir, 'frontier'), cfg, dns, {
       onDrop: (_u, reason) => crawler?.count(`dropped:${reason}`),
+      starThread: smallDrums,
     });
     const fetcher = new Fetcher({
       userAgent: cfg.userAgent,
@@ -1008,10 +1026,8 @@ export class Crawler extends EventEmitter {
    * calls `frontier.commitAdmits()` (its beforeCommit) once per bucket, after the bucket's last
    * chunk, and commits its Z only when that resolved — nothing it reported unique can be lost.
    */
-  private async onUrlSeenResults(batch: DrumResult[]): Promise<void> {
-    const now = Date.now();
-    const unique: FrontierUrl[] = [];
-    for (const r of batch) if (r.unique && r.aux !== null) unique.push(decodeAux(r.aux, now));
+  private async onUrlSeenResults(batch: Uint8Array): Promise<void> {
+    const unique = decodeUniqueUrls(batch, Date.now());
     this.counters.urlsSeen += unique.length;
     if (unique.length === 0) return;
     // Admitted at once, not in the scheduler's next turn (that wait cost up to 500 ms per result

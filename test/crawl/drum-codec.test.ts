@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { BatchWriter, decodeResults, forEachTuple } from '../../src/crawl/drum-codec.js';
+import { BatchWriter, decodeResults, forEachResult, forEachTuple } from '../../src/crawl/drum-codec.js';
 import type { DrumResult } from '../../src/drum/index.js';
 
 const show = (b: Uint8Array | null): string => (b === null ? 'null' : [...b].join(','));
@@ -45,8 +45,17 @@ test('drum-codec: results round-trip', () => {
     });
   }
   for (const r of rs) w.result(r);
-  const back = decodeResults(w.take());
+  const buf = w.take();
+  const back = decodeResults(buf);
   assert.equal(back.length, rs.length);
+  // forEachResult: the same results as offsets into the batch (what URLseen's consumer reads)
+  const viaOffsets: string[] = [];
+  forEachResult(buf, (op, unique, hi, lo, vo, vl, ao, al) => {
+    const v = vl < 0 ? null : buf.subarray(vo, vo + vl);
+    const a = al < 0 ? null : buf.subarray(ao, ao + al);
+    viaOffsets.push(`${op} ${unique} ${hi} ${lo} ${show(v)} ${show(a)}`);
+  });
+  assert.deepEqual(viaOffsets, rs.map((e) => `${e.op} ${e.unique} ${e.keyHi} ${e.keyLo} ${show(e.value)} ${show(e.aux)}`));
   back.forEach((r, i) => {
     const e = rs[i]!;
     assert.equal(r.op, e.op);
