@@ -12,6 +12,8 @@
  *            --semi MiB (child's V8 semi-space: 8, the default = the product's URLseen host worker;
  *            4 = its other DRUM hosts; 0 = node's default)
  *            --malloc launcher|default (child's glibc env: bin/drumcrawl's settings, the default, or glibc's)
+ *            --results chunks|objects (DRUM's onResultChunk struct-of-arrays form, the default, or
+ *            onResults with one object per result)
  *            --commit-per chunk|bucket (the consumer's queue commit: per onResults chunk, default,
  *            or once per bucket merge in DrumOptions.beforeCommit)
  *
@@ -30,7 +32,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DiskQueue, IoCounters } from '../../src/disk/index.js';
-import { Drum, drumAlpha } from '../../src/drum/index.js';
+import { Drum, drumAlpha, type DrumResult, type DrumResultChunk } from '../../src/drum/index.js';
 
 interface Args {
   U: number[];
@@ -53,6 +55,8 @@ interface Args {
    *  worker (src/crawl/drum-proxy.ts, youngGenMb 24; the default since 0ffd85f), 4 = its other DRUM
    *  hosts (12); 0 = node's default (16). */
   semi: number;
+  /** How DRUM hands results to the consumer: 'chunks' (onResultChunk, default) or 'objects' (onResults). */
+  results: 'chunks' | 'objects';
 }
 
 function parseArgs(argv: string[]): Args {
@@ -72,6 +76,7 @@ function parseArgs(argv: string[]): Args {
     zCache: '',
     malloc: 'launcher',
     semi: 8,
+    results: 'chunks',
   };
   for (let i = 0; i < argv.length; i++) {
     const k = argv[i]!;
@@ -103,6 +108,9 @@ function parseArgs(argv: string[]): Args {
     } else if (k === '--semi') a.semi = num();
     else if (k === '--malloc') {
       a.malloc = v === 'default' ? 'default' : 'launcher';
+      i++;
+    } else if (k === '--results') {
+      a.results = v === 'objects' ? 'objects' : 'chunks';
       i++;
     } else if (k === '--commit-per') {
       a.commitPer = v === 'bucket' ? 'bucket' : 'chunk';
@@ -182,6 +190,8 @@ async function runOne(a: Args, U: number): Promise<Record<string, unknown>> {
   const queueIo = new IoCounters();
   const queue = await DiskQueue.open(path.join(dir, 'unique-queue'), { blockBytes: 1 << 20, io: queueIo });
   let uniquesOut = 0;
+  // CPU inside the consumer's onResults (queue push, commit, drain): part of the delivery phase.
+  let consumerCpuUs = 0;
   // Where the RAM goes (sampled at every onResults call, i.e. while a loaded bucket is delivered,
   // and after every merge round): maxima of process.memoryUsage() fields, minus the baseline.
   const mem0 = process.memoryUsage();
@@ -202,14 +212,34 @@ async function runOne(a: Args, U: number): Promise<Record<string, unknown>> {
     compression: a.zstd ? 'zstd' : 'none',
     deliver: 'unique',
     io,
-    onResults: async (batch) => {
+    // --results chunks (default): the struct-of-arrays form (DrumOptions.onResultChunk), the
+    // consumer pushes each aux straight from the chunk's arena; objects: one DrumResult per result.
+    ...(a.results === 'chunks'
+      ? {
+        onResultChunk: async (ch: DrumResultChunk) => {
+          const c0 = process.cpuUsage();
+          sampleMem();
+          const st = ch.auxStart;
+          for (let i = 0; i < ch.count; i++) queue.pushBytes(ch.auxBytes, st[i]!, st[i + 1]!);
+          uniquesOut += ch.count;
+          if (a.commitPer === 'chunk') await queue.commit();
+          queue.shiftSync(ch.count);
+          const c = process.cpuUsage(c0);
+          consumerCpuUs += c.user + c.system;
+        },
+      }
+      : {}),
+    ...(a.results === 'objects' ? { onResults: async (batch: DrumResult[]) => {
+      const c0 = process.cpuUsage();
       sampleMem();
       for (const r of batch) queue.push(r.aux!);
       uniquesOut += batch.length;
       if (a.commitPer === 'chunk') await queue.commit();
       // Drain: the next stage (STAR/BEAST) consumes the queue; here we just discard.
       queue.shiftSync(batch.length);
-    },
+      const c = process.cpuUsage(c0);
+      consumerCpuUs += c.user + c.system;
+    } } : {}),
     // --commit-per bucket: one queue commit (fsync) per bucket merge instead of one per chunk.
     beforeCommit: a.commitPer === 'bucket' ? () => queue.commit() : undefined,
   });
@@ -338,6 +368,8 @@ async function runOne(a: Args, U: number): Promise<Record<string, unknown>> {
     ratePerDrumCpuSecond: Math.round(n / (cpuSec - genCpuUs / 1e6)),
     mergeCpuSeconds: mergeCpuUs / 1e6,
     mergeCpuMsByPhase: (s as { mergeCpuMs?: unknown }).mergeCpuMs ?? null, // absent in older trees (A/B)
+    consumerCpuSeconds: consumerCpuUs / 1e6,
+    mergeSysMsByPhase: (s as { mergeSysMs?: unknown }).mergeSysMs ?? null, // system-CPU part (session 4)
     loadavgAtEnd: os.loadavg(),
     mergeSeconds: mergeMs / 1000,
     ingestRateTuplesPerSec: Math.round(n / Math.max(1e-9, sec - mergeMs / 1000)),
@@ -392,7 +424,7 @@ async function main(): Promise<void> {
   // Unless told otherwise, also run the smallest U with a 4M-entry CLOCK cache in front.
   if (a.cache === 0 && a.cacheRun) configs.push({ U: a.U[0]!, cache: 4_000_000 });
   for (const c of configs) {
-    const argv = ['--one', '--U', String(c.U), '--R', String(a.R), '--D', String(a.D), '--M', String(a.M), '--rounds', String(a.rounds), '--cache', String(c.cache), '--dir', a.dir, '--commit-per', a.commitPer, '--z-cache', a.zCache];
+    const argv = ['--one', '--U', String(c.U), '--R', String(a.R), '--D', String(a.D), '--M', String(a.M), '--rounds', String(a.rounds), '--cache', String(c.cache), '--dir', a.dir, '--commit-per', a.commitPer, '--z-cache', a.zCache, '--results', a.results];
     if (a.zstd) argv.push('--zstd');
     // The product runs through bin/drumcrawl, which sets these before node starts (glibc reads them
     // once); the child is a fresh process, so the same settings apply to the measured DRUM.
@@ -423,7 +455,7 @@ async function main(): Promise<void> {
     date: new Date().toISOString(),
     machine: { cpu: cpu?.model, cores: os.cpus().length, node: process.version, memBytes: os.totalmem(), loadavg: os.loadavg() },
     note: 'Shared, noisy 2-core machine (several engineers building and testing at once): absolute rates are low and vary run to run; compare within one run. Z is pre-populated by Drum.bulkLoad (sorted runs written directly), not by inserting U keys through the API.',
-    params: { R: a.R, D: a.D, M: a.M, rounds: a.rounds, auxBytes: 110, p: 1 / 9, zstd: a.zstd, commitPer: a.commitPer, malloc: a.malloc, semiSpaceMiB: a.semi, zCache: a.zCache },
+    params: { R: a.R, D: a.D, M: a.M, rounds: a.rounds, auxBytes: 110, p: 1 / 9, zstd: a.zstd, commitPer: a.commitPer, malloc: a.malloc, semiSpaceMiB: a.semi, zCache: a.zCache, results: a.results },
     runs,
   };
   fs.mkdirSync(path.dirname(a.out), { recursive: true });

@@ -4,23 +4,33 @@
  *
  *   offset size
  *   0      4    magic 0x4B4C4244 ("DBLK", little-endian)
- *   4      1    flags: bit 0 = payload is zstd-compressed
+ *   4      1    flags: bit 0 = payload is zstd-compressed; bit 1 = checksum is XXH64 (below)
  *   5      1    version = 1
  *   6      2    reserved (0)
  *   8      4    record count in the block
  *   12     4    raw (uncompressed) payload length
  *   16     4    stored payload length
- *   20     4    CRC-32 (zlib) of header bytes [0,20) followed by the stored payload
+ *   20     4    checksum: flag bit 1 clear = CRC-32 (zlib) of header bytes [0,20) followed by the
+ *               stored payload; set = the low 32 bits of XXH64(stored payload, seed = CRC-32 of
+ *               header bytes [0,20))
  *   24     …    stored payload
  *
- * The CRC lets a reader tell a torn tail (file ends inside a block → CRAWL_DISK_TRUNCATED) and
- * corruption (CRC mismatch → CRAWL_DISK_CHECKSUM) from good data; it never yields a wrong record
+ * The checksum lets a reader tell a torn tail (file ends inside a block → CRAWL_DISK_TRUNCATED)
+ * and corruption (mismatch → CRAWL_DISK_CHECKSUM) from good data; it never yields a wrong record
  * silently. Recovery code decides which of these is an expected crash artefact (past the last
  * committed offset) and which is an error (before it).
+ *
+ * Writers use XXH64 since session 4 (flag bit 1); readers accept both. Why: every byte DRUM moves
+ * is checksummed once written and once read (~20–30 GB per merge round at U = 10^9), and zlib's
+ * CRC-32 runs at ~3.2 GB/s on this machine while xxhash-wasm's XXH64 runs at ~5.5–6 GB/s
+ * including the copy into wasm memory (docs/drum.md, "Session 4"). Both detect a corrupted block
+ * except with probability 2^-32; CRC-32's guarantee for short bursts is not what protects these
+ * files (a torn or flipped block is checked as a whole).
  */
 import * as fs from 'node:fs';
 import * as zlib from 'node:zlib';
 import * as zstd from 'zstd-napi';
+import xxhash from 'xxhash-wasm';
 import { CrawlError } from '../errors.js';
 import { DiskErrorCode } from './errors.js';
 import type { IoCounters } from './io-counters.js';
@@ -31,6 +41,25 @@ export const BLOCK_HEADER_BYTES = 24;
 /** Largest payload a block may declare; anything larger is treated as corruption. */
 export const MAX_BLOCK_PAYLOAD = 1 << 30;
 const FLAG_ZSTD = 1;
+const FLAG_XXH64 = 2;
+
+const XX = await xxhash();
+/** Largest piece hashed in one call: xxhash-wasm grows its memory to the input, so this bounds it. */
+const XX_PIECE = 1 << 20;
+
+/** Low 32 bits of XXH64(stored, seed = CRC-32 of the header's first 20 bytes). */
+function xxSum(head20: Uint8Array, stored: Uint8Array): number {
+  const seed = BigInt(zlib.crc32(head20));
+  let h: bigint;
+  if (stored.length <= XX_PIECE) h = XX.h64Raw(stored, seed);
+  else {
+    // Streaming gives the same hash as one call; pieces keep the wasm memory at ≤ 1 MiB.
+    const st = XX.create64(seed);
+    for (let o = 0; o < stored.length; o += XX_PIECE) st.update(stored.subarray(o, Math.min(stored.length, o + XX_PIECE)));
+    h = st.digest();
+  }
+  return Number(h & 0xffffffffn);
+}
 
 export type Compression = 'zstd' | 'none';
 
@@ -79,14 +108,13 @@ export function frameParts(raw: Uint8Array, count: number, compression: Compress
   }
   const header = Buffer.allocUnsafe(BLOCK_HEADER_BYTES);
   header.writeUInt32LE(BLOCK_MAGIC, 0);
-  header[4] = flags;
+  header[4] = flags | FLAG_XXH64;
   header[5] = BLOCK_VERSION;
   header.writeUInt16LE(0, 6);
   header.writeUInt32LE(count >>> 0, 8);
   header.writeUInt32LE(raw.length >>> 0, 12);
   header.writeUInt32LE(stored.length >>> 0, 16);
-  const crc = zlib.crc32(stored, zlib.crc32(header.subarray(0, 20)));
-  header.writeUInt32LE(crc >>> 0, 20);
+  header.writeUInt32LE(xxSum(header.subarray(0, 20), stored) >>> 0, 20);
   return { header, stored };
 }
 
@@ -194,7 +222,7 @@ export class BlockReader {
     const rawLen = b.readUInt32LE(h + 12);
     const storedLen = b.readUInt32LE(h + 16);
     const crc = b.readUInt32LE(h + 20);
-    if (storedLen > MAX_BLOCK_PAYLOAD || rawLen > MAX_BLOCK_PAYLOAD || (flags & ~FLAG_ZSTD) !== 0) {
+    if (storedLen > MAX_BLOCK_PAYLOAD || rawLen > MAX_BLOCK_PAYLOAD || (flags & ~(FLAG_ZSTD | FLAG_XXH64)) !== 0) {
       throw this.err(DiskErrorCode.FORMAT, 'impossible block header', at);
     }
     const total = BLOCK_HEADER_BYTES + storedLen;
@@ -204,7 +232,7 @@ export class BlockReader {
     h = at - this.bufStart;
     const bb = this.buf; // fill() may have replaced the buffer
     const stored = bb.subarray(h + BLOCK_HEADER_BYTES, h + total);
-    const actual = zlib.crc32(stored, zlib.crc32(bb.subarray(h, h + 20))) >>> 0;
+    const actual = (flags & FLAG_XXH64) !== 0 ? xxSum(bb.subarray(h, h + 20), stored) >>> 0 : zlib.crc32(stored, zlib.crc32(bb.subarray(h, h + 20))) >>> 0;
     if (actual !== crc) throw this.err(DiskErrorCode.CHECKSUM, 'block checksum mismatch', at);
     let payload: Uint8Array;
     if ((flags & FLAG_ZSTD) !== 0) {

@@ -217,15 +217,24 @@ export class DiskQueue {
 
   /** Appends a record (copied). Written to disk when the write buffer reaches blockBytes. */
   push(record: Uint8Array): void {
+    this.pushBytes(record, 0, record.length);
+  }
+
+  /** Appends the record src[start, end) (copied): push() without a view per record, e.g. from
+   *  DRUM's struct-of-arrays result chunks (one aux arena, offsets). */
+  pushBytes(src: Uint8Array, start: number, end: number): void {
     this.check();
-    const need = varintSize(record.length) + record.length;
+    const len = end - start;
+    if (!(start >= 0 && len >= 0 && end <= src.length)) throw new RangeError('pushBytes: range outside the source');
+    const need = varintSize(len) + len;
     if (this.pendLen + need > this.pend.length) {
       if (this.pendCount > 0) this.flushPending();
       if (need > this.pend.length) this.pend = new Uint8Array(need);
     }
-    let p = writeVarint(this.pend, this.pendLen, record.length);
-    this.pend.set(record, p);
-    p += record.length;
+    let p = writeVarint(this.pend, this.pendLen, len);
+    // (A view by the constructor: ~2× cheaper than subarray(), which looks up the species.)
+    this.pend.set(start === 0 && end === src.length ? src : new Uint8Array(src.buffer, src.byteOffset + start, len), p);
+    p += len;
     this.pendLen = p;
     this.pendCount++;
     this.pushed++;
@@ -279,7 +288,7 @@ export class DiskQueue {
         });
       }
       p = this.vtmp[0]!;
-      out[i] = payload.subarray(p, p + len);
+      out[i] = new Uint8Array(payload.buffer, payload.byteOffset + p, len); // = subarray(p, p + len), ~2× cheaper
       p += len;
     }
     return out;

@@ -186,6 +186,8 @@ export class KeyRunReader {
   /** Records in the blocks read so far (checked against the manifest at the end). */
   recordsSeen = 0;
   private payload: Uint8Array = EMPTY;
+  /** A DataView of `payload`: the scan loop reads a gap's low word with one unaligned load. */
+  private dv: DataView = new DataView(new ArrayBuffer(0));
   private w = 8;
   private next = 0; // offset of the gap after the current key
   private left = 0; // keys after the current one in this block
@@ -237,6 +239,7 @@ export class KeyRunReader {
       const lo = (b[5]! | (b[6]! << 8) | (b[7]! << 16) | (b[8]! << 24)) >>> 0;
       if (hi < this.prevHi || (hi === this.prevHi && lo <= this.prevLo)) throw this.corrupt('keys out of order');
       this.payload = b;
+      this.dv = new DataView(b.buffer, b.byteOffset, b.byteLength);
       this.w = w;
       this.hi = hi;
       this.lo = lo;
@@ -319,6 +322,42 @@ export class KeyRunReader {
         let acc = 0;
         let g = 0;
         let stopped = false;
+        if (w === 5 || w === 6) {
+          // The widths at U = 10^7..10^9 with 16 buckets: DataView loads (one unaligned 32-bit load
+          // instead of four byte loads) made this loop ~2× faster in a microbenchmark (6.5 → 3.2 ns
+          // per key at w = 5); it runs once per Z key, 10^9 times per round at U = 10^9. One loop
+          // per width: with the width as a variable inside the loop it was slower than before.
+          const dv = this.dv;
+          if (w === 5) {
+            while (left > 0) {
+              g = dv.getUint32(p, true) + dv.getUint8(p + 4) * TWO32;
+              if (g === 0) throw this.corrupt('keys out of order (zero gap)');
+              if (g >= rem) {
+                stopped = true;
+                break;
+              }
+              rem -= g;
+              acc += g;
+              p += 5;
+              left--;
+              n++;
+            }
+          } else {
+            while (left > 0) {
+              g = dv.getUint32(p, true) + dv.getUint16(p + 4, true) * TWO32;
+              if (g === 0) throw this.corrupt('keys out of order (zero gap)');
+              if (g >= rem) {
+                stopped = true;
+                break;
+              }
+              rem -= g;
+              acc += g;
+              p += 6;
+              left--;
+              n++;
+            }
+          }
+        } else
         while (left > 0) {
           g = w >= 4 ? (b[p]! | (b[p + 1]! << 8) | (b[p + 2]! << 16) | (b[p + 3]! << 24)) >>> 0 : w === 3 ? b[p]! | (b[p + 1]! << 8) | (b[p + 2]! << 16) : w === 2 ? b[p]! | (b[p + 1]! << 8) : b[p]!;
           if (w > 4) g += w === 5 ? b[p + 4]! * TWO32 : (b[p + 4]! + b[p + 5]! * 256) * TWO32;

@@ -72,6 +72,27 @@ export interface DrumResult {
   aux: Uint8Array | null;
 }
 
+/**
+ * Results i = 0 … count−1 of one delivery chunk, as parallel arrays (DrumOptions.onResultChunk).
+ * The arrays may be longer than count; entries past count are stale.
+ */
+export interface DrumResultChunk {
+  count: number;
+  /** 0 = check, 1 = update, 2 = checkUpdate. */
+  readonly op: Uint8Array;
+  readonly keyHi: Uint32Array;
+  readonly keyLo: Uint32Array;
+  /** 1 = the key was not in the repository when this tuple was applied. */
+  readonly unique: Uint8Array;
+  /** Result i's aux is auxBytes[auxStart[i], auxStart[i + 1]); auxNull[i] = 1 when it had none. */
+  auxBytes: Uint8Array;
+  readonly auxStart: Uint32Array;
+  readonly auxNull: Uint8Array;
+  /** Repositories with values: the value stored before the tuple (null when unique). Key-only
+   *  repositories: null (a duplicate's stored value is empty). */
+  readonly values: (Uint8Array | null)[] | null;
+}
+
 export interface DrumOptions {
   /** R: RAM for write buffers, one loaded bucket and the cache (bytes). @default 64 MiB */
   ramBytes?: number;
@@ -105,8 +126,16 @@ export interface DrumOptions {
   /**
    * Results of a bucket merge, in arrival order, in chunks. The returned promise must resolve only
    * when the consumer has durably committed what it needs; DRUM commits Z only after that.
+   * Exactly one of onResults and onResultChunk must be given.
    */
-  onResults: (batch: DrumResult[]) => Promise<void> | void;
+  onResults?: (batch: DrumResult[]) => Promise<void> | void;
+  /**
+   * The same results as onResults, as one reused struct-of-arrays chunk instead of an object per
+   * result (no allocation per result: at 8.7 M unique results per round that was most of the
+   * delivery's CPU, docs/drum.md "Session 4"). The chunk and its arrays are overwritten by the
+   * next call: read or copy what you need before the returned promise resolves.
+   */
+  onResultChunk?: (chunk: DrumResultChunk) => Promise<void> | void;
   /**
    * Called once per bucket merge after its last onResults call (also when it delivered nothing)
    * and before DRUM commits Z. A consumer may acknowledge chunks at once and make them durable
@@ -147,6 +176,8 @@ export interface DrumStats {
    *  bucket files, sorting, the pass over Z, delivering results (including the consumer's
    *  onResults/beforeCommit), and committing (manifest, fsyncs, deleting old files). */
   mergeCpuMs: { load: number; sort: number; zPass: number; deliver: number; commit: number };
+  /** The system-CPU part of mergeCpuMs (page-cache work: reads, writes, fsync, unlink). */
+  mergeSysMs: { load: number; sort: number; zPass: number; deliver: number; commit: number };
 }
 
 const OP_CHECK = 0;
@@ -167,6 +198,17 @@ interface BucketGen {
   kv: BlockWriter;
   aux: BlockWriter;
   tuples: number;
+}
+
+/** Where the chunked delivery (Drum.scanAux) stands: in the block (q, k), overall (p), in the chunk (m, ap). */
+interface AuxScan {
+  q: number;
+  k: number;
+  p: number;
+  m: number;
+  ap: number;
+  auxBytes: number;
+  grow: number;
 }
 
 interface BucketState {
@@ -248,6 +290,9 @@ export class Drum {
   private readonly valueBytes: number | 'variable';
   private readonly mergeFn: (old: Uint8Array, incoming: Uint8Array) => Uint8Array;
   private readonly onResults: DrumOptions['onResults'];
+  private readonly onResultChunk: DrumOptions['onResultChunk'];
+  /** The reused delivery chunk of onResultChunk (capacity resultChunk; aux arena ≥ 2 MiB). */
+  private soa: DrumResultChunk | null = null;
   private readonly beforeCommit: DrumOptions['beforeCommit'];
   private readonly deliver: 'all' | 'unique' | 'none';
   private readonly resultChunk: number;
@@ -269,11 +314,13 @@ export class Drum {
   private merges = 0;
   private rounds = 0;
   private readonly phaseMs = { load: 0, sort: 0, zPass: 0, deliver: 0, commit: 0 };
+  private readonly phaseSysMs = { load: 0, sort: 0, zPass: 0, deliver: 0, commit: 0 };
   private phaseMark = process.cpuUsage();
   /** Charges the CPU time since the last mark to `phase` (a few calls per bucket merge). */
   private phase(p: keyof Drum['phaseMs']): void {
     const c = process.cpuUsage(this.phaseMark);
     this.phaseMs[p] += (c.user + c.system) / 1000;
+    this.phaseSysMs[p] += c.system / 1000;
     this.phaseMark = process.cpuUsage();
   }
 
@@ -294,6 +341,7 @@ export class Drum {
     this.valueBytes = m.valueBytes;
     this.mergeFn = opts.merge ?? ((_old, incoming) => incoming);
     this.onResults = opts.onResults;
+    this.onResultChunk = opts.onResultChunk;
     this.beforeCommit = opts.beforeCommit;
     this.deliver = opts.deliver ?? 'all';
     this.resultChunk = opts.resultChunk ?? 16384;
@@ -322,7 +370,9 @@ export class Drum {
 
   /** Opens (creating if needed) the repository in `dir`; recovers from a crash (see the module comment). */
   static async open(dir: string, opts: DrumOptions): Promise<Drum> {
-    if (typeof opts?.onResults !== 'function') throw new CrawlError(DrumErrorCode.OPTIONS, 'options.onResults must be a function');
+    if ((typeof opts?.onResults === 'function') === (typeof opts?.onResultChunk === 'function')) {
+      throw new CrawlError(DrumErrorCode.OPTIONS, 'exactly one of options.onResults and options.onResultChunk must be a function');
+    }
     const valueBytes = opts.valueBytes ?? 0;
     if (valueBytes !== 'variable' && (!Number.isInteger(valueBytes) || valueBytes < 0 || valueBytes > 1 << 20)) {
       throw new CrawlError(DrumErrorCode.OPTIONS, "options.valueBytes must be an integer in [0, 1 MiB] or 'variable'");
@@ -946,7 +996,8 @@ export class Drum {
 
     this.phase('zPass');
     // 4. Arrival order: stream the aux files and hand results onward in chunks.
-    if (this.deliver !== 'none') {
+    if (this.deliver !== 'none' && this.onResultChunk !== undefined) await this.deliverChunks(i, gens, n, ops, hi, lo, uniq, prev);
+    else if (this.deliver !== 'none') {
       let chunk: DrumResult[] = [];
       let p = 0;
       let auxArena = new Uint8Array(0);
@@ -997,7 +1048,7 @@ export class Drum {
               if (chunk.length >= this.resultChunk) {
                 this.mergedAuxBytes += auxBytes;
                 auxBytes = 0;
-                await this.onResults(chunk);
+                await this.onResults!(chunk);
                 chunk = [];
               }
             }
@@ -1010,11 +1061,148 @@ export class Drum {
       }
       this.mergedAuxBytes += auxBytes;
       if (p !== n) throw this.mismatch(i, gens[0]!.gen, `expected ${n} aux records, found ${p}`);
-      if (chunk.length > 0) await this.onResults(chunk);
+      if (chunk.length > 0) await this.onResults!(chunk);
     }
     if (this.beforeCommit !== undefined) await this.beforeCommit();
     this.phase('deliver');
     return { zKeys, zBytes, added, loaded: { hi, lo, ops, uniq } };
+  }
+
+  /**
+   * Step 4 for onResultChunk: the same walk over the aux files as the object path, writing results
+   * into the reused struct-of-arrays chunk. Nothing is allocated per result: the object path's
+   * result object and aux view per unique tuple kept V8's young generation scavenging every few
+   * MB of results, each scavenge copying the live chunk. The per-record loop is a synchronous
+   * method (scanAux), not part of this async function: resuming an async function after an await
+   * left the loop in slower code until it was optimized again (measured ~2× on the whole walk).
+   */
+  private async deliverChunks(
+    i: number,
+    gens: BucketGen[],
+    n: number,
+    ops: Uint8Array,
+    hi: Uint32Array,
+    lo: Uint32Array,
+    uniq: Uint8Array,
+    prev: (Uint8Array | null)[] | null,
+  ): Promise<void> {
+    const cap = this.resultChunk;
+    const c = (this.soa ??= {
+      count: 0,
+      op: new Uint8Array(cap),
+      keyHi: new Uint32Array(cap),
+      keyLo: new Uint32Array(cap),
+      unique: new Uint8Array(cap),
+      auxBytes: new Uint8Array(2 << 20),
+      auxStart: new Uint32Array(cap + 1),
+      auxNull: new Uint8Array(cap),
+      values: prev !== null ? new Array<Uint8Array | null>(cap).fill(null) : null,
+    });
+    const st: AuxScan = { q: 0, k: 0, p: 0, m: 0, ap: 0, auxBytes: 0, grow: 0 };
+    const flush = async (): Promise<void> => {
+      c.count = st.m;
+      c.auxStart[st.m] = st.ap;
+      this.mergedAuxBytes += st.auxBytes;
+      st.auxBytes = 0;
+      await this.onResultChunk!(c);
+      st.m = 0;
+      st.ap = 0;
+    };
+    for (const g of gens) {
+      const reader = new BlockReader(g.auxFd, 0, g.aux.offset, this.bFile(i, g.gen, 'aux'), this.io, 'bucket-aux', READ_AHEAD, true, this.ioBuffer());
+      for (let blk = reader.next(); blk !== null; blk = reader.next()) {
+        if (st.p + blk.count > n) throw this.mismatch(i, g.gen, 'more aux records than key/value records');
+        st.q = 0;
+        st.k = 0;
+        // (The block's payload stays valid while the consumer runs: nothing is read meanwhile.)
+        while (!this.scanAux(blk.payload, blk.count, st, c, ops, hi, lo, uniq, prev, i, g.gen)) {
+          if (st.m > 0) await flush();
+          if (st.grow > c.auxBytes.length) c.auxBytes = new Uint8Array(st.grow); // one huge aux record
+          st.grow = 0;
+        }
+        if (st.q !== blk.payload.length) throw this.mismatch(i, g.gen, 'trailing bytes in an aux block');
+      }
+      this.ioBuf = reader.buffer;
+    }
+    if (st.p !== n) throw this.mismatch(i, gens[0]!.gen, `expected ${n} aux records, found ${st.p}`);
+    if (st.m > 0) await flush();
+    this.mergedAuxBytes += st.auxBytes;
+    if (prev !== null) c.values!.fill(null); // drop references to this bucket's values
+  }
+
+  /**
+   * Walks aux records st.k … count−1 of block `b` from byte st.q, appending the delivered ones to
+   * chunk `c`. Returns true at the block's end, false when the chunk is full or its aux arena
+   * cannot take the next record (st.grow = the arena size that record needs).
+   */
+  private scanAux(
+    b: Uint8Array,
+    count: number,
+    st: AuxScan,
+    c: DrumResultChunk,
+    ops: Uint8Array,
+    hi: Uint32Array,
+    lo: Uint32Array,
+    uniq: Uint8Array,
+    prev: (Uint8Array | null)[] | null,
+    i: number,
+    gen: number,
+  ): boolean {
+    const bl = b.length;
+    const all = this.deliver === 'all';
+    const cap = this.resultChunk;
+    const ab = c.auxBytes;
+    const abl = ab.length;
+    const vals = c.values;
+    let q = st.q;
+    let k = st.k;
+    let p = st.p;
+    let m = st.m;
+    let ap = st.ap;
+    let auxBytes = st.auxBytes;
+    let done = true;
+    for (; k < count; k++) {
+      let lenp1 = q < bl ? b[q]! : 0x80;
+      let q1 = q + 1;
+      if (lenp1 >= 0x80) {
+        lenp1 = readVarint(b, q, bl, this.vtmp);
+        if (lenp1 < 0) throw this.mismatch(i, gen, 'aux records overrun their block');
+        q1 = this.vtmp[0]!;
+      }
+      const len = lenp1 === 0 ? 0 : lenp1 - 1;
+      if (q1 + len > bl) throw this.mismatch(i, gen, 'aux record overruns its block');
+      const u = uniq[p]!;
+      if (all || u === 1) {
+        if (m >= cap || ap + len > abl) {
+          if (m === 0) st.grow = len;
+          done = false;
+          break;
+        }
+        // A byte loop only for tiny records (for 110 bytes it cost ~300 ns, set() ~100 ns); the
+        // source view is made with the constructor, ~2× cheaper than subarray() (no species lookup).
+        if (len <= 16) for (let t = 0; t < len; t++) ab[ap + t] = b[q1 + t]!;
+        else ab.set(new Uint8Array(b.buffer, b.byteOffset + q1, len), ap);
+        c.auxStart[m] = ap;
+        c.auxNull[m] = lenp1 === 0 ? 1 : 0;
+        ap += len;
+        c.op[m] = ops[p]! & 3;
+        c.keyHi[m] = hi[p]!;
+        c.keyLo[m] = lo[p]!;
+        c.unique[m] = u;
+        if (vals !== null) vals[m] = u === 1 ? null : prev![p]!;
+        m++;
+      }
+      auxBytes += len;
+      q = q1 + len;
+      p++;
+    }
+    st.q = q;
+    st.k = k;
+    st.p = p;
+    st.m = m;
+    st.ap = ap;
+    st.auxBytes = auxBytes;
+    return done;
   }
 
   /**
@@ -1104,6 +1292,7 @@ export class Drum {
       M: this.M,
       plan: this.plan,
       mergeCpuMs: { ...this.phaseMs },
+      mergeSysMs: { ...this.phaseSysMs },
     };
     if (this.cache !== null) {
       s.cacheHitRate = this.cache.hitRate;

@@ -9,7 +9,7 @@
  * onResults may be called several times per merge (chunks of resultChunk results, in arrival order
  * within a bucket; buckets in key-prefix order).
  */
-export { Drum, type DrumOp, type DrumOptions, type DrumResult, type DrumStats } from './drum.js';
+export { Drum, type DrumOp, type DrumOptions, type DrumResult, type DrumResultChunk, type DrumStats } from './drum.js';
 export { DrumErrorCode } from './errors.js';
 export { ClockCache } from './clock-cache.js';
 export { KeySlotTable } from './key-table.js';

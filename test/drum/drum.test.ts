@@ -273,3 +273,69 @@ test('CLOCK cache answers repeated keys without disk and reports its hit rate', 
   await d.close();
   fs.rmSync(dir, { recursive: true, force: true });
 });
+
+test('onResultChunk (struct-of-arrays) delivers exactly what onResults delivers: all/unique, values, null/empty/huge aux, small chunks', async () => {
+  const rnd = ((s: number) => () => ((s = (Math.imul(s, 1103515245) + 12345) >>> 0) / 4294967296))(7);
+  type Flat = [number, number, number, boolean, string | null, string | null];
+  const hex = (b: Uint8Array | null): string | null => (b === null ? null : Buffer.from(b).toString('hex'));
+  // Aux sizes: mostly short, some empty or absent, a few larger than the chunk's 2 MiB aux arena
+  // fills (early delivery) and one larger than the arena itself (it grows).
+  const auxFor = (j: number): Uint8Array | null => {
+    if (j % 17 === 5) return null;
+    if (j % 19 === 3) return new Uint8Array(0);
+    const len = j === 40 ? (3 << 20) : j % 331 === 11 ? 700_000 + j : 1 + Math.floor(rnd() * 140);
+    return new Uint8Array(len).fill(j & 0xff);
+  };
+  for (const deliver of ['all', 'unique'] as const) {
+    for (const valueBytes of [0, 'variable'] as const) {
+      const tuples: { op: DrumOp; hi: number; lo: number; v: Uint8Array | null; aux: Uint8Array | null }[] = [];
+      for (let j = 0; j < 3000; j++) {
+        const key = Math.floor(rnd() * 400);
+        const op: DrumOp = valueBytes === 0 ? (j % 3 === 0 ? 'check' : 'checkUpdate') : (['check', 'update', 'checkUpdate'] as const)[j % 3]!;
+        const v = valueBytes === 0 || op === 'check' ? null : Uint8Array.of(j & 0xff, j >>> 8);
+        tuples.push({ op, hi: (key * 2654435761) >>> 0, lo: key, v, aux: auxFor(j) });
+      }
+      const runOne = async (chunked: boolean): Promise<Flat[]> => {
+        const dir = tmpDir();
+        const out: Flat[] = [];
+        const opts = { buckets: 2, bufferBytes: 4096, resultChunk: 7, deliver, valueBytes, merge: concatTail };
+        const d = chunked
+          ? await Drum.open(dir, {
+            ...opts,
+            onResultChunk: (c) => {
+              assert.ok(c.count > 0 && c.count <= 7);
+              for (let i = 0; i < c.count; i++) {
+                const aux = c.auxNull[i] === 1 ? null : c.auxBytes.subarray(c.auxStart[i]!, c.auxStart[i + 1]!);
+                const value = c.values === null ? (c.unique[i] === 1 ? null : new Uint8Array(0)) : c.values[i]!;
+                out.push([c.op[i]!, c.keyHi[i]!, c.keyLo[i]!, c.unique[i] === 1, hex(value), hex(aux)]);
+              }
+            },
+          })
+          : await Drum.open(dir, {
+            ...opts,
+            onResults: (b) => {
+              for (const r of b) out.push([['check', 'update', 'checkUpdate'].indexOf(r.op), r.keyHi, r.keyLo, r.unique, hex(r.value), hex(r.aux)]);
+            },
+          });
+        for (let j = 0; j < tuples.length; j++) {
+          const t = tuples[j]!;
+          if (t.op === 'check') d.check(t.hi, t.lo, t.aux);
+          else if (t.op === 'update') d.update(t.hi, t.lo, t.v!, t.aux);
+          else d.checkUpdate(t.hi, t.lo, t.v, t.aux);
+          if (j % 1000 === 999) await d.merge();
+        }
+        await d.close();
+        fs.rmSync(dir, { recursive: true, force: true });
+        return out;
+      };
+      const objects = await runOne(false);
+      const chunks = await runOne(true);
+      assert.ok(objects.length > 0);
+      assert.deepEqual(chunks, objects, `deliver ${deliver}, valueBytes ${valueBytes}`);
+    }
+  }
+  await assert.rejects(
+    Drum.open(tmpDir(), { onResults: () => undefined, onResultChunk: () => undefined }),
+    (e: unknown) => isCrawlError(e, 'CRAWL_DRUM_OPTIONS'),
+  );
+});
