@@ -68,6 +68,17 @@ export interface FrontierOptions extends Partial<PolitenessOptions> {
   refillHorizonMs?: number;
   /** Lower bound of that low-water mark (URLs), e.g. at the start when no rate is known yet. @default 256 */
   minReadyUrls?: number;
+  /**
+   * Breadth term of the refill pacing: BEAST also moves on while fewer than this many IPs have
+   * URLs in RAM (hosts awaiting their robots/DNS answer count as one IP each), capped at
+   * `busyIpShare` of the IPs known. With one connection per IP (the fetcher's default) at most
+   * that many fetches can be in flight, and at delays 0 the rate-based low-water mark alone has a
+   * fixed point at low breadth (docs/frontier.md, Refill pacing). Set it to the fetch concurrency
+   * ÷ connections per IP. 0 = no breadth term. @default 64
+   */
+  minBusyIps?: number;
+  /** Cap of the breadth target as a share of the IPs known. @default 0.5 */
+  busyIpShare?: number;
 }
 
 export const FRONTIER_PRESETS: Record<FrontierPreset, PolitenessOptions> = {
@@ -159,6 +170,8 @@ export interface FrontierStats {
   inFlight: number;
   hosts: number;
   ips: number;
+  /** IPs with URLs queued in RAM (the refill's breadth term). */
+  ipsWithWork: number;
   hostHeap: number;
   ipHeap: number;
   pendingRobots: number;
@@ -177,6 +190,10 @@ interface Manifest {
 }
 
 const META = 'frontier.json';
+/** Cap of the completions a fruitless ring round waits for (≈ 1 s of crawl at 1,000 pages/s). */
+const WRAP_WAIT_MAX = 1024;
+/** …or this long (ms): admissions that came meanwhile (e.g. new hosts) wait no longer. */
+const WRAP_WAIT_MS = 500;
 
 export class Frontier {
   private readonly pol: Politeness;
@@ -195,6 +212,8 @@ export class Frontier {
   private readonly qrIdleRescanMs: number;
   private readonly horizonMs: number;
   private readonly minReady: number;
+  private readonly minBusyIps: number;
+  private readonly busyIpShare: number;
   /** Page release rate (per s, EWMA over windows of max(1 s, W/5) of the frontier's clock). */
   private rate = 0;
   private rateAt = -1;
@@ -218,6 +237,11 @@ export class Frontier {
     this.qrIdleRescanMs = extra.qrIdleRescanMs ?? Math.max(1000, opts.minHostDelayMs);
     this.horizonMs = extra.refillHorizonMs ?? 5000;
     this.minReady = extra.minReadyUrls ?? 256;
+    this.minBusyIps = extra.minBusyIps ?? 64;
+    this.busyIpShare = extra.busyIpShare ?? 0.5;
+    if (!(this.minBusyIps >= 0) || !(this.busyIpShare >= 0 && this.busyIpShare <= 1)) {
+      throw new CrawlError('CRAWL_FRONTIER_OPTIONS', 'options.minBusyIps must be ≥ 0 and options.busyIpShare in [0, 1]');
+    }
     if (this.horizonMs > 0) this.pol.setHorizon(this.horizonMs);
   }
 
@@ -251,7 +275,35 @@ export class Frontier {
       this.rateReleased = rel;
     }
     const lowWater = Math.max(this.minReady, (this.rate * this.horizonMs) / 2000);
-    return lowWater - st.potential - this.qr.length;
+    const want = lowWater - st.potential - this.qr.length;
+    this.breadthStep = false;
+    if (want > 0 || this.minBusyIps === 0 || now < this.breadthQuietUntil) return want;
+    // Breadth: the work in RAM sits on too few IPs, most of them with more work than their
+    // connections can do within W (delays ≈ 0, deep hosts). The rate-based mark cannot see it:
+    // the rate it measures is the one those few IPs allow.
+    const target = Math.min(this.minBusyIps, Math.ceil(this.busyIpShare * st.ipsKnown));
+    if (st.ipsWithWork + st.pendingRobots + this.takenOutstanding >= target) return want;
+    if (st.ipsSaturated === 0 || 2 * st.ipsSaturated < st.ipsWithWork) return want;
+    this.breadthStep = true;
+    return 1;
+  }
+
+  /** The last wanted() allowed a step only for breadth (see breadthFruit). */
+  private breadthStep = false;
+  /** No breadth step before this time (clock): the last one brought no breadth. */
+  private breadthQuietUntil = -Infinity;
+
+  /**
+   * After a breadth step: did it bring at least one IP's worth of work for the horizon (in fetches,
+   * W / fetch time; URLs parked in QR count one fetch each)? If not — e.g. the next queue held only
+   * a spam farm's B URLs, one per host, crawled at once — breadth steps pause for W/5, so that they
+   * cannot turn into reading the ring as fast as a farm's hosts take their URLs (farm share,
+   * test/frontier/pacing.test.ts).
+   */
+  private breadthFruit(before: number): void {
+    const gained = this.pol.potential + this.qr.length - before;
+    const perIp = this.horizonMs / Math.max(1, this.pol.meanFetchMs);
+    if (gained < perIp) this.breadthQuietUntil = this.clock() + this.horizonMs / 5;
   }
 
   /**
@@ -414,7 +466,15 @@ export class Frontier {
     // completion is sure to come. (A batch whose hosts are all full no longer stops the refill:
     // those URLs wait in QH, and the rest of the ring is still worth reading — stopping there
     // starved the crawl with one slow host in RAM and 40 k URLs queued, H2's e2e trace.)
-    if (this.respreadWait && this.doneSinceStarved === 0 && pol.ramFree < this.options.ramUrls) return added;
+    //
+    // Likewise after a whole round of the ring that put (almost) nothing into RAM or QR: what it
+    // held were URLs of hosts full in RAM (QH, re-spread at each wrap), and at delays 0 a fetch
+    // finishes every few ms, so "one fetch" would let the same records cycle through the ring at
+    // the crawl's pace (20 k records re-read per completion in a simulation with 10 deep hosts).
+    // Wait until a quarter of RAM (at most WRAP_WAIT_MAX URLs) has been crawled — their hosts then
+    // have room again, and RAM still holds three quarters of its work, so the wait cannot starve —
+    // or WRAP_WAIT_MS have passed (new admissions wait in the ring meanwhile).
+    if (this.respreadWait && this.doneSinceStarved < this.waitDone && this.clock() - this.starvedAt < WRAP_WAIT_MS && pol.ramFree < this.options.ramUrls) return added;
     this.respreadWait = false;
     while (pol.ramFree > 0 && this.qr.length < this.maxQr && reads < 8) {
       const want = this.wanted();
@@ -427,16 +487,30 @@ export class Frontier {
         if (this.beast.respreadCount !== respreads && this.beast.length > 0) {
           this.respreadWait = true;
           this.doneSinceStarved = 0;
+          this.waitDone = 1;
+          this.starvedAt = this.clock();
         }
         break;
       }
+      const fruit0 = this.fruit;
+      const breadth = this.breadthStep;
+      const before = breadth ? this.pol.potential + this.qr.length : 0;
       const n = this.gate(recs);
+      if (breadth) this.breadthFruit(before);
       added += n;
-      if (this.beast.respreadCount !== respreads && this.beast.lastRespreadMoved === 0) {
-        this.respreadWait = true;
-        this.doneSinceStarved = 0;
-        break;
-      }
+      if (this.beast.respreadCount !== respreads) {
+        // A wrap: was the round of the ring since the previous one fruitless?
+        const fruitless = fruit0 - this.fruitAtWrap <= (this.readAtWrap >> 6);
+        this.fruitAtWrap = fruit0;
+        this.readAtWrap = recs.length;
+        if (this.beast.lastRespreadMoved === 0 || fruitless) {
+          this.respreadWait = true;
+          this.doneSinceStarved = 0;
+          this.waitDone = Math.max(1, Math.min(WRAP_WAIT_MAX, pol.ramCount >> 2));
+          this.starvedAt = this.clock();
+          break;
+        }
+      } else this.readAtWrap += recs.length;
     }
     return added;
   }
@@ -447,6 +521,13 @@ export class Frontier {
   /** A refill read QF (re-spread); the next one waits for a fetch to finish (see refillRun). */
   private respreadWait = false;
   private doneSinceStarved = 0;
+  /** Completions the wait lasts (1, or a quarter of RAM after a fruitless round). */
+  private waitDone = 1;
+  private starvedAt = 0;
+  /** URLs the gate put into RAM or QR (progress), and its value / the records read at the last wrap. */
+  private fruit = 0;
+  private fruitAtWrap = 0;
+  private readAtWrap = 0;
 
   /**
    * The robots gate on encoded records: a URL whose host is already full in RAM goes back to BEAST
@@ -467,6 +548,7 @@ export class Frontier {
       }
       if (pol.hostWaiting(pk[0]!, pk[1]!)) {
         this.qr.push(rec);
+        this.fruit++;
         continue;
       }
       const u = decodeFrontierUrl(rec);
@@ -476,6 +558,7 @@ export class Frontier {
           break;
         case AddResult.NeedRobots:
           this.qr.push(rec);
+          this.fruit++;
           break;
         case AddResult.HostFull:
         case AddResult.RamFull:
@@ -486,6 +569,7 @@ export class Frontier {
           break; // dropped (reported through onDrop)
       }
     }
+    this.fruit += added;
     return added;
   }
 
@@ -656,6 +740,7 @@ export class Frontier {
       inFlight: p.inFlight,
       hosts: p.hosts,
       ips: p.ips,
+      ipsWithWork: this.pol.ipsWithWork,
       hostHeap: p.hostHeap,
       ipHeap: p.ipHeap,
       pendingRobots: p.pendingRobots,

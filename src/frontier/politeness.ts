@@ -160,6 +160,10 @@ export class Politeness {
   /** Sum of hPot of the IP's hosts, and what the IP itself allows within W (W·conns / τs). */
   private iPot = new Float64Array(0);
   private iRate = new Float64Array(0);
+  /** Hosts of the IP with URLs queued in RAM (hPot > 0); an IP with ≥ 1 counts in ipsWithWork. */
+  private iWork = new Int32Array(0);
+  /** 1 when the IP's work exceeds what its connections can do within W (iPot ≥ iRate). */
+  private iSat = new Uint8Array(0);
   private iInFlight = new Int32Array(0);
   private iDueHead = new Int32Array(0);
   private iDueTail = new Int32Array(0);
@@ -254,6 +258,8 @@ export class Politeness {
     this.iLastStart = g(this.iLastStart, Float64Array);
     this.iPot = g(this.iPot, Float64Array);
     this.iRate = g(this.iRate, Float64Array);
+    this.iWork = g(this.iWork, Int32Array);
+    this.iSat = g(this.iSat, Uint8Array);
     this.iInFlight = g(this.iInFlight, Int32Array);
     this.iDueHead = g(this.iDueHead, Int32Array);
     this.iDueTail = g(this.iDueTail, Int32Array);
@@ -370,6 +376,8 @@ export class Politeness {
     this.iLastStart[i] = -Infinity;
     this.iPot[i] = 0;
     this.iRate[i] = this.rateOf(this.o.minIpDelayMs) * this.o.maxConnectionsPerIp;
+    this.iWork[i] = 0;
+    this.iSat[i] = 0;
     this.iInFlight[i] = 0;
     this.iDueHead[i] = -1;
     this.iDueTail[i] = -1;
@@ -441,6 +449,16 @@ export class Politeness {
    * hosts win by host count, docs/frontier.md). Maintained incrementally (O(1) per change).
    */
   potential = 0;
+  /**
+   * IPs with URLs queued in RAM (the refill's breadth term: with one or two connections per IP,
+   * only that many IPs' worth of fetches can be in flight, whatever the potential says).
+   */
+  ipsWithWork = 0;
+  /**
+   * Of those, IPs whose queued work exceeds what their connections can do within W: the crawl is
+   * bound by connections there, not by politeness delays (delays ≈ 0, deep hosts).
+   */
+  ipsSaturated = 0;
   private horizonMs = 5000;
   /**
    * Mean fetch duration (release → fetchDone, EWMA): with one request per host and `conns` per
@@ -448,6 +466,11 @@ export class Politeness {
    * max(τs, fetch) — without it, zero delays would make every queued URL count as due at once.
    */
   private fetchMs = 0;
+
+  /** Mean fetch duration so far (ms, 0 before the first fetch). */
+  get meanFetchMs(): number {
+    return this.fetchMs;
+  }
 
   setHorizon(ms: number): void {
     this.horizonMs = ms;
@@ -473,11 +496,26 @@ export class Politeness {
       this.potential += v - old;
       return;
     }
+    // hPot > 0 exactly when the host has URLs queued (its rate is > 0): count the IP's such hosts.
+    if (old > 0 !== v > 0) {
+      if (v > 0) {
+        if (this.iWork[i]!++ === 0) this.ipsWithWork++;
+      } else if (--this.iWork[i]! === 0) this.ipsWithWork--;
+    }
     const r = this.iRate[i]!;
     const before = Math.min(this.iPot[i]!, r);
     this.iPot[i] = Math.max(0, this.iPot[i]! + v - old);
     this.potential += Math.min(this.iPot[i]!, r) - before;
     if (this.potential < 1e-9) this.potential = 0;
+    this.satCheck(i);
+  }
+
+  private satCheck(i: number): void {
+    const s = this.iWork[i]! > 0 && this.iPot[i]! >= this.iRate[i]! ? 1 : 0;
+    if (s !== this.iSat[i]) {
+      this.iSat[i] = s;
+      this.ipsSaturated += s === 1 ? 1 : -1;
+    }
   }
 
   private ipRateChanged(i: number): void {
@@ -485,6 +523,7 @@ export class Politeness {
     this.iRate[i] = this.rateOf(Math.max(this.ipDelay(i), this.fetchMs)) * this.o.maxConnectionsPerIp;
     this.potential += Math.min(this.iPot[i]!, this.iRate[i]!) - before;
     if (this.potential < 1e-9) this.potential = 0;
+    this.satCheck(i);
   }
 
   /** τh for host h, before Retry-After: budget scaling, Crawl-delay, error backoff, floor. */
@@ -916,6 +955,11 @@ export class Politeness {
       const u = this.sUrl[s];
       if (u !== null && u !== undefined) fn(u);
     }
+  }
+
+  /** IPs in the table (hosts known on them, or their τs window not yet passed). */
+  get ipsKnown(): number {
+    return this.ipIndex.size;
   }
 
   stats(): {
