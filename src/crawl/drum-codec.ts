@@ -5,7 +5,7 @@
  *   tuple:  u8 op | u32 hi | u32 lo | u32 valueLen (0xffffffff = none) | value | u32 auxLen (or none) | aux
  *   result: u8 op | u8 unique | u32 hi | u32 lo | u32 valueLen (or none) | value | u32 auxLen (or none) | aux
  */
-import type { DrumOp, DrumResult } from '../drum/index.js';
+import type { DrumOp, DrumResult, DrumResultChunk } from '../drum/index.js';
 
 const NONE = 0xffffffff;
 const OPS: readonly DrumOp[] = ['check', 'update', 'checkUpdate'];
@@ -94,6 +94,51 @@ export class BatchWriter {
     this.count = 0;
     return out;
   }
+}
+
+/**
+ * One DRUM delivery chunk (struct of arrays, DrumOptions.onResultChunk) as a result batch — the
+ * same bytes as BatchWriter.result() per result, written in one pass into a buffer sized exactly
+ * (safe to transfer: the chunk's own arrays are reused by DRUM).
+ */
+export function encodeResultChunk(c: DrumResultChunk): Uint8Array {
+  const n = c.count;
+  const vals = c.values;
+  let size = n * 18 + (c.auxStart[n]! - c.auxStart[0]!);
+  if (vals !== null) for (let i = 0; i < n; i++) size += vals[i]?.byteLength ?? 0;
+  const out = new Uint8Array(size);
+  const dv = new DataView(out.buffer);
+  const aux = c.auxBytes;
+  let p = 0;
+  for (let i = 0; i < n; i++) {
+    out[p] = c.op[i]!;
+    out[p + 1] = c.unique[i]!;
+    dv.setUint32(p + 2, c.keyHi[i]!, true);
+    dv.setUint32(p + 6, c.keyLo[i]!, true);
+    p += 10;
+    const v = vals === null ? null : vals[i] ?? null;
+    if (v === null) {
+      dv.setUint32(p, NONE, true);
+      p += 4;
+    } else {
+      dv.setUint32(p, v.byteLength, true);
+      out.set(v, p + 4);
+      p += 4 + v.byteLength;
+    }
+    if (c.auxNull[i] === 1) {
+      dv.setUint32(p, NONE, true);
+      p += 4;
+    } else {
+      const a = c.auxStart[i]!;
+      const len = c.auxStart[i + 1]! - a;
+      dv.setUint32(p, len, true);
+      p += 4;
+      // short copies byte by byte: a subarray per result would be one more object
+      for (let k = 0; k < len; k++) out[p + k] = aux[a + k]!;
+      p += len;
+    }
+  }
+  return p === size ? out : out.subarray(0, p);
 }
 
 function readBytes(dv: DataView, buf: Uint8Array, p: number): [Uint8Array | null, number] {

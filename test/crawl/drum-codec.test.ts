@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { BatchWriter, decodeResults, forEachResult, forEachTuple } from '../../src/crawl/drum-codec.js';
-import type { DrumResult } from '../../src/drum/index.js';
+import { BatchWriter, decodeResults, encodeResultChunk, forEachResult, forEachTuple } from '../../src/crawl/drum-codec.js';
+import type { DrumResult, DrumResultChunk } from '../../src/drum/index.js';
 
 const show = (b: Uint8Array | null): string => (b === null ? 'null' : [...b].join(','));
 
@@ -65,4 +65,36 @@ test('drum-codec: results round-trip', () => {
     assert.equal(show(r.value), show(e.value));
     assert.equal(show(r.aux), show(e.aux));
   });
+});
+
+test('drum-codec: a struct-of-arrays result chunk encodes to the same bytes as result() per result', () => {
+  for (const withValues of [false, true]) {
+    const cap = 300; // arrays longer than count: entries past it are stale and must be ignored
+    const n = 257;
+    const c: DrumResultChunk = {
+      count: n, op: new Uint8Array(cap), keyHi: new Uint32Array(cap), keyLo: new Uint32Array(cap), unique: new Uint8Array(cap),
+      auxBytes: new Uint8Array(64 * cap), auxStart: new Uint32Array(cap + 1), auxNull: new Uint8Array(cap),
+      values: withValues ? [] : null,
+    };
+    const w = new BatchWriter(8);
+    let ap = 5; // the first result's aux need not start at 0
+    for (let i = 0; i < cap; i++) {
+      c.op[i] = i % 3;
+      c.keyHi[i] = (i * 2654435761) >>> 0;
+      c.keyLo[i] = 0xffffffff - i;
+      c.unique[i] = i % 2;
+      c.auxStart[i] = ap;
+      const none = i % 11 === 0;
+      c.auxNull[i] = none ? 1 : 0;
+      const len = none ? 0 : i % 61;
+      for (let k = 0; k < len; k++) c.auxBytes[ap + k] = (i + k) & 255;
+      const aux = none ? null : c.auxBytes.slice(ap, ap + len);
+      ap += len;
+      const v = withValues && i % 4 !== 0 ? new Uint8Array(i % 9).fill(i & 255) : null;
+      if (withValues) c.values!.push(v);
+      if (i < n) w.result({ op: (['check', 'update', 'checkUpdate'] as const)[i % 3]!, unique: i % 2 === 1, keyHi: c.keyHi[i]!, keyLo: c.keyLo[i]!, value: v, aux });
+    }
+    c.auxStart[cap] = ap;
+    assert.deepEqual([...encodeResultChunk(c)], [...w.take()]);
+  }
 });
