@@ -246,9 +246,18 @@ class Scanner {
   }
 
   private addAttr(an: number, ae: number, raw: string): void {
-    let name = this.s.slice(an, ae);
-    if (/[A-Z]/.test(name)) name = asciiLowerName(name);
-    if (name.indexOf('\0') >= 0) name = name.replace(/\0/g, '\uFFFD');
+    // upper case and NUL found by one pass over the (short) name, not a regex and an indexOf
+    const s = this.s;
+    let upper = false;
+    let nul = false;
+    for (let k = an; k < ae; k++) {
+      const c = s.charCodeAt(k);
+      if (c >= 0x41 && c <= 0x5a) upper = true;
+      else if (c === 0) nul = true;
+    }
+    let name = s.slice(an, ae);
+    if (upper) name = asciiLowerName(name);
+    if (nul) name = name.replace(/\0/g, '\uFFFD');
     // duplicate attribute: first wins. A Set once a tag has many attributes keeps hostile pages linear.
     const n = this.attrCount;
     if (n < 16 ? this.hasAttr(name) : this.manyAttrs(name)) return;
