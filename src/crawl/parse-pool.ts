@@ -82,6 +82,9 @@ export class ParsePool {
   ) {
     this.ctpw = Math.max(1, opts.concurrentTasksPerWorker ?? (Number(process.env.DRUMCRAWL_PARSE_CTPW) || DEFAULT_CTPW));
     this.batchMax = Math.max(1, opts.batch ?? (Number(process.env.DRUMCRAWL_PARSE_BATCH) || DEFAULT_BATCH));
+    // (DRUMCRAWL_PARSE_YOUNG_MB: experiment knob like DRUMCRAWL_PARSE_CTPW; 8 vs 32 MiB was not
+    // established in session 4's e2e pairs, docs/performance.md)
+    const youngMb = Number(process.env.DRUMCRAWL_PARSE_YOUNG_MB) || YOUNG_MB;
     const progress = new SharedArrayBuffer(PROGRESS_SLOTS * 4);
     const startedAt = new SharedArrayBuffer(PROGRESS_SLOTS * 8);
     this.progress = new Int32Array(progress);
@@ -98,7 +101,7 @@ export class ParsePool {
       // parse keeps one page's objects alive at a time, so a small young generation scavenges
       // more often but each scavenge copies little (H7, issue #7 RSS).
       resourceLimits: opts.heapMb
-        ? { maxOldGenerationSizeMb: Math.max(16, opts.heapMb - YOUNG_MB), maxYoungGenerationSizeMb: YOUNG_MB }
+        ? { maxOldGenerationSizeMb: Math.max(16, opts.heapMb - youngMb), maxYoungGenerationSizeMb: youngMb }
         : undefined,
     });
     // A worker that exits unexpectedly emits 'error' on the pool; its tasks are rejected (handled
