@@ -32,7 +32,7 @@ import {
 import { MemoryQueueStore, type QueueStore, type UrlQueue } from './queue.js';
 import { FileBeastStore, MemoryBeastStore, type BeastStore } from './log-queue.js';
 import { existsSync } from 'node:fs';
-import { decodeFrontierUrl, encodeFrontierUrl, peekFrontierUrl, type FrontierUrl } from './record.js';
+import { decodeFrontierUrl, encodeFrontierUrl, encodeFrontierUrlView, peekFrontierUrl, type FrontierUrl } from './record.js';
 import { CrawlError } from '../errors.js';
 import path from 'node:path';
 
@@ -424,7 +424,7 @@ export class Frontier {
   /** URLs that had left the frontier (e.g. in flight at a crash): back through the robots gate. */
   async readmit(urls: readonly FrontierUrl[]): Promise<void> {
     this.check();
-    for (const u of urls) this.qr.push(encodeFrontierUrl(u));
+    for (const u of urls) this.qr.push(encodeFrontierUrlView(u));
   }
 
   /**
@@ -686,7 +686,8 @@ export class Frontier {
     if (this.refilling) await this.refilling;
     const name = `snap-${String(++this.seq).padStart(8, '0')}`;
     const snap = await this.store.open(name);
-    this.pol.forEachInRam((u) => snap.push(encodeFrontierUrl(u)));
+    // A view per URL (push copies it): no ArrayBuffer per URL in RAM (90 k at bench:e2e's end).
+    this.pol.forEachInRam((u) => snap.push(encodeFrontierUrlView(u)));
     await snap.commit();
     const old = this.snapshotName;
     this.snapshotName = name;

@@ -52,7 +52,7 @@ export class MemoryUrlQueue implements UrlQueue {
   }
 
   push(record: Uint8Array): void {
-    this.items.push(record);
+    this.items.push(record.slice()); // callers may reuse the bytes (as with DiskQueue, which copies)
     this.counter.bytesWritten += record.length + FRAME;
   }
 
