@@ -134,7 +134,7 @@ export class KeyRunWriter {
       if (w > 1) b[p + 1] = gl >>> 8;
       if (w > 2) b[p + 2] = gl >>> 16;
       if (w > 3) b[p + 3] = gl >>> 24;
-      for (let t = 4, h = gh; t < w; t++, h = Math.floor(h / 256)) b[p + t] = h;
+      for (let t = 4, h = gh; t < w; t++, h >>>= 8) b[p + t] = h; // gh is a difference of hi words: 0 ≤ gh < 2^32
       p += w;
       this.len = p;
     }

@@ -36,8 +36,8 @@ function readAll(file: string): { count: number; payload: Buffer }[] {
 test('blocks: XXH64-checksummed blocks (flag bit 1) and older CRC-32 blocks are both read; a flipped byte in either is CRAWL_DISK_CHECKSUM', () => {
   const file = tmpFile();
   const small = Uint8Array.from({ length: 1000 }, (_, i) => (i * 7) & 255);
-  // Larger than the 1 MiB piece XXH64 is fed in: the streamed hash must equal what the reader computes.
-  const large = Uint8Array.from({ length: (1 << 20) + 12345 }, (_, i) => (i * 13 + (i >>> 9)) & 255);
+  // Larger than the 4 MiB piece XXH64 is fed in: the streamed hash must equal what the reader computes.
+  const large = Uint8Array.from({ length: (4 << 20) + 12345 }, (_, i) => (i * 13 + (i >>> 9)) & 255);
   const xs = frameBlock(small, 3, 'none');
   const xl = frameBlock(large, 5, 'none');
   assert.equal(xs[4]! & 2, 2, 'new blocks carry the XXH64 flag');
@@ -51,7 +51,7 @@ test('blocks: XXH64-checksummed blocks (flag bit 1) and older CRC-32 blocks are 
   for (const [at, what] of [
     [24 + 500, 'XXH64 block payload'],
     [xs.length + 24 + 10, 'CRC-32 block payload'],
-    [xs.length + old.length + 24 + (1 << 20) + 7, 'large XXH64 block, second piece'],
+    [xs.length + old.length + 24 + (4 << 20) + 7, 'large XXH64 block, second piece'],
     [9, 'XXH64 block header (count)'],
   ] as const) {
     const bad = Buffer.concat([xs, old, xl]);
