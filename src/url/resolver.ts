@@ -158,17 +158,23 @@ function fastAuthority(rel: string, start: number, end: number, q: number, dot: 
       host = checked;
     }
   }
-  let port = '';
+  // The port's value from its digits (checked 0-9 by the scan): no slice, no number-to-string, and
+  // its text is only built (`port`) when the URL is assembled below.
+  let portNum = -1; // -1: no port, or the scheme's default
   let portAsIs = true;
   if (colon >= 0) {
     const digits = authEnd - colon - 1;
     if (digits > 5) return NOT_HANDLED;
+    portAsIs = false; // ':' alone, or a default port: the canonical URL has no port
     if (digits > 0) {
-      const p = +rel.slice(colon + 1, authEnd);
+      let p = 0;
+      for (let k = colon + 1; k < authEnd; k++) p = p * 10 + rel.charCodeAt(k) - 48;
       if (p > 65535) return NOT_HANDLED;
-      if (p !== (https ? 443 : 80)) port = ':' + p;
+      if (p !== (https ? 443 : 80)) {
+        portNum = p;
+        portAsIs = digits === 1 || rel.charCodeAt(colon + 1) !== 48; // ':' + p is the link's text: no leading zeros
+      }
     }
-    portAsIs = port.length === authEnd - colon && rel.startsWith(port, colon); // no default port, no leading zeros
   }
   const pathEnd = q >= 0 ? q : end;
   const hasPath = authEnd < pathEnd; // then rel[authEnd] === '/'
@@ -182,7 +188,7 @@ function fastAuthority(rel: string, start: number, end: number, q: number, dot: 
     authorityHost = host;
     return stop === rel.length ? rel : rel.slice(0, stop);
   }
-  const prefix = (https ? 'https://' : 'http://') + host + port;
+  const prefix = (https ? 'https://' : 'http://') + host + (portNum < 0 ? '' : ':' + portNum);
   const path = !hasPath ? '/' : dotFree ? rel.slice(authEnd, pathEnd) : removeDotSegments(rel.slice(authEnd, pathEnd));
   const url = finish(prefix, path, q >= 0 ? rel.slice(q + 1, end) : null, o, escapesDone);
   if (url === null) return TOO_LONG;
