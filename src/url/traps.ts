@@ -57,21 +57,7 @@ export function trapCheck(canonicalUrl: string, limits?: TrapLimits): TrapReason
   for (let i = pathStart; i < pathEnd; i++) if (canonicalUrl.charCodeAt(i) === 47) depth++;
   if (depth > maxDepth) return 'path-depth';
 
-  if (depth >= maxRep && maxRep !== Infinity) {
-    const counts = new Map<string, number>(); // bounded by the path depth (≤ maxPathDepth entries)
-    let segStart = pathStart + 1;
-    for (let i = segStart; i <= pathEnd; i++) {
-      if (i === pathEnd || canonicalUrl.charCodeAt(i) === 47) {
-        if (i > segStart) {
-          const seg = canonicalUrl.slice(segStart, i);
-          const c = (counts.get(seg) ?? 0) + 1;
-          if (c >= maxRep) return 'repeated-segment';
-          counts.set(seg, c);
-        }
-        segStart = i + 1;
-      }
-    }
-  }
+  if (depth >= maxRep && maxRep !== Infinity && repeatedSegment(canonicalUrl, pathStart, pathEnd, depth, maxRep)) return 'repeated-segment';
 
   if (q >= 0 && maxParams !== Infinity) {
     let params = 0;
@@ -86,4 +72,59 @@ export function trapCheck(canonicalUrl: string, limits?: TrapLimits): TrapReason
     if (params > maxParams) return 'query-params';
   }
   return null;
+}
+
+/** Segment bounds of the path being checked (start, end pairs): ≤ PAIRWISE_MAX segments. */
+const SEG = new Int32Array(2 * 32);
+const PAIRWISE_MAX = 32;
+
+/**
+ * A non-empty path segment of url[pathStart..pathEnd) occurs maxRep times or more. Up to
+ * PAIRWISE_MAX segments (the default depth limit is 20) the segments are compared in place, pair
+ * by pair — most paths have a handful, and a Map plus a string per segment cost more than the
+ * comparisons (this runs once per followed link in the parse worker); deeper paths use a Map.
+ */
+function repeatedSegment(url: string, pathStart: number, pathEnd: number, depth: number, maxRep: number): boolean {
+  if (depth > PAIRWISE_MAX) {
+    const counts = new Map<string, number>(); // bounded by the path depth (≤ 1024 entries under the length limit)
+    let segStart = pathStart + 1;
+    for (let i = segStart; i <= pathEnd; i++) {
+      if (i === pathEnd || url.charCodeAt(i) === 47) {
+        if (i > segStart) {
+          const seg = url.slice(segStart, i);
+          const c = (counts.get(seg) ?? 0) + 1;
+          if (c >= maxRep) return true;
+          counts.set(seg, c);
+        }
+        segStart = i + 1;
+      }
+    }
+    return false;
+  }
+  let m = 0;
+  let segStart = pathStart + 1;
+  for (let i = segStart; i <= pathEnd; i++) {
+    if (i === pathEnd || url.charCodeAt(i) === 47) {
+      if (i > segStart) {
+        SEG[2 * m] = segStart;
+        SEG[2 * m + 1] = i;
+        m++;
+      }
+      segStart = i + 1;
+    }
+  }
+  if (m > 0 && maxRep <= 1) return true;
+  for (let a = 0; a < m; a++) {
+    const sa = SEG[2 * a]!;
+    const len = SEG[2 * a + 1]! - sa;
+    let c = 1;
+    for (let b = a + 1; b < m; b++) {
+      const sb = SEG[2 * b]!;
+      if (SEG[2 * b + 1]! - sb !== len) continue;
+      let k = 0;
+      while (k < len && url.charCodeAt(sa + k) === url.charCodeAt(sb + k)) k++;
+      if (k === len && ++c >= maxRep) return true;
+    }
+  }
+  return false;
 }

@@ -304,3 +304,23 @@ test('trapCheck: repeated segment (3+), path depth, query params, length — eac
   assert.equal(trapCheck('http://a.test/' + 'x'.repeat(3000), { maxUrlLength: 0 }), null); // 0 = off
   assert.equal(trapCheck('http://a.test/a/b?x=/a/a/a'), null); // the query is not the path
 });
+
+test('trapCheck: the in-place segment comparison agrees with counting segments in a Map (random paths, depths 0-40, maxRepeatedSegment 1-5)', () => {
+  const ref = (url: string, maxRep: number): boolean => {
+    const path = url.slice(url.indexOf('/', 8), url.indexOf('?') < 0 ? undefined : url.indexOf('?'));
+    const counts = new Map<string, number>();
+    for (const seg of path.split('/')) {
+      if (seg === '') continue;
+      const c = (counts.get(seg) ?? 0) + 1;
+      if (c >= maxRep) return true;
+      counts.set(seg, c);
+    }
+    return false;
+  };
+  const seg = fc.constantFrom('', 'a', 'b', 'ab', 'ba', 'abc', 'x.html', 'a%2F', '1', '11');
+  fc.assert(fc.property(fc.array(seg, { maxLength: 40 }), fc.integer({ min: 1, max: 5 }), fc.boolean(), (segs, maxRep, query) => {
+    const url = `http://a.test/${segs.join('/')}${query ? '?a/a/a/a' : ''}`;
+    const got = trapCheck(url, { maxRepeatedSegment: maxRep, maxPathDepth: 0, maxQueryParams: 0 });
+    assert.equal(got === 'repeated-segment', ref(url, maxRep), `${url} ${maxRep}`);
+  }), { numRuns: 2000 });
+});
