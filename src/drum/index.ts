@@ -7,7 +7,8 @@
  * resultChunk, auxBytesHint, valueBytesHint, io; Drum.checkUpdateMany(); Drum.abandon();
  * DrumResult.value is the value stored BEFORE the tuple was applied (also for update).
  * onResults may be called several times per merge (chunks of resultChunk results, in arrival order
- * within a bucket; buckets in key-prefix order).
+ * within a bucket; buckets in key-prefix order). Session 4: DrumOptions.onResultChunk, the same
+ * results as one reused struct-of-arrays DrumResultChunk per call (give exactly one of the two).
  */
 export { Drum, type DrumOp, type DrumOptions, type DrumResult, type DrumResultChunk, type DrumStats } from './drum.js';
 export { DrumErrorCode } from './errors.js';
