@@ -14,7 +14,7 @@
  * Main-thread time = event-loop utilisation (busy, not idle), i.e. CPU plus synchronous waits
  * such as fsync; the libuv pool's fsyncs do not count, which is the point of the new scheme.
  *
- *   npm run bench:frontier -- --pipeline [--pages 30000] [--mode per-merge|per-chunk] [--horizon 5000] [--out file]
+ *   npm run bench:frontier -- --pipeline [--pages 30000] [--links 6.5] [--mode per-merge|per-chunk] [--horizon 5000] [--compression zstd|none] [--out file]
  */
 import os from 'node:os';
 import path from 'node:path';
@@ -31,7 +31,8 @@ const PAGES = Number(argS('pages', '30000'));
 const HOSTS = Number(argS('hosts', '5000'));
 const PLDS = Number(argS('plds', '2000'));
 const IPS = Number(argS('ips', '256'));
-const L = 6.5;
+/** New unique URLs per crawled page: 6.5 (IRLbot's L) by default; bench:e2e on simweb sees ~28. */
+const L = Number(argS('links', '6.5'));
 const MERGE_URLS = Number(argS('merge-urls', '6000'));
 /** Small enough that big hosts fill their RAM share (HostFull → deferral), as on simweb. */
 const PER_HOST = Number(argS('max-per-host', '100'));
@@ -41,12 +42,14 @@ const MODE = argS('mode', hasCommitAdmits ? 'per-merge' : 'per-chunk');
 const OUT = argS('out', '');
 /** Refill pacing horizon (FrontierOptions.refillHorizonMs; 0 = fill RAM, the session-1 behaviour). */
 const HORIZON = Number(argS('horizon', '5000'));
+/** Block compression of BEAST's files, QR and snapshots (FrontierOptions.disk.compression). */
+const COMPRESSION = argS('compression', 'zstd') as 'zstd' | 'none';
 
 const dir = mkdtempSync(path.join(os.tmpdir(), 'bench-frontier-pipeline-'));
 let now = 1_000_000;
 const f = await Frontier.open(
   dir,
-  { preset: 'default', hostDelayMs: 0, minHostDelayMs: 0, ipDelayMs: 0, minIpDelayMs: 0, ramUrls: 200_000, maxUrlsPerHost: PER_HOST, maxConnectionsPerIp: 1, refillHorizonMs: HORIZON } as Parameters<typeof Frontier.open>[1],
+  { preset: 'default', hostDelayMs: 0, minHostDelayMs: 0, ipDelayMs: 0, minIpDelayMs: 0, ramUrls: 200_000, maxUrlsPerHost: PER_HOST, maxConnectionsPerIp: 1, refillHorizonMs: HORIZON, disk: { compression: COMPRESSION } } as Parameters<typeof Frontier.open>[1],
   () => now,
 );
 const r = rng(99);
@@ -130,13 +133,14 @@ const tc = performance.now();
 await f.commit();
 const checkpointMs = performance.now() - tc;
 const st = f.stats();
+const io = f.io();
 await f.close({ commit: false });
 rmSync(dir, { recursive: true, force: true });
 
 const result = {
   bench: 'frontier-pipeline',
   mode: MODE,
-  command: `npm run bench:frontier -- --pipeline --pages ${PAGES} --max-per-host ${PER_HOST} --mode ${MODE} --horizon ${HORIZON}`,
+  command: `npm run bench:frontier -- --pipeline --pages ${PAGES} --links ${L} --max-per-host ${PER_HOST} --mode ${MODE} --horizon ${HORIZON} --compression ${COMPRESSION}`,
   pages,
   turns,
   wallSeconds: +(wall / 1000).toFixed(2),
@@ -147,6 +151,7 @@ const result = {
   commitWaitMsPerPage: +(commitWaitMs / pages).toFixed(3),
   refillMsPerPage: +(refillMs / pages).toFixed(3),
   finalCheckpointMs: Math.round(checkpointMs),
+  beastBytesWrittenPerPage: Math.round(io.beast.bytesWritten / pages),
   beast: { j: st.j, doublings: st.doublings, switches: st.switches, qf: st.qf - st.qh, qh: st.qh, deferred: st.deferred, admitted: st.admitted },
   machine: { cpu: os.cpus()[0]?.model, cores: os.cpus().length, node: process.version, loadavg: os.loadavg() },
   date: new Date().toISOString(),
