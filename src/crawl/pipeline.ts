@@ -254,6 +254,8 @@ export class Crawler extends EventEmitter {
   private statusServer: StatusServer | null = null;
   private signalHandler: ((sig: NodeJS.Signals) => void) | null = null;
   private readonly fp = new Uint32Array(6);
+  /** submitTable's PLD→PLD pairs (bound: the largest page's link count × 16 B) */
+  private pairScratch = new Uint32Array(1024);
   private readonly lastHostStart = new Map<string, number>();
   private readonly lastIpStart = new Map<string, number>();
   /** actual start of the last request per host / IP (the reservations above may be earlier) */
@@ -984,7 +986,10 @@ export class Crawler extends EventEmitter {
     const n = t.count;
     if (n === 0) return;
     const hops = src.hops + 1;
-    const pairs = new Uint32Array(n * 4);
+    // PLD pairs into a reused scratch (addPldLinks copies them): no ArrayBuffer per page for V8's
+    // ArrayBuffer sweeper (docs/performance.md, session 3).
+    if (this.pairScratch.length < n * 4) this.pairScratch = new Uint32Array(Math.max(n * 4, this.pairScratch.length * 2));
+    const pairs = this.pairScratch;
     let m = 0;
     for (let i = 0; i < n; i++) {
       const pHi = t.word(i, 4);
