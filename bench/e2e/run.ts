@@ -4,7 +4,7 @@
  * process, worker threads included), peak RSS. simweb runs in its own process (its CPU is reported
  * separately: on this 2-core box the two compete, so pages/s is a lower bound for the crawler).
  *
- *   npm run bench:e2e -- [--seconds 30] [--max-pages 30000] [--workers 1] [--concurrency 256] [--out bench/results/e2e-throughput.json] [--from-src] [--no-build]
+ *   npm run bench:e2e -- [--seconds 30] [--max-pages 30000] [--workers <cores>] [--concurrency 256] [--out bench/results/e2e-throughput.json] [--from-src] [--no-build]
  *
  * By default it measures the product as users run it: `npm run build` (tsc → dist/) first, then
  * the crawler is loaded from dist/ (compiled JS; its worker threads run `<name>.js` directly, no
@@ -30,7 +30,10 @@ function arg(name: string, def: string): string {
 
 const seconds = Number(arg('seconds', '30'));
 const maxPages = Number(arg('max-pages', '30000'));
-const workers = Number(arg('workers', String(Math.max(1, os.availableParallelism() - 1))));
+// Default: the product's default (config.ts: one parse worker per core), so the bench measures the
+// crawler as users run it. Sessions 1–4 ran `--workers 1` here (cores − 1 on the 2-core box); on HEAD
+// at session 4's end, 2 vs 1 gave 331 vs 299 and 359 vs 345 pages/s at equal CPU per page.
+const workers = Number(arg('workers', String(Math.max(1, os.availableParallelism()))));
 const concurrency = Number(arg('concurrency', '256'));
 const outFile = arg('out', 'bench/results/e2e-throughput.json');
 const fromSrc = process.argv.includes('--from-src');
@@ -76,7 +79,8 @@ const cfg = resolveCrawlConfig({
  * CPU per thread of this process (/proc/self/task): threads that exit before the end (none here:
  * pools and DRUM threads live until close) would be missed, so the last sample (taken every second) of each is kept.
  * Thread names are all "node"; the main thread is the one whose tid is the pid, the others are
- * listed in creation order (tid), which is DRUM URLseen, DRUM ContentSeen, then the parse pool.
+ * listed in creation order (tid): Node's 4 V8 platform threads, the URLseen DRUM thread, the
+ * ContentSeen + STAR DRUM thread, then the parse pool's workers.
  */
 const taskCpu = new Map<number, number>();
 function sampleTasks(): void {
@@ -95,7 +99,7 @@ const taskTimer = setInterval(sampleTasks, 1000);
 const serverCpu0 = childCpuMs(web.pid);
 const cpu0 = process.cpuUsage();
 const crawler = await Crawler.open(cfg);
-// Opening starts 5 worker threads (2 DRUM, STAR, the parse pool) and loads their modules (through
+// Opening starts the worker threads (2 DRUM threads, the parse pool) and loads their modules (through
 // tsx with --from-src: ~4–5 s of CPU on this box) — fixed per run: reported apart from the crawl.
 const cpuOpen = process.cpuUsage();
 const t0 = performance.now();
