@@ -9,7 +9,7 @@
  *   parse-pool.ts    piscina pool of parse-worker.ts threads, crash/hang supervision
  *   parse-worker.ts  bytes → links (resolved, canonical, hashed, filtered) + digest + WARC records
  *   links-codec.ts   the compact transferred buffer a worker returns
- *   drum-proxy.ts    a DRUM in a worker thread (drum-host.ts), binary batches (drum-codec.ts)
+ *   drum-proxy.ts    DRUMs in worker threads (drum-host.ts; DrumThread hosts several), binary batches (drum-codec.ts)
  *   checkpoint.ts    manifest + pending set, written atomically
  *   stats.ts         status snapshot, Prometheus text, status server, progress printer
  *
@@ -37,5 +37,5 @@ export {
 } from './stats.js';
 export { ParsePool, type ParseOutcome } from './parse-pool.js';
 export { encodeLinks, LinkTable, splitParseOutput, type LinkEntry, type PageInfo, type EncodedGroupLike } from './links-codec.js';
-export { DrumProxy, type DrumProxyStats } from './drum-proxy.js';
+export { DrumProxy, DrumThread, type DrumProxyStats, type DrumProxyHostOptions } from './drum-proxy.js';
 export { politenessOutcome, frontierRamUrls, withMargin, type FrontierPort, type FrontierStats as CrawlFrontierStats } from './frontier-port.js';

@@ -12,6 +12,8 @@
  *
  * Event loop: I/O and scheduling only. CPU-heavy work (HTML decode, link extraction,
  * canonicalization, hashing, digests) runs in the parse pool and comes back as one compact buffer.
+ * The DRUMs run in two worker threads: URLseen alone, ContentSeen with STAR's PLD store (one
+ * isolate for both: drum-proxy.ts DrumThread).
  *
  * Back-pressure (no unbounded in-RAM queue), each bound from the config:
  *   - fetches in flight ≤ fetchConcurrency;
