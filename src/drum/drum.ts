@@ -269,6 +269,19 @@ interface ZReader {
   copyRest(out: ZWriter): void;
 }
 
+/** A bucket kv entry's 9-byte head: op byte (HAS_VALUE flag included), then hi and lo little-endian. */
+function putKeyHeader(kb: Uint8Array, p: number, opByte: number, hi: number, lo: number): void {
+  kb[p] = opByte;
+  kb[p + 1] = hi;
+  kb[p + 2] = hi >>> 8;
+  kb[p + 3] = hi >>> 16;
+  kb[p + 4] = hi >>> 24;
+  kb[p + 5] = lo;
+  kb[p + 6] = lo >>> 8;
+  kb[p + 7] = lo >>> 16;
+  kb[p + 8] = lo >>> 24;
+}
+
 function isPow2(x: number): boolean {
   return x >= 1 && (x & (x - 1)) === 0;
 }
@@ -681,17 +694,8 @@ export class Drum {
       this.append(op, hi, lo, null, aux);
       return;
     }
-    const kb = bk.kvBuf;
     const p = bk.kvLen;
-    kb[p] = op;
-    kb[p + 1] = hi;
-    kb[p + 2] = hi >>> 8;
-    kb[p + 3] = hi >>> 16;
-    kb[p + 4] = hi >>> 24;
-    kb[p + 5] = lo;
-    kb[p + 6] = lo >>> 8;
-    kb[p + 7] = lo >>> 16;
-    kb[p + 8] = lo >>> 24;
+    putKeyHeader(bk.kvBuf, p, op, hi, lo);
     bk.kvLen = p + 9;
     const ab = bk.auxBuf;
     const q = bk.auxLen;
@@ -732,15 +736,7 @@ export class Drum {
     }
     const kb = bk.kvBuf;
     let p = bk.kvLen;
-    kb[p] = value === null ? op : op | HAS_VALUE;
-    kb[p + 1] = hi;
-    kb[p + 2] = hi >>> 8;
-    kb[p + 3] = hi >>> 16;
-    kb[p + 4] = hi >>> 24;
-    kb[p + 5] = lo;
-    kb[p + 6] = lo >>> 8;
-    kb[p + 7] = lo >>> 16;
-    kb[p + 8] = lo >>> 24;
+    putKeyHeader(kb, p, value === null ? op : op | HAS_VALUE, hi, lo);
     p += 9;
     if (value !== null) {
       if (vb === 'variable') p = writeVarint(kb, p, vlen);

@@ -10,6 +10,16 @@ import { mulberry32 } from '../../src/simweb/hash.js';
 
 const tmpDir = (): string => fs.mkdtempSync(path.join(os.tmpdir(), 'drumf-'));
 
+/** `s` is `radixSortKeys(hi, lo, n)`: keys in BigInt order, `pos` pointing back, equal keys stable. */
+function assertSortedStable(hi: Uint32Array, lo: Uint32Array, n: number, s: ReturnType<typeof radixSortKeys>): void {
+  const ref = BigUint64Array.from({ length: n }, (_, i) => (BigInt(hi[i]!) << 32n) | BigInt(lo[i]!)).sort();
+  for (let j = 0; j < n; j++) {
+    assert.equal((BigInt(s.hi[j]!) << 32n) | BigInt(s.lo[j]!), ref[j]);
+    assert.equal(s.lo[j], lo[s.pos[j]!]);
+    if (j > 0 && s.hi[j] === s.hi[j - 1] && s.lo[j] === s.lo[j - 1]) assert.ok(s.pos[j]! > s.pos[j - 1]!, 'stable');
+  }
+}
+
 test('Theorem 2 (eq. 7) reproduces the thesis Tables II and III within 3 %', () => {
   const Ns = [800e6, 8e9, 80e9, 800e9, 8e12];
   const base = { U: 100e6, b: 110, p: 1 / 9 };
@@ -83,12 +93,7 @@ test('radix sort: any number of varying hi bits (0–32, digit passes of ≤ 11 
       const hi = Uint32Array.from(pairs, ([h]) => ((top & ~low) | (h & low)) >>> 0);
       const lo = Uint32Array.from(pairs, ([, l]) => l);
       const s = radixSortKeys(hi, lo, n);
-      const ref = BigUint64Array.from({ length: n }, (_, i) => (BigInt(hi[i]!) << 32n) | BigInt(lo[i]!)).sort();
-      for (let j = 0; j < n; j++) {
-        assert.equal((BigInt(s.hi[j]!) << 32n) | BigInt(s.lo[j]!), ref[j]);
-        assert.equal(s.lo[j], lo[s.pos[j]!]);
-        if (j > 0 && s.hi[j] === s.hi[j - 1] && s.lo[j] === s.lo[j - 1]) assert.ok(s.pos[j]! > s.pos[j - 1]!, 'stable');
-      }
+      assertSortedStable(hi, lo, n, s);
     }),
   );
 });
@@ -103,12 +108,7 @@ test('radix sort: long runs of one hi (skewed keys) take the radix path for lo a
       lo[i] = rnd() < 0.3 ? 42 : Math.floor(rnd() * 4294967296) >>> 0; // and of equal keys
     }
     const s = radixSortKeys(hi, lo, n);
-    const ref = BigUint64Array.from({ length: n }, (_, i) => (BigInt(hi[i]!) << 32n) | BigInt(lo[i]!)).sort();
-    for (let j = 0; j < n; j++) {
-      assert.equal((BigInt(s.hi[j]!) << 32n) | BigInt(s.lo[j]!), ref[j]);
-      assert.equal(s.lo[j], lo[s.pos[j]!]);
-      if (j > 0 && s.hi[j] === s.hi[j - 1] && s.lo[j] === s.lo[j - 1]) assert.ok(s.pos[j]! > s.pos[j - 1]!, 'stable');
-    }
+    assertSortedStable(hi, lo, n, s);
   }
 });
 
