@@ -304,7 +304,7 @@ export class Drum {
   private readonly mergeFn: (old: Uint8Array, incoming: Uint8Array) => Uint8Array;
   private readonly onResults: DrumOptions['onResults'];
   private readonly onResultChunk: DrumOptions['onResultChunk'];
-  /** The reused delivery chunk of onResultChunk (capacity resultChunk; aux arena ≥ 2 MiB). */
+  /** The reused delivery chunk, both consumer forms (capacity resultChunk; aux arena ≥ 2 MiB). */
   private soa: DrumResultChunk | null = null;
   private readonly beforeCommit: DrumOptions['beforeCommit'];
   private readonly deliver: 'all' | 'unique' | 'none';
@@ -1036,83 +1036,44 @@ export class Drum {
 
     this.phase('zPass');
     // 4. Arrival order: stream the aux files and hand results onward in chunks.
-    if (this.deliver !== 'none' && this.onResultChunk !== undefined) await this.deliverChunks(i, gens, n, ops, hi, lo, uniq, prev);
-    else if (this.deliver !== 'none') {
-      let chunk: DrumResult[] = [];
-      let p = 0;
-      let auxArena = new Uint8Array(0);
-      let arenaPos = 0;
-      let auxBytes = 0;
-      const all = this.deliver === 'all';
-      for (const g of gens) {
-        const reader = new BlockReader(g.auxFd, 0, g.aux.offset, this.bFile(i, g.gen, 'aux'), this.io, 'bucket-aux', READ_AHEAD, true, this.ioBuffer());
-        for (let blk = reader.next(); blk !== null; blk = reader.next()) {
-          const b = blk.payload;
-          const bl = b.length;
-          let q = 0;
-          if (p + blk.count > n) throw this.mismatch(i, g.gen, 'more aux records than key/value records');
-          for (let c = 0; c < blk.count; c++) {
-            // Varint (length + 1): one byte for aux < 127 bytes — inline; longer ones via readVarint.
-            let lenp1 = q < bl ? b[q]! : 0x80;
-            if (lenp1 < 0x80) q++;
-            else {
-              lenp1 = readVarint(b, q, bl, this.vtmp);
-              if (lenp1 < 0) throw this.mismatch(i, g.gen, 'aux records overrun their block');
-              q = this.vtmp[0]!;
-            }
-            const len = lenp1 === 0 ? 0 : lenp1 - 1;
-            if (q + len > bl) throw this.mismatch(i, g.gen, 'aux record overruns its block');
-            auxBytes += len;
-            const u = uniq[p] === 1;
-            if (all || u) {
-              // A copy, not a view of the (reused) read buffer, bump-allocated from a per-chunk
-              // arena: one allocation per ~1 MiB instead of one small buffer per result.
-              let aux: Uint8Array | null = null;
-              if (lenp1 > 0) {
-                if (arenaPos + len > auxArena.length) {
-                  auxArena = new Uint8Array(Math.max(1 << 20, len));
-                  arenaPos = 0;
-                }
-                aux = auxArena.subarray(arenaPos, arenaPos + len);
-                aux.set(b.subarray(q, q + len));
-                arenaPos += len;
-              }
-              chunk.push({
-                op: OP_NAMES[ops[p]! & 3]!,
-                keyHi: hi[p]!,
-                keyLo: lo[p]!,
-                unique: u,
-                value: u ? null : prev !== null ? prev[p]! : EMPTY,
-                aux,
-              });
-              if (chunk.length >= this.resultChunk) {
-                this.mergedAuxBytes += auxBytes;
-                auxBytes = 0;
-                await this.onResults!(chunk);
-                chunk = [];
-              }
-            }
-            q += len;
-            p++;
-          }
-          if (q !== bl) throw this.mismatch(i, g.gen, 'trailing bytes in an aux block');
-        }
-        this.ioBuf = reader.buffer;
-      }
-      this.mergedAuxBytes += auxBytes;
-      if (p !== n) throw this.mismatch(i, gens[0]!.gen, `expected ${n} aux records, found ${p}`);
-      if (chunk.length > 0) await this.onResults!(chunk);
-    }
+    if (this.deliver !== 'none') await this.deliverChunks(i, gens, n, ops, hi, lo, uniq, prev);
     if (this.beforeCommit !== undefined) await this.beforeCommit();
     this.phase('deliver');
     return { zKeys, zBytes, added, loaded: { hi, lo, ops, uniq } };
   }
 
+  /** The consumer of a delivery chunk: onResultChunk itself, or onResults through resultsOf. */
+  private readonly consumeChunk = (c: DrumResultChunk): Promise<void> | void =>
+    this.onResultChunk !== undefined ? this.onResultChunk(c) : this.onResults!(this.resultsOf(c));
+
   /**
-   * Step 4 for onResultChunk: the same walk over the aux files as the object path, writing results
-   * into the reused struct-of-arrays chunk. Nothing is allocated per result: the object path's
-   * result object and aux view per unique tuple kept V8's young generation scavenging every few
-   * MB of results, each scavenge copying the live chunk. The per-record loop is a synchronous
+   * A chunk as DrumResult objects (the onResults form). The chunk is reused by the next call, so
+   * the aux bytes are copied once into an arena of their own that the results' views share.
+   */
+  private resultsOf(c: DrumResultChunk): DrumResult[] {
+    const n = c.count;
+    const arena = c.auxBytes.slice(0, c.auxStart[n]!);
+    const out = new Array<DrumResult>(n);
+    for (let m = 0; m < n; m++) {
+      const u = c.unique[m] === 1;
+      out[m] = {
+        op: OP_NAMES[c.op[m]!]!,
+        keyHi: c.keyHi[m]!,
+        keyLo: c.keyLo[m]!,
+        unique: u,
+        value: u ? null : c.values !== null ? c.values[m]! : EMPTY,
+        aux: c.auxNull[m] === 1 ? null : arena.subarray(c.auxStart[m]!, c.auxStart[m + 1]!),
+      };
+    }
+    return out;
+  }
+
+  /**
+   * Step 4, for both consumer forms: a walk over the aux files in arrival order, writing results
+   * into the reused struct-of-arrays chunk (onResults gets objects made from it by resultsOf).
+   * With onResultChunk nothing is allocated per result: a result object and an aux view per
+   * unique tuple kept V8's young generation scavenging every few MB of results, each scavenge
+   * copying the live chunk. The per-record loop is a synchronous
    * method (scanAux), not part of this async function: resuming an async function after an await
    * left the loop in slower code until it was optimized again (measured ~2× on the whole walk).
    */
@@ -1144,7 +1105,7 @@ export class Drum {
       c.auxStart[st.m] = st.ap;
       this.mergedAuxBytes += st.auxBytes;
       st.auxBytes = 0;
-      await this.onResultChunk!(c);
+      await this.consumeChunk(c);
       st.m = 0;
       st.ap = 0;
     };
