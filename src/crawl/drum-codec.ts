@@ -141,12 +141,6 @@ export function encodeResultChunk(c: DrumResultChunk): Uint8Array {
   return p === size ? out : out.subarray(0, p);
 }
 
-function readBytes(dv: DataView, buf: Uint8Array, p: number): [Uint8Array | null, number] {
-  const n = dv.getUint32(p, true);
-  if (n === NONE) return [null, p + 4];
-  return [buf.subarray(p + 4, p + 4 + n), p + 4 + n];
-}
-
 export function forEachTuple(
   buf: Uint8Array,
   fn: (op: DrumOp, hi: number, lo: number, value: Uint8Array | null, aux: Uint8Array | null) => void,
@@ -209,20 +203,11 @@ export function forEachResult(
   }
 }
 
+/** The results of a batch as DrumResult objects (value and aux are views of `buf`). */
 export function decodeResults(buf: Uint8Array): DrumResult[] {
-  const dv = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
   const out: DrumResult[] = [];
-  let p = 0;
-  while (p < buf.byteLength) {
-    const op = OPS[buf[p]!]!;
-    const unique = buf[p + 1] === 1;
-    const keyHi = dv.getUint32(p + 2, true);
-    const keyLo = dv.getUint32(p + 6, true);
-    let value: Uint8Array | null;
-    let aux: Uint8Array | null;
-    [value, p] = readBytes(dv, buf, p + 10);
-    [aux, p] = readBytes(dv, buf, p);
-    out.push({ op, unique, keyHi, keyLo, value, aux });
-  }
+  forEachResult(buf, (op, unique, keyHi, keyLo, vo, vl, ao, al) => {
+    out.push({ op, unique, keyHi, keyLo, value: vl < 0 ? null : buf.subarray(vo, vo + vl), aux: al < 0 ? null : buf.subarray(ao, ao + al) });
+  });
   return out;
 }
