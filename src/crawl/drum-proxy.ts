@@ -28,8 +28,9 @@ import type { HostData } from './drum-host.js';
  * issue #7, docs/performance.md "Memory"). A 12 MiB young generation (4 MiB semi-spaces) halves
  * that at no measurable CPU cost (these threads allocate little); the old-space cap is a bound
  * well above the use, not a squeeze. The URLseen host is the exception (`youngGenMb` 24, see
- * pipeline.ts): its result delivery allocates per tuple, and bench:drum at U = 1e8 measured 0.98 M
- * tuples per CPU-second with 12 MiB vs 1.15 M with 24 MiB (H1, docs/drum.md "Session 3").
+ * pipeline.ts): bench:drum at U = 1e8 measured 0.98 M tuples per CPU-second with 12 MiB vs 1.15 M
+ * with 24 MiB (H1, docs/drum.md "Session 3") when delivery still made an object per result; with
+ * the chunked delivery of session 4 (nothing allocated per result) the gap was not re-measured.
  */
 const DRUM_HOST_LIMITS = { maxYoungGenerationSizeMb: 12, maxOldGenerationSizeMb: 128 };
 

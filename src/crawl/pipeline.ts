@@ -160,7 +160,6 @@ function decodeUniqueUrls(buf: Uint8Array, now: number): FrontierUrl[] {
   return out;
 }
 
-
 /**
  * ContentSeen value: [f64 date ms] + URL of the first capture (for the revisit's WARC-Refers-To-*),
  * encoded into a scratch buffer: a view valid until the next call (the DRUM batch copies it at once;
@@ -337,8 +336,8 @@ export class Crawler extends EventEmitter {
         // One BEAST commit per bucket merge, before DRUM commits it (H6's hook): the result chunks
         // are only placed (onUrlSeenResults) — at-least-once holds, one fdatasync round per bucket.
         beforeCommit: () => crawler!.frontier.commitAdmits(),
-        // A larger young generation than the other DRUM hosts: URLseen's delivery allocates per
-        // tuple (drum-proxy.ts, DRUM_HOST_LIMITS).
+        // A larger young generation than the other DRUM hosts (drum-proxy.ts, DRUM_HOST_LIMITS):
+        // measured when URLseen's delivery still made an object per result (session 3).
         youngGenMb: 24,
       },
     );
