@@ -93,24 +93,11 @@ export function writeLinkTableAscii(dst: Uint8Array, dv: DataView, at: number, u
   hashRuns(dst, urlStart, lens, n, keys, 0, 6);
   let off = urlStart - at;
   for (let i = 0; i < n; i++) {
-    const e = at + HEADER + i * ENTRY;
     const k = i * 6;
-    dv.setUint32(e, keys[k]!, true);
-    dv.setUint32(e + 4, keys[k + 1]!, true);
-    dv.setUint32(e + 8, keys[k + 2]!, true);
-    dv.setUint32(e + 12, keys[k + 3]!, true);
-    dv.setUint32(e + 16, keys[k + 4]!, true);
-    dv.setUint32(e + 20, keys[k + 5]!, true);
-    dv.setUint32(e + 24, off, true);
-    dv.setUint32(e + 28, lens[i]!, true); // u16 length + u16 0 (URLs < 65536 bytes)
+    putEntry(dv, at, i, keys[k]!, keys[k + 1]!, keys[k + 2]!, keys[k + 3]!, keys[k + 4]!, keys[k + 5]!, off, lens[i]!);
     off += lens[i]!;
   }
-  dv.setUint32(at, n, true);
-  dv.setUint32(at + 4, info.extracted, true);
-  dst[at + 8] = (info.noindex ? 1 : 0) | (info.nofollow ? 2 : 0);
-  dst[at + 9] = digestLen;
-  dst[at + 10] = charsetLen;
-  dst[at + 11] = 0;
+  writeHeader(dv, dst, n, info, digestLen, charsetLen, at);
   return p;
 }
 
@@ -135,25 +122,30 @@ function writeAscii(dst: Uint8Array, p: number, s: string, max: number): number 
   return p + n;
 }
 
-/** Entry i of the table: the three keys, then where the URL text is and its byte length. */
-function writeEntry(dv: DataView, i: number, l: LinkEntry, textOff: number, textLen: number): void {
-  const p = HEADER + i * ENTRY;
-  dv.setUint32(p, l.hi >>> 0, true);
-  dv.setUint32(p + 4, l.lo >>> 0, true);
-  dv.setUint32(p + 8, l.hostHi >>> 0, true);
-  dv.setUint32(p + 12, l.hostLo >>> 0, true);
-  dv.setUint32(p + 16, l.pldHi >>> 0, true);
-  dv.setUint32(p + 20, l.pldLo >>> 0, true);
+/** Entry i of the table at `at`: the three keys, then where the URL text is and its byte length (u16, u16 0). */
+function putEntry(dv: DataView, at: number, i: number, hi: number, lo: number, hostHi: number, hostLo: number, pldHi: number, pldLo: number, textOff: number, textLen: number): void {
+  const p = at + HEADER + i * ENTRY;
+  dv.setUint32(p, hi >>> 0, true);
+  dv.setUint32(p + 4, lo >>> 0, true);
+  dv.setUint32(p + 8, hostHi >>> 0, true);
+  dv.setUint32(p + 12, hostLo >>> 0, true);
+  dv.setUint32(p + 16, pldHi >>> 0, true);
+  dv.setUint32(p + 20, pldLo >>> 0, true);
   dv.setUint32(p + 24, textOff, true);
-  dv.setUint16(p + 28, textLen, true);
+  dv.setUint32(p + 28, textLen, true);
 }
 
-function writeHeader(dv: DataView, buf: Uint8Array, n: number, info: PageInfo, digestLen: number, charsetLen: number): void {
-  dv.setUint32(0, n, true);
-  dv.setUint32(4, info.extracted, true);
-  buf[8] = (info.noindex ? 1 : 0) | (info.nofollow ? 2 : 0);
-  buf[9] = digestLen;
-  buf[10] = charsetLen;
+function writeEntry(dv: DataView, i: number, l: LinkEntry, textOff: number, textLen: number): void {
+  putEntry(dv, 0, i, l.hi, l.lo, l.hostHi, l.hostLo, l.pldHi, l.pldLo, textOff, textLen);
+}
+
+function writeHeader(dv: DataView, buf: Uint8Array, n: number, info: PageInfo, digestLen: number, charsetLen: number, at = 0): void {
+  dv.setUint32(at, n, true);
+  dv.setUint32(at + 4, info.extracted, true);
+  buf[at + 8] = (info.noindex ? 1 : 0) | (info.nofollow ? 2 : 0);
+  buf[at + 9] = digestLen;
+  buf[at + 10] = charsetLen;
+  buf[at + 11] = 0; // (a reused buffer: not zero by itself)
 }
 
 /** The general path: any URL text (UTF-8 lengths differ from string lengths). */
