@@ -54,9 +54,11 @@ export function sha1Digest(...chunks: Uint8Array[]): string {
   return 'sha1:' + sha1Base32(...chunks);
 }
 
+const hasCrLf = (v: string): boolean => v.indexOf('\n') >= 0 || v.indexOf('\r') >= 0;
+
 function assertFieldValue(name: string, v: string): void {
   // A CR or LF in a value would inject header lines into the record (URLs come from the web).
-  if (v.indexOf('\n') >= 0 || v.indexOf('\r') >= 0) throw new Error(`WARC field ${name} contains CR/LF`);
+  if (hasCrLf(v)) throw new Error(`WARC field ${name} contains CR/LF`);
 }
 
 /**
@@ -321,8 +323,6 @@ export interface EncodedGroup {
   payloadDigest: string;
 }
 
-const TE_LINE = /^transfer-encoding:/im;
-
 /**
  * The stored body has its transfer-encoding removed, so a `Transfer-Encoding` header kept as is would
  * make readers (warcio, pywb) de-chunk it again. It is renamed to `X-Crawler-Transfer-Encoding`
@@ -331,7 +331,6 @@ const TE_LINE = /^transfer-encoding:/im;
 export function neutralizeTransferEncoding(head: Uint8Array): Uint8Array {
   if (!hasTransferEncodingLine(head)) return head;
   const s = Buffer.from(head.buffer, head.byteOffset, head.byteLength).toString('latin1');
-  if (!TE_LINE.test(s)) return head;
   return Buffer.from(s.replace(/^transfer-encoding:/gim, 'X-Crawler-Transfer-Encoding:'), 'latin1');
 }
 
@@ -441,8 +440,7 @@ function exchangeGroup(x: ExchangeInput, opts: EncodeOptions | undefined, borrow
     m.push(['WARC-Concurrent-To', respId], ['Content-Type', 'application/warc-fields']);
     // One join for the whole block (a URL with CR/LF cannot be a URL and would break the field
     // syntax: those are left out, on the slow path).
-    let links = x.outlinks;
-    if (/[\r\n]/.test(links.join(' '))) links = links.filter((u) => !/[\r\n]/.test(u));
+    const links = x.outlinks.some(hasCrLf) ? x.outlinks.filter((u) => !hasCrLf(u)) : x.outlinks;
     if (links.length > 0) parts.push(part('metadata', id, m, [writeHead(`outlink: ${links.join(`${CRLF}outlink: `)}${CRLF}`)]));
   }
   return group(parts, opts, respId, digest, borrow);
