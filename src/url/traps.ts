@@ -57,7 +57,7 @@ export function trapCheck(canonicalUrl: string, limits?: TrapLimits): TrapReason
   for (let i = pathStart; i < pathEnd; i++) if (canonicalUrl.charCodeAt(i) === 47) depth++;
   if (depth > maxDepth) return 'path-depth';
 
-  if (depth >= maxRep && maxRep !== Infinity && repeatedSegment(canonicalUrl, pathStart, pathEnd, depth, maxRep)) return 'repeated-segment';
+  if (depth >= maxRep && maxRep !== Infinity && repeatedSegment(canonicalUrl, pathStart, pathEnd, maxRep)) return 'repeated-segment';
 
   if (q >= 0 && maxParams !== Infinity) {
     let params = 0;
@@ -74,8 +74,12 @@ export function trapCheck(canonicalUrl: string, limits?: TrapLimits): TrapReason
   return null;
 }
 
-/** Segment bounds of the path being checked (start, end pairs): ≤ PAIRWISE_MAX segments. */
-const SEG = new Int32Array(2 * 32);
+/**
+ * Segment bounds of the path being checked (start, end pairs). Bound: grows to the most segments
+ * one checked path had (≤ half the URL length limit).
+ */
+let SEG = new Int32Array(2 * 32);
+/** Up to this many segments they are compared pair by pair; deeper paths are counted in a Map. */
 const PAIRWISE_MAX = 32;
 
 /**
@@ -84,28 +88,17 @@ const PAIRWISE_MAX = 32;
  * by pair — most paths have a handful, and a Map plus a string per segment cost more than the
  * comparisons (this runs once per followed link in the parse worker); deeper paths use a Map.
  */
-function repeatedSegment(url: string, pathStart: number, pathEnd: number, depth: number, maxRep: number): boolean {
-  if (depth > PAIRWISE_MAX) {
-    const counts = new Map<string, number>(); // bounded by the path depth (≤ 1024 entries under the length limit)
-    let segStart = pathStart + 1;
-    for (let i = segStart; i <= pathEnd; i++) {
-      if (i === pathEnd || url.charCodeAt(i) === 47) {
-        if (i > segStart) {
-          const seg = url.slice(segStart, i);
-          const c = (counts.get(seg) ?? 0) + 1;
-          if (c >= maxRep) return true;
-          counts.set(seg, c);
-        }
-        segStart = i + 1;
-      }
-    }
-    return false;
-  }
+function repeatedSegment(url: string, pathStart: number, pathEnd: number, maxRep: number): boolean {
   let m = 0;
   let segStart = pathStart + 1;
   for (let i = segStart; i <= pathEnd; i++) {
     if (i === pathEnd || url.charCodeAt(i) === 47) {
       if (i > segStart) {
+        if (2 * m + 2 > SEG.length) {
+          const bigger = new Int32Array(SEG.length * 2);
+          bigger.set(SEG);
+          SEG = bigger;
+        }
         SEG[2 * m] = segStart;
         SEG[2 * m + 1] = i;
         m++;
@@ -114,6 +107,16 @@ function repeatedSegment(url: string, pathStart: number, pathEnd: number, depth:
     }
   }
   if (m > 0 && maxRep <= 1) return true;
+  if (m > PAIRWISE_MAX) {
+    const counts = new Map<string, number>(); // ≤ m entries
+    for (let a = 0; a < m; a++) {
+      const seg = url.slice(SEG[2 * a]!, SEG[2 * a + 1]!);
+      const c = (counts.get(seg) ?? 0) + 1;
+      if (c >= maxRep) return true;
+      counts.set(seg, c);
+    }
+    return false;
+  }
   for (let a = 0; a < m; a++) {
     const sa = SEG[2 * a]!;
     const len = SEG[2 * a + 1]! - sa;
