@@ -50,8 +50,20 @@ export class KeyRunWriter {
   /** max gap + 1 that fits w bytes, as hi/lo limits: gap < 2^(8w). */
   private readonly gapHiLimit: number; // gap hi word must be < this (w > 4)
   private readonly gapLoLimit: number; // gap must be < this when w ≤ 4 (hi word 0)
-  /** Records written so far. */
+  /** Records written so far (settled ones: read after finish()). */
   records = 0;
+  /**
+   * A deferred run (deferGaps): raw gap bytes runSrc[runFrom, runTo) of runCount keys that follow
+   * this writer's last key, the last of them (runHi, runLo). They live in the reader's block
+   * buffer until settle() copies them; the reader settles before it reuses that buffer. Bound: one
+   * block of the source, at most `room` bytes (so no RAM of its own).
+   */
+  private runSrc: Uint8Array | null = null;
+  private runFrom = 0;
+  private runTo = 0;
+  private runCount = 0;
+  private runHi = 0;
+  private runLo = 0;
 
   constructor(
     private readonly fd: number,
@@ -79,7 +91,7 @@ export class KeyRunWriter {
     return this.fd;
   }
 
-  private room(n: number): void {
+  private room0(n: number): void {
     if (this.len + n <= this.buf.length) return;
     const grown = new Uint8Array(Math.max(this.len + n, Math.min(this.blockBytes * 2 + 64, this.buf.length * 2)));
     grown.set(this.buf.subarray(0, this.len));
@@ -94,7 +106,7 @@ export class KeyRunWriter {
   }
 
   private startBlock(hi: number, lo: number): void {
-    this.room(HEAD);
+    this.room0(HEAD);
     const b = this.buf;
     const p = this.len;
     b[p] = this.gapBytes;
@@ -109,8 +121,55 @@ export class KeyRunWriter {
     this.len = p + HEAD;
   }
 
+  /** Bytes the open block can still take (deferred run included) before it reaches blockBytes. */
+  get room(): number {
+    const r = this.blockBytes - this.len - (this.runTo - this.runFrom);
+    return r > 0 ? r : 0;
+  }
+
+  /** True when gap bytes at `src[at]` would continue the deferred run. */
+  extendsRun(src: Uint8Array, at: number): boolean {
+    return this.runSrc === src && this.runTo === at;
+  }
+
+  /**
+   * Like appendGaps, but the bytes are only remembered (extending the deferred run when they
+   * continue it); `src` must stay unchanged until settle(). The caller keeps the open block within
+   * blockBytes (`room`): a run cannot be split, since its gaps need their predecessor in the block.
+   */
+  deferGaps(src: Uint8Array, from: number, to: number, count: number, lastHi: number, lastLo: number): void {
+    if (this.runSrc !== src || this.runTo !== from) {
+      if (this.runSrc !== null) this.settle();
+      this.runSrc = src;
+      this.runFrom = from;
+    }
+    this.runTo = to;
+    this.runCount += count;
+    this.runHi = lastHi;
+    this.runLo = lastLo;
+  }
+
+  /** Copies the deferred run into the block (never closes the block: a key may follow as a gap). */
+  settle(): void {
+    const src = this.runSrc;
+    if (src === null) return;
+    const len = this.runTo - this.runFrom;
+    this.room0(len);
+    copyRun(this.buf, this.len, src, this.runFrom, this.runTo);
+    this.len += len;
+    this.count += this.runCount;
+    this.records += this.runCount;
+    this.lastHi = this.runHi;
+    this.lastLo = this.runLo;
+    this.runSrc = null;
+    this.runFrom = 0;
+    this.runTo = 0;
+    this.runCount = 0;
+  }
+
   /** Appends one key (> the last one). */
   append(hi: number, lo: number): void {
+    if (this.runSrc !== null) this.settle();
     const lh = this.lastHi;
     const ll = this.lastLo;
     if (hi < lh || (hi === lh && lo <= ll)) {
@@ -127,7 +186,7 @@ export class KeyRunWriter {
       this.startBlock(hi, lo);
     } else {
       const w = this.gapBytes;
-      this.room(w);
+      this.room0(w);
       const b = this.buf;
       let p = this.len;
       b[p] = gl;
@@ -151,9 +210,10 @@ export class KeyRunWriter {
    * gaps are the same in both files); the run's last key is (lastHi, lastLo).
    */
   appendGaps(src: Uint8Array, from: number, to: number, count: number, lastHi: number, lastLo: number): void {
+    if (this.runSrc !== null) this.settle();
     if (count === 0) return;
     const len = to - from;
-    this.room(len);
+    this.room0(len);
     copyRun(this.buf, this.len, src, from, to);
     this.len += len;
     this.count += count;
@@ -165,11 +225,12 @@ export class KeyRunWriter {
 
   /** True when a raw gap run can follow: an open block (the run's gaps need a predecessor). */
   get canAppendGaps(): boolean {
-    return this.count > 0;
+    return this.count > 0 || this.runSrc !== null;
   }
 
   /** Writes the last block and fsyncs; returns the file size. */
   finish(): number {
+    this.settle();
     this.flushBlock();
     this.w.sync();
     return this.w.offset;
@@ -193,6 +254,13 @@ export class KeyRunReader {
   private left = 0; // keys after the current one in this block
   private prevHi = -1;
   private prevLo = -1;
+  /** Offset of the current key's gap bytes in `payload`; −1 when it is a block's first key (stored whole). */
+  private curGap = -1;
+  /** The writer holding a deferred run of this block's bytes (settled before the block's buffer is reused). */
+  private deferredTo: KeyRunWriter | null = null;
+  /** readGap's result. */
+  private gLo = 0;
+  private gHi = 0;
   private readonly reader: BlockReader;
 
   constructor(
@@ -223,6 +291,12 @@ export class KeyRunReader {
   }
 
   private loadBlock(): void {
+    if (this.deferredTo !== null) {
+      // The next block may overwrite this one's bytes in the read buffer.
+      this.deferredTo.settle();
+      this.deferredTo = null;
+    }
+    this.curGap = -1;
     for (;;) {
       const blk = this.reader.next();
       if (blk === null) {
@@ -258,9 +332,204 @@ export class KeyRunReader {
       this.loadBlock();
       return;
     }
+    const p = this.next;
+    this.readGap(p);
+    let lo = this.lo + this.gLo;
+    let hi = this.hi + this.gHi;
+    if (lo >= TWO32) {
+      lo -= TWO32;
+      hi += 1;
+    }
+    if (hi >= TWO32) throw this.corrupt('key overflows 64 bits');
+    this.hi = hi;
+    this.lo = lo;
+    this.curGap = p;
+    this.next = p + this.w;
+    this.left--;
+  }
+
+  /**
+   * Copies every key < (hi, lo) to `out` and stops at the first key ≥ (hi, lo), which becomes
+   * current (or `has` turns false at the end).
+   *
+   * Keys move as raw gap bytes whenever their predecessor in Z is also their predecessor in the
+   * new file, and those bytes are not copied at once: `out` keeps them as a deferred run
+   * (KeyRunWriter.deferGaps) that the next call extends while nothing is inserted between. A
+   * merge mostly meets duplicates (8 of 9 tuples in the bench, thesis V.1's URLseen mix), which
+   * leave Z unchanged, so a run is copied once per inserted key or output block instead of once
+   * per tuple, and no key is re-encoded at a duplicate. A key is appended (re-encoded) only when
+   * it follows an inserted key, starts a block of Z, or starts a block of the new file.
+   */
+  copyBelow(hi: number, lo: number, out: KeyRunWriter): void {
+    while (this.has && (this.hi < hi || (this.hi === hi && this.lo < lo))) {
+      // 1. The current key: raw when its gap continues out's deferred run, else re-encoded.
+      const w = this.w;
+      if (this.curGap >= 0 && out.room >= w && out.extendsRun(this.payload, this.curGap)) {
+        out.deferGaps(this.payload, this.curGap, this.next, 1, this.hi, this.lo);
+        this.deferredTo = out;
+      } else out.append(this.hi, this.lo);
+      if (this.left === 0) {
+        this.advance(); // next block (loadBlock settles out's run first: the payload is reused)
+        continue;
+      }
+      if (out.gapBytes !== w || !out.canAppendGaps) {
+        // Different widths (Z's width changed with U), or out just closed a block: key by key.
+        this.advance();
+        continue;
+      }
+      // 2. The following keys of this block while they are < (hi, lo) and fit out's block,
+      //    decoded inline; they join out's deferred run as raw gap bytes.
+      const b = this.payload;
+      const start = this.next;
+      const left0 = this.left;
+      // Keys that still fit out's current block (≥ 0): out's blocks stay ≤ blockBytes + one key.
+      const fit = Math.floor(out.room / w);
+      let left = left0 < fit ? left0 : fit;
+      let p = start;
+      let ch = this.hi;
+      let cl = this.lo;
+      let lastH = ch;
+      let lastL = cl;
+      let n = 0;
+      let stopped = false;
+      let g = 0;
+      if (w <= 6 && hi - ch < 1048576) {
+        // Fast path (the usual case: gaps of ≤ 6 bytes, target < 2^52 ahead): count the distance
+        // to the target down by whole gaps as exact doubles — one subtract and compare per key
+        // instead of a two-word add and compare — and rebuild the keys at the stopping point.
+        const rem0 = (hi - ch) * TWO32 + (lo - cl); // > 0: the current key is below the target
+        let rem = rem0;
+        if (w === 5 || w === 6) {
+          // The widths at U = 10^7..10^9 with 16 buckets: DataView loads (one unaligned 32-bit load
+          // instead of four byte loads) made this loop ~2× faster in a microbenchmark (6.5 → 3.2 ns
+          // per key at w = 5); it runs once per Z key, 10^9 times per round at U = 10^9. One loop
+          // per width: with the width as a variable inside the loop it was slower than before.
+          const dv = this.dv;
+          if (w === 5) {
+            const end = p + left * 5;
+            while (p < end) {
+              g = dv.getUint32(p, true) + dv.getUint8(p + 4) * TWO32;
+              if (g === 0) throw this.corrupt('keys out of order (zero gap)');
+              if (g >= rem) {
+                stopped = true;
+                break;
+              }
+              rem -= g;
+              p += 5;
+            }
+          } else {
+            const end = p + left * 6;
+            while (p < end) {
+              g = dv.getUint32(p, true) + dv.getUint16(p + 4, true) * TWO32;
+              if (g === 0) throw this.corrupt('keys out of order (zero gap)');
+              if (g >= rem) {
+                stopped = true;
+                break;
+              }
+              rem -= g;
+              p += 6;
+            }
+          }
+        } else {
+          const end = p + left * w;
+          while (p < end) {
+            g = this.gapAt(p);
+            if (g >= rem) {
+              stopped = true;
+              break;
+            }
+            rem -= g;
+            p += w;
+          }
+        }
+        // The loops above count neither keys nor their sum: both follow from p and rem.
+        n = (p - start) / w;
+        left -= n;
+        if (n > 0) {
+          const acc = rem0 - rem; // exact: integers < 2^53
+          const al = acc % TWO32;
+          lastL = cl + al;
+          lastH = ch + (acc - al) / TWO32;
+          if (lastL >= TWO32) {
+            lastL -= TWO32;
+            lastH += 1;
+          }
+          if (lastH >= TWO32) throw this.corrupt('key overflows 64 bits');
+        }
+      } else
+        while (left > 0) {
+          this.readGap(p);
+          let nl = lastL + this.gLo;
+          let nh = lastH + this.gHi;
+          if (nl >= TWO32) {
+            nl -= TWO32;
+            nh += 1;
+          }
+          if (nh >= TWO32) throw this.corrupt('key overflows 64 bits');
+          if (!(nh < hi || (nh === hi && nl < lo))) break;
+          lastH = nh;
+          lastL = nl;
+          p += w;
+          left--;
+          n++;
+        }
+      if (n > 0) {
+        out.deferGaps(b, start, p, n, lastH, lastL);
+        this.deferredTo = out;
+      }
+      const rest = left0 - n; // keys of the block after the last one copied
+      if (rest === 0) {
+        // Every key of the block was < target: go on with the next block.
+        this.prevHi = lastH;
+        this.prevLo = lastL;
+        this.left = 0;
+        this.loadBlock();
+        continue;
+      }
+      // The key at p becomes current: the first key ≥ target, or (out's block is full) the next
+      // one to copy, which the next turn of the loop appends as the head of a new block.
+      let gl: number;
+      let gh: number;
+      if (stopped) {
+        // The fast path stopped on gap g (≤ 6 bytes: an exact double).
+        gl = g % TWO32;
+        gh = (g - gl) / TWO32;
+      } else {
+        this.readGap(p);
+        gl = this.gLo;
+        gh = this.gHi;
+      }
+      cl = lastL + gl;
+      ch = lastH + gh;
+      if (cl >= TWO32) {
+        cl -= TWO32;
+        ch += 1;
+      }
+      if (ch >= TWO32) throw this.corrupt('key overflows 64 bits');
+      this.prevHi = lastH;
+      this.prevLo = lastL;
+      this.hi = ch;
+      this.lo = cl;
+      this.curGap = p;
+      this.next = p + w;
+      this.left = rest - 1;
+    }
+  }
+
+  /** The gap at offset p of the current block as a double (exact: only for w ≤ 6); > 0. */
+  private gapAt(p: number): number {
     const b = this.payload;
     const w = this.w;
-    const p = this.next;
+    let g = w >= 4 ? (b[p]! | (b[p + 1]! << 8) | (b[p + 2]! << 16) | (b[p + 3]! << 24)) >>> 0 : w === 3 ? b[p]! | (b[p + 1]! << 8) | (b[p + 2]! << 16) : w === 2 ? b[p]! | (b[p + 1]! << 8) : b[p]!;
+    if (w > 4) g += w === 5 ? b[p + 4]! * TWO32 : (b[p + 4]! + b[p + 5]! * 256) * TWO32;
+    if (g === 0) throw this.corrupt('keys out of order (zero gap)');
+    return g;
+  }
+
+  /** Decodes the gap at offset p of the current block (any width) into gLo/gHi; > 0. */
+  private readGap(p: number): void {
+    const b = this.payload;
+    const w = this.w;
     let gl: number;
     let gh = 0;
     if (w >= 4) {
@@ -272,186 +541,8 @@ export class KeyRunReader {
       if (w > 2) gl |= b[p + 2]! << 16;
     }
     if (gl === 0 && gh === 0) throw this.corrupt('keys out of order (zero gap)');
-    let lo = this.lo + gl;
-    let hi = this.hi + gh;
-    if (lo >= TWO32) {
-      lo -= TWO32;
-      hi += 1;
-    }
-    if (hi >= TWO32) throw this.corrupt('key overflows 64 bits');
-    this.hi = hi;
-    this.lo = lo;
-    this.next = p + w;
-    this.left--;
-  }
-
-  /**
-   * Copies every key < (hi, lo) to `out` and stops at the first key ≥ (hi, lo), which becomes
-   * current (or `has` turns false at the end). The first key of each copied run is appended as a
-   * key (its predecessor in the new file may differ); the rest move as raw gap bytes when both
-   * files use the same gap width.
-   */
-  copyBelow(hi: number, lo: number, out: KeyRunWriter): void {
-    while (this.has && (this.hi < hi || (this.hi === hi && this.lo < lo))) {
-      out.append(this.hi, this.lo);
-      if (this.left === 0) {
-        this.advance();
-        continue;
-      }
-      if (out.gapBytes !== this.w || !out.canAppendGaps) {
-        // Different widths (Z's width changed with U): re-encode key by key.
-        this.advance();
-        continue;
-      }
-      // Scan the following keys of this block while they are < (hi, lo), decoding inline.
-      const b = this.payload;
-      const w = this.w;
-      const start = this.next;
-      let p = start;
-      let left = this.left;
-      let ch = this.hi;
-      let cl = this.lo;
-      let lastH = ch;
-      let lastL = cl;
-      let n = 0;
-      if (w <= 6 && hi - ch < 1048576) {
-        // Fast path (the usual case: gaps of ≤ 6 bytes, target < 2^52 ahead): count the distance
-        // to the target down by whole gaps as exact doubles — one subtract and compare per key
-        // instead of a two-word add and compare — and rebuild the keys at the stopping point.
-        let rem = (hi - ch) * TWO32 + (lo - cl); // > 0: the current key is below the target
-        let acc = 0;
-        let g = 0;
-        let stopped = false;
-        if (w === 5 || w === 6) {
-          // The widths at U = 10^7..10^9 with 16 buckets: DataView loads (one unaligned 32-bit load
-          // instead of four byte loads) made this loop ~2× faster in a microbenchmark (6.5 → 3.2 ns
-          // per key at w = 5); it runs once per Z key, 10^9 times per round at U = 10^9. One loop
-          // per width: with the width as a variable inside the loop it was slower than before.
-          const dv = this.dv;
-          if (w === 5) {
-            while (left > 0) {
-              g = dv.getUint32(p, true) + dv.getUint8(p + 4) * TWO32;
-              if (g === 0) throw this.corrupt('keys out of order (zero gap)');
-              if (g >= rem) {
-                stopped = true;
-                break;
-              }
-              rem -= g;
-              acc += g;
-              p += 5;
-              left--;
-              n++;
-            }
-          } else {
-            while (left > 0) {
-              g = dv.getUint32(p, true) + dv.getUint16(p + 4, true) * TWO32;
-              if (g === 0) throw this.corrupt('keys out of order (zero gap)');
-              if (g >= rem) {
-                stopped = true;
-                break;
-              }
-              rem -= g;
-              acc += g;
-              p += 6;
-              left--;
-              n++;
-            }
-          }
-        } else
-        while (left > 0) {
-          g = w >= 4 ? (b[p]! | (b[p + 1]! << 8) | (b[p + 2]! << 16) | (b[p + 3]! << 24)) >>> 0 : w === 3 ? b[p]! | (b[p + 1]! << 8) | (b[p + 2]! << 16) : w === 2 ? b[p]! | (b[p + 1]! << 8) : b[p]!;
-          if (w > 4) g += w === 5 ? b[p + 4]! * TWO32 : (b[p + 4]! + b[p + 5]! * 256) * TWO32;
-          if (g === 0) throw this.corrupt('keys out of order (zero gap)');
-          if (g >= rem) {
-            stopped = true;
-            break;
-          }
-          rem -= g;
-          acc += g;
-          p += w;
-          left--;
-          n++;
-        }
-        if (n > 0) {
-          const al = acc % TWO32;
-          lastL = cl + al;
-          lastH = ch + (acc - al) / TWO32;
-          if (lastL >= TWO32) {
-            lastL -= TWO32;
-            lastH += 1;
-          }
-          if (lastH >= TWO32) throw this.corrupt('key overflows 64 bits');
-        }
-        if (stopped) {
-          const gl = g % TWO32;
-          cl = lastL + gl;
-          ch = lastH + (g - gl) / TWO32;
-          if (cl >= TWO32) {
-            cl -= TWO32;
-            ch += 1;
-          }
-          if (ch >= TWO32) throw this.corrupt('key overflows 64 bits');
-        }
-        left = stopped ? left : 0;
-      } else
-      while (left > 0) {
-        let gl: number;
-        let gh = 0;
-        if (w >= 4) {
-          gl = (b[p]! | (b[p + 1]! << 8) | (b[p + 2]! << 16) | (b[p + 3]! << 24)) >>> 0;
-          if (w > 4) {
-            gh = b[p + 4]!;
-            if (w > 5) {
-              gh += b[p + 5]! * 256;
-              if (w > 6) {
-                gh += b[p + 6]! * 65536;
-                if (w > 7) gh += b[p + 7]! * 16777216;
-              }
-            }
-          }
-        } else {
-          gl = b[p]!;
-          if (w > 1) gl |= b[p + 1]! << 8;
-          if (w > 2) gl |= b[p + 2]! << 16;
-        }
-        if (gl === 0 && gh === 0) throw this.corrupt('keys out of order (zero gap)');
-        let nl = cl + gl;
-        let nh = ch + gh;
-        if (nl >= TWO32) {
-          nl -= TWO32;
-          nh += 1;
-        }
-        if (nh >= TWO32) throw this.corrupt('key overflows 64 bits');
-        if (!(nh < hi || (nh === hi && nl < lo))) {
-          // (nh, nl) is the first key ≥ target: it becomes current.
-          ch = nh;
-          cl = nl;
-          break;
-        }
-        lastH = nh;
-        lastL = nl;
-        ch = nh;
-        cl = nl;
-        p += w;
-        left--;
-        n++;
-      }
-      out.appendGaps(b, start, p, n, lastH, lastL);
-      if (left === 0) {
-        // Every key of the block was < target: go on with the next block.
-        this.prevHi = lastH;
-        this.prevLo = lastL;
-        this.left = 0;
-        this.loadBlock();
-      } else {
-        this.prevHi = lastH;
-        this.prevLo = lastL;
-        this.hi = ch;
-        this.lo = cl;
-        this.next = p + w;
-        this.left = left - 1;
-      }
-    }
+    this.gLo = gl;
+    this.gHi = gh;
   }
 
   /** Copies everything that is left. */

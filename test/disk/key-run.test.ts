@@ -4,7 +4,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import fc from 'fast-check';
-import { IoCounters, frameBlock } from '../../src/disk/index.js';
+import { BlockReader, IoCounters, frameBlock } from '../../src/disk/index.js';
 import { KeyRunReader, KeyRunWriter, gapBytesFor } from '../../src/disk/key-run.js';
 import { isCrawlError } from '../../src/errors.js';
 
@@ -68,6 +68,46 @@ test('key runs: any strictly increasing key set round-trips at every gap width (
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
+/** Payload sizes of the blocks of a run file. */
+function blockSizes(file: string, size: number): number[] {
+  const fd = fs.openSync(file, 'r');
+  try {
+    const r = new BlockReader(fd, 0, size, file, new IoCounters(), 'cache');
+    const out: number[] = [];
+    for (let b = r.next(); b !== null; b = r.next()) out.push(b.payload.length);
+    return out;
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+/**
+ * One DRUM-style merge of `incoming` (sorted, distinct) into the run in `a`, written to `b`:
+ * copyBelow up to each key, append the key when Z lacks it (present keys stay in the stream).
+ */
+function mergeRun(a: string, za: { bytes: number }, b: string, incoming: readonly bigint[], wb: number, blockBytes: number, readAhead: number): { bytes: number; records: number; seen: number } {
+  const fdA = fs.openSync(a, 'r');
+  const fdB = fs.openSync(b, 'w');
+  const io = new IoCounters();
+  try {
+    const r = new KeyRunReader(fdA, za.bytes, a, io, 'cache', readAhead);
+    const w = new KeyRunWriter(fdB, b, wb, io, 'cache', 'none', blockBytes);
+    for (const k of incoming) {
+      const hi = hiOf(k);
+      const lo = loOf(k);
+      r.copyBelow(hi, lo, w);
+      if (!(r.has && r.hi === hi && r.lo === lo)) w.append(hi, lo);
+    }
+    r.copyRest(w);
+    return { bytes: w.finish(), records: w.records, seen: r.recordsSeen };
+  } finally {
+    fs.closeSync(fdA);
+    fs.closeSync(fdB);
+  }
+}
+
+const sortBig = (xs: Iterable<bigint>): bigint[] => [...new Set(xs)].sort((x, y) => (x < y ? -1 : x > y ? 1 : 0));
+
 test('key runs: a merge (copyBelow + append, as DRUM does) yields the sorted union, across gap widths', () => {
   const dir = tmpDir();
   const a = path.join(dir, 'a');
@@ -76,32 +116,50 @@ test('key runs: a merge (copyBelow + append, as DRUM does) yields the sorted uni
     fc.property(keySet, keySet, fc.integer({ min: 1, max: 8 }), fc.integer({ min: 1, max: 8 }), fc.integer({ min: 16, max: 200 }), fc.integer({ min: 0, max: 5 }), (zKeys, fresh, wa, wb, blockBytes, every) => {
       // Incoming keys: new ones and (every > 0) every `every`-th key already in Z.
       const old = every === 0 ? [] : zKeys.filter((_, i) => i % every === 0);
-      const incoming = [...new Set([...fresh, ...old])].sort((x, y) => (x < y ? -1 : x > y ? 1 : 0));
+      const incoming = sortBig([...fresh, ...old]);
       const za = writeRun(a, zKeys, wa, blockBytes);
-      const fdA = fs.openSync(a, 'r');
-      const fdB = fs.openSync(b, 'w');
-      const io = new IoCounters();
-      let wrote: { bytes: number; records: number };
-      try {
-        const r = new KeyRunReader(fdA, za.bytes, a, io, 'cache', 64);
-        const w = new KeyRunWriter(fdB, b, wb, io, 'cache', 'none', blockBytes);
-        for (const k of incoming) {
-          const hi = hiOf(k);
-          const lo = loOf(k);
-          r.copyBelow(hi, lo, w);
-          if (!(r.has && r.hi === hi && r.lo === lo)) w.append(hi, lo); // present keys stay in the stream
-        }
-        r.copyRest(w);
-        assert.equal(r.recordsSeen, zKeys.length);
-        wrote = { bytes: w.finish(), records: w.records };
-      } finally {
-        fs.closeSync(fdA);
-        fs.closeSync(fdB);
-      }
-      const union = [...new Set([...zKeys, ...incoming])].sort((x, y) => (x < y ? -1 : x > y ? 1 : 0));
+      const wrote = mergeRun(a, za, b, incoming, wb, blockBytes, 64);
+      assert.equal(wrote.seen, zKeys.length);
+      const union = sortBig([...zKeys, ...incoming]);
       assert.equal(wrote.records, union.length);
       assert.deepEqual(readAll(b, wrote.bytes), union);
     }),
+    { numRuns: 150 },
+  );
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+test('key runs: merges that copy raw gap runs across duplicates keep every key, and blocks stay ≤ blockBytes + one key, round after round', () => {
+  // Same gap width on both sides (DRUM's usual case), so untouched keys move as deferred raw runs;
+  // mostly duplicates in the incoming keys (URLseen's mix), a few new ones, several rounds so the
+  // merged output is itself merged again (a block-size bound that held only once would grow).
+  const dir = tmpDir();
+  const files = [path.join(dir, 'a'), path.join(dir, 'b')];
+  fc.assert(
+    fc.property(
+      keySet,
+      fc.array(fc.tuple(keySet, fc.integer({ min: 1, max: 12 })), { minLength: 1, maxLength: 4 }),
+      fc.integer({ min: 1, max: 8 }),
+      fc.integer({ min: 16, max: 400 }),
+      fc.integer({ min: 1, max: 300 }),
+      (zKeys, rounds, w, blockBytes, readAhead) => {
+        let model = sortBig(zKeys);
+        let cur = writeRun(files[0]!, model, w, blockBytes);
+        let at = 0;
+        for (const [fresh, every] of rounds) {
+          const dups = model.filter((_, i) => i % every === 0);
+          const incoming = sortBig([...fresh, ...dups]);
+          const out = mergeRun(files[at]!, cur, files[1 - at]!, incoming, w, blockBytes, readAhead);
+          at = 1 - at;
+          assert.equal(out.seen, model.length);
+          model = sortBig([...model, ...incoming]);
+          assert.equal(out.records, model.length);
+          assert.deepEqual(readAll(files[at]!, out.bytes), model);
+          for (const len of blockSizes(files[at]!, out.bytes)) assert.ok(len <= blockBytes + 9, `block of ${len} bytes for blockBytes ${blockBytes}`);
+          cur = out;
+        }
+      },
+    ),
     { numRuns: 150 },
   );
   fs.rmSync(dir, { recursive: true, force: true });
