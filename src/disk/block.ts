@@ -4,9 +4,10 @@
  *
  *   offset size
  *   0      4    magic 0x4B4C4244 ("DBLK", little-endian)
- *   4      1    flags: bit 0 = payload is zstd-compressed; bit 1 = checksum is XXH64 (below)
+ *   4      1    flags: bit 0 = payload is zstd-compressed; bit 1 = checksum is XXH64 (below);
+ *               bit 2 = bytes 6–7 hold a tag (DRUM bucket files: the generation, below)
  *   5      1    version = 1
- *   6      2    reserved (0)
+ *   6      2    tag (u16 LE) when flag bit 2 is set, else 0
  *   8      4    record count in the block
  *   12     4    raw (uncompressed) payload length
  *   16     4    stored payload length
@@ -19,6 +20,14 @@
  * and corruption (mismatch → CRAWL_DISK_CHECKSUM) from good data; it never yields a wrong record
  * silently. Recovery code decides which of these is an expected crash artefact (past the last
  * committed offset) and which is an error (before it).
+ *
+ * Tags (session 5). DRUM recycles bucket files (overwrites a merged generation's files instead of
+ * writing new ones: new page-cache pages cost ~1–2.7 s of system CPU per GB on this VM, overwriting
+ * cached ones 0.15–0.2, docs/drum.md "Session 5"), so a bucket file holds stale blocks of older
+ * generations after its live data. Each block of a bucket file carries its generation's tag (the
+ * header bytes 6–7, covered by the checksum's seed), so that recovery can tell the live chain from
+ * stale blocks (src/drum/drum.ts). Untagged blocks (flag bit 2 clear) are read as before; an
+ * older checkout refuses tagged blocks with CRAWL_DISK_FORMAT (unknown flag), never misreads them.
  *
  * Writers use XXH64 since session 4 (flag bit 1); readers accept both. Why: every byte DRUM moves
  * is checksummed once written and once read (~20–30 GB per merge round at U = 10^9), and zlib's
@@ -42,6 +51,9 @@ export const BLOCK_HEADER_BYTES = 24;
 export const MAX_BLOCK_PAYLOAD = 1 << 30;
 const FLAG_ZSTD = 1;
 const FLAG_XXH64 = 2;
+const FLAG_TAG = 4;
+/** No tag: DecodedBlock.tag of an untagged block; BlockWriter's tag for untagged blocks. */
+export const NO_TAG = -1;
 
 const XX = await xxhash();
 /**
@@ -88,8 +100,8 @@ export function readFully(fd: number, buf: Uint8Array, len: number, pos: number)
  * Frames `raw` (count records) as one block: returns the bytes to write. Compression is applied
  * only when it actually shrinks the payload (incompressible blocks are stored raw, flag clear).
  */
-export function frameBlock(raw: Uint8Array, count: number, compression: Compression): Uint8Array {
-  const { header, stored } = frameParts(raw, count, compression);
+export function frameBlock(raw: Uint8Array, count: number, compression: Compression, tag = NO_TAG): Uint8Array {
+  const { header, stored } = frameParts(raw, count, compression, tag);
   const out = new Uint8Array(header.length + stored.length);
   out.set(header);
   out.set(stored, header.length);
@@ -100,7 +112,7 @@ export function frameBlock(raw: Uint8Array, count: number, compression: Compress
  * Header and stored payload of a block, separately, so that a writer can hand both to writev(2)
  * without copying the payload into a framed buffer.
  */
-export function frameParts(raw: Uint8Array, count: number, compression: Compression): { header: Buffer; stored: Uint8Array } {
+export function frameParts(raw: Uint8Array, count: number, compression: Compression, tag = NO_TAG): { header: Buffer; stored: Uint8Array } {
   let stored = raw;
   let flags = 0;
   if (compression === 'zstd' && raw.length > 64) {
@@ -112,9 +124,9 @@ export function frameParts(raw: Uint8Array, count: number, compression: Compress
   }
   const header = Buffer.allocUnsafe(BLOCK_HEADER_BYTES);
   header.writeUInt32LE(BLOCK_MAGIC, 0);
-  header[4] = flags | FLAG_XXH64;
+  header[4] = flags | FLAG_XXH64 | (tag === NO_TAG ? 0 : FLAG_TAG);
   header[5] = BLOCK_VERSION;
-  header.writeUInt16LE(0, 6);
+  header.writeUInt16LE(tag === NO_TAG ? 0 : tag & 0xffff, 6);
   header.writeUInt32LE(count >>> 0, 8);
   header.writeUInt32LE(raw.length >>> 0, 12);
   header.writeUInt32LE(stored.length >>> 0, 16);
@@ -126,6 +138,8 @@ export interface DecodedBlock {
   /** Decoded (uncompressed) payload. */
   payload: Uint8Array;
   count: number;
+  /** The block's tag (0..65535), NO_TAG when it has none. */
+  tag: number;
   /** Offset of the block in its file. */
   offset: number;
   /** Offset just after it. */
@@ -226,7 +240,8 @@ export class BlockReader {
     const rawLen = b.readUInt32LE(h + 12);
     const storedLen = b.readUInt32LE(h + 16);
     const crc = b.readUInt32LE(h + 20);
-    if (storedLen > MAX_BLOCK_PAYLOAD || rawLen > MAX_BLOCK_PAYLOAD || (flags & ~(FLAG_ZSTD | FLAG_XXH64)) !== 0) {
+    const tag = (flags & FLAG_TAG) !== 0 ? b.readUInt16LE(h + 6) : NO_TAG;
+    if (storedLen > MAX_BLOCK_PAYLOAD || rawLen > MAX_BLOCK_PAYLOAD || (flags & ~(FLAG_ZSTD | FLAG_XXH64 | FLAG_TAG)) !== 0) {
       throw this.err(DiskErrorCode.FORMAT, 'impossible block header', at);
     }
     const total = BLOCK_HEADER_BYTES + storedLen;
@@ -256,7 +271,7 @@ export class BlockReader {
       payload = new Uint8Array(stored.buffer, stored.byteOffset, stored.length);
     }
     this.pos = at + total;
-    return { payload, count, offset: at, nextOffset: this.pos };
+    return { payload, count, tag, offset: at, nextOffset: this.pos };
   }
 }
 
@@ -299,6 +314,8 @@ export class BlockWriter {
     private readonly io: IoCounters,
     private readonly kind: string,
     private readonly compression: Compression,
+    /** Tag of every block written (0..65535; only the low 16 bits are kept), or NO_TAG. */
+    private readonly tag = NO_TAG,
   ) {}
 
   get offset(): number {
@@ -307,13 +324,13 @@ export class BlockWriter {
 
   /** Writes one block holding `count` records; returns its offset. */
   writeBlock(raw: Uint8Array, count: number): number {
-    const { header, stored } = frameParts(raw, count, this.compression);
+    const { header, stored } = frameParts(raw, count, this.compression, this.tag);
     const at = this.pos;
     const total = header.length + stored.length;
     const n = fs.writevSync(this.fd, [header, stored], at);
     if (n < total) {
       // Short write (rare): finish with plain positional writes.
-      const framed = frameBlock(raw, count, this.compression);
+      const framed = frameBlock(raw, count, this.compression, this.tag);
       writeFully(this.fd, framed.subarray(n), at + n);
     }
     this.pos += total;

@@ -51,6 +51,7 @@ import {
   type Compression,
   type DecodedBlock,
 } from '../disk/index.js';
+import { BLOCK_HEADER_BYTES, BLOCK_MAGIC, BLOCK_VERSION, NO_TAG, readFully } from '../disk/block.js';
 import { SortedRunReader, SortedRunWriter } from '../disk/sorted-file.js';
 import { KeyRunReader, KeyRunWriter, gapBytesFor } from '../disk/key-run.js';
 import { DiskErrorCode } from '../disk/errors.js';
@@ -198,6 +199,12 @@ interface BucketGen {
   kv: BlockWriter;
   aux: BlockWriter;
   tuples: number;
+  /** Lower bound of the generations whose (stale) blocks the two files may hold: the gen itself
+   *  for fresh or cut files, the recycled spare's bound otherwise (see newGen). */
+  oldest: number;
+  /** Every block of both files is tagged: the pair may be recycled after its merge (an untagged
+   *  file of an older drumcrawl could not be told from stale data once overwritten). */
+  recyclable: boolean;
 }
 
 /** Where the chunked delivery (Drum.scanAux) stands: in the block (q, k), overall (p), in the chunk (m, ap). */
@@ -250,6 +257,41 @@ interface Manifest {
 }
 
 const pad = (i: number): string => String(i).padStart(4, '0');
+
+/**
+ * Recycled files (session 5). Writing into new page-cache pages costs ~1–2.7 s of system CPU per
+ * GB on this VM (Firecracker, ext4) and overwriting cached pages of an existing file 0.15–0.2 s
+ * (lead's measurement, /work/coord/COMMON.md "Session 5"; docs/drum.md "Session 5"): a round at
+ * U = 10^9 writes 9.4 GB of bucket files and 5 GB of Z. So a merged bucket's kv/aux pair and the
+ * superseded Z are kept as ONE spare each (not deleted), and the next new generation / Z′ is
+ * written over the spare. RAM: two small fields (bSpare, zSpare), nothing that grows.
+ */
+const SPARE_KV = 'bspare.kv';
+const SPARE_AUX = 'bspare.aux';
+const SPARE_Z = 'zspare.z';
+/**
+ * Block tags are the low 16 bits of the generation; generations are DRUM-wide increasing, so a
+ * recycled file's stale blocks have older generations. A spare whose stale blocks may be
+ * TAG_WINDOW or more generations older than the new one is emptied first, so no stale tag can
+ * equal the live one modulo 2^16.
+ */
+const TAG_WINDOW = 32768;
+/** The block magic as bytes (little-endian), for the forward search of recovery. */
+const MAGIC_BYTES = Buffer.from([BLOCK_MAGIC & 0xff, (BLOCK_MAGIC >>> 8) & 0xff, (BLOCK_MAGIC >>> 16) & 0xff, BLOCK_MAGIC >>> 24]);
+
+/** What scanGen found in one bucket file. */
+interface GenScan {
+  blocks: { count: number; end: number }[];
+  /** Offset where the live chain stopped (end of its last block). */
+  stopAt: number;
+  /** The file ended exactly there. */
+  clean: boolean;
+  /** Why the block at stopAt was not taken, when it was unreadable (null: clean end or stale block). */
+  stopErr: CrawlError | null;
+  /** The file's first block is untagged: written before session 5, never recycled. */
+  legacy: boolean;
+  size: number;
+}
 
 /** What the merge uses of a Z reader/writer (SortedRun* for values, KeyRun* for key-only Z). */
 interface ZWriter {
@@ -314,6 +356,12 @@ export class Drum {
   private readonly buckets: BucketState[] = [];
   private readonly plan: DrumStats['plan'];
   private mergeChain: Promise<void> = Promise.resolve();
+  /** Next bucket-file generation (DRUM-wide, increasing: block tags rely on it, see TAG_WINDOW). */
+  private genNext = 1;
+  /** The spare bucket-file pair (SPARE_KV/SPARE_AUX) and its stale generations' lower bound. */
+  private bSpare: { oldest: number } | null = null;
+  /** SPARE_Z exists (a superseded Z with one link). */
+  private zSpare = false;
   private closed = false;
   private maxKvBytes = 0;
   private readonly vtmp = new Int32Array(1);
@@ -509,6 +557,14 @@ export class Drum {
   private recover(m: Manifest): void {
     const files = fs.readdirSync(this.dir);
     const pending = new Map<number, number[]>();
+    let maxGen = 0;
+    for (let i = 0; i < this.k; i++) maxGen = Math.max(maxGen, m.buckets[i]!.bgen);
+    // A spare bucket pair left by the last run: its stale generations are unknown, so it cannot be
+    // recycled safely (TAG_WINDOW) — delete it. A spare Z needs no such bound (Z is read only up to
+    // the manifest's zBytes and cut to it before the commit): keep it.
+    fs.rmSync(path.join(this.dir, SPARE_KV), { force: true });
+    fs.rmSync(path.join(this.dir, SPARE_AUX), { force: true });
+    this.zSpare = fs.existsSync(path.join(this.dir, SPARE_Z));
     for (const f of files) {
       if (f.endsWith('.tmp')) {
         fs.rmSync(path.join(this.dir, f), { force: true });
@@ -517,13 +573,14 @@ export class Drum {
       let mm = /^z(\d{4})-(\d+)\.z$/.exec(f);
       if (mm !== null) {
         const i = Number(mm[1]);
-        if (i >= this.k || Number(mm[2]) !== m.buckets[i]!.zgen) fs.rmSync(path.join(this.dir, f), { force: true });
+        if (i >= this.k || Number(mm[2]) !== m.buckets[i]!.zgen) this.retireZ(path.join(this.dir, f));
         continue;
       }
       mm = /^b(\d{4})-(\d+)\.(kv|aux)$/.exec(f);
       if (mm !== null) {
         const i = Number(mm[1]);
         const g = Number(mm[2]);
+        maxGen = Math.max(maxGen, g);
         if (i >= this.k || g < m.buckets[i]!.bgen) {
           fs.rmSync(path.join(this.dir, f), { force: true });
           continue;
@@ -533,6 +590,9 @@ export class Drum {
         pending.set(i, list);
       }
     }
+    // Every block tag ever written is ≤ maxGen: a block of gen G lives in b…-G.* until its merge
+    // commits, which sets that bucket's bgen to a later generation; spares are deleted above.
+    this.genNext = maxGen + 1;
     for (let i = 0; i < this.k; i++) {
       const bk = this.buckets[i]!;
       const mb = m.buckets[i]!;
@@ -552,6 +612,7 @@ export class Drum {
       }
       const gens = (pending.get(i) ?? []).sort((a, b) => a - b);
       for (const g of gens) this.recoverGen(bk, i, g);
+      // (No file of generation bgen exists, and the spare pair is gone: new, empty files.)
       if (bk.gens.length === 0) bk.gens.push(this.newGen(i, mb.bgen));
       this.allocBuffers(bk);
       this.maxKvBytes = Math.max(this.maxKvBytes, bk.kvBytes);
@@ -559,61 +620,139 @@ export class Drum {
     fsyncDir(this.dir);
   }
 
-  /** Opens generation g of bucket i, cutting a torn tail back to the last complete block pair. */
+  /**
+   * Opens generation g of bucket i: the live chain of each file is cut after its last complete
+   * block pair (a torn write, or the stale blocks of a recycled file), unless what follows proves
+   * corruption inside the chain (docs/drum.md, "Crash safety"):
+   *   - a readable block tagged g anywhere after the point where the chain stopped (blocks of a
+   *     generation are written back to back from offset 0, so nothing of g can follow a break);
+   *   - a kv block j that stopped the chain while aux block j is readable, or an aux block j while
+   *     kv block j + 1 is (a pair is written kv then aux, one write(2) each: the later write
+   *     completed, so the earlier one did too).
+   * Files of older drumcrawls (untagged blocks, never recycled) keep the old rule: a torn tail is
+   * cut, any other error is corruption.
+   */
   private recoverGen(bk: BucketState, i: number, g: number): void {
     const kvf = this.bFile(i, g, 'kv');
     const auxf = this.bFile(i, g, 'aux');
     const kvFd = fs.openSync(kvf, fs.existsSync(kvf) ? 'r+' : 'w+');
     const auxFd = fs.openSync(auxf, fs.existsSync(auxf) ? 'r+' : 'w+');
-    const kvBlocks = this.scanBlocks(kvFd, kvf, 'bucket-kv');
-    const auxBlocks = this.scanBlocks(auxFd, auxf, 'bucket-aux');
-    const pairs = Math.min(kvBlocks.length, auxBlocks.length);
+    const kvS = this.scanGen(kvFd, kvf, 'bucket-kv', g);
+    const auxS = this.scanGen(auxFd, auxf, 'bucket-aux', g);
+    // The reader's own error when it says what is wrong (checksum, format); a torn-looking block
+    // or a stale one inside the chain is corruption too, reported as a checksum error.
+    const broken = (s: GenScan, file: string, what: string): CrawlError =>
+      s.stopErr !== null && s.stopErr.code !== DiskErrorCode.TRUNCATED
+        ? s.stopErr
+        : new CrawlError(DiskErrorCode.CHECKSUM, `bucket ${i} generation ${g}: ${what} in ${file} at offset ${s.stopAt}`, {
+            cause: s.stopErr ?? undefined,
+            details: { file, offset: s.stopAt, bucket: i, gen: g },
+          });
+    for (const [s, fd, file, kind] of [
+      [kvS, kvFd, kvf, 'bucket-kv'],
+      [auxS, auxFd, auxf, 'bucket-aux'],
+    ] as const) {
+      if (!s.legacy && !s.clean && this.findTagged(fd, file, kind, s.stopAt + 1, s.size, g)) {
+        throw broken(s, file, 'a block of this generation follows a break in its chain (corruption)');
+      }
+    }
+    const c = kvS.blocks.length;
+    const a = auxS.blocks.length;
+    if (!kvS.legacy && !auxS.legacy) {
+      if (a > c) throw broken(kvS, kvf, `key/value block ${c} is missing but its aux block was written after it (corruption)`);
+      if (c > a + 1) throw broken(auxS, auxf, `aux block ${a} is missing but key/value block ${a + 1} was written after it (corruption)`);
+    }
+    const pairs = Math.min(c, a);
     let tuples = 0;
     let kvEnd = 0;
     let auxEnd = 0;
     for (let j = 0; j < pairs; j++) {
-      if (kvBlocks[j]!.count !== auxBlocks[j]!.count) {
-        throw new CrawlError(DrumErrorCode.BUCKET_MISMATCH, `bucket ${i} generation ${g}: block ${j} holds ${kvBlocks[j]!.count} key/value records but ${auxBlocks[j]!.count} aux records`, {
+      if (kvS.blocks[j]!.count !== auxS.blocks[j]!.count) {
+        throw new CrawlError(DrumErrorCode.BUCKET_MISMATCH, `bucket ${i} generation ${g}: block ${j} holds ${kvS.blocks[j]!.count} key/value records but ${auxS.blocks[j]!.count} aux records`, {
           details: { bucket: i, gen: g, block: j },
         });
       }
-      tuples += kvBlocks[j]!.count;
-      kvEnd = kvBlocks[j]!.end;
-      auxEnd = auxBlocks[j]!.end;
+      tuples += kvS.blocks[j]!.count;
+      kvEnd = kvS.blocks[j]!.end;
+      auxEnd = auxS.blocks[j]!.end;
     }
-    if (fs.fstatSync(kvFd).size !== kvEnd) fs.ftruncateSync(kvFd, kvEnd);
-    if (fs.fstatSync(auxFd).size !== auxEnd) fs.ftruncateSync(auxFd, auxEnd);
+    // Cut at the live end: a torn tail, or a recycled file's stale blocks (after this the files
+    // hold nothing older than g, hence oldest = g). Rare path (after a crash).
+    if (kvS.size !== kvEnd) fs.ftruncateSync(kvFd, kvEnd);
+    if (auxS.size !== auxEnd) fs.ftruncateSync(auxFd, auxEnd);
     bk.gens.push({
       gen: g,
       kvFd,
       auxFd,
-      kv: new BlockWriter(kvFd, kvEnd, this.io, 'bucket-kv', this.compression),
-      aux: new BlockWriter(auxFd, auxEnd, this.io, 'bucket-aux', this.compression),
+      kv: new BlockWriter(kvFd, kvEnd, this.io, 'bucket-kv', this.compression, g),
+      aux: new BlockWriter(auxFd, auxEnd, this.io, 'bucket-aux', this.compression, g),
       tuples,
+      oldest: g,
+      recyclable: !kvS.legacy && !auxS.legacy,
     });
     bk.tuples += tuples;
     bk.kvBytes += kvEnd;
   }
 
   /**
-   * Reads the block chain of a bucket file. A file that ends inside its last block is a torn write
-   * (cut by the caller); a checksum or format error is corruption and is thrown.
+   * The live chain of generation g in one bucket file: blocks from offset 0 while they are
+   * readable and tagged g. In a legacy file (first block untagged) every readable block counts
+   * and any error but a torn tail is thrown, as before session 5.
    */
-  private scanBlocks(fd: number, file: string, kind: string): { count: number; end: number }[] {
+  private scanGen(fd: number, file: string, kind: string, g: number): GenScan {
     const size = fs.fstatSync(fd).size;
-    const r = new BlockReader(fd, 0, size, file, this.io, kind);
-    const out: { count: number; end: number }[] = [];
-    for (;;) {
-      let blk: DecodedBlock | null;
-      try {
-        blk = r.next();
-      } catch (e) {
-        if (e instanceof CrawlError && e.code === DiskErrorCode.TRUNCATED) return out;
-        throw e;
+    const tag = g & 0xffff;
+    const r = new BlockReader(fd, 0, size, file, this.io, kind, READ_AHEAD, true, this.ioBuffer());
+    const blocks: { count: number; end: number }[] = [];
+    let legacy = false;
+    let at = 0;
+    try {
+      for (;;) {
+        let blk: DecodedBlock | null;
+        try {
+          blk = r.next();
+        } catch (e) {
+          if (!(e instanceof CrawlError) || (legacy && e.code !== DiskErrorCode.TRUNCATED)) throw e;
+          return { blocks, stopAt: at, clean: false, stopErr: e, legacy, size };
+        }
+        if (blk === null) return { blocks, stopAt: at, clean: true, stopErr: null, legacy, size };
+        if (blocks.length === 0 && blk.tag === NO_TAG) legacy = true;
+        if (!legacy && blk.tag !== tag) return { blocks, stopAt: at, clean: false, stopErr: null, legacy, size };
+        blocks.push({ count: blk.count, end: blk.nextOffset });
+        at = blk.nextOffset;
       }
-      if (blk === null) return out;
-      out.push({ count: blk.count, end: blk.nextOffset });
+    } finally {
+      this.ioBuf = r.buffer;
     }
+  }
+
+  /** Is there a readable block tagged g starting anywhere in [from, size)? (Recovery only.) */
+  private findTagged(fd: number, file: string, kind: string, from: number, size: number, g: number): boolean {
+    const tag = g & 0xffff;
+    const buf = this.ioBuffer();
+    for (let base = from; base + BLOCK_HEADER_BYTES <= size; ) {
+      const n = readFully(fd, buf, Math.min(buf.length, size - base), base);
+      const last = base + n >= size;
+      // Windows overlap by a header less one byte, so a header straddling two is seen whole once.
+      const step = last ? n : n - BLOCK_HEADER_BYTES + 1;
+      const w = buf.subarray(0, n);
+      for (let p = w.indexOf(MAGIC_BYTES); p >= 0 && p < step; p = w.indexOf(MAGIC_BYTES, p + 1)) {
+        if (p + BLOCK_HEADER_BYTES > n) break;
+        if (w[p + 5] !== BLOCK_VERSION || (w[p + 4]! & 4) === 0 || w.readUInt16LE(p + 6) !== tag) continue;
+        const at = base + p;
+        const end = at + BLOCK_HEADER_BYTES + w.readUInt32LE(p + 16);
+        if (end > size) continue;
+        try {
+          // (Its own small reader: the candidate is checked whole, checksum included.)
+          if (new BlockReader(fd, at, end, file, this.io, kind).next() !== null) return true;
+        } catch {
+          /* not a block of g: stale data or chance bytes */
+        }
+      }
+      if (last) break;
+      base += step;
+    }
+    return false;
   }
 
   private zFile(i: number, g: number): string {
@@ -624,17 +763,111 @@ export class Drum {
     return path.join(this.dir, `b${pad(i)}-${g}.${ext}`);
   }
 
+  /**
+   * Files of a new generation g (> every generation written before, see genNext) of bucket i: the
+   * spare pair renamed and overwritten from offset 0 when there is one, else new files. Blocks are
+   * tagged g, so recovery stops at the first stale block of an older generation after the live
+   * ones (recoverGen); during operation nothing is read past the writer's offset.
+   */
   private newGen(i: number, g: number): BucketGen {
-    const kvFd = fs.openSync(this.bFile(i, g, 'kv'), 'w+');
-    const auxFd = fs.openSync(this.bFile(i, g, 'aux'), 'w+');
+    const kvf = this.bFile(i, g, 'kv');
+    const auxf = this.bFile(i, g, 'aux');
+    let oldest = g;
+    let kvFd = -1;
+    let auxFd = -1;
+    const sp = this.bSpare;
+    if (sp !== null) {
+      this.bSpare = null;
+      try {
+        fs.renameSync(path.join(this.dir, SPARE_KV), kvf);
+        fs.renameSync(path.join(this.dir, SPARE_AUX), auxf);
+        kvFd = fs.openSync(kvf, 'r+');
+        auxFd = fs.openSync(auxf, 'r+');
+        if (g - sp.oldest >= TAG_WINDOW) {
+          // Stale blocks could be 2^16 generations old and carry g's tag: start empty.
+          fs.ftruncateSync(kvFd, 0);
+          fs.ftruncateSync(auxFd, 0);
+        } else oldest = sp.oldest;
+      } catch {
+        // (A spare that vanished: fall back to new files.)
+        if (kvFd >= 0) fs.closeSync(kvFd);
+        if (auxFd >= 0) fs.closeSync(auxFd);
+        kvFd = auxFd = -1;
+      }
+    }
+    if (kvFd < 0) {
+      kvFd = fs.openSync(kvf, 'w+');
+      auxFd = fs.openSync(auxf, 'w+');
+      oldest = g;
+    }
     return {
       gen: g,
       kvFd,
       auxFd,
-      kv: new BlockWriter(kvFd, 0, this.io, 'bucket-kv', this.compression),
-      aux: new BlockWriter(auxFd, 0, this.io, 'bucket-aux', this.compression),
+      kv: new BlockWriter(kvFd, 0, this.io, 'bucket-kv', this.compression, g),
+      aux: new BlockWriter(auxFd, 0, this.io, 'bucket-aux', this.compression, g),
       tuples: 0,
+      oldest,
+      recyclable: true,
     };
+  }
+
+  /**
+   * A superseded Z file: becomes the spare Z (overwritten by the next Z′ written, see openZOut)
+   * unless one exists or the file has other links — the benchmark's --z-cache hard-links pristine
+   * Z files, which must never be overwritten — then it is deleted.
+   */
+  private retireZ(file: string): void {
+    if (!this.zSpare) {
+      try {
+        if (fs.statSync(file).nlink === 1) {
+          fs.renameSync(file, path.join(this.dir, SPARE_Z));
+          this.zSpare = true;
+          return;
+        }
+      } catch {
+        return; // already gone
+      }
+    }
+    fs.rmSync(file, { force: true });
+  }
+
+  /** Opens Z′ for writing: the spare Z renamed (overwritten from offset 0; cut after finish), or a new file. */
+  private openZOut(file: string): number {
+    if (this.zSpare) {
+      this.zSpare = false;
+      try {
+        fs.renameSync(path.join(this.dir, SPARE_Z), file);
+        const fd = fs.openSync(file, 'r+');
+        // Checked again here: a link made after the file became the spare must not be overwritten.
+        if (fs.fstatSync(fd).nlink === 1) return fd;
+        fs.closeSync(fd);
+        fs.rmSync(file, { force: true });
+      } catch {
+        /* no spare after all: a new file */
+      }
+    }
+    return fs.openSync(file, 'w');
+  }
+
+  /** A merged generation's files: the spare pair if it may be recycled and there is none, else deleted. */
+  private retireGen(i: number, g: BucketGen): void {
+    fs.closeSync(g.kvFd);
+    fs.closeSync(g.auxFd);
+    const kvf = this.bFile(i, g.gen, 'kv');
+    const auxf = this.bFile(i, g.gen, 'aux');
+    if (this.bSpare === null && g.recyclable) {
+      try {
+        fs.renameSync(kvf, path.join(this.dir, SPARE_KV));
+        fs.renameSync(auxf, path.join(this.dir, SPARE_AUX));
+        this.bSpare = { oldest: g.oldest };
+        return;
+      } catch {
+        fs.rmSync(path.join(this.dir, SPARE_KV), { force: true });
+      }
+    }
+    fs.rmSync(kvf, { force: true });
+    fs.rmSync(auxf, { force: true });
   }
 
   private allocBuffers(bk: BucketState): void {
@@ -817,7 +1050,7 @@ export class Drum {
     const old = bk.gens;
     const n = bk.tuples;
     const kvBytes = bk.kvBytes;
-    const nextGen = old[old.length - 1]!.gen + 1;
+    const nextGen = this.genNext++;
     bk.gens = [this.newGen(i, nextGen)];
     bk.tuples = 0;
     bk.kvBytes = 0;
@@ -832,13 +1065,17 @@ export class Drum {
       bk.zBytes = zBytes;
       fsyncDir(this.dir);
       this.writeManifest(i, nextGen);
-      // e. Old files are garbage now.
-      if (newZ > 1) fs.rmSync(this.zFile(i, newZ - 1), { force: true });
-      for (const g of old) {
-        fs.closeSync(g.kvFd);
-        fs.closeSync(g.auxFd);
-        fs.rmSync(this.bFile(i, g.gen, 'kv'), { force: true });
-        fs.rmSync(this.bFile(i, g.gen, 'aux'), { force: true });
+      // e. Old files are garbage now: the largest recyclable pair and the old Z become spares.
+      if (newZ > 1) this.retireZ(this.zFile(i, newZ - 1));
+      let keep = -1;
+      for (let t = 0; t < old.length; t++) if (old[t]!.recyclable && (keep < 0 || old[t]!.kv.offset > old[keep]!.kv.offset)) keep = t;
+      if (keep >= 0) this.retireGen(i, old[keep]!);
+      for (let t = 0; t < old.length; t++) {
+        if (t !== keep) {
+          const g = old[t]!;
+          g.recyclable = false;
+          this.retireGen(i, g);
+        }
       }
       this.phase('commit');
       this.merges++;
@@ -898,7 +1135,9 @@ export class Drum {
     let arenaLen = 0;
     for (const g of gens) {
       const reader = new BlockReader(g.kvFd, 0, g.kv.offset, this.bFile(i, g.gen, 'kv'), this.io, 'bucket-kv', READ_AHEAD, true, this.ioBuffer());
+      const tag = g.gen & 0xffff;
       for (let blk = reader.next(); blk !== null; blk = reader.next()) {
+        if (blk.tag !== tag && blk.tag !== NO_TAG) throw this.mismatch(i, g.gen, `block tagged ${blk.tag} among the blocks of this generation`);
         const b = blk.payload;
         let base = 0;
         if (withValues) {
@@ -950,7 +1189,7 @@ export class Drum {
     uniq.fill(0);
     const prev: (Uint8Array | null)[] | null = withValues ? new Array<Uint8Array | null>(n).fill(null) : null;
     const zfd = bk.zgen > 0 ? fs.openSync(this.zFile(i, bk.zgen), 'r') : -1;
-    const outFd = fs.openSync(newZFile, 'w');
+    const outFd = this.openZOut(newZFile);
     let added = 0;
     let zKeys = 0;
     let zBytes = 0;
@@ -1026,6 +1265,11 @@ export class Drum {
         }
       }
       zBytes = zw.finish();
+      // A recycled Z′ may be longer than what was written: cut it (recovery checks size = zBytes).
+      if (fs.fstatSync(outFd).size > zBytes) {
+        fs.ftruncateSync(outFd, zBytes);
+        fs.fsyncSync(outFd);
+      }
       zKeys = zw.records;
       this.zwBuf = zw.buffer;
       if (zr !== null) this.ioBuf = zr.buffer;
@@ -1306,6 +1550,14 @@ export class Drum {
   async close(): Promise<void> {
     if (this.closed) return;
     await this.flush();
+    // Recycled files hold stale blocks after the live ones: cut them, so that the next open finds
+    // each file ending at its live end (no search of the stale tail, see recoverGen).
+    for (const bk of this.buckets) {
+      for (const g of bk.gens) {
+        if (fs.fstatSync(g.kvFd).size > g.kv.offset) fs.ftruncateSync(g.kvFd, g.kv.offset);
+        if (fs.fstatSync(g.auxFd).size > g.aux.offset) fs.ftruncateSync(g.auxFd, g.aux.offset);
+      }
+    }
     this.abandon();
   }
 
