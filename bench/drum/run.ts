@@ -268,6 +268,12 @@ async function runOne(a: Args, U: number): Promise<Record<string, unknown>> {
   const genHi = new Uint32Array(4096);
   const genLo = new Uint32Array(4096);
   let genCpuUs = 0;
+  // Per merge round (session 5): round 1 writes every bucket file and Z′ into new files; from
+  // round 2 on DRUM recycles the spares (steady state), so the rounds are reported apart.
+  const perRound: Record<string, unknown>[] = [];
+  let roundMark = { n: 0, cpu: process.cpuUsage(), gen: 0, sys: { ...drum.stats().mergeSysMs }, cpuPh: { ...drum.stats().mergeCpuMs }, t: Date.now() };
+  const phaseDiff = (x: Record<string, number>, y: Record<string, number>): Record<string, number> =>
+    Object.fromEntries(Object.keys(x).map((k) => [k, Math.round(x[k]! - (y[k] ?? 0))]));
   while (drum.stats().rounds < a.rounds) {
     const g0 = process.cpuUsage();
     for (let c = 0; c < 4096; c++) {
@@ -315,6 +321,25 @@ async function runOne(a: Args, U: number): Promise<Record<string, unknown>> {
       mergeCpuUs += c.user + c.system;
       maxRss = Math.max(maxRss, process.memoryUsage().rss);
       sampleMem();
+      const st = drum.stats();
+      const rc = process.cpuUsage(roundMark.cpu);
+      const rCpu = (rc.user + rc.system) / 1e6;
+      const rGen = (genCpuUs - roundMark.gen) / 1e6;
+      const rn = n - roundMark.n;
+      perRound.push({
+        round: st.rounds,
+        tuples: rn,
+        seconds: (Date.now() - roundMark.t) / 1000,
+        cpuSeconds: rCpu,
+        userCpuSeconds: rc.user / 1e6,
+        systemCpuSeconds: rc.system / 1e6,
+        generatorCpuSeconds: rGen,
+        ratePerCpuSecond: Math.round(rn / rCpu),
+        ratePerDrumCpuSecond: Math.round(rn / (rCpu - rGen)),
+        mergeCpuMsByPhase: phaseDiff(st.mergeCpuMs, roundMark.cpuPh),
+        mergeSysMsByPhase: phaseDiff(st.mergeSysMs, roundMark.sys),
+      });
+      roundMark = { n, cpu: process.cpuUsage(), gen: genCpuUs, sys: { ...st.mergeSysMs }, cpuPh: { ...st.mergeCpuMs }, t: Date.now() };
     }
   }
   const sec = (Date.now() - start) / 1000;
@@ -370,6 +395,10 @@ async function runOne(a: Args, U: number): Promise<Record<string, unknown>> {
     mergeCpuMsByPhase: (s as { mergeCpuMs?: unknown }).mergeCpuMs ?? null, // absent in older trees (A/B)
     consumerCpuSeconds: consumerCpuUs / 1e6,
     mergeSysMsByPhase: (s as { mergeSysMs?: unknown }).mergeSysMs ?? null, // system-CPU part (session 4)
+    // Per round (ingest of the round's tuples + its merge): round 1 writes new files, later rounds
+    // overwrite the spares (session 5); with --z-cache round 1's old Z files are hard links and are
+    // deleted, not recycled.
+    perRound,
     loadavgAtEnd: os.loadavg(),
     mergeSeconds: mergeMs / 1000,
     ingestRateTuplesPerSec: Math.round(n / Math.max(1e-9, sec - mergeMs / 1000)),
@@ -454,7 +483,10 @@ async function main(): Promise<void> {
     command: `npm run bench:drum -- ${process.argv.slice(2).join(' ')}`.trim(),
     date: new Date().toISOString(),
     machine: { cpu: cpu?.model, cores: os.cpus().length, node: process.version, memBytes: os.totalmem(), loadavg: os.loadavg() },
-    note: 'Shared, noisy 2-core machine (several engineers building and testing at once): absolute rates are low and vary run to run; compare within one run. Z is pre-populated by Drum.bulkLoad (sorted runs written directly), not by inserting U keys through the API.',
+    note:
+      'Shared, noisy 2-core machine (several engineers building and testing at once): absolute rates are low and vary run to run; compare within one run. Z is pre-populated by Drum.bulkLoad (sorted runs written directly), not by inserting U keys through the API.' +
+      ' runs[].perRound splits the rate by merge round: round 1 writes every bucket file and Z′ into new files; from round 2 on, DRUM (session 5) overwrites the spare bucket pair and spare Z instead (steady state).' +
+      (a.zCache !== '' ? ' With --z-cache the Z files round 1 reads are hard links to the cache (nlink 2), so DRUM deletes them rather than recycling them: round 1 has no spare Z at all.' : ''),
     params: { R: a.R, D: a.D, M: a.M, rounds: a.rounds, auxBytes: 110, p: 1 / 9, zstd: a.zstd, commitPer: a.commitPer, malloc: a.malloc, semiSpaceMiB: a.semi, zCache: a.zCache, results: a.results },
     runs,
   };
