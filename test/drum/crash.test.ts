@@ -10,6 +10,12 @@
  *      tuple stream (add-merge values: nothing merged twice, nothing skipped in the middle);
  *   4. that prefix covers everything before the child's last completed flush().
  *
+ * Since session 5 DRUM recycles files (a merged generation's bucket pair and the superseded Z are
+ * overwritten by later ones), so half the epochs use tiny buckets (many merges per child, a longer
+ * kill window): kills land mid-ingest and mid-merge over recycled files holding stale blocks of
+ * older generations, and the campaign fails unless spares were made and recycled files were left
+ * pending by some kill.
+ *
  * Normal suite: 200 kills aimed at (4 per repository; ≥ 85 % of the children must be killed, not
  * finish); DRUMCRAWL_LONG: 2000 (8 per repository).
  *
@@ -39,6 +45,9 @@ const TARGET_KILLS = Number(process.env.DRUM_CRASH_KILLS ?? (LONG ? 2000 : 200))
 const EPOCHS = LONG ? 8 : 4;
 // Kill instant: uniform in [0, KILL_WINDOW_MS) after the child's 'ready' (sent before Drum.open).
 const KILL_WINDOW_MS = 120;
+// ... and for the small-bucket epochs (many merges each, so that spares are made and recycled
+// several times per child: session 5), a longer window.
+const KILL_WINDOW_SMALL_MS = 300;
 // CPU-bound children on 2 shared cores: more in parallel only slows each one down.
 const PARALLEL = 4;
 // A safety stop for a badly overloaded machine (the kill-count assertion then reports it).
@@ -97,6 +106,14 @@ interface Phase {
   tornTail: number;
   halfPair: number;
   noRepo: number;
+  /** Spare files (session 5: recycled bucket pair / Z) present at the crash. */
+  spareB: number;
+  spareZ: number;
+  /** Pending bucket files holding blocks of another generation after their own: recycled files
+   *  that recovery must cut at the live end. */
+  recycledLive: number;
+  /** Merges committed in the repository (sum over buckets of Z generations) at its last crash. */
+  merges: number;
 }
 
 /** Runs one child of slot s; kills it killAfterMs after its 'ready' (never, when null). */
@@ -132,6 +149,8 @@ function inspect(dir: string, phase: Phase): void {
   }
   const files = fs.readdirSync(dir);
   const m = JSON.parse(fs.readFileSync(path.join(dir, 'drum.json'), 'utf8')) as { buckets: { bgen: number; zgen: number }[] };
+  if (files.includes('bspare.kv')) phase.spareB++;
+  if (files.includes('zspare.z')) phase.spareZ++;
   const gens = new Map<number, Set<number>>();
   for (const f of files) {
     if (f.endsWith('.tmp')) phase.tmpManifest++;
@@ -147,13 +166,25 @@ function inspect(dir: string, phase: Phase): void {
   for (const s of gens.values()) if (s.size > 1) phase.multiGen++;
   const blocks = new Map<string, number>();
   for (const f of files) {
-    if (!f.endsWith('.kv') && !f.endsWith('.aux')) continue;
-    // A torn tail: the file does not end on a block boundary.
+    const mg = /^b\d{4}-(\d+)\.(kv|aux)$/.exec(f);
+    if (mg === null) continue;
+    // The live chain: blocks tagged with the file's generation (flag bit 2, tag at bytes 6–7).
+    // A block of another generation after it: a recycled file's stale data. A tail that ends
+    // inside a block: a torn write.
     const b = fs.readFileSync(path.join(dir, f));
+    const tag = Number(mg[1]) & 0xffff;
     let p = 0;
     let n = 0;
-    for (; p + 24 <= b.length; n++) p += 24 + b.readUInt32LE(p + 16);
-    if (p !== b.length) phase.tornTail++;
+    let stale = false;
+    for (; p + 24 <= b.length; n++) {
+      if ((b[p + 4]! & 4) !== 0 && b.readUInt16LE(p + 6) !== tag) {
+        stale = true;
+        break;
+      }
+      p += 24 + b.readUInt32LE(p + 16);
+    }
+    if (stale) phase.recycledLive++;
+    else if (p !== b.length) phase.tornTail++;
     // Half a pair: the kill fell between the kv and the aux block of one buffer flush.
     const stem = f.replace(/\.(kv|aux)$/, '');
     if (blocks.has(stem) && blocks.get(stem) !== n) phase.halfPair++;
@@ -177,14 +208,20 @@ async function slot(s: number, phase: Phase, verifier: Verifier): Promise<{ kill
         seed: s * 100 + e + 1,
         pool: 300 + Math.floor(rnd() * 2000),
         bufferBytes: 256 + Math.floor(rnd() * 2048),
-        bucketBytes: 2000 + Math.floor(rnd() * 20000),
+        // Half the epochs with small buckets: many merges per child, so spares are made and
+        // recycled (and killed mid-ingest / mid-merge over recycled files) within the kill window.
+        bucketBytes: rnd() < 0.5 ? 100 + Math.floor(rnd() * 500) : 2000 + Math.floor(rnd() * 20000),
         maxTuples: 60000,
         flushEvery: 1000 + Math.floor(rnd() * 4000),
       };
       epochs.push(ep);
-      const outcome = await runChild(s, { ...ep, dir }, Math.floor(rnd() * KILL_WINDOW_MS));
+      const outcome = await runChild(s, { ...ep, dir }, Math.floor(rnd() * (ep.bucketBytes < 2000 ? KILL_WINDOW_SMALL_MS : KILL_WINDOW_MS)));
       if (outcome === 'killed') kills++;
       inspect(dir, phase);
+      if (e === EPOCHS - 1 && fs.existsSync(path.join(dir, 'drum.json'))) {
+        const m = JSON.parse(fs.readFileSync(path.join(dir, 'drum.json'), 'utf8')) as { buckets: { zgen: number }[] };
+        phase.merges += m.buckets.reduce((t, bk) => t + bk.zgen, 0);
+      }
       // Check this crash state on a copy, in the verifier thread, while the next child runs. The
       // sinks and markers of earlier epochs are final (their children are dead); the copy is too.
       const copy = path.join(base, `verify-${e}`);
@@ -203,7 +240,7 @@ async function slot(s: number, phase: Phase, verifier: Verifier): Promise<{ kill
 test(`crash campaign: ${TARGET_KILLS} SIGKILLed children (${EPOCHS} per repository), invariants checked after each`, async () => {
   await bundle();
   const verifier = new Verifier();
-  const phase: Phase = { orphanZ: 0, multiGen: 0, tmpManifest: 0, tornTail: 0, halfPair: 0, noRepo: 0 };
+  const phase: Phase = { orphanZ: 0, multiGen: 0, tmpManifest: 0, tornTail: 0, halfPair: 0, noRepo: 0, spareB: 0, spareZ: 0, recycledLive: 0, merges: 0 };
   let next = 0;
   let kills = 0;
   let children = 0;
@@ -227,6 +264,10 @@ test(`crash campaign: ${TARGET_KILLS} SIGKILLed children (${EPOCHS} per reposito
   assert.ok(children >= TARGET_KILLS, `only ${children} children ran within ${CAP_MS / 1000} s`);
   // The campaign must actually hit merges in progress, not only appends.
   assert.ok(phase.orphanZ + phase.multiGen > 0, 'no kill landed inside a merge');
+  // ... and over recycled files (session 5): spares made, and pending generations written over
+  // the stale blocks of older ones when the child died.
+  assert.ok(phase.spareB > 0 && phase.spareZ > 0, 'no spare files were made');
+  assert.ok(phase.recycledLive > 0, 'no kill left a recycled bucket file pending');
   // (A SIGKILL does not tear a single write(2) of a regular file, so tornTail stays 0 here; torn
   // tails are made by hand in formats.test.ts.)
 });
