@@ -212,3 +212,30 @@ test('a hard-linked Z (nlink 2, the benchmark’s --z-cache) is never overwritte
     fs.rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('a spare whose stale blocks may be 2^15 or more generations old is emptied before reuse (no stale tag can equal the live one mod 2^16)', async () => {
+  const dir = tmpDir();
+  try {
+    const opts = { buckets: 2, bufferBytes: 200, onResults: () => undefined };
+    let d = await Drum.open(dir, opts);
+    for (let j = 0; j < 50; j++) d.checkUpdate(j, j, null, auxOf(j)); // bucket 0 (top bit clear)
+    await d.close();
+    // Jump the generation counter: bucket 1 (empty) gets bgen 50000.
+    const mfile = path.join(dir, 'drum.json');
+    const m = JSON.parse(fs.readFileSync(mfile, 'utf8')) as { buckets: { bgen: number }[] };
+    m.buckets[1]!.bgen = 50000;
+    fs.writeFileSync(mfile, JSON.stringify(m));
+    d = await Drum.open(dir, opts);
+    for (let j = 0; j < 60; j++) d.checkUpdate(j + 100, j, null, auxOf(j)); // bucket 0: its pending gen (< 100) gets 60 tuples
+    d.checkUpdate(0x80000000, 1, null, auxOf(1)); // bucket 1
+    await d.merge();
+    // Bucket 0's merged pair (generation < 100) became the spare; bucket 1's new generation (> 50000)
+    // took it and had to empty it.
+    const g1 = fs.readdirSync(dir).map((f) => /^b0001-(\d+)\.kv$/.exec(f)).find((x) => x !== null)!;
+    assert.ok(Number(g1[1]) > 50000);
+    assert.equal(fs.statSync(path.join(dir, g1[0])).size, 0, 'the recycled pair was emptied (window rule)');
+    await d.close();
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
