@@ -666,7 +666,16 @@ export class Drum {
     }
     const c = kvS.blocks.length;
     const a = auxS.blocks.length;
-    if (!kvS.legacy && !auxS.legacy) {
+    if (kvS.legacy || auxS.legacy) {
+      // A pair of an older drumcrawl (never recycled, so no stale blocks): only a torn tail may
+      // end a chain early, as before session 5 (its partner's first block may be the broken one).
+      for (const [sc, file] of [
+        [kvS, kvf],
+        [auxS, auxf],
+      ] as const) {
+        if (!sc.clean && sc.stopErr?.code !== DiskErrorCode.TRUNCATED) throw broken(sc, file, 'unreadable block in a file of untagged blocks');
+      }
+    } else {
       if (a > c) throw broken(kvS, kvf, `key/value block ${c} is missing but its aux block was written after it (corruption)`);
       if (c > a + 1) throw broken(auxS, auxf, `aux block ${a} is missing but key/value block ${a + 1} was written after it (corruption)`);
     }
@@ -734,7 +743,11 @@ export class Drum {
     }
   }
 
-  /** Is there a readable block tagged g starting anywhere in [from, size)? (Recovery only.) */
+  /**
+   * Is there a readable block tagged g, or an untagged one, starting anywhere in [from, size)?
+   * (Recovery only.) Untagged blocks count too: only files of older drumcrawls hold them, and those
+   * are never recycled, so one after a break means the break is corruption as well.
+   */
   private findTagged(fd: number, file: string, kind: string, from: number, size: number, g: number): boolean {
     const tag = g & 0xffff;
     const buf = this.ioBuffer();
@@ -746,7 +759,8 @@ export class Drum {
       const w = buf.subarray(0, n);
       for (let p = w.indexOf(MAGIC_BYTES); p >= 0 && p < step; p = w.indexOf(MAGIC_BYTES, p + 1)) {
         if (p + BLOCK_HEADER_BYTES > n) break;
-        if (w[p + 5] !== BLOCK_VERSION || (w[p + 4]! & 4) === 0 || w.readUInt16LE(p + 6) !== tag) continue;
+        // (Flag bit 2 = tagged, block.ts.)
+        if (w[p + 5] !== BLOCK_VERSION || ((w[p + 4]! & 4) !== 0 && w.readUInt16LE(p + 6) !== tag)) continue;
         const at = base + p;
         const end = at + BLOCK_HEADER_BYTES + w.readUInt32LE(p + 16);
         if (end > size) continue;

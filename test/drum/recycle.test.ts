@@ -12,6 +12,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { Drum, type DrumResult } from '../../src/drum/index.js';
 import { isCrawlError } from '../../src/errors.js';
+import { BlockReader, IoCounters, frameBlock } from '../../src/disk/index.js';
 
 const tmpDir = (): string => fs.mkdtempSync(path.join(os.tmpdir(), 'drumr-'));
 
@@ -235,6 +236,50 @@ test('a spare whose stale blocks may be 2^15 or more generations old is emptied 
     assert.ok(Number(g1[1]) > 50000);
     assert.equal(fs.statSync(path.join(dir, g1[0])).size, 0, 'the recycled pair was emptied (window rule)');
     await d.close();
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+/** Rewrites a bucket file's blocks untagged, as drumcrawl wrote them before session 5. */
+function untag(file: string): void {
+  const fd = fs.openSync(file, 'r');
+  const parts: Uint8Array[] = [];
+  try {
+    const r = new BlockReader(fd, 0, fs.fstatSync(fd).size, file, new IoCounters(), 'test');
+    for (let b = r.next(); b !== null; b = r.next()) parts.push(frameBlock(b.payload, b.count, 'none'));
+  } finally {
+    fs.closeSync(fd);
+  }
+  fs.writeFileSync(file, Buffer.concat(parts));
+}
+
+test('bucket files of an older drumcrawl (untagged blocks) are read as before; corruption in them is still reported', async () => {
+  const make = async (dir: string): Promise<void> => {
+    const d = await Drum.open(dir, { buckets: 1, bufferBytes: 200, onResults: () => undefined });
+    for (let j = 0; j < 100; j++) d.checkUpdate(...keyOf(j), null, auxOf(j));
+    d.abandon();
+    for (const ext of ['kv', 'aux']) untag(path.join(dir, `b0000-1.${ext}`));
+  };
+  const dir = tmpDir();
+  try {
+    await make(dir);
+    const got: DrumResult[] = [];
+    const d = await Drum.open(dir, { buckets: 1, onResults: (b) => void got.push(...b) });
+    await d.merge();
+    assert.deepEqual(got.map((r) => auxNo(r.aux!)), Array.from({ length: 91 }, (_, j) => j));
+    await d.close();
+    for (const exts of [['kv'], ['aux'], ['kv', 'aux']]) {
+      fs.rmSync(dir, { recursive: true, force: true });
+      await make(dir);
+      for (const ext of exts) {
+        const file = path.join(dir, `b0000-1.${ext}`);
+        const b = fs.readFileSync(file);
+        b[30]! ^= 0x40; // first block's payload
+        fs.writeFileSync(file, b);
+      }
+      await assert.rejects(Drum.open(dir, { buckets: 1, onResults: () => undefined }), (e: unknown) => isCrawlError(e, 'CRAWL_DISK_CHECKSUM'), exts.join('+'));
+    }
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
