@@ -739,7 +739,9 @@ export class Drum {
         at = blk.nextOffset;
       }
     } finally {
-      this.ioBuf = r.buffer;
+      // Keep the read buffer unless a (corrupt or stale) header made the reader grow it: the
+      // merge's buffer stays READ_AHEAD bytes.
+      if (r.buffer.length <= READ_AHEAD) this.ioBuf = r.buffer;
     }
   }
 
