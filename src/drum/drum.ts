@@ -284,6 +284,27 @@ const SPARE_Z = 'zspare.z';
  * equal the live one modulo 2^16.
  */
 const TAG_WINDOW = 32768;
+/**
+ * Names the boot (Linux `boot_id`) during which this repository was last opened for writing.
+ * Why: the corruption rules of recovery (recoverGen) hold for a process crash, where the page
+ * cache keeps every completed write, but not after a power loss or reboot, when bucket pages
+ * written after the last fsync may reach the disk in any order (a recycled file then shows stale
+ * blocks between live ones). Such pages were never reported (no key in them is in Z, and the
+ * crawler re-fetches the pages whose links were not merged), so after a reboot a break in a chain
+ * ends it; within one boot it is corruption and is reported. Unknown boot (no /proc, or a
+ * repository older than this file): the strict rule, as before.
+ */
+const BOOT_FILE = 'writer-boot';
+
+function currentBootId(): string | null {
+  try {
+    const id = fs.readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim();
+    return id.length > 0 ? id : null;
+  } catch {
+    return null;
+  }
+}
+
 /** The block magic as bytes (little-endian), for the forward search of recovery. */
 const MAGIC_BYTES = Buffer.from([BLOCK_MAGIC & 0xff, (BLOCK_MAGIC >>> 8) & 0xff, (BLOCK_MAGIC >>> 16) & 0xff, BLOCK_MAGIC >>> 24]);
 
@@ -370,6 +391,8 @@ export class Drum {
   private bSpare: { oldest: number } | null = null;
   /** SPARE_Z exists (a superseded Z with one link). */
   private zSpare = false;
+  /** The machine rebooted since this repository was last opened for writing (see BOOT_FILE). */
+  private rebooted = false;
   private closed = false;
   private maxKvBytes = 0;
   private readonly vtmp = new Int32Array(1);
@@ -563,6 +586,15 @@ export class Drum {
   // ---------------------------------------------------------------- recovery
 
   private recover(m: Manifest): void {
+    const boot = currentBootId();
+    const bootFile = path.join(this.dir, BOOT_FILE);
+    let writerBoot: string | null = null;
+    try {
+      writerBoot = fs.readFileSync(bootFile, 'utf8').trim();
+    } catch {
+      writerBoot = null;
+    }
+    this.rebooted = boot !== null && writerBoot !== null && writerBoot !== boot;
     const files = fs.readdirSync(this.dir);
     const pending = new Map<number, number[]>();
     let maxGen = 0;
@@ -625,6 +657,8 @@ export class Drum {
       this.allocBuffers(bk);
       this.maxKvBytes = Math.max(this.maxKvBytes, bk.kvBytes);
     }
+    // From here on this boot writes: recorded before any new bucket write (atomic, fsynced).
+    if (boot !== null && writerBoot !== boot) writeFileAtomicSync(bootFile, boot + '\n', this.io);
     fsyncDir(this.dir);
   }
 
@@ -656,17 +690,22 @@ export class Drum {
             cause: s.stopErr ?? undefined,
             details: { file, offset: s.stopAt, bucket: i, gen: g },
           });
+    // After a reboot unsynced pages may have reached the disk in any order: a break ends the
+    // chain (BOOT_FILE); the rules below prove corruption only within one boot.
+    const strict = !this.rebooted;
     for (const [s, fd, file, kind] of [
       [kvS, kvFd, kvf, 'bucket-kv'],
       [auxS, auxFd, auxf, 'bucket-aux'],
     ] as const) {
-      if (!s.legacy && !s.clean && this.findTagged(fd, file, kind, s.stopAt + 1, s.size, g)) {
+      if (strict && !s.legacy && !s.clean && this.findTagged(fd, file, kind, s.stopAt + 1, s.size, g)) {
         throw broken(s, file, 'a block of this generation follows a break in its chain (corruption)');
       }
     }
     const c = kvS.blocks.length;
     const a = auxS.blocks.length;
-    if (kvS.legacy || auxS.legacy) {
+    if (!strict) {
+      // After a reboot: no rule applies; both chains are cut at the last complete pair below.
+    } else if (kvS.legacy || auxS.legacy) {
       // A pair of an older drumcrawl (never recycled, so no stale blocks): only a torn tail may
       // end a chain early, as before session 5 (its partner's first block may be the broken one).
       for (const [sc, file] of [
@@ -729,7 +768,7 @@ export class Drum {
         try {
           blk = r.next();
         } catch (e) {
-          if (!(e instanceof CrawlError) || (legacy && e.code !== DiskErrorCode.TRUNCATED)) throw e;
+          if (!(e instanceof CrawlError) || (legacy && !this.rebooted && e.code !== DiskErrorCode.TRUNCATED)) throw e;
           return { blocks, stopAt: at, clean: false, stopErr: e, legacy, size };
         }
         if (blk === null) return { blocks, stopAt: at, clean: true, stopErr: null, legacy, size };
