@@ -87,23 +87,8 @@ export function radixSortKeys(hiIn: Uint32Array, loIn: Uint32Array, n: number, w
   const mask = (1 << digit) - 1;
   const count = count11;
   for (let shift = 0; shift < bits; shift += digit) {
-    count.fill(0);
-    for (let i = 0; i < n; i++) count[(hi[i]! >>> shift) & mask]++;
-    // Skip a pass where every key has the same digit: it would not move anything.
-    if (count[(hi[0]! >>> shift) & mask] === n) continue;
-    let sum = 0;
-    for (let d = 0; d <= mask; d++) {
-      const c = count[d]!;
-      count[d] = sum;
-      sum += c;
-    }
-    for (let i = 0; i < n; i++) {
-      const h = hi[i]!;
-      const j = count[(h >>> shift) & mask]++;
-      hi2[j] = h;
-      lo2[j] = lo[i]!;
-      pos2[j] = pos[i]!;
-    }
+    // A pass where every key has the same digit would not move anything: skipped.
+    if (!scatterByHi(hi, lo, pos, hi2, lo2, pos2, 0, n, shift, mask, count, true)) continue;
     let t = hi;
     hi = hi2;
     hi2 = t;
@@ -146,12 +131,36 @@ function finishRuns(hi: Uint32Array, lo: Uint32Array, pos: Uint32Array, _hi2: Ui
   }
 }
 
+/**
+ * One stable counting scatter of keys [a, b) by the digit (hi >>> shift) & mask from (sh, sl, sp)
+ * to the same positions of (dh, dl, dp). Afterwards count[d] is where digit d's keys end. With
+ * skipUniform, a pass whose keys all share one digit moves nothing and returns false.
+ */
+function scatterByHi(sh: Uint32Array, sl: Uint32Array, sp: Uint32Array, dh: Uint32Array, dl: Uint32Array, dp: Uint32Array, a: number, b: number, shift: number, mask: number, count: Uint32Array, skipUniform: boolean): boolean {
+  count.fill(0, 0, mask + 1);
+  for (let i = a; i < b; i++) count[(sh[i]! >>> shift) & mask]++;
+  if (skipUniform && count[(sh[a]! >>> shift) & mask] === b - a) return false;
+  let sum = a;
+  for (let d = 0; d <= mask; d++) {
+    const c = count[d]!;
+    count[d] = sum;
+    sum += c;
+  }
+  for (let i = a; i < b; i++) {
+    const h = sh[i]!;
+    const j = count[(h >>> shift) & mask]++;
+    dh[j] = h;
+    dl[j] = sl[i]!;
+    dp[j] = sp[i]!;
+  }
+  return true;
+}
+
 /** Batches of at least this many keys take the MSD-first path. */
 const MSD_MIN = 1 << 18;
 /** Bits of the MSD digit: 256 parts, each ~n/256 keys (19 K at n = 4.9 M: 230 KB, cached). */
 const MSD_BITS = 8;
 const countMsd = new Uint32Array(1 << MSD_BITS);
-const ends = new Uint32Array(1 << MSD_BITS);
 
 /**
  * Step 1 for large batches (session 5): one stable scatter by the top MSD_BITS of the varying
@@ -163,23 +172,8 @@ const ends = new Uint32Array(1 << MSD_BITS);
  */
 function msdThenLsd(hi: Uint32Array, lo: Uint32Array, pos: Uint32Array, hi2: Uint32Array, lo2: Uint32Array, pos2: Uint32Array, n: number, bits: number): void {
   const top = bits - MSD_BITS;
-  const cm = countMsd;
-  cm.fill(0);
-  for (let i = 0; i < n; i++) cm[(hi[i]! >>> top) & 0xff]++;
-  let sum = 0;
-  for (let d = 0; d < 256; d++) {
-    const c = cm[d]!;
-    cm[d] = sum;
-    sum += c;
-    ends[d] = sum;
-  }
-  for (let i = 0; i < n; i++) {
-    const h = hi[i]!;
-    const j = cm[(h >>> top) & 0xff]++;
-    hi2[j] = h;
-    lo2[j] = lo[i]!;
-    pos2[j] = pos[i]!;
-  }
+  // After the scatter countMsd[d] is where part d ends.
+  scatterByHi(hi, lo, pos, hi2, lo2, pos2, 0, n, top, 0xff, countMsd, false);
   // LSD over bits [0, top) of each part, ping-ponging between the two sets; an even number of
   // passes (a pass is never skipped here) leaves every part in hi2/lo2/pos2.
   let passes = Math.ceil(top / 11);
@@ -189,25 +183,11 @@ function msdThenLsd(hi: Uint32Array, lo: Uint32Array, pos: Uint32Array, hi2: Uin
   const count = count11;
   let a = 0;
   for (let d = 0; d < 256; d++) {
-    const b = ends[d]!;
+    const b = countMsd[d]!;
     if (b - a > 1) {
       let sh = hi2, sl = lo2, sp = pos2, dh = hi, dl = lo, dp = pos;
       for (let q = 0, shift = 0; q < passes; q++, shift += digit) {
-        count.fill(0, 0, mask + 1);
-        for (let i = a; i < b; i++) count[(sh[i]! >>> shift) & mask]++;
-        let s2 = a;
-        for (let x = 0; x <= mask; x++) {
-          const c = count[x]!;
-          count[x] = s2;
-          s2 += c;
-        }
-        for (let i = a; i < b; i++) {
-          const h = sh[i]!;
-          const j = count[(h >>> shift) & mask]++;
-          dh[j] = h;
-          dl[j] = sl[i]!;
-          dp[j] = sp[i]!;
-        }
+        scatterByHi(sh, sl, sp, dh, dl, dp, a, b, shift, mask, count, false);
         let t = sh;
         sh = dh;
         dh = t;
