@@ -84,20 +84,10 @@ export function radixSortKeys(hiIn: Uint32Array, loIn: Uint32Array, n: number, w
   }
   const passes = Math.ceil(bits / 11);
   const digit = passes === 0 ? 0 : Math.ceil(bits / passes);
-  const mask = (1 << digit) - 1;
-  const count = count11;
-  for (let shift = 0; shift < bits; shift += digit) {
-    // A pass where every key has the same digit would not move anything: skipped.
-    if (!scatterByHi(hi, lo, pos, hi2, lo2, pos2, 0, n, shift, mask, count, true)) continue;
-    let t = hi;
-    hi = hi2;
-    hi2 = t;
-    t = lo;
-    lo = lo2;
-    lo2 = t;
-    t = pos;
-    pos = pos2;
-    pos2 = t;
+  const sorted = lsdByHi([hi, lo, pos], [hi2, lo2, pos2], 0, n, bits, digit, true);
+  if (sorted[0] !== hi) {
+    [hi2, lo2, pos2] = [hi, lo, pos];
+    [hi, lo, pos] = sorted;
   }
   // 2. Runs of equal hi, by lo.
   finishRuns(hi, lo, pos, hi2, lo2, pos2, n);
@@ -165,7 +155,7 @@ const countMsd = new Uint32Array(1 << MSD_BITS);
 /**
  * Step 1 for large batches (session 5): one stable scatter by the top MSD_BITS of the varying
  * bits into hi2/lo2/pos2, then an LSD sort of each part by its remaining bits in ≤ 11-bit passes
- * (even count: a part ends back in hi2/lo2/pos2). Why: an LSD pass over all n keys scatters to
+ * (each part ends in hi2/lo2/pos2). Why: an LSD pass over all n keys scatters to
  * 2^digit places in each of 3 arrays — ~3,000 write streams at 10-bit digits, more than the TLB
  * and L1 hold, ~35 ns per key per pass here — while a part of n/256 keys sorts inside L2. Stable
  * (counting scatters only), so equal keys keep their arrival order.
@@ -174,33 +164,40 @@ function msdThenLsd(hi: Uint32Array, lo: Uint32Array, pos: Uint32Array, hi2: Uin
   const top = bits - MSD_BITS;
   // After the scatter countMsd[d] is where part d ends.
   scatterByHi(hi, lo, pos, hi2, lo2, pos2, 0, n, top, 0xff, countMsd, false);
-  // LSD over bits [0, top) of each part, ping-ponging between the two sets; an even number of
-  // passes (a pass is never skipped here) leaves every part in hi2/lo2/pos2.
-  let passes = Math.ceil(top / 11);
-  if (passes % 2 === 1) passes++;
-  const digit = Math.ceil(top / passes);
-  const mask = (1 << digit) - 1;
-  const count = count11;
+  // LSD over bits [0, top) of each part, ping-ponging between the two sets; a part that ends in
+  // the other set (odd number of passes) is copied back, so every part ends in hi2/lo2/pos2.
+  const digit = Math.ceil(top / Math.ceil(top / 11));
+  const main: Cols = [hi2, lo2, pos2];
+  const other: Cols = [hi, lo, pos];
   let a = 0;
   for (let d = 0; d < 256; d++) {
     const b = countMsd[d]!;
-    if (b - a > 1) {
-      let sh = hi2, sl = lo2, sp = pos2, dh = hi, dl = lo, dp = pos;
-      for (let q = 0, shift = 0; q < passes; q++, shift += digit) {
-        scatterByHi(sh, sl, sp, dh, dl, dp, a, b, shift, mask, count, false);
-        let t = sh;
-        sh = dh;
-        dh = t;
-        t = sl;
-        sl = dl;
-        dl = t;
-        t = sp;
-        sp = dp;
-        dp = t;
-      }
+    if (b - a > 1 && lsdByHi(main, other, a, b, top, digit, false) !== main) {
+      hi2.set(hi.subarray(a, b), a);
+      lo2.set(lo.subarray(a, b), a);
+      pos2.set(pos.subarray(a, b), a);
     }
     a = b;
   }
+}
+
+type Cols = readonly [Uint32Array, Uint32Array, Uint32Array];
+
+/**
+ * LSD passes of `digit` bits over hi bits [0, bits) of keys [a, b), ping-ponging between the
+ * column sets x (which holds the keys) and y; returns the set that holds the result.
+ */
+function lsdByHi(x: Cols, y: Cols, a: number, b: number, bits: number, digit: number, skipUniform: boolean): Cols {
+  const mask = (1 << digit) - 1;
+  let s = x;
+  let d = y;
+  for (let shift = 0; shift < bits; shift += digit) {
+    if (!scatterByHi(s[0], s[1], s[2], d[0], d[1], d[2], a, b, shift, mask, count11, skipUniform)) continue;
+    const t = s;
+    s = d;
+    d = t;
+  }
+  return s;
 }
 
 /** Stable LSD sort of lo[a, b) (carrying pos) in four 8-bit passes, using lo2/pos2[a, b) as scratch. */
