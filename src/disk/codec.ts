@@ -47,3 +47,20 @@ export function readVarint(buf: Uint8Array, pos: number, end: number, out: Int32
 export function compareKey(ah: number, al: number, bh: number, bl: number): number {
   return ah !== bh ? (ah < bh ? -1 : 1) : al !== bl ? (al < bl ? -1 : 1) : 0;
 }
+
+/**
+ * Writes a 9-byte head at buf[p]: one byte, then a 64-bit key as hi and lo, each u32
+ * little-endian. DRUM's bucket entries (op byte + key) and key-run blocks (gap width + first key)
+ * both start this way.
+ */
+export function putByteKey(buf: Uint8Array, p: number, byte: number, hi: number, lo: number): void {
+  buf[p] = byte;
+  buf[p + 1] = hi;
+  buf[p + 2] = hi >>> 8;
+  buf[p + 3] = hi >>> 16;
+  buf[p + 4] = hi >>> 24;
+  buf[p + 5] = lo;
+  buf[p + 6] = lo >>> 8;
+  buf[p + 7] = lo >>> 16;
+  buf[p + 8] = lo >>> 24;
+}

@@ -26,6 +26,6 @@ export {
   type DecodedBlock,
 } from './block.js';
 export { writeFileAtomic, writeFileAtomicSync, fsyncDir } from './atomic.js';
-export { varintSize, writeVarint, readVarint, compareKey } from './codec.js';
+export { varintSize, writeVarint, readVarint, compareKey, putByteKey } from './codec.js';
 export { DiskErrorCode } from './errors.js';
 export { SortedRunReader, SortedRunWriter } from './sorted-file.js';

@@ -23,6 +23,7 @@
 import { CrawlError } from '../errors.js';
 import { BlockReader, BlockWriter, type Compression } from './block.js';
 import type { IoCounters } from './io-counters.js';
+import { putByteKey } from './codec.js';
 import { CACHE_CORRUPT, copyRun } from './sorted-file.js';
 
 const TWO32 = 4294967296;
@@ -107,18 +108,8 @@ export class KeyRunWriter {
 
   private startBlock(hi: number, lo: number): void {
     this.room0(HEAD);
-    const b = this.buf;
-    const p = this.len;
-    b[p] = this.gapBytes;
-    b[p + 1] = hi;
-    b[p + 2] = hi >>> 8;
-    b[p + 3] = hi >>> 16;
-    b[p + 4] = hi >>> 24;
-    b[p + 5] = lo;
-    b[p + 6] = lo >>> 8;
-    b[p + 7] = lo >>> 16;
-    b[p + 8] = lo >>> 24;
-    this.len = p + HEAD;
+    putByteKey(this.buf, this.len, this.gapBytes, hi, lo);
+    this.len += HEAD;
   }
 
   /** Bytes the open block can still take (deferred run included) before it reaches blockBytes. */

@@ -55,6 +55,7 @@ import {
   readVarint,
   varintSize,
   writeFileAtomicSync,
+  putByteKey,
   writeVarint,
   type Compression,
   type DecodedBlock,
@@ -340,17 +341,11 @@ interface ZReader {
   copyRest(out: ZWriter): void;
 }
 
-/** A bucket kv entry's 9-byte head: op byte (HAS_VALUE flag included), then hi and lo little-endian. */
-function putKeyHeader(kb: Uint8Array, p: number, opByte: number, hi: number, lo: number): void {
-  kb[p] = opByte;
-  kb[p + 1] = hi;
-  kb[p + 2] = hi >>> 8;
-  kb[p + 3] = hi >>> 16;
-  kb[p + 4] = hi >>> 24;
-  kb[p + 5] = lo;
-  kb[p + 6] = lo >>> 8;
-  kb[p + 7] = lo >>> 16;
-  kb[p + 8] = lo >>> 24;
+/** Truncates the file to `len` bytes when it is longer (a recycled file's stale tail); true if it was. */
+function cutTo(fd: number, len: number): boolean {
+  if (fs.fstatSync(fd).size <= len) return false;
+  fs.ftruncateSync(fd, len);
+  return true;
 }
 
 function isPow2(x: number): boolean {
@@ -991,7 +986,7 @@ export class Drum {
       return;
     }
     const p = bk.kvLen;
-    putKeyHeader(bk.kvBuf, p, op, hi, lo);
+    putByteKey(bk.kvBuf, p, op, hi, lo);
     bk.kvLen = p + 9;
     const ab = bk.auxBuf;
     const q = bk.auxLen;
@@ -1032,7 +1027,7 @@ export class Drum {
     }
     const kb = bk.kvBuf;
     let p = bk.kvLen;
-    putKeyHeader(kb, p, value === null ? op : op | HAS_VALUE, hi, lo);
+    putByteKey(kb, p, value === null ? op : op | HAS_VALUE, hi, lo);
     p += 9;
     if (value !== null) {
       if (vb === 'variable') p = writeVarint(kb, p, vlen);
@@ -1128,18 +1123,11 @@ export class Drum {
       bk.zBytes = zBytes;
       fsyncDir(this.dir);
       this.writeManifest(i, nextGen);
-      // e. Old files are garbage now: the largest recyclable pair and the old Z become spares.
+      // e. Old files are garbage now: the old Z and the largest recyclable pair become spares
+      //    (retireGen keeps the first pair it may; the rest are deleted).
       if (newZ > 1) this.retireZ(this.zFile(i, newZ - 1));
-      let keep = -1;
-      for (let t = 0; t < old.length; t++) if (old[t]!.recyclable && (keep < 0 || old[t]!.kv.offset > old[keep]!.kv.offset)) keep = t;
-      if (keep >= 0) this.retireGen(i, old[keep]!);
-      for (let t = 0; t < old.length; t++) {
-        if (t !== keep) {
-          const g = old[t]!;
-          g.recyclable = false;
-          this.retireGen(i, g);
-        }
-      }
+      const largestFirst = [...old].sort((x, y) => Number(y.recyclable) - Number(x.recyclable) || y.kv.offset - x.kv.offset);
+      for (const g of largestFirst) this.retireGen(i, g);
       this.phase('commit');
       this.merges++;
       this.mergedTuples += n;
@@ -1329,10 +1317,7 @@ export class Drum {
       }
       zBytes = zw.finish();
       // A recycled Z′ may be longer than what was written: cut it (recovery checks size = zBytes).
-      if (fs.fstatSync(outFd).size > zBytes) {
-        fs.ftruncateSync(outFd, zBytes);
-        fs.fsyncSync(outFd);
-      }
+      if (cutTo(outFd, zBytes)) fs.fsyncSync(outFd);
       zKeys = zw.records;
       this.zwBuf = zw.buffer;
       if (zr !== null) this.ioBuf = zr.buffer;
@@ -1617,8 +1602,8 @@ export class Drum {
     // each file ending at its live end (no search of the stale tail, see recoverGen).
     for (const bk of this.buckets) {
       for (const g of bk.gens) {
-        if (fs.fstatSync(g.kvFd).size > g.kv.offset) fs.ftruncateSync(g.kvFd, g.kv.offset);
-        if (fs.fstatSync(g.auxFd).size > g.aux.offset) fs.ftruncateSync(g.auxFd, g.aux.offset);
+        cutTo(g.kvFd, g.kv.offset);
+        cutTo(g.auxFd, g.aux.offset);
       }
     }
     this.abandon();
