@@ -124,8 +124,10 @@ export class KeyRunWriter {
   }
 
   /**
-   * Like appendGaps, but the bytes are only remembered (extending the deferred run when they
-   * continue it); `src` must stay unchanged until settle(). The caller keeps the open block within
+   * Appends `count` keys given as raw gap bytes `src[from, to)` of a run with this writer's gap
+   * width that follows the writer's last key (so the gaps are the same in both files); the run's
+   * last key is (lastHi, lastLo). The bytes are only remembered (extending the deferred run when
+   * they continue it) and copied by settle(): `src` must stay unchanged until then. The caller keeps the open block within
    * blockBytes (`room`): a run cannot be split, since its gaps need their predecessor in the block.
    */
   deferGaps(src: Uint8Array, from: number, to: number, count: number, lastHi: number, lastLo: number): void {
@@ -192,25 +194,6 @@ export class KeyRunWriter {
     this.records++;
     this.lastHi = hi;
     this.lastLo = lo;
-    if (this.len >= this.blockBytes) this.flushBlock();
-  }
-
-  /**
-   * Appends `count` keys given as raw gap bytes `src[from, to)` of a run with this writer's gap
-   * width, following the key last appended (the caller appended the run's predecessor, so the
-   * gaps are the same in both files); the run's last key is (lastHi, lastLo).
-   */
-  appendGaps(src: Uint8Array, from: number, to: number, count: number, lastHi: number, lastLo: number): void {
-    if (this.runSrc !== null) this.settle();
-    if (count === 0) return;
-    const len = to - from;
-    this.room0(len);
-    copyRun(this.buf, this.len, src, from, to);
-    this.len += len;
-    this.count += count;
-    this.records += count;
-    this.lastHi = lastHi;
-    this.lastLo = lastLo;
     if (this.len >= this.blockBytes) this.flushBlock();
   }
 
