@@ -1,9 +1,9 @@
 /**
  * The numbers printed in the thesis (H.-T. Lee, "IRLbot: Design and Performance Analysis of a
- * Large-Scale Web Crawler", M.S. thesis, Texas A&M, 2008), transcribed from
- * /work/shared/seeds/irlbot-thesis-lee-2008.txt. Values are kept as printed (strings, thousands
- * separators included) so that the printed precision is known. Page numbers of the text version
- * are not stable, so each table is located by chapter, section and caption.
+ * Large-Scale Web Crawler", M.S. thesis, Texas A&M, 2008), transcribed cell for cell from its
+ * text. Values are kept as printed (strings, thousands separators included) so that the printed
+ * precision is known. Each table is named by chapter, section and caption (page numbers differ
+ * between editions). test/models/printed.test.ts pins these strings to bench/results/models.json.
  */
 
 /** Crawl sizes N of Tables II, III, VI and VII (rows). */

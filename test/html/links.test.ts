@@ -11,7 +11,7 @@ import { htmlish, chaos, framesetDoc } from './arbitrary.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const repoRoot = path.resolve(here, '../..');
-const conformance = path.resolve(repoRoot, '../shared/conformance/linkextract');
+const conformance = path.resolve(repoRoot, 'test/fixtures/conformance/linkextract');
 const fixtures = path.resolve(repoRoot, 'test/fixtures/html');
 const LONG = process.env.DRUMCRAWL_LONG !== undefined;
 

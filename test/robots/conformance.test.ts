@@ -1,5 +1,5 @@
 /**
- * robots.txt conformance against Google's robotstxt test suite (../shared/conformance/robots).
+ * robots.txt conformance against Google's robotstxt test suite (test/fixtures/conformance/robots).
  *
  * Every case of cases.json is asserted. Where Google's expectation contradicts RFC 9309 the test
  * asserts the RFC answer instead (the opposite boolean), and the case is listed in RFC_OVERRIDES
@@ -15,7 +15,7 @@ import {
 } from '../../src/robots/index.js';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const dir = path.resolve(repoRoot, '../shared/conformance/robots');
+const dir = path.resolve(repoRoot, 'test/fixtures/conformance/robots');
 const load = (f: string): any => JSON.parse(readFileSync(path.join(dir, f), 'utf8')); // any: untyped JSON fixtures, fields checked by the assertions
 
 interface Case { robotstxt: string; useragent: string; url: string; allowed: boolean; source_test_name: string;

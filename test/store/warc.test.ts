@@ -12,7 +12,7 @@ import {
 import { readWarc, sha1 } from './helpers.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-const conformance = path.resolve(here, '../../../shared/conformance/warc');
+const conformance = path.resolve(here, '../fixtures/conformance/warc');
 const enc = new TextEncoder();
 const tmp = () => mkdtempSync(path.join(tmpdir(), 'drumcrawl-warc-'));
 

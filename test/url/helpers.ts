@@ -1,10 +1,10 @@
-/** Shared test helpers: conformance data location (relative to the repo root, as CI needs). */
+/** Test helpers for the URL tests: the conformance fixtures (test/fixtures/conformance/) and our canonicalization steps. */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-export const CONFORMANCE = path.resolve(REPO_ROOT, '../shared/conformance');
+export const CONFORMANCE = path.resolve(REPO_ROOT, 'test/fixtures/conformance');
 
 export function loadJson<T = unknown>(rel: string): T {
   return JSON.parse(readFileSync(path.join(CONFORMANCE, rel), 'utf8')) as T;
