@@ -78,6 +78,10 @@ interface Rfc3986Case { base: string; ref: string; expected: string; whatwg_href
 test('RFC 3986 §5.4: all 42 resolution examples (WHATWG where they disagree: //g, http:g)', () => {
   const cases = loadJson<Rfc3986Case[]>('urlresolve/rfc3986.json');
   assert.equal(cases.length, 42);
+  // Our canonical steps applied to a serialized URL; an RFC answer that no WHATWG serializer gives
+  // (strict `http:g`, or `http://g` without the path '/') is kept as it is, so it never equals ours.
+  const ours = (href: string): string => (/^https?:\/\/[^/]*\//.test(href) ? applyOurSteps(href) : href);
+  const unlikeRfc: string[] = [];
   for (const c of cases) {
     const got = canonicalizeUrlDetailed(c.ref, c.base);
     if (c.ref === 'g:h') {
@@ -85,13 +89,14 @@ test('RFC 3986 §5.4: all 42 resolution examples (WHATWG where they disagree: //
       assert.deepEqual(got, { url: null, reason: 'scheme' });
       continue;
     }
-    // RFC 3986 says `//g` → `http://g` and (strict) `http:g` → `http:g`; WHATWG (what browsers do)
-    // gives `http://g/` (a special URL's empty path serializes as '/') and `http://a/b/c/g` (the
-    // RFC's "backward-compatible" reading). We follow WHATWG; for all 40 others the two agree.
-    const expected = c.ref === '//g' || c.ref === 'http:g' ? c.whatwg_href_node20 : c.expected;
-    if (c.ref !== '//g' && c.ref !== 'http:g') assert.equal(c.expected, c.whatwg_href_node20);
-    assert.equal(got.url, applyOurSteps(expected), `${c.section} ${c.ref}`);
+    // We resolve as WHATWG (what browsers do) in every case, then apply our canonical steps.
+    assert.equal(got.url, ours(c.whatwg_href_node20), `${c.section} ${c.ref}`);
+    if (got.url !== ours(c.expected)) unlikeRfc.push(c.ref);
   }
+  // RFC 3986 says `//g` → `http://g` and (strict) `http:g` → `http:g`; WHATWG gives `http://g/` (a
+  // special URL's empty path serializes as '/') and `http://a/b/c/g` (the RFC's "backward-compatible"
+  // reading). Our answer equals the RFC's in the other 40 cases.
+  assert.deepEqual(unlikeRfc.sort(), ['//g', 'http:g']);
   assert.equal(canonicalizeUrl('//g', 'http://a/b/c/d;p?q'), 'http://g/');
   assert.equal(canonicalizeUrl('http:g', 'http://a/b/c/d;p?q'), 'http://a/b/c/g');
   assert.equal(canonicalizeUrl('g#s/../x', 'http://a/b/c/d;p?q'), 'http://a/b/c/g'); // fragment dropped
