@@ -5,7 +5,7 @@
  * unique URLs in ~12 result chunks; each chunk's URLs are admitted into the ring (spread over the
  * j queues by k = ceil(P/B)) and QF. Three schemes, same records, same disk:
  *
- *   perQueueDiskQueue   the session-1 scheme: each touched queue is a src/disk DiskQueue whose
+ *   perQueueDiskQueue   one DiskQueue per queue: each touched queue is a src/disk DiskQueue whose
  *                       commit fsyncs its data and atomically replaces its own manifest (temp file,
  *                       fsync, rename, directory fsync), synchronously, after every chunk
  *   combinedPerChunk    now: one combined BEAST manifest, one fdatasync per touched queue file + one
@@ -86,7 +86,7 @@ async function measure(scheme: string, run: () => Promise<number>): Promise<Row>
 
 const data = workload();
 
-/** Session-1 scheme: DiskQueue per ring queue + QF, each touched one committed after every chunk. */
+/** DiskQueue per ring queue + QF, each touched one committed after every chunk. */
 async function perQueueDiskQueue(dir: string): Promise<number> {
   const io = new IoCounters();
   const qs: DiskQueue[] = [];

@@ -1,7 +1,7 @@
 /**
  * What a byte of file I/O costs this process in CPU (user + system, ns per byte): writing new
  * pages, reading cached pages, overwriting cached pages in place, fsync, unlink. DRUM's merge moves
- * ~30 GB per round through the page cache at U = 1e9 (docs/drum.md, "Session 3"), so these rates
+ * ~30 GB per round through the page cache at U = 1e9 (docs/drum.md, "Z format 2"), so these rates
  * decide much of its per-core cost.
  *
  *   node --import tsx bench/drum/pagecache.ts [blockBytes=262144] [totalBytes=2147483648] [file]

@@ -268,7 +268,7 @@ async function runOne(a: Args, U: number): Promise<Record<string, unknown>> {
   const genHi = new Uint32Array(4096);
   const genLo = new Uint32Array(4096);
   let genCpuUs = 0;
-  // Per merge round (session 5): round 1 writes every bucket file and Z′ into new files; from
+  // Per merge round: round 1 writes every bucket file and Z′ into new files; from
   // round 2 on DRUM recycles the spares (steady state), so the rounds are reported apart.
   const perRound: Record<string, unknown>[] = [];
   let roundMark = { n: 0, cpu: process.cpuUsage(), gen: 0, sys: { ...drum.stats().mergeSysMs }, cpuPh: { ...drum.stats().mergeCpuMs }, t: Date.now() };
@@ -394,9 +394,9 @@ async function runOne(a: Args, U: number): Promise<Record<string, unknown>> {
     mergeCpuSeconds: mergeCpuUs / 1e6,
     mergeCpuMsByPhase: (s as { mergeCpuMs?: unknown }).mergeCpuMs ?? null, // absent in older trees (A/B)
     consumerCpuSeconds: consumerCpuUs / 1e6,
-    mergeSysMsByPhase: (s as { mergeSysMs?: unknown }).mergeSysMs ?? null, // system-CPU part (session 4)
+    mergeSysMsByPhase: (s as { mergeSysMs?: unknown }).mergeSysMs ?? null, // system-CPU part
     // Per round (ingest of the round's tuples + its merge): round 1 writes new files, later rounds
-    // overwrite the spares (session 5); with --z-cache round 1's old Z files are hard links and are
+    // overwrite the spares; with --z-cache round 1's old Z files are hard links and are
     // deleted, not recycled.
     perRound,
     loadavgAtEnd: os.loadavg(),
@@ -485,7 +485,7 @@ async function main(): Promise<void> {
     machine: { cpu: cpu?.model, cores: os.cpus().length, node: process.version, memBytes: os.totalmem(), loadavg: os.loadavg() },
     note:
       'Shared, noisy 2-core machine (several engineers building and testing at once): absolute rates are low and vary run to run; compare within one run. Z is pre-populated by Drum.bulkLoad (sorted runs written directly), not by inserting U keys through the API.' +
-      ' runs[].perRound splits the rate by merge round: round 1 writes every bucket file and Z′ into new files; from round 2 on, DRUM (session 5) overwrites the spare bucket pair and spare Z instead (steady state).' +
+      ' runs[].perRound splits the rate by merge round: round 1 writes every bucket file and Z′ into new files; from round 2 on, DRUM overwrites the spare bucket pair and spare Z instead (steady state).' +
       (a.zCache !== '' ? ' With --z-cache the Z files round 1 reads are hard links to the cache (nlink 2), so DRUM deletes them rather than recycling them: round 1 has no spare Z at all.' : ''),
     params: { R: a.R, D: a.D, M: a.M, rounds: a.rounds, auxBytes: 110, p: 1 / 9, zstd: a.zstd, commitPer: a.commitPer, malloc: a.malloc, semiSpaceMiB: a.semi, zCache: a.zCache, results: a.results },
     runs,

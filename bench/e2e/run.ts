@@ -31,8 +31,8 @@ function arg(name: string, def: string): string {
 const seconds = Number(arg('seconds', '30'));
 const maxPages = Number(arg('max-pages', '30000'));
 // Default: the product's default (config.ts: one parse worker per core), so the bench measures the
-// crawler as users run it. Sessions 1–4 ran `--workers 1` here (cores − 1 on the 2-core box); on HEAD
-// at session 4's end, 2 vs 1 gave 331 vs 299 and 359 vs 345 pages/s at equal CPU per page.
+// crawler as users run it. On the 2-core box, 2 workers vs 1 (cores − 1) gave 331 vs 299 and 359 vs
+// 345 pages/s at equal CPU per page (tree fe3fc53).
 const workers = Number(arg('workers', String(Math.max(1, os.availableParallelism()))));
 const concurrency = Number(arg('concurrency', '256'));
 const outFile = arg('out', 'bench/results/e2e-throughput.json');

@@ -7,7 +7,7 @@
  * distribution (a few big hosts get most links, so hosts fill up in RAM as on simweb). Each
  * "fetched" page yields L = 6.5 new unique URLs carrying STAR-like (B = 10, P = count per PLD).
  * Discovered URLs are admitted per "URLseen merge" of 12 result chunks:
- *   per-chunk   admit(chunk) durable, 12 commits per merge (what the crawl did in session 1)
+ *   per-chunk   admit(chunk) durable, 12 commits per merge (one commit per result chunk)
  *   per-merge   admit(chunk, { durable: false }) × 12 + one commitAdmits() (the new API)
  * Politeness delays 0 (as bench:e2e), robots answered at once, a virtual clock.
  *
@@ -40,7 +40,7 @@ const CHUNKS = 12;
 const hasCommitAdmits = typeof (Frontier.prototype as { commitAdmits?: unknown }).commitAdmits === 'function';
 const MODE = argS('mode', hasCommitAdmits ? 'per-merge' : 'per-chunk');
 const OUT = argS('out', '');
-/** Refill pacing horizon (FrontierOptions.refillHorizonMs; 0 = fill RAM, the session-1 behaviour). */
+/** Refill pacing horizon (FrontierOptions.refillHorizonMs; 0 = fill RAM whenever it has room). */
 const HORIZON = Number(argS('horizon', '5000'));
 /** Block compression of BEAST's files, QR and snapshots (FrontierOptions.disk.compression). */
 const COMPRESSION = argS('compression', 'zstd') as 'zstd' | 'none';

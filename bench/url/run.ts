@@ -33,7 +33,7 @@ const PAGES = arg('pages', 1000);
 const ROUNDS = arg('rounds', 5);
 const WRITE = process.argv.includes('--write');
 
-// The stream (bench/url/stream.ts). `--cons-links` keeps concatenated link strings (session 1's).
+// The stream (bench/url/stream.ts). `--cons-links` keeps concatenated link strings instead of slices.
 const CONS_LINKS = process.argv.includes('--cons-links');
 const pages = makeStream(PAGES, CONS_LINKS);
 const TOTAL = PAGES * LINKS_PER_PAGE;

@@ -17,8 +17,7 @@ export interface BenchPage {
  * `pages` pages of `LINKS_PER_PAGE` links. By default the link values are slices of the page's
  * text, as src/html's extractor hands them over (V8 sliced strings over one flat string), not
  * freshly concatenated (cons) strings, which the string built-ins (search, indexOf, startsWith,
- * charCodeAt, TextEncoder) treat differently; `consLinks` keeps the concatenated strings
- * (session 1's stream).
+ * charCodeAt, TextEncoder) treat differently; `consLinks` keeps the concatenated strings.
  */
 export function makeStream(pages: number, consLinks = false): BenchPage[] {
   const rnd = mulberry32(0x5eed1234);

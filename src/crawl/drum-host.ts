@@ -7,7 +7,7 @@
  * One thread may host several instances (DrumThread in drum-proxy.ts: ContentSeen and STAR share
  * one): each talks to its proxy over its own MessagePort, sent in a `{ t: 'host' }` message on the
  * parent port. One isolate for both means the hot code (DRUM's merge, sort, codec) is JIT-compiled
- * once, not once per thread, and one heap is collected (docs/performance.md, session 4). The price:
+ * once, not once per thread, and one heap is collected (docs/performance.md, "Threads"). The price:
  * the instances' merges run one after another, never side by side.
  */
 import { parentPort, type MessagePort } from 'node:worker_threads';
@@ -108,7 +108,7 @@ async function hostDrum(port: MessagePort, { dir, opts, beforeCommit }: HostData
 
   const drum = await Drum.open(dir, {
     ...opts,
-    // Struct-of-arrays chunks (H1's DrumOptions.onResultChunk): encoded straight into the batch
+    // Struct-of-arrays chunks (DrumOptions.onResultChunk): encoded straight into the batch
     // for the proxy, no DrumResult object or aux view per result (URLseen: ~25 per page).
     onResultChunk: async (c: DrumResultChunk) => {
       const buf = encodeResultChunk(c);

@@ -29,8 +29,8 @@ import type { HostData } from './drum-host.js';
  * that at no measurable CPU cost (these threads allocate little); the old-space cap is a bound
  * well above the use, not a squeeze. The URLseen host is the exception (`youngGenMb` 24, see
  * pipeline.ts): bench:drum at U = 1e8 measured 0.98 M tuples per CPU-second with 12 MiB vs 1.15 M
- * with 24 MiB (H1, docs/drum.md "Session 3") when delivery still made an object per result; with
- * the chunked delivery of session 4 (nothing allocated per result) the gap was not re-measured.
+ * with 24 MiB (docs/drum.md "Z format 2") when delivery still made an object per result; with
+ * chunked delivery (nothing allocated per result) the gap has not been re-measured.
  */
 const DRUM_HOST_LIMITS = { maxYoungGenerationSizeMb: 12, maxOldGenerationSizeMb: 128 };
 
@@ -40,7 +40,7 @@ type Death = { kind: 'error' | 'exit'; error: Error };
 /**
  * A worker thread hosting DRUM instances (drum-host.ts): DrumProxy / PldStoreProxy instances opened
  * with the same `thread` share its isolate — the hot code is JIT-compiled once for all of them and
- * one heap is collected (the crawl's ContentSeen and STAR: docs/performance.md, session 4); their
+ * one heap is collected (the crawl's ContentSeen and STAR: docs/performance.md, "Threads"); their
  * calls then run one after another in that thread. The thread ends when its last instance closes.
  * RAM: one V8 heap (young generation `youngGenMb`, old space capped at 128 MiB) for all its
  * instances; the DRUMs' buffers are ArrayBuffers outside it, bounded by each DRUM's ramBytes.

@@ -8,9 +8,9 @@
  *   CRAWL_PARSE_CRASH    the worker died (exit, OOM under resourceLimits) while parsing this page
  *   CRAWL_PARSE_ERROR    the parser threw (the worker survives)
  *
- * Hand-off (docs/performance.md, session 3 parse side): with one page per piscina task and one
+ * Hand-off (docs/performance.md, "Parse side"): with one page per piscina task and one
  * task per worker, the worker idled from each answer until the busy event loop handled it and
- * posted the next page, and piscina's per-task work cost the event loop ~0.06 ms per page. Now:
+ * posted the next page, and piscina's per-task work cost the event loop ~0.06 ms per page. So:
  *   - the pages waiting when a worker slot frees go as ONE task (a batch, one transferred buffer,
  *     at most `batch` pages), and
  *   - each worker holds `concurrentTasksPerWorker` (2) batches, so the next one is already queued
@@ -83,7 +83,7 @@ export class ParsePool {
     this.ctpw = Math.max(1, opts.concurrentTasksPerWorker ?? (Number(process.env.DRUMCRAWL_PARSE_CTPW) || DEFAULT_CTPW));
     this.batchMax = Math.max(1, opts.batch ?? (Number(process.env.DRUMCRAWL_PARSE_BATCH) || DEFAULT_BATCH));
     // (DRUMCRAWL_PARSE_YOUNG_MB: experiment knob like DRUMCRAWL_PARSE_CTPW; 8 vs 32 MiB was not
-    // established in session 4's e2e pairs, docs/performance.md)
+    // told apart by bench:e2e pairs, docs/performance.md)
     const youngMb = Number(process.env.DRUMCRAWL_PARSE_YOUNG_MB) || YOUNG_MB;
     const progress = new SharedArrayBuffer(PROGRESS_SLOTS * 4);
     const startedAt = new SharedArrayBuffer(PROGRESS_SLOTS * 8);
@@ -99,7 +99,7 @@ export class ParsePool {
       // `heapMb` is the worker's whole heap budget: V8 adds the young generation on top of the old
       // space cap (default 3 × 16 MiB semi-spaces), so it is capped too and taken out of heapMb. A
       // parse keeps one page's objects alive at a time, so a small young generation scavenges
-      // more often but each scavenge copies little (H7, issue #7 RSS).
+      // more often but each scavenge copies little (issue #7 RSS, docs/performance.md "Memory").
       resourceLimits: opts.heapMb
         ? { maxOldGenerationSizeMb: Math.max(16, opts.heapMb - youngMb), maxYoungGenerationSizeMb: youngMb }
         : undefined,

@@ -333,11 +333,11 @@ export class Crawler extends EventEmitter {
       },
       (batch) => crawler!.onUrlSeenResults(batch),
       {
-        // One BEAST commit per bucket merge, before DRUM commits it (H6's hook): the result chunks
+        // One BEAST commit per bucket merge, before DRUM commits it (DRUM's beforeCommit): the result chunks
         // are only placed (onUrlSeenResults) — at-least-once holds, one fdatasync round per bucket.
         beforeCommit: () => crawler!.frontier.commitAdmits(),
         // A larger young generation than the other DRUM hosts (drum-proxy.ts, DRUM_HOST_LIMITS):
-        // measured when URLseen's delivery still made an object per result (session 3).
+        // measured when URLseen's delivery still made an object per result (drum-proxy.ts).
         youngGenMb: 24,
       },
     );
@@ -664,7 +664,7 @@ export class Crawler extends EventEmitter {
     // work; every 250 ms while it starves (links reach URLseen only after their page's answer);
     // at once when the pipeline holds nothing else or the held bodies reach half their bound.
     // (Every 250 ms, or whenever no page was parsing, cost its thread 0.12–0.19 ms per page in
-    // bench:e2e; once a second 0.05–0.06: docs/performance.md, Session 3.)
+    // bench:e2e; once a second 0.05–0.06: docs/performance.md, "Main thread".)
     if (this.contentMerging === null && this.unmergedContent > 0 &&
       (force || this.awaitingContentBytes >= this.contentBatchBytes / 2 || this.contentSeen.needsMerge ||
         (this.parsing === 0 && this.inFlight === 0) || now - this.lastContentMerge > (starving ? 250 : CONTENT_MERGE_MS))) {
@@ -988,7 +988,7 @@ export class Crawler extends EventEmitter {
     if (n === 0) return;
     const hops = src.hops + 1;
     // PLD pairs into a reused scratch (addPldLinks copies them): no ArrayBuffer per page for V8's
-    // ArrayBuffer sweeper (docs/performance.md, session 3).
+    // ArrayBuffer sweeper (docs/performance.md, "Main thread").
     if (this.pairScratch.length < n * 4) this.pairScratch = new Uint32Array(Math.max(n * 4, this.pairScratch.length * 2));
     const pairs = this.pairScratch;
     let m = 0;

@@ -25,8 +25,8 @@
  *   d. rewrites the manifest atomically: bucket i → {bgen: new, zgen: zgen+1};
  *   e. retires the old Z_i and the merged bucket files: one of each kind is kept as a spare
  *      (zspare.z, bspare.kv/.aux) that a later Z′ / new generation overwrites instead of writing
- *      new page-cache pages (session 5: ~1–2.7 s of system CPU per GB new vs 0.15–0.2 overwritten
- *      on this VM); the rest are deleted. A Z with other hard links is never a spare.
+ *      new page-cache pages (~1–2.7 s of system CPU per GB new vs 0.15–0.2 overwritten on this VM,
+ *      docs/drum.md "File recycling"); the rest are deleted. A Z with other hard links is never a spare.
  * A crash before (d) leaves the old Z_i and the old bucket files in force: the tuples are merged
  * again on the next merge (results re-delivered: at-least-once). A crash after (d) finds the
  * results already committed by the consumer. So no key reported unique is lost and no unique result
@@ -142,7 +142,7 @@ export interface DrumOptions {
   /**
    * The same results as onResults, as one reused struct-of-arrays chunk instead of an object per
    * result (no allocation per result: at 8.7 M unique results per round that was most of the
-   * delivery's CPU, docs/drum.md "Session 4"). The chunk and its arrays are overwritten by the
+   * delivery's CPU, docs/drum.md "Delivery in chunks"). The chunk and its arrays are overwritten by the
    * next call: read or copy what you need before the returned promise resolves.
    */
   onResultChunk?: (chunk: DrumResultChunk) => Promise<void> | void;
@@ -251,8 +251,8 @@ interface ManifestBucket {
 }
 
 /**
- * Manifest version = on-disk format. 1: Z records of 8-byte keys (+ value) for every repository
- * (sessions 1–3). 2: key-only repositories (valueBytes 0) hold Z as delta-coded key runs
+ * Manifest version = on-disk format. 1: Z records of 8-byte keys (+ value) for every repository.
+ * 2: key-only repositories (valueBytes 0) hold Z as delta-coded key runs
  * (src/disk/key-run.ts); repositories with values keep version 1's Z records. A version-1
  * repository is refused with CRAWL_DRUM_FORMAT rather than misread.
  */
@@ -268,9 +268,9 @@ interface Manifest {
 const pad = (i: number): string => String(i).padStart(4, '0');
 
 /**
- * Recycled files (session 5). Writing into new page-cache pages costs ~1–2.7 s of system CPU per
- * GB on this VM (Firecracker, ext4) and overwriting cached pages of an existing file 0.15–0.2 s
- * (lead's measurement, /work/coord/COMMON.md "Session 5"; docs/drum.md "Session 5"): a round at
+ * Recycled files. Writing into new page-cache pages costs ~1–2.7 s of system CPU per GB on this
+ * VM (Firecracker, ext4) and overwriting cached pages of an existing file 0.15–0.2 s
+ * (bench/drum/pagecache.ts; docs/drum.md "File recycling"): a round at
  * U = 10^9 writes 9.4 GB of bucket files and 5 GB of Z. So a merged bucket's kv/aux pair and the
  * superseded Z are kept as ONE spare each (not deleted), and the next new generation / Z′ is
  * written over the spare. RAM: two small fields (bSpare, zSpare), nothing that grows.
@@ -318,7 +318,7 @@ interface GenScan {
   clean: boolean;
   /** Why the block at stopAt was not taken, when it was unreadable (null: clean end or stale block). */
   stopErr: CrawlError | null;
-  /** The file's first block is untagged: written before session 5, never recycled. */
+  /** The file's first block is untagged (block format 1.1 or older): never recycled. */
   legacy: boolean;
   size: number;
 }
@@ -702,7 +702,7 @@ export class Drum {
       // After a reboot: no rule applies; both chains are cut at the last complete pair below.
     } else if (kvS.legacy || auxS.legacy) {
       // A pair of an older drumcrawl (never recycled, so no stale blocks): only a torn tail may
-      // end a chain early, as before session 5 (its partner's first block may be the broken one).
+      // end a chain early (its partner's first block may be the broken one).
       for (const [sc, file] of [
         [kvS, kvf],
         [auxS, auxf],
@@ -748,7 +748,7 @@ export class Drum {
   /**
    * The live chain of generation g in one bucket file: blocks from offset 0 while they are
    * readable and tagged g. In a legacy file (first block untagged) every readable block counts
-   * and any error but a torn tail is thrown, as before session 5.
+   * and any error but a torn tail is thrown.
    */
   private scanGen(fd: number, file: string, kind: string, g: number): GenScan {
     const size = fs.fstatSync(fd).size;
@@ -976,7 +976,7 @@ export class Drum {
    * append() for the crawl's common tuple — no value, an aux of < 127 bytes (a one-byte varint) —
    * with nothing to decide per field. It writes the same records as append() (the property tests
    * in test/drum/drum.test.ts mix both paths in one bucket file); ~15 % less user CPU per ingested
-   * tuple in a microbenchmark (10 M tuples with 110-byte aux, 3 pairs, session 4).
+   * tuple in a microbenchmark (10 M tuples with 110-byte aux, 3 pairs; bench/drum/micro/ingest.ts).
    */
   private appendKeyAux(op: number, hi: number, lo: number, aux: Uint8Array): void {
     const bk = this.buckets[this.k === 1 ? 0 : hi >>> this.shift]!;
@@ -1503,8 +1503,8 @@ export class Drum {
    * makes RSS float far above the live set until V8 collects them. Bounded by the largest bucket.
    * A full-size merge (≥ half of r) gets room for r/H tuples plus 2 % at once: growing by 1.25×
    * from the first bucket's exact n when the next bucket is a few tuples larger held both the old
-   * and the new arrays (~2.25 × 34 B × n) until V8 collected the old ones — the RSS peak of the
-   * session-1 benchmark.
+   * and the new arrays (~2.25 × 34 B × n) until V8 collected the old ones, which was the RSS
+   * peak of bench:drum.
    */
   /**
    * One read buffer for the merge's three sequential streams (bucket kv, Z, bucket aux) and the

@@ -8,7 +8,7 @@
  * DrumResult.value is the value stored BEFORE the tuple was applied (also for update).
  * onResults may be called several times per merge (chunks of at most resultChunk results — fewer when
  * their aux bytes fill the 2 MiB chunk arena —, in arrival order within a bucket; buckets in
- * key-prefix order). Session 4: DrumOptions.onResultChunk, the same
+ * key-prefix order). DrumOptions.onResultChunk: the same
  * results as one reused struct-of-arrays DrumResultChunk per call (give exactly one of the two).
  */
 export { Drum, type DrumOp, type DrumOptions, type DrumResult, type DrumResultChunk, type DrumStats } from './drum.js';

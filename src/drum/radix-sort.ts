@@ -6,10 +6,10 @@
  *
  * DRUM's keys are hashes, so the high 32 bits almost always decide the order: among n = 5 M keys
  * of one bucket only ~10^4 pairs of DIFFERENT keys share hi, while repeats of the same key (most
- * of URLseen's tuples are duplicates) share all 64 bits. So (session 2; the first version ran four
- * 16-bit LSD passes over hi and lo):
+ * of URLseen's tuples are duplicates) share all 64 bits. So, rather than LSD passes over all 64
+ * bits:
  *   1. LSD radix sort by hi only, over the bits of hi that vary among the keys, in passes of ≤ 11
- *      bits (session 4; sessions 2–3 ran two 16-bit passes), a pass skipped when its digit is the
+ *      bits (not 16: see below), a pass skipped when its digit is the
  *      same for every key;
  *   2. one sequential scan finds runs of equal hi and orders each by lo: insertion sort for runs of
  *      ≤ 64 (linear for runs of one repeated key: strict comparisons move nothing), an 8-bit LSD
@@ -69,8 +69,8 @@ export function radixSortKeys(hiIn: Uint32Array, loIn: Uint32Array, n: number, w
   let pos2 = w.f.subarray(0, n);
   // 1. By hi: LSD passes over the bits that vary at all (a bucket's keys share their top log2(k)
   //    bits), in as few passes of ≤ 11 bits as cover them — 28 bits at k = 16: 10 + 10 + 8.
-  //    Session 4: three such passes took ~25 % less CPU than the two 16-bit passes used before
-  //    (4.9 M keys, a bucket at R = 256 MiB): a 16-bit digit scatters each pass to 65,536 places
+  //    Three such passes take ~25 % less CPU than two 16-bit passes (measured on
+  //    4.9 M keys, a bucket at R = 256 MiB): a 16-bit digit scatters each pass to 65,536 places
   //    in 3 arrays, far more than the caches hold; 2^10 places stay cached.
   let vary = 0;
   const h0 = hi[0]!;
@@ -153,7 +153,7 @@ const MSD_BITS = 8;
 const countMsd = new Uint32Array(1 << MSD_BITS);
 
 /**
- * Step 1 for large batches (session 5): one stable scatter by the top MSD_BITS of the varying
+ * Step 1 for large batches: one stable scatter by the top MSD_BITS of the varying
  * bits into hi2/lo2/pos2, then an LSD sort of each part by its remaining bits in ≤ 11-bit passes
  * (each part ends in hi2/lo2/pos2). Why: an LSD pass over all n keys scatters to
  * 2^digit places in each of 3 arrays — ~3,000 write streams at 10-bit digits, more than the TLB

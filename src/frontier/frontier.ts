@@ -2,11 +2,15 @@
  * The frontier: BEAST's disk queues → robots gate (QR) → politeness (host heap × IP heap) → fetchers.
  *
  *   admit(urls)      unique URLs carrying STAR's (B, P) → BEAST queue ceil(P/B) ahead, or QF
- *   refill()         pulls from BEAST's current queue while RAM has room (the pacing that keeps
- *                    RAM ≤ ramUrls at any crawl size — the thesis' "no memory backlog", VII.1);
- *                    each URL passes the robots gate: host known → RAM, unknown → QR on disk and
- *                    the host into QD (once), disallowed → dropped('robots'), host full → back
- *                    to BEAST one queue ahead
+ *   refill()         re-reads QR once robots answers have come in, then reads BEAST's current
+ *                    queue up to the free RAM (RAM never holds more than ramUrls: the thesis' "no
+ *                    memory backlog", VII.1). BEAST moves on to its next queue only when the work
+ *                    in RAM + QR falls below the pacing low-water mark (half the recent release
+ *                    rate × refillHorizonMs) or too few IPs have work (minBusyIps) — VII.2's
+ *                    "read Q_i as fast as it is crawled". Each URL passes the robots gate: robots
+ *                    known → RAM, unknown → QR on disk and the host into QD (once), disallowed →
+ *                    dropped('robots'), host full in RAM (or RAM full) → BEAST's QH, which is
+ *                    spread over the ring again at its next wrap (beast.ts)
  *   takeRobotsRequests / scheduleRobotsFetch / robotsKnown / robotsFailed   the QD side loop;
  *                    QR is re-read once answers have arrived
  *   nextReady(now)   URLs (and robots.txt fetches) whose host and IP are both due
@@ -429,7 +433,8 @@ export class Frontier {
 
   /**
    * Moves URLs from disk (QR once robots answers came, then BEAST's current queue) into RAM until
-   * RAM is full, QR is too long, or nothing is left. Returns the number of URLs that entered RAM.
+   * RAM is full, QR is too long, the pacing holds BEAST at its current queue (wanted()), or nothing
+   * is left; at most 8 reads per call. Returns the number of URLs that entered RAM.
    * Concurrent calls share one run.
    */
   refill(): Promise<number> {
@@ -465,7 +470,7 @@ export class Frontier {
     // again: another pass would only re-read QF/QH. Only while something is in RAM, so that a
     // completion is sure to come. (A batch whose hosts are all full no longer stops the refill:
     // those URLs wait in QH, and the rest of the ring is still worth reading — stopping there
-    // starved the crawl with one slow host in RAM and 40 k URLs queued, H2's e2e trace.)
+    // starved the crawl with one slow host in RAM and 40 k URLs queued, in a bench:e2e trace.)
     //
     // Likewise after a whole round of the ring that put (almost) nothing into RAM or QR: what it
     // held were URLs of hosts full in RAM (QH, re-spread at each wrap), and at delays 0 a fetch
@@ -597,7 +602,7 @@ export class Frontier {
         if (res === AddResult.Added) added++;
         else if (res === AddResult.NeedRobots) this.qr.push(r);
         // Robots known but no room for the host in RAM: QR is only for robots waits, so the URL
-        // goes back to BEAST (next queue), which RAM pacing reads again.
+        // goes back to BEAST's QH, spread over the ring again at its next wrap.
         else if (res === AddResult.HostFull || res === AddResult.RamFull) this.beast.deferRecord(r);
       }
     }

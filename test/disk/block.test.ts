@@ -10,7 +10,7 @@ import { isCrawlError } from '../../src/errors.js';
 
 const tmpFile = (): string => path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'block-')), 'f');
 
-/** A block as writers before session 4 framed it: flags 0, CRC-32 over header[0,20) + payload. */
+/** A block of format 1.0: flags 0, CRC-32 over header[0,20) + payload. */
 function crcBlock(payload: Uint8Array, count: number): Buffer {
   const h = Buffer.alloc(24);
   h.writeUInt32LE(0x4b4c4244, 0);

@@ -10,7 +10,7 @@
  *      tuple stream (add-merge values: nothing merged twice, nothing skipped in the middle);
  *   4. that prefix covers everything before the child's last completed flush().
  *
- * Since session 5 DRUM recycles files (a merged generation's bucket pair and the superseded Z are
+ * DRUM recycles files (a merged generation's bucket pair and the superseded Z are
  * overwritten by later ones), so half the epochs use tiny buckets (many merges per child, a longer
  * kill window): kills land mid-ingest and mid-merge over recycled files holding stale blocks of
  * older generations, and the campaign fails unless spares were made and recycled files were left
@@ -19,14 +19,13 @@
  * Normal suite: 200 kills aimed at (4 per repository; ≥ 85 % of the children must be killed, not
  * finish); DRUMCRAWL_LONG: 2000 (8 per repository).
  *
- * Where the time went before session 2 (40–60 kills in 45 s, invariants checked only at the end
- * of each repository): (a) Node spends ~60 ms of CPU at start-up reading the NODE_EXTRA_CA_CERTS
- * bundle (this machine sets it) — children now run without it; (b) kill instants up to 720 ms
- * after Drum.open — now uniform in [0, 120) ms from the child's start, with smaller flush
- * intervals, so merges, flushes and recovery are all hit within that window; (c) checking after
- * every kill in the test's own thread held its event loop (kill timers fired seconds late and
- * children ran to completion), and in a fresh process costs ~0.4 s of cold-JIT CPU — hence one
- * long-lived verifier thread.
+ * What makes 200 kills fit the time: (a) Node spends ~60 ms of CPU at start-up reading the
+ * NODE_EXTRA_CA_CERTS bundle (this machine sets it), so children run without it; (b) kill instants
+ * are uniform in [0, 120) ms from the child's start, with small flush intervals, so merges,
+ * flushes and recovery are all hit within that window; (c) checking after every kill in the test's
+ * own thread would hold its event loop (kill timers fire seconds late and children run to
+ * completion), and in a fresh process costs ~0.4 s of cold-JIT CPU, hence one long-lived verifier
+ * thread.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -46,7 +45,7 @@ const EPOCHS = LONG ? 8 : 4;
 // Kill instant: uniform in [0, KILL_WINDOW_MS) after the child's 'ready' (sent before Drum.open).
 const KILL_WINDOW_MS = 120;
 // ... and for the small-bucket epochs (many merges each, so that spares are made and recycled
-// several times per child: session 5), a longer window.
+// several times per child), a longer window.
 const KILL_WINDOW_SMALL_MS = 300;
 // CPU-bound children on 2 shared cores: more in parallel only slows each one down.
 const PARALLEL = 4;
@@ -106,7 +105,7 @@ interface Phase {
   tornTail: number;
   halfPair: number;
   noRepo: number;
-  /** Spare files (session 5: recycled bucket pair / Z) present at the crash. */
+  /** Spare files (recycled bucket pair / Z) present at the crash. */
   spareB: number;
   spareZ: number;
   /** Pending bucket files holding blocks of another generation after their own: recycled files
@@ -264,7 +263,7 @@ test(`crash campaign: ${TARGET_KILLS} SIGKILLed children (${EPOCHS} per reposito
   assert.ok(children >= TARGET_KILLS, `only ${children} children ran within ${CAP_MS / 1000} s`);
   // The campaign must actually hit merges in progress, not only appends.
   assert.ok(phase.orphanZ + phase.multiGen > 0, 'no kill landed inside a merge');
-  // ... and over recycled files (session 5): spares made, and pending generations written over
+  // ... and over recycled files: spares made, and pending generations written over
   // the stale blocks of older ones when the child died.
   assert.ok(phase.spareB > 0 && phase.spareZ > 0, 'no spare files were made');
   assert.ok(phase.recycledLive > 0, 'no kill left a recycled bucket file pending');

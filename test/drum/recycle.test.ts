@@ -1,7 +1,7 @@
 /**
- * Recycled files (session 5): a merged generation's bucket files and the superseded Z are kept as
- * spares and overwritten by the next generation / Z′ instead of being deleted (docs/drum.md,
- * "Session 5"). These tests make recycled files with stale blocks of older generations after the
+ * Recycled files: a merged generation's bucket files and the superseded Z are kept as spares and
+ * overwritten by the next generation / Z′ instead of being deleted (docs/drum.md, "File
+ * recycling"). These tests make recycled files with stale blocks of older generations after the
  * live ones and check that recovery keeps exactly the live tuples, that corruption inside the live
  * chain is still reported, and that a hard-linked Z (the benchmark's --z-cache) is never written.
  */
@@ -241,7 +241,7 @@ test('a spare whose stale blocks may be 2^15 or more generations old is emptied 
   }
 });
 
-/** Rewrites a bucket file's blocks untagged, as drumcrawl wrote them before session 5. */
+/** Rewrites a bucket file's blocks untagged (block format 1.1, as drumcrawl wrote bucket files before tags). */
 function untag(file: string): void {
   const fd = fs.openSync(file, 'r');
   const parts: Uint8Array[] = [];

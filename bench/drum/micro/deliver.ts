@@ -1,5 +1,5 @@
 /**
- * Session 4 microbenchmark: DRUM's delivery phase, onResults (one object per result) against
+ * Microbenchmark: DRUM's delivery phase, onResults (one object per result) against
  * onResultChunk (struct of arrays). One bucket, 5 M tuples with 110-byte aux, ~670 K unique.
  *   node --import tsx --max-semi-space-size=8 bench/drum/micro/deliver.ts <noop|chunk> [tree root]
  */

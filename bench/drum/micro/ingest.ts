@@ -1,5 +1,5 @@
 /**
- * Session 4 microbenchmark: CPU per ingested tuple (checkUpdate with a 110-byte aux into 16
+ * Microbenchmark: CPU per ingested tuple (checkUpdate with a 110-byte aux into 16
  * buckets, no merge).   node --import tsx --max-semi-space-size=8 bench/drum/micro/ingest.ts [tree root]
  */
 import * as fs from 'node:fs';

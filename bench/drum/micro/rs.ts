@@ -1,5 +1,5 @@
 /**
- * Session 4 microbenchmark: radixSortKeys on 4.9 M keys with 28 varying hi bits (one bucket at
+ * Microbenchmark: radixSortKeys on 4.9 M keys with 28 varying hi bits (one bucket at
  * R = 256 MiB, k = 16).   node --import tsx bench/drum/micro/rs.ts [tree root]
  */
 const root = process.argv[2] ?? new URL('../../..', import.meta.url).pathname.replace(/\/$/, ''); // repo root, or a tree to compare

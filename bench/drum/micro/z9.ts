@@ -1,5 +1,5 @@
 /**
- * Session 4 microbenchmark: the Z pass of one bucket at U = 10^9 density (62.5 M keys, 5-byte gaps)
+ * Microbenchmark: the Z pass of one bucket at U = 10^9 density (62.5 M keys, 5-byte gaps)
  * merged with 4.9 M tuples like the bench's.   node --import tsx --max-semi-space-size=8 bench/drum/micro/z9.ts [tree root]
  */
 import * as fs from 'node:fs';
