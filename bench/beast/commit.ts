@@ -1,7 +1,7 @@
 /**
  * bench/beast --commit — what making BEAST admissions durable costs the crawler's main thread.
  *
- * The workload of the e2e profile (docs/performance.md, bottleneck 2): a URLseen merge reports its
+ * The workload of the e2e profile (docs/performance.md, "Main thread": BEAST commits): a URLseen merge reports its
  * unique URLs in ~12 result chunks; each chunk's URLs are admitted into the ring (spread over the
  * j queues by k = ceil(P/B)) and QF. Three schemes, same records, same disk:
  *

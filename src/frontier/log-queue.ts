@@ -7,7 +7,7 @@
  * so the crawler's event loop keeps serving sockets meanwhile — and a directory fsync only when a
  * queue file was created since the last commit. The previous design (src/disk's DiskQueue per
  * queue) paid, per touched queue and on the main thread: fsync of the data, an fsync'd manifest
- * temp file, a rename and a directory fsync (docs/performance.md, bottleneck 2).
+ * temp file, a rename and a directory fsync (docs/performance.md, "Main thread": BEAST commits).
  *
  * Queue file: a sequence of src/disk blocks (block.ts: magic, count, CRC-32, optional zstd), each
  * holding `count` records framed as varint length + bytes. Everything past the committed end
