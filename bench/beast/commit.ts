@@ -1,9 +1,9 @@
 /**
  * bench/beast --commit — what making BEAST admissions durable costs the crawler's main thread.
  *
- * The workload of the e2e profile (docs/performance.md, "Main thread": BEAST commits): a URLseen merge reports its
- * unique URLs in ~12 result chunks; each chunk's URLs are admitted into the ring (spread over the
- * j queues by k = ceil(P/B)) and QF. Three schemes, same records, same disk:
+ * The workload of the e2e profile (docs/performance.md, "Main thread": BEAST commits): a URLseen
+ * merge reports its unique URLs in ~12 result chunks; each chunk's URLs are admitted into the ring
+ * (spread over the j queues by k = ceil(P/B)) and QF. Three schemes, same records, same disk:
  *
  *   perQueueDiskQueue   one DiskQueue per queue: each touched queue is a src/disk DiskQueue whose
  *                       commit fsyncs its data and atomically replaces its own manifest (temp file,

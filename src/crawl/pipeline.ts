@@ -333,8 +333,9 @@ export class Crawler extends EventEmitter {
       },
       (batch) => crawler!.onUrlSeenResults(batch),
       {
-        // One BEAST commit per bucket merge, before DRUM commits it (DRUM's beforeCommit): the result chunks
-        // are only placed (onUrlSeenResults) — at-least-once holds, one fdatasync round per bucket.
+        // One BEAST commit per bucket merge, before DRUM commits it (DRUM's beforeCommit): the
+        // result chunks are only placed (onUrlSeenResults) — at-least-once holds, one fdatasync
+        // round per bucket.
         beforeCommit: () => crawler!.frontier.commitAdmits(),
         // A larger young generation than the other DRUM hosts (drum-proxy.ts, DRUM_HOST_LIMITS):
         // measured when URLseen's delivery still made an object per result (drum-proxy.ts).

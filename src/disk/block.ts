@@ -27,19 +27,20 @@
  *
  * Tags (block format 1.2). DRUM recycles bucket files (overwrites a merged generation's files
  * instead of writing new ones: new page-cache pages cost ~1–2.7 s of system CPU per GB on this VM,
- * overwriting cached ones 0.15–0.2, docs/drum.md "File recycling"), so a bucket file holds stale blocks of older
- * generations after its live data. Each block of a bucket file carries its generation's tag (the
- * header bytes 6–7, covered by the checksum's seed), so that recovery can tell the live chain from
- * stale blocks (src/drum/drum.ts). Untagged blocks (flag bit 2 clear) are still read; a reader
- * of format 1.1 or older refuses tagged blocks with CRAWL_DISK_FORMAT (unknown flag), never misreads them.
+ * overwriting cached ones 0.15–0.2, docs/drum.md "File recycling"), so a bucket file holds stale
+ * blocks of older generations after its live data. Each block of a bucket file carries its
+ * generation's tag (the header bytes 6–7, covered by the checksum's seed), so that recovery can
+ * tell the live chain from stale blocks (src/drum/drum.ts). Untagged blocks (flag bit 2 clear) are
+ * still read; a reader of format 1.1 or older refuses tagged blocks with CRAWL_DISK_FORMAT (unknown
+ * flag), never misreads them.
  *
  * Checksums (block format 1.1): writers use XXH64 (flag bit 1); readers accept both it and the
- * CRC-32 of format 1.0. Why: every byte DRUM moves
- * is checksummed once written and once read (~20–30 GB per merge round at U = 10^9), and zlib's
- * CRC-32 runs at ~3.2 GB/s on this machine while xxhash-wasm's XXH64 runs at ~5.5–6 GB/s
- * including the copy into wasm memory (docs/drum.md, "Block checksums"). Both detect a corrupted block
- * except with probability 2^-32; CRC-32's guarantee for short bursts is not what protects these
- * files (a torn or flipped block is checked as a whole).
+ * CRC-32 of format 1.0. Why: every byte DRUM moves is checksummed once written and once read
+ * (~20–30 GB per merge round at U = 10^9), and zlib's CRC-32 runs at ~3.2 GB/s on this machine
+ * while xxhash-wasm's XXH64 runs at ~5.5–6 GB/s including the copy into wasm memory (docs/drum.md,
+ * "Block checksums"). Both detect a corrupted block except with probability 2^-32; CRC-32's
+ * guarantee for short bursts is not what protects these files (a torn or flipped block is checked
+ * as a whole).
  */
 import * as fs from 'node:fs';
 import * as zlib from 'node:zlib';

@@ -25,8 +25,9 @@
  *   d. rewrites the manifest atomically: bucket i → {bgen: new, zgen: zgen+1};
  *   e. retires the old Z_i and the merged bucket files: one of each kind is kept as a spare
  *      (zspare.z, bspare.kv/.aux) that a later Z′ / new generation overwrites instead of writing
- *      new page-cache pages (~1–2.7 s of system CPU per GB new vs 0.15–0.2 overwritten on this VM,
- *      docs/drum.md "File recycling"); the rest are deleted. A Z with other hard links is never a spare.
+ *      new page-cache pages (~1–2.7 s of system CPU per GB new vs 0.15–0.2 overwritten on this
+ *      VM, docs/drum.md "File recycling"); the rest are deleted. A Z with other hard links is never
+ *      a spare.
  * A crash before (d) leaves the old Z_i and the old bucket files in force: the tuples are merged
  * again on the next merge (results re-delivered: at-least-once). A crash after (d) finds the
  * results already committed by the consumer. So no key reported unique is lost and no unique result
@@ -142,8 +143,8 @@ export interface DrumOptions {
   /**
    * The same results as onResults, as one reused struct-of-arrays chunk instead of an object per
    * result (no allocation per result: at 8.7 M unique results per round that was most of the
-   * delivery's CPU, docs/drum.md "Delivery in chunks"). The chunk and its arrays are overwritten by the
-   * next call: read or copy what you need before the returned promise resolves.
+   * delivery's CPU, docs/drum.md "Delivery in chunks"). The chunk and its arrays are overwritten by
+   * the next call: read or copy what you need before the returned promise resolves.
    */
   onResultChunk?: (chunk: DrumResultChunk) => Promise<void> | void;
   /**

@@ -56,7 +56,8 @@ export function urlPathAndQueryOf(canonicalUrl: string): string {
  * point into their parent, and the parse worker's hosts are slices of link values, themselves
  * slices of the page's decoded text: a cache entry keyed by such a host kept that whole page
  * (~20 KB) alive — up to one page per cached host, tens of MB in the parse worker's old
- * generation (measured: 2,000 pages parsed → +37 MB retained; docs/performance.md, "Parse side"), which the old-generation GC then marks and the RSS carries. `' ' + s` is a cons
+ * generation (measured: 2,000 pages parsed → +37 MB retained; docs/performance.md, "Parse
+ * side"), which the old-generation GC then marks and the RSS carries. `' ' + s` is a cons
  * string; slicing it flattens it into a fresh sequential string first, so the result's parent
  * holds only these characters. (Shorter strings are never slices: V8 copies them.) For cache
  * inserts only — it allocates twice.

@@ -241,7 +241,7 @@ test('a spare whose stale blocks may be 2^15 or more generations old is emptied 
   }
 });
 
-/** Rewrites a bucket file's blocks untagged (block format 1.1, as drumcrawl wrote bucket files before tags). */
+/** Rewrites a bucket file's blocks untagged (block format 1.1: bucket files without generation tags). */
 function untag(file: string): void {
   const fd = fs.openSync(file, 'r');
   const parts: Uint8Array[] = [];
