@@ -236,8 +236,8 @@ export function splitParseOutput(out: Uint8Array): { table: Uint8Array; group: E
 }
 
 /**
- * The WARC group's record list as the parse worker sends it (was JSON: a stringify, an encode, a
- * decode and a parse per page):
+ * The WARC group's record list as the parse worker sends it, binary (JSON would cost a stringify,
+ * an encode, a decode and a parse per page):
  *   u8 count | count × [u8 type code, u32 offset, u32 length, u8 idLen, id] | u8 digestLen | digest
  * ids and the digest are ASCII (`<urn:uuid:…>`, `sha1:BASE32`). The group's recordId is its first
  * record's (the response or revisit: encodeExchangeRecords/encodeRevisitRecords put it first).

@@ -468,9 +468,9 @@ export class Frontier {
     // re-spread (VII.2) that moved nothing into the ring — at the end of a crawl QH holds URLs of
     // hosts still full in RAM, which stay there — wait for a fetch to finish before reading
     // again: another pass would only re-read QF/QH. Only while something is in RAM, so that a
-    // completion is sure to come. (A batch whose hosts are all full no longer stops the refill:
+    // completion is sure to come. (A batch whose hosts are all full does not stop the refill:
     // those URLs wait in QH, and the rest of the ring is still worth reading — stopping there
-    // starved the crawl with one slow host in RAM and 40 k URLs queued, in a bench:e2e trace.)
+    // starves the crawl: one slow host in RAM and 40 k URLs queued, in a bench:e2e trace.)
     //
     // Likewise after a whole round of the ring that put (almost) nothing into RAM or QR: what it
     // held were URLs of hosts full in RAM (QH, re-spread at each wrap), and at delays 0 a fetch
