@@ -129,8 +129,8 @@ test('tiny web: every reachable allowed page fetched exactly once, polite, robot
     for (const rv of recs.filter((x) => x.type === 'revisit')) {
       assert.ok(captures.includes(rv.headers.get('warc-refers-to-target-uri')!), 'a revisit refers to a captured URL');
     }
-    // crawl.log: one line per page; its bytes column is the payload as archived (the pipeline drops
-    // the body while ContentSeen answers, so logging that emptied copy would give 0 for every 2xx page).
+    // crawl.log: one line per page; its bytes column is the payload as archived (was 0 for every
+    // 2xx page: the pipeline drops the body while ContentSeen answers and logged the emptied copy).
     const logLines = readFileSync(path.join(summary.warcDir, 'crawl.log'), 'utf8').split('\n').filter((l) => l !== '').map(parseCrawlLogLine);
     const logged = new Map(logLines.map((l) => [l.url, l]));
     for (const x of recs.filter((y) => y.type === 'response')) {
