@@ -1503,9 +1503,9 @@ export class Drum {
    * Per-merge arrays, kept between bucket merges: allocating ~40 bytes × n of typed arrays per bucket
    * makes RSS float far above the live set until V8 collects them. Bounded by the largest bucket.
    * A full-size merge (≥ half of r) gets room for r/H tuples plus 2 % at once: growing by 1.25×
-   * from the first bucket's exact n when the next bucket is a few tuples larger held both the old
-   * and the new arrays (~2.25 × 34 B × n) until V8 collected the old ones, which was the RSS
-   * peak of bench:drum.
+   * from the first bucket's exact n when the next bucket is a few tuples larger would hold both the
+   * old and the new arrays (~2.25 × 34 B × n) until V8 collects the old ones: bench:drum's RSS
+   * peak would be that (381–391 MiB above baseline at R = 256 MiB, bench/results/drum-ab.json).
    */
   /**
    * One read buffer for the merge's three sequential streams (bucket kv, Z, bucket aux) and the
