@@ -34,7 +34,7 @@
  * holds — so only the pages in flight at the crash are fetched twice.
  */
 import { EventEmitter } from 'node:events';
-import { mkdir, readdir, rm, stat } from 'node:fs/promises';
+import { mkdir, readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { CrawlError } from '../errors.js';
 import type { DrumResult } from '../drum/index.js';
@@ -43,7 +43,8 @@ import { forEachResult } from './drum-codec.js';
 import { DnsCache } from '../dns/index.js';
 import { Fetcher, fetchRobots, isHttpResponse, type FetchResult } from '../fetch/index.js';
 import type { EncodedGroupLike } from './links-codec.js';
-import { WarcWriter, CrawlLog, truncateTornWarc } from '../store/index.js';
+import { WarcWriter, CrawlLog } from '../store/index.js';
+import { recoverWarc, relocate } from './recovery.js';
 import { canonicalizeUrl, fingerprintInto, hostOf, pldOrHost } from '../url/index.js';
 import { FrontierUrl, encodeFrontierUrl, decodeFrontierUrl } from '../frontier/index.js';
 import { openFrontierPort, politenessOutcome, withMargin, type FrontierPort } from './frontier-port.js';
@@ -75,7 +76,8 @@ export interface CrawlSummary {
   urlsSeen: number;
   elapsedMs: number;
   pagesPerSec: number;
-  cpuMsPerPage: number;
+  /** null when this run fetched no page (a ratio over zero pages means nothing) */
+  cpuMsPerPage: number | null;
   peakRssBytes: number;
   outcomes: Record<string, number>;
   warcDir: string;
@@ -300,17 +302,23 @@ export class Crawler extends EventEmitter {
     return Crawler.start(config, null, opts);
   }
 
+  /**
+   * Resume the crawl whose state is `stateDir`, wherever that directory now is (recovery.ts
+   * relocate: the paths recorded in the manifest are not trusted after a move or a copy).
+   */
   static async resume(stateDir: string, overrides: CrawlConfigInput = {}, opts: CrawlerOptions = {}): Promise<Crawler> {
     const manifest = await readManifest(path.resolve(stateDir));
     if (manifest === null) throw new CrawlError('CRAWL_STATE_MISSING', `${stateDir} holds no checkpoint to resume`);
-    const cfg = resolveCrawlConfig({ ...(manifest.config as CrawlConfigInput), ...overrides });
+    const where = await relocate(stateDir, manifest.config.stateDir, manifest.config.outDir, overrides.outDir as string | undefined);
+    const cfg = resolveCrawlConfig({ ...(manifest.config as CrawlConfigInput), ...overrides, ...where });
     return Crawler.start(cfg, manifest, opts);
   }
 
   private static async start(cfg: CrawlConfig, manifest: CheckpointManifest | null, opts: CrawlerOptions): Promise<Crawler> {
     await mkdir(cfg.stateDir, { recursive: true });
     await mkdir(cfg.outDir, { recursive: true });
-    if (manifest !== null) await cutTornWarcTails(cfg.outDir);
+    // Only this crawl's WARC bytes after the checkpoint's offset are read (recovery.ts).
+    if (manifest !== null) await recoverWarc(cfg.outDir, manifest.warc);
 
     // RAM split (ramBytes): DRUM buffers 1/8 each for URLseen, 1/32 ContentSeen, the frontier 1/4,
     // parse workers' heaps 1/4 across the pool, the rest for fetch buffers, bodies and V8.
@@ -519,12 +527,17 @@ export class Crawler extends EventEmitter {
         await this.injectSeeds();
         // A first checkpoint at once: a crawl killed in its first seconds can be resumed too.
         await this.checkpoint('start');
+      } else {
+        // A resumed run's first checkpoint names its own WARC writer, whose files the next
+        // recovery then repairs (recovery.ts); the frontier's RAM is still empty, so it is cheap.
+        await this.checkpoint('resume');
       }
       await this.loop();
       await this.drain();
       const reason = this.finished ? 'done' : `stop:${this.stopReason ?? 'stop'}`;
       await this.checkpoint(reason);
-      this.state = 'done';
+      // The live block ends with the same word as the summary: done only when the frontier ran dry.
+      this.state = this.finished ? 'done' : 'stopped';
       return await this.summary();
     } finally {
       this.printer.stop();
@@ -1138,7 +1151,7 @@ export class Crawler extends EventEmitter {
       urlsSeen: this.counters.urlsSeen,
       elapsedMs: elapsed,
       pagesPerSec: (this.dispatchedThisRun * 1000) / Math.max(1, elapsed),
-      cpuMsPerPage: (cpu.user + cpu.system) / 1000 / Math.max(1, this.dispatchedThisRun),
+      cpuMsPerPage: this.dispatchedThisRun === 0 ? null : (cpu.user + cpu.system) / 1000 / this.dispatchedThisRun,
       peakRssBytes: this.peakRss,
       outcomes: { ...this.counters.outcomes },
       warcDir: this.cfg.outDir,
@@ -1186,23 +1199,4 @@ function scopeAnchors(seeds: readonly string[]): { hosts: string[]; plds: string
     plds.add(pldOrHost(h));
   }
   return { hosts: [...hosts], plds: [...plds] };
-}
-
-/** Cut a torn last record off every WARC file in `dir` (after SIGKILL / power loss). */
-async function cutTornWarcTails(dir: string): Promise<void> {
-  let files: string[];
-  try {
-    files = (await readdir(dir)).filter((f) => /\.warc(\.gz|\.zst)?$/.test(f));
-  } catch {
-    return;
-  }
-  for (const f of files) {
-    const p = path.join(dir, f);
-    const st = await stat(p);
-    if (st.size === 0) {
-      await rm(p);
-      continue;
-    }
-    await truncateTornWarc(p);
-  }
 }

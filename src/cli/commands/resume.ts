@@ -6,8 +6,9 @@ import { CrawlError } from '../../errors.js';
 import { printSummary, runGuarded } from './common.js';
 import { rawArgsAfter } from './crawl.js';
 
-/** Startup options a resumed crawl may still change (they do not alter the state's shape). */
-const RESUMABLE = new Set<string>([...RUNTIME_KEYS, 'statusPort', 'progress', 'progressIntervalMs', 'checkpointIntervalMs', 'workers', 'fetchConcurrency']);
+/** Startup options a resumed crawl may still change (they do not alter the state's shape; --out
+ * names where the output directory now is, when it was moved apart from the state). */
+const RESUMABLE = new Set<string>([...RUNTIME_KEYS, 'outDir', 'statusPort', 'progress', 'progressIntervalMs', 'checkpointIntervalMs', 'workers', 'fetchConcurrency']);
 
 export function registerResumeCommand(program: Command): void {
   const cmd = program
