@@ -43,7 +43,7 @@ import { forEachResult } from './drum-codec.js';
 import { DnsCache } from '../dns/index.js';
 import { Fetcher, fetchRobots, isHttpResponse, type FetchResult } from '../fetch/index.js';
 import type { EncodedGroupLike } from './links-codec.js';
-import { WarcWriter, CrawlLog } from '../store/index.js';
+import { WarcWriter, CrawlLog, type TruncatedReason } from '../store/index.js';
 import { recoverWarc, relocate } from './recovery.js';
 import { canonicalizeUrl, fingerprintInto, hostOf, pldOrHost } from '../url/index.js';
 import { FrontierUrl, encodeFrontierUrl, decodeFrontierUrl } from '../frontier/index.js';
@@ -57,6 +57,7 @@ import { ParsePool } from './parse-pool.js';
 import { LinkTable } from './links-codec.js';
 import { RateMeter, ProgressPrinter, startStatusServer, type StatusServer, type StatusSnapshot, type CrawlState } from './stats.js';
 import { Wakeup } from './wakeup.js';
+import { ABORTED_OUTCOME, graceOver } from './stop.js';
 
 export interface CrawlerOptions {
   /** Where the progress printer writes. @default process.stderr */
@@ -188,6 +189,9 @@ function decodeContentValue(b: Uint8Array): { url: string; date: Date } {
 /** Longest wait between ContentSeen merges while the frontier is not starving (see startMerges). */
 const CONTENT_MERGE_MS = 1000;
 
+/** A response record's WARC-Truncated value: false, or why the body is not all the server sent. */
+const truncation = (r: FetchResult): false | TruncatedReason => (r.truncated ? r.truncatedReason ?? 'unspecified' : false);
+
 const isHtml = (ct: string | undefined): boolean => ct === undefined || /^(text\/html|application\/xhtml\+xml)/i.test(ct);
 
 export class Crawler extends EventEmitter {
@@ -196,6 +200,10 @@ export class Crawler extends EventEmitter {
   private stopReason: string | null = null;
   private finished = false;
   private hurry = false;
+  /** when stop() was first called (ms), for the grace period of fetches in flight (stop.ts) */
+  private stopAt = 0;
+  /** the stop aborted the fetches in flight: their answers are not reported (stop.ts) */
+  private aborting = false;
 
   private readonly counters: CrawlCounters;
   private epoch: number;
@@ -367,6 +375,9 @@ export class Crawler extends EventEmitter {
       userAgent: cfg.userAgent,
       dns,
       maxBodyBytes: cfg.maxBodyBytes,
+      // Bodies of every type are downloaded and archived as received (PDF, images, …): what is
+      // parsed for links (HTML) is decided after the fetch, not by what is read off the wire.
+      acceptContentTypes: null,
       totalTimeoutMs: cfg.fetchTimeoutMs,
       connectTimeoutMs: Math.min(10_000, cfg.fetchTimeoutMs),
       headersTimeoutMs: Math.min(15_000, cfg.fetchTimeoutMs),
@@ -442,6 +453,7 @@ export class Crawler extends EventEmitter {
       return;
     }
     this.stopReason = reason;
+    this.stopAt = Date.now();
     this.state = 'stopping';
     this.wake.kick();
   }
@@ -739,13 +751,25 @@ export class Crawler extends EventEmitter {
       const host = hostOf(fu.url);
       for (let wait = this.floorGuard(host, fu.ip); wait !== undefined; wait = this.floorStart(host, fu.ip)) await wait;
       job.date = new Date();
-      this.traceDispatch(host, fu.url, fu.ip, false);
-      r = await this.fetcher.fetch({ url: fu.url, ip: fu.ip });
+      if (this.aborting) r = { ...SKIPPED, url: fu.url, outcome: ABORTED_OUTCOME };
+      else {
+        this.traceDispatch(host, fu.url, fu.ip, false);
+        r = await this.fetcher.fetch({ url: fu.url, ip: fu.ip });
+      }
     } finally {
       this.inFlight--;
       this.inFlightIds.delete(job.id);
     }
     job.result = r;
+    if (this.aborting && r.outcome === ABORTED_OUTCOME) {
+      // Cut short by the stop (stop.ts): not a page; the frontier still holds the URL as in
+      // flight and the stop's checkpoint snapshots it, so the resume fetches it again.
+      this.pending.delete(job.id);
+      this.count('aborted:stop');
+      this.logFetch(job, r.outcome, null);
+      this.wake.kick();
+      return;
+    }
     job.payloadBytes = r.body.byteLength;
     this.counters.pages++;
     this.counters.bytes += r.body.byteLength;
@@ -777,7 +801,7 @@ export class Crawler extends EventEmitter {
     try {
       po = await this.pool.run({
         url: fu.url, body: r.body, decoded: r.decoded, charset: r.charset, html, follow,
-        exchange: { ip: fu.ip, dateMs: job.date.getTime(), requestHead: r.requestHead, responseHead: r.responseHead!, truncated: r.truncated },
+        exchange: { ip: fu.ip, dateMs: job.date.getTime(), requestHead: r.requestHead, responseHead: r.responseHead!, truncated: truncation(r) },
       });
     } finally {
       this.parsing--;
@@ -787,7 +811,7 @@ export class Crawler extends EventEmitter {
       // recorded with the supervisor's outcome code; its links are not followed.
       this.count(po.code);
       await this.warc.writeExchange({
-        url: fu.url, ip: fu.ip, date: job.date, requestHead: r.requestHead, responseHead: r.responseHead!, body: r.body, truncated: r.truncated,
+        url: fu.url, ip: fu.ip, date: job.date, requestHead: r.requestHead, responseHead: r.responseHead!, body: r.body, truncated: truncation(r),
       });
       this.logFetch(job, po.code, null);
       this.awaitingSync.push(job.id);
@@ -836,7 +860,8 @@ export class Crawler extends EventEmitter {
             this.traceDispatch(null, req.url, ip, true);
           },
         });
-        this.frontier.robotsDone(item, r);
+        // An answer cut short by the stop is not one (stop.ts): the resumed run asks again.
+        if (!this.aborting) this.frontier.robotsDone(item, r);
       } finally {
         this.robotsInFlight--;
         this.wake.kick();
@@ -1078,6 +1103,10 @@ export class Crawler extends EventEmitter {
 
   private async drain(): Promise<void> {
     while (!this.hurry && (!this.idle() || this.merging > 0)) {
+      if (!this.aborting && this.stopReason !== null && this.stopReason !== 'done' && graceOver(this.stopAt) && this.inFlight + this.robotsInFlight > 0) {
+        this.aborting = true;
+        this.fetcher.abortInFlight();
+      }
       this.startMerges(true);
       await this.wake.sleep(20);
     }
