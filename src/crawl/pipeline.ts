@@ -318,7 +318,11 @@ export class Crawler extends EventEmitter {
     const manifest = await readManifest(path.resolve(stateDir));
     if (manifest === null) throw new CrawlError('CRAWL_STATE_MISSING', `${stateDir} holds no checkpoint to resume`);
     const where = await relocate(stateDir, manifest.config.stateDir, manifest.config.outDir, overrides.outDir as string | undefined);
-    const cfg = resolveCrawlConfig({ ...(manifest.config as CrawlConfigInput), ...overrides, ...where });
+    // The limits (--max-pages, --max-time) belong to the command that names them: a resume runs
+    // without the last run's limits unless it is given its own (a stored limit that was reached
+    // would end every resume at once).
+    const stored: CrawlConfigInput = { ...(manifest.config as CrawlConfigInput), maxPages: null, maxTimeMs: null };
+    const cfg = resolveCrawlConfig({ ...stored, ...overrides, ...where });
     return Crawler.start(cfg, manifest, opts);
   }
 
@@ -331,10 +335,46 @@ export class Crawler extends EventEmitter {
     // RAM split (ramBytes): DRUM buffers 1/8 each for URLseen, 1/32 ContentSeen, the frontier 1/4,
     // parse workers' heaps 1/4 across the pool, the rest for fetch buffers, bodies and V8.
     const ram = cfg.ramBytes;
+    const warc = await WarcWriter.open({
+      dir: cfg.outDir,
+      prefix: 'drumcrawl',
+      compression: cfg.warcCompression,
+      maxFileBytes: cfg.warcMaxFileBytes,
+      info: { software: 'drumcrawl/0.1', 'http-header-user-agent': cfg.userAgent, format: 'WARC File Format 1.1' },
+    });
+    const crawlLog = await CrawlLog.open(path.join(cfg.outDir, 'crawl.log'));
+    const scope = manifest ? { hosts: manifest.scopeHosts, plds: manifest.scopePlds } : scopeAnchors(cfg.seeds);
+    const pool = new ParsePool(
+      {
+        images: cfg.images, include: cfg.include, exclude: cfg.exclude, scope: cfg.scope, scopeHosts: scope.hosts, scopePlds: scope.plds,
+        fault: opts.fault, warc: warc.encodeOptions,
+      },
+      { threads: cfg.workers, timeoutMs: cfg.parseTimeoutMs, heapMb: Math.max(64, Math.floor(ram / 4 / cfg.workers / 2 ** 20)) },
+    );
+    const warm = pool.warmup();
+    warm.catch(() => undefined); // awaited below; a failure surfaces there
+    try {
+      return await Crawler.openRest(cfg, manifest, opts, { warc, crawlLog, pool, warm, scope });
+    } catch (e) {
+      // Nothing may keep the process alive after a failed open (its worker threads would).
+      await pool.close().catch(() => undefined);
+      await warc.close().catch(() => undefined);
+      await crawlLog.close().catch(() => undefined);
+      throw e;
+    }
+  }
+
+  /** The rest of start(): DRUMs, frontier, fetcher, pending URLs (the parse pool boots meanwhile). */
+  private static async openRest(
+    cfg: CrawlConfig, manifest: CheckpointManifest | null, opts: CrawlerOptions,
+    o: { warc: WarcWriter; crawlLog: CrawlLog; pool: ParsePool; warm: Promise<void>; scope: { hosts: string[]; plds: string[] } },
+  ): Promise<Crawler> {
+    const { warc, crawlLog, pool, warm, scope } = o;
+    const ram = cfg.ramBytes;
     let crawler: Crawler | undefined;
     // Both DRUMs run in worker threads (drum-proxy.ts): their merges do synchronous sequential
     // I/O that must not stall the sockets.
-    const urlSeen = await DrumProxy.openBytes(
+    const urlSeenOpen = DrumProxy.openBytes(
       path.join(cfg.stateDir, 'urlseen'),
       {
         ramBytes: Math.floor(ram / 8),
@@ -360,12 +400,13 @@ export class Crawler extends EventEmitter {
     // ContentSeen and STAR's PLD store share one thread (one isolate: JIT once, one heap to
     // collect); both merge about once a second and briefly, so neither waits long for the other.
     const smallDrums = new DrumThread();
-    const contentSeen = await DrumProxy.open(
+    const contentSeenOpen = DrumProxy.open(
       path.join(cfg.stateDir, 'contentseen'),
       { ramBytes: Math.floor(ram / 32), valueBytes: 'variable', valueBytesHint: 72, auxBytesHint: 4, buckets: 4 },
       (batch) => crawler!.onContentResults(batch),
       { thread: smallDrums },
     );
+    const [urlSeen, contentSeen] = await Promise.all([urlSeenOpen, contentSeenOpen]);
     const dns = new DnsCache({ servers: cfg.dnsServers.length > 0 ? cfg.dnsServers : undefined });
     const frontier = await openFrontierPort(path.join(cfg.stateDir, 'frontier'), cfg, dns, {
       onDrop: (_u, reason) => crawler?.count(`dropped:${reason}`),
@@ -387,23 +428,9 @@ export class Crawler extends EventEmitter {
       minIpIntervalMs: withMargin(cfg.minIpDelayMs, cfg),
       minHostIntervalMs: withMargin(cfg.minHostDelayMs, cfg),
     });
-    const warc = await WarcWriter.open({
-      dir: cfg.outDir,
-      prefix: 'drumcrawl',
-      compression: cfg.warcCompression,
-      maxFileBytes: cfg.warcMaxFileBytes,
-      info: { software: 'drumcrawl/0.1', 'http-header-user-agent': cfg.userAgent, format: 'WARC File Format 1.1' },
-    });
-    const crawlLog = await CrawlLog.open(path.join(cfg.outDir, 'crawl.log'));
-    const scope = manifest ? { hosts: manifest.scopeHosts, plds: manifest.scopePlds } : scopeAnchors(cfg.seeds);
-    const pool = new ParsePool(
-      {
-        images: cfg.images, include: cfg.include, exclude: cfg.exclude, scope: cfg.scope, scopeHosts: scope.hosts, scopePlds: scope.plds,
-        fault: opts.fault, warc: warc.encodeOptions,
-      },
-      { threads: cfg.workers, timeoutMs: cfg.parseTimeoutMs, heapMb: Math.max(64, Math.floor(ram / 4 / cfg.workers / 2 ** 20)) },
-    );
-    await pool.warmup();
+    // The parse workers boot while the DRUM threads open (each loads its code: ~1 s apiece on a
+    // loaded 2-core box, which a resume would otherwise pay one after the other).
+    await warm;
     crawler = new Crawler(cfg, manifest, urlSeen, contentSeen, frontier, dns, fetcher, warc, crawlLog, pool, opts);
     const c = crawler;
     if (manifest === null) {
@@ -1119,6 +1146,7 @@ export class Crawler extends EventEmitter {
   private async checkpointNow(reason: string): Promise<void> {
     const T = (l: string): void => { if (process.env.DRUMCRAWL_DEBUG_TIMING) console.error(`ckpt ${l} ${(performance.now() - t0).toFixed(1)}`); };
     const t0 = performance.now();
+    const startedAt = new Date().toISOString();
     // (URLseen's unique URLs are admitted, durably, before its merge commits: nothing waits here.)
     if (this.contentMerging) await this.contentMerging;
     if (this.urlMerging) await this.urlMerging;
@@ -1149,6 +1177,7 @@ export class Crawler extends EventEmitter {
     const m: CheckpointManifest = {
       version: MANIFEST_VERSION,
       epoch: this.epoch,
+      startedAt,
       writtenAt: new Date().toISOString(),
       reason,
       finished: this.finished,

@@ -67,6 +67,8 @@ export interface SimwebReport {
   entries: number;
   pageFetches: string[]; // absolute URLs of page (non-robots) requests, in start order
   pageStarts: number[]; // their start times (ms since the epoch, server clock), same order
+  pageEnds: number[]; // when their answers ended (same clock), same order
+  requestStarts: number[]; // start times of every request, robots.txt included, ascending
   robotsFetches: number;
   hostViolations: string[];
   ipViolations: string[];
@@ -106,6 +108,8 @@ process.on('message', (m: { cmd: string; userAgent?: string; hostMs?: number; ip
       entries: entries.length,
       pageFetches: pages.map((e) => `http://${e.host}:${web.httpPort}${e.path}`),
       pageStarts: pages.map((e) => e.start),
+      pageEnds: pages.map((e) => e.end),
+      requestStarts: entries.map((e) => e.start).sort((a, b) => a - b),
       robotsFetches: entries.length - pages.length,
       hostViolations: hostv.map(explain),
       hostViolationEntries: hostv.map(details),

@@ -1,5 +1,7 @@
 /** `drumcrawl resume <state> [runtime flags]` — continue from the last checkpoint. */
+import path from 'node:path';
 import type { Command } from 'commander';
+import { readManifest } from '../../crawl/checkpoint.js';
 import { parseCrawlArgs, RUNTIME_KEYS, CRAWL_FLAGS, ramFloorWarning } from '../../crawl/config.js';
 import { Crawler } from '../../crawl/pipeline.js';
 import { CrawlError } from '../../errors.js';
@@ -26,7 +28,11 @@ export function registerResumeCommand(program: Command): void {
       for (const k of Object.keys(input)) {
         if (!RESUMABLE.has(k)) throw new CrawlError('CRAWL_CONFIG_INVALID', `${k} cannot be changed on resume`);
       }
+      const m = await readManifest(path.resolve(state));
+      if (m !== null) process.stderr.write(`resuming ${path.resolve(state)} from checkpoint ${m.epoch} (${m.reason}, ${m.counters.pages} pages)\n`);
+      const t0 = performance.now();
       const crawler = await Crawler.resume(state, input, { handleSignals: true });
+      process.stderr.write(`resumed: state recovered and opened in ${(performance.now() - t0).toFixed(0)} ms\n`);
       const warn = ramFloorWarning(crawler.config);
       if (warn !== null) process.stderr.write(`drumcrawl: warning: ${warn}\n`);
       crawler.on('status-server', (url: string) => process.stderr.write(`status server: ${url}/status  ${url}/metrics\n`));
