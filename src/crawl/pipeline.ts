@@ -58,6 +58,7 @@ import { LinkTable } from './links-codec.js';
 import { RateMeter, ProgressPrinter, startStatusServer, type StatusServer, type StatusSnapshot, type CrawlState } from './stats.js';
 import { Wakeup } from './wakeup.js';
 import { ABORTED_OUTCOME, graceOver } from './stop.js';
+import { AdmitLog, admitKey } from './admit-log.js';
 
 export interface CrawlerOptions {
   /** Where the progress printer writes. @default process.stderr */
@@ -143,11 +144,11 @@ function urlTextAt(b: Buffer, from: number, to: number): string {
 }
 
 /** URLseen's unique URLs from one result chunk (drum-codec layout, aux = encodeAux's). */
-function decodeUniqueUrls(buf: Uint8Array, now: number): FrontierUrl[] {
+function decodeUniqueUrls(buf: Uint8Array, now: number, keep: (hi: number, lo: number) => boolean): FrontierUrl[] {
   const b = Buffer.from(buf.buffer, buf.byteOffset, buf.byteLength);
   const out: FrontierUrl[] = [];
-  forEachResult(buf, (_op, unique, _hi, _lo, _vo, _vl, a, n) => {
-    if (!unique || n < AUX_HEADER) return;
+  forEachResult(buf, (_op, unique, hi, lo, _vo, _vl, a, n) => {
+    if (!unique || n < AUX_HEADER || !keep(hi, lo)) return;
     out.push(new FrontierUrl({
       url: urlTextAt(b, a + AUX_HEADER, a + n),
       hostHi: le32(b, a),
@@ -226,6 +227,20 @@ export class Crawler extends EventEmitter {
    * the same URL out twice. Bound: the size of skipDone at resume.
    */
   private readonly skipped = new Set<string>();
+  /** URLseen's unique keys of the current bucket merge, made durable in admits.bin (admit-log.ts) */
+  private admitLog: AdmitLog | null = null;
+  /**
+   * After a resume, until the first URLseen merge has ended: the keys of the last bucket whose
+   * URLs reached BEAST (admit-log.ts); their re-delivery is not admitted again. Bound: one bucket.
+   */
+  private redelivered = new Set<string>();
+  /**
+   * After a resume: URLs re-admitted from pending.bin → handed out already in this run. The
+   * frontier may hand such a URL out a second time (it also holds it when a kill fell inside a
+   * checkpoint, between pending.bin and the frontier's commit); the second time is skipped.
+   * Bound: the pending set at the checkpoint.
+   */
+  private readonly readmitted = new Map<string, boolean>();
   /** ids of page fetches in progress */
   private readonly inFlightIds = new Set<number>();
   private nextId = 1;
@@ -391,7 +406,11 @@ export class Crawler extends EventEmitter {
       {
         // One BEAST commit per bucket merge, before DRUM commits it (H6's hook): the result chunks
         // are only placed (onUrlSeenResults) — at-least-once holds, one fdatasync round per bucket.
-        beforeCommit: () => crawler!.frontier.commitAdmits(),
+        // Then admits.bin names the bucket's keys (admit-log.ts: no re-admission after a kill).
+        beforeCommit: async () => {
+          await crawler!.frontier.commitAdmits();
+          await crawler!.admitLog?.commit();
+        },
         // A larger young generation than the other DRUM hosts (drum-proxy.ts, DRUM_HOST_LIMITS):
         // measured when URLseen's delivery still made an object per result (session 3).
         youngGenMb: 24,
@@ -443,12 +462,16 @@ export class Crawler extends EventEmitter {
       // (its cursors are from the checkpoint); dispatch skips them, so only the in-flight window is
       // fetched twice.
       for (const d of await readDoneLog(cfg.stateDir)) c.skipDone.set(decodeFrontierUrl(d).url, d);
-      if (recs.length > 0) await frontier.readmit(recs.map((r) => decodeFrontierUrl(r)));
+      const back = recs.map((r) => decodeFrontierUrl(r));
+      for (const u of back) c.readmitted.set(u.url, false);
+      if (back.length > 0) await frontier.readmit(back);
+      c.redelivered = await AdmitLog.load(cfg.stateDir);
       // (Re-admitted URLs are durable in QR once the frontier commits; pending.bin keeps them
       // until then — the first checkpoint rewrites it.)
       await frontier.commit();
       await writePending(cfg.stateDir, []);
     }
+    c.admitLog = new AdmitLog(cfg.stateDir);
     c.doneLog = await DoneLog.open(cfg.stateDir);
     if (manifest === null) c.doneLog.rewrite([]); // a new crawl in a state dir without a manifest
     return c;
@@ -759,6 +782,17 @@ export class Crawler extends EventEmitter {
       this.wake.kick();
       return;
     }
+    if (this.readmitted.size > 0) {
+      const st = this.readmitted.get(fu.url);
+      if (st === true) {
+        // Re-admitted from pending.bin and already handed out in this run: no second request.
+        this.frontier.done(fu, SKIPPED);
+        this.count('skipped:handed-out-twice');
+        this.wake.kick();
+        return;
+      }
+      if (st === false) this.readmitted.set(fu.url, true);
+    }
     const id = this.nextId++;
     const rec = encodeFrontierUrl(fu);
     this.pending.set(id, rec);
@@ -806,6 +840,8 @@ export class Crawler extends EventEmitter {
     this.wake.kick();
     // A URL to be retried went back into the frontier's RAM (its snapshot covers it now).
     if (pol.retry) this.pending.delete(job.id);
+    // A retry is a new hand-out of the URL, not a duplicate one.
+    if (pol.retry && this.readmitted.has(fu.url)) this.readmitted.set(fu.url, false);
 
     if (!isHttpResponse(r)) {
       // Transport failure (DNS, connect, timeout, reset…): nothing to archive; logged with its code.
@@ -1086,6 +1122,8 @@ export class Crawler extends EventEmitter {
     this.lastUrlMerge = Date.now();
     const t0 = performance.now();
     await this.urlSeen.merge();
+    // That merge re-delivered the bucket a kill left uncommitted, if any (admit-log.ts).
+    this.redelivered.clear();
     if (process.env.DRUMCRAWL_DEBUG_TIMING) console.error(`url merge in ${(performance.now() - t0).toFixed(0)} ms`);
     // Every page whose links that merge covered is now durable once its WARC record is.
     this.awaitingSync.push(...covered);
@@ -1098,7 +1136,12 @@ export class Crawler extends EventEmitter {
    * chunk, and commits its Z only when that resolved — nothing it reported unique can be lost.
    */
   private async onUrlSeenResults(batch: Uint8Array): Promise<void> {
-    const unique = decodeUniqueUrls(batch, Date.now());
+    const admits = this.admitLog;
+    const again = this.redelivered;
+    const unique = decodeUniqueUrls(batch, Date.now(), (hi, lo) => {
+      admits?.add(hi, lo);
+      return again.size === 0 || !again.has(admitKey(hi, lo));
+    });
     this.counters.urlsSeen += unique.length;
     if (unique.length === 0) return;
     // Admitted at once, not in the scheduler's next turn (that wait cost up to 500 ms per result
