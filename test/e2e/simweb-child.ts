@@ -82,6 +82,8 @@ export interface SimwebReport {
   hostViolationEntries: ViolationEntry[][];
   /** gaps < τ explained by the server's own late stamp of the earlier request (see serverStalled) */
   excusedByServerStall: string[];
+  /** the entries of each excused gap, with the limit it was judged against */
+  excusedEntries: { ms: number; entries: ViolationEntry[] }[];
 }
 
 /** A violation's message, tagged with the behaviours of the hosts involved (e.g. "[reset]"). */
@@ -116,6 +118,10 @@ process.on('message', (m: { cmd: string; userAgent?: string; hostMs?: number; ip
       ipViolations: ipv.map(explain),
       ipViolationEntries: ipv.map(details),
       excusedByServerStall: excused,
+      excusedEntries: [
+        ...ipAll.filter((v) => !ipv.includes(v)).map((v) => ({ ms: m.ipMs!, entries: details(v) })),
+        ...hostAll.filter((v) => !hostv.includes(v)).map((v) => ({ ms: m.hostMs!, entries: details(v) })),
+      ],
       robotsViolations: log.robotsViolations(web.web, m.userAgent!).map((v) => v.message),
       duplicates: log.duplicateFetches().map((v) => v.message),
       reachable: m.reachable === false ? null : [...web.web.reachable(web.seeds, { userAgent: m.userAgent!, respectRobots: true })],
