@@ -12,7 +12,7 @@ export interface RunRecord {
   /** Date.now() at spawn and at exit */
   spawnedAt: number;
   exitedAt: number;
-  /** when the run had recovered and opened its state (its "resumed:" line), for resumes */
+  /** when the run had recovered and opened its state (its "status server:" line), for resumes */
   readyAt: number | null;
   /** a SIGKILL's moment (Date.now() right before the signal) */
   killedAt: number | null;
@@ -84,7 +84,7 @@ export function repeatedRequests(r: SimwebReport, runs: readonly RunRecord[], ab
   return { bad, allowed, windowMs };
 }
 
-/** Per resumed run: ms from its "resumed:" line to its first request (robots.txt included). */
+/** Per resumed run: ms from its "status server:" line to its first request (robots.txt included). */
 export function resumeLatencies(r: SimwebReport, runs: readonly RunRecord[]): { run: number; ms: number | null }[] {
   const out: { run: number; ms: number | null }[] = [];
   runs.forEach((run, i) => {

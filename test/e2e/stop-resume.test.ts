@@ -6,8 +6,8 @@
  * before the last resume, which runs the crawl to its end. Judged from the server's request log
  * and the state directory at each stop:
  *   - every resume makes its first request within RESUME_PROGRESS_MS of having recovered and
- *     opened its state (its "resumed:" line; the time to load the code before it — worker threads
- *     under tsx take seconds on a loaded box — is printed, not judged);
+ *     opened its state (its "status server:" line; the time to load the code and open the state
+ *     before it — worker threads under tsx take seconds on a loaded box — is printed, not judged);
  *   - the union of the pages fetched equals an uninterrupted crawl's (simweb's ground truth, which
  *     an uninterrupted crawl fetches exactly: crawl.test.ts);
  *   - nothing is requested twice except the in-flight window of a SIGKILL (stop-resume-judge.ts);
@@ -30,7 +30,7 @@ import { readWarcDir, warcProblems } from './warc-read.js';
 import { repeatedRequests, resumeLatencies, type RunRecord } from './stop-resume-judge.js';
 
 const LONG = process.env.DRUMCRAWL_LONG === '1';
-/** A resume's first request comes within this long of its "resumed:" line (refill, robots.txt, dispatch). */
+/** A resume's first request comes within this long of its "status server:" line (refill, robots.txt, dispatch). */
 const RESUME_PROGRESS_MS = 2000;
 
 type Stop = 'sigint' | 'max-pages' | 'sigkill' | 'post-stop' | 'sigterm' | 'max-time' | 'sigkill-checkpoint' | 'sigint-checkpoint';
@@ -42,6 +42,20 @@ const WEB = LONG
   : { plds: 30, hostsPerPldMean: 3, hostsPerPldMax: 5, pagesPerHostMin: 40, pagesPerHostMax: 80, ips: 8, linksPerPageMean: 12, seedCount: 3 };
 
 const count = (s: string, re: RegExp): number => (s.match(new RegExp(re.source, 'gm')) ?? []).length;
+
+/** The run's exit code; a run still alive after `ms` is killed and the test fails. */
+async function exitWithin(run: CliRun, ms: number, what: string): Promise<number | null> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<'late'>((r) => { timer = setTimeout(() => r('late'), ms); });
+  const res = await Promise.race([run.done, late]);
+  clearTimeout(timer);
+  if (res === 'late') {
+    run.child.kill('SIGKILL');
+    await run.done;
+    assert.fail(`${what} had not ended ${ms} ms after its stop:\n${run.out().slice(-2000)}`);
+  }
+  return res;
+}
 
 /** Wait until the server has answered `n` requests in all (bounded: 60 s). */
 async function untilRequests(web: SimwebChild, n: number, run: CliRun): Promise<void> {
@@ -82,12 +96,14 @@ test(`stop and resume in every way (${LONG ? 'three rounds' : 'one round'}): not
       const extra: string[] = [];
       if (stop === 'max-pages') extra.push('--max-pages', String((m0?.counters.pages ?? 0) + 150 + Math.floor(random() * 250)));
       if (stop === 'max-time') extra.push('--max-time', String(2 + Math.floor(random() * 3)));
-      if (stop === 'post-stop') extra.push('--status-port', '0');
+      // Every resume serves its status: its "status server:" line marks the moment it has
+      // recovered and opened its state and starts to crawl.
+      if (k > 0 || stop === 'post-stop') extra.push('--status-port', '0');
       if (stop.endsWith('-checkpoint')) extra.push('--checkpoint-interval', '1500');
       const env = stop.endsWith('-checkpoint') ? { DRUMCRAWL_DEBUG_TIMING: '1' } : {};
       const spawnedAt = Date.now();
       const run = k === 0 ? cli([...crawlCommand(settings(dir)), ...extra], env) : cli(['resume', state, '--progress', 'none', ...extra], env);
-      const readyAt = k === 0 ? null : await run.waitFor(/^resumed: /m);
+      const readyAt = k === 0 ? null : await run.waitFor(/^status server: /m);
       const rec: RunRecord = { stop, spawnedAt, exitedAt: 0, readyAt, killedAt: null, doneAtKill: null, checkpointStartAtKill: null };
       runs.push(rec);
       // The moment: 100–350 more requests into the run (the web has thousands).
@@ -114,7 +130,8 @@ test(`stop and resume in every way (${LONG ? 'three rounds' : 'one round'}): not
         if (stop === 'sigkill-checkpoint') rec.killedAt = signalledAt;
         run.child.kill(stop === 'sigkill-checkpoint' ? 'SIGKILL' : 'SIGINT');
       }
-      const code = await run.done;
+      // Every run ends by itself within a bound (a stop that hangs fails here, it does not hang the suite).
+      const code = await exitWithin(run, stop === 'end' ? 240_000 : 90_000, `run ${k + 1} (${stop}) ${note}`);
       rec.exitedAt = Date.now();
       outs.push(run.out());
       if (rec.killedAt !== null) {
@@ -140,7 +157,7 @@ test(`stop and resume in every way (${LONG ? 'three rounds' : 'one round'}): not
     const lat = resumeLatencies(r, runs);
     const opens = runs.map((x, i) => [i + 1, /resumed: state recovered and opened in (\d+) ms/.exec(outs[i] ?? '')?.[1]] as const).filter(([, v]) => v !== undefined);
     console.log(`recovery + open: ${opens.map(([i, v]) => `run ${i} ${v} ms`).join(', ')}`);
-    console.log(`first request after "resumed:": ${lat.map((x) => `run ${x.run} ${x.ms === null ? 'none' : `${x.ms} ms`}`).join(', ')}`);
+    console.log(`first request after "status server:": ${lat.map((x) => `run ${x.run} ${x.ms === null ? 'none' : `${x.ms} ms`}`).join(', ')}`);
     for (const x of lat) assert.ok(x.ms !== null && x.ms <= RESUME_PROGRESS_MS, `run ${x.run} made its first request ${x.ms} ms after resuming ${note}`);
     // Coverage.
     const fetched = new Set(r.pageFetches);
