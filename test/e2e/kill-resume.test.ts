@@ -10,6 +10,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
+import { existsSync } from 'node:fs';
 import { readManifest, readDoneLog } from '../../src/crawl/checkpoint.js';
 import { decodeFrontierUrl } from '../../src/frontier/index.js';
 import { cli, crawlCommand, crawlSettings, forkSimweb, seededRandom, sleep, tempDir } from './harness.js';
@@ -84,13 +85,14 @@ test('SIGKILL ×3 + resume: same fetched set as an uninterrupted crawl, re-fetch
   }
 });
 
-test('SIGTERM: drains, checkpoints, exits 0; stats reads the checkpoint; resume finishes', { timeout: 120_000 }, async () => {
+test('SIGTERM: drains, checkpoints, exits 0; the live block and the summary agree; the summary\'s resume command runs; resume finishes', { timeout: 180_000 }, async () => {
   const web = await forkSimweb('tiny');
   try {
     const dir = await tempDir('e2e-term');
     const state = path.join(dir, 'state');
     const run = cli(crawlCommand(crawlSettings(web, {
       stateDir: state, outDir: path.join(dir, 'warc'), hostDelayMs: 100, ipDelayMs: 25, minHostDelayMs: 100, minIpDelayMs: 25, workers: 1,
+      progress: 'plain', progressIntervalMs: 600_000,
     })));
     await waitForManifest(state);
     await sleep(1500);
@@ -99,12 +101,26 @@ test('SIGTERM: drains, checkpoints, exits 0; stats reads the checkpoint; resume 
     const m = await readManifest(state);
     assert.match(m!.reason, /^stop:signal:SIGTERM$/);
     assert.equal(m!.pending, 0, 'drained: nothing left in flight');
+    // The last status line says what the summary says.
+    assert.match(run.out(), /^crawl stopped \(signal:SIGTERM\)/m);
+    assert.match(run.out(), /\] stopped pages=/, 'the final status line says stopped');
+    assert.doesNotMatch(run.out(), /\] done pages=/);
+    // "continue with: <command> resume <state>": a command that exists as printed.
+    const cont = /continue with: (.+) resume (\S+)\)$/m.exec(run.out());
+    assert.ok(cont !== null, run.out());
+    const program = cont[1]!.split(' ')[0]!;
+    assert.ok(program === 'drumcrawl' ? (process.env.PATH ?? '').split(path.delimiter).some((d) => existsSync(path.join(d, 'drumcrawl'))) : existsSync(program), `the printed command (${cont[1]}) runs: ${program} exists`);
     const st = cli(['stats', state]);
     assert.equal(await st.done, 0);
     assert.match(st.out(), /pages\s+\d+ fetched/);
     const res = cli(['resume', state, '--progress', 'none']);
     assert.equal(await res.done, 0, res.out());
     assert.equal((await readManifest(state))!.finished, true);
+    // A resume of a finished crawl fetches nothing, and says so without a CPU-per-page figure.
+    const idle = cli(['resume', state, '--progress', 'none']);
+    assert.equal(await idle.done, 0, idle.out());
+    assert.match(idle.out(), /pages fetched .*no page fetched this run/);
+    assert.doesNotMatch(idle.out(), /ms CPU\/page/);
     const r = await web.report({ hostMs: 100, ipMs: 25 });
     assert.deepEqual([...new Set(r.pageFetches)].sort(), [...r.reachable!].sort());
     assert.deepEqual(r.duplicates, [], 'a graceful stop re-fetches nothing');
