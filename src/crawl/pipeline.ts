@@ -58,7 +58,8 @@ import { LinkTable } from './links-codec.js';
 import { RateMeter, ProgressPrinter, startStatusServer, type StatusServer, type StatusSnapshot, type CrawlState } from './stats.js';
 import { Wakeup } from './wakeup.js';
 import { ABORTED_OUTCOME, graceOver } from './stop.js';
-import { AdmitLog, admitKey } from './admit-log.js';
+import { AdmitLog } from './admit-log.js';
+import { ResumeDedup } from './resume-dedup.js';
 
 export interface CrawlerOptions {
   /** Where the progress printer writes. @default process.stderr */
@@ -109,7 +110,7 @@ const EMPTY = new Uint8Array(0);
 /** Read once (as src/fetch does for its WIRE lines): process.env is a slow lookup for a per-page check. */
 const TRACE_FETCH = process.env.DRUMCRAWL_TRACE_FETCH !== undefined && process.env.DRUMCRAWL_TRACE_FETCH !== '';
 
-/** What the frontier is told for a URL skipped at dispatch (done before a crash): a success. */
+/** What the frontier is told for a URL skipped at dispatch (resume-dedup.ts): a success. */
 const SKIPPED: FetchResult = {
   url: '', ip: '', outcome: 'ok', requestHead: EMPTY, body: EMPTY, decoded: EMPTY, truncated: false, startedAt: 0, timings: { totalMs: 0 },
 };
@@ -216,31 +217,10 @@ export class Crawler extends EventEmitter {
   private readonly pending = new Map<number, Uint8Array>();
   /** done.log (checkpoint.ts): pages that left `pending` durably since the frontier's last commit */
   private doneLog: DoneLog | null = null;
-  /**
-   * After a resume: URLs done before the crash that the frontier will hand out again (url → record);
-   * dispatch drops them without a request. Bound: one checkpoint interval's pages; only shrinks.
-   */
-  private readonly skipDone = new Map<string, Uint8Array>();
-  /**
-   * skipDone entries already handed out once (and skipped). Kept for this process's life: after a
-   * crash URLseen re-delivers its last uncommitted merge (at-least-once), so the frontier may hand
-   * the same URL out twice. Bound: the size of skipDone at resume.
-   */
-  private readonly skipped = new Set<string>();
+  /** what a resumed run must not fetch again (resume-dedup.ts) */
+  private readonly again = new ResumeDedup();
   /** URLseen's unique keys of the current bucket merge, made durable in admits.bin (admit-log.ts) */
   private admitLog: AdmitLog | null = null;
-  /**
-   * After a resume, until the first URLseen merge has ended: the keys of the last bucket whose
-   * URLs reached BEAST (admit-log.ts); their re-delivery is not admitted again. Bound: one bucket.
-   */
-  private redelivered = new Set<string>();
-  /**
-   * After a resume: URLs re-admitted from pending.bin → handed out already in this run. The
-   * frontier may hand such a URL out a second time (it also holds it when a kill fell inside a
-   * checkpoint, between pending.bin and the frontier's commit); the second time is skipped.
-   * Bound: the pending set at the checkpoint.
-   */
-  private readonly readmitted = new Map<string, boolean>();
   /** ids of page fetches in progress */
   private readonly inFlightIds = new Set<number>();
   private nextId = 1;
@@ -461,11 +441,11 @@ export class Crawler extends EventEmitter {
       // Pages finished durably after that checkpoint (done.log): the frontier hands them out again
       // (its cursors are from the checkpoint); dispatch skips them, so only the in-flight window is
       // fetched twice.
-      for (const d of await readDoneLog(cfg.stateDir)) c.skipDone.set(decodeFrontierUrl(d).url, d);
+      for (const d of await readDoneLog(cfg.stateDir)) c.again.addDone(decodeFrontierUrl(d).url, d);
       const back = recs.map((r) => decodeFrontierUrl(r));
-      for (const u of back) c.readmitted.set(u.url, false);
+      c.again.addReadmitted(back.map((u) => u.url));
       if (back.length > 0) await frontier.readmit(back);
-      c.redelivered = await AdmitLog.load(cfg.stateDir);
+      c.again.setRedelivered(await AdmitLog.load(cfg.stateDir));
       // (Re-admitted URLs are durable in QR once the frontier commits; pending.bin keeps them
       // until then — the first checkpoint rewrites it.)
       await frontier.commit();
@@ -774,24 +754,13 @@ export class Crawler extends EventEmitter {
   // fetch
 
   private startPage(fu: FrontierUrl): void {
-    if ((this.skipDone.size > 0 || this.skipped.size > 0) && (this.skipDone.delete(fu.url) || this.skipped.has(fu.url))) {
-      this.skipped.add(fu.url);
-      // Fetched and durable before a crash (done.log): free its slots, no request.
+    const skip = this.again.skipAtDispatch(fu.url);
+    if (skip !== null) {
+      // Handled already (resume-dedup.ts): free its slots, no request.
       this.frontier.done(fu, SKIPPED);
-      this.count('skipped:done-before-crash');
+      this.count(`skipped:${skip}`);
       this.wake.kick();
       return;
-    }
-    if (this.readmitted.size > 0) {
-      const st = this.readmitted.get(fu.url);
-      if (st === true) {
-        // Re-admitted from pending.bin and already handed out in this run: no second request.
-        this.frontier.done(fu, SKIPPED);
-        this.count('skipped:handed-out-twice');
-        this.wake.kick();
-        return;
-      }
-      if (st === false) this.readmitted.set(fu.url, true);
     }
     const id = this.nextId++;
     const rec = encodeFrontierUrl(fu);
@@ -841,7 +810,7 @@ export class Crawler extends EventEmitter {
     // A URL to be retried went back into the frontier's RAM (its snapshot covers it now).
     if (pol.retry) this.pending.delete(job.id);
     // A retry is a new hand-out of the URL, not a duplicate one.
-    if (pol.retry && this.readmitted.has(fu.url)) this.readmitted.set(fu.url, false);
+    if (pol.retry) this.again.retried(fu.url);
 
     if (!isHttpResponse(r)) {
       // Transport failure (DNS, connect, timeout, reset…): nothing to archive; logged with its code.
@@ -1123,7 +1092,7 @@ export class Crawler extends EventEmitter {
     const t0 = performance.now();
     await this.urlSeen.merge();
     // That merge re-delivered the bucket a kill left uncommitted, if any (admit-log.ts).
-    this.redelivered.clear();
+    this.again.mergeEnded();
     if (process.env.DRUMCRAWL_DEBUG_TIMING) console.error(`url merge in ${(performance.now() - t0).toFixed(0)} ms`);
     // Every page whose links that merge covered is now durable once its WARC record is.
     this.awaitingSync.push(...covered);
@@ -1137,10 +1106,10 @@ export class Crawler extends EventEmitter {
    */
   private async onUrlSeenResults(batch: Uint8Array): Promise<void> {
     const admits = this.admitLog;
-    const again = this.redelivered;
+    const again = this.again;
     const unique = decodeUniqueUrls(batch, Date.now(), (hi, lo) => {
       admits?.add(hi, lo);
-      return again.size === 0 || !again.has(admitKey(hi, lo));
+      return again.keepUnique(hi, lo);
     });
     this.counters.urlsSeen += unique.length;
     if (unique.length === 0) return;
@@ -1209,7 +1178,7 @@ export class Crawler extends EventEmitter {
     await this.frontier.commit();
     T('frontier.commit');
     // The frontier's state now covers every page finished before the mark; keep what it does not.
-    this.doneLog?.rewrite(this.skipDone.values());
+    this.doneLog?.rewrite(this.again.doneRecords());
     const inFlightIds = new Set(this.inFlightIds);
     await writePending(this.cfg.stateDir, [...this.pending].filter(([id]) => !inFlightIds.has(id)).map(([, r]) => r));
     const elapsed = Date.now() - this.lastCheckpoint;
