@@ -1,6 +1,6 @@
 /**
  * A stop does not wait for the slowest server: against a web where a third of the hosts trickle
- * their answers (1 byte every 500 ms, so a page takes minutes), a crawl with --max-time 3 and a
+ * their answers (128 bytes every 500 ms, so a page takes ~16 s), a crawl with --max-time 3 and a
  * 30 s fetch timeout ends within the stop's grace period plus its checkpoint. The fetches it
  * aborted are in the crawl log (CRAWL_FETCH_ABORTED), not in the WARC, and the resume asks for
  * their URLs again.
@@ -20,7 +20,9 @@ import { readWarcDir, warcProblems } from './warc-read.js';
 const CHECKPOINT_ALLOWANCE_MS = 4000;
 
 test('--max-time ends within the grace period + checkpoint although servers trickle; aborted fetches are re-asked on resume', { timeout: 120_000 }, async () => {
-  const web = await forkSimweb('tiny', { behaviours: { trickle: 0.35 }, trickleBytes: 1, trickleIntervalMs: 500, pagesPerHostMin: 20, pagesPerHostMax: 40 });
+  // 128 bytes every 500 ms: a robots.txt arrives within a few seconds, a page (~4 KB) takes ~16 s.
+  // One IP per host or so, so that no request waits behind another host's trickle.
+  const web = await forkSimweb('tiny', { behaviours: { trickle: 0.35 }, trickleBytes: 128, trickleIntervalMs: 500, pagesPerHostMin: 20, pagesPerHostMax: 40, ips: 12 });
   try {
     const dir = await tempDir('e2e-slow');
     const input = crawlSettings(web, {
@@ -44,7 +46,8 @@ test('--max-time ends within the grace period + checkpoint although servers tric
     assert.deepEqual(warcProblems(recs), []);
 
     const before = (await web.report({ hostMs: 40, ipMs: 10, reachable: false })).pageFetches.length;
-    const again = await Crawler.resume(path.join(dir, 'state'), { maxTimeMs: 3000, progress: 'none' });
+    // Long enough for the trickling hosts' robots.txt (asked anew by the resumed run) and then the page.
+    const again = await Crawler.resume(path.join(dir, 'state'), { maxTimeMs: 10_000, progress: 'none' });
     await again.run();
     const asked = new Set((await web.report({ hostMs: 40, ipMs: 10, reachable: false })).pageFetches.slice(before));
     assert.deepEqual(aborted.filter((u) => !asked.has(u)), [], 'the resume asks for every aborted URL again');
