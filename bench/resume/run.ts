@@ -2,7 +2,7 @@
  * Resume time against the size of the archive behind the checkpoint (`npm run bench:resume`).
  *
  * For each size S (GB; default 0, 1 and 10): a crawl of simweb's `demo` web runs for a few seconds
- * and stops (checkpoint); then S GB of WARC files named as earlier rotations of the same crawl are
+ * and stops (checkpoint); then S GB of WARC files named as files of an earlier run of the crawl are
  * put in its output directory (real gzip-per-record WARC: one record repeated), and a torn record
  * is appended to the file the checkpoint names, as a SIGKILL leaves it. Then, ROUNDS times: the
  * WARC recovery alone (src/crawl/recovery.ts: the bytes it scans and its time), and a full resume —
