@@ -69,6 +69,8 @@ export interface CheckpointManifest {
   version: number;
   /** increases by one per checkpoint */
   epoch: number;
+  /** when the checkpoint began (ISO): pages dispatched before it and finished are covered by it */
+  startedAt?: string;
   writtenAt: string;
   /** why this checkpoint was written: 'periodic' | 'stop:<reason>' | 'done' | 'start' */
   reason: string;

@@ -24,7 +24,7 @@ import { workerData } from 'node:worker_threads';
 import { move } from 'piscina';
 import { extractLinks, decodeHtml, payloadDigest } from '../html/index.js';
 import { LinkResolver, canonicalizeUrl, fingerprintInto, fingerprintRunsInto, pldOrHost, trapCheck, unpinned } from '../url/index.js';
-import { encodeExchangeRecordsView, type EncodeOptions } from '../store/index.js';
+import { encodeExchangeRecordsView, type EncodeOptions, type TruncatedReason } from '../store/index.js';
 import { encodeLinks, writeLinkTableAscii, tableSizeAscii, writeGroupMeta, groupMetaSize, type LinkEntry, type PageInfo } from './links-codec.js';
 export { splitParseOutput, type EncodedGroupLike } from './links-codec.js';
 
@@ -115,7 +115,7 @@ export interface ParseTask {
   /** extract links at all (false past --max-depth) */
   follow: boolean;
   /** when set, also encode the WARC response+request(+metadata) records of this fetch */
-  exchange?: { ip: string; dateMs: number; requestHead: Uint8Array; responseHead: Uint8Array; truncated: boolean };
+  exchange?: { ip: string; dateMs: number; requestHead: Uint8Array; responseHead: Uint8Array; truncated: boolean | TruncatedReason };
 }
 
 /**
@@ -134,7 +134,7 @@ export interface WireTask {
   lens: [number, number, number, number];
   ip: string;
   dateMs: number;
-  truncated: boolean;
+  truncated: boolean | TruncatedReason;
   buf: Uint8Array;
 }
 

@@ -34,7 +34,7 @@
  * holds — so only the pages in flight at the crash are fetched twice.
  */
 import { EventEmitter } from 'node:events';
-import { mkdir, readdir, rm, stat } from 'node:fs/promises';
+import { mkdir, readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { CrawlError } from '../errors.js';
 import type { DrumResult } from '../drum/index.js';
@@ -43,7 +43,8 @@ import { forEachResult } from './drum-codec.js';
 import { DnsCache } from '../dns/index.js';
 import { Fetcher, fetchRobots, isHttpResponse, type FetchResult } from '../fetch/index.js';
 import type { EncodedGroupLike } from './links-codec.js';
-import { WarcWriter, CrawlLog, truncateTornWarc } from '../store/index.js';
+import { WarcWriter, CrawlLog, type TruncatedReason } from '../store/index.js';
+import { recoverWarc, relocate } from './recovery.js';
 import { canonicalizeUrl, fingerprintInto, hostOf, pldOrHost } from '../url/index.js';
 import { FrontierUrl, encodeFrontierUrl, decodeFrontierUrl } from '../frontier/index.js';
 import { openFrontierPort, politenessOutcome, withMargin, type FrontierPort } from './frontier-port.js';
@@ -56,6 +57,9 @@ import { ParsePool } from './parse-pool.js';
 import { LinkTable } from './links-codec.js';
 import { RateMeter, ProgressPrinter, startStatusServer, type StatusServer, type StatusSnapshot, type CrawlState } from './stats.js';
 import { Wakeup } from './wakeup.js';
+import { ABORTED_OUTCOME, graceOver } from './stop.js';
+import { AdmitLog } from './admit-log.js';
+import { ResumeDedup } from './resume-dedup.js';
 
 export interface CrawlerOptions {
   /** Where the progress printer writes. @default process.stderr */
@@ -75,7 +79,8 @@ export interface CrawlSummary {
   urlsSeen: number;
   elapsedMs: number;
   pagesPerSec: number;
-  cpuMsPerPage: number;
+  /** null when this run fetched no page (a ratio over zero pages means nothing) */
+  cpuMsPerPage: number | null;
   peakRssBytes: number;
   outcomes: Record<string, number>;
   warcDir: string;
@@ -105,7 +110,7 @@ const EMPTY = new Uint8Array(0);
 /** Read once (as src/fetch does for its WIRE lines): process.env is a slow lookup for a per-page check. */
 const TRACE_FETCH = process.env.DRUMCRAWL_TRACE_FETCH !== undefined && process.env.DRUMCRAWL_TRACE_FETCH !== '';
 
-/** What the frontier is told for a URL skipped at dispatch (done before a crash): a success. */
+/** What the frontier is told for a URL skipped at dispatch (resume-dedup.ts): a success. */
 const SKIPPED: FetchResult = {
   url: '', ip: '', outcome: 'ok', requestHead: EMPTY, body: EMPTY, decoded: EMPTY, truncated: false, startedAt: 0, timings: { totalMs: 0 },
 };
@@ -140,11 +145,11 @@ function urlTextAt(b: Buffer, from: number, to: number): string {
 }
 
 /** URLseen's unique URLs from one result chunk (drum-codec layout, aux = encodeAux's). */
-function decodeUniqueUrls(buf: Uint8Array, now: number): FrontierUrl[] {
+function decodeUniqueUrls(buf: Uint8Array, now: number, keep: (hi: number, lo: number) => boolean): FrontierUrl[] {
   const b = Buffer.from(buf.buffer, buf.byteOffset, buf.byteLength);
   const out: FrontierUrl[] = [];
-  forEachResult(buf, (_op, unique, _hi, _lo, _vo, _vl, a, n) => {
-    if (!unique || n < AUX_HEADER) return;
+  forEachResult(buf, (_op, unique, hi, lo, _vo, _vl, a, n) => {
+    if (!unique || n < AUX_HEADER || !keep(hi, lo)) return;
     out.push(new FrontierUrl({
       url: urlTextAt(b, a + AUX_HEADER, a + n),
       hostHi: le32(b, a),
@@ -186,6 +191,9 @@ function decodeContentValue(b: Uint8Array): { url: string; date: Date } {
 /** Longest wait between ContentSeen merges while the frontier is not starving (see startMerges). */
 const CONTENT_MERGE_MS = 1000;
 
+/** A response record's WARC-Truncated value: false, or why the body is not all the server sent. */
+const truncation = (r: FetchResult): false | TruncatedReason => (r.truncated ? r.truncatedReason ?? 'unspecified' : false);
+
 const isHtml = (ct: string | undefined): boolean => ct === undefined || /^(text\/html|application\/xhtml\+xml)/i.test(ct);
 
 export class Crawler extends EventEmitter {
@@ -194,6 +202,10 @@ export class Crawler extends EventEmitter {
   private stopReason: string | null = null;
   private finished = false;
   private hurry = false;
+  /** when stop() was first called (ms), for the grace period of fetches in flight (stop.ts) */
+  private stopAt = 0;
+  /** the stop aborted the fetches in flight: their answers are not reported (stop.ts) */
+  private aborting = false;
 
   private readonly counters: CrawlCounters;
   private epoch: number;
@@ -205,17 +217,10 @@ export class Crawler extends EventEmitter {
   private readonly pending = new Map<number, Uint8Array>();
   /** done.log (checkpoint.ts): pages that left `pending` durably since the frontier's last commit */
   private doneLog: DoneLog | null = null;
-  /**
-   * After a resume: URLs done before the crash that the frontier will hand out again (url → record);
-   * dispatch drops them without a request. Bound: one checkpoint interval's pages; only shrinks.
-   */
-  private readonly skipDone = new Map<string, Uint8Array>();
-  /**
-   * skipDone entries already handed out once (and skipped). Kept for this process's life: after a
-   * crash URLseen re-delivers its last uncommitted merge (at-least-once), so the frontier may hand
-   * the same URL out twice. Bound: the size of skipDone at resume.
-   */
-  private readonly skipped = new Set<string>();
+  /** what a resumed run must not fetch again (resume-dedup.ts) */
+  private readonly again = new ResumeDedup();
+  /** URLseen's unique keys of the current bucket merge, made durable in admits.bin (admit-log.ts) */
+  private admitLog: AdmitLog | null = null;
   /** ids of page fetches in progress */
   private readonly inFlightIds = new Set<number>();
   private nextId = 1;
@@ -300,25 +305,71 @@ export class Crawler extends EventEmitter {
     return Crawler.start(config, null, opts);
   }
 
+  /**
+   * Resume the crawl whose state is `stateDir`, wherever that directory now is (recovery.ts
+   * relocate: the paths recorded in the manifest are not trusted after a move or a copy).
+   */
   static async resume(stateDir: string, overrides: CrawlConfigInput = {}, opts: CrawlerOptions = {}): Promise<Crawler> {
     const manifest = await readManifest(path.resolve(stateDir));
     if (manifest === null) throw new CrawlError('CRAWL_STATE_MISSING', `${stateDir} holds no checkpoint to resume`);
-    const cfg = resolveCrawlConfig({ ...(manifest.config as CrawlConfigInput), ...overrides });
+    const where = await relocate(stateDir, manifest.config.stateDir, manifest.config.outDir, overrides.outDir as string | undefined);
+    // The limits (--max-pages, --max-time) belong to the command that names them: a resume runs
+    // without the last run's limits unless it is given its own (a stored limit that was reached
+    // would end every resume at once).
+    const stored: CrawlConfigInput = { ...(manifest.config as CrawlConfigInput), maxPages: null, maxTimeMs: null };
+    const cfg = resolveCrawlConfig({ ...stored, ...overrides, ...where });
     return Crawler.start(cfg, manifest, opts);
   }
 
   private static async start(cfg: CrawlConfig, manifest: CheckpointManifest | null, opts: CrawlerOptions): Promise<Crawler> {
     await mkdir(cfg.stateDir, { recursive: true });
     await mkdir(cfg.outDir, { recursive: true });
-    if (manifest !== null) await cutTornWarcTails(cfg.outDir);
+    // Only this crawl's WARC bytes after the checkpoint's offset are read (recovery.ts).
+    if (manifest !== null) await recoverWarc(cfg.outDir, manifest.warc);
 
     // RAM split (ramBytes): DRUM buffers 1/8 each for URLseen, 1/32 ContentSeen, the frontier 1/4,
     // parse workers' heaps 1/4 across the pool, the rest for fetch buffers, bodies and V8.
     const ram = cfg.ramBytes;
+    const warc = await WarcWriter.open({
+      dir: cfg.outDir,
+      prefix: 'drumcrawl',
+      compression: cfg.warcCompression,
+      maxFileBytes: cfg.warcMaxFileBytes,
+      info: { software: 'drumcrawl/0.1', 'http-header-user-agent': cfg.userAgent, format: 'WARC File Format 1.1' },
+    });
+    const crawlLog = await CrawlLog.open(path.join(cfg.outDir, 'crawl.log'));
+    const scope = manifest ? { hosts: manifest.scopeHosts, plds: manifest.scopePlds } : scopeAnchors(cfg.seeds);
+    const pool = new ParsePool(
+      {
+        images: cfg.images, include: cfg.include, exclude: cfg.exclude, scope: cfg.scope, scopeHosts: scope.hosts, scopePlds: scope.plds,
+        fault: opts.fault, warc: warc.encodeOptions,
+      },
+      { threads: cfg.workers, timeoutMs: cfg.parseTimeoutMs, heapMb: Math.max(64, Math.floor(ram / 4 / cfg.workers / 2 ** 20)) },
+    );
+    const warm = pool.warmup();
+    warm.catch(() => undefined); // awaited below; a failure surfaces there
+    try {
+      return await Crawler.openRest(cfg, manifest, opts, { warc, crawlLog, pool, warm, scope });
+    } catch (e) {
+      // Nothing may keep the process alive after a failed open (its worker threads would).
+      await pool.close().catch(() => undefined);
+      await warc.close().catch(() => undefined);
+      await crawlLog.close().catch(() => undefined);
+      throw e;
+    }
+  }
+
+  /** The rest of start(): DRUMs, frontier, fetcher, pending URLs (the parse pool boots meanwhile). */
+  private static async openRest(
+    cfg: CrawlConfig, manifest: CheckpointManifest | null, opts: CrawlerOptions,
+    o: { warc: WarcWriter; crawlLog: CrawlLog; pool: ParsePool; warm: Promise<void>; scope: { hosts: string[]; plds: string[] } },
+  ): Promise<Crawler> {
+    const { warc, crawlLog, pool, warm, scope } = o;
+    const ram = cfg.ramBytes;
     let crawler: Crawler | undefined;
     // Both DRUMs run in worker threads (drum-proxy.ts): their merges do synchronous sequential
     // I/O that must not stall the sockets.
-    const urlSeen = await DrumProxy.openBytes(
+    const urlSeenOpen = DrumProxy.openBytes(
       path.join(cfg.stateDir, 'urlseen'),
       {
         ramBytes: Math.floor(ram / 8),
@@ -336,7 +387,11 @@ export class Crawler extends EventEmitter {
         // One BEAST commit per bucket merge, before DRUM commits it (DRUM's beforeCommit): the
         // result chunks are only placed (onUrlSeenResults) — at-least-once holds, one fdatasync
         // round per bucket.
-        beforeCommit: () => crawler!.frontier.commitAdmits(),
+        // Then admits.bin names the bucket's keys (admit-log.ts: no re-admission after a kill).
+        beforeCommit: async () => {
+          await crawler!.frontier.commitAdmits();
+          await crawler!.admitLog?.commit();
+        },
         // A larger young generation than the other DRUM hosts (drum-proxy.ts, DRUM_HOST_LIMITS):
         // measured when URLseen's delivery still made an object per result (drum-proxy.ts).
         youngGenMb: 24,
@@ -345,12 +400,13 @@ export class Crawler extends EventEmitter {
     // ContentSeen and STAR's PLD store share one thread (one isolate: JIT once, one heap to
     // collect); both merge about once a second and briefly, so neither waits long for the other.
     const smallDrums = new DrumThread();
-    const contentSeen = await DrumProxy.open(
+    const contentSeenOpen = DrumProxy.open(
       path.join(cfg.stateDir, 'contentseen'),
       { ramBytes: Math.floor(ram / 32), valueBytes: 'variable', valueBytesHint: 72, auxBytesHint: 4, buckets: 4 },
       (batch) => crawler!.onContentResults(batch),
       { thread: smallDrums },
     );
+    const [urlSeen, contentSeen] = await Promise.all([urlSeenOpen, contentSeenOpen]);
     const dns = new DnsCache({ servers: cfg.dnsServers.length > 0 ? cfg.dnsServers : undefined });
     const frontier = await openFrontierPort(path.join(cfg.stateDir, 'frontier'), cfg, dns, {
       onDrop: (_u, reason) => crawler?.count(`dropped:${reason}`),
@@ -360,6 +416,9 @@ export class Crawler extends EventEmitter {
       userAgent: cfg.userAgent,
       dns,
       maxBodyBytes: cfg.maxBodyBytes,
+      // Bodies of every type are downloaded and archived as received (PDF, images, …): what is
+      // parsed for links (HTML) is decided after the fetch, not by what is read off the wire.
+      acceptContentTypes: null,
       totalTimeoutMs: cfg.fetchTimeoutMs,
       connectTimeoutMs: Math.min(10_000, cfg.fetchTimeoutMs),
       headersTimeoutMs: Math.min(15_000, cfg.fetchTimeoutMs),
@@ -369,23 +428,9 @@ export class Crawler extends EventEmitter {
       minIpIntervalMs: withMargin(cfg.minIpDelayMs, cfg),
       minHostIntervalMs: withMargin(cfg.minHostDelayMs, cfg),
     });
-    const warc = await WarcWriter.open({
-      dir: cfg.outDir,
-      prefix: 'drumcrawl',
-      compression: cfg.warcCompression,
-      maxFileBytes: cfg.warcMaxFileBytes,
-      info: { software: 'drumcrawl/0.1', 'http-header-user-agent': cfg.userAgent, format: 'WARC File Format 1.1' },
-    });
-    const crawlLog = await CrawlLog.open(path.join(cfg.outDir, 'crawl.log'));
-    const scope = manifest ? { hosts: manifest.scopeHosts, plds: manifest.scopePlds } : scopeAnchors(cfg.seeds);
-    const pool = new ParsePool(
-      {
-        images: cfg.images, include: cfg.include, exclude: cfg.exclude, scope: cfg.scope, scopeHosts: scope.hosts, scopePlds: scope.plds,
-        fault: opts.fault, warc: warc.encodeOptions,
-      },
-      { threads: cfg.workers, timeoutMs: cfg.parseTimeoutMs, heapMb: Math.max(64, Math.floor(ram / 4 / cfg.workers / 2 ** 20)) },
-    );
-    await pool.warmup();
+    // The parse workers boot while the DRUM threads open (each loads its code: ~1 s apiece on a
+    // loaded 2-core box, which a resume would otherwise pay one after the other).
+    await warm;
     crawler = new Crawler(cfg, manifest, urlSeen, contentSeen, frontier, dns, fetcher, warc, crawlLog, pool, opts);
     const c = crawler;
     if (manifest === null) {
@@ -397,13 +442,17 @@ export class Crawler extends EventEmitter {
       // Pages finished durably after that checkpoint (done.log): the frontier hands them out again
       // (its cursors are from the checkpoint); dispatch skips them, so only the in-flight window is
       // fetched twice.
-      for (const d of await readDoneLog(cfg.stateDir)) c.skipDone.set(decodeFrontierUrl(d).url, d);
-      if (recs.length > 0) await frontier.readmit(recs.map((r) => decodeFrontierUrl(r)));
+      for (const d of await readDoneLog(cfg.stateDir)) c.again.addDone(decodeFrontierUrl(d).url, d);
+      const back = recs.map((r) => decodeFrontierUrl(r));
+      c.again.addReadmitted(back.map((u) => u.url));
+      if (back.length > 0) await frontier.readmit(back);
+      c.again.setRedelivered(await AdmitLog.load(cfg.stateDir));
       // (Re-admitted URLs are durable in QR once the frontier commits; pending.bin keeps them
       // until then — the first checkpoint rewrites it.)
       await frontier.commit();
       await writePending(cfg.stateDir, []);
     }
+    c.admitLog = new AdmitLog(cfg.stateDir);
     c.doneLog = await DoneLog.open(cfg.stateDir);
     if (manifest === null) c.doneLog.rewrite([]); // a new crawl in a state dir without a manifest
     return c;
@@ -435,6 +484,7 @@ export class Crawler extends EventEmitter {
       return;
     }
     this.stopReason = reason;
+    this.stopAt = Date.now();
     this.state = 'stopping';
     this.wake.kick();
   }
@@ -520,12 +570,17 @@ export class Crawler extends EventEmitter {
         await this.injectSeeds();
         // A first checkpoint at once: a crawl killed in its first seconds can be resumed too.
         await this.checkpoint('start');
+      } else {
+        // A resumed run's first checkpoint names its own WARC writer, whose files the next
+        // recovery then repairs (recovery.ts); the frontier's RAM is still empty, so it is cheap.
+        await this.checkpoint('resume');
       }
       await this.loop();
       await this.drain();
       const reason = this.finished ? 'done' : `stop:${this.stopReason ?? 'stop'}`;
       await this.checkpoint(reason);
-      this.state = 'done';
+      // The live block ends with the same word as the summary: done only when the frontier ran dry.
+      this.state = this.finished ? 'done' : 'stopped';
       return await this.summary();
     } finally {
       this.printer.stop();
@@ -700,11 +755,11 @@ export class Crawler extends EventEmitter {
   // fetch
 
   private startPage(fu: FrontierUrl): void {
-    if ((this.skipDone.size > 0 || this.skipped.size > 0) && (this.skipDone.delete(fu.url) || this.skipped.has(fu.url))) {
-      this.skipped.add(fu.url);
-      // Fetched and durable before a crash (done.log): free its slots, no request.
+    const skip = this.again.skipAtDispatch(fu.url);
+    if (skip !== null) {
+      // Handled already (resume-dedup.ts): free its slots, no request.
       this.frontier.done(fu, SKIPPED);
-      this.count('skipped:done-before-crash');
+      this.count(`skipped:${skip}`);
       this.wake.kick();
       return;
     }
@@ -727,13 +782,25 @@ export class Crawler extends EventEmitter {
       const host = hostOf(fu.url);
       for (let wait = this.floorGuard(host, fu.ip); wait !== undefined; wait = this.floorStart(host, fu.ip)) await wait;
       job.date = new Date();
-      this.traceDispatch(host, fu.url, fu.ip, false);
-      r = await this.fetcher.fetch({ url: fu.url, ip: fu.ip });
+      if (this.aborting) r = { ...SKIPPED, url: fu.url, outcome: ABORTED_OUTCOME };
+      else {
+        this.traceDispatch(host, fu.url, fu.ip, false);
+        r = await this.fetcher.fetch({ url: fu.url, ip: fu.ip });
+      }
     } finally {
       this.inFlight--;
       this.inFlightIds.delete(job.id);
     }
     job.result = r;
+    if (this.aborting && r.outcome === ABORTED_OUTCOME) {
+      // Cut short by the stop (stop.ts): not a page; the frontier still holds the URL as in
+      // flight and the stop's checkpoint snapshots it, so the resume fetches it again.
+      this.pending.delete(job.id);
+      this.count('aborted:stop');
+      this.logFetch(job, r.outcome, null);
+      this.wake.kick();
+      return;
+    }
     job.payloadBytes = r.body.byteLength;
     this.counters.pages++;
     this.counters.bytes += r.body.byteLength;
@@ -743,6 +810,8 @@ export class Crawler extends EventEmitter {
     this.wake.kick();
     // A URL to be retried went back into the frontier's RAM (its snapshot covers it now).
     if (pol.retry) this.pending.delete(job.id);
+    // A retry is a new hand-out of the URL, not a duplicate one.
+    if (pol.retry) this.again.retried(fu.url);
 
     if (!isHttpResponse(r)) {
       // Transport failure (DNS, connect, timeout, reset…): nothing to archive; logged with its code.
@@ -765,7 +834,7 @@ export class Crawler extends EventEmitter {
     try {
       po = await this.pool.run({
         url: fu.url, body: r.body, decoded: r.decoded, charset: r.charset, html, follow,
-        exchange: { ip: fu.ip, dateMs: job.date.getTime(), requestHead: r.requestHead, responseHead: r.responseHead!, truncated: r.truncated },
+        exchange: { ip: fu.ip, dateMs: job.date.getTime(), requestHead: r.requestHead, responseHead: r.responseHead!, truncated: truncation(r) },
       });
     } finally {
       this.parsing--;
@@ -775,7 +844,7 @@ export class Crawler extends EventEmitter {
       // recorded with the supervisor's outcome code; its links are not followed.
       this.count(po.code);
       await this.warc.writeExchange({
-        url: fu.url, ip: fu.ip, date: job.date, requestHead: r.requestHead, responseHead: r.responseHead!, body: r.body, truncated: r.truncated,
+        url: fu.url, ip: fu.ip, date: job.date, requestHead: r.requestHead, responseHead: r.responseHead!, body: r.body, truncated: truncation(r),
       });
       this.logFetch(job, po.code, null);
       this.awaitingSync.push(job.id);
@@ -824,7 +893,8 @@ export class Crawler extends EventEmitter {
             this.traceDispatch(null, req.url, ip, true);
           },
         });
-        this.frontier.robotsDone(item, r);
+        // An answer cut short by the stop is not one (stop.ts): the resumed run asks again.
+        if (!this.aborting) this.frontier.robotsDone(item, r);
       } finally {
         this.robotsInFlight--;
         this.wake.kick();
@@ -1022,6 +1092,8 @@ export class Crawler extends EventEmitter {
     this.lastUrlMerge = Date.now();
     const t0 = performance.now();
     await this.urlSeen.merge();
+    // That merge re-delivered the bucket a kill left uncommitted, if any (admit-log.ts).
+    this.again.mergeEnded();
     if (process.env.DRUMCRAWL_DEBUG_TIMING) console.error(`url merge in ${(performance.now() - t0).toFixed(0)} ms`);
     // Every page whose links that merge covered is now durable once its WARC record is.
     this.awaitingSync.push(...covered);
@@ -1034,7 +1106,12 @@ export class Crawler extends EventEmitter {
    * chunk, and commits its Z only when that resolved — nothing it reported unique can be lost.
    */
   private async onUrlSeenResults(batch: Uint8Array): Promise<void> {
-    const unique = decodeUniqueUrls(batch, Date.now());
+    const admits = this.admitLog;
+    const again = this.again;
+    const unique = decodeUniqueUrls(batch, Date.now(), (hi, lo) => {
+      admits?.add(hi, lo);
+      return again.keepUnique(hi, lo);
+    });
     this.counters.urlsSeen += unique.length;
     if (unique.length === 0) return;
     // Admitted at once, not in the scheduler's next turn (that wait cost up to 500 ms per result
@@ -1066,6 +1143,10 @@ export class Crawler extends EventEmitter {
 
   private async drain(): Promise<void> {
     while (!this.hurry && (!this.idle() || this.merging > 0)) {
+      if (!this.aborting && this.stopReason !== null && this.stopReason !== 'done' && graceOver(this.stopAt) && this.inFlight + this.robotsInFlight > 0) {
+        this.aborting = true;
+        this.fetcher.abortInFlight();
+      }
       this.startMerges(true);
       await this.wake.sleep(20);
     }
@@ -1078,6 +1159,7 @@ export class Crawler extends EventEmitter {
   private async checkpointNow(reason: string): Promise<void> {
     const T = (l: string): void => { if (process.env.DRUMCRAWL_DEBUG_TIMING) console.error(`ckpt ${l} ${(performance.now() - t0).toFixed(1)}`); };
     const t0 = performance.now();
+    const startedAt = new Date().toISOString();
     // (URLseen's unique URLs are admitted, durably, before its merge commits: nothing waits here.)
     if (this.contentMerging) await this.contentMerging;
     if (this.urlMerging) await this.urlMerging;
@@ -1097,7 +1179,7 @@ export class Crawler extends EventEmitter {
     await this.frontier.commit();
     T('frontier.commit');
     // The frontier's state now covers every page finished before the mark; keep what it does not.
-    this.doneLog?.rewrite(this.skipDone.values());
+    this.doneLog?.rewrite(this.again.doneRecords());
     const inFlightIds = new Set(this.inFlightIds);
     await writePending(this.cfg.stateDir, [...this.pending].filter(([id]) => !inFlightIds.has(id)).map(([, r]) => r));
     const elapsed = Date.now() - this.lastCheckpoint;
@@ -1108,6 +1190,7 @@ export class Crawler extends EventEmitter {
     const m: CheckpointManifest = {
       version: MANIFEST_VERSION,
       epoch: this.epoch,
+      startedAt,
       writtenAt: new Date().toISOString(),
       reason,
       finished: this.finished,
@@ -1139,7 +1222,7 @@ export class Crawler extends EventEmitter {
       urlsSeen: this.counters.urlsSeen,
       elapsedMs: elapsed,
       pagesPerSec: (this.dispatchedThisRun * 1000) / Math.max(1, elapsed),
-      cpuMsPerPage: (cpu.user + cpu.system) / 1000 / Math.max(1, this.dispatchedThisRun),
+      cpuMsPerPage: this.dispatchedThisRun === 0 ? null : (cpu.user + cpu.system) / 1000 / this.dispatchedThisRun,
       peakRssBytes: this.peakRss,
       outcomes: { ...this.counters.outcomes },
       warcDir: this.cfg.outDir,
@@ -1187,23 +1270,4 @@ function scopeAnchors(seeds: readonly string[]): { hosts: string[]; plds: string
     plds.add(pldOrHost(h));
   }
   return { hosts: [...hosts], plds: [...plds] };
-}
-
-/** Cut a torn last record off every WARC file in `dir` (after SIGKILL / power loss). */
-async function cutTornWarcTails(dir: string): Promise<void> {
-  let files: string[];
-  try {
-    files = (await readdir(dir)).filter((f) => /\.warc(\.gz|\.zst)?$/.test(f));
-  } catch {
-    return;
-  }
-  for (const f of files) {
-    const p = path.join(dir, f);
-    const st = await stat(p);
-    if (st.size === 0) {
-      await rm(p);
-      continue;
-    }
-    await truncateTornWarc(p);
-  }
 }

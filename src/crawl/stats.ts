@@ -10,7 +10,8 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-export type CrawlState = 'starting' | 'running' | 'paused' | 'stopping' | 'done';
+/** 'done': the frontier ran dry; 'stopped': a stop (signal, limit, POST /stop) ended the run. */
+export type CrawlState = 'starting' | 'running' | 'paused' | 'stopping' | 'done' | 'stopped';
 
 /** Everything the status surfaces show; plain data, safe to JSON.stringify. */
 export interface StatusSnapshot {
@@ -73,8 +74,8 @@ export function renderPrometheus(s: StatusSnapshot): string {
     lines.push(`# HELP drumcrawl_${name} ${help}`, `# TYPE drumcrawl_${name} ${type}`, `drumcrawl_${name}${labels} ${fmt(value)}`);
   };
   const fmt = (v: number): string => (Number.isFinite(v) ? String(v) : v > 0 ? '+Inf' : v < 0 ? '-Inf' : 'NaN');
-  const stateNum = { starting: 0, running: 1, paused: 2, stopping: 3, done: 4 }[s.state];
-  metric('state', 'gauge', 'Crawl state (0 starting, 1 running, 2 paused, 3 stopping, 4 done).', stateNum);
+  const stateNum = { starting: 0, running: 1, paused: 2, stopping: 3, done: 4, stopped: 5 }[s.state];
+  metric('state', 'gauge', 'Crawl state (0 starting, 1 running, 2 paused, 3 stopping, 4 done, 5 stopped).', stateNum);
   metric('elapsed_seconds', 'gauge', 'Seconds since this run started.', s.elapsedMs / 1000);
   metric('pages_total', 'counter', 'Page fetches completed, any outcome (robots.txt excluded).', s.pages);
   metric('pages_http_total', 'counter', 'Page fetches that got an HTTP response.', s.pagesOk);

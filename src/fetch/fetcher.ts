@@ -152,6 +152,8 @@ export interface FetchResult {
   decoded: Uint8Array;
   /** The raw body hit maxBodyBytes (or the exchange was cut by a timeout/reset mid-body). */
   truncated: boolean;
+  /** why, when truncated: the size cap ('length'), a time limit ('time'), a cut connection ('disconnect') */
+  truncatedReason?: 'length' | 'time' | 'disconnect';
   contentType?: string;
   charset?: string;
   contentEncoding?: string;
@@ -357,6 +359,7 @@ class Exchange implements Dispatcher.DispatchHandler {
     r.body = this.chunks.length === 1 ? this.chunks[0]! : this.chunks.length === 0 ? EMPTY : Buffer.concat(this.chunks, this.bytes);
     r.decoded = r.body;
     r.truncated = this.truncated;
+    if (this.truncated) r.truncatedReason = 'length';
     if (this.ctype !== undefined) {
       const ct = parseContentType(this.ctype);
       if (ct.type !== undefined) r.contentType = ct.type;
@@ -366,15 +369,23 @@ class Exchange implements Dispatcher.DispatchHandler {
     if (stop?.why === 'total') {
       outcome = O.TOTAL_TIMEOUT;
       r.truncated = this.status !== undefined;
+      if (r.truncated) r.truncatedReason = 'time';
     } else if (stop?.why === 'closed') {
       outcome = O.ABORTED;
+      if (this.status !== undefined) {
+        r.truncated = true;
+        r.truncatedReason = 'disconnect';
+      }
     } else if (stop?.why === 'content-type') {
       outcome = O.CONTENT_TYPE;
     } else if (err !== null) {
       outcome = classifyFetchError(err);
       const c = (err as { code?: unknown }).code;
       r.errorCode = typeof c === 'string' ? c : err.name;
-      if (this.status !== undefined) r.truncated = true;
+      if (this.status !== undefined) {
+        r.truncated = true;
+        r.truncatedReason = 'disconnect';
+      }
     } else {
       outcome = statusOutcome(this.status!);
     }
@@ -733,6 +744,16 @@ export class Fetcher {
       pending += s.pending;
     }
     return { pools: this.pools.size, connected, running, pending, inFlight: this.live.size, gated, gates: this.gates.size, ...this.counters };
+  }
+
+  /**
+   * Abort every exchange in flight or waiting at a wire gate (outcome CRAWL_FETCH_ABORTED, now);
+   * the fetcher stays open. A crawl's stop uses it so that no slow server holds the stop back.
+   */
+  abortInFlight(): number {
+    const all = [...this.live];
+    for (const ex of all) ex.interrupt(new Stop('closed'));
+    return all.length;
   }
 
   /** Abort everything in flight (outcome CRAWL_FETCH_ABORTED), close all sockets. */

@@ -372,6 +372,10 @@ export class Frontier {
     }
     const keep = new Set(['qr']);
     for (const n of await this.store.list()) if (!keep.has(n)) await this.store.remove(n);
+    // QR's URLs wait for robots answers that this process has not asked for (its robots gate starts
+    // empty): the first refill rescans QR, which asks for them. Without it a resumed frontier whose
+    // current BEAST queue is drained and whose QR exceeds the low-water mark hands out nothing.
+    if (this.qr.length > 0) this.answersSinceRescan = this.qrRescanAnswers;
   }
 
   private async writeManifest(): Promise<void> {

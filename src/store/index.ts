@@ -16,7 +16,7 @@ export { WarcWriter, type WarcWriterOptions, type WriteResult } from './warc-wri
 export {
   encodeExchangeRecords, encodeExchangeRecordsView, encodeRevisitRecords, warcinfoRecord, buildRecord, compressRecord, newRecordId, warcDate,
   sha1Digest, neutralizeTransferEncoding, fileExtension, REVISIT_PROFILE, SOFTWARE,
-  type EncodedGroup, type ExchangeInput, type RevisitInput, type EncodeOptions, type WarcCompression,
+  type EncodedGroup, type ExchangeInput, type RevisitInput, type EncodeOptions, type WarcCompression, type TruncatedReason,
 } from './warc-record.js';
 export { scanWarc, truncateTornWarc, type ScanResult, type ScannedRecord, type WarcFormat } from './warc-scan.js';
 export { CrawlLog, formatCrawlLogLine, parseCrawlLogLine, CRAWL_LOG_COLUMNS, type CrawlLogEntry } from './crawl-log.js';

@@ -284,6 +284,9 @@ export function warcinfoRecord(x: WarcinfoInput): { record: Uint8Array; recordId
   return { record, recordId };
 }
 
+/** WARC-Truncated reasons (WARC 1.1 §5.13). */
+export type TruncatedReason = 'length' | 'time' | 'disconnect' | 'unspecified';
+
 export interface ExchangeInput {
   url: string;
   ip: string;
@@ -292,7 +295,12 @@ export interface ExchangeInput {
   responseHead: Uint8Array;
   /** Entity body as transferred, transfer-encoding removed (content-encoding intact). */
   body: Uint8Array;
-  truncated?: boolean;
+  /**
+   * The body is not all the server sent: true or 'length' (a size cap), 'time' (a time limit),
+   * 'disconnect' (the connection ended early), 'unspecified'; written as WARC-Truncated (WARC 1.1
+   * §5.13). Every response record holds the body as received, or says why it does not.
+   */
+  truncated?: boolean | TruncatedReason;
   /** 'sha1:BASE32' of body, when the caller already has it (ContentSeen); computed otherwise. */
   payloadDigest?: string;
   outlinks?: string[];
@@ -431,7 +439,7 @@ function exchangeGroup(x: ExchangeInput, opts: EncodeOptions | undefined, borrow
   const digest = x.payloadDigest ?? sha1Digest(x.body);
   const f = common('response', respId, x);
   f.push(['Content-Type', 'application/http;msgtype=response'], ['WARC-Payload-Digest', digest]);
-  if (x.truncated === true) f.push(['WARC-Truncated', 'length']);
+  if (x.truncated !== undefined && x.truncated !== false) f.push(['WARC-Truncated', x.truncated === true ? 'length' : x.truncated]);
   const parts = [part('response', respId, f, [neutralizeTransferEncoding(x.responseHead), x.body])];
   parts.push(requestRecord(x, respId));
   if (x.outlinks !== undefined && x.outlinks.length > 0) {

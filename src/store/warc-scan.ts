@@ -172,7 +172,11 @@ function zstdFrame(b: Buffer, atEof: boolean): { len: number; data: Buffer | nul
 }
 
 /** Scan a WARC file; see the module comment for what "valid" means. */
-export async function scanWarc(file: string, opts?: { collect?: boolean }): Promise<ScanResult> {
+/**
+ * `from`: start at this offset (a record boundary the caller knows, e.g. a checkpoint's durable
+ * WARC offset): the bytes before it are neither read nor judged, and validLength counts from it.
+ */
+export async function scanWarc(file: string, opts?: { collect?: boolean; from?: number }): Promise<ScanResult> {
   const fh = await open(file, 'r');
   try {
     const size = (await fh.stat()).size;
@@ -185,7 +189,8 @@ export async function scanWarc(file: string, opts?: { collect?: boolean }): Prom
       res.records++;
       res.list?.push({ offset, length: end - offset, type: h.type, recordId: h.recordId, targetUri: h.targetUri, contentLength: h.contentLength });
     };
-    let off = 0;
+    let off = Math.min(opts?.from ?? 0, size);
+    res.validLength = off;
     let window = INITIAL_WINDOW;
     if (format === 'none') {
       while (off < size) {

@@ -4,7 +4,9 @@
  * worker by the caller, who then hands the bytes to appendEncoded().
  *
  * Files: `<prefix>-<yyyyMMddHHmmssSSS>-<serial 5 digits>.warc.gz|.warc.zst|.warc`, each beginning
- * with its own warcinfo record. A new file is started when appending a group would take the current
+ * with its own warcinfo record. The time stamp is the writer's opening time, the same for every
+ * file it rotates to, so `<prefix>-<stamp>-` names one writer's files (a resume's recovery touches
+ * only the files of the writer its checkpoint recorded: src/crawl/recovery.ts). A new file is started when appending a group would take the current
  * one past maxFileBytes (a group larger than maxFileBytes still goes into a file of its own).
  *
  * Writes are batched: groups are buffered up to bufferBytes (default 1 MiB; the RAM bound) and
@@ -50,6 +52,8 @@ export class WarcWriter {
   private file = '';
   private size = 0; // logical size, including buffered bytes
   private serial = 0;
+  /** the opening time, in every file name of this writer */
+  private runStamp = '';
   private warcinfoId = '';
   private infoSize = 0;
   private buf: Uint8Array[] = [];
@@ -100,8 +104,9 @@ export class WarcWriter {
 
   private async startFile(): Promise<void> {
     const now = this.opts.now();
+    if (this.runStamp === '') this.runStamp = stamp(now);
     this.serial++;
-    const name = `${this.opts.prefix}-${stamp(now)}-${String(this.serial).padStart(5, '0')}${fileExtension(this.opts.compression)}`;
+    const name = `${this.opts.prefix}-${this.runStamp}-${String(this.serial).padStart(5, '0')}${fileExtension(this.opts.compression)}`;
     this.file = path.join(this.opts.dir, name);
     // 'wx': never clobber an existing file (a resumed crawl starts a new serial/timestamp)
     this.fh = await open(this.file, 'wx');

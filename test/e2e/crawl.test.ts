@@ -12,8 +12,9 @@ import { resolveCrawlConfig } from '../../src/crawl/config.js';
 import { Crawler } from '../../src/crawl/pipeline.js';
 import { readManifest } from '../../src/crawl/checkpoint.js';
 import type { StatusSnapshot } from '../../src/crawl/stats.js';
-import { forkSimweb, tempDir, UA } from './harness.js';
-import { readWarcDir } from './warc-read.js';
+import { crawlSettings, forkSimweb, tempDir } from './harness.js';
+import { readWarcDir, warcProblems } from './warc-read.js';
+import type { SimwebReport } from './simweb-child.js';
 import { parseCrawlLogLine } from '../../src/store/index.js';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 
@@ -25,8 +26,8 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
  * and its fetcher spaces the socket writes the same way (wire gate). The server side has the
  * mirror-image artefact: while simweb's own loop is stalled it cannot timestamp, and requests that
  * arrived during the stall are logged together at its end; such a gap (the earlier request's stamp
- * may be late, by its server's loop ticks, by at least the gap's shortfall) is listed, not judged
- * (simweb-child.ts). A request that starts while the previous one to its IP/host is still being
+ * may be late, by its server's loop ticks, by at least the gap's shortfall) is judged on the crawler's
+ * side instead: its two dispatches must be at least τ apart (unexcused()). A request that starts while the previous one to its IP/host is still being
  * answered is always judged.
  */
 /** The crawler's own dispatch log ('dispatch' events): the exact record of its decisions. */
@@ -46,10 +47,27 @@ function dispatchLog(crawler: Crawler) {
     return out;
   };
   return {
+    /** when the crawler dispatched `url` (its first dispatch), or undefined */
+    at: (url: string) => ev.find((e) => e.url === url)?.at,
     count: () => ev.length,
     hostGaps: (ms: number) => gaps((e) => (e.robots ? null : new URL(e.url).hostname), ms),
     ipGaps: (ms: number) => gaps((e) => e.ip, ms),
   };
+}
+
+/**
+ * A gap the server log shows shorter than τ but excuses by its own late stamp (simweb-child.ts) is
+ * still judged, on the crawler's side: the two requests' dispatches (the crawler's exact record)
+ * must be at least τ apart. Returns the gaps that fail that.
+ */
+function unexcused(r: SimwebReport, log: ReturnType<typeof dispatchLog>, port: number): string[] {
+  const bad: string[] = [];
+  for (const { ms, entries } of r.excusedEntries) {
+    const [a, b] = entries.map((e) => log.at(`http://${e.host}:${port}${e.path}`));
+    if (a === undefined || b === undefined) bad.push(`${entries.map((e) => e.host + e.path).join(' → ')}: not in the crawler's dispatch log`);
+    else if (b - a < ms) bad.push(`${entries.map((e) => e.host + e.path).join(' → ')}: dispatched ${(b - a).toFixed(1)} ms apart (τ ${ms} ms)`);
+  }
+  return bad;
 }
 
 function stallMeter() {
@@ -65,11 +83,10 @@ const HOST_MS = 120;
 const IP_MS = 30;
 
 function config(web: { seeds: string[]; dnsServer: string }, dir: string, over: object = {}) {
-  return resolveCrawlConfig({
-    seeds: web.seeds, stateDir: path.join(dir, 'state'), outDir: path.join(dir, 'warc'), dnsServers: [web.dnsServer],
-    userAgent: UA, hostDelayMs: HOST_MS, ipDelayMs: IP_MS, minHostDelayMs: HOST_MS, minIpDelayMs: IP_MS,
+  return resolveCrawlConfig(crawlSettings(web, {
+    stateDir: path.join(dir, 'state'), outDir: path.join(dir, 'warc'), hostDelayMs: HOST_MS, ipDelayMs: IP_MS, minHostDelayMs: HOST_MS, minIpDelayMs: IP_MS,
     politenessMarginMs: 40, progress: 'none', workers: 2, ramBytes: 256 * 2 ** 20, fetchTimeoutMs: 5000, ...over,
-  });
+  }));
 }
 
 test('tiny web: every reachable allowed page fetched exactly once, polite, robots obeyed, WARC matches the server log', { timeout: 120_000 }, async () => {
@@ -102,7 +119,8 @@ test('tiny web: every reachable allowed page fetched exactly once, polite, robot
     assert.equal(summary.stopReason, 'done', 'the crawl ends by itself when the frontier is empty');
     assert.equal(summary.finished, true);
     const r = await web.report({ hostMs: HOST_MS, ipMs: IP_MS, hostSlackMs: Math.min(stallMs, HOST_MS / 2), slackMs: Math.min(stallMs, IP_MS / 2) });
-    if (r.excusedByServerStall.length > 0) console.log(`gaps < τ logged right after a stall of the server process (not judged): ${r.excusedByServerStall.join('; ')}`);
+    if (r.excusedByServerStall.length > 0) console.log(`gaps < τ logged right after a stall of the server process (judged on the crawler's side): ${r.excusedByServerStall.join('; ')}`);
+    assert.deepEqual(unexcused(r, log, web.httpPort), [], 'a gap the server excuses was dispatched at least τ apart by the crawler');
     assert.deepEqual(log.hostGaps(HOST_MS), [], 'the crawler never dispatched to a host sooner than τh');
     assert.deepEqual(log.ipGaps(IP_MS), [], 'the crawler never dispatched to an IP sooner than τs');
     assert.deepEqual(r.hostViolations, [], 'no host sent two requests closer than τh');
@@ -118,10 +136,7 @@ test('tiny web: every reachable allowed page fetched exactly once, polite, robot
     // WARC read back with warcio: every record parses, digests recompute, one response or revisit per fetch.
     const recs = await readWarcDir(summary.warcDir);
     assert.ok(recs.length > 0);
-    for (const x of recs) {
-      if (x.blockDigestOk !== null) assert.ok(x.blockDigestOk, `block digest of ${x.type} ${x.uri}`);
-      if (x.payloadDigestOk !== null) assert.ok(x.payloadDigestOk, `payload digest of ${x.uri}`);
-    }
+    assert.deepEqual(warcProblems(recs), [], 'every record carries digests that recompute; every response holds its body or says why not');
     const captures = recs.filter((x) => x.type === 'response' || x.type === 'revisit').map((x) => x.uri!).sort();
     assert.deepEqual(captures, [...fetched].sort(), 'one response/revisit per page request in the server log');
     assert.equal(recs.filter((x) => x.type === 'request').length, captures.length);
@@ -168,7 +183,8 @@ test('hostile web: no crash, every outcome recorded, still polite and robots-com
     const stallMs = stall.maxMs();
     assert.ok(['done', 'max-time'].includes(summary.stopReason), summary.stopReason);
     const r = await web.report({ hostMs: HOST_MS, ipMs: IP_MS, reachable: false, slackMs: Math.min(stallMs, IP_MS / 2), hostSlackMs: Math.min(stallMs, HOST_MS / 2) });
-    if (r.excusedByServerStall.length > 0) console.log(`gaps < τ logged right after a stall of the server process (not judged): ${r.excusedByServerStall.join('; ')}`);
+    if (r.excusedByServerStall.length > 0) console.log(`gaps < τ logged right after a stall of the server process (judged on the crawler's side): ${r.excusedByServerStall.join('; ')}`);
+    assert.deepEqual(unexcused(r, log, web.httpPort), [], 'a gap the server excuses was dispatched at least τ apart by the crawler');
     assert.deepEqual(log.hostGaps(HOST_MS), [], 'the crawler never dispatched to a host sooner than τh');
     assert.deepEqual(log.ipGaps(IP_MS), [], 'the crawler never dispatched to an IP sooner than τs');
     // The server's side, asserted (robots.txt redirect hops included: they wait for their IP's floor
@@ -188,7 +204,7 @@ test('hostile web: no crash, every outcome recorded, still polite and robots-com
     // a fetch can end without reaching the wire (timed out waiting for its IP's turn).
     assert.ok(counted >= r.pageFetches.length, `${counted} outcomes for ${r.pageFetches.length} page requests`);
     const recs = await readWarcDir(summary.warcDir);
-    for (const x of recs) if (x.blockDigestOk !== null) assert.ok(x.blockDigestOk, `block digest of ${x.type} ${x.uri}`);
+    assert.deepEqual(warcProblems(recs), [], 'every record carries digests that recompute; every response holds its body or says why not');
   } finally {
     await web.close();
   }
@@ -207,7 +223,8 @@ test('spam farm and calendar trap stay small: budgets keep them from snowballing
     const summary = await crawler.run();
     const stallMs = stall.maxMs();
     const r = await web.report({ hostMs: HOST_MS, ipMs: IP_MS, reachable: false, slackMs: Math.min(stallMs, IP_MS / 2), hostSlackMs: Math.min(stallMs, HOST_MS / 2) });
-    if (r.excusedByServerStall.length > 0) console.log(`gaps < τ logged right after a stall of the server process (not judged): ${r.excusedByServerStall.join('; ')}`);
+    if (r.excusedByServerStall.length > 0) console.log(`gaps < τ logged right after a stall of the server process (judged on the crawler's side): ${r.excusedByServerStall.join('; ')}`);
+    assert.deepEqual(unexcused(r, log, web.httpPort), [], 'a gap the server excuses was dispatched at least τ apart by the crawler');
     assert.deepEqual(r.robotsViolations, []);
     assert.deepEqual(r.duplicates, []);
     // The crawler's decisions, exactly: no dispatch to a host / an IP sooner than τh / τs.

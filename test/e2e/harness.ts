@@ -1,10 +1,11 @@
-/** Helpers for end-to-end tests: simweb in a child process, crawl config, WARC read-back. */
-import { fork, type ChildProcess } from 'node:child_process';
+/** Helpers for end-to-end tests: simweb in a child process, the crawl settings, the CLI in a child process. */
+import { fork, spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { mkdtemp } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { SimwebReport } from './simweb-child.js';
+import { CRAWL_FLAGS, type CrawlConfigInput } from '../../src/crawl/config.js';
 
 export const UA = 'drumcrawl-test/0.1 (+https://example.test/bot)';
 
@@ -54,4 +55,94 @@ export async function forkSimweb(preset: string, params?: object, opts: { log?: 
 
 export async function tempDir(prefix: string): Promise<string> {
   return mkdtemp(path.join(os.tmpdir(), `dc-${prefix}-`));
+}
+
+/**
+ * THE crawl settings of every end-to-end test: the web's seeds and DNS server, the test user agent
+ * and whatever the test sets. Every crawl of these tests — in process (Crawler.open with
+ * resolveCrawlConfig(crawlSettings(…))) or through the CLI (crawlFlags(crawlSettings(…))) — is
+ * built here, so a setting all of them need (e.g. a network allowance) is added in one place.
+ */
+export function crawlSettings(web: { seeds: string[]; dnsServer: string }, over: CrawlConfigInput = {}): CrawlConfigInput {
+  return { seeds: web.seeds, dnsServers: [web.dnsServer], userAgent: UA, progress: 'none', ...over };
+}
+
+/** Flags of the CLI for config keys (CRAWL_FLAGS, the one table the CLI is built from). */
+export function crawlFlags(input: CrawlConfigInput): string[] {
+  const out: string[] = [];
+  for (const [key, v] of Object.entries(input)) {
+    if (key === 'seeds' || v === undefined || v === null) continue;
+    const f = CRAWL_FLAGS.find((x) => x.key === key);
+    if (f === undefined) throw new Error(`no CLI flag for ${key}`);
+    if (f.kind === 'bool') {
+      if (v === true) out.push(`--${f.name}`);
+      continue;
+    }
+    for (const x of Array.isArray(v) ? v : [v]) out.push(`--${f.name}`, key === 'maxTimeMs' ? `${Number(x) / 1000}` : String(x));
+  }
+  return out;
+}
+
+/** `drumcrawl crawl …` for these settings (seeds first). */
+export function crawlCommand(input: CrawlConfigInput): string[] {
+  return ['crawl', ...((input.seeds as string[] | undefined) ?? []), ...crawlFlags(input)];
+}
+
+const MAIN = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url));
+
+export interface CliRun {
+  child: ChildProcess;
+  /** exit code, or -9 for SIGKILL */
+  done: Promise<number | null>;
+  /** stdout + stderr so far */
+  out(): string;
+  /** Date.now() when a line matching `re` first appeared (waits for it; rejects after timeoutMs or at exit) */
+  waitFor(re: RegExp, timeoutMs?: number): Promise<number>;
+}
+
+/** The CLI (src/cli/main.ts through tsx) in a child process, its output collected. */
+export function cli(args: string[], env: NodeJS.ProcessEnv = {}): CliRun {
+  const child = spawn(process.execPath, ['--import', 'tsx', MAIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
+  let out = '';
+  const seen: { re: RegExp; resolve: (t: number) => void }[] = [];
+  const onData = (d: Buffer): void => {
+    out += d.toString();
+    for (let i = seen.length - 1; i >= 0; i--) {
+      if (seen[i]!.re.test(out)) {
+        seen[i]!.resolve(Date.now());
+        seen.splice(i, 1);
+      }
+    }
+  };
+  child.stdout!.on('data', onData);
+  child.stderr!.on('data', onData);
+  let exited = false;
+  const done = new Promise<number | null>((resolve) => child.on('exit', (code, sig) => {
+    exited = true;
+    resolve(sig === 'SIGKILL' ? -9 : code);
+  }));
+  return {
+    child, done, out: () => out,
+    waitFor: (re, timeoutMs = 60_000) => {
+      if (re.test(out)) return Promise.resolve(Date.now());
+      return new Promise<number>((resolve, reject) => {
+        const t = setTimeout(() => reject(new Error(`no ${re} within ${timeoutMs} ms:\n${out}`)), timeoutMs);
+        const ok = (at: number): void => { clearTimeout(t); resolve(at); };
+        seen.push({ re, resolve: ok });
+        void done.then(() => {
+          if (!exited || re.test(out)) return;
+          clearTimeout(t);
+          reject(new Error(`exited before ${re}:\n${out}`));
+        });
+      });
+    },
+  };
+}
+
+export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+/** A seeded PRNG (LCG) for the moments of stops: the seed is printed, a failure replays with it. */
+export function seededRandom(seed: number): () => number {
+  let s = seed >>> 0;
+  return () => ((s = (Math.imul(s, 1103515245) + 12345) >>> 0) / 2 ** 32);
 }

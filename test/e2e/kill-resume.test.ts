@@ -1,32 +1,21 @@
 /**
- * Crash and stop safety through the real CLI: a crawl SIGKILLed at three random moments and
+ * Crash and stop safety through the real CLI: a crawl SIGKILLed at three seeded random moments and
  * resumed each time ends with the same set of fetched URLs as an uninterrupted crawl of the same
- * web (simweb's ground truth, which an uninterrupted crawl matches exactly — crawl.test.ts);
- * re-fetches come only from the windows the kills cut into. SIGTERM drains, checkpoints, exits 0.
- * WARC files stay readable (torn tails are cut on resume).
+ * web (simweb's ground truth, which an uninterrupted crawl matches exactly — crawl.test.ts); a URL
+ * is requested again only if it was in the in-flight window of a kill: not durable (not in done.log)
+ * at the kill and dispatched after the last checkpoint began (stop-resume-judge.ts), and never twice
+ * within one run. SIGTERM drains, checkpoints, exits 0. WARC files stay readable (torn tails are
+ * cut on resume). DRUMCRAWL_KILL_SEED replays the moments of a failed run (the seed is printed).
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import path from 'node:path';
+import { existsSync } from 'node:fs';
 import { readManifest, readDoneLog } from '../../src/crawl/checkpoint.js';
 import { decodeFrontierUrl } from '../../src/frontier/index.js';
-import { forkSimweb, tempDir, UA } from './harness.js';
-import { readWarcDir } from './warc-read.js';
-
-const MAIN = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url));
-
-function cli(args: string[]): { child: ChildProcess; done: Promise<number | null>; out: () => string } {
-  const child = spawn(process.execPath, ['--import', 'tsx', MAIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
-  child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
-  const done = new Promise<number | null>((resolve) => child.on('exit', (code, sig) => resolve(sig === 'SIGKILL' ? -9 : code)));
-  return { child, done, out: () => out };
-}
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+import { cli, crawlCommand, crawlSettings, forkSimweb, seededRandom, sleep, tempDir } from './harness.js';
+import { readWarcDir, warcProblems } from './warc-read.js';
+import { repeatedRequests, type RunRecord } from './stop-resume-judge.js';
 
 async function waitForManifest(state: string, timeoutMs = 60_000): Promise<void> {
   const t0 = Date.now();
@@ -37,95 +26,59 @@ async function waitForManifest(state: string, timeoutMs = 60_000): Promise<void>
   throw new Error('no checkpoint appeared');
 }
 
-/**
- * The re-fetch bound. A page leaves the crawler's pending set (and enters done.log, which a resume
- * skips) once its fetch, parse, ContentSeen, WARC write, URLseen merge and the next WARC sync are
- * done. So after a SIGKILL:
- *   - exactly: no URL that done.log held at the kill is requested again (read from the state dir
- *     after each kill, before the resume);
- *   - in time: only pages whose fetch started within WINDOW_MS before the kill come back: fetch
- *     (loopback pages take ms) + parse + ContentSeen (≤ 250 ms cadence) + URLseen (every 100 ms
- *     while the frontier starves, else ≤ 5 s, plus the merge itself: 0.5–3 s at load 16–20) + the
- *     WARC sync (1 s cadence): ~9 s worst case measured on this shared box; WINDOW_MS = 15 s.
- * The checkpoint interval is 60 s, so no checkpoint falls between the kills: without done.log
- * every page of a run would be fetched again after its kill (the frontier's cursors are from the
- * run's start).
- */
-const WINDOW_MS = 15_000;
-
 test('SIGKILL ×3 + resume: same fetched set as an uninterrupted crawl, re-fetches only from the in-flight window, WARC readable', { timeout: 240_000 }, async () => {
-  // ~1,400 pages on 6 IPs: a crawl long enough for three kills, each well past WINDOW_MS into its run.
+  // ~1,400 pages on 6 IPs: a crawl long enough for three kills.
   const web = await forkSimweb('tiny', { plds: 8, hostsPerPldMean: 2.5, hostsPerPldMax: 4, pagesPerHostMin: 50, pagesPerHostMax: 90, ips: 6, linksPerPageMean: 12 });
+  const seed = Number(process.env.DRUMCRAWL_KILL_SEED ?? 1);
+  const random = seededRandom(seed);
   try {
     const dir = await tempDir('e2e-kill');
     const state = path.join(dir, 'state');
     const out = path.join(dir, 'warc');
-    const common = [
-      '--user-agent', UA, '--host-delay', '60', '--ip-delay', '15', '--min-host-delay', '60', '--min-ip-delay', '15',
-      '--politeness-margin', '40', '--checkpoint-interval', '60000', '--progress', 'none', '--workers', '1', '--ram', '256M',
-      '--concurrency', '16', '--fetch-timeout', '5000',
-    ];
-    let run = cli(['crawl', ...web.seeds, '--state', state, '--out', out, '--dns-server', web.dnsServer, ...common]);
-    const seed = Number(process.env.DRUMCRAWL_KILL_SEED ?? Date.now() % 1000);
-    let rnd = seed;
-    const random = () => ((rnd = (rnd * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
-    const kills: number[] = [];
-    const doneAtKill: Set<string>[] = [];
+    // The checkpoint interval is 60 s, so no periodic checkpoint falls between the kills: without
+    // done.log every page of a run would be fetched again after its kill.
+    const input = crawlSettings(web, {
+      stateDir: state, outDir: out, hostDelayMs: 60, ipDelayMs: 15, minHostDelayMs: 60, minIpDelayMs: 15,
+      politenessMarginMs: 40, checkpointIntervalMs: 60_000, workers: 1, ramBytes: 256 * 2 ** 20, fetchConcurrency: 16, fetchTimeoutMs: 5000,
+    });
+    const runs: RunRecord[] = [];
+    let run = cli(crawlCommand(input));
+    let rec: RunRecord = { stop: 'sigkill', spawnedAt: Date.now(), exitedAt: 0, readyAt: null, killedAt: null, doneAtKill: null, checkpointStartAtKill: null };
     for (let k = 0; k < 3; k++) {
       await waitForManifest(state);
-      // A random moment in the middle of the run: after 150–350 more requests (the web has ~1,400
-      // pages; a resumed process needs a few seconds before its first request on this box).
+      // A random moment in the middle of the run: after 150–350 more requests.
       const target = (await web.requests()) + 150 + Math.floor(random() * 200);
       for (let i = 0; i < 1200 && (await web.requests()) < target; i++) await sleep(50);
-      kills.push(Date.now());
+      rec.killedAt = Date.now();
       run.child.kill('SIGKILL');
       assert.equal(await run.done, -9, `kill ${k + 1} (seed ${seed}) landed before the crawl ended`);
-      doneAtKill.push(new Set((await readDoneLog(state)).map((d) => decodeFrontierUrl(d).url)));
+      rec.exitedAt = Date.now();
+      rec.doneAtKill = new Set((await readDoneLog(state)).map((d) => decodeFrontierUrl(d).url));
+      const m = await readManifest(state);
+      rec.checkpointStartAtKill = m?.startedAt !== undefined ? Date.parse(m.startedAt) : null;
+      runs.push(rec);
       // The stored config (delays, margin, user agent) is kept; only runtime/display flags change.
+      rec = { stop: k < 2 ? 'sigkill' : 'end', spawnedAt: Date.now(), exitedAt: 0, readyAt: null, killedAt: null, doneAtKill: null, checkpointStartAtKill: null };
       run = cli(['resume', state, '--progress', 'none']);
     }
     const code = await run.done;
+    rec.exitedAt = Date.now();
+    runs.push(rec);
     assert.equal(code, 0, run.out());
     const m = await readManifest(state);
     assert.equal(m?.finished, true, 'the resumed crawl finished by itself');
     const r = await web.report({ hostMs: 60, ipMs: 15 });
     const fetched = new Set(r.pageFetches);
-    assert.deepEqual([...fetched].sort(), [...r.reachable!].sort(), 'same set of fetched URLs as an uninterrupted crawl');
-
-    // Re-fetches, judged by the server log: between two requests a < b of one URL a kill K falls,
-    // and a started at most WINDOW_MS before the first kill after it (a was in the in-flight window
-    // of that kill; b may come after a later kill: the frontier hands URLs out again in its order).
-    const byUrl = new Map<string, number[]>();
-    r.pageFetches.forEach((u, i) => byUrl.set(u, [...(byUrl.get(u) ?? []), r.pageStarts[i]!]));
-    const stale: string[] = [];
-    const againPerKill = kills.map(() => 0);
-    let sameRun = 0;
-    for (const [u, starts] of byUrl) {
-      for (let i = 1; i < starts.length; i++) {
-        const a = starts[i - 1]!, b = starts[i]!;
-        const k = kills.findIndex((t) => t > a);
-        if (k >= 0 && kills[k]! < b) {
-          if (doneAtKill[k]!.has(u)) stale.push(`${u}: durable (in done.log) at kill ${k + 1}, requested again`);
-          else if (kills[k]! - a > WINDOW_MS) stale.push(`${u}: requested ${(kills[k]! - a).toFixed(0)} ms before kill ${k + 1}, then again`);
-          else againPerKill[k]!++;
-        } else if (a > kills[0]!) {
-          // Both in one resumed run: URLseen re-delivers the merge a kill left uncommitted
-          // (at-least-once), so a URL it had admitted may be admitted — and handed out — twice.
-          sameRun++;
-        } else stale.push(`${u}: requested twice before any kill`);
-      }
-    }
-    const perRun = kills.map((t, k) => r.pageStarts.filter((s) => s < t && s >= (kills[k - 1] ?? 0)).length);
-    console.log(`seed ${seed}: ${kills.map((_, k) => `run ${k + 1}: ${perRun[k]} requests, ${againPerKill[k]} of them again after kill ${k + 1} (done.log: ${doneAtKill[k]!.size})`).join('; ')}; ${sameRun} twice within a resumed run`);
-    assert.ok(doneAtKill.every((d) => d.size > 0), 'pages became durable before each kill');
-    assert.deepEqual(stale, [], 'only the in-flight window of a kill is fetched twice');
+    assert.deepEqual([...fetched].sort(), [...r.reachable!].sort(), `same set of fetched URLs as an uninterrupted crawl (seed ${seed})`);
+    const rep = repeatedRequests(r, runs, new Set());
+    const w = rep.windowMs.sort((a, b) => a - b);
+    console.log(`seed ${seed}: ${r.pageFetches.length} requests for ${fetched.size} pages, ${rep.allowed} repeats from the kills' in-flight windows (requested ${w.length > 0 ? `${w[0]!.toFixed(0)}–${w[w.length - 1]!.toFixed(0)} ms` : '-'} before the kill); done.log at the kills: ${runs.slice(0, 3).map((x) => x.doneAtKill!.size).join(', ')}`);
+    assert.ok(runs.slice(0, 3).every((x) => x.doneAtKill!.size > 0), 'pages became durable before each kill');
+    assert.deepEqual(rep.bad, [], `only the in-flight window of a kill is fetched twice (seed ${seed})`);
     assert.deepEqual(r.robotsViolations, []);
-    // WARC: every record of every file parses and its digests recompute (torn tails were cut).
+    // WARC: every record of every file parses and its digests are there and recompute (torn tails were cut).
     const recs = await readWarcDir(out);
-    for (const x of recs) {
-      if (x.blockDigestOk !== null) assert.ok(x.blockDigestOk, `${x.file}: block digest of ${x.type} ${x.uri}`);
-      if (x.payloadDigestOk !== null) assert.ok(x.payloadDigestOk, `${x.file}: payload digest of ${x.uri}`);
-    }
+    assert.deepEqual(warcProblems(recs), []);
     const captured = new Set(recs.filter((x) => x.type === 'response' || x.type === 'revisit').map((x) => x.uri!));
     for (const u of fetched) if (r.statusByUrl[u]! < 500) assert.ok(captured.has(u), `${u} is in the WARC`);
   } finally {
@@ -133,13 +86,15 @@ test('SIGKILL ×3 + resume: same fetched set as an uninterrupted crawl, re-fetch
   }
 });
 
-test('SIGTERM: drains, checkpoints, exits 0; stats reads the checkpoint; resume finishes', { timeout: 120_000 }, async () => {
+test('SIGTERM: drains, checkpoints, exits 0; the live block and the summary agree; the summary\'s resume command runs; resume finishes', { timeout: 180_000 }, async () => {
   const web = await forkSimweb('tiny');
   try {
     const dir = await tempDir('e2e-term');
     const state = path.join(dir, 'state');
-    const args = ['--user-agent', UA, '--host-delay', '100', '--ip-delay', '25', '--min-host-delay', '100', '--min-ip-delay', '25', '--progress', 'none', '--workers', '1'];
-    const run = cli(['crawl', ...web.seeds, '--state', state, '--out', path.join(dir, 'warc'), '--dns-server', web.dnsServer, ...args]);
+    const run = cli(crawlCommand(crawlSettings(web, {
+      stateDir: state, outDir: path.join(dir, 'warc'), hostDelayMs: 100, ipDelayMs: 25, minHostDelayMs: 100, minIpDelayMs: 25, workers: 1,
+      progress: 'plain', progressIntervalMs: 600_000,
+    })));
     await waitForManifest(state);
     await sleep(1500);
     run.child.kill('SIGTERM');
@@ -147,12 +102,26 @@ test('SIGTERM: drains, checkpoints, exits 0; stats reads the checkpoint; resume 
     const m = await readManifest(state);
     assert.match(m!.reason, /^stop:signal:SIGTERM$/);
     assert.equal(m!.pending, 0, 'drained: nothing left in flight');
+    // The last status line says what the summary says.
+    assert.match(run.out(), /^crawl stopped \(signal:SIGTERM\)/m);
+    assert.match(run.out(), /\] stopped pages=/, 'the final status line says stopped');
+    assert.doesNotMatch(run.out(), /\] done pages=/);
+    // "continue with: <command> resume <state>": a command that exists as printed.
+    const cont = /continue with: (.+) resume (\S+)\)$/m.exec(run.out());
+    assert.ok(cont !== null, run.out());
+    const program = cont[1]!.split(' ')[0]!;
+    assert.ok(program === 'drumcrawl' ? (process.env.PATH ?? '').split(path.delimiter).some((d) => existsSync(path.join(d, 'drumcrawl'))) : existsSync(program), `the printed command (${cont[1]}) runs: ${program} exists`);
     const st = cli(['stats', state]);
     assert.equal(await st.done, 0);
     assert.match(st.out(), /pages\s+\d+ fetched/);
     const res = cli(['resume', state, '--progress', 'none']);
     assert.equal(await res.done, 0, res.out());
     assert.equal((await readManifest(state))!.finished, true);
+    // A resume of a finished crawl fetches nothing, and says so without a CPU-per-page figure.
+    const idle = cli(['resume', state, '--progress', 'none']);
+    assert.equal(await idle.done, 0, idle.out());
+    assert.match(idle.out(), /pages fetched .*no page fetched this run/);
+    assert.doesNotMatch(idle.out(), /ms CPU\/page/);
     const r = await web.report({ hostMs: 100, ipMs: 25 });
     assert.deepEqual([...new Set(r.pageFetches)].sort(), [...r.reachable!].sort());
     assert.deepEqual(r.duplicates, [], 'a graceful stop re-fetches nothing');

@@ -67,6 +67,8 @@ export interface SimwebReport {
   entries: number;
   pageFetches: string[]; // absolute URLs of page (non-robots) requests, in start order
   pageStarts: number[]; // their start times (ms since the epoch, server clock), same order
+  pageEnds: number[]; // when their answers ended (same clock), same order
+  requestStarts: number[]; // start times of every request, robots.txt included, ascending
   robotsFetches: number;
   hostViolations: string[];
   ipViolations: string[];
@@ -80,6 +82,8 @@ export interface SimwebReport {
   hostViolationEntries: ViolationEntry[][];
   /** gaps < τ explained by the server's own late stamp of the earlier request (see serverStalled) */
   excusedByServerStall: string[];
+  /** the entries of each excused gap, with the limit it was judged against */
+  excusedEntries: { ms: number; entries: ViolationEntry[] }[];
 }
 
 /** A violation's message, tagged with the behaviours of the hosts involved (e.g. "[reset]"). */
@@ -106,12 +110,18 @@ process.on('message', (m: { cmd: string; userAgent?: string; hostMs?: number; ip
       entries: entries.length,
       pageFetches: pages.map((e) => `http://${e.host}:${web.httpPort}${e.path}`),
       pageStarts: pages.map((e) => e.start),
+      pageEnds: pages.map((e) => e.end),
+      requestStarts: entries.map((e) => e.start).sort((a, b) => a - b),
       robotsFetches: entries.length - pages.length,
       hostViolations: hostv.map(explain),
       hostViolationEntries: hostv.map(details),
       ipViolations: ipv.map(explain),
       ipViolationEntries: ipv.map(details),
       excusedByServerStall: excused,
+      excusedEntries: [
+        ...ipAll.filter((v) => !ipv.includes(v)).map((v) => ({ ms: m.ipMs!, entries: details(v) })),
+        ...hostAll.filter((v) => !hostv.includes(v)).map((v) => ({ ms: m.hostMs!, entries: details(v) })),
+      ],
       robotsViolations: log.robotsViolations(web.web, m.userAgent!).map((v) => v.message),
       duplicates: log.duplicateFetches().map((v) => v.message),
       reachable: m.reachable === false ? null : [...web.web.reachable(web.seeds, { userAgent: m.userAgent!, respectRobots: true })],

@@ -1,0 +1,69 @@
+/**
+ * admits.bin: the URLseen keys of the last bucket merge whose unique URLs are durably in BEAST.
+ *
+ * URLseen's DRUM delivers a bucket's unique URLs, waits for its beforeCommit (the frontier makes
+ * them durable in BEAST), and only then commits the bucket (drum.ts, steps c–d). A SIGKILL between
+ * the two leaves the URLs in BEAST and the bucket uncommitted, so the next run's first merge
+ * reports them unique again (at-least-once). Admitted a second time they would sit in BEAST twice
+ * and be fetched twice within that run — after each of several kills, once more (thesis V: URLseen
+ * is what keeps a URL from being crawled twice).
+ *
+ * So after BEAST's commit, beforeCommit replaces this file with the keys the bucket delivered
+ * (every unique key, also those dropped as re-deliveries: they are in BEAST from before). A resume
+ * loads it, and until its first URLseen merge has ended (that merge re-delivers the uncommitted
+ * bucket, if any), unique results whose key is in it are not admitted again. Entries of a bucket
+ * that did commit are never reported unique again, so a stale file costs nothing.
+ *
+ * Bound: one bucket merge's unique URLs, 8 bytes each, on disk and (after a resume) in RAM. The
+ * file is replaced by rename without fsync: a SIGKILL cannot tear it, and losing it to a power cut
+ * costs only re-fetches, never a URL.
+ */
+import { readFile, rename, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+
+export const ADMITS_FILE = 'admits.bin';
+
+export class AdmitLog {
+  private keys = new Uint32Array(2048);
+  private n = 0;
+
+  constructor(private readonly stateDir: string) {}
+
+  /** A unique key URLseen delivered (called per unique result). */
+  add(hi: number, lo: number): void {
+    if (2 * this.n + 2 > this.keys.length) {
+      const k = new Uint32Array(this.keys.length * 2);
+      k.set(this.keys);
+      this.keys = k;
+    }
+    this.keys[2 * this.n] = hi;
+    this.keys[2 * this.n + 1] = lo;
+    this.n++;
+  }
+
+  /** Call once BEAST holds the delivered URLs durably: the file becomes this bucket's keys. */
+  async commit(): Promise<void> {
+    const file = path.join(this.stateDir, ADMITS_FILE);
+    const tmp = `${file}.tmp`;
+    const bytes = new Uint8Array(this.keys.buffer, 0, this.n * 8).slice();
+    this.n = 0;
+    await writeFile(tmp, bytes);
+    await rename(tmp, file);
+  }
+
+  /** The keys of the last committed bucket (see the top comment), as `hi:lo` strings. */
+  static async load(stateDir: string): Promise<Set<string>> {
+    let b: Buffer;
+    try {
+      b = await readFile(path.join(stateDir, ADMITS_FILE));
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'ENOENT') return new Set();
+      throw e;
+    }
+    const out = new Set<string>();
+    for (let p = 0; p + 8 <= b.byteLength; p += 8) out.add(admitKey(b.readUInt32LE(p), b.readUInt32LE(p + 4)));
+    return out;
+  }
+}
+
+export const admitKey = (hi: number, lo: number): string => `${hi}:${lo}`;

@@ -1,0 +1,110 @@
+/**
+ * What a resume does to the files of the crawl before it continues: where the state and output
+ * now are, and the WARC bytes written after the last checkpoint.
+ *
+ * Paths. The manifest records the config with absolute paths, but a state directory may have been
+ * moved, renamed or copied since. A resume works on the directory it is given: the state is that
+ * directory; the output directory keeps its place relative to the state (e.g. `state/warc` or a
+ * sibling `../out` moved together with it) when that place exists, else stays where it was
+ * recorded; an explicit `--out` wins.
+ *
+ * WARC. Everything up to the checkpoint's recorded `(file, offset)` was synced before the manifest
+ * was renamed into place, so it is never read again (recovery cost does not grow with the archive).
+ * After that offset the writer may have appended more records (pages done.log vouches for, which
+ * the resume will skip) and, after a SIGKILL, a torn last record. Recovery scans only those bytes —
+ * the recorded file from its offset and the later files of the same writer (same `<prefix>-<stamp>-`,
+ * higher serial) — keeps every complete record and cuts the torn tail. No other file in the
+ * output directory is opened: files of other writers or other programs are left as they are.
+ */
+import { readdir, stat, rm, open } from 'node:fs/promises';
+import path from 'node:path';
+import { scanWarc } from '../store/index.js';
+
+/** `<prefix>-<stamp>-<serial>.warc[.gz|.zst]` → its writer part and serial. */
+const WARC_NAME = /^(.+-\d{17})-(\d{5})(\.warc(?:\.gz|\.zst)?)$/;
+
+export interface RecoveredFile {
+  file: string;
+  /** where the scan started (the checkpoint's offset in the recorded file, 0 in later ones) */
+  from: number;
+  /** bytes cut off its end (a torn last record) */
+  cut: number;
+  /** bytes read by the scan */
+  scanned: number;
+}
+
+/**
+ * The state and output directories of a resumed crawl (see the top comment). `recordedState` and
+ * `recordedOut` come from the manifest; `given` is the state directory named on the command line.
+ */
+export async function relocate(given: string, recordedState: string, recordedOut: string, outOverride?: string): Promise<{ stateDir: string; outDir: string }> {
+  const stateDir = path.resolve(given);
+  if (outOverride !== undefined) return { stateDir, outDir: path.resolve(outOverride) };
+  if (path.resolve(recordedState) === stateDir) return { stateDir, outDir: recordedOut };
+  const moved = path.resolve(stateDir, path.relative(recordedState, recordedOut));
+  if (await isDir(moved)) return { stateDir, outDir: moved };
+  if (await isDir(recordedOut)) return { stateDir, outDir: recordedOut };
+  return { stateDir, outDir: moved };
+}
+
+async function isDir(p: string): Promise<boolean> {
+  try {
+    return (await stat(p)).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Cut the torn tail of the WARC files written since the checkpoint recorded `warc` (see the top
+ * comment). Returns what was scanned, per file (for tests and the resume benchmark).
+ */
+export async function recoverWarc(outDir: string, warc: { file: string; offset: number } | null): Promise<RecoveredFile[]> {
+  if (warc === null) return [];
+  const m = WARC_NAME.exec(warc.file);
+  const own: { name: string; from: number }[] = [{ name: warc.file, from: warc.offset }];
+  if (m !== null) {
+    let names: string[];
+    try {
+      names = await readdir(outDir);
+    } catch {
+      return [];
+    }
+    for (const n of names) {
+      const k = WARC_NAME.exec(n);
+      if (k !== null && k[1] === m[1] && k[3] === m[3] && Number(k[2]) > Number(m[2])) own.push({ name: n, from: 0 });
+    }
+    own.sort((a, b) => (a.name < b.name ? -1 : 1));
+  }
+  const out: RecoveredFile[] = [];
+  for (const { name, from } of own) {
+    const file = path.join(outDir, name);
+    let size: number;
+    try {
+      size = (await stat(file)).size;
+    } catch {
+      continue; // not there (moved away with an old output directory): nothing to repair
+    }
+    if (size === 0) {
+      // A file created by a rotation that died before its warcinfo reached the disk.
+      await rm(file);
+      out.push({ file, from, cut: 0, scanned: 0 });
+      continue;
+    }
+    // A file shorter than its synced offset was not written by this state (the recorded bytes are
+    // durable): scan it whole rather than trust the offset.
+    const start = from <= size ? from : 0;
+    const r = await scanWarc(file, { from: start });
+    if (r.validLength < r.fileLength) {
+      const fh = await open(file, 'r+');
+      try {
+        await fh.truncate(r.validLength);
+        await fh.sync();
+      } finally {
+        await fh.close();
+      }
+    }
+    out.push({ file, from: start, cut: r.fileLength - r.validLength, scanned: r.fileLength - start });
+  }
+  return out;
+}

@@ -1,0 +1,92 @@
+/**
+ * A resume's WARC recovery (src/crawl/recovery.ts) reads only the crawl's own bytes after the
+ * checkpoint's offset, keeps complete records there, cuts a torn tail, and leaves every other
+ * file alone; relocate() follows a moved state directory.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, mkdirSync, readFileSync, writeFileSync, appendFileSync, statSync, readdirSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { WarcWriter, scanWarc } from '../../src/store/index.js';
+import { recoverWarc, relocate } from '../../src/crawl/recovery.js';
+
+const head = new TextEncoder().encode('GET / HTTP/1.1\r\nhost: a.test\r\n\r\n');
+const resp = new TextEncoder().encode('HTTP/1.1 200 OK\r\ncontent-type: text/html\r\n\r\n');
+
+async function writeSome(dir: string, n: number, maxFileBytes = 1 << 30): Promise<WarcWriter> {
+  const w = await WarcWriter.open({ dir, compression: 'gzip', maxFileBytes });
+  for (let i = 0; i < n; i++) {
+    await w.writeExchange({ url: `http://a.test/${i}`, ip: '127.0.0.1', date: new Date(), requestHead: head, responseHead: resp, body: new Uint8Array(300).fill(65 + (i % 26)) });
+  }
+  await w.sync();
+  return w;
+}
+
+test('recovery scans from the checkpoint offset: bytes before it are not judged, complete records after it stay, a torn tail goes', async () => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'dc-recovery-'));
+  const w = await writeSome(dir, 3);
+  const pos = w.position();
+  await w.writeExchange({ url: 'http://a.test/after', ip: '127.0.0.1', date: new Date(), requestHead: head, responseHead: resp, body: new Uint8Array(500).fill(66) });
+  await w.sync();
+  const complete = statSync(pos.file).size;
+  await w.close();
+  // A torn record after the complete one (a SIGKILL mid-write) ...
+  appendFileSync(pos.file, Buffer.from([0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 3, 1, 2, 3]));
+  // ... and bytes before the offset that are not WARC at all: recovery must not read them (a
+  // full scan would cut the file to 0 here).
+  const buf = readFileSync(pos.file);
+  buf.fill(0x58, 10, pos.offset - 10);
+  writeFileSync(pos.file, buf);
+  const r = await recoverWarc(dir, { file: path.basename(pos.file), offset: pos.offset });
+  assert.equal(r.length, 1);
+  assert.equal(r[0]!.from, pos.offset);
+  assert.equal(r[0]!.scanned, complete + 13 - pos.offset, 'only the bytes after the offset were scanned');
+  assert.equal(statSync(pos.file).size, complete, 'the torn tail is cut, the record after the offset kept');
+  assert.equal((await scanWarc(pos.file, { from: pos.offset })).records, 2, 'its response and request records');
+});
+
+test('recovery touches only its own writer\'s files: later rotations of the same writer, never foreign files', async () => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'dc-recovery-'));
+  // A foreign file: a complete record followed by junk (a full-scan recovery would cut it).
+  const foreign = path.join(dir, 'other-tool.warc');
+  const fbytes = Buffer.from('WARC/1.1\r\nWARC-Type: resource\r\nContent-Length: 3\r\n\r\nabc\r\n\r\nno more WARC');
+  writeFileSync(foreign, fbytes);
+  // Another writer's file (an earlier run of some crawl) with a torn tail: not ours either.
+  const other = await writeSome(path.join(dir), 1);
+  const otherFile = other.position().file;
+  await other.close();
+  appendFileSync(otherFile, Buffer.from([0x1f, 0x8b, 8]));
+  const otherSize = statSync(otherFile).size;
+  await new Promise((r) => setTimeout(r, 5)); // a different stamp for the next writer
+  // Ours: rotates every record; the checkpoint names its first file.
+  const w = await writeSome(dir, 1, 600);
+  const pos = w.position();
+  for (let i = 0; i < 3; i++) await w.writeExchange({ url: `http://a.test/r${i}`, ip: '127.0.0.1', date: new Date(), requestHead: head, responseHead: resp, body: new Uint8Array(400).fill(67) });
+  await w.sync();
+  const last = w.position().file;
+  await w.close();
+  assert.ok(w.files.length >= 3, `${w.files.length} files`);
+  appendFileSync(last, Buffer.from([0x1f, 0x8b, 8, 0]));
+  const r = await recoverWarc(dir, { file: path.basename(pos.file), offset: pos.offset });
+  assert.deepEqual(r.map((x) => x.file).sort(), w.files.filter((f) => f >= pos.file).sort(), 'the recorded file and its later rotations');
+  assert.deepEqual(readFileSync(foreign), fbytes, 'a foreign file is left as it was');
+  assert.equal(statSync(otherFile).size, otherSize, 'another writer\'s file is left as it was');
+  const s = await scanWarc(last);
+  assert.equal(s.validLength, s.fileLength, 'our torn tail was cut');
+  assert.ok(readdirSync(dir).length >= 5);
+});
+
+test('relocate: a moved state dir is used where it is; the output dir moves with it when it was moved along', async () => {
+  const root = mkdtempSync(path.join(os.tmpdir(), 'dc-relocate-'));
+  const now = path.join(root, 'b');
+  mkdirSync(path.join(now, 'state'), { recursive: true });
+  mkdirSync(path.join(now, 'out'), { recursive: true });
+  assert.deepEqual(await relocate(path.join(now, 'state'), '/gone/a/state', '/gone/a/out'), { stateDir: path.join(now, 'state'), outDir: path.join(now, 'out') });
+  // Output not moved along (it stayed at its recorded, existing place).
+  const kept = path.join(root, 'kept-out');
+  mkdirSync(kept);
+  assert.deepEqual(await relocate(path.join(now, 'state'), '/gone/x/state', kept), { stateDir: path.join(now, 'state'), outDir: kept });
+  // --out wins.
+  assert.equal((await relocate(path.join(now, 'state'), '/gone/a/state', '/gone/a/out', '/tmp/z')).outDir, '/tmp/z');
+});

@@ -1,0 +1,199 @@
+/**
+ * The long-running crawl's main flow, as a user runs it: one crawl of a simweb of more than 3,000
+ * pages, stopped in every way the CLI offers — SIGINT, --max-pages, SIGKILL, POST /stop, SIGTERM,
+ * --max-time, a SIGKILL and a SIGINT while a checkpoint is being written — each at a seeded random
+ * moment and each followed by `resume`; the state and output directories are moved (renamed)
+ * before the last resume, which runs the crawl to its end. Judged from the server's request log
+ * and the state directory at each stop:
+ *   - every resume makes its first request within RESUME_PROGRESS_MS of having recovered and
+ *     opened its state (its "status server:" line; the time to load the code and open the state
+ *     before it — worker threads under tsx take seconds on a loaded box — is printed, not judged);
+ *   - the union of the pages fetched equals an uninterrupted crawl's (simweb's ground truth, which
+ *     an uninterrupted crawl fetches exactly: crawl.test.ts);
+ *   - nothing is requested twice except the in-flight window of a SIGKILL (stop-resume-judge.ts);
+ *   - every WARC record reads back with warcio, with block and payload digests that recompute, and
+ *     every response holds its whole body or says why not (WARC-Truncated);
+ *   - a moved state directory resumes where it now is (nothing is created at the old path).
+ * The fast variant runs one round of five stops (in `npm test`); DRUMCRAWL_LONG=1 runs three rounds
+ * of all eight, at other moments, on a larger web, moving the directories between rounds.
+ * A WARC file of another program lies in the output directory from the second run on: it must
+ * come out byte for byte as it went in (recovery touches only the crawl's own files). DRUMCRAWL_STOP_SEED replays the moments of a failed run.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { rename } from 'node:fs/promises';
+import path from 'node:path';
+import { readManifest, readDoneLog } from '../../src/crawl/checkpoint.js';
+import { decodeFrontierUrl } from '../../src/frontier/index.js';
+import { parseCrawlLogLine } from '../../src/store/index.js';
+import { cli, crawlCommand, crawlSettings, forkSimweb, seededRandom, sleep, tempDir, type CliRun, type SimwebChild } from './harness.js';
+import { readWarcDir, warcProblems } from './warc-read.js';
+import { repeatedRequests, resumeLatencies, type RunRecord } from './stop-resume-judge.js';
+
+const LONG = process.env.DRUMCRAWL_LONG === '1';
+/** A resume's first request comes within this long of its "status server:" line (refill, robots.txt, dispatch). */
+const RESUME_PROGRESS_MS = 2000;
+
+type Stop = 'sigint' | 'max-pages' | 'sigkill' | 'post-stop' | 'sigterm' | 'max-time' | 'sigkill-checkpoint' | 'sigint-checkpoint';
+const ROUND: Stop[] = ['sigint', 'max-pages', 'sigkill', 'post-stop', 'sigterm', 'max-time', 'sigkill-checkpoint', 'sigint-checkpoint'];
+/**
+ * The fast variant's round: one stop of each mechanism whose resume differs (a drained stop by a
+ * signal, by a limit and over HTTP; a kill between checkpoints; a kill inside one). SIGTERM drains
+ * as SIGINT does (kill-resume.test.ts), --max-time as --max-pages (stop-slow.test.ts).
+ */
+const FAST_ROUND: Stop[] = ['sigint', 'max-pages', 'sigkill', 'post-stop', 'sigkill-checkpoint'];
+
+/** The web: ~3,700 reachable pages (fast), ~8,600 (long), on 8 / 12 IPs. */
+const WEB = LONG
+  ? { plds: 60, hostsPerPldMean: 3, hostsPerPldMax: 5, pagesPerHostMin: 40, pagesPerHostMax: 80, ips: 12, linksPerPageMean: 12, seedCount: 4 }
+  : { plds: 30, hostsPerPldMean: 3, hostsPerPldMax: 5, pagesPerHostMin: 40, pagesPerHostMax: 80, ips: 8, linksPerPageMean: 12, seedCount: 3 };
+
+/** Another program's WARC: a complete record, then bytes that are not WARC (a scan would cut them). */
+const FOREIGN = 'other-tool.warc';
+const FOREIGN_BYTES = Buffer.from('WARC/1.1\r\nWARC-Type: resource\r\nContent-Length: 3\r\n\r\nabc\r\n\r\nnot WARC');
+
+const count = (s: string, re: RegExp): number => (s.match(new RegExp(re.source, 'gm')) ?? []).length;
+
+/** The run's exit code; a run still alive after `ms` is killed and the test fails. */
+async function exitWithin(run: CliRun, ms: number, what: string): Promise<number | null> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<'late'>((r) => { timer = setTimeout(() => r('late'), ms); });
+  const res = await Promise.race([run.done, late]);
+  clearTimeout(timer);
+  if (res === 'late') {
+    run.child.kill('SIGKILL');
+    await run.done;
+    assert.fail(`${what} had not ended ${ms} ms after its stop:\n${run.out().slice(-2000)}`);
+  }
+  return res;
+}
+
+/** Wait until the server has answered `n` requests in all (bounded: 60 s). */
+async function untilRequests(web: SimwebChild, n: number, run: CliRun): Promise<void> {
+  for (let i = 0; i < 1200 && (await web.requests()) < n; i++) {
+    if (run.child.exitCode !== null) return;
+    await sleep(50);
+  }
+}
+
+test(`stop and resume in every way (${LONG ? 'three rounds' : 'one round'}): nothing lost, nothing but the in-flight window fetched twice, WARC intact, a moved state resumes`, { timeout: LONG ? 900_000 : 300_000 }, async () => {
+  const web = await forkSimweb('tiny', WEB);
+  const seed = Number(process.env.DRUMCRAWL_STOP_SEED ?? 1);
+  const random = seededRandom(seed);
+  const note = `(replay: DRUMCRAWL_STOP_SEED=${seed})`;
+  try {
+    let dir = await tempDir('e2e-stops');
+    const first = dir;
+    const settings = (d: string) => crawlSettings(web, {
+      stateDir: path.join(d, 'state'), outDir: path.join(d, 'warc'),
+      hostDelayMs: 40, ipDelayMs: 10, minHostDelayMs: 40, minIpDelayMs: 10, politenessMarginMs: 5,
+      workers: 1, ramBytes: 256 * 2 ** 20, fetchConcurrency: 32, fetchTimeoutMs: 5000,
+    });
+    const runs: RunRecord[] = [];
+    const stops: Stop[] = LONG ? [...ROUND, ...ROUND, ...ROUND] : FAST_ROUND;
+    const log: string[] = [];
+    const outs: string[] = [];
+    let finished = false;
+    for (let k = 0; k <= stops.length && !finished; k++) {
+      const stop: Stop | 'end' = k < stops.length ? stops[k]! : 'end';
+      // The directory is moved before the last run (and between rounds in the long variant).
+      if (k > 0 && (stop === 'end' || (LONG && k % ROUND.length === 0))) {
+        const moved = `${dir}-moved${k}`;
+        await rename(dir, moved);
+        dir = moved;
+      }
+      const state = path.join(dir, 'state');
+      if (k === 1) writeFileSync(path.join(dir, 'warc', FOREIGN), FOREIGN_BYTES);
+      const m0 = await readManifest(state);
+      const extra: string[] = [];
+      if (stop === 'max-pages') extra.push('--max-pages', String((m0?.counters.pages ?? 0) + 150 + Math.floor(random() * 250)));
+      if (stop === 'max-time') extra.push('--max-time', String(2 + Math.floor(random() * 3)));
+      // Every resume serves its status: its "status server:" line marks the moment it has
+      // recovered and opened its state and starts to crawl.
+      if (k > 0 || stop === 'post-stop') extra.push('--status-port', '0');
+      if (stop.endsWith('-checkpoint')) extra.push('--checkpoint-interval', '1500');
+      const env = stop.endsWith('-checkpoint') ? { DRUMCRAWL_DEBUG_TIMING: '1' } : {};
+      const spawnedAt = Date.now();
+      const run = k === 0 ? cli([...crawlCommand(settings(dir)), ...extra], env) : cli(['resume', state, '--progress', 'none', ...extra], env);
+      const readyAt = k === 0 ? null : await run.waitFor(/^status server: /m);
+      const rec: RunRecord = { stop, spawnedAt, exitedAt: 0, readyAt, killedAt: null, doneAtKill: null, checkpointStartAtKill: null };
+      runs.push(rec);
+      // The moment: 100–350 more requests into the run (the web has thousands).
+      const moment = (await web.requests()) + 100 + Math.floor(random() * 250);
+      let signalledAt = 0;
+      if (stop === 'sigint' || stop === 'sigterm' || stop === 'sigkill') {
+        await untilRequests(web, moment, run);
+        signalledAt = Date.now();
+        if (stop === 'sigkill') rec.killedAt = signalledAt;
+        run.child.kill(stop === 'sigint' ? 'SIGINT' : stop === 'sigterm' ? 'SIGTERM' : 'SIGKILL');
+      } else if (stop === 'post-stop') {
+        await run.waitFor(/status server: \S+\/status/);
+        const url = /status server: (\S+)\/status/.exec(run.out())![1]!;
+        await untilRequests(web, moment, run);
+        signalledAt = Date.now();
+        const res = await fetch(`${url}/stop`, { method: 'POST' });
+        assert.equal(res.status, 200);
+      } else if (stop.endsWith('-checkpoint')) {
+        await untilRequests(web, moment, run);
+        // The next checkpoint's first stage line: the checkpoint is under way.
+        const n = count(run.out(), /^ckpt merged\+synced/);
+        for (let i = 0; i < 400 && count(run.out(), /^ckpt merged\+synced/) === n && run.child.exitCode === null; i++) await sleep(5);
+        signalledAt = Date.now();
+        if (stop === 'sigkill-checkpoint') rec.killedAt = signalledAt;
+        run.child.kill(stop === 'sigkill-checkpoint' ? 'SIGKILL' : 'SIGINT');
+      }
+      // Every run ends by itself within a bound (a stop that hangs fails here, it does not hang the suite).
+      const code = await exitWithin(run, stop === 'end' ? 240_000 : 90_000, `run ${k + 1} (${stop}) ${note}`);
+      rec.exitedAt = Date.now();
+      outs.push(run.out());
+      if (rec.killedAt !== null) {
+        assert.equal(code, -9, `run ${k + 1} (${stop}) ended by the kill ${note}`);
+        rec.doneAtKill = new Set((await readDoneLog(state)).map((d) => decodeFrontierUrl(d).url));
+        const m = await readManifest(state);
+        rec.checkpointStartAtKill = m?.startedAt !== undefined ? Date.parse(m.startedAt) : null;
+      } else {
+        assert.equal(code, 0, `run ${k + 1} (${stop}) exits 0 ${note}\n${run.out()}`);
+      }
+      const m = await readManifest(state);
+      finished = m?.finished === true;
+      log.push(`${k + 1}:${stop} ${m?.counters.pages ?? 0} pages${signalledAt > 0 ? `, exit ${rec.exitedAt - signalledAt} ms after the stop` : ''}`);
+      if (finished && stop !== 'end') assert.fail(`the web ran out before the stops did (run ${k + 1}): make it larger ${note}`);
+    }
+    console.log(`seed ${seed}: ${log.join('; ')}`);
+    assert.ok(finished, 'the last resume finished the crawl');
+    assert.ok(!existsSync(first), 'nothing was created at the state directory\'s old path');
+
+    const r = await web.report({ hostMs: 40, ipMs: 10 });
+    assert.ok(r.reachable!.length >= 3000, `a web of ${r.reachable!.length} pages`);
+    // Resume progress.
+    const lat = resumeLatencies(r, runs);
+    const opens = runs.map((x, i) => [i + 1, /resumed: state recovered and opened in (\d+) ms/.exec(outs[i] ?? '')?.[1]] as const).filter(([, v]) => v !== undefined);
+    console.log(`recovery + open: ${opens.map(([i, v]) => `run ${i} ${v} ms`).join(', ')}`);
+    console.log(`first request after "status server:": ${lat.map((x) => `run ${x.run} ${x.ms === null ? 'none' : `${x.ms} ms`}`).join(', ')}`);
+    for (const x of lat) assert.ok(x.ms !== null && x.ms <= RESUME_PROGRESS_MS, `run ${x.run} made its first request ${x.ms} ms after resuming ${note}`);
+    // Coverage.
+    const fetched = new Set(r.pageFetches);
+    const missing = r.reachable!.filter((u) => !fetched.has(u));
+    const extraPages = [...fetched].filter((u) => !r.reachable!.includes(u));
+    assert.deepEqual({ missing: missing.slice(0, 10), extra: extraPages.slice(0, 10) }, { missing: [], extra: [] }, `union of fetched pages = an uninterrupted crawl's ${note}`);
+    assert.deepEqual(r.robotsViolations, []);
+    // Repeats: only a kill's in-flight window (and fetches a graceful stop aborted).
+    const out = path.join(dir, 'warc');
+    const crawlLog = readFileSync(path.join(out, 'crawl.log'), 'utf8').split('\n').filter((l) => l !== '').map(parseCrawlLogLine);
+    const aborted = new Set(crawlLog.filter((l) => l.outcome === 'CRAWL_FETCH_ABORTED').map((l) => l.url));
+    const rep = repeatedRequests(r, runs, aborted);
+    const w = rep.windowMs.sort((a, b) => a - b);
+    console.log(`${r.pageFetches.length} page requests for ${fetched.size} pages; ${rep.allowed} repeats from in-flight windows (${w.length > 0 ? `${w[0]}–${w[w.length - 1]} ms before the kill` : 'none'}), ${aborted.size} aborted by stops`);
+    assert.deepEqual(rep.bad.slice(0, 20), [], `nothing but the in-flight window fetched twice (${rep.bad.length} repeats) ${note}`);
+    // WARC.
+    assert.deepEqual(readFileSync(path.join(out, FOREIGN)), FOREIGN_BYTES, 'a foreign WARC file in the output directory is left as it was');
+    const recs = await readWarcDir(out, (f) => f !== FOREIGN);
+    assert.deepEqual(warcProblems(recs).slice(0, 20), [], 'every record has digests that recompute; every response holds its body or says why not');
+    const captured = new Set(recs.filter((x) => x.type === 'response' || x.type === 'revisit').map((x) => x.uri!));
+    const uncaptured = [...fetched].filter((u) => r.statusByUrl[u]! < 500 && !captured.has(u));
+    assert.deepEqual(uncaptured.slice(0, 10), [], 'every fetched page is in the WARC');
+  } finally {
+    await web.close();
+  }
+});

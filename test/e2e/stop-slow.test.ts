@@ -1,0 +1,57 @@
+/**
+ * A stop does not wait for the slowest server: against a web where a third of the hosts trickle
+ * their answers (128 bytes every 500 ms, so a page takes ~16 s), a crawl with --max-time 3 and a
+ * 30 s fetch timeout ends within the stop's grace period plus its checkpoint. The fetches it
+ * aborted are in the crawl log (CRAWL_FETCH_ABORTED), not in the WARC, and the resume asks for
+ * their URLs again.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { resolveCrawlConfig } from '../../src/crawl/config.js';
+import { Crawler } from '../../src/crawl/pipeline.js';
+import { STOP_GRACE_MS } from '../../src/crawl/stop.js';
+import { parseCrawlLogLine } from '../../src/store/index.js';
+import { crawlSettings, forkSimweb, tempDir } from './harness.js';
+import { readWarcDir, warcProblems } from './warc-read.js';
+
+/** What a stop may take besides the grace period: the checkpoint and closing (generous: a loaded box). */
+const CHECKPOINT_ALLOWANCE_MS = 4000;
+
+test('--max-time ends within the grace period + checkpoint although servers trickle; aborted fetches are re-asked on resume', { timeout: 120_000 }, async () => {
+  // 128 bytes every 500 ms: a robots.txt arrives within a few seconds, a page (~4 KB) takes ~16 s.
+  // One IP per host or so, so that no request waits behind another host's trickle.
+  const web = await forkSimweb('tiny', { behaviours: { trickle: 0.35 }, trickleBytes: 128, trickleIntervalMs: 500, pagesPerHostMin: 20, pagesPerHostMax: 40, ips: 12 });
+  try {
+    const dir = await tempDir('e2e-slow');
+    const input = crawlSettings(web, {
+      stateDir: path.join(dir, 'state'), outDir: path.join(dir, 'warc'),
+      hostDelayMs: 40, ipDelayMs: 10, minHostDelayMs: 40, minIpDelayMs: 10,
+      workers: 1, ramBytes: 256 * 2 ** 20, fetchTimeoutMs: 30_000, maxTimeMs: 3000,
+    });
+    const crawler = await Crawler.open(resolveCrawlConfig(input));
+    const t0 = Date.now();
+    const summary = await crawler.run();
+    const took = Date.now() - t0;
+    console.log(`--max-time 3: run() took ${took} ms (grace ${STOP_GRACE_MS} ms)`);
+    assert.equal(summary.stopReason, 'max-time');
+    assert.ok(took <= 3000 + STOP_GRACE_MS + CHECKPOINT_ALLOWANCE_MS, `the stop took ${took} ms`);
+    const lines = readFileSync(path.join(dir, 'warc', 'crawl.log'), 'utf8').split('\n').filter((l) => l !== '').map(parseCrawlLogLine);
+    const aborted = lines.filter((l) => l.outcome === 'CRAWL_FETCH_ABORTED').map((l) => l.url);
+    assert.ok(aborted.length > 0, 'some fetches were still trickling at the stop');
+    const recs = await readWarcDir(path.join(dir, 'warc'));
+    const archived = new Set(recs.filter((x) => x.type === 'response').map((x) => x.uri));
+    assert.deepEqual(aborted.filter((u) => archived.has(u)), [], 'an aborted fetch is not archived');
+    assert.deepEqual(warcProblems(recs), []);
+
+    const before = (await web.report({ hostMs: 40, ipMs: 10, reachable: false })).pageFetches.length;
+    // Long enough for the trickling hosts' robots.txt (asked anew by the resumed run) and then the page.
+    const again = await Crawler.resume(path.join(dir, 'state'), { maxTimeMs: 10_000, progress: 'none' });
+    await again.run();
+    const asked = new Set((await web.report({ hostMs: 40, ipMs: 10, reachable: false })).pageFetches.slice(before));
+    assert.deepEqual(aborted.filter((u) => !asked.has(u)), [], 'the resume asks for every aborted URL again');
+  } finally {
+    await web.close();
+  }
+});
