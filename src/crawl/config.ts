@@ -16,6 +16,7 @@
 import os from 'node:os';
 import path from 'node:path';
 import { CrawlError } from '../errors.js';
+import { networkPredicate } from '../fetch/limits.js';
 
 export const CRAWL_CONFIG_INVALID = 'CRAWL_CONFIG_INVALID';
 
@@ -53,6 +54,12 @@ export interface StartupOptions {
   outDir: string;
   /** DNS servers as host:port; empty = the system resolvers. @default [] */
   dnsServers: string[];
+  /**
+   * CIDRs the network guard lets the fetcher connect to although they are special-purpose
+   * (loopback, private, link-local …; src/fetch/address-guard.ts). Public addresses need no entry.
+   * @default []
+   */
+  allowNetworks: string[];
   /** User-Agent header; should carry a contact URL. Also the robots.txt agent token (its first word). */
   userAgent: string;
   /** Do not enqueue links more than this many hops from a seed; null = unlimited. @default null */
@@ -128,6 +135,7 @@ export function defaultCrawlConfig(): StartupOptions & RuntimeOptions {
     stateDir: './crawl-state',
     outDir: './crawl-out',
     dnsServers: [],
+    allowNetworks: [],
     userAgent: DEFAULT_USER_AGENT,
     maxDepth: null,
     scope: 'any',
@@ -241,6 +249,16 @@ function hostPort(key: string, v: string): string {
   return m[1] !== undefined ? `[${host}]:${port}` : `${host}:${port}`;
 }
 
+function cidr(key: string, v: string): string {
+  const t = v.trim();
+  try {
+    networkPredicate([t]);
+  } catch {
+    throw invalid(key, `entries must be IP networks like 10.0.0.0/8, 127.0.0.2/32 or fd00::/8 (got ${JSON.stringify(v)})`, v);
+  }
+  return t;
+}
+
 const ALL_KEYS = new Set<string>(Object.keys(defaultCrawlConfig()));
 
 /**
@@ -318,6 +336,7 @@ export function resolveCrawlConfig(input: CrawlConfigInput, opts: { cwd?: string
     stateDir: path.resolve(cwd, str('stateDir', raw.stateDir)),
     outDir: path.resolve(cwd, str('outDir', raw.outDir)),
     dnsServers: strList('dnsServers', raw.dnsServers).map((s) => hostPort('dnsServers', s)),
+    allowNetworks: strList('allowNetworks', raw.allowNetworks).map((c) => cidr('allowNetworks', c)),
     userAgent: str('userAgent', raw.userAgent),
     maxDepth: nonNegInt('maxDepth', raw.maxDepth, { nullable: true }),
     scope: oneOf('scope', raw.scope, ['any', 'pld', 'host'] as const),
@@ -448,6 +467,7 @@ export const CRAWL_FLAGS: readonly FlagSpec[] = [
   { name: 'state', value: '<dir>', key: 'stateDir', kind: 'value', description: 'state directory (default ./crawl-state)', parse: id },
   { name: 'out', value: '<dir>', key: 'outDir', kind: 'value', description: 'output directory for WARC files and crawl log (default ./crawl-out)', parse: id },
   { name: 'dns-server', value: '<host:port>', key: 'dnsServers', kind: 'value', repeat: true, description: 'DNS server to use (repeatable; default: system resolvers)', parse: id },
+  { name: 'allow-network', value: '<cidr>', key: 'allowNetworks', kind: 'value', repeat: true, description: 'let the crawler connect to this special-purpose range (loopback, private …; refused by default; repeatable)', parse: id },
   { name: 'user-agent', value: '<s>', key: 'userAgent', kind: 'value', description: 'User-Agent, with a contact URL', parse: id },
   { name: 'max-pages', value: '<n>', key: 'maxPages', kind: 'value', description: 'stop after n fetched pages (checkpoint, exit 0)', parse: int('maxPages') },
   { name: 'max-time', value: '<s>', key: 'maxTimeMs', kind: 'value', description: 'stop after s seconds (also 10m, 2h; checkpoint, exit 0)', parse: (v) => parseDurationMs(v, 'maxTimeMs', 's') },

@@ -53,7 +53,9 @@ import { isIP } from 'node:net';
 import { CrawlError } from '../errors.js';
 import type { DnsCache } from '../dns/index.js';
 import { FETCH_OUTCOMES as O, type FetchOutcomeCode } from './error-policy.js';
-import { decodeContent, networkPredicate, parseContentType, parseRetryAfter } from './limits.js';
+import { decodeContent, parseContentType, parseRetryAfter } from './limits.js';
+import { addressGuard, embeddedIpv4 } from './address-guard.js';
+import os from 'node:os';
 
 export interface FetcherOptions {
   /** User-Agent header; must contain a contact URL (`+https://…` or `http(s)://…`). Required. */
@@ -102,9 +104,14 @@ export interface FetcherOptions {
   maxPools?: number;
   /** Idle keep-alive time of a connection, ms (the server's Keep-Alive hint may shorten it). Default 30 000. */
   keepAliveTimeoutMs?: number;
-  /** CIDRs that may be connected to (checked before any packet is sent). Default: all. */
+  /**
+   * The network guard (address-guard.ts): special-purpose addresses (loopback, private, link-local,
+   * CGNAT, multicast, documentation, reserved; IPv4 and IPv6) are refused before any packet is
+   * sent (CRAWL_FETCH_BLOCKED_ADDRESS). These CIDRs are allowed nevertheless. Public addresses are
+   * always allowed. Default: none (only public addresses).
+   */
   allowedNetworks?: readonly string[];
-  /** Extra address check (both must pass when both are given). */
+  /** Extra address check (must pass as well). */
   isAddressAllowed?: (ip: string) => boolean;
   /** Verify TLS certificates. Default true. */
   tlsRejectUnauthorized?: boolean;
@@ -436,6 +443,23 @@ function statusOutcome(s: number): FetchOutcomeCode {
   return O.BAD_RESPONSE;
 }
 
+/**
+ * Does a connection to `ip` reach a socket bound to `bound` on this machine? A socket bound to one
+ * address takes connections to that address only; one bound to the wildcard, to any loopback
+ * address and any address of the machine's interfaces.
+ */
+function isOwnAddress(ip: string, bound: string): boolean {
+  const norm = (a: string): string => embeddedIpv4(a) ?? a.toLowerCase();
+  const target = norm(ip);
+  if (target === norm(bound)) return true;
+  if (bound !== '0.0.0.0' && bound !== '::' && bound !== '') return false;
+  if (target.startsWith('127.') || target === '::1') return true;
+  for (const list of Object.values(os.networkInterfaces())) {
+    for (const a of list ?? []) if (norm(a.address) === target) return true;
+  }
+  return false;
+}
+
 const CRLF = Buffer.from('\r\n');
 const COLON_SP = Buffer.from(': ');
 const TE_RENAMED = Buffer.from('X-Crawler-Transfer-Encoding');
@@ -466,7 +490,10 @@ export class Fetcher {
   private readonly connections: number;
   private readonly maxPools: number;
   private readonly keepAlive: number;
-  private readonly addressOk: ((ip: string) => boolean) | null;
+  /** null when `ip` may be connected to, else why not (network guard + isAddressAllowed). */
+  private readonly addressRefusal: (ip: string) => string | null;
+  /** Endpoints refused whatever the guard says (the crawler's own status server): port → bound host. */
+  private readonly ownEndpoints = new Map<number, string>();
   private readonly tlsReject: boolean;
   private readonly dns: DnsCache | undefined;
   /** LRU of pools: Map iteration order is insertion order; a use re-inserts at the end. */
@@ -501,9 +528,14 @@ export class Fetcher {
     this.hostGap = nonNegOpt('minHostIntervalMs', opts.minHostIntervalMs);
     const acc = opts.acceptContentTypes === undefined ? DEFAULT_ACCEPT_TYPES : opts.acceptContentTypes;
     this.accept = acc === null ? null : new Set(acc.map((t) => t.toLowerCase()));
-    const net = opts.allowedNetworks === undefined ? null : networkPredicate(opts.allowedNetworks);
+    let guard: (ip: string) => string | null;
+    try {
+      guard = addressGuard(opts.allowedNetworks ?? []);
+    } catch (e) {
+      throw new CrawlError('CRAWL_FETCH_BAD_OPTION', `options.${(e as Error).message}`);
+    }
     const extra = opts.isAddressAllowed ?? null;
-    this.addressOk = net === null && extra === null ? null : (ip) => (net === null || net(ip)) && (extra === null || extra(ip));
+    this.addressRefusal = extra === null ? guard : (ip) => guard(ip) ?? (extra(ip) ? null : 'refused by isAddressAllowed');
     this.tlsReject = opts.tlsRejectUnauthorized ?? true;
     this.dns = opts.dns;
     const h: string[] = ['user-agent', this.userAgent, 'accept', 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8',
@@ -532,6 +564,22 @@ export class Fetcher {
       }
       this.pump(gate);
     }
+  }
+
+  /**
+   * Never connect to `port` on `host` (the crawler's own status server), even where the guard
+   * allows the address. A wildcard host (0.0.0.0, ::) refuses the port on every loopback address
+   * and on every address of this machine's interfaces.
+   */
+  refuseEndpoint(host: string, port: number): void {
+    this.ownEndpoints.set(port, host);
+  }
+
+  /** Why a connection to ip:port would be refused, or null when it may be made. */
+  refusal(ip: string, port: number): string | null {
+    const own = this.ownEndpoints.get(port);
+    if (own !== undefined && isOwnAddress(ip, own)) return `the crawler's own status server ${own}:${port}`;
+    return this.addressRefusal(ip);
   }
 
   /** Fetch one URL. Never rejects. */
@@ -568,9 +616,11 @@ export class Fetcher {
     }
     const fam = isIP(ip);
     if (fam === 0) return fail(O.BAD_URL, 'ip is not an IP literal');
-    if (this.addressOk !== null && !this.addressOk(ip)) return fail(O.BLOCKED_ADDRESS);
-
     const port = req.port ?? (u.port !== '' ? Number(u.port) : https ? 443 : 80);
+    // The guard sees the address the connection goes to, whatever name or literal led here.
+    const refused = this.refusal(ip, port);
+    if (refused !== null) return fail(O.BLOCKED_ADDRESS, refused);
+
     const path = u.pathname + u.search;
     // Host header: as in the URL (the URL's own port, default ports omitted by the WHATWG serializer).
     const hostHeader = u.host;

@@ -22,5 +22,6 @@ export {
 export {
   LOOPBACK_NETWORKS, networkPredicate, parseRetryAfter, parseContentType, decodeContent, MAX_RETRY_AFTER_MS, type DecodeResult,
 } from './limits.js';
+export { addressGuard, specialAddress, embeddedIpv4, SPECIAL_IPV4, SPECIAL_IPV6 } from './address-guard.js';
 // fetchRobots lives in src/robots (RFC 9309 semantics) and is re-exported here for the pipeline.
 export { fetchRobots, type FetchRobotsOptions, type RobotsFetchOutcome } from '../robots/fetch-robots.js';

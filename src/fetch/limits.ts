@@ -17,7 +17,9 @@ export function networkPredicate(cidrs: readonly string[]): (ip: string) => bool
     const fam = isIP(addr);
     if (fam === 0) throw new TypeError(`allowedNetworks: not an IP network: ${c}`);
     const type = fam === 4 ? 'ipv4' : 'ipv6';
-    const bits = slash < 0 ? (fam === 4 ? 32 : 128) : Number(c.slice(slash + 1));
+    const bitsText = slash < 0 ? '' : c.slice(slash + 1);
+    if (slash >= 0 && !/^[0-9]{1,3}$/.test(bitsText)) throw new TypeError(`allowedNetworks: bad prefix: ${c}`);
+    const bits = slash < 0 ? (fam === 4 ? 32 : 128) : Number(bitsText);
     if (!Number.isInteger(bits) || bits < 0 || bits > (fam === 4 ? 32 : 128)) throw new TypeError(`allowedNetworks: bad prefix: ${c}`);
     bl.addSubnet(addr, bits, type);
   }

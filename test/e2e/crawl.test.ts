@@ -12,7 +12,7 @@ import { resolveCrawlConfig } from '../../src/crawl/config.js';
 import { Crawler } from '../../src/crawl/pipeline.js';
 import { readManifest } from '../../src/crawl/checkpoint.js';
 import type { StatusSnapshot } from '../../src/crawl/stats.js';
-import { forkSimweb, tempDir, UA } from './harness.js';
+import { forkSimweb, tempDir, UA, SIMWEB_NETWORKS } from './harness.js';
 import { readWarcDir } from './warc-read.js';
 import { parseCrawlLogLine } from '../../src/store/index.js';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
@@ -66,7 +66,7 @@ const IP_MS = 30;
 
 function config(web: { seeds: string[]; dnsServer: string }, dir: string, over: object = {}) {
   return resolveCrawlConfig({
-    seeds: web.seeds, stateDir: path.join(dir, 'state'), outDir: path.join(dir, 'warc'), dnsServers: [web.dnsServer],
+    seeds: web.seeds, stateDir: path.join(dir, 'state'), outDir: path.join(dir, 'warc'), dnsServers: [web.dnsServer], allowNetworks: SIMWEB_NETWORKS,
     userAgent: UA, hostDelayMs: HOST_MS, ipDelayMs: IP_MS, minHostDelayMs: HOST_MS, minIpDelayMs: IP_MS,
     politenessMarginMs: 40, progress: 'none', workers: 2, ramBytes: 256 * 2 ** 20, fetchTimeoutMs: 5000, ...over,
   });

@@ -8,6 +8,14 @@ import type { SimwebReport } from './simweb-child.js';
 
 export const UA = 'drumcrawl-test/0.1 (+https://example.test/bot)';
 
+/**
+ * simweb's servers live on loopback addresses (127.1.0.1 upward), which the crawler's network guard
+ * refuses unless allowed: every test crawl of simweb allows them explicitly, with this config value
+ * (`allowNetworks`) or these CLI flags.
+ */
+export const SIMWEB_NETWORKS: string[] = ['127.0.0.0/8'];
+export const SIMWEB_ALLOW_FLAGS: string[] = SIMWEB_NETWORKS.flatMap((c) => ['--allow-network', c]);
+
 export interface SimwebChild {
   dnsServer: string;
   httpPort: number;

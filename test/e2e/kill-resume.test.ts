@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 import path from 'node:path';
 import { readManifest, readDoneLog } from '../../src/crawl/checkpoint.js';
 import { decodeFrontierUrl } from '../../src/frontier/index.js';
-import { forkSimweb, tempDir, UA } from './harness.js';
+import { forkSimweb, tempDir, UA, SIMWEB_ALLOW_FLAGS } from './harness.js';
 import { readWarcDir } from './warc-read.js';
 
 const MAIN = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url));
@@ -65,7 +65,7 @@ test('SIGKILL ×3 + resume: same fetched set as an uninterrupted crawl, re-fetch
       '--politeness-margin', '40', '--checkpoint-interval', '60000', '--progress', 'none', '--workers', '1', '--ram', '256M',
       '--concurrency', '16', '--fetch-timeout', '5000',
     ];
-    let run = cli(['crawl', ...web.seeds, '--state', state, '--out', out, '--dns-server', web.dnsServer, ...common]);
+    let run = cli(['crawl', ...web.seeds, '--state', state, '--out', out, '--dns-server', web.dnsServer, ...SIMWEB_ALLOW_FLAGS, ...common]);
     const seed = Number(process.env.DRUMCRAWL_KILL_SEED ?? Date.now() % 1000);
     let rnd = seed;
     const random = () => ((rnd = (rnd * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
@@ -139,7 +139,7 @@ test('SIGTERM: drains, checkpoints, exits 0; stats reads the checkpoint; resume 
     const dir = await tempDir('e2e-term');
     const state = path.join(dir, 'state');
     const args = ['--user-agent', UA, '--host-delay', '100', '--ip-delay', '25', '--min-host-delay', '100', '--min-ip-delay', '25', '--progress', 'none', '--workers', '1'];
-    const run = cli(['crawl', ...web.seeds, '--state', state, '--out', path.join(dir, 'warc'), '--dns-server', web.dnsServer, ...args]);
+    const run = cli(['crawl', ...web.seeds, '--state', state, '--out', path.join(dir, 'warc'), '--dns-server', web.dnsServer, ...SIMWEB_ALLOW_FLAGS, ...args]);
     await waitForManifest(state);
     await sleep(1500);
     run.child.kill('SIGTERM');
