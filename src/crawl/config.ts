@@ -94,6 +94,12 @@ export interface StartupOptions {
   maxBodyBytes: number;
   /** Whole-request timeout per fetch. @default 30000 */
   fetchTimeoutMs: number;
+  /**
+   * Multiplies every backoff and host penalty of the retry table (docs/errors.md: a reset is
+   * retried after 2 min, then 4 min …). 1 in a real crawl; tests set it small (0.001 turns
+   * minutes into tenths of a second). A server's Retry-After is never scaled. @default 1
+   */
+  retryDelayScale: number;
   /** Also extract <img src> links. @default false */
   images: boolean;
   /**
@@ -153,6 +159,7 @@ export function defaultCrawlConfig(): StartupOptions & RuntimeOptions {
     progressIntervalMs: 10_000,
     maxBodyBytes: 8 * MiB,
     fetchTimeoutMs: 30_000,
+    retryDelayScale: 1,
     images: false,
     parseTimeoutMs: 10_000,
     politenessMarginMs: 5,
@@ -212,6 +219,14 @@ function nonNegInt(key: string, v: unknown, { nullable = false, min = 0 } = {}):
   if (typeof v === 'string' && /^\s*\d+\s*$/.test(v)) v = Number(v);
   if (typeof v !== 'number' || !Number.isInteger(v) || v < min) {
     throw invalid(key, `must be ${min > 0 ? 'a positive' : 'a non-negative'} integer${nullable ? ' or null' : ''} (got ${JSON.stringify(v)})`, v);
+  }
+  return v;
+}
+
+function positiveNumber(key: string, v: unknown, max: number): number {
+  if (typeof v === 'string' && /^\s*(\d+(\.\d*)?|\.\d+)(e-?\d+)?\s*$/i.test(v)) v = Number(v);
+  if (typeof v !== 'number' || !Number.isFinite(v) || v <= 0 || v > max) {
+    throw invalid(key, `must be a number above 0 and at most ${max} (got ${JSON.stringify(v)})`, v);
   }
   return v;
 }
@@ -354,6 +369,7 @@ export function resolveCrawlConfig(input: CrawlConfigInput, opts: { cwd?: string
     progressIntervalMs: dur('progressIntervalMs')!,
     maxBodyBytes,
     fetchTimeoutMs: dur('fetchTimeoutMs')!,
+    retryDelayScale: positiveNumber('retryDelayScale', raw.retryDelayScale, 1000),
     images: bool('images', raw.images),
     parseTimeoutMs: dur('parseTimeoutMs')!,
     politenessMarginMs: dur('politenessMarginMs')!,
@@ -490,6 +506,7 @@ export const CRAWL_FLAGS: readonly FlagSpec[] = [
   { name: 'progress-interval', value: '<ms>', key: 'progressIntervalMs', kind: 'value', description: 'plain status line period (default 10000)', parse: ms('progressIntervalMs') },
   { name: 'max-body', value: '<size>', key: 'maxBodyBytes', kind: 'value', description: 'body size cap per page (default 8M)', parse: (v) => parseSize(v, 'maxBodyBytes') },
   { name: 'fetch-timeout', value: '<ms>', key: 'fetchTimeoutMs', kind: 'value', description: 'per-fetch timeout (default 30000)', parse: ms('fetchTimeoutMs') },
+  { name: 'retry-delay-scale', value: '<x>', key: 'retryDelayScale', kind: 'value', description: 'multiply the retry backoffs and host penalties of docs/errors.md (default 1)', parse: id },
   { name: 'politeness-margin', value: '<ms>', key: 'politenessMarginMs', kind: 'value', description: 'added to non-zero delays to absorb dispatch jitter (default 5)', parse: ms('politenessMarginMs') },
   { name: 'budget', value: '<crawl|flat|proportional|inverse|popular-only>', key: 'budget', kind: 'value', description: 'STAR budget function F(d) (default crawl)', parse: id },
   { name: 'budget-b0', value: '<n>', key: 'budgetB0', kind: 'value', description: 'B0: default pages per PLD per BEAST pass (default 10)', parse: int('budgetB0') },

@@ -742,7 +742,7 @@ export class Crawler extends EventEmitter {
     this.counters.pages++;
     this.counters.bytes += r.body.byteLength;
     this.count(r.status !== undefined ? String(r.status) : r.outcome);
-    const pol = politenessOutcome(r, fu.attempts + 1);
+    const pol = politenessOutcome(r, fu.attempts + 1, this.cfg.retryDelayScale);
     this.frontier.done(fu, r);
     this.wake.kick();
     // A URL to be retried went back into the frontier's RAM (its snapshot covers it now).

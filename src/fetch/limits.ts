@@ -29,10 +29,13 @@ export function networkPredicate(cidrs: readonly string[]): (ip: string) => bool
   };
 }
 
-/** Largest Retry-After honoured (1 day): beyond that a server is asking us to go away — the policy's maxRetries decides. */
-export const MAX_RETRY_AFTER_MS = 86_400_000;
+/**
+ * Largest Retry-After honoured (1 h, the frontier's longest host wait, maxBackoffMs): a server
+ * asking for longer is asked again after an hour, and the policy's maxRetries decides how often.
+ */
+export const MAX_RETRY_AFTER_MS = 3_600_000;
 
-/** Retry-After (RFC 9110 §10.2.3): delay-seconds or an HTTP-date; ms from `now`, clamped to [0, 1 day]. */
+/** Retry-After (RFC 9110 §10.2.3): delay-seconds or an HTTP-date; ms from `now`, clamped to [0, MAX_RETRY_AFTER_MS]. */
 export function parseRetryAfter(v: string | undefined, now: number): number | undefined {
   if (v === undefined) return undefined;
   const s = v.trim();

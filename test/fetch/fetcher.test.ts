@@ -7,7 +7,7 @@ import https from 'node:https';
 import { readFileSync } from 'node:fs';
 import { startSimweb, type Simweb, type HostInfo } from '../../src/simweb/index.js';
 import {
-  Fetcher, FETCH_OUTCOMES as O, LOOPBACK_NETWORKS, decodeContent, parseRetryAfter, parseContentType, networkPredicate, isHttpResponse,
+  Fetcher, FETCH_OUTCOMES as O, LOOPBACK_NETWORKS, decodeContent, parseRetryAfter, parseContentType, networkPredicate, isHttpResponse, MAX_RETRY_AFTER_MS,
 } from '../../src/fetch/index.js';
 import { isCrawlError } from '../../src/errors.js';
 
@@ -293,7 +293,7 @@ test('header helpers: Retry-After, Content-Type, networks', () => {
   assert.equal(parseRetryAfter('120', now), 120_000);
   assert.equal(parseRetryAfter('Thu, 01 Jan 2026 00:01:00 GMT', now), 60_000);
   assert.equal(parseRetryAfter('Wed, 31 Dec 2025 00:00:00 GMT', now), 0);
-  assert.equal(parseRetryAfter('99999999', now), 86_400_000);
+  assert.equal(parseRetryAfter('99999999', now), MAX_RETRY_AFTER_MS);
   assert.equal(parseRetryAfter('soon', now), undefined);
   assert.deepEqual(parseContentType('Text/HTML ; charset = "UTF-8"'), { type: 'text/html', charset: 'utf-8' });
   assert.deepEqual(parseContentType('application/pdf'), { type: 'application/pdf', charset: undefined });
