@@ -55,6 +55,7 @@ import type { DnsCache } from '../dns/index.js';
 import { FETCH_OUTCOMES as O, type FetchOutcomeCode } from './error-policy.js';
 import { decodeContent, parseContentType, parseRetryAfter } from './limits.js';
 import { addressGuard, embeddedIpv4 } from './address-guard.js';
+import { interimConnector } from './interim.js';
 import os from 'node:os';
 
 export interface FetcherOptions {
@@ -392,8 +393,11 @@ class Exchange implements Dispatcher.DispatchHandler {
     }
     if (this.status !== undefined && this.status >= 300 && this.status < 400) {
       let loc: string | undefined;
-      if (this.locationRaw !== undefined) {
-        try { loc = new URL(this.locationRaw.trim(), r.url).href; } catch { loc = undefined; }
+      const raw = this.locationRaw?.trim() ?? '';
+      // An empty Location, or one that leads back to this URL, names no target (HTTP_3XX below).
+      if (raw !== '') {
+        try { loc = new URL(raw, r.url).href; } catch { loc = undefined; }
+        if (loc !== undefined && loc.replace(/#.*$/, '') === new URL(r.url).href.replace(/#.*$/, '')) loc = undefined;
       }
       if (loc !== undefined && (loc.startsWith('http://') || loc.startsWith('https://'))) r.location = loc;
       if (outcome === O.REDIRECT && r.location === undefined) outcome = O.HTTP_3XX;
@@ -402,7 +406,7 @@ class Exchange implements Dispatcher.DispatchHandler {
       const encs = this.cencoding.toLowerCase().split(',').map((s) => s.trim()).filter((s) => s.length > 0 && s !== 'identity');
       if (encs.length > 0) {
         r.contentEncoding = encs.join(', ');
-        const d = await decodeContent(r.body, encs, this.fetcher.maxDecodedBytes);
+        const d = await decodeContent(r.body, encs, this.fetcher.maxDecodedBytes, r.truncated);
         if (d.ok) r.decoded = d.decoded;
         else {
           r.decoded = EMPTY;
@@ -750,9 +754,10 @@ export class Fetcher {
       headersTimeout: this.headersTimeout,
       bodyTimeout: this.bodyTimeout,
       maxHeaderSize: this.maxHeader,
-      connect: https
+      // undici's connector, wrapped so that an interim `100 Continue` is accepted (interim.ts).
+      connect: interimConnector(https
         ? { timeout: this.connectTimeout, servername: isIP(sni) === 0 ? sni : undefined, rejectUnauthorized: this.tlsReject }
-        : { timeout: this.connectTimeout },
+        : { timeout: this.connectTimeout }),
     });
     this.counters.poolsCreated++;
     this.pools.set(key, { pool, key });
