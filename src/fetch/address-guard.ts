@@ -17,6 +17,7 @@
  * web this way).
  */
 import { BlockList, isIP } from 'node:net';
+import os from 'node:os';
 import { networkPredicate } from './limits.js';
 
 /** [CIDR, name] — IPv4 special-purpose ranges refused by default. */
@@ -160,4 +161,21 @@ export function addressGuard(allow: readonly string[] = []): (ip: string) => str
     }
     return why;
   };
+}
+
+/**
+ * Does a connection to `ip` reach a socket bound to `bound` on this machine? A socket bound to one
+ * address takes connections to that address only; one bound to the wildcard, to any loopback
+ * address and any address of the machine's interfaces.
+ */
+export function isOwnAddress(ip: string, bound: string): boolean {
+  const norm = (a: string): string => embeddedIpv4(a) ?? a.toLowerCase();
+  const target = norm(ip);
+  if (target === norm(bound)) return true;
+  if (bound !== '0.0.0.0' && bound !== '::' && bound !== '') return false;
+  if (target.startsWith('127.') || target === '::1') return true;
+  for (const list of Object.values(os.networkInterfaces())) {
+    for (const a of list ?? []) if (norm(a.address) === target) return true;
+  }
+  return false;
 }

@@ -21,6 +21,12 @@
  * Redirects are never followed: a 3xx comes back with `location` (absolute) for the caller to
  * queue as a new link, so it passes URL dedup, robots and politeness like any other.
  *
+ * The network guard (address-guard.ts) judges the IP each request is about to connect to — the
+ * DNS cache's answer or the URL's IP literal — before any socket exists: special-purpose addresses
+ * are refused (CRAWL_FETCH_BLOCKED_ADDRESS) unless `allowedNetworks` covers them, and so is the
+ * crawler's own status endpoint (refuseEndpoint). Interim 1xx heads, `100 Continue` included, are
+ * passed over to the final response (interim.ts).
+ *
  * The wire gate (politeness where the server sees it). The scheduler decides WHEN a request may
  * start, but a request handed to undici while the IP's connection is busy waits in undici's queue
  * and is written the moment the previous exchange ends — so a server could see two requests closer
@@ -54,9 +60,11 @@ import { CrawlError } from '../errors.js';
 import type { DnsCache } from '../dns/index.js';
 import { FETCH_OUTCOMES as O, type FetchOutcomeCode } from './error-policy.js';
 import { decodeContent, parseContentType, parseRetryAfter } from './limits.js';
-import { addressGuard, embeddedIpv4 } from './address-guard.js';
+import { addressGuard, isOwnAddress } from './address-guard.js';
 import { interimConnector } from './interim.js';
-import os from 'node:os';
+import { buildResponseHead, classifyFetchError, statusOutcome } from './outcome.js';
+
+export { classifyFetchError, isHttpResponse } from './outcome.js';
 
 export interface FetcherOptions {
   /** User-Agent header; must contain a contact URL (`+https://…` or `http(s)://…`). Required. */
@@ -191,34 +199,6 @@ function nonNegOpt(name: string, v: number | undefined): number {
 /** Sentinel reasons we abort an exchange with; onError maps them back. */
 class Stop extends Error {
   constructor(readonly why: 'cap' | 'content-type' | 'total' | 'closed') { super(why); }
-}
-
-/** Map a transport error to an outcome code. */
-export function classifyFetchError(err: unknown): FetchOutcomeCode {
-  const code = String((err as { code?: unknown } | null)?.code ?? '');
-  switch (code) {
-    case 'ECONNREFUSED': return O.CONNECT_REFUSED;
-    case 'UND_ERR_CONNECT_TIMEOUT': case 'ETIMEDOUT': return O.CONNECT_TIMEOUT;
-    case 'EHOSTUNREACH': case 'ENETUNREACH': case 'EADDRNOTAVAIL': case 'EHOSTDOWN': case 'ENETDOWN': return O.CONNECT;
-    case 'UND_ERR_HEADERS_TIMEOUT': return O.HEADERS_TIMEOUT;
-    case 'UND_ERR_BODY_TIMEOUT': return O.BODY_TIMEOUT;
-    case 'ECONNRESET': case 'EPIPE': case 'ECONNABORTED': case 'UND_ERR_SOCKET': case 'UND_ERR_CLOSED': return O.RESET;
-    case 'UND_ERR_HEADERS_OVERFLOW': return O.TOO_LARGE;
-    case 'UND_ERR_RES_CONTENT_LENGTH_MISMATCH': case 'UND_ERR_INFO': case 'UND_ERR_NOT_SUPPORTED': return O.BAD_RESPONSE;
-    case 'UND_ERR_ABORTED': case 'UND_ERR_DESTROYED': return O.ABORTED;
-    case 'EPROTO': return O.TLS;
-    default:
-      if (code.startsWith('HPE_')) return O.BAD_RESPONSE;
-      // Some undici errors carry no code (e.g. HTTPParserError for an unparseable status line).
-      if (code === '') {
-        const name = (err as { name?: unknown } | null)?.name;
-        if (name === 'HTTPParserError' || name === 'ResponseContentLengthMismatchError') return O.BAD_RESPONSE;
-        if (name === 'SocketError') return O.RESET;
-      }
-      if (code.startsWith('ERR_TLS') || code.startsWith('ERR_SSL') || code.startsWith('CERT_') || code.includes('SELF_SIGNED') ||
-        code.startsWith('UNABLE_TO_') || code === 'DEPTH_ZERO_SELF_SIGNED_CERT' || code.startsWith('ERR_OSSL')) return O.TLS;
-      return O.ERROR;
-  }
 }
 
 interface PoolEntry { pool: Pool; key: string }
@@ -419,64 +399,6 @@ class Exchange implements Dispatcher.DispatchHandler {
     r.timings = { connectMs: this.connectMs, firstByteMs: this.firstByteMs, totalMs: performance.now() - this.t0 };
     this.finish(r);
   }
-}
-
-/**
- * True when a complete HTTP response arrived (whatever its status), i.e. there is a response head
- * and a body to archive: 'ok', redirects, 3xx/4xx/429/5xx, and 2xx whose body was rejected or
- * undecodable. False for transport failures (DNS, connect, timeouts, resets, malformed HTTP).
- */
-export function isHttpResponse(r: FetchResult): boolean {
-  if (r.status === undefined || r.responseHead === undefined) return false;
-  switch (r.outcome) {
-    case O.OK: case O.REDIRECT: case O.HTTP_3XX: case O.HTTP_4XX: case O.HTTP_429: case O.HTTP_5XX:
-    case O.DECODE: case O.BOMB: case O.CONTENT_TYPE:
-      return true;
-    default:
-      return false;
-  }
-}
-
-function statusOutcome(s: number): FetchOutcomeCode {
-  if (s >= 200 && s < 300) return O.OK;
-  if (s === 301 || s === 302 || s === 303 || s === 307 || s === 308) return O.REDIRECT;
-  if (s >= 300 && s < 400) return O.HTTP_3XX;
-  if (s === 429) return O.HTTP_429;
-  if (s >= 400 && s < 500) return O.HTTP_4XX;
-  if (s >= 500 && s < 600) return O.HTTP_5XX;
-  return O.BAD_RESPONSE;
-}
-
-/**
- * Does a connection to `ip` reach a socket bound to `bound` on this machine? A socket bound to one
- * address takes connections to that address only; one bound to the wildcard, to any loopback
- * address and any address of the machine's interfaces.
- */
-function isOwnAddress(ip: string, bound: string): boolean {
-  const norm = (a: string): string => embeddedIpv4(a) ?? a.toLowerCase();
-  const target = norm(ip);
-  if (target === norm(bound)) return true;
-  if (bound !== '0.0.0.0' && bound !== '::' && bound !== '') return false;
-  if (target.startsWith('127.') || target === '::1') return true;
-  for (const list of Object.values(os.networkInterfaces())) {
-    for (const a of list ?? []) if (norm(a.address) === target) return true;
-  }
-  return false;
-}
-
-const CRLF = Buffer.from('\r\n');
-const COLON_SP = Buffer.from(': ');
-const TE_RENAMED = Buffer.from('X-Crawler-Transfer-Encoding');
-
-function buildResponseHead(status: number, statusText: string, raw: Buffer[]): Uint8Array {
-  const parts: Buffer[] = [Buffer.from(`HTTP/1.1 ${status}${statusText.length > 0 ? ' ' + statusText : ' '}\r\n`, 'latin1')];
-  for (let i = 0; i < raw.length; i += 2) {
-    const name = raw[i]!;
-    const isTE = name.length === 17 && name.toString('latin1').toLowerCase() === 'transfer-encoding';
-    parts.push(isTE ? TE_RENAMED : name, COLON_SP, raw[i + 1]!, CRLF);
-  }
-  parts.push(CRLF);
-  return Buffer.concat(parts);
 }
 
 export class Fetcher {

@@ -12,6 +12,8 @@
  * `{ retry, maxRetries, backoffMs, backoffFactor, hostPenaltyMs, description }` (the contract's
  * `hostPenalty`, with its unit in the name). Outcome code type: FetchOutcomeCode (the frontier
  * exports a `FetchOutcome`). isHttpResponse(r): a complete response arrived (archive it).
+ * The network guard: addressGuard / specialAddress (address-guard.ts), Fetcher.refuseEndpoint and
+ * Fetcher.refusal; `allowedNetworks` admits special-purpose ranges (public addresses always pass).
  */
 export {
   Fetcher, classifyFetchError, isHttpResponse, type FetcherOptions, type FetchRequest, type FetchResult,
