@@ -113,3 +113,21 @@ test('fetcher: DNS rebinding to a forbidden address, localhost and the own statu
     await sim.close();
   }
 });
+
+test('config: --allow-network is repeatable and validated; allowNetworks in a config file; retryDelayScale', async () => {
+  const { parseCrawlArgs, resolveCrawlConfig, configFromFileObject } = await import('../../src/crawl/config.js');
+  const { input } = parseCrawlArgs(['http://a.test/', '--allow-network', '127.0.0.0/8', '--allow-network=::1', '--retry-delay-scale', '0.01']);
+  const cfg = resolveCrawlConfig(input);
+  assert.deepEqual(cfg.allowNetworks, ['127.0.0.0/8', '::1']);
+  assert.equal(cfg.retryDelayScale, 0.01);
+  assert.deepEqual(resolveCrawlConfig({}).allowNetworks, [], 'nothing special is allowed by default');
+  assert.equal(resolveCrawlConfig({}).retryDelayScale, 1);
+  assert.deepEqual(resolveCrawlConfig(configFromFileObject({ 'allow-network': ['10.0.0.0/8'] })).allowNetworks, ['10.0.0.0/8']);
+  assert.deepEqual(resolveCrawlConfig(configFromFileObject({ allowNetworks: ['fd00::/8'] })).allowNetworks, ['fd00::/8']);
+  for (const bad of ['localhost', '10.0.0.0/33', '10.0.0.0/', '']) {
+    assert.throws(() => resolveCrawlConfig({ allowNetworks: [bad] }), (e: unknown) => (e as { code?: string }).code === 'CRAWL_CONFIG_INVALID' && /allowNetworks/.test(String(e)), bad);
+  }
+  for (const bad of [0, -1, 'fast', 1e6]) {
+    assert.throws(() => resolveCrawlConfig({ retryDelayScale: bad as number }), (e: unknown) => (e as { code?: string }).code === 'CRAWL_CONFIG_INVALID', String(bad));
+  }
+});
