@@ -172,6 +172,8 @@ export function isOwnAddress(ip: string, bound: string): boolean {
   const norm = (a: string): string => embeddedIpv4(a) ?? a.toLowerCase();
   const target = norm(ip);
   if (target === norm(bound)) return true;
+  // Connecting to the unspecified address reaches this machine (Linux routes it to loopback).
+  if (target === '0.0.0.0' || target === '::') return true;
   if (bound !== '0.0.0.0' && bound !== '::' && bound !== '') return false;
   if (target.startsWith('127.') || target === '::1') return true;
   for (const list of Object.values(os.networkInterfaces())) {

@@ -100,6 +100,10 @@ test('fetcher: DNS rebinding to a forbidden address, localhost and the own statu
     assert.match(g.refusal('127.0.0.1', sim.httpPort)!, /own status server/);
     assert.equal(g.refusal('127.1.0.1', sim.httpPort), null, 'another address on that port is not the endpoint');
     assert.equal(g.refusal('127.0.0.1', sim.httpPort + 1), null);
+    const all = new Fetcher({ userAgent: UA, allowedNetworks: ['0.0.0.0/0', '::/0'] });
+    all.refuseEndpoint('127.0.0.1', sim.httpPort);
+    for (const ip of ['0.0.0.0', '::', '::ffff:127.0.0.1']) assert.notEqual(all.refusal(ip, sim.httpPort), null, `${ip} reaches the endpoint`);
+    await all.close();
     const own = await g.fetch({ url: `http://127.0.0.1:${sim.httpPort}/metrics`, ip: '127.0.0.1' });
     assert.equal(own.outcome, O.BLOCKED_ADDRESS);
     g.refuseEndpoint('0.0.0.0', 9);
