@@ -18,7 +18,7 @@ import path from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { readFileSync, readdirSync, writeFileSync, mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { forkSimweb, tempDir } from '../../test/e2e/harness.js';
+import { forkSimweb, tempDir, SIMWEB_NETWORKS } from '../../test/e2e/harness.js';
 
 type ConfigModule = typeof import('../../src/crawl/config.js');
 type PipelineModule = typeof import('../../src/crawl/pipeline.js');
@@ -69,7 +69,7 @@ function childCpuMs(pid: number): number | null {
 const web = await forkSimweb('bench', undefined, { log: false });
 const dir = await tempDir('bench-e2e');
 const cfg = resolveCrawlConfig({
-  seeds: web.seeds, stateDir: path.join(dir, 'state'), outDir: path.join(dir, 'warc'), dnsServers: [web.dnsServer],
+  seeds: web.seeds, stateDir: path.join(dir, 'state'), outDir: path.join(dir, 'warc'), dnsServers: [web.dnsServer], allowNetworks: SIMWEB_NETWORKS,
   userAgent: 'drumcrawl-bench/0.1 (+https://example.test/bench)',
   hostDelayMs: 0, ipDelayMs: 0, minHostDelayMs: 0, minIpDelayMs: 0,
   maxTimeMs: seconds * 1000, maxPages, workers, fetchConcurrency: concurrency, progress: 'plain', progressIntervalMs: 5000,

@@ -14,7 +14,7 @@ import { writeFileSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Agent, request } from 'undici';
-import { Fetcher } from '../../src/fetch/index.js';
+import { Fetcher, LOOPBACK_NETWORKS } from '../../src/fetch/index.js';
 
 const args = process.argv.slice(2);
 if (args.includes('--robots')) {
@@ -71,7 +71,7 @@ const raw = (i: number): Promise<number> => {
     return b.byteLength;
   });
 };
-const fetcher = new Fetcher({ userAgent: UA, connectionsPerPool: 1 });
+const fetcher = new Fetcher({ userAgent: UA, connectionsPerPool: 1, allowedNetworks: LOOPBACK_NETWORKS });
 const ours = (i: number): Promise<number> => {
   const t = targets[i]!;
   return fetcher.fetch({ url: t.url, ip: t.ip }).then((r) => {

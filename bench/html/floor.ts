@@ -28,7 +28,7 @@ import { LinkTable } from '../../src/crawl/links-codec.js';
 import { BatchWriter, decodeResults } from '../../src/crawl/drum-codec.js';
 import { Drum } from '../../src/drum/index.js';
 import { DnsCache } from '../../src/dns/index.js';
-import { Fetcher } from '../../src/fetch/index.js';
+import { Fetcher, LOOPBACK_NETWORKS } from '../../src/fetch/index.js';
 import { forkSimweb } from '../../test/e2e/harness.js';
 import { simwebPages, charsetOf } from './corpus.js';
 
@@ -122,7 +122,7 @@ ms.warcNone = perItem(idx, (i) => encodeExchangeRecords(exch(i), { compression: 
 {
   const web = await forkSimweb('bench', undefined, { log: false });
   const dns = new DnsCache({ servers: [web.dnsServer] });
-  const fetcher = new Fetcher({ userAgent: 'drumcrawl-bench/0.1 (+https://example.test/bench)', dns });
+  const fetcher = new Fetcher({ userAgent: 'drumcrawl-bench/0.1 (+https://example.test/bench)', dns, allowedNetworks: LOOPBACK_NETWORKS });
   try {
     // Same-host pages (keep-alive, one connection per IP as in the crawl) over the seeds' hosts.
     const bases = web.seeds.map((s) => new URL(s));

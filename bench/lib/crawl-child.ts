@@ -3,7 +3,7 @@
  * tree via tsx (no build) — for benches that need the crawler's own process: its RSS
  * and CPU are then the crawler's alone, not the harness' or simweb's (bench/star, bench/rss).
  *
- *   const c = startCrawlChild(['http://…', '--dns-server', sw.dnsServer, '--max-pages', '1000', …]);
+ *   const c = startCrawlChild(['http://…', '--dns-server', sw.dnsServer, ...SIMWEB_ALLOW_FLAGS, '--max-pages', '1000', …]);
  *   const url = await c.statusUrl;          // when '--status-port 0' is passed: 'http://127.0.0.1:P'
  *   const st = await c.status();             // GET /status (null if not answering)
  *   const code = await c.exited;             // exit code (null after a signal)

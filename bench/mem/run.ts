@@ -20,6 +20,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { startSimweb, type WebParams } from '../../src/simweb/index.js';
+import { SIMWEB_ALLOW_FLAGS } from '../../test/e2e/harness.js';
 import { REPO_ROOT, SHARED_MACHINE_NOTE, args, machineInfo, sig, writeResult } from '../lib/report.js';
 import { cpuSeconds, rssBytes, startCrawlChild } from '../lib/crawl-child.js';
 import { snapshotTree } from '../lib/snapshot.js';
@@ -56,7 +57,7 @@ const sim = await startSimweb({ seed: 1, params, log: false });
 const tree = snapshotTree(a.get('tree') ?? 'HEAD');
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'dc-mem-'));
 const probeFile = path.join(dir, 'probe.jsonl');
-const argv = [...sim.seeds, '--dns-server', sim.dnsServer, '--state', path.join(dir, 'state'), '--out', path.join(dir, 'out'),
+const argv = [...sim.seeds, '--dns-server', sim.dnsServer, ...SIMWEB_ALLOW_FLAGS, '--state', path.join(dir, 'state'), '--out', path.join(dir, 'out'),
   '--user-agent', UA, '--ram', ramArg, '--host-delay', '0', '--min-host-delay', '0', '--ip-delay', '0', '--min-ip-delay', '0',
   '--concurrency', '256', '--warc-compression', 'none', '--warc-max-size', '256M', '--status-port', '0',
   '--progress', 'none', ...extraArgs];

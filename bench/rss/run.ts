@@ -30,6 +30,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { startSimweb, type WebParams } from '../../src/simweb/index.js';
+import { SIMWEB_ALLOW_FLAGS } from '../../test/e2e/harness.js';
 import { SHARED_MACHINE_NOTE, args, machineInfo, sig, writeResult, writeSvg } from '../lib/report.js';
 import { lineChart } from '../lib/svg.js';
 import { cpuSeconds, rssBytes, startCrawlChild } from '../lib/crawl-child.js';
@@ -70,7 +71,7 @@ log(`simweb on port ${sim.httpPort}, DNS ${sim.dnsServer}; ${links} links/page; 
 const tree = snapshotTree(a.get('tree') ?? 'HEAD');
 const buildMs = fromSrc ? null : buildTree(tree.dir);
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'dc-rss-'));
-const argv = [...sim.seeds, '--dns-server', sim.dnsServer, '--state', path.join(dir, 'state'), '--out', path.join(dir, 'out'),
+const argv = [...sim.seeds, '--dns-server', sim.dnsServer, ...SIMWEB_ALLOW_FLAGS, '--state', path.join(dir, 'state'), '--out', path.join(dir, 'out'),
   '--user-agent', UA, '--ram', ramArg, '--host-delay', '0', '--min-host-delay', '0', '--ip-delay', '0', '--min-ip-delay', '0',
   '--concurrency', String(concurrency), '--warc-compression', warcCompression, '--warc-max-size', '256M', '--status-port', '0',
   '--progress', 'plain', '--progress-interval', '60000', ...(workers ? ['--workers', workers] : [])];

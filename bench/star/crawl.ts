@@ -26,6 +26,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { isRobotsPath, startSimweb, type RequestLogEntry, type WebParams } from '../../src/simweb/index.js';
+import { SIMWEB_ALLOW_FLAGS } from '../../test/e2e/harness.js';
 import { SHARED_MACHINE_NOTE, args, commandLine, machineInfo, mdTable, sig, writeResult, writeSvg } from '../lib/report.js';
 import { lineChart, type Series } from '../lib/svg.js';
 import { cpuSeconds, rssBytes, startCrawlChild } from '../lib/crawl-child.js';
@@ -158,7 +159,7 @@ async function runOne(spec: RunSpec): Promise<RunOut> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), `dc-star-${spec.key}-`));
   cur = { pages: 0, requests: 0, robots: 0, farm: 0, trap: 0, perPld: new Map(), fetched: [] };
   const c = cur;
-  const argv = [...sim.seeds, '--dns-server', sim.dnsServer, '--state', path.join(dir, 'state'), '--out', path.join(dir, 'out'),
+  const argv = [...sim.seeds, '--dns-server', sim.dnsServer, ...SIMWEB_ALLOW_FLAGS, '--state', path.join(dir, 'state'), '--out', path.join(dir, 'out'),
     '--user-agent', UA, '--max-pages', String(pagesTarget), '--host-delay', String(hostDelay), '--min-host-delay', String(hostDelay),
     '--ip-delay', String(ipDelay), '--min-ip-delay', String(ipDelay), '--ram', ram, '--concurrency', String(concurrency),
     '--warc-compression', 'none', '--progress', 'plain', '--progress-interval', '30000', '--checkpoint-interval', '600000',

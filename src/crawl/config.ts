@@ -16,6 +16,7 @@
 import os from 'node:os';
 import path from 'node:path';
 import { CrawlError } from '../errors.js';
+import { networkPredicate } from '../fetch/limits.js';
 
 export const CRAWL_CONFIG_INVALID = 'CRAWL_CONFIG_INVALID';
 
@@ -53,6 +54,12 @@ export interface StartupOptions {
   outDir: string;
   /** DNS servers as host:port; empty = the system resolvers. @default [] */
   dnsServers: string[];
+  /**
+   * CIDRs the network guard lets the fetcher connect to although they are special-purpose
+   * (loopback, private, link-local …; src/fetch/address-guard.ts). Public addresses need no entry.
+   * @default []
+   */
+  allowNetworks: string[];
   /** User-Agent header; should carry a contact URL. Also the robots.txt agent token (its first word). */
   userAgent: string;
   /** Do not enqueue links more than this many hops from a seed; null = unlimited. @default null */
@@ -87,6 +94,12 @@ export interface StartupOptions {
   maxBodyBytes: number;
   /** Whole-request timeout per fetch. @default 30000 */
   fetchTimeoutMs: number;
+  /**
+   * Multiplies every backoff and host penalty of the retry table (docs/errors.md: a reset is
+   * retried after 2 min, then 4 min …). 1 in a real crawl; tests set it small (0.001 turns
+   * minutes into tenths of a second). A server's Retry-After is never scaled. @default 1
+   */
+  retryDelayScale: number;
   /** Also extract <img src> links. @default false */
   images: boolean;
   /**
@@ -128,6 +141,7 @@ export function defaultCrawlConfig(): StartupOptions & RuntimeOptions {
     stateDir: './crawl-state',
     outDir: './crawl-out',
     dnsServers: [],
+    allowNetworks: [],
     userAgent: DEFAULT_USER_AGENT,
     maxDepth: null,
     scope: 'any',
@@ -145,6 +159,7 @@ export function defaultCrawlConfig(): StartupOptions & RuntimeOptions {
     progressIntervalMs: 10_000,
     maxBodyBytes: 8 * MiB,
     fetchTimeoutMs: 30_000,
+    retryDelayScale: 1,
     images: false,
     parseTimeoutMs: 10_000,
     politenessMarginMs: 5,
@@ -208,6 +223,14 @@ function nonNegInt(key: string, v: unknown, { nullable = false, min = 0 } = {}):
   return v;
 }
 
+function positiveNumber(key: string, v: unknown, max: number): number {
+  if (typeof v === 'string' && /^\s*(\d+(\.\d*)?|\.\d+)(e-?\d+)?\s*$/i.test(v)) v = Number(v);
+  if (typeof v !== 'number' || !Number.isFinite(v) || v <= 0 || v > max) {
+    throw invalid(key, `must be a number above 0 and at most ${max} (got ${JSON.stringify(v)})`, v);
+  }
+  return v;
+}
+
 function str(key: string, v: unknown, { empty = false } = {}): string {
   if (typeof v !== 'string' || (!empty && v.trim() === '')) throw invalid(key, `must be a non-empty string (got ${JSON.stringify(v)})`, v);
   return v;
@@ -239,6 +262,16 @@ function hostPort(key: string, v: string): string {
   const host = m[1] ?? m[2]!;
   const port = m[3] ?? '53';
   return m[1] !== undefined ? `[${host}]:${port}` : `${host}:${port}`;
+}
+
+function cidr(key: string, v: string): string {
+  const t = v.trim();
+  try {
+    networkPredicate([t]);
+  } catch {
+    throw invalid(key, `entries must be IP networks like 10.0.0.0/8, 127.0.0.2/32 or fd00::/8 (got ${JSON.stringify(v)})`, v);
+  }
+  return t;
 }
 
 const ALL_KEYS = new Set<string>(Object.keys(defaultCrawlConfig()));
@@ -318,6 +351,7 @@ export function resolveCrawlConfig(input: CrawlConfigInput, opts: { cwd?: string
     stateDir: path.resolve(cwd, str('stateDir', raw.stateDir)),
     outDir: path.resolve(cwd, str('outDir', raw.outDir)),
     dnsServers: strList('dnsServers', raw.dnsServers).map((s) => hostPort('dnsServers', s)),
+    allowNetworks: strList('allowNetworks', raw.allowNetworks).map((c) => cidr('allowNetworks', c)),
     userAgent: str('userAgent', raw.userAgent),
     maxDepth: nonNegInt('maxDepth', raw.maxDepth, { nullable: true }),
     scope: oneOf('scope', raw.scope, ['any', 'pld', 'host'] as const),
@@ -335,6 +369,7 @@ export function resolveCrawlConfig(input: CrawlConfigInput, opts: { cwd?: string
     progressIntervalMs: dur('progressIntervalMs')!,
     maxBodyBytes,
     fetchTimeoutMs: dur('fetchTimeoutMs')!,
+    retryDelayScale: positiveNumber('retryDelayScale', raw.retryDelayScale, 1000),
     images: bool('images', raw.images),
     parseTimeoutMs: dur('parseTimeoutMs')!,
     politenessMarginMs: dur('politenessMarginMs')!,
@@ -448,6 +483,7 @@ export const CRAWL_FLAGS: readonly FlagSpec[] = [
   { name: 'state', value: '<dir>', key: 'stateDir', kind: 'value', description: 'state directory (default ./crawl-state)', parse: id },
   { name: 'out', value: '<dir>', key: 'outDir', kind: 'value', description: 'output directory for WARC files and crawl log (default ./crawl-out)', parse: id },
   { name: 'dns-server', value: '<host:port>', key: 'dnsServers', kind: 'value', repeat: true, description: 'DNS server to use (repeatable; default: system resolvers)', parse: id },
+  { name: 'allow-network', value: '<cidr>', key: 'allowNetworks', kind: 'value', repeat: true, description: 'let the crawler connect to this special-purpose range (loopback, private …; refused by default; repeatable)', parse: id },
   { name: 'user-agent', value: '<s>', key: 'userAgent', kind: 'value', description: 'User-Agent, with a contact URL', parse: id },
   { name: 'max-pages', value: '<n>', key: 'maxPages', kind: 'value', description: 'stop after n fetched pages (checkpoint, exit 0)', parse: int('maxPages') },
   { name: 'max-time', value: '<s>', key: 'maxTimeMs', kind: 'value', description: 'stop after s seconds (also 10m, 2h; checkpoint, exit 0)', parse: (v) => parseDurationMs(v, 'maxTimeMs', 's') },
@@ -470,6 +506,7 @@ export const CRAWL_FLAGS: readonly FlagSpec[] = [
   { name: 'progress-interval', value: '<ms>', key: 'progressIntervalMs', kind: 'value', description: 'plain status line period (default 10000)', parse: ms('progressIntervalMs') },
   { name: 'max-body', value: '<size>', key: 'maxBodyBytes', kind: 'value', description: 'body size cap per page (default 8M)', parse: (v) => parseSize(v, 'maxBodyBytes') },
   { name: 'fetch-timeout', value: '<ms>', key: 'fetchTimeoutMs', kind: 'value', description: 'per-fetch timeout (default 30000)', parse: ms('fetchTimeoutMs') },
+  { name: 'retry-delay-scale', value: '<x>', key: 'retryDelayScale', kind: 'value', description: 'multiply the retry backoffs and host penalties of docs/errors.md (default 1)', parse: id },
   { name: 'politeness-margin', value: '<ms>', key: 'politenessMarginMs', kind: 'value', description: 'added to non-zero delays to absorb dispatch jitter (default 5)', parse: ms('politenessMarginMs') },
   { name: 'budget', value: '<crawl|flat|proportional|inverse|popular-only>', key: 'budget', kind: 'value', description: 'STAR budget function F(d) (default crawl)', parse: id },
   { name: 'budget-b0', value: '<n>', key: 'budgetB0', kind: 'value', description: 'B0: default pages per PLD per BEAST pass (default 10)', parse: int('budgetB0') },

@@ -6,7 +6,8 @@
 import path from 'node:path';
 import { CrawlError } from '../errors.js';
 import { Frontier, Star, budgetPreset, type FrontierUrl, type FetchOutcome as PoliteFetchOutcome } from '../frontier/index.js';
-import { OUTCOME_POLICY, outcomePolicy, type FetchResult } from '../fetch/index.js';
+import type { FetchResult } from '../fetch/index.js';
+import { MAX_FETCH_ATTEMPTS, retryOutcome } from './retry-policy.js';
 import type { DnsCache } from '../dns/index.js';
 import type { RobotsRules } from '../robots/index.js';
 import type { CrawlConfig } from './config.js';
@@ -75,22 +76,11 @@ export interface FrontierPort {
 type FetchLike = Pick<FetchResult, 'outcome' | 'status' | 'retryAfterMs'>;
 
 /**
- * Outcomes that say the host misbehaved (politeness backs it off; a success resets the count): the
- * ones src/fetch's policy table gives a host penalty — one table, docs/errors.md.
+ * FetchResult → the frontier's FetchOutcome: the retry policy of src/fetch's table (docs/errors.md),
+ * applied in retry-policy.ts; `scale` is config retryDelayScale.
  */
-const HOST_ERRORS = new Set(
-  Object.entries(OUTCOME_POLICY).filter(([, pol]) => pol.hostPenaltyMs > 0).map(([code]) => code),
-);
-
-/** FetchResult → the frontier's FetchOutcome, from src/fetch's policy table (docs/errors.md). */
-export function politenessOutcome(r: FetchLike, attempts: number): PoliteFetchOutcome {
-  if (r.outcome === 'ok') return {};
-  const pol = outcomePolicy(r.outcome);
-  const out: PoliteFetchOutcome = {};
-  if (HOST_ERRORS.has(r.outcome)) out.hostError = true;
-  if (r.retryAfterMs !== undefined) out.retryAfterMs = r.retryAfterMs;
-  if (pol.retry && attempts < pol.maxRetries) out.retry = true;
-  return out;
+export function politenessOutcome(r: FetchLike, attempts: number, scale = 1): PoliteFetchOutcome {
+  return retryOutcome(r, attempts, scale);
 }
 
 export interface FrontierPortOptions {
@@ -139,6 +129,8 @@ class FrontierAdapter implements FrontierPort {
     private readonly star: Star,
     private readonly dns: DnsCache,
     private readonly clock: () => number = Date.now,
+    /** config retryDelayScale: multiplies the policy table's backoffs and host penalties */
+    private readonly retryScale = 1,
   ) {}
 
   private async flushLinks(): Promise<void> {
@@ -246,7 +238,7 @@ class FrontierAdapter implements FrontierPort {
   }
 
   done(u: FrontierUrl, r: FetchResult): void {
-    this.f.fetchDone(u, politenessOutcome(r, u.attempts + 1));
+    this.f.fetchDone(u, politenessOutcome(r, u.attempts + 1, this.retryScale));
   }
 
   robotsDone(item: FrontierUrl, r: RobotsOutcome): void {
@@ -330,6 +322,8 @@ export async function openFrontierPort(dir: string, cfg: CrawlConfig, dns: DnsCa
     ...frontierDelays(cfg),
     b0: cfg.budgetB0,
     ramUrls: frontierRamUrls(cfg),
+    // Every outcome gets the retries its policy promises (429: 5 retries = 6 attempts).
+    maxAttempts: MAX_FETCH_ATTEMPTS,
     onDrop: opts.onDrop,
   });
   // STAR's tables (PLDedges, PLDindegree) on DRUM, beside the frontier; the rank histogram is
@@ -340,5 +334,5 @@ export async function openFrontierPort(dir: string, cfg: CrawlConfig, dns: DnsCa
   // costs fsyncs (Z, directory, manifest); the tables are small (one entry per PLD / PLD edge).
   const pldStore = await PldStoreProxy.open(starDir, { ramBytes: Math.max(8 << 20, Math.min(64 << 20, Math.floor(cfg.ramBytes / 32))), drum: { buckets: 1 } }, opts.starThread);
   const star = await Star.open(pldStore, budgetPreset(cfg.budget, cfg.budgetB0), path.join(starDir, 'histogram.bin'));
-  return new FrontierAdapter(f, star, dns);
+  return new FrontierAdapter(f, star, dns, Date.now, cfg.retryDelayScale);
 }

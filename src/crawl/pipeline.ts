@@ -42,6 +42,7 @@ import { DrumProxy, DrumThread } from './drum-proxy.js';
 import { forEachResult } from './drum-codec.js';
 import { DnsCache } from '../dns/index.js';
 import { Fetcher, fetchRobots, isHttpResponse, type FetchResult } from '../fetch/index.js';
+import { ALLOW_ALL } from '../robots/index.js';
 import type { EncodedGroupLike } from './links-codec.js';
 import { WarcWriter, CrawlLog, type TruncatedReason } from '../store/index.js';
 import { recoverWarc, relocate } from './recovery.js';
@@ -427,6 +428,8 @@ export class Crawler extends EventEmitter {
       // connection is written no sooner than τs0 / τh0 after the previous one (src/fetch wire gate).
       minIpIntervalMs: withMargin(cfg.minIpDelayMs, cfg),
       minHostIntervalMs: withMargin(cfg.minHostDelayMs, cfg),
+      // The network guard refuses special-purpose addresses; these ranges are allowed anyway.
+      allowedNetworks: cfg.allowNetworks,
     });
     // The parse workers boot while the DRUM threads open (each loads its code: ~1 s apiece on a
     // loaded 2-core box, which a resume would otherwise pay one after the other).
@@ -548,6 +551,8 @@ export class Crawler extends EventEmitter {
     this.state = this.cfg.paused ? 'paused' : 'running';
     if (this.cfg.statusPort !== null) {
       this.statusServer = await startStatusServer(this, this.cfg.statusPort, this.cfg.statusHost);
+      // A page must never make the crawler fetch (and archive) its own control surface.
+      this.fetcher.refuseEndpoint(this.cfg.statusHost, this.statusServer.port);
       this.emit('status-server', this.statusServer.url);
     }
     this.printer = new ProgressPrinter(() => this.snapshot(), this.opts.progressOut ?? process.stderr, this.cfg.progress, this.cfg.progressIntervalMs);
@@ -805,7 +810,7 @@ export class Crawler extends EventEmitter {
     this.counters.pages++;
     this.counters.bytes += r.body.byteLength;
     this.count(r.status !== undefined ? String(r.status) : r.outcome);
-    const pol = politenessOutcome(r, fu.attempts + 1);
+    const pol = politenessOutcome(r, fu.attempts + 1, this.cfg.retryDelayScale);
     this.frontier.done(fu, r);
     this.wake.kick();
     // A URL to be retried went back into the frontier's RAM (its snapshot covers it now).
@@ -883,6 +888,13 @@ export class Crawler extends EventEmitter {
     this.counters.robotsFetches++;
     void (async () => {
       try {
+        if (this.fetcher.refusal(item.ip, portOfUrl(item.url)) !== null) {
+          // The network guard refuses the host's address: no robots.txt can be asked there. Each
+          // page URL goes on to the fetcher, which refuses it too (nothing is sent) and crawl.log
+          // records it with CRAWL_FETCH_BLOCKED_ADDRESS.
+          this.frontier.robotsDone(item, { rules: ALLOW_ALL, outcome: 'CRAWL_FETCH_BLOCKED_ADDRESS', expiresAt: Date.now() + 3_600_000 });
+          return;
+        }
         const r = await fetchRobots(this.fetcher, item.host, item.ip, portOfUrl(item.url), this.cfg.userAgent, {
           dns: this.dns,
           // Every request, the first and each redirect hop (which may go to another server's IP),

@@ -184,6 +184,13 @@ export class DnsCache {
     }
     h = h.toLowerCase();
     if (h.endsWith('.')) h = h.slice(0, -1);
+    if (h === 'localhost' || h.endsWith('.localhost')) {
+      // RFC 6761 §6.3: these names are the loopback address, answered without asking a server (so
+      // the fetcher's network guard sees the address they stand for and refuses it unless allowed).
+      this.st.hits++;
+      const ip = this.family === 6 ? '::1' : '127.0.0.1';
+      return Promise.resolve({ ip, ttlMs: this.maxTtl, addresses: [ip], cached: true });
+    }
     const now = this.now();
     const e = this.cache.get(h);
     if (e !== undefined && e.expiresAt > now) {

@@ -7,8 +7,9 @@
  *   maxRetries   — how many times at most (after the first attempt)
  *   backoffMs    — delay before retry n (1-based) is backoffMs · backoffFactor^(n-1); a larger
  *                  Retry-After from the server wins (429/503)
- *   hostPenaltyMs — extra wait the politeness layer adds to the host's next-due time (the IP heap is
- *                  unaffected unless the layer chooses so); hostile behaviour costs the host, not us
+ *   hostPenaltyMs — least wait before the host is contacted again after this outcome, retried or
+ *                  not (the IP heap is unaffected); hostile behaviour costs the host, not us
+ * src/crawl/retry-policy.ts applies the table in the crawler (both delays as host waits).
  */
 
 export interface OutcomePolicy {
@@ -71,13 +72,13 @@ export const ROBOTS_OUTCOMES = {
 export const OUTCOME_POLICY: Readonly<Record<string, OutcomePolicy>> = Object.freeze({
   ok: p(false, 0, 0, 0, '2xx response; body stored (truncated: true if it hit maxBodyBytes — recorded, not an error).'),
   CRAWL_FETCH_REDIRECT: p(false, 0, 0, 0, '301/302/303/307/308 with a Location: the target is returned as a new link, never followed inline.'),
-  CRAWL_FETCH_HTTP_3XX: p(false, 0, 0, 0, 'Other 3xx, or a redirect without a usable Location.'),
+  CRAWL_FETCH_HTTP_3XX: p(false, 0, 0, 0, 'Other 3xx, or a redirect without a usable Location (missing, empty, unparseable, not http(s), or back to the URL itself).'),
   CRAWL_FETCH_HTTP_4XX: p(false, 0, 0, 0, '4xx other than 429: the page is gone or forbidden.'),
   CRAWL_FETCH_HTTP_429: p(true, 5, 2 * MIN, 2 * MIN, '429 Too Many Requests: slow the host down; Retry-After (retryAfterMs) wins when longer.'),
   CRAWL_FETCH_HTTP_5XX: p(true, 3, 5 * MIN, 30_000, '5xx (503 carries Retry-After in retryAfterMs when sent).'),
   CRAWL_FETCH_DNS: p(true, 2, 30 * MIN, 0, 'The host did not resolve (details in the DNS code); the DNS cache holds the negative answer.'),
   CRAWL_FETCH_BAD_URL: p(false, 0, 0, 0, 'The URL is not an absolute http(s) URL the fetcher can request.'),
-  CRAWL_FETCH_BLOCKED_ADDRESS: p(false, 0, 0, 0, 'The resolved IP is outside allowedNetworks / refused by isAddressAllowed; nothing was sent.'),
+  CRAWL_FETCH_BLOCKED_ADDRESS: p(false, 0, 0, 0, 'The address to connect to is special-purpose (loopback, private, link-local …) and outside allowNetworks, or is the crawler\'s own status port (errorCode says which); nothing was sent.'),
   CRAWL_FETCH_CONNECT_REFUSED: p(true, 2, 10 * MIN, 5 * MIN, 'TCP connection refused (RST on SYN).'),
   CRAWL_FETCH_CONNECT_TIMEOUT: p(true, 2, 10 * MIN, 5 * MIN, 'No TCP/TLS connection within connectTimeoutMs.'),
   CRAWL_FETCH_CONNECT: p(true, 2, 10 * MIN, 5 * MIN, 'Other connect failure (unreachable network/host).'),
@@ -87,7 +88,7 @@ export const OUTCOME_POLICY: Readonly<Record<string, OutcomePolicy>> = Object.fr
   CRAWL_FETCH_RESET: p(true, 2, 2 * MIN, 30_000, 'The server closed or reset the connection before the response was complete.'),
   CRAWL_FETCH_TLS: p(false, 0, 0, 0, 'TLS handshake or certificate failure.'),
   CRAWL_FETCH_TOO_LARGE: p(false, 0, 0, MIN, 'The response head is larger than maxHeaderBytes.'),
-  CRAWL_FETCH_DECODE: p(false, 0, 0, 0, 'Content-Encoding could not be decoded (corrupt or unsupported); raw body kept.'),
+  CRAWL_FETCH_DECODE: p(false, 0, 0, 0, 'Content-Encoding could not be decoded: corrupt, unsupported (zstd, compress), or the body is not one complete stream of it; raw body kept.'),
   CRAWL_FETCH_BOMB: p(false, 0, 0, 10 * MIN, 'Decoded body exceeded maxDecodedBytes (decompression bomb); decoding stopped, raw body kept.'),
   CRAWL_FETCH_CONTENT_TYPE: p(false, 0, 0, 0, 'Content-Type not in acceptContentTypes; the body was not downloaded.'),
   CRAWL_FETCH_BAD_RESPONSE: p(true, 1, 10 * MIN, MIN, 'Malformed HTTP (parser error: bad status line, invalid header syntax).'),

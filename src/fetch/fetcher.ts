@@ -21,6 +21,12 @@
  * Redirects are never followed: a 3xx comes back with `location` (absolute) for the caller to
  * queue as a new link, so it passes URL dedup, robots and politeness like any other.
  *
+ * The network guard (address-guard.ts) judges the IP each request is about to connect to — the
+ * DNS cache's answer or the URL's IP literal — before any socket exists: special-purpose addresses
+ * are refused (CRAWL_FETCH_BLOCKED_ADDRESS) unless `allowedNetworks` covers them, and so is the
+ * crawler's own status endpoint (refuseEndpoint). Interim 1xx heads, `100 Continue` included, are
+ * passed over to the final response (interim.ts).
+ *
  * The wire gate (politeness where the server sees it). The scheduler decides WHEN a request may
  * start, but a request handed to undici while the IP's connection is busy waits in undici's queue
  * and is written the moment the previous exchange ends — so a server could see two requests closer
@@ -53,7 +59,12 @@ import { isIP } from 'node:net';
 import { CrawlError } from '../errors.js';
 import type { DnsCache } from '../dns/index.js';
 import { FETCH_OUTCOMES as O, type FetchOutcomeCode } from './error-policy.js';
-import { decodeContent, networkPredicate, parseContentType, parseRetryAfter } from './limits.js';
+import { decodeContent, parseContentType, parseRetryAfter } from './limits.js';
+import { addressGuard, isOwnAddress } from './address-guard.js';
+import { interimConnector } from './interim.js';
+import { buildResponseHead, classifyFetchError, statusOutcome } from './outcome.js';
+
+export { classifyFetchError, isHttpResponse } from './outcome.js';
 
 export interface FetcherOptions {
   /** User-Agent header; must contain a contact URL (`+https://…` or `http(s)://…`). Required. */
@@ -102,9 +113,14 @@ export interface FetcherOptions {
   maxPools?: number;
   /** Idle keep-alive time of a connection, ms (the server's Keep-Alive hint may shorten it). Default 30 000. */
   keepAliveTimeoutMs?: number;
-  /** CIDRs that may be connected to (checked before any packet is sent). Default: all. */
+  /**
+   * The network guard (address-guard.ts): special-purpose addresses (loopback, private, link-local,
+   * CGNAT, multicast, documentation, reserved; IPv4 and IPv6) are refused before any packet is
+   * sent (CRAWL_FETCH_BLOCKED_ADDRESS). These CIDRs are allowed nevertheless. Public addresses are
+   * always allowed. Default: none (only public addresses).
+   */
   allowedNetworks?: readonly string[];
-  /** Extra address check (both must pass when both are given). */
+  /** Extra address check (must pass as well). */
   isAddressAllowed?: (ip: string) => boolean;
   /** Verify TLS certificates. Default true. */
   tlsRejectUnauthorized?: boolean;
@@ -185,34 +201,6 @@ function nonNegOpt(name: string, v: number | undefined): number {
 /** Sentinel reasons we abort an exchange with; onError maps them back. */
 class Stop extends Error {
   constructor(readonly why: 'cap' | 'content-type' | 'total' | 'closed') { super(why); }
-}
-
-/** Map a transport error to an outcome code. */
-export function classifyFetchError(err: unknown): FetchOutcomeCode {
-  const code = String((err as { code?: unknown } | null)?.code ?? '');
-  switch (code) {
-    case 'ECONNREFUSED': return O.CONNECT_REFUSED;
-    case 'UND_ERR_CONNECT_TIMEOUT': case 'ETIMEDOUT': return O.CONNECT_TIMEOUT;
-    case 'EHOSTUNREACH': case 'ENETUNREACH': case 'EADDRNOTAVAIL': case 'EHOSTDOWN': case 'ENETDOWN': return O.CONNECT;
-    case 'UND_ERR_HEADERS_TIMEOUT': return O.HEADERS_TIMEOUT;
-    case 'UND_ERR_BODY_TIMEOUT': return O.BODY_TIMEOUT;
-    case 'ECONNRESET': case 'EPIPE': case 'ECONNABORTED': case 'UND_ERR_SOCKET': case 'UND_ERR_CLOSED': return O.RESET;
-    case 'UND_ERR_HEADERS_OVERFLOW': return O.TOO_LARGE;
-    case 'UND_ERR_RES_CONTENT_LENGTH_MISMATCH': case 'UND_ERR_INFO': case 'UND_ERR_NOT_SUPPORTED': return O.BAD_RESPONSE;
-    case 'UND_ERR_ABORTED': case 'UND_ERR_DESTROYED': return O.ABORTED;
-    case 'EPROTO': return O.TLS;
-    default:
-      if (code.startsWith('HPE_')) return O.BAD_RESPONSE;
-      // Some undici errors carry no code (e.g. HTTPParserError for an unparseable status line).
-      if (code === '') {
-        const name = (err as { name?: unknown } | null)?.name;
-        if (name === 'HTTPParserError' || name === 'ResponseContentLengthMismatchError') return O.BAD_RESPONSE;
-        if (name === 'SocketError') return O.RESET;
-      }
-      if (code.startsWith('ERR_TLS') || code.startsWith('ERR_SSL') || code.startsWith('CERT_') || code.includes('SELF_SIGNED') ||
-        code.startsWith('UNABLE_TO_') || code === 'DEPTH_ZERO_SELF_SIGNED_CERT' || code.startsWith('ERR_OSSL')) return O.TLS;
-      return O.ERROR;
-  }
 }
 
 interface PoolEntry { pool: Pool; key: string }
@@ -396,8 +384,11 @@ class Exchange implements Dispatcher.DispatchHandler {
     }
     if (this.status !== undefined && this.status >= 300 && this.status < 400) {
       let loc: string | undefined;
-      if (this.locationRaw !== undefined) {
-        try { loc = new URL(this.locationRaw.trim(), r.url).href; } catch { loc = undefined; }
+      const raw = this.locationRaw?.trim() ?? '';
+      // An empty Location, or one that leads back to this URL, names no target (HTTP_3XX below).
+      if (raw !== '') {
+        try { loc = new URL(raw, r.url).href; } catch { loc = undefined; }
+        if (loc !== undefined && loc.replace(/#.*$/, '') === new URL(r.url).href.replace(/#.*$/, '')) loc = undefined;
       }
       if (loc !== undefined && (loc.startsWith('http://') || loc.startsWith('https://'))) r.location = loc;
       if (outcome === O.REDIRECT && r.location === undefined) outcome = O.HTTP_3XX;
@@ -406,7 +397,7 @@ class Exchange implements Dispatcher.DispatchHandler {
       const encs = this.cencoding.toLowerCase().split(',').map((s) => s.trim()).filter((s) => s.length > 0 && s !== 'identity');
       if (encs.length > 0) {
         r.contentEncoding = encs.join(', ');
-        const d = await decodeContent(r.body, encs, this.fetcher.maxDecodedBytes);
+        const d = await decodeContent(r.body, encs, this.fetcher.maxDecodedBytes, r.truncated);
         if (d.ok) r.decoded = d.decoded;
         else {
           r.decoded = EMPTY;
@@ -419,47 +410,6 @@ class Exchange implements Dispatcher.DispatchHandler {
     r.timings = { connectMs: this.connectMs, firstByteMs: this.firstByteMs, totalMs: performance.now() - this.t0 };
     this.finish(r);
   }
-}
-
-/**
- * True when a complete HTTP response arrived (whatever its status), i.e. there is a response head
- * and a body to archive: 'ok', redirects, 3xx/4xx/429/5xx, and 2xx whose body was rejected or
- * undecodable. False for transport failures (DNS, connect, timeouts, resets, malformed HTTP).
- */
-export function isHttpResponse(r: FetchResult): boolean {
-  if (r.status === undefined || r.responseHead === undefined) return false;
-  switch (r.outcome) {
-    case O.OK: case O.REDIRECT: case O.HTTP_3XX: case O.HTTP_4XX: case O.HTTP_429: case O.HTTP_5XX:
-    case O.DECODE: case O.BOMB: case O.CONTENT_TYPE:
-      return true;
-    default:
-      return false;
-  }
-}
-
-function statusOutcome(s: number): FetchOutcomeCode {
-  if (s >= 200 && s < 300) return O.OK;
-  if (s === 301 || s === 302 || s === 303 || s === 307 || s === 308) return O.REDIRECT;
-  if (s >= 300 && s < 400) return O.HTTP_3XX;
-  if (s === 429) return O.HTTP_429;
-  if (s >= 400 && s < 500) return O.HTTP_4XX;
-  if (s >= 500 && s < 600) return O.HTTP_5XX;
-  return O.BAD_RESPONSE;
-}
-
-const CRLF = Buffer.from('\r\n');
-const COLON_SP = Buffer.from(': ');
-const TE_RENAMED = Buffer.from('X-Crawler-Transfer-Encoding');
-
-function buildResponseHead(status: number, statusText: string, raw: Buffer[]): Uint8Array {
-  const parts: Buffer[] = [Buffer.from(`HTTP/1.1 ${status}${statusText.length > 0 ? ' ' + statusText : ' '}\r\n`, 'latin1')];
-  for (let i = 0; i < raw.length; i += 2) {
-    const name = raw[i]!;
-    const isTE = name.length === 17 && name.toString('latin1').toLowerCase() === 'transfer-encoding';
-    parts.push(isTE ? TE_RENAMED : name, COLON_SP, raw[i + 1]!, CRLF);
-  }
-  parts.push(CRLF);
-  return Buffer.concat(parts);
 }
 
 export class Fetcher {
@@ -477,7 +427,10 @@ export class Fetcher {
   private readonly connections: number;
   private readonly maxPools: number;
   private readonly keepAlive: number;
-  private readonly addressOk: ((ip: string) => boolean) | null;
+  /** null when `ip` may be connected to, else why not (network guard + isAddressAllowed). */
+  private readonly addressRefusal: (ip: string) => string | null;
+  /** Endpoints refused whatever the guard says (the crawler's own status server): port → bound host. */
+  private readonly ownEndpoints = new Map<number, string>();
   private readonly tlsReject: boolean;
   private readonly dns: DnsCache | undefined;
   /** LRU of pools: Map iteration order is insertion order; a use re-inserts at the end. */
@@ -512,9 +465,14 @@ export class Fetcher {
     this.hostGap = nonNegOpt('minHostIntervalMs', opts.minHostIntervalMs);
     const acc = opts.acceptContentTypes === undefined ? DEFAULT_ACCEPT_TYPES : opts.acceptContentTypes;
     this.accept = acc === null ? null : new Set(acc.map((t) => t.toLowerCase()));
-    const net = opts.allowedNetworks === undefined ? null : networkPredicate(opts.allowedNetworks);
+    let guard: (ip: string) => string | null;
+    try {
+      guard = addressGuard(opts.allowedNetworks ?? []);
+    } catch (e) {
+      throw new CrawlError('CRAWL_FETCH_BAD_OPTION', `options.${(e as Error).message}`);
+    }
     const extra = opts.isAddressAllowed ?? null;
-    this.addressOk = net === null && extra === null ? null : (ip) => (net === null || net(ip)) && (extra === null || extra(ip));
+    this.addressRefusal = extra === null ? guard : (ip) => guard(ip) ?? (extra(ip) ? null : 'refused by isAddressAllowed');
     this.tlsReject = opts.tlsRejectUnauthorized ?? true;
     this.dns = opts.dns;
     const h: string[] = ['user-agent', this.userAgent, 'accept', 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8',
@@ -543,6 +501,22 @@ export class Fetcher {
       }
       this.pump(gate);
     }
+  }
+
+  /**
+   * Never connect to `port` on `host` (the crawler's own status server), even where the guard
+   * allows the address. A wildcard host (0.0.0.0, ::) refuses the port on every loopback address
+   * and on every address of this machine's interfaces.
+   */
+  refuseEndpoint(host: string, port: number): void {
+    this.ownEndpoints.set(port, host);
+  }
+
+  /** Why a connection to ip:port would be refused, or null when it may be made. */
+  refusal(ip: string, port: number): string | null {
+    const own = this.ownEndpoints.get(port);
+    if (own !== undefined && isOwnAddress(ip, own)) return `the crawler's own status server ${own}:${port}`;
+    return this.addressRefusal(ip);
   }
 
   /** Fetch one URL. Never rejects. */
@@ -579,9 +553,11 @@ export class Fetcher {
     }
     const fam = isIP(ip);
     if (fam === 0) return fail(O.BAD_URL, 'ip is not an IP literal');
-    if (this.addressOk !== null && !this.addressOk(ip)) return fail(O.BLOCKED_ADDRESS);
-
     const port = req.port ?? (u.port !== '' ? Number(u.port) : https ? 443 : 80);
+    // The guard sees the address the connection goes to, whatever name or literal led here.
+    const refused = this.refusal(ip, port);
+    if (refused !== null) return fail(O.BLOCKED_ADDRESS, refused);
+
     const path = u.pathname + u.search;
     // Host header: as in the URL (the URL's own port, default ports omitted by the WHATWG serializer).
     const hostHeader = u.host;
@@ -711,9 +687,10 @@ export class Fetcher {
       headersTimeout: this.headersTimeout,
       bodyTimeout: this.bodyTimeout,
       maxHeaderSize: this.maxHeader,
-      connect: https
+      // undici's connector, wrapped so that an interim `100 Continue` is accepted (interim.ts).
+      connect: interimConnector(https
         ? { timeout: this.connectTimeout, servername: isIP(sni) === 0 ? sni : undefined, rejectUnauthorized: this.tlsReject }
-        : { timeout: this.connectTimeout },
+        : { timeout: this.connectTimeout }),
     });
     this.counters.poolsCreated++;
     this.pools.set(key, { pool, key });

@@ -12,6 +12,8 @@
  * `{ retry, maxRetries, backoffMs, backoffFactor, hostPenaltyMs, description }` (the contract's
  * `hostPenalty`, with its unit in the name). Outcome code type: FetchOutcomeCode (the frontier
  * exports a `FetchOutcome`). isHttpResponse(r): a complete response arrived (archive it).
+ * The network guard: addressGuard / specialAddress (address-guard.ts), Fetcher.refuseEndpoint and
+ * Fetcher.refusal; `allowedNetworks` admits special-purpose ranges (public addresses always pass).
  */
 export {
   Fetcher, classifyFetchError, isHttpResponse, type FetcherOptions, type FetchRequest, type FetchResult,
@@ -22,5 +24,6 @@ export {
 export {
   LOOPBACK_NETWORKS, networkPredicate, parseRetryAfter, parseContentType, decodeContent, MAX_RETRY_AFTER_MS, type DecodeResult,
 } from './limits.js';
+export { addressGuard, specialAddress, embeddedIpv4, SPECIAL_IPV4, SPECIAL_IPV6 } from './address-guard.js';
 // fetchRobots lives in src/robots (RFC 9309 semantics) and is re-exported here for the pipeline.
 export { fetchRobots, type FetchRobotsOptions, type RobotsFetchOutcome } from '../robots/fetch-robots.js';

@@ -17,7 +17,9 @@ export function networkPredicate(cidrs: readonly string[]): (ip: string) => bool
     const fam = isIP(addr);
     if (fam === 0) throw new TypeError(`allowedNetworks: not an IP network: ${c}`);
     const type = fam === 4 ? 'ipv4' : 'ipv6';
-    const bits = slash < 0 ? (fam === 4 ? 32 : 128) : Number(c.slice(slash + 1));
+    const bitsText = slash < 0 ? '' : c.slice(slash + 1);
+    if (slash >= 0 && !/^[0-9]{1,3}$/.test(bitsText)) throw new TypeError(`allowedNetworks: bad prefix: ${c}`);
+    const bits = slash < 0 ? (fam === 4 ? 32 : 128) : Number(bitsText);
     if (!Number.isInteger(bits) || bits < 0 || bits > (fam === 4 ? 32 : 128)) throw new TypeError(`allowedNetworks: bad prefix: ${c}`);
     bl.addSubnet(addr, bits, type);
   }
@@ -27,10 +29,13 @@ export function networkPredicate(cidrs: readonly string[]): (ip: string) => bool
   };
 }
 
-/** Largest Retry-After honoured (1 day): beyond that a server is asking us to go away — the policy's maxRetries decides. */
-export const MAX_RETRY_AFTER_MS = 86_400_000;
+/**
+ * Largest Retry-After honoured (1 h, the frontier's longest host wait, maxBackoffMs): a server
+ * asking for longer is asked again after an hour, and the policy's maxRetries decides how often.
+ */
+export const MAX_RETRY_AFTER_MS = 3_600_000;
 
-/** Retry-After (RFC 9110 §10.2.3): delay-seconds or an HTTP-date; ms from `now`, clamped to [0, 1 day]. */
+/** Retry-After (RFC 9110 §10.2.3): delay-seconds or an HTTP-date; ms from `now`, clamped to [0, MAX_RETRY_AFTER_MS]. */
 export function parseRetryAfter(v: string | undefined, now: number): number | undefined {
   if (v === undefined) return undefined;
   const s = v.trim();
@@ -62,6 +67,9 @@ export type DecodeResult =
   | { ok: true; decoded: Uint8Array }
   | { ok: false; reason: 'bomb' | 'decode'; detail: string };
 
+/** What the zlib convenience functions return with `info: true`. */
+interface Decoded { buffer: Buffer; engine: { bytesWritten: number } }
+
 /** Above this many compressed bytes, decode on the libuv thread pool instead of the event loop. */
 const SYNC_DECODE_MAX = 256 * 1024;
 
@@ -82,9 +90,11 @@ function decoderFor(enc: string, input: Uint8Array): 'gunzip' | 'inflate' | 'inf
 /**
  * Undo Content-Encoding (applied in reverse order). Output is capped at `maxOut` bytes: zlib stops
  * as soon as the cap is passed (maxOutputLength), so a bomb costs at most `maxOut` of memory.
- * `Z_SYNC_FLUSH` as finish flush lets a truncated body (hit maxBodyBytes) decode as far as it goes.
+ * A complete body must be a complete stream: bytes that merely start like one (random bytes
+ * labelled `br` often do) end in a decode error. A `truncated` body (cut at maxBodyBytes or by a
+ * timeout) is decoded as far as it goes (`Z_SYNC_FLUSH` / `BROTLI_OPERATION_FLUSH` as finish flush).
  */
-export async function decodeContent(body: Uint8Array, encodings: readonly string[], maxOut: number): Promise<DecodeResult> {
+export async function decodeContent(body: Uint8Array, encodings: readonly string[], maxOut: number, truncated = false): Promise<DecodeResult> {
   let data = body;
   for (let i = encodings.length - 1; i >= 0; i--) {
     const enc = encodings[i]!;
@@ -92,16 +102,19 @@ export async function decodeContent(body: Uint8Array, encodings: readonly string
     const fn = decoderFor(enc, data);
     if (fn === null) return { ok: false, reason: 'decode', detail: `unsupported content-encoding ${enc}` };
     if (data.length === 0) continue;
-    const opts: zlib.ZlibOptions & zlib.BrotliOptions = fn === 'brotliDecompress'
-      ? { maxOutputLength: maxOut, finishFlush: zlib.constants.BROTLI_OPERATION_FLUSH }
-      : { maxOutputLength: maxOut, finishFlush: zlib.constants.Z_SYNC_FLUSH };
+    // `info: true` reports the bytes the decoder consumed: a complete body must be consumed to its
+    // end (trailing bytes after a finished stream mean the body was not this encoding).
+    const opts = (!truncated ? { maxOutputLength: maxOut, info: true }
+      : fn === 'brotliDecompress' ? { maxOutputLength: maxOut, finishFlush: zlib.constants.BROTLI_OPERATION_FLUSH, info: true }
+        : { maxOutputLength: maxOut, finishFlush: zlib.constants.Z_SYNC_FLUSH, info: true }) as zlib.ZlibOptions & zlib.BrotliOptions;
+    let out: Decoded;
     try {
       if (data.length <= SYNC_DECODE_MAX) {
-        data = zlib[`${fn}Sync`](data, opts);
+        out = zlib[`${fn}Sync`](data, opts) as unknown as Decoded;
       } else {
         const input = data;
-        data = await new Promise<Buffer>((resolve, reject) => {
-          const cb = (err: Error | null, out: Buffer): void => (err ? reject(err) : resolve(out));
+        out = await new Promise<Decoded>((resolve, reject) => {
+          const cb = (err: Error | null, res: Buffer): void => (err ? reject(err) : resolve(res as unknown as Decoded));
           if (fn === 'gunzip') zlib.gunzip(input, opts, cb);
           else if (fn === 'inflate') zlib.inflate(input, opts, cb);
           else if (fn === 'inflateRaw') zlib.inflateRaw(input, opts, cb);
@@ -115,6 +128,10 @@ export async function decodeContent(body: Uint8Array, encodings: readonly string
       }
       return { ok: false, reason: 'decode', detail: `${enc}: ${(err as Error).message}` };
     }
+    if (!truncated && out.engine.bytesWritten < data.length) {
+      return { ok: false, reason: 'decode', detail: `${enc}: ${data.length - out.engine.bytesWritten} bytes after the end of the stream` };
+    }
+    data = out.buffer;
   }
   return { ok: true, decoded: data };
 }

@@ -79,11 +79,42 @@ export function answerQuery(web: WebGraph, msg: Buffer): Buffer | null {
   return Buffer.concat([header(RCODE_NOERROR, 1, 1, true), question, rr]);
 }
 
+/**
+ * Extra A records outside the generated web (tests: a name that points inward, a name that
+ * rebinds). A function is asked on every query, so its answer can change between queries; extra
+ * answers carry TTL 0 (not to be cached).
+ */
+export type ExtraDnsRecords = ReadonlyMap<string, string | (() => string)>;
+
+/** The answer to an A query for `name` from the extra records, or null when the name is not there. */
+export function extraAnswer(extra: ExtraDnsRecords, msg: Buffer): Buffer | null {
+  if (msg.length < 12 || (msg.readUInt16BE(2) & 0xf800) !== 0) return null; // a response, or not a standard query
+  const q = parseQuestion(msg);
+  if (!q || q.qclass !== CLASS_IN || (q.qtype !== TYPE_A && q.qtype !== TYPE_ANY)) return null;
+  const rec = extra.get(q.name.toLowerCase().replace(/\.$/, ''));
+  if (rec === undefined) return null;
+  const ip = typeof rec === 'string' ? rec : rec();
+  const h = Buffer.alloc(12);
+  msg.copy(h, 0, 0, 2);
+  h.writeUInt16BE(0x8000 | 0x0400 | (msg.readUInt16BE(2) & 0x0100), 2);
+  h.writeUInt16BE(1, 4);
+  h.writeUInt16BE(1, 6);
+  const rr = Buffer.alloc(16);
+  rr.writeUInt16BE(0xc00c, 0);
+  rr.writeUInt16BE(TYPE_A, 2);
+  rr.writeUInt16BE(CLASS_IN, 4);
+  rr.writeUInt32BE(0, 6);
+  rr.writeUInt16BE(4, 10);
+  const parts = ip.split('.');
+  for (let i = 0; i < 4; i++) rr[12 + i] = Number(parts[i]);
+  return Buffer.concat([h, msg.subarray(12, q.end), rr]);
+}
+
 export class SimDnsServer {
   readonly stats: DnsStats = { queries: 0, answered: 0, dropped: 0, malformed: 0 };
   private constructor(private readonly socket: dgram.Socket, readonly address: string, readonly port: number) {}
 
-  static async listen(web: WebGraph, port: number, address = '127.0.0.1'): Promise<SimDnsServer> {
+  static async listen(web: WebGraph, port: number, address = '127.0.0.1', extra?: ExtraDnsRecords): Promise<SimDnsServer> {
     const socket = dgram.createSocket({ type: 'udp4' });
     await new Promise<void>((resolve, reject) => {
       socket.once('error', reject);
@@ -95,7 +126,7 @@ export class SimDnsServer {
       srv.stats.queries++;
       let reply: Buffer | null;
       try {
-        reply = answerQuery(web, msg);
+        reply = (extra !== undefined && extra.size > 0 ? extraAnswer(extra, msg) : null) ?? answerQuery(web, msg);
       } catch {
         reply = null;
       }

@@ -70,6 +70,10 @@ export class SimHttpServer {
   private connSeq = 0;
   /** Last served request per 'too-many-requests' host (bounded by the number of such hosts; cleared at 10,000). */
   private readonly lastServed = new Map<string, number>();
+  /** Fixed responses by 'host path', served before the generated web (setFixedResponse). */
+  private readonly fixed = new Map<string, Response>();
+  /** Per-host request counts of the 'every Nth' fixed responses (bounded by the fixed table). */
+  private readonly fixedHits = new Map<string, number>();
   private bomb: Promise<Buffer> | null = null;
   private bombStream: zlib.Gzip | null = null;
   private closed = false;
@@ -123,6 +127,40 @@ export class SimHttpServer {
     return own;
   }
 
+  /**
+   * Serve this response for `GET path` on `host` (any of the server's IPs), before the generated
+   * web is asked: tests place hand-made pages (links to forbidden addresses, redirects, 429s with a
+   * given Retry-After) on an otherwise ordinary simulated host. `failFirst`: answer the first n
+   * requests of the path with `failWith` (a status with its headers, or 'reset' to reset the
+   * connection) and only then with the response — a server that recovers, for retry tests.
+   */
+  setFixedResponse(host: string, path: string, res: {
+    status: number; headers?: Record<string, string>; body?: string; contentType?: string;
+    failFirst?: number; failWith?: { status: number; headers?: Record<string, string> } | 'reset';
+  }): void {
+    const hdr = (h: Record<string, string> | undefined): string => Object.entries(h ?? {}).map(([k, v]) => `${k}: ${v}\r\n`).join('');
+    const ok: Response = { status: res.status, headers: hdr(res.headers), body: textBody(res.body ?? '', res.contentType) };
+    this.fixed.set(`${host.toLowerCase()} ${path}`, ok);
+    if (res.failFirst !== undefined && res.failFirst > 0 && res.failWith !== undefined) {
+      const fail: Response = res.failWith === 'reset' ? { status: 0, mode: 'reset' }
+        : { status: res.failWith.status, headers: hdr(res.failWith.headers), body: textBody(`<p>${res.failWith.status}</p>\n`) };
+      this.fixed.set(`${host.toLowerCase()} ${path} fail`, fail);
+      this.fixedHits.set(`${host.toLowerCase()} ${path}`, -res.failFirst);
+    }
+  }
+
+  private fixedResponse(host: string, path: string): Response | undefined {
+    const key = `${host} ${path}`;
+    const ok = this.fixed.get(key);
+    if (ok === undefined) return undefined;
+    const left = this.fixedHits.get(key);
+    if (left !== undefined && left < 0) {
+      this.fixedHits.set(key, left + 1);
+      return this.fixed.get(`${key} fail`);
+    }
+    return ok;
+  }
+
   connectionStats(): ConnectionStats {
     return { open: this.sockets.size, maxOpenPerIp: new Map(this.maxPerIp), accepted: this.accepted };
   }
@@ -157,6 +195,10 @@ export class SimHttpServer {
   route(req: Request, localIp: string, hostName: string): Response {
     const web = this.web;
     if (req.method !== 'GET' && req.method !== 'HEAD') return { status: 405, headers: 'Allow: GET, HEAD\r\n', body: textBody('method not allowed\n', 'text/plain') };
+    if (this.fixed.size > 0) {
+      const f = this.fixedResponse(hostName, req.target);
+      if (f !== undefined) return f;
+    }
     const info = web.hostInfo(hostName);
     if (!info) return { status: 404, body: textBody(`<!DOCTYPE html><title>unknown host</title><p>simweb has no host '${escapeHtml(hostName)}'.</p>\n`) };
     if (info.ip !== localIp) return { status: 421, body: textBody(`<!DOCTYPE html><title>misdirected</title><p>${info.name} is served on ${info.ip}, not ${localIp}.</p>\n`) };

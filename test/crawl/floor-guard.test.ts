@@ -64,6 +64,7 @@ function guardRig(floors: { host: number; ip: number }) {
     counters: { robotsFetches: 0 },
     dns: {},
     fetcher: {
+      refusal: () => null,
       fetch: async (req: { robots?: boolean }) => {
         if (req.robots !== true) throw PAGE_STUB;
         // Unreachable: fetchRobots answers without another hop.

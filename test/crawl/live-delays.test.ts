@@ -9,7 +9,7 @@ import path from 'node:path';
 import { rm } from 'node:fs/promises';
 import { resolveCrawlConfig } from '../../src/crawl/config.js';
 import { Crawler } from '../../src/crawl/pipeline.js';
-import { forkSimweb, tempDir, UA } from '../e2e/harness.js';
+import { forkSimweb, tempDir, UA, SIMWEB_NETWORKS } from '../e2e/harness.js';
 
 const OLD_MS = 30;
 const NEW_MS = 400;
@@ -23,7 +23,7 @@ test('POST /config changes host delays of a running crawl (heaps and floor guard
   const dir = await tempDir('live-delays');
   try {
     const crawler = await Crawler.open(resolveCrawlConfig({
-      seeds: web.seeds, stateDir: path.join(dir, 'state'), outDir: path.join(dir, 'warc'), dnsServers: [web.dnsServer],
+      seeds: web.seeds, stateDir: path.join(dir, 'state'), outDir: path.join(dir, 'warc'), dnsServers: [web.dnsServer], allowNetworks: SIMWEB_NETWORKS,
       userAgent: UA, hostDelayMs: OLD_MS, minHostDelayMs: OLD_MS, ipDelayMs: 0, minIpDelayMs: 0, politenessMarginMs: MARGIN,
       progress: 'none', workers: 1, ramBytes: 256 * 2 ** 20, fetchTimeoutMs: 5000, statusPort: 0, maxTimeMs: 60_000,
     }));

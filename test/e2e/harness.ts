@@ -9,6 +9,14 @@ import { CRAWL_FLAGS, type CrawlConfigInput } from '../../src/crawl/config.js';
 
 export const UA = 'drumcrawl-test/0.1 (+https://example.test/bot)';
 
+/**
+ * simweb's servers live on loopback addresses (127.1.0.1 upward), which the crawler's network guard
+ * refuses unless allowed: every test crawl of simweb allows them explicitly, with this config value
+ * (`allowNetworks`) or these CLI flags.
+ */
+export const SIMWEB_NETWORKS: string[] = ['127.0.0.0/8'];
+export const SIMWEB_ALLOW_FLAGS: string[] = SIMWEB_NETWORKS.flatMap((c) => ['--allow-network', c]);
+
 export interface SimwebChild {
   dnsServer: string;
   httpPort: number;
@@ -64,7 +72,7 @@ export async function tempDir(prefix: string): Promise<string> {
  * built here, so a setting all of them need (e.g. a network allowance) is added in one place.
  */
 export function crawlSettings(web: { seeds: string[]; dnsServer: string }, over: CrawlConfigInput = {}): CrawlConfigInput {
-  return { seeds: web.seeds, dnsServers: [web.dnsServer], userAgent: UA, progress: 'none', ...over };
+  return { seeds: web.seeds, dnsServers: [web.dnsServer], allowNetworks: SIMWEB_NETWORKS, userAgent: UA, progress: 'none', ...over };
 }
 
 /** Flags of the CLI for config keys (CRAWL_FLAGS, the one table the CLI is built from). */

@@ -7,7 +7,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Fetcher, LOOPBACK_NETWORKS, ROBOTS_OUTCOMES as R } from '../../src/fetch/index.js';
+import { Fetcher, LOOPBACK_NETWORKS, MAX_RETRY_AFTER_MS, ROBOTS_OUTCOMES as R } from '../../src/fetch/index.js';
 import { fetchRobots, DISALLOW_ALL } from '../../src/robots/index.js';
 
 const UA = 'drumcrawl/0.1 (+http://crawler.test/about)';
@@ -81,7 +81,7 @@ test('Cache-Control max-age shortens the 24 h cache, floored at minTtlMs; 429 is
     const busy = await fetchRobots(f, 'busy.test', '127.0.0.1', port, UA, { now: () => now });
     assert.equal(busy.outcome, R.UNREACHABLE);
     assert.equal(busy.rules, DISALLOW_ALL);
-    assert.equal(busy.expiresAt, now + 7_200_000);
+    assert.equal(busy.expiresAt, now + MAX_RETRY_AFTER_MS, 'Retry-After: 7200 honoured up to its cap (1 h)');
     const gone = await fetchRobots(f, 'gone.test', '127.0.0.1', port, UA);
     assert.equal(gone.outcome, R.UNAVAILABLE);
     assert.equal(gone.rules.isAllowed('/anything'), true);

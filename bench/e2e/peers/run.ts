@@ -24,6 +24,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { startSimweb, type RequestLogEntry, type SimwebPreset } from '../../../src/simweb/index.js';
+import { SIMWEB_ALLOW_FLAGS } from '../../../test/e2e/harness.js';
 import { REPO_ROOT, SHARED_MACHINE_NOTE, args, commandLine, machineInfo, mdTable, sig, writeResult } from '../../lib/report.js';
 import { TreeSampler } from './proc.js';
 import { snapshotTree } from '../../lib/snapshot.js';
@@ -185,7 +186,7 @@ function specs(): RunSpec[] {
       crawler: 'drumcrawl', politeness: polite ? 'on' : 'off', viaProxy: false,
       how: polite ? `robots on (always), --host-delay ${ms} ms, --ip-delay 0, concurrency ${concurrency}, WARC gzip written` : `--host-delay ${drumOffDelay} --ip-delay ${drumOffDelay} (robots.txt still obeyed: not switchable), concurrency ${concurrency}, WARC gzip written`,
       cmd: process.execPath,
-      argv: [drumcrawlCli, 'crawl', ...sim.seeds, '--dns-server', sim.dnsServer, '--state', path.join(d, 'state'), '--out', path.join(d, 'out'),
+      argv: [drumcrawlCli, 'crawl', ...sim.seeds, '--dns-server', sim.dnsServer, ...SIMWEB_ALLOW_FLAGS, '--state', path.join(d, 'state'), '--out', path.join(d, 'out'),
         '--host-delay', polite ? ms : drumOffDelay, '--ip-delay', polite ? '0' : drumOffDelay,
         '--min-host-delay', polite ? ms : drumOffDelay, '--min-ip-delay', polite ? '0' : drumOffDelay,
         '--max-pages', String(polite ? politeBudget : budget), '--concurrency', String(concurrency), '--progress', 'none',

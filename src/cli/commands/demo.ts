@@ -31,6 +31,8 @@ export function registerDemoCommand(program: Command): void {
             stateDir: path.join(base, 'state'),
             outDir: path.join(base, 'warc'),
             dnsServers: [web.dnsServer],
+            // simweb's servers are on loopback, which the network guard refuses unless allowed.
+            allowNetworks: ['127.0.0.0/8'],
             userAgent: 'drumcrawl-demo/0.1 (+https://github.com/drumcrawl/drumcrawl)',
             // A small web on 8 simulated servers: short delays so it finishes in about a minute;
             // still polite per host (250 ms) and per IP (25 ms), start to start.
