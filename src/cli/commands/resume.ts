@@ -1,8 +1,10 @@
 /** `drumcrawl resume <state> [runtime flags]` — continue from the last checkpoint. */
 import type { Command } from 'commander';
-import { parseCrawlArgs, RUNTIME_KEYS, CRAWL_FLAGS, ramFloorWarning } from '../../crawl/config.js';
-import { Crawler } from '../../crawl/pipeline.js';
+import path from 'node:path';
+import { parseCrawlArgs, RUNTIME_KEYS, CRAWL_FLAGS, ramFloorWarning, resolveCrawlConfig, type CrawlConfigInput } from '../../crawl/config.js';
+import { readManifest } from '../../crawl/checkpoint.js';
 import { CrawlError } from '../../errors.js';
+import { checkDir, checkPortFree, createDirs } from '../preflight.js';
 import { printSummary, runGuarded } from './common.js';
 import { rawArgsAfter } from './crawl.js';
 
@@ -25,6 +27,17 @@ export function registerResumeCommand(program: Command): void {
       for (const k of Object.keys(input)) {
         if (!RESUMABLE.has(k)) throw new CrawlError('CRAWL_CONFIG_INVALID', `${k} cannot be changed on resume`);
       }
+      // Checked before anything is opened: the checkpoint, the merged config, both directories
+      // (the output directory may have been moved or filled since), the status port.
+      const stateDir = path.resolve(state);
+      const statePlan = await checkDir('state', stateDir);
+      const manifest = statePlan.missing.length > 0 ? null : await readManifest(stateDir);
+      if (manifest === null) throw new CrawlError('CRAWL_STATE_MISSING', `${state} holds no checkpoint to resume`);
+      const cfg = resolveCrawlConfig({ ...(manifest.config as CrawlConfigInput), ...input });
+      const outPlan = await checkDir('output directory', cfg.outDir);
+      if (cfg.statusPort !== null) await checkPortFree('statusPort', cfg.statusPort, cfg.statusHost);
+      await createDirs([outPlan]);
+      const { Crawler } = await import('../../crawl/pipeline.js');
       const crawler = await Crawler.resume(state, input, { handleSignals: true });
       const warn = ramFloorWarning(crawler.config);
       if (warn !== null) process.stderr.write(`drumcrawl: warning: ${warn}\n`);

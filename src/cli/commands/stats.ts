@@ -14,6 +14,8 @@ export function registerStatsCommand(program: Command): void {
     .option('--json', 'print the checkpoint manifest as JSON')
     .action(async (state: string, opts: { json?: boolean }) => {
       await runGuarded(async () => {
+        const st = await stat(path.resolve(state)).catch(() => null);
+        if (st === null || !st.isDirectory()) throw new CrawlError('CRAWL_STATE_MISSING', `${state} is not a state directory`);
         const m = await readManifest(path.resolve(state));
         if (m === null) throw new CrawlError('CRAWL_STATE_MISSING', `${state} holds no checkpoint`);
         if (opts.json) {
