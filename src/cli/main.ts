@@ -52,7 +52,7 @@ try {
   if (e instanceof CommanderError) {
     // --help and --version end here too, with exit code 0.
     if (e.exitCode === 0) process.exit(0);
-    process.stderr.write(`drumcrawl: CRAWL_CLI_USAGE: ${e.message.replace(/^error: /, '')} (see drumcrawl --help)\n`);
+    process.stderr.write(`drumcrawl: CRAWL_CLI_USAGE: ${e.message.replace(/^error: /, '').replace(/\s*\n\s*/g, ' ')} (see drumcrawl --help)\n`);
     process.exit(EXIT_USAGE);
   }
   fatal(e);

@@ -4,7 +4,6 @@
  */
 import type { Command } from 'commander';
 import { CRAWL_FLAGS, loadCrawlConfig, ramFloorWarning } from '../../crawl/config.js';
-import { readManifest } from '../../crawl/checkpoint.js';
 import { CrawlError } from '../../errors.js';
 import { checkDir, checkPortFree, createDirs } from '../preflight.js';
 import { printSummary, runGuarded } from './common.js';
@@ -31,7 +30,9 @@ export function registerCrawlCommand(program: Command): void {
         throw Object.assign(new Error('no seed URLs: give URLs as arguments or --seeds <file>'), { code: 'CRAWL_CONFIG_INVALID' });
       }
       // Every check before anything is created: directories, an existing crawl, the status port.
+      // The crawler's modules are loaded only once the flags passed: refusing bad input stays quick.
       const plans = [await checkDir('--state', cfg.stateDir), await checkDir('--out', cfg.outDir)];
+      const { readManifest } = await import('../../crawl/checkpoint.js');
       if (plans[0]!.missing.length === 0 && (await readManifest(cfg.stateDir)) !== null) {
         throw new CrawlError('CRAWL_STATE_EXISTS', `${cfg.stateDir} already holds a crawl; use \`drumcrawl resume ${cfg.stateDir}\``);
       }
@@ -39,7 +40,6 @@ export function registerCrawlCommand(program: Command): void {
       const warn = ramFloorWarning(cfg);
       if (warn !== null) process.stderr.write(`drumcrawl: warning: ${warn}\n`);
       await createDirs(plans);
-      // Loaded only now: a refused command does not pay for the crawler's modules.
       const { Crawler } = await import('../../crawl/pipeline.js');
       const crawler = await Crawler.open(cfg, { handleSignals: true });
       crawler.on('status-server', (url: string) => process.stderr.write(`status server: ${url}/status  ${url}/metrics\n`));

@@ -2,7 +2,6 @@
 import type { Command } from 'commander';
 import path from 'node:path';
 import { parseCrawlArgs, RUNTIME_KEYS, CRAWL_FLAGS, ramFloorWarning, resolveCrawlConfig, type CrawlConfigInput } from '../../crawl/config.js';
-import { readManifest } from '../../crawl/checkpoint.js';
 import { CrawlError } from '../../errors.js';
 import { checkDir, checkPortFree, createDirs } from '../preflight.js';
 import { printSummary, runGuarded } from './common.js';
@@ -31,6 +30,7 @@ export function registerResumeCommand(program: Command): void {
       // (the output directory may have been moved or filled since), the status port.
       const stateDir = path.resolve(state);
       const statePlan = await checkDir('state', stateDir);
+      const { readManifest } = await import('../../crawl/checkpoint.js');
       const manifest = statePlan.missing.length > 0 ? null : await readManifest(stateDir);
       if (manifest === null) throw new CrawlError('CRAWL_STATE_MISSING', `${state} holds no checkpoint to resume`);
       const cfg = resolveCrawlConfig({ ...(manifest.config as CrawlConfigInput), ...input });

@@ -4,8 +4,8 @@
  * into SimwebOptions by `simwebOptionsFromFlags` (pure, tested) and handed to startSimweb.
  */
 import type { Command } from 'commander';
-import { startSimweb, PRESETS, type SimwebOptions, type SimwebPreset, type WebParams } from '../../simweb/index.js';
-import { DEFAULT_PARAMS, resolveParams } from '../../simweb/params.js';
+import type { SimwebOptions } from '../../simweb/index.js';
+import { DEFAULT_PARAMS, PRESETS, resolveParams, type SimwebPreset, type WebParams } from '../../simweb/params.js';
 import { CrawlError } from '../../errors.js';
 import { runGuarded } from './common.js';
 
@@ -74,7 +74,10 @@ export function registerSimwebCommand(program: Command): void {
     .option('--no-log', 'do not keep the request log')
     .option('--json', 'print the startup information as one JSON line')
     .action(async (flags: SimwebFlags) => runGuarded(async () => {
-      const sw = await startSimweb(simwebOptionsFromFlags(flags));
+      const opts = simwebOptionsFromFlags(flags);
+      // The servers' modules are loaded once the flags passed (refusing bad input stays quick).
+      const { startSimweb } = await import('../../simweb/index.js');
+      const sw = await startSimweb(opts);
       const info = {
         dns: sw.dnsServer, httpPort: sw.httpPort, ips: sw.ips.length, seeds: sw.seeds,
         // Summing page counts walks every PLD: fine up to a million of them, skipped beyond.
