@@ -54,7 +54,8 @@ import {
 } from './checkpoint.js';
 import { ParsePool } from './parse-pool.js';
 import { LinkTable } from './links-codec.js';
-import { RateMeter, ProgressPrinter, startStatusServer, type StatusServer, type StatusSnapshot, type CrawlState } from './stats.js';
+import { RateMeter, ProgressPrinter, type StatusSnapshot, type CrawlState } from './stats.js';
+import { startStatusServer, CONTROL_TOKEN_FILE, type StatusServer } from './status-server.js';
 import { Wakeup } from './wakeup.js';
 
 export interface CrawlerOptions {
@@ -496,8 +497,8 @@ export class Crawler extends EventEmitter {
   async run(): Promise<CrawlSummary> {
     this.state = this.cfg.paused ? 'paused' : 'running';
     if (this.cfg.statusPort !== null) {
-      this.statusServer = await startStatusServer(this, this.cfg.statusPort, this.cfg.statusHost);
-      this.emit('status-server', this.statusServer.url);
+      this.statusServer = await startStatusServer(this, this.cfg.statusPort, this.cfg.statusHost, { tokenFile: path.join(this.cfg.stateDir, CONTROL_TOKEN_FILE) });
+      this.emit('status-server', this.statusServer.url, this.statusServer.token);
     }
     this.printer = new ProgressPrinter(() => this.snapshot(), this.opts.progressOut ?? process.stderr, this.cfg.progress, this.cfg.progressIntervalMs);
     this.printer.start();

@@ -42,6 +42,14 @@ export async function runGuarded(fn: () => Promise<void>): Promise<void> {
   }
 }
 
+/** The status server's addresses and its control token, printed when it starts. */
+export function announceStatusServer(url: string, token: string, stateDir: string): void {
+  process.stderr.write(
+    `status server: ${url}/status  ${url}/metrics\n` +
+      `control token: ${token} (also in ${stateDir}/control-token; POST /pause, /resume, /stop, /config need "Authorization: Bearer <token>")\n`,
+  );
+}
+
 function mb(n: number): string {
   return (n / 1e6).toFixed(1) + ' MB';
 }

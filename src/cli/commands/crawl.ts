@@ -6,7 +6,7 @@ import type { Command } from 'commander';
 import { CRAWL_FLAGS, loadCrawlConfig, ramFloorWarning } from '../../crawl/config.js';
 import { CrawlError } from '../../errors.js';
 import { checkDir, checkPortFree, createDirs } from '../preflight.js';
-import { printSummary, runGuarded } from './common.js';
+import { announceStatusServer, printSummary, runGuarded } from './common.js';
 
 export function registerCrawlCommand(program: Command): void {
   const cmd = program
@@ -42,7 +42,7 @@ export function registerCrawlCommand(program: Command): void {
       await createDirs(plans);
       const { Crawler } = await import('../../crawl/pipeline.js');
       const crawler = await Crawler.open(cfg, { handleSignals: true });
-      crawler.on('status-server', (url: string) => process.stderr.write(`status server: ${url}/status  ${url}/metrics\n`));
+      crawler.on('status-server', (url: string, token: string) => announceStatusServer(url, token, crawler.config.stateDir));
       const summary = await crawler.run();
       printSummary(summary);
     });

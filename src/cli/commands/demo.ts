@@ -13,7 +13,7 @@ import path from 'node:path';
 import { parseCrawlArgs, resolveCrawlConfig, type CrawlConfigInput } from '../../crawl/config.js';
 import { CrawlError } from '../../errors.js';
 import { checkDir, checkPortFree, createDirs, CRAWL_DIR_UNUSABLE } from '../preflight.js';
-import { printSummary, runGuarded } from './common.js';
+import { announceStatusServer, printSummary, runGuarded } from './common.js';
 
 /** Written into the demo's --out directory; only a directory holding it is ever replaced. */
 export const DEMO_MARKER = '.drumcrawl-demo';
@@ -84,7 +84,7 @@ export function registerDemoCommand(program: Command): void {
           process.stderr.write(`simweb demo web: ${web.seeds.length} seeds, DNS ${web.dnsServer}, HTTP port ${web.httpPort}\n`);
           const cfg = resolveCrawlConfig({ ...input, seeds: web.seeds, dnsServers: [web.dnsServer] });
           const crawler = await Crawler.open(cfg, { handleSignals: true });
-          crawler.on('status-server', (url: string) => process.stderr.write(`status server: ${url}/status  ${url}/metrics\n`));
+          crawler.on('status-server', (url: string, token: string) => announceStatusServer(url, token, crawler.config.stateDir));
           const summary = await crawler.run();
           printSummary(summary);
           process.stdout.write(`Read the WARC files with any WARC tool, e.g.: npx warcio index ${summary.warcFiles[0] ?? summary.warcDir}\n`);

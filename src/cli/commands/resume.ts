@@ -4,7 +4,7 @@ import path from 'node:path';
 import { parseCrawlArgs, RUNTIME_KEYS, CRAWL_FLAGS, ramFloorWarning, resolveCrawlConfig, type CrawlConfigInput } from '../../crawl/config.js';
 import { CrawlError } from '../../errors.js';
 import { checkDir, checkPortFree, createDirs } from '../preflight.js';
-import { printSummary, runGuarded } from './common.js';
+import { announceStatusServer, printSummary, runGuarded } from './common.js';
 import { rawArgsAfter } from './crawl.js';
 
 /** Startup options a resumed crawl may still change (they do not alter the state's shape). */
@@ -41,7 +41,7 @@ export function registerResumeCommand(program: Command): void {
       const crawler = await Crawler.resume(state, input, { handleSignals: true });
       const warn = ramFloorWarning(crawler.config);
       if (warn !== null) process.stderr.write(`drumcrawl: warning: ${warn}\n`);
-      crawler.on('status-server', (url: string) => process.stderr.write(`status server: ${url}/status  ${url}/metrics\n`));
+      crawler.on('status-server', (url: string, token: string) => announceStatusServer(url, token, crawler.config.stateDir));
       printSummary(await crawler.run());
     });
   });
