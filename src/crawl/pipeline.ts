@@ -353,7 +353,10 @@ export class Crawler extends EventEmitter {
     );
     const dns = new DnsCache({ servers: cfg.dnsServers.length > 0 ? cfg.dnsServers : undefined });
     const frontier = await openFrontierPort(path.join(cfg.stateDir, 'frontier'), cfg, dns, {
-      onDrop: (_u, reason) => crawler?.count(`dropped:${reason}`),
+      onDrop: (u, reason) => {
+        crawler?.count(`dropped:${reason}`);
+        crawler?.crawlLog.writeDropped({ time: new Date(), url: u.url, hops: u.hops, reason });
+      },
       starThread: smallDrums,
     });
     const fetcher = new Fetcher({
@@ -814,17 +817,25 @@ export class Crawler extends EventEmitter {
     this.counters.robotsFetches++;
     void (async () => {
       try {
+        const start = Date.now();
+        let robotsUrl: string | null = null;
         const r = await fetchRobots(this.fetcher, item.host, item.ip, portOfUrl(item.url), this.cfg.userAgent, {
           dns: this.dns,
           // Every request, the first and each redirect hop (which may go to another server's IP),
           // waits for its IP's floor and is traced: robots.txt fetches count per IP (RFC 9309).
           beforeRequest: async (req) => {
+            robotsUrl ??= req.url;
             const ip = req.ip ?? item.ip;
             for (let wait = this.floorGuard(null, ip); wait !== undefined; wait = this.floorStart(null, ip)) await wait;
             this.traceDispatch(null, req.url, ip, true);
           },
         });
         this.frontier.robotsDone(item, r);
+        const now = new Date();
+        this.crawlLog.writeRobots({
+          time: now, status: r.status ?? null, bytes: r.fetchResult?.body.byteLength ?? 0, durationMs: now.getTime() - start,
+          url: robotsUrl ?? item.url, outcome: r.outcome,
+        });
       } finally {
         this.robotsInFlight--;
         this.wake.kick();
@@ -921,7 +932,8 @@ export class Crawler extends EventEmitter {
   private logFetch(job: PageJob, outcome: string, digest: string | null): void {
     const r = job.result!;
     this.crawlLog.write({
-      time: job.date ?? new Date(),
+      // When the fetch finished (docs/output-format.md): its start plus its duration.
+      time: new Date((job.date?.getTime() ?? Date.now()) + r.timings.totalMs),
       status: r.status ?? null,
       bytes: job.payloadBytes,
       durationMs: Math.round(r.timings.totalMs),
