@@ -16,7 +16,7 @@
  * API as actually implemented (CONTRACTS.md has no crawl section): `Crawler.open(config, opts)`,
  * `Crawler.resume(stateDir, overrides, opts)`, `crawler.run(): Promise<CrawlSummary>`,
  * `pause()`, `resume()`, `stop(reason)`, `setRuntime(change)`, `snapshot()`, `checkpoint(reason)`;
- * events 'checkpoint' (manifest), 'status-server' (url), 'error-event' (error).
+ * events 'checkpoint' (manifest), 'status-server' (url, control token), 'error-event' (error).
  */
 export {
   Crawler, type CrawlerOptions, type CrawlSummary,
