@@ -148,7 +148,11 @@ function run(argv: string[], cwd: string): Promise<Outcome> {
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    child.on('close', (status, signal) => resolve({ status, signal, stdout, stderr, ms: performance.now() - t0 }));
+    // 'exit', not 'close': a grandchild left holding the pipes must not keep the test waiting.
+    child.on('exit', (status, signal) => {
+      const ms = performance.now() - t0;
+      setTimeout(() => resolve({ status, signal, stdout, stderr, ms }), 50);
+    });
   });
 }
 
@@ -164,7 +168,8 @@ function argvFor(c: Case, dir: string): string[] {
     `mount -t tmpfs -o ro,size=64k drumcrawl-ro ${q(path.join(dir, 'ro'))}`,
     `mount -t tmpfs -o size=64k drumcrawl-full ${q(path.join(dir, 'full'))}`,
     `head -c 1048576 /dev/zero > ${q(path.join(dir, 'full', 'fill'))} 2>/dev/null`,
-    `${cli.map(q).join(' ')}; rc=$?`,
+    // The CLI is the shell's child here, not the spawned process: bounded by timeout(1) as well.
+    `timeout -s KILL ${LIMIT_MS / 1000} ${cli.map(q).join(' ')}; rc=$?`,
     `echo "@@ro[$(ls -A ${q(path.join(dir, 'ro'))} | tr '\\n' ' ')] @@full[$(ls -A ${q(path.join(dir, 'full'))} | tr '\\n' ' ')]"`,
     'exit $rc',
   ].join('\n');
