@@ -153,7 +153,7 @@ function fdCount(pid: number): number {
   return readdirSync(`/proc/${pid}/fd`).length;
 }
 
-test('status server: 2,500 idle connections hold at most MAX_CONNECTIONS fds, and idle ones are closed', async () => {
+test('status server: 2,500 idle connections hold at most MAX_CONNECTIONS fds, and idle ones are closed', async (t) => {
   const IDLE_MS = 4000;
   const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(new URL('./status-server-child.ts', import.meta.url)), String(IDLE_MS)], {
     stdio: ['pipe', 'pipe', 'inherit'],
@@ -199,6 +199,7 @@ test('status server: 2,500 idle connections hold at most MAX_CONNECTIONS fds, an
     await new Promise((r) => setTimeout(r, 500)); // the server accepts (and drops) its backlog
     const alive = sockets.filter((s) => !s.destroyed).length;
     maxFds = Math.max(maxFds, fdCount(child.pid!));
+    t.diagnostic(`${connected} of ${N} connected, ${alive} kept open, server fds ${baseline} → peak ${maxFds}`);
     assert.ok(connected >= N / 2, `the connections reached the server (${connected} connected)`);
     assert.ok(alive <= MAX_CONNECTIONS, `${alive} idle connections kept open (cap ${MAX_CONNECTIONS})`);
     assert.ok(maxFds <= baseline + MAX_CONNECTIONS + 4, `server fds peaked at ${maxFds} (baseline ${baseline})`);
