@@ -78,6 +78,7 @@ export class CrawlLog {
 
   /** A robots.txt fetch (RFC 9309): `url` is the host's /robots.txt, `outcome` 'ok' or a CRAWL_ROBOTS_* code. */
   writeRobots(e: { time: Date; status: number | null; bytes: number; durationMs: number; url: string; outcome: string }): void {
+    if (this.closed) return; // see writeDropped
     this.write({ ...e, hops: null, digest: null });
   }
 
@@ -86,6 +87,9 @@ export class CrawlLog {
    * resolve or kept failing, too many attempts): one line with outcome `dropped:<reason>`.
    */
   writeDropped(e: { time: Date; url: string; hops: number; reason: string }): void {
+    // The crawler closes the log before its DRUMs and frontier, whose last merge may still admit
+    // (and so drop) URLs: those late reports are not logged rather than failing the shutdown.
+    if (this.closed) return;
     this.write({ time: e.time, status: null, bytes: 0, durationMs: 0, url: e.url, hops: e.hops, digest: null, outcome: `dropped:${e.reason}` });
   }
 
