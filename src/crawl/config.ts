@@ -13,9 +13,13 @@
  *
  * Every invalid field raises `CrawlError('CRAWL_CONFIG_INVALID', '<key> must be …')`.
  */
+import { constants as FS } from 'node:fs';
+import { open, stat } from 'node:fs/promises';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { CrawlError } from '../errors.js';
+import { canonicalizeUrl } from '../url/index.js';
 import { networkPredicate } from '../fetch/limits.js';
 
 export const CRAWL_CONFIG_INVALID = 'CRAWL_CONFIG_INVALID';
@@ -256,12 +260,16 @@ function bool(key: string, v: unknown): boolean {
 }
 
 function hostPort(key: string, v: string): string {
-  // host:port, [v6]:port, or a bare host (port 53)
-  const m = /^(?:\[([0-9a-f:.]+)\]|([^:\s]+))(?::(\d{1,5}))?$/i.exec(v.trim());
-  if (!m || (m[3] !== undefined && Number(m[3]) > 65535)) throw invalid(key, `entries must look like host:port (got ${JSON.stringify(v)})`, v);
-  const host = m[1] ?? m[2]!;
+  // ip:port, [v6]:port, or a bare IP (port 53). An IP literal: node's resolver takes nothing else
+  // (a name would need a resolver to find the resolver).
+  const t = v.trim();
+  if (net.isIPv6(t)) return `[${t}]:53`;
+  const m = /^(?:\[([0-9a-f:.]+)\]|([^:\s]+))(?::(\d{1,5}))?$/i.exec(t);
+  const ok = m !== null && (m[3] === undefined || (Number(m[3]) >= 1 && Number(m[3]) <= 65535)) &&
+    (m[1] !== undefined ? net.isIPv6(m[1]) : net.isIPv4(m[2]!));
+  if (!ok) throw invalid(key, `entries must be an IP address with an optional port, like 127.0.0.1:5353 or [::1]:53 (got ${JSON.stringify(v)})`, v);
   const port = m[3] ?? '53';
-  return m[1] !== undefined ? `[${host}]:${port}` : `${host}:${port}`;
+  return m[1] !== undefined ? `[${m[1]}]:${port}` : `${m[2]!}:${port}`;
 }
 
 function cidr(key: string, v: string): string {
@@ -332,7 +340,10 @@ export function resolveCrawlConfig(input: CrawlConfigInput, opts: { cwd?: string
 
   const seeds = strList('seeds', raw.seeds);
   for (const s of seeds) {
-    if (!/^https?:\/\//i.test(s)) throw invalid('seeds', `entries must be absolute http(s) URLs (got ${JSON.stringify(s)})`, s);
+    // The crawl canonicalizes every seed (docs/url.md); one it would drop is refused here instead.
+    if (!/^https?:\/\//i.test(s) || canonicalizeUrl(s) === null) {
+      throw invalid('seeds', `entries must be absolute http(s) URLs (got ${JSON.stringify(s.length > 200 ? s.slice(0, 200) + '…' : s)})`, s);
+    }
   }
 
   const statusPort = nonNegInt('statusPort', raw.statusPort, { nullable: true });
@@ -384,6 +395,11 @@ export function resolveCrawlConfig(input: CrawlConfigInput, opts: { cwd?: string
     paused: bool('paused', raw.paused),
   };
   if (/[\r\n]/.test(cfg.userAgent)) throw invalid('userAgent', 'must not contain line breaks', cfg.userAgent);
+  // The fetcher's own rule (src/fetch): a crawler must say who runs it and how to reach them.
+  if (!/https?:\/\/\S+/.test(cfg.userAgent)) {
+    throw invalid('userAgent', `must contain a contact URL, e.g. "mybot/1.0 (+https://example.org/bot)" (got ${JSON.stringify(cfg.userAgent)})`, cfg.userAgent);
+  }
+  if (net.isIP(cfg.statusHost) === 0) throw invalid('statusHost', `must be an IP address (got ${JSON.stringify(cfg.statusHost)})`, cfg.statusHost);
   checkDelays(cfg);
   if (cfg.workers > 256) throw invalid('workers', `must be ≤ 256 (got ${cfg.workers})`, cfg.workers);
   if (cfg.checkpointIntervalMs < 100) throw invalid('checkpointIntervalMs', 'must be at least 100 ms', cfg.checkpointIntervalMs);
@@ -572,6 +588,11 @@ export function parseCrawlArgs(argv: readonly string[]): ParsedCrawlArgs {
   return { input: input as CrawlConfigInput, configFile };
 }
 
+/** The largest seeds file read (its URLs are kept in the checkpoint manifest, read into RAM). */
+export const MAX_SEEDS_FILE_BYTES = 16 * MiB;
+/** The largest config file read. */
+export const MAX_CONFIG_FILE_BYTES = 1 * MiB;
+
 /**
  * Read the seeds file: one URL per line, blank lines and '#' comments ignored.
  */
@@ -586,35 +607,73 @@ export function parseSeedList(text: string): string[] {
 }
 
 /**
+ * Read a user-given text file (seeds, config): it must be a regular file (a FIFO or a device would
+ * block or never end), at most `maxBytes` long, and valid UTF-8 (a byte that is not would otherwise
+ * become U+FFFD inside a URL). Errors are CRAWL_CONFIG_INVALID naming `what` and the file.
+ */
+export async function readInputFile(what: string, file: string, maxBytes: number): Promise<string> {
+  const bad = (why: string, cause?: unknown): CrawlError =>
+    new CrawlError(CRAWL_CONFIG_INVALID, `${what} ${file} ${why}`, cause === undefined ? undefined : { cause });
+  const st = await stat(file).catch((e: Error) => {
+    throw bad(`could not be read: ${e.message}`, e);
+  });
+  if (!st.isFile()) throw bad('could not be read: it is not a regular file');
+  if (st.size > maxBytes) throw bad(`is ${st.size} bytes, more than the ${maxBytes} allowed`);
+  // O_NONBLOCK: a file swapped for a FIFO after the stat above still cannot block the open.
+  const fh = await open(file, FS.O_RDONLY | FS.O_NONBLOCK).catch((e: Error) => {
+    throw bad(`could not be read: ${e.message}`, e);
+  });
+  let bytes: Buffer;
+  try {
+    // One byte more than the size seen: a file that grew since is noticed, not read without end.
+    const buf = Buffer.alloc(st.size + 1);
+    let n = 0;
+    for (;;) {
+      const { bytesRead } = await fh.read(buf, n, buf.length - n, null);
+      if (bytesRead === 0) break;
+      n += bytesRead;
+      if (n > st.size) throw bad('changed while it was read');
+    }
+    bytes = buf.subarray(0, n);
+  } catch (e) {
+    if (e instanceof CrawlError) throw e;
+    throw bad(`could not be read: ${(e as Error).message}`, e);
+  } finally {
+    await fh.close();
+  }
+  try {
+    return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch {
+    throw bad('is not valid UTF-8 text');
+  }
+}
+
+/**
  * argv → validated config, with file I/O: the config file (flags override it) and the seeds file
  * (its URLs are appended to the positional seeds).
  */
 export async function loadCrawlConfig(argv: readonly string[], opts: { cwd?: string } = {}): Promise<CrawlConfig> {
-  const { readFile } = await import('node:fs/promises');
   const cwd = opts.cwd ?? process.cwd();
   const { input, configFile } = parseCrawlArgs(argv);
   let merged: CrawlConfigInput = {};
   if (configFile !== null) {
     const file = path.resolve(cwd, configFile);
+    const text = await readInputFile('config file', file, MAX_CONFIG_FILE_BYTES);
     let obj: unknown;
     try {
-      obj = JSON.parse(await readFile(file, 'utf8'));
+      obj = JSON.parse(text);
     } catch (e) {
       throw new CrawlError(CRAWL_CONFIG_INVALID, `config file ${file} could not be read as JSON: ${(e as Error).message}`, { cause: e });
     }
     merged = configFromFileObject(obj, file);
   }
   merged = { ...merged, ...input };
-  let seeds = [...(merged.seeds ?? [])];
-  if (merged.seedsFile) {
-    const file = path.resolve(cwd, merged.seedsFile);
-    let text: string;
-    try {
-      text = await readFile(file, 'utf8');
-    } catch (e) {
-      throw new CrawlError(CRAWL_CONFIG_INVALID, `seedsFile ${file} could not be read: ${(e as Error).message}`, { cause: e });
-    }
-    seeds = [...seeds, ...parseSeedList(text)];
+  let seeds = [...strList('seeds', merged.seeds ?? [])];
+  if (merged.seedsFile !== undefined && merged.seedsFile !== null) {
+    const file = path.resolve(cwd, str('seedsFile', merged.seedsFile));
+    const list = parseSeedList(await readInputFile('seedsFile', file, MAX_SEEDS_FILE_BYTES));
+    if (list.length === 0) throw new CrawlError(CRAWL_CONFIG_INVALID, `seedsFile ${file} holds no seed URLs (one URL per line; '#' starts a comment)`);
+    seeds = [...seeds, ...list];
   }
   return resolveCrawlConfig({ ...merged, seeds }, { cwd });
 }

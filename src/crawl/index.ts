@@ -16,7 +16,7 @@
  * API as actually implemented (CONTRACTS.md has no crawl section): `Crawler.open(config, opts)`,
  * `Crawler.resume(stateDir, overrides, opts)`, `crawler.run(): Promise<CrawlSummary>`,
  * `pause()`, `resume()`, `stop(reason)`, `setRuntime(change)`, `snapshot()`, `checkpoint(reason)`;
- * events 'checkpoint' (manifest), 'status-server' (url), 'error-event' (error).
+ * events 'checkpoint' (manifest), 'status-server' (url, control token), 'error-event' (error).
  */
 export {
   Crawler, type CrawlerOptions, type CrawlSummary,
@@ -32,9 +32,13 @@ export {
   MANIFEST_FILE, PENDING_FILE, MANIFEST_VERSION, type CheckpointManifest, type CrawlCounters,
 } from './checkpoint.js';
 export {
-  renderPrometheus, startStatusServer, formatPlainLine, formatTtyBlock, formatOutcomes, ProgressPrinter, RateMeter,
-  type StatusSnapshot, type StatusController, type StatusServer, type CrawlState,
+  renderPrometheus, formatPlainLine, formatTtyBlock, formatOutcomes, ProgressPrinter, RateMeter,
+  type StatusSnapshot, type CrawlState,
 } from './stats.js';
+export {
+  startStatusServer, MAX_CONNECTIONS, CONTROL_TOKEN_FILE,
+  type StatusController, type StatusServer, type StatusServerOptions,
+} from './status-server.js';
 export { ParsePool, type ParseOutcome } from './parse-pool.js';
 export { encodeLinks, LinkTable, splitParseOutput, type LinkEntry, type PageInfo, type EncodedGroupLike } from './links-codec.js';
 export { DrumProxy, DrumThread, type DrumProxyStats, type DrumProxyHostOptions } from './drum-proxy.js';

@@ -56,7 +56,8 @@ import {
 } from './checkpoint.js';
 import { ParsePool } from './parse-pool.js';
 import { LinkTable } from './links-codec.js';
-import { RateMeter, ProgressPrinter, startStatusServer, type StatusServer, type StatusSnapshot, type CrawlState } from './stats.js';
+import { RateMeter, ProgressPrinter, type StatusSnapshot, type CrawlState } from './stats.js';
+import { startStatusServer, CONTROL_TOKEN_FILE, type StatusServer } from './status-server.js';
 import { Wakeup } from './wakeup.js';
 import { ABORTED_OUTCOME, graceOver } from './stop.js';
 import { AdmitLog } from './admit-log.js';
@@ -410,7 +411,10 @@ export class Crawler extends EventEmitter {
     const [urlSeen, contentSeen] = await Promise.all([urlSeenOpen, contentSeenOpen]);
     const dns = new DnsCache({ servers: cfg.dnsServers.length > 0 ? cfg.dnsServers : undefined });
     const frontier = await openFrontierPort(path.join(cfg.stateDir, 'frontier'), cfg, dns, {
-      onDrop: (_u, reason) => crawler?.count(`dropped:${reason}`),
+      onDrop: (u, reason) => {
+        crawler?.count(`dropped:${reason}`);
+        crawler?.crawlLog.writeDropped({ time: new Date(), url: u.url, hops: u.hops, reason });
+      },
       starThread: smallDrums,
     });
     const fetcher = new Fetcher({
@@ -550,10 +554,10 @@ export class Crawler extends EventEmitter {
   async run(): Promise<CrawlSummary> {
     this.state = this.cfg.paused ? 'paused' : 'running';
     if (this.cfg.statusPort !== null) {
-      this.statusServer = await startStatusServer(this, this.cfg.statusPort, this.cfg.statusHost);
+      this.statusServer = await startStatusServer(this, this.cfg.statusPort, this.cfg.statusHost, { tokenFile: path.join(this.cfg.stateDir, CONTROL_TOKEN_FILE) });
       // A page must never make the crawler fetch (and archive) its own control surface.
       this.fetcher.refuseEndpoint(this.cfg.statusHost, this.statusServer.port);
-      this.emit('status-server', this.statusServer.url);
+      this.emit('status-server', this.statusServer.url, this.statusServer.token);
     }
     this.printer = new ProgressPrinter(() => this.snapshot(), this.opts.progressOut ?? process.stderr, this.cfg.progress, this.cfg.progressIntervalMs);
     this.printer.start();
@@ -895,11 +899,14 @@ export class Crawler extends EventEmitter {
           this.frontier.robotsDone(item, { rules: ALLOW_ALL, outcome: 'CRAWL_FETCH_BLOCKED_ADDRESS', expiresAt: Date.now() + 3_600_000 });
           return;
         }
+        const start = Date.now();
+        let robotsUrl: string | null = null;
         const r = await fetchRobots(this.fetcher, item.host, item.ip, portOfUrl(item.url), this.cfg.userAgent, {
           dns: this.dns,
           // Every request, the first and each redirect hop (which may go to another server's IP),
           // waits for its IP's floor and is traced: robots.txt fetches count per IP (RFC 9309).
           beforeRequest: async (req) => {
+            robotsUrl ??= req.url;
             const ip = req.ip ?? item.ip;
             for (let wait = this.floorGuard(null, ip); wait !== undefined; wait = this.floorStart(null, ip)) await wait;
             this.traceDispatch(null, req.url, ip, true);
@@ -907,6 +914,11 @@ export class Crawler extends EventEmitter {
         });
         // An answer cut short by the stop is not one (stop.ts): the resumed run asks again.
         if (!this.aborting) this.frontier.robotsDone(item, r);
+        const now = new Date();
+        this.crawlLog.writeRobots({
+          time: now, status: r.status ?? null, bytes: r.fetchResult?.body.byteLength ?? 0, durationMs: now.getTime() - start,
+          url: robotsUrl ?? item.url, outcome: r.outcome,
+        });
       } finally {
         this.robotsInFlight--;
         this.wake.kick();
@@ -1003,7 +1015,8 @@ export class Crawler extends EventEmitter {
   private logFetch(job: PageJob, outcome: string, digest: string | null): void {
     const r = job.result!;
     this.crawlLog.write({
-      time: job.date ?? new Date(),
+      // When the fetch finished (docs/output-format.md): its start plus its duration.
+      time: new Date((job.date?.getTime() ?? Date.now()) + r.timings.totalMs),
       status: r.status ?? null,
       bytes: job.payloadBytes,
       durationMs: Math.round(r.timings.totalMs),

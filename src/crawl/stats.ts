@@ -1,15 +1,11 @@
 /**
- * Crawl visibility: counters, rates, the status snapshot, its Prometheus text rendering, the
- * loopback status server (GET /metrics, GET /status, POST /pause|/resume|/stop|/config — the
- * Dominos "admin interface to watch and steer a running crawl"), and the progress printer (a live
- * status block on a TTY, plain periodic lines otherwise).
+ * Crawl visibility: counters, rates, the status snapshot, its Prometheus text rendering and the
+ * progress printer (a live status block on a TTY, plain periodic lines otherwise). The status
+ * server that serves the snapshot and takes control requests is src/crawl/status-server.ts.
  *
  * Bounds: the rate window keeps at most RATE_WINDOW samples; outcome counts have one entry per
  * distinct outcome code (a fixed, small set of CRAWL_* codes plus HTTP status classes).
  */
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
-
 /** 'done': the frontier ran dry; 'stopped': a stop (signal, limit, POST /stop) ended the run. */
 export type CrawlState = 'starting' | 'running' | 'paused' | 'stopping' | 'done' | 'stopped';
 
@@ -110,89 +106,6 @@ export function renderPrometheus(s: StatusSnapshot): string {
     lines.push(`drumcrawl_outcomes_total{outcome="${code.replace(/["\\\n]/g, '_')}"} ${n}`);
   }
   return lines.join('\n') + '\n';
-}
-
-/** What the status server steers. */
-export interface StatusController {
-  snapshot(): StatusSnapshot;
-  pause(): void;
-  resume(): void;
-  stop(reason?: string): void;
-  /** Change runtime options (throws CRAWL_CONFIG_INVALID on a bad change). */
-  setRuntime?(change: Record<string, unknown>): Record<string, unknown>;
-}
-
-export interface StatusServer {
-  readonly port: number;
-  readonly url: string;
-  close(): Promise<void>;
-}
-
-/**
- * Serve the status surfaces on host:port (loopback by default: the control verbs have no auth,
- * so exposing them beyond the box is the operator's explicit choice).
- */
-export async function startStatusServer(ctl: StatusController, port: number, host = '127.0.0.1'): Promise<StatusServer> {
-  const server = http.createServer((req, res) => {
-    const url = (req.url ?? '/').split('?')[0];
-    const send = (code: number, type: string, body: string): void => {
-      res.writeHead(code, { 'content-type': type, 'cache-control': 'no-store' });
-      res.end(body);
-    };
-    const json = (code: number, v: unknown): void => send(code, 'application/json; charset=utf-8', JSON.stringify(v) + '\n');
-    try {
-      if (req.method === 'GET' && url === '/metrics') return send(200, 'text/plain; version=0.0.4; charset=utf-8', renderPrometheus(ctl.snapshot()));
-      if (req.method === 'GET' && (url === '/status' || url === '/')) return json(200, ctl.snapshot());
-      if (req.method === 'POST' && url === '/pause') {
-        ctl.pause();
-        return json(200, { ok: true, state: ctl.snapshot().state });
-      }
-      if (req.method === 'POST' && url === '/resume') {
-        ctl.resume();
-        return json(200, { ok: true, state: ctl.snapshot().state });
-      }
-      if (req.method === 'POST' && url === '/stop') {
-        ctl.stop('status-server');
-        return json(200, { ok: true, state: ctl.snapshot().state });
-      }
-      if (req.method === 'POST' && url === '/config' && ctl.setRuntime) {
-        let body = '';
-        req.setEncoding('utf8');
-        req.on('data', (c: string) => {
-          body += c;
-          if (body.length > 65536) req.destroy();
-        });
-        req.on('end', () => {
-          try {
-            const change = JSON.parse(body || '{}') as Record<string, unknown>;
-            json(200, { ok: true, runtime: ctl.setRuntime!(change) });
-          } catch (e) {
-            json(400, { ok: false, code: (e as { code?: string }).code ?? 'CRAWL_CONFIG_INVALID', error: (e as Error).message });
-          }
-        });
-        return;
-      }
-      if (url === '/pause' || url === '/resume' || url === '/stop' || url === '/config') return json(405, { ok: false, error: 'use POST' });
-      json(404, { ok: false, error: 'not found; try /status, /metrics, POST /pause, /resume, /stop, /config' });
-    } catch (e) {
-      json(500, { ok: false, error: (e as Error).message });
-    }
-  });
-  server.keepAliveTimeout = 1000;
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, host, () => resolve());
-  });
-  const addr = server.address() as AddressInfo;
-  return {
-    port: addr.port,
-    url: `http://${host.includes(':') ? `[${host}]` : host}:${addr.port}`,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -225,9 +225,11 @@ export function resolveParams(preset: SimwebPreset | undefined, overrides?: Part
   for (const k of ['dupLinkShare', 'intraHostShare', 'intraPldShare', 'nonHtmlShare', 'framesetShare',
     'baseHrefShare', 'crawlDelayShare'] as const) share(k);
   if (p.intraHostShare + p.intraPldShare > 1) bad('intraPldShare', 'intraHostShare + intraPldShare must be ≤ 1');
-  if (!/^[A-Za-z_-]+$/.test(p.robotsAgent)) bad('robotsAgent', 'must be a product token ([A-Za-z_-]+)');
+  if (typeof p.robotsAgent !== 'string' || !/^[A-Za-z_-]+$/.test(p.robotsAgent)) bad('robotsAgent', 'must be a product token ([A-Za-z_-]+)');
+  if (typeof p.coverAll !== 'boolean') bad('coverAll', 'must be true or false');
   if (p.seedCount > p.plds) p.seedCount = p.plds;
   const sumRates = (name: string, r: Record<string, number | undefined>, allowed: readonly string[]) => {
+    if (r === null || typeof r !== 'object' || Array.isArray(r)) bad(name, `must be an object of rates (keys: ${allowed.join(', ')})`);
     let s = 0;
     for (const [k, v] of Object.entries(r)) {
       if (!allowed.includes(k)) bad(name, `has unknown key '${k}'`);

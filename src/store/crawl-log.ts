@@ -5,6 +5,12 @@
  *
  *   time  status  bytes  durationMs  url  hops  digest  outcome
  *
+ * `time` is when the fetch finished, as in Heritrix, whose crawl.log starts each line with the
+ * completion time (the start is time − durationMs). Three kinds of lines: page fetches (`write`),
+ * robots.txt fetches (`writeRobots`: hops `-`, outcome `ok` or a CRAWL_ROBOTS_* code) and URLs the
+ * crawl gave up on without fetching them (`writeDropped`: status `-`, bytes 0, outcome
+ * `dropped:<reason>`, the same keys as the outcome counters).
+ *
  * Lines are buffered (RAM bound: bufferBytes, default 64 KiB) and written in order; flush() writes
  * them, close() flushes and closes. Fields cannot contain TAB/CR/LF (replaced by a space) so that
  * one line is always one record.
@@ -13,12 +19,12 @@ import { open, type FileHandle } from 'node:fs/promises';
 import { CrawlError } from '../errors.js';
 
 export interface CrawlLogEntry {
-  time: Date;
+  time: Date; // when the fetch finished (or the URL was dropped)
   status: number | null; // HTTP status, null when there was no response (DNS, connect, timeout…)
   bytes: number; // payload bytes as transferred
   durationMs: number;
   url: string;
-  hops: number; // links followed from a seed (0 = seed)
+  hops: number | null; // links followed from a seed (0 = seed); null for robots.txt (written '-')
   digest: string | null; // payload digest 'sha1:…'
   outcome: string; // 'ok' or a stable CRAWL_* code
 }
@@ -31,7 +37,7 @@ function clean(s: string): string {
 
 /** One crawl-log line (with trailing LF). */
 export function formatCrawlLogLine(e: CrawlLogEntry): string {
-  return `${e.time.toISOString()}\t${e.status ?? '-'}\t${e.bytes}\t${Math.round(e.durationMs)}\t${clean(e.url)}\t${e.hops}\t${e.digest === null ? '-' : clean(e.digest)}\t${clean(e.outcome)}\n`;
+  return `${e.time.toISOString()}\t${e.status ?? '-'}\t${e.bytes}\t${Math.round(e.durationMs)}\t${clean(e.url)}\t${e.hops ?? '-'}\t${e.digest === null ? '-' : clean(e.digest)}\t${clean(e.outcome)}\n`;
 }
 
 /** Parse one line back (tests, tools). */
@@ -40,7 +46,7 @@ export function parseCrawlLogLine(line: string): CrawlLogEntry {
   if (f.length !== CRAWL_LOG_COLUMNS.length) throw new CrawlError('CRAWL_STORE_BAD_LOG_LINE', `crawl log line has ${f.length} fields, expected 8`);
   return {
     time: new Date(f[0]!), status: f[1] === '-' ? null : Number(f[1]), bytes: Number(f[2]), durationMs: Number(f[3]),
-    url: f[4]!, hops: Number(f[5]), digest: f[6] === '-' ? null : f[6]!, outcome: f[7]!,
+    url: f[4]!, hops: f[5] === '-' ? null : Number(f[5]), digest: f[6] === '-' ? null : f[6]!, outcome: f[7]!,
   };
 }
 
@@ -68,6 +74,23 @@ export class CrawlLog {
     this.lines.push(line);
     this.pending += line.length;
     if (this.pending >= this.bufferBytes) void this.flush().catch(() => undefined); // errors resurface on the next flush()/close()
+  }
+
+  /** A robots.txt fetch (RFC 9309): `url` is the host's /robots.txt, `outcome` 'ok' or a CRAWL_ROBOTS_* code. */
+  writeRobots(e: { time: Date; status: number | null; bytes: number; durationMs: number; url: string; outcome: string }): void {
+    if (this.closed) return; // see writeDropped
+    this.write({ ...e, hops: null, digest: null });
+  }
+
+  /**
+   * A URL the crawl gave up on without fetching it (disallowed by robots.txt, its host failed to
+   * resolve or kept failing, too many attempts): one line with outcome `dropped:<reason>`.
+   */
+  writeDropped(e: { time: Date; url: string; hops: number; reason: string }): void {
+    // The crawler closes the log before its DRUMs and frontier, whose last merge may still admit
+    // (and so drop) URLs: those late reports are not logged rather than failing the shutdown.
+    if (this.closed) return;
+    this.write({ time: e.time, status: null, bytes: 0, durationMs: 0, url: e.url, hops: e.hops, digest: null, outcome: `dropped:${e.reason}` });
   }
 
   /** Write buffered lines (in order). */

@@ -37,6 +37,8 @@ test('parseCrawlArgs: every contract flag maps to its config key (table)', () =>
     [['--out=o'], { outDir: '/tmp/x/o' }],
     [['--dns-server', '127.0.0.1:5353'], { dnsServers: ['127.0.0.1:5353'] }],
     [['--dns-server', '127.0.0.1'], { dnsServers: ['127.0.0.1:53'] }],
+    [['--dns-server', '::1'], { dnsServers: ['[::1]:53'] }],
+    [['--dns-server', '[::1]:5353'], { dnsServers: ['[::1]:5353'] }],
     [['--user-agent', 'bot/1 (+http://x)'], { userAgent: 'bot/1 (+http://x)' }],
     [['--max-pages', '100'], { maxPages: 100 }],
     [['--max-time', '90'], { maxTimeMs: 90000 }],
@@ -81,9 +83,15 @@ test('parseCrawlArgs: precise errors with CRAWL_CONFIG_INVALID (table)', () => {
     [['--host-delay', '100', '--min-host-delay', '200'], /minHostDelayMs \(τh0 = 200\) must not exceed hostDelayMs/],
     [['--ip-delay', '10', '--min-ip-delay', '50'], /minIpDelayMs \(τs0 = 50\) must not exceed ipDelayMs/],
     [['ftp://x.test/'], /seeds entries must be absolute http\(s\) URLs/],
-    [['--dns-server', 'a:b:c'], /dnsServers entries must look like host:port/],
+    [['--dns-server', 'a:b:c'], /dnsServers entries must be an IP address with an optional port/],
     [['--status-port', '70000'], /statusPort must be ≤ 65535/],
     [['--user-agent', ''], /userAgent must be a non-empty string/],
+    [['--user-agent', 'mybot'], /userAgent must contain a contact URL/],
+    [['--dns-server', 'nonsense'], /dnsServers entries must be an IP address/],
+    [['--dns-server', 'dns.example:53'], /dnsServers entries must be an IP address/],
+    [['--dns-server', '127.0.0.1:0'], /dnsServers entries must be an IP address/],
+    [['http://'], /seeds entries must be absolute http\(s\) URLs/],
+    [['http://a b.test/'], /seeds entries must be absolute http\(s\) URLs/],
   ];
   for (const [argv, re] of cases) {
     assert.throws(() => cfg(argv), (e: unknown) => {

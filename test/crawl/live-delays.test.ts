@@ -30,7 +30,8 @@ test('POST /config changes host delays of a running crawl (heaps and floor guard
     const ev: { at: number; host: string }[] = [];
     let changedAt = Infinity;
     let statusUrl = '';
-    crawler.on('status-server', (u: string) => { statusUrl = u; });
+    let auth = {};
+    crawler.on('status-server', (u: string, token: string) => { statusUrl = u; auth = { authorization: `Bearer ${token}` }; });
     const changed = new Promise<void>((resolve, reject) => {
       crawler.on('dispatch', (e: { at: number; url: string; robots: boolean }) => {
         if (e.robots) return;
@@ -38,14 +39,14 @@ test('POST /config changes host delays of a running crawl (heaps and floor guard
         if (ev.length === 25) {
           // The request is sent from this handler; the change applies while dispatching goes on.
           void (async () => {
-            const res = await fetch(statusUrl + '/config', { method: 'POST', body: JSON.stringify({ hostDelayMs: NEW_MS, minHostDelayMs: NEW_MS }) });
+            const res = await fetch(statusUrl + '/config', { method: 'POST', headers: auth, body: JSON.stringify({ hostDelayMs: NEW_MS, minHostDelayMs: NEW_MS }) });
             changedAt = performance.timeOrigin + performance.now();
             const body = (await res.json()) as { ok: boolean; runtime: Record<string, unknown> };
             assert.equal(res.status, 200);
             assert.equal(body.runtime.hostDelayMs, NEW_MS);
             assert.equal(body.runtime.minHostDelayMs, NEW_MS);
             // An invalid change (floor above the delay) is refused and changes nothing.
-            const bad = await fetch(statusUrl + '/config', { method: 'POST', body: JSON.stringify({ minHostDelayMs: NEW_MS * 2 }) });
+            const bad = await fetch(statusUrl + '/config', { method: 'POST', headers: auth, body: JSON.stringify({ minHostDelayMs: NEW_MS * 2 }) });
             assert.equal(bad.status, 400);
             assert.equal(crawler.config.minHostDelayMs, NEW_MS);
             setTimeout(() => crawler.stop('test'), 5000);

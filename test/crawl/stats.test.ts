@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { PassThrough } from 'node:stream';
 import {
-  RateMeter, renderPrometheus, startStatusServer, formatPlainLine, ProgressPrinter, type StatusSnapshot, type CrawlState,
+  RateMeter, renderPrometheus, formatPlainLine, ProgressPrinter, type StatusSnapshot, type CrawlState,
 } from '../../src/crawl/stats.js';
 
 function snap(over: Partial<StatusSnapshot> = {}): StatusSnapshot {
@@ -38,43 +38,6 @@ test('Prometheus text: HELP/TYPE per metric, escaped labels, numeric values', ()
   for (const line of t.trim().split('\n')) {
     if (line.startsWith('#')) continue;
     assert.match(line, /^drumcrawl_[a-z_]+(\{[^}]*\})? -?[0-9.e+]+$/, line);
-  }
-});
-
-test('status server: /status JSON, /metrics, POST pause/resume/stop/config, 404/405', async () => {
-  let state: CrawlState = 'running';
-  let stopped = '';
-  let runtime: Record<string, unknown> = { hostDelayMs: 1 };
-  const srv = await startStatusServer({
-    snapshot: () => snap({ state }),
-    pause: () => { state = 'paused'; },
-    resume: () => { state = 'running'; },
-    stop: (r) => { stopped = r ?? ''; state = 'stopping'; },
-    setRuntime: (c) => {
-      if ('bad' in c) throw Object.assign(new Error('bad must not'), { code: 'CRAWL_CONFIG_INVALID' });
-      runtime = { ...runtime, ...c };
-      return runtime;
-    },
-  }, 0);
-  try {
-    const s = await (await fetch(srv.url + '/status')).json() as StatusSnapshot;
-    assert.equal(s.pages, 1234);
-    const m = await fetch(srv.url + '/metrics');
-    assert.match(m.headers.get('content-type') ?? '', /text\/plain; version=0\.0\.4/);
-    assert.match(await m.text(), /drumcrawl_urls_seen 9000/);
-    assert.equal((await (await fetch(srv.url + '/pause', { method: 'POST' })).json() as { state: string }).state, 'paused');
-    assert.equal((await (await fetch(srv.url + '/resume', { method: 'POST' })).json() as { state: string }).state, 'running');
-    assert.equal((await fetch(srv.url + '/stop')).status, 405);
-    const c = await fetch(srv.url + '/config', { method: 'POST', body: JSON.stringify({ hostDelayMs: 9 }) });
-    assert.deepEqual(((await c.json()) as { runtime: unknown }).runtime, { hostDelayMs: 9 });
-    const bad = await fetch(srv.url + '/config', { method: 'POST', body: JSON.stringify({ bad: 1 }) });
-    assert.equal(bad.status, 400);
-    assert.equal(((await bad.json()) as { code: string }).code, 'CRAWL_CONFIG_INVALID');
-    assert.equal((await fetch(srv.url + '/nope')).status, 404);
-    assert.equal((await (await fetch(srv.url + '/stop', { method: 'POST' })).json() as { state: string }).state, 'stopping');
-    assert.equal(stopped, 'status-server');
-  } finally {
-    await srv.close();
   }
 });
 

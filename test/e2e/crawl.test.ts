@@ -98,12 +98,13 @@ test('tiny web: every reachable allowed page fetched exactly once, polite, robot
     const stall = stallMeter();
     // The status server of a live crawl: metrics, JSON status, pause/resume.
     const probe = new Promise<{ metrics: string; paused: string; resumed: string }>((resolve, reject) => {
-      crawler.once('status-server', (url: string) => {
+      crawler.once('status-server', (url: string, token: string) => {
         setTimeout(() => {
           void (async () => {
+            const headers = { authorization: `Bearer ${token}` };
             const metrics = await (await fetch(`${url}/metrics`)).text();
-            const paused = ((await (await fetch(`${url}/pause`, { method: 'POST' })).json()) as { state: string }).state;
-            const resumed = ((await (await fetch(`${url}/resume`, { method: 'POST' })).json()) as { state: string }).state;
+            const paused = ((await (await fetch(`${url}/pause`, { method: 'POST', headers })).json()) as { state: string }).state;
+            const resumed = ((await (await fetch(`${url}/resume`, { method: 'POST', headers })).json()) as { state: string }).state;
             resolve({ metrics, paused, resumed });
           })().catch(reject);
         }, 1500);

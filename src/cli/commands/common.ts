@@ -3,19 +3,44 @@ import { existsSync, realpathSync } from 'node:fs';
 import path from 'node:path';
 import type { CrawlSummary } from '../../crawl/pipeline.js';
 
-/** Exit codes: 0 done/stopped cleanly, 1 failure, 2 invalid configuration or usage. */
+/** Exit codes: 0 done/stopped cleanly, 1 failure while running, 2 input refused before the start. */
 export const EXIT_OK = 0;
 export const EXIT_FAILURE = 1;
 export const EXIT_USAGE = 2;
 
+/**
+ * Codes that mean "the input was refused before anything started" (exit 2): the user has to change
+ * a flag, a file or a path. Any other code is a failure of a command that had started (exit 1).
+ * docs/errors.md ("Exit status of the command line") lists the same set.
+ */
+export const USAGE_CODES: ReadonlySet<string> = new Set([
+  'CRAWL_CLI_USAGE', 'CRAWL_CONFIG_INVALID', 'CRAWL_DIR_UNUSABLE', 'CRAWL_DIR_FULL',
+  'CRAWL_STATE_EXISTS', 'CRAWL_STATE_MISSING', 'CRAWL_SIMWEB_BAD_PARAM', 'CRAWL_SIMWEB_LISTEN',
+]);
+
+/** `drumcrawl: <CRAWL_*>: <message>` and the exit status for any thrown value. */
+export function describeError(e: unknown): { line: string; exit: number } {
+  const err: Error & { code?: unknown } = e instanceof Error ? e : new Error(String(e));
+  const own = typeof err.code === 'string' && err.code.startsWith('CRAWL_') ? err.code : null;
+  // A system error's message already starts with its own code (ENOTDIR: …): it is printed once,
+  // under CRAWL_ERROR, the code of an error the crawler has no code of its own for.
+  const code = own ?? 'CRAWL_ERROR';
+  const message = err.message.replace(/[\r\n]+/g, ' ');
+  return { line: `drumcrawl: ${code}: ${message}\n`, exit: USAGE_CODES.has(code) ? EXIT_USAGE : EXIT_FAILURE };
+}
+
+/**
+ * Run a command; on an error print one line (never a stack trace) and exit at once with its
+ * status. Exiting (rather than setting process.exitCode) matters: a command that failed halfway
+ * may hold worker threads or sockets that would keep the process alive.
+ */
 export async function runGuarded(fn: () => Promise<void>): Promise<void> {
   try {
     await fn();
   } catch (e) {
-    const err = e as Error & { code?: string };
-    const code = err.code ?? 'CRAWL_ERROR';
-    process.stderr.write(`drumcrawl: ${code}: ${err.message}\n`);
-    process.exitCode = code === 'CRAWL_CONFIG_INVALID' || code === 'CRAWL_STATE_EXISTS' || code === 'CRAWL_STATE_MISSING' ? EXIT_USAGE : EXIT_FAILURE;
+    const { line, exit } = describeError(e);
+    process.stderr.write(line);
+    process.exit(exit);
   }
 }
 
@@ -42,6 +67,14 @@ export function selfCommand(): string {
 
 function shellQuote(s: string): string {
   return /^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
+}
+
+/** The status server's addresses and its control token, printed when it starts. */
+export function announceStatusServer(url: string, token: string, stateDir: string): void {
+  process.stderr.write(
+    `status server: ${url}/status  ${url}/metrics\n` +
+      `control token: ${token} (also in ${stateDir}/control-token; POST /pause, /resume, /stop, /config need "Authorization: Bearer <token>")\n`,
+  );
 }
 
 function mb(n: number): string {

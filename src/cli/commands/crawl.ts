@@ -4,8 +4,9 @@
  */
 import type { Command } from 'commander';
 import { CRAWL_FLAGS, loadCrawlConfig, ramFloorWarning } from '../../crawl/config.js';
-import { Crawler } from '../../crawl/pipeline.js';
-import { printSummary, runGuarded } from './common.js';
+import { CrawlError } from '../../errors.js';
+import { checkDir, checkPortFree, createDirs } from '../preflight.js';
+import { announceStatusServer, printSummary, runGuarded } from './common.js';
 
 export function registerCrawlCommand(program: Command): void {
   const cmd = program
@@ -28,10 +29,20 @@ export function registerCrawlCommand(program: Command): void {
       if (cfg.seeds.length === 0) {
         throw Object.assign(new Error('no seed URLs: give URLs as arguments or --seeds <file>'), { code: 'CRAWL_CONFIG_INVALID' });
       }
+      // Every check before anything is created: directories, an existing crawl, the status port.
+      // The crawler's modules are loaded only once the flags passed: refusing bad input stays quick.
+      const plans = [await checkDir('--state', cfg.stateDir), await checkDir('--out', cfg.outDir)];
+      const { readManifest } = await import('../../crawl/checkpoint.js');
+      if (plans[0]!.missing.length === 0 && (await readManifest(cfg.stateDir)) !== null) {
+        throw new CrawlError('CRAWL_STATE_EXISTS', `${cfg.stateDir} already holds a crawl; use \`drumcrawl resume ${cfg.stateDir}\``);
+      }
+      if (cfg.statusPort !== null) await checkPortFree('statusPort', cfg.statusPort, cfg.statusHost);
       const warn = ramFloorWarning(cfg);
       if (warn !== null) process.stderr.write(`drumcrawl: warning: ${warn}\n`);
+      await createDirs(plans);
+      const { Crawler } = await import('../../crawl/pipeline.js');
       const crawler = await Crawler.open(cfg, { handleSignals: true });
-      crawler.on('status-server', (url: string) => process.stderr.write(`status server: ${url}/status  ${url}/metrics\n`));
+      crawler.on('status-server', (url: string, token: string) => announceStatusServer(url, token, crawler.config.stateDir));
       const summary = await crawler.run();
       printSummary(summary);
     });

@@ -1,11 +1,10 @@
 /** `drumcrawl resume <state> [runtime flags]` — continue from the last checkpoint. */
 import path from 'node:path';
 import type { Command } from 'commander';
-import { readManifest } from '../../crawl/checkpoint.js';
-import { parseCrawlArgs, RUNTIME_KEYS, CRAWL_FLAGS, ramFloorWarning } from '../../crawl/config.js';
-import { Crawler } from '../../crawl/pipeline.js';
+import { parseCrawlArgs, RUNTIME_KEYS, CRAWL_FLAGS, ramFloorWarning, resolveCrawlConfig, type CrawlConfigInput } from '../../crawl/config.js';
 import { CrawlError } from '../../errors.js';
-import { printSummary, runGuarded } from './common.js';
+import { checkDir, checkPortFree, createDirs } from '../preflight.js';
+import { announceStatusServer, printSummary, runGuarded } from './common.js';
 import { rawArgsAfter } from './crawl.js';
 
 /** Startup options a resumed crawl may still change (they do not alter the state's shape; --out
@@ -28,14 +27,31 @@ export function registerResumeCommand(program: Command): void {
       for (const k of Object.keys(input)) {
         if (!RESUMABLE.has(k)) throw new CrawlError('CRAWL_CONFIG_INVALID', `${k} cannot be changed on resume`);
       }
-      const m = await readManifest(path.resolve(state));
-      if (m !== null) process.stderr.write(`resuming ${path.resolve(state)} from checkpoint ${m.epoch} (${m.reason}, ${m.counters.pages} pages)\n`);
+      // Checked before anything is opened: the checkpoint, the merged config, both directories
+      // (the output directory may have been moved or filled since), the status port. The paths
+      // recorded in the manifest are not trusted: the state may have been moved (relocate).
+      const stateDir = path.resolve(state);
+      const statePlan = await checkDir('state', stateDir);
+      const { readManifest } = await import('../../crawl/checkpoint.js');
+      const manifest = statePlan.missing.length > 0 ? null : await readManifest(stateDir);
+      if (manifest === null) throw new CrawlError('CRAWL_STATE_MISSING', `${state} holds no checkpoint to resume`);
+      const { relocate } = await import('../../crawl/recovery.js');
+      const recorded = manifest.config as CrawlConfigInput;
+      const where = typeof recorded.stateDir === 'string' && typeof recorded.outDir === 'string'
+        ? await relocate(stateDir, recorded.stateDir, recorded.outDir, input.outDir as string | undefined)
+        : { stateDir, outDir: (input.outDir ?? recorded.outDir) as string | undefined };
+      const cfg = resolveCrawlConfig({ ...recorded, ...input, stateDir: where.stateDir, outDir: where.outDir });
+      const outPlan = await checkDir('output directory', cfg.outDir);
+      if (cfg.statusPort !== null) await checkPortFree('statusPort', cfg.statusPort, cfg.statusHost);
+      await createDirs([outPlan]);
+      const { Crawler } = await import('../../crawl/pipeline.js');
+      process.stderr.write(`resuming ${stateDir} from checkpoint ${manifest.epoch} (${manifest.reason}, ${manifest.counters.pages} pages)\n`);
       const t0 = performance.now();
       const crawler = await Crawler.resume(state, input, { handleSignals: true });
       process.stderr.write(`resumed: state recovered and opened in ${(performance.now() - t0).toFixed(0)} ms\n`);
       const warn = ramFloorWarning(crawler.config);
       if (warn !== null) process.stderr.write(`drumcrawl: warning: ${warn}\n`);
-      crawler.on('status-server', (url: string) => process.stderr.write(`status server: ${url}/status  ${url}/metrics\n`));
+      crawler.on('status-server', (url: string, token: string) => announceStatusServer(url, token, crawler.config.stateDir));
       printSummary(await crawler.run());
     });
   });

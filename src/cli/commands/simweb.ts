@@ -4,8 +4,10 @@
  * into SimwebOptions by `simwebOptionsFromFlags` (pure, tested) and handed to startSimweb.
  */
 import type { Command } from 'commander';
-import { startSimweb, PRESETS, type SimwebOptions, type SimwebPreset, type WebParams } from '../../simweb/index.js';
+import type { SimwebOptions } from '../../simweb/index.js';
+import { DEFAULT_PARAMS, PRESETS, resolveParams, type SimwebPreset, type WebParams } from '../../simweb/params.js';
 import { CrawlError } from '../../errors.js';
+import { runGuarded } from './common.js';
 
 export interface SimwebFlags {
   preset?: string;
@@ -17,28 +19,39 @@ export interface SimwebFlags {
   json?: boolean;
 }
 
+/** A bad flag value: the same code as the crawl command's (docs/errors.md). */
+function badFlag(message: string): CrawlError {
+  return new CrawlError('CRAWL_CONFIG_INVALID', message);
+}
+
 function int(name: string, v: string | undefined, min: number, max: number): number | undefined {
   if (v === undefined) return undefined;
-  const n = Number(v);
+  const n = /^\s*-?\d+\s*$/.test(v) ? Number(v) : NaN;
   if (!Number.isInteger(n) || n < min || n > max) {
-    throw new CrawlError('CRAWL_CLI_BAD_FLAG', `--${name} must be an integer in [${min}, ${max}], got '${v}'`);
+    throw badFlag( `--${name} must be an integer in [${min}, ${max}], got '${v}'`);
   }
   return n;
 }
 
-/** Flags → SimwebOptions. `--param key=value` (value parsed as JSON when it is JSON, else a string). */
+/**
+ * Flags → SimwebOptions. `--param key=value` (value parsed as JSON when it is JSON, else a string).
+ * Validates everything the web generator would (resolveParams) before a socket is bound.
+ */
 export function simwebOptionsFromFlags(f: SimwebFlags): SimwebOptions {
   const preset = (f.preset ?? 'demo') as SimwebPreset;
-  if (!(preset in PRESETS)) throw new CrawlError('CRAWL_CLI_BAD_FLAG', `--preset must be one of ${Object.keys(PRESETS).join(', ')}`);
+  if (!Object.hasOwn(PRESETS, preset)) throw badFlag(`--preset must be one of ${Object.keys(PRESETS).join(', ')} (got ${JSON.stringify(preset)})`);
   const params: Record<string, unknown> = {};
   for (const kv of f.param ?? []) {
     const eq = kv.indexOf('=');
-    if (eq <= 0) throw new CrawlError('CRAWL_CLI_BAD_FLAG', `--param expects key=value, got '${kv}'`);
+    if (eq <= 0) throw badFlag(`--param expects key=value, got '${kv}'`);
+    const key = kv.slice(0, eq);
+    if (!Object.hasOwn(DEFAULT_PARAMS, key)) throw badFlag(`--param ${key} is not a simweb parameter (known: ${Object.keys(DEFAULT_PARAMS).join(', ')})`);
     const raw = kv.slice(eq + 1);
     let value: unknown;
     try { value = JSON.parse(raw); } catch { value = raw; }
-    params[kv.slice(0, eq)] = value;
+    params[key] = value;
   }
+  resolveParams(preset, params as Partial<WebParams>);
   const opts: SimwebOptions = { preset, params: params as Partial<WebParams>, log: f.log ?? true };
   const seed = int('seed', f.seed, -(2 ** 31), 2 ** 31 - 1);
   const httpPort = int('http-port', f.httpPort, 0, 65535);
@@ -60,8 +73,11 @@ export function registerSimwebCommand(program: Command): void {
     .option('--param <key=value>', 'override a WebParams field (repeatable; JSON values)', (v: string, acc: string[]) => [...acc, v], [] as string[])
     .option('--no-log', 'do not keep the request log')
     .option('--json', 'print the startup information as one JSON line')
-    .action(async (flags: SimwebFlags) => {
-      const sw = await startSimweb(simwebOptionsFromFlags(flags));
+    .action(async (flags: SimwebFlags) => runGuarded(async () => {
+      const opts = simwebOptionsFromFlags(flags);
+      // The servers' modules are loaded once the flags passed (refusing bad input stays quick).
+      const { startSimweb } = await import('../../simweb/index.js');
+      const sw = await startSimweb(opts);
       const info = {
         dns: sw.dnsServer, httpPort: sw.httpPort, ips: sw.ips.length, seeds: sw.seeds,
         // Summing page counts walks every PLD: fine up to a million of them, skipped beyond.
@@ -81,5 +97,5 @@ export function registerSimwebCommand(program: Command): void {
       await sw.close();
       const st = sw.connectionStats();
       process.stderr.write(`simweb: stopped after ${sw.log.total} requests on ${st.accepted} connections\n`);
-    });
+    }));
 }

@@ -2,7 +2,6 @@
 import type { Command } from 'commander';
 import { readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { readManifest } from '../../crawl/checkpoint.js';
 import { CrawlError } from '../../errors.js';
 import { runGuarded } from './common.js';
 
@@ -14,6 +13,9 @@ export function registerStatsCommand(program: Command): void {
     .option('--json', 'print the checkpoint manifest as JSON')
     .action(async (state: string, opts: { json?: boolean }) => {
       await runGuarded(async () => {
+        const st = await stat(path.resolve(state)).catch(() => null);
+        if (st === null || !st.isDirectory()) throw new CrawlError('CRAWL_STATE_MISSING', `${state} is not a state directory`);
+        const { readManifest } = await import('../../crawl/checkpoint.js');
         const m = await readManifest(path.resolve(state));
         if (m === null) throw new CrawlError('CRAWL_STATE_MISSING', `${state} holds no checkpoint`);
         if (opts.json) {

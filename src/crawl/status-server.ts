@@ -1,0 +1,218 @@
+/**
+ * The status server (the Dominos "admin interface to watch and steer a running crawl"): GET
+ * /metrics and GET /status to watch, POST /pause, /resume, /stop and /config to steer.
+ *
+ * It listens on loopback, but loopback is not a boundary: any web page open in the operator's
+ * browser can send requests to 127.0.0.1 (CSRF), and a name the attacker controls can be made to
+ * resolve to 127.0.0.1 after the page loaded (DNS rebinding). So:
+ *
+ * - every POST needs `Authorization: Bearer <token>`; the token is 32 random bytes made at start,
+ *   given to the operator (the CLI prints it) and written to a file of mode 0600 (the state dir's
+ *   `control-token`). A browser cannot add that header to a cross-origin request without a CORS
+ *   preflight, which is never granted (no Access-Control-* header is ever sent);
+ * - the Host header must name the server itself (127.0.0.1, localhost, [::1] or the bound address,
+ *   with the server's port or none): a rebound name in Host is refused, even for GET;
+ * - a request carrying an Origin header other than the server's own is refused, even for GET;
+ * - at most MAX_CONNECTIONS connections are open at once (the kernel hands over more, Node closes
+ *   them at once), a connection idle for idleTimeoutMs is closed, and a request head must arrive
+ *   within headersTimeoutMs: idle or slow clients cannot hold file descriptors.
+ *
+ * Refusals are JSON `{ ok: false, code, error }` with a CRAWL_CONTROL_* code (docs/errors.md).
+ */
+import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { open } from 'node:fs/promises';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { renderPrometheus, type StatusSnapshot } from './stats.js';
+
+/** What the status server steers. */
+export interface StatusController {
+  snapshot(): StatusSnapshot;
+  pause(): void;
+  resume(): void;
+  stop(reason?: string): void;
+  /** Change runtime options (throws CRAWL_CONFIG_INVALID on a bad change). */
+  setRuntime?(change: Record<string, unknown>): Record<string, unknown>;
+}
+
+export interface StatusServer {
+  readonly port: number;
+  readonly url: string;
+  /** The bearer token every POST needs. */
+  readonly token: string;
+  close(): Promise<void>;
+}
+
+export interface StatusServerOptions {
+  /** Write the token here (created with mode 0600, replaced if it exists). @default none */
+  tokenFile?: string;
+  /** Connections open at once; more are closed as they arrive. @default MAX_CONNECTIONS */
+  maxConnections?: number;
+  /** A connection without traffic for this long is closed. @default 10000 */
+  idleTimeoutMs?: number;
+  /** A request's head must be complete within this time. @default 5000 */
+  headersTimeoutMs?: number;
+}
+
+/** Concurrent connections the status server keeps (a scraper and an operator need a few). */
+export const MAX_CONNECTIONS = 64;
+/** Largest POST /config body read. */
+const MAX_BODY_BYTES = 64 * 1024;
+/** File name of the token in the state directory. */
+export const CONTROL_TOKEN_FILE = 'control-token';
+
+/** The three refusal codes (docs/errors.md). */
+export const CRAWL_CONTROL_HOST = 'CRAWL_CONTROL_HOST';
+export const CRAWL_CONTROL_ORIGIN = 'CRAWL_CONTROL_ORIGIN';
+export const CRAWL_CONTROL_UNAUTHORIZED = 'CRAWL_CONTROL_UNAUTHORIZED';
+
+/** Host header values that name this server: loopback names and the bound address, with or without the port. */
+function allowedHosts(host: string, port: number): Set<string> {
+  const names = new Set(['127.0.0.1', 'localhost', '[::1]', host.includes(':') ? `[${host}]` : host]);
+  const out = new Set<string>();
+  for (const n of names) {
+    out.add(n);
+    out.add(`${n}:${port}`);
+  }
+  return out;
+}
+
+/** Write the token file: mode 0600 from its creation (no window in which others may read it). */
+async function writeTokenFile(file: string, token: string): Promise<void> {
+  const fh = await open(file, 'w', 0o600);
+  try {
+    await fh.chmod(0o600); // an existing file keeps its mode on open: set it
+    await fh.writeFile(token + '\n');
+    await fh.sync();
+  } finally {
+    await fh.close();
+  }
+}
+
+/**
+ * Serve the status surfaces on host:port (loopback by default). Resolves once listening and, when
+ * `opts.tokenFile` is given, once the token is on disk.
+ */
+export async function startStatusServer(ctl: StatusController, port: number, host = '127.0.0.1', opts: StatusServerOptions = {}): Promise<StatusServer> {
+  const token = randomBytes(32).toString('base64url');
+  const tokenBytes = Buffer.from(`Bearer ${token}`);
+  let hosts = new Set<string>();
+  let origins = new Set<string>();
+
+  const server = http.createServer({
+    headersTimeout: opts.headersTimeoutMs ?? 5000,
+    requestTimeout: 2 * (opts.headersTimeoutMs ?? 5000),
+    keepAliveTimeout: 1000,
+    // How often Node checks headersTimeout / requestTimeout (default 30 s).
+    connectionsCheckingInterval: Math.min(1000, opts.headersTimeoutMs ?? 5000),
+  }, (req, res) => handle(req, res));
+  server.maxConnections = opts.maxConnections ?? MAX_CONNECTIONS;
+  // Idle sockets (also before the first byte of a request) are closed after this time.
+  server.setTimeout(opts.idleTimeoutMs ?? 10_000, (socket) => socket.destroy());
+
+  function handle(req: http.IncomingMessage, res: http.ServerResponse): void {
+    const url = (req.url ?? '/').split('?')[0];
+    const send = (code: number, type: string, body: string, extra: Record<string, string> = {}): void => {
+      res.writeHead(code, { 'content-type': type, 'cache-control': 'no-store', 'x-content-type-options': 'nosniff', ...extra });
+      res.end(body);
+    };
+    const json = (code: number, v: unknown, extra?: Record<string, string>): void =>
+      send(code, 'application/json; charset=utf-8', JSON.stringify(v) + '\n', extra);
+    const refuse = (code: number, crawlCode: string, error: string, extra?: Record<string, string>): void => {
+      // The body of a refused request is not read: close the connection after the answer.
+      json(code, { ok: false, code: crawlCode, error }, { connection: 'close', ...extra });
+    };
+
+    const hostHeader = (req.headers.host ?? '').toLowerCase();
+    if (!hosts.has(hostHeader)) return refuse(403, CRAWL_CONTROL_HOST, 'the Host header must name this server (127.0.0.1, localhost or [::1])');
+    const origin = req.headers.origin;
+    if (origin !== undefined && !origins.has(origin.toLowerCase())) return refuse(403, CRAWL_CONTROL_ORIGIN, 'cross-origin requests are refused');
+    try {
+      if (req.method === 'GET' && url === '/metrics') return send(200, 'text/plain; version=0.0.4; charset=utf-8', renderPrometheus(ctl.snapshot()));
+      if (req.method === 'GET' && (url === '/status' || url === '/')) return json(200, ctl.snapshot());
+      const verb = url === '/pause' || url === '/resume' || url === '/stop' || url === '/config';
+      if (!verb) return json(404, { ok: false, error: 'not found; try /status, /metrics, POST /pause, /resume, /stop, /config' });
+      if (req.method !== 'POST') return json(405, { ok: false, error: 'use POST' }, { allow: 'POST' });
+      const auth = Buffer.from(req.headers.authorization ?? '');
+      if (auth.length !== tokenBytes.length || !timingSafeEqual(auth, tokenBytes)) {
+        return refuse(401, CRAWL_CONTROL_UNAUTHORIZED, 'POST needs the header "Authorization: Bearer <token>" (the token is printed at start and kept in <state>/control-token)', { 'www-authenticate': 'Bearer' });
+      }
+      if (url === '/pause') {
+        ctl.pause();
+        return json(200, { ok: true, state: ctl.snapshot().state });
+      }
+      if (url === '/resume') {
+        ctl.resume();
+        return json(200, { ok: true, state: ctl.snapshot().state });
+      }
+      if (url === '/stop') {
+        ctl.stop('status-server');
+        return json(200, { ok: true, state: ctl.snapshot().state });
+      }
+      if (ctl.setRuntime === undefined) return json(404, { ok: false, error: 'this crawl takes no runtime changes' });
+      readConfigBody(req, res, ctl.setRuntime.bind(ctl), json);
+    } catch (e) {
+      json(500, { ok: false, error: (e as Error).message });
+    }
+  }
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => resolve());
+  });
+  const addr = server.address() as AddressInfo;
+  hosts = allowedHosts(host, addr.port);
+  origins = new Set([...hosts].filter((h) => h.endsWith(`:${addr.port}`)).map((h) => `http://${h}`));
+  const close = (): Promise<void> =>
+    new Promise<void>((resolve) => {
+      server.closeAllConnections();
+      server.close(() => resolve());
+    });
+  if (opts.tokenFile !== undefined) {
+    try {
+      await writeTokenFile(opts.tokenFile, token);
+    } catch (e) {
+      await close();
+      throw e;
+    }
+  }
+  return {
+    port: addr.port,
+    url: `http://${host.includes(':') ? `[${host}]` : host}:${addr.port}`,
+    token,
+    close,
+  };
+}
+
+/** POST /config: a JSON object of runtime options, at most MAX_BODY_BYTES; 400 with the code on a bad change. */
+function readConfigBody(
+  req: http.IncomingMessage,
+  res: http.ServerResponse,
+  setRuntime: (change: Record<string, unknown>) => Record<string, unknown>,
+  json: (code: number, v: unknown, extra?: Record<string, string>) => void,
+): void {
+  let body = '';
+  let tooLarge = false;
+  req.setEncoding('utf8');
+  req.on('data', (c: string) => {
+    if (tooLarge) return;
+    body += c;
+    if (body.length > MAX_BODY_BYTES) {
+      tooLarge = true;
+      json(413, { ok: false, code: 'CRAWL_CONFIG_INVALID', error: `the body is larger than ${MAX_BODY_BYTES} bytes` }, { connection: 'close' });
+      req.resume();
+    }
+  });
+  req.on('end', () => {
+    if (tooLarge || res.headersSent) return;
+    try {
+      const change = JSON.parse(body || '{}') as unknown;
+      if (change === null || typeof change !== 'object' || Array.isArray(change)) {
+        return json(400, { ok: false, code: 'CRAWL_CONFIG_INVALID', error: 'the body must be a JSON object of runtime options' });
+      }
+      json(200, { ok: true, runtime: setRuntime(change as Record<string, unknown>) });
+    } catch (e) {
+      json(400, { ok: false, code: (e as { code?: string }).code ?? 'CRAWL_CONFIG_INVALID', error: (e as Error).message });
+    }
+  });
+}

@@ -1,0 +1,223 @@
+/**
+ * The status server over real loopback sockets: watching (GET) and steering (POST) work for the
+ * operator with the token; a page in a browser (cross-origin, rebound Host, no token) can neither
+ * steer nor read it; idle connections cannot hold the server's file descriptors.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { startStatusServer, MAX_CONNECTIONS, type StatusController } from '../../src/crawl/status-server.js';
+import type { CrawlState, StatusSnapshot } from '../../src/crawl/stats.js';
+
+function snap(state: CrawlState): StatusSnapshot {
+  return {
+    state, stopReason: null, startedAt: new Date(0).toISOString(), elapsedMs: 1, pages: 1234, pagesOk: 1200, bytes: 1,
+    pagesPerSec: 1, mbPerSec: 1, urlsSeen: 9000, urlsDiscovered: 1, urlsQueued: 1, duplicates: 0, inFlight: 0, parsing: 0,
+    robotsFetches: 0, beast: { j: 2, qfSize: 10, qrSize: 0 }, hosts: { active: 0, waiting: 0 }, ips: { active: 0, waiting: 0 },
+    dns: { lookups: 0, hitRate: 0 }, robots: { lookups: 0, hitRate: 0 }, workers: { size: 1, replaced: 0 }, outcomes: { ok: 1 },
+    rssBytes: 1, cpuMsPerPage: 1, checkpoints: 0, lastCheckpointAt: null,
+  };
+}
+
+/** A controller that records every call. */
+function recorder(): StatusController & { calls: string[]; state: CrawlState } {
+  const c = {
+    calls: [] as string[],
+    state: 'running' as CrawlState,
+    snapshot: () => snap(c.state),
+    pause: () => { c.calls.push('pause'); c.state = 'paused'; },
+    resume: () => { c.calls.push('resume'); c.state = 'running'; },
+    stop: (r?: string) => { c.calls.push(`stop:${r ?? ''}`); c.state = 'stopping'; },
+    setRuntime: (change: Record<string, unknown>) => {
+      c.calls.push(`config:${JSON.stringify(change)}`);
+      if ('bad' in change) throw Object.assign(new Error('bad must not'), { code: 'CRAWL_CONFIG_INVALID' });
+      return change;
+    },
+  };
+  return c;
+}
+
+interface Reply { status: number; headers: http.IncomingHttpHeaders; body: string }
+
+/** One request with exactly the given headers (node:http lets a test set Host and Origin). */
+function send(port: number, method: string, p: string, headers: Record<string, string>, body?: string): Promise<Reply> {
+  return new Promise((resolve, reject) => {
+    const req = http.request({ host: '127.0.0.1', port, method, path: p, headers, agent: false }, (res) => {
+      let b = '';
+      res.setEncoding('utf8');
+      res.on('data', (d: string) => (b += d));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: b }));
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+function code(r: Reply): string | undefined {
+  return (JSON.parse(r.body) as { code?: string }).code;
+}
+
+test('status server: GET /status and /metrics open on loopback, POST verbs with the token, token file 0600', async () => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'dc-status-'));
+  const tokenFile = path.join(dir, 'control-token');
+  writeFileSync(tokenFile, 'old', { mode: 0o644 });
+  const ctl = recorder();
+  const srv = await startStatusServer(ctl, 0, '127.0.0.1', { tokenFile });
+  try {
+    assert.match(srv.token, /^[A-Za-z0-9_-]{43}$/, '32 random bytes, base64url');
+    assert.equal(readFileSync(tokenFile, 'utf8'), srv.token + '\n');
+    assert.equal(statSync(tokenFile).mode & 0o777, 0o600);
+    const host = { host: `127.0.0.1:${srv.port}` };
+    const auth = { ...host, authorization: `Bearer ${srv.token}` };
+    const s = await send(srv.port, 'GET', '/status', host);
+    assert.equal(s.status, 200);
+    assert.equal((JSON.parse(s.body) as StatusSnapshot).pages, 1234);
+    const m = await send(srv.port, 'GET', '/metrics', { host: `localhost:${srv.port}` });
+    assert.match(m.headers['content-type'] ?? '', /text\/plain; version=0\.0\.4/);
+    assert.match(m.body, /drumcrawl_urls_seen 9000/);
+    assert.equal(JSON.parse((await send(srv.port, 'POST', '/pause', auth)).body).state, 'paused');
+    assert.equal(JSON.parse((await send(srv.port, 'POST', '/resume', auth)).body).state, 'running');
+    assert.equal((await send(srv.port, 'GET', '/stop', auth)).status, 405);
+    const c = await send(srv.port, 'POST', '/config', { ...auth, 'content-type': 'application/json' }, JSON.stringify({ maxPages: 9 }));
+    assert.deepEqual(JSON.parse(c.body), { ok: true, runtime: { maxPages: 9 } });
+    const bad = await send(srv.port, 'POST', '/config', auth, JSON.stringify({ bad: 1 }));
+    assert.equal(bad.status, 400);
+    assert.equal(code(bad), 'CRAWL_CONFIG_INVALID');
+    const notObject = await send(srv.port, 'POST', '/config', auth, '[1]');
+    assert.equal(notObject.status, 400);
+    const big = await send(srv.port, 'POST', '/config', auth, JSON.stringify({ x: 'y'.repeat(70_000) }));
+    assert.equal(big.status, 413);
+    assert.equal((await send(srv.port, 'GET', '/nope', host)).status, 404);
+    assert.equal(JSON.parse((await send(srv.port, 'POST', '/stop', auth)).body).state, 'stopping');
+    assert.deepEqual(ctl.calls, ['pause', 'resume', 'config:{"maxPages":9}', 'config:{"bad":1}', 'stop:status-server']);
+  } finally {
+    await srv.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('status server: no token, a wrong token, a rebound Host or a foreign Origin steer nothing; no CORS', async () => {
+  const ctl = recorder();
+  const srv = await startStatusServer(ctl, 0);
+  try {
+    const own = `127.0.0.1:${srv.port}`;
+    const auth = `Bearer ${srv.token}`;
+    const cases: [string, string, string, Record<string, string>, number, string][] = [
+      // [what, method, path, headers, status, code]
+      ['no token', 'POST', '/pause', { host: own }, 401, 'CRAWL_CONTROL_UNAUTHORIZED'],
+      ['wrong token', 'POST', '/stop', { host: own, authorization: `Bearer ${'A'.repeat(43)}` }, 401, 'CRAWL_CONTROL_UNAUTHORIZED'],
+      ['token without Bearer', 'POST', '/stop', { host: own, authorization: srv.token }, 401, 'CRAWL_CONTROL_UNAUTHORIZED'],
+      ['Basic auth', 'POST', '/pause', { host: own, authorization: 'Basic YTpi' }, 401, 'CRAWL_CONTROL_UNAUTHORIZED'],
+      // The issue's CSRF request: a page on evil.example posting through a rebound name.
+      ['CSRF: evil Host and Origin', 'POST', '/config', { host: 'evil.example', origin: 'http://evil.example', 'content-type': 'text/plain' }, 403, 'CRAWL_CONTROL_HOST'],
+      ['rebound Host with the token', 'POST', '/pause', { host: `evil.example:${srv.port}`, authorization: auth }, 403, 'CRAWL_CONTROL_HOST'],
+      ['rebound Host, GET', 'GET', '/status', { host: `evil.example:${srv.port}` }, 403, 'CRAWL_CONTROL_HOST'],
+      ['Host with a loopback prefix', 'GET', '/status', { host: `127.0.0.1.evil.example:${srv.port}` }, 403, 'CRAWL_CONTROL_HOST'],
+      ['Host with another port', 'GET', '/metrics', { host: `127.0.0.1:${srv.port + 1}` }, 403, 'CRAWL_CONTROL_HOST'],
+      ['foreign Origin with the token', 'POST', '/pause', { host: own, origin: 'http://evil.example', authorization: auth }, 403, 'CRAWL_CONTROL_ORIGIN'],
+      ['foreign Origin, GET', 'GET', '/status', { host: own, origin: 'http://evil.example' }, 403, 'CRAWL_CONTROL_ORIGIN'],
+      ['Origin null (sandboxed page)', 'POST', '/stop', { host: own, origin: 'null', authorization: auth }, 403, 'CRAWL_CONTROL_ORIGIN'],
+      ['Origin on another port', 'POST', '/stop', { host: own, origin: `http://127.0.0.1:${srv.port + 1}`, authorization: auth }, 403, 'CRAWL_CONTROL_ORIGIN'],
+      ['preflight', 'OPTIONS', '/config', { host: own, origin: 'http://evil.example', 'access-control-request-method': 'POST' }, 403, 'CRAWL_CONTROL_ORIGIN'],
+    ];
+    for (const [what, method, p, headers, status, c] of cases) {
+      const r = await send(srv.port, method, p, headers, method === 'POST' ? '{"maxPages":999999}' : undefined);
+      assert.equal(r.status, status, `${what}: ${r.body}`);
+      assert.equal(code(r), c, what);
+      for (const h of Object.keys(r.headers)) assert.ok(!h.startsWith('access-control-'), `${what}: ${h}`);
+    }
+    assert.deepEqual(ctl.calls, [], 'nothing was steered');
+    assert.equal(ctl.state, 'running');
+    // The server's own origin, [::1] and localhost as Host, and no Origin at all are the operator.
+    const ok = await send(srv.port, 'POST', '/pause', { host: `localhost:${srv.port}`, origin: `http://localhost:${srv.port}`, authorization: auth });
+    assert.equal(ok.status, 200, ok.body);
+    assert.equal((await send(srv.port, 'GET', '/status', { host: `[::1]:${srv.port}` })).status, 200);
+    assert.equal((await send(srv.port, 'GET', '/status', { host: '127.0.0.1' })).status, 200);
+    const opt = await send(srv.port, 'OPTIONS', '/config', { host: own });
+    assert.equal(opt.status, 405);
+    for (const h of Object.keys(opt.headers)) assert.ok(!h.startsWith('access-control-'), h);
+    assert.deepEqual(ctl.calls, ['pause']);
+  } finally {
+    await srv.close();
+  }
+});
+
+/** Open file descriptors of a process (Linux /proc). */
+function fdCount(pid: number): number {
+  return readdirSync(`/proc/${pid}/fd`).length;
+}
+
+test('status server: 2,500 idle connections hold at most MAX_CONNECTIONS fds, and idle ones are closed', async (t) => {
+  const IDLE_MS = 4000;
+  const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(new URL('./status-server-child.ts', import.meta.url)), String(IDLE_MS)], {
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
+  const sockets: net.Socket[] = [];
+  let sampler: NodeJS.Timeout | undefined;
+  try {
+    const info = await new Promise<{ port: number; token: string }>((resolve, reject) => {
+      let out = '';
+      child.stdout.on('data', (d: Buffer) => {
+        out += d.toString();
+        if (out.includes('\n')) resolve(JSON.parse(out.split('\n')[0]!) as { port: number; token: string });
+      });
+      child.on('exit', (c) => reject(new Error(`child exited ${c}`)));
+    });
+    const baseline = fdCount(child.pid!);
+    let maxFds = baseline;
+    sampler = setInterval(() => { maxFds = Math.max(maxFds, fdCount(child.pid!)); }, 20);
+    const N = 2500;
+    let connected = 0;
+    // Every socket connects (the kernel completes the handshake before the server accepts) or
+    // fails; bounded by a deadline, well below the server's idle timeout.
+    await new Promise<void>((resolve) => {
+      let settled = 0;
+      const deadline = setTimeout(resolve, IDLE_MS / 2);
+      for (let i = 0; i < N; i++) {
+        const s = net.connect(info.port, '127.0.0.1');
+        sockets.push(s);
+        let done = false;
+        const mark = (): void => {
+          if (done) return;
+          done = true;
+          if (++settled === N) {
+            clearTimeout(deadline);
+            resolve();
+          }
+        };
+        s.on('connect', () => { connected++; mark(); });
+        s.on('error', mark);
+        s.on('close', mark);
+      }
+    });
+    await new Promise((r) => setTimeout(r, 500)); // the server accepts (and drops) its backlog
+    const alive = sockets.filter((s) => !s.destroyed).length;
+    maxFds = Math.max(maxFds, fdCount(child.pid!));
+    t.diagnostic(`${connected} of ${N} connected, ${alive} kept open, server fds ${baseline} → peak ${maxFds}`);
+    assert.ok(connected >= N / 2, `the connections reached the server (${connected} connected)`);
+    assert.ok(alive <= MAX_CONNECTIONS, `${alive} idle connections kept open (cap ${MAX_CONNECTIONS})`);
+    assert.ok(maxFds <= baseline + MAX_CONNECTIONS + 4, `server fds peaked at ${maxFds} (baseline ${baseline})`);
+    // The held ones are idle: the server closes them after IDLE_MS.
+    const t0 = Date.now();
+    while (sockets.some((s) => !s.destroyed) && Date.now() - t0 < IDLE_MS + 4000) await new Promise((r) => setTimeout(r, 100));
+    assert.equal(sockets.filter((s) => !s.destroyed).length, 0, 'idle connections closed by the server');
+    // And the operator gets in again.
+    const r = await send(info.port, 'GET', '/status', { host: `127.0.0.1:${info.port}` });
+    assert.equal(r.status, 200);
+  } finally {
+    clearInterval(sampler);
+    for (const s of sockets) s.destroy();
+    child.stdin.end();
+    await new Promise((r) => {
+      if (child.exitCode !== null) return r(null);
+      child.once('exit', r);
+      setTimeout(() => child.kill('SIGKILL'), 3000).unref();
+    });
+  }
+});
