@@ -7,10 +7,16 @@
  *   CRAWL_PARSE_TIMEOUT  the worker did not answer in time (it was terminated and replaced)
  *   CRAWL_PARSE_CRASH    the worker died (exit, OOM under resourceLimits) while parsing this page
  *   CRAWL_PARSE_ERROR    the parser threw (the worker survives)
+ *   CRAWL_PARSE_LIMIT    the page is beyond the parser's bounds (src/html/fallback-limit.ts; the
+ *                        worker survives)
  *
- * Hand-off (docs/performance.md, session 3 parse side): with one page per piscina task and one
- * task per worker, the worker idled from each answer until the busy event loop handled it and
- * posted the next page, and piscina's per-task work cost the event loop ~0.06 ms per page. Now:
+ * `replaced` counts the workers piscina took down while the pool was open (its 'workerDestroy'
+ * event: a crash, an out-of-memory exit, a termination for a hang), whichever page — if any — was
+ * in progress; piscina starts a new worker for each (minThreads = threads).
+ *
+ * Hand-off (docs/performance.md, parse side): with one page per piscina task and one task per
+ * worker, the worker would idle from each answer until the busy event loop handled it and posted
+ * the next page, and piscina's per-task work costs the event loop ~0.06 ms per page. So:
  *   - the pages waiting when a worker slot frees go as ONE task (a batch, one transferred buffer,
  *     at most `batch` pages), and
  *   - each worker holds `concurrentTasksPerWorker` (2) batches, so the next one is already queued
@@ -31,10 +37,26 @@
  */
 import { Piscina } from 'piscina';
 import { workerFile } from './worker-file.js';
-import { packBatch, splitBatchOutput, PROGRESS_MASK, PROGRESS_SLOTS, type ParseTask, type ParseWorkerData } from './parse-worker.js';
+import { packBatch, splitBatchOutput, PAGE_OK, PAGE_LIMIT, PROGRESS_MASK, PROGRESS_SLOTS, type ParseTask, type ParseWorkerData } from './parse-worker.js';
 import { splitParseOutput, type EncodedGroupLike } from './links-codec.js';
 
-export type ParseOutcome = { ok: true; table: Uint8Array; group: EncodedGroupLike | null } | { ok: false; code: 'CRAWL_PARSE_TIMEOUT' | 'CRAWL_PARSE_CRASH' | 'CRAWL_PARSE_ERROR'; message: string };
+export type ParseOutcome =
+  | { ok: true; table: Uint8Array; group: EncodedGroupLike | null }
+  | { ok: false; code: 'CRAWL_PARSE_TIMEOUT' | 'CRAWL_PARSE_CRASH' | 'CRAWL_PARSE_ERROR' | 'CRAWL_PARSE_LIMIT'; message: string };
+
+export interface ParsePoolOptions {
+  threads: number;
+  timeoutMs: number;
+  /** Each worker's heap budget, MiB (resourceLimits). */
+  heapMb?: number;
+  concurrentTasksPerWorker?: number;
+  batch?: number;
+  /**
+   * The worker module (a file path or URL whose default export is parse-worker.ts's `run`).
+   * @default workerFile('parse-worker')
+   */
+  worker?: string;
+}
 
 /** young generation per parse worker (MiB), part of its heap budget */
 const YOUNG_MB = 8;
@@ -73,24 +95,24 @@ export class ParsePool {
   private readonly progress: Int32Array;
   private readonly startedAt: Float64Array;
   private sweeper: NodeJS.Timeout | null = null;
-  /** workers terminated because they crashed or hung */
+  /** workers taken down (crashed, ran out of memory, or terminated for a hang) and replaced */
   replaced = 0;
 
   constructor(
     workerData: ParseWorkerData,
-    private readonly opts: { threads: number; timeoutMs: number; heapMb?: number; concurrentTasksPerWorker?: number; batch?: number },
+    private readonly opts: ParsePoolOptions,
   ) {
     this.ctpw = Math.max(1, opts.concurrentTasksPerWorker ?? (Number(process.env.DRUMCRAWL_PARSE_CTPW) || DEFAULT_CTPW));
     this.batchMax = Math.max(1, opts.batch ?? (Number(process.env.DRUMCRAWL_PARSE_BATCH) || DEFAULT_BATCH));
-    // (DRUMCRAWL_PARSE_YOUNG_MB: experiment knob like DRUMCRAWL_PARSE_CTPW; 8 vs 32 MiB was not
-    // established in session 4's e2e pairs, docs/performance.md)
+    // (DRUMCRAWL_PARSE_YOUNG_MB: experiment knob like DRUMCRAWL_PARSE_CTPW; e2e pairs have not
+    // told 8 and 32 MiB apart, docs/performance.md)
     const youngMb = Number(process.env.DRUMCRAWL_PARSE_YOUNG_MB) || YOUNG_MB;
     const progress = new SharedArrayBuffer(PROGRESS_SLOTS * 4);
     const startedAt = new SharedArrayBuffer(PROGRESS_SLOTS * 8);
     this.progress = new Int32Array(progress);
     this.startedAt = new Float64Array(startedAt);
     this.pool = new Piscina({
-      filename: workerFile('parse-worker'),
+      filename: opts.worker ?? workerFile('parse-worker'),
       minThreads: opts.threads,
       maxThreads: opts.threads,
       concurrentTasksPerWorker: this.ctpw,
@@ -107,6 +129,9 @@ export class ParsePool {
     // A worker that exits unexpectedly emits 'error' on the pool; its tasks are rejected (handled
     // in launch) and piscina starts a replacement. Without a listener the process would crash.
     this.pool.on('error', () => undefined);
+    this.pool.on('workerDestroy', () => {
+      if (!this.closed) this.replaced++;
+    });
   }
 
   get threads(): number {
@@ -185,8 +210,8 @@ export class ParsePool {
         for (let i = 0; i < jobs.length; i++) {
           const o = outs[i];
           if (o === undefined) this.answer(jobs[i]!, { ok: false, code: 'CRAWL_PARSE_ERROR', message: 'parse worker answered too few pages' });
-          else if (o.ok) this.answer(jobs[i]!, { ok: true, ...splitParseOutput(o.bytes) });
-          else this.answer(jobs[i]!, { ok: false, code: 'CRAWL_PARSE_ERROR', message: new TextDecoder().decode(o.bytes) });
+          else if (o.status === PAGE_OK) this.answer(jobs[i]!, { ok: true, ...splitParseOutput(o.bytes) });
+          else this.answer(jobs[i]!, { ok: false, code: o.status === PAGE_LIMIT ? 'CRAWL_PARSE_LIMIT' : 'CRAWL_PARSE_ERROR', message: new TextDecoder().decode(o.bytes) });
         }
         this.pump();
       },
@@ -213,7 +238,6 @@ export class ParsePool {
     for (const j of b.jobs) {
       const state = Atomics.load(this.progress, j.seq & PROGRESS_MASK);
       if (state === j.seq || b.timedOut === j.seq) {
-        this.replaced++;
         if (b.timedOut === j.seq) {
           this.answer(j, { ok: false, code: 'CRAWL_PARSE_TIMEOUT', message: `parser did not finish in ${this.opts.timeoutMs} ms; worker replaced` });
         } else {
