@@ -248,11 +248,11 @@ function parseDelay(txt: string): number | undefined {
   return Number.isFinite(v) ? v : undefined;
 }
 
-/** Printable ASCII without `%`: already in canonical form (normalize.ts), no re-encoding needed. */
+/** Printable ASCII without `%` or a query (`?`): already in canonical form (normalize.ts), no re-encoding needed. */
 function plainPattern(text: string, s: number, e: number): boolean {
   for (let i = s; i < e; i++) {
     const c = text.charCodeAt(i);
-    if (c <= 0x20 || c >= 0x7f || c === 0x25) return false;
+    if (c <= 0x20 || c >= 0x7f || c === 0x25 || c === 0x3f) return false;
   }
   return true;
 }
