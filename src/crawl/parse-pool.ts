@@ -121,7 +121,7 @@ export class ParsePool {
       // `heapMb` is the worker's whole heap budget: V8 adds the young generation on top of the old
       // space cap (default 3 × 16 MiB semi-spaces), so it is capped too and taken out of heapMb. A
       // parse keeps one page's objects alive at a time, so a small young generation scavenges
-      // more often but each scavenge copies little (H7, issue #7 RSS).
+      // more often but each scavenge copies little (issue #7, RSS).
       resourceLimits: opts.heapMb
         ? { maxOldGenerationSizeMb: Math.max(16, opts.heapMb - youngMb), maxYoungGenerationSizeMb: youngMb }
         : undefined,
