@@ -135,3 +135,23 @@ for (const shape of shapes) {
     }
   });
 }
+
+test('scanWarc holds bounded memory on a huge declared record over 16 MB of small gzip members', async () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'drumcrawl-warc-hostile-'));
+  try {
+    const f = path.join(dir, 'huge.warc.gz');
+    writeFileSync(f, hugeRecordSmallUnits(16 * 1024 * KB, (b) => gzipSync(b)));
+    const used = () => { const m = process.memoryUsage(); return m.heapUsed + m.arrayBuffers; };
+    const base = used();
+    let peak = base;
+    const sampler = setInterval(() => { peak = Math.max(peak, used()); }, 1);
+    const r = await scanWarc(f);
+    clearInterval(sampler);
+    peak = Math.max(peak, used());
+    assert.equal(r.error, 'file ends inside a record');
+    // the read window (1 MiB), one inflate piece and a head: far below the 16 MB the record spans
+    assert.ok(peak - base < 8 * 1024 * KB, `peak growth ${((peak - base) / 1024 / 1024).toFixed(1)} MiB`);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
