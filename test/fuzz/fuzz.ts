@@ -19,7 +19,7 @@ export function runs(short: number, long: number): number {
 /** fast-check parameters for a target (seed logged so that any run can be replayed). */
 export function params(target: string, numRuns: number): fc.Parameters<unknown> {
   console.log(`fuzz ${target}: ${numRuns} inputs, seed ${SEED} (replay: DRUMCRAWL_FUZZ_SEED=${SEED})`);
-  return { numRuns, seed: SEED, endOnFailure: true };
+  return { numRuns, seed: SEED, endOnFailure: true, includeErrorInReport: true };
 }
 
 export const KB = 1024;
