@@ -2,7 +2,8 @@
  * Canonical octet form shared by patterns and URL paths, so that matching is a plain comparison
  * (RFC 9309 §2.2.2): octets outside printable US-ASCII are percent-encoded (UTF-8), `%xx` escapes of
  * unreserved characters (ALPHA / DIGIT / `-._~`, RFC 3986 §2.3) are decoded (the §2.2.2 table:
- * `/foo/bar/%62%61%7A` matches `/foo/bar/baz`), and every other `%xx` has its hex upper-cased.
+ * `/foo/bar/%62%61%7A` matches `/foo/bar/baz`), every other `%xx` has its hex upper-cased, and a
+ * `%` that starts no `%xx` escape is written `%25` (so the canonical form is its own canonical form).
  * In URL paths a literal `*` or `$` is written `%2A` / `%24` so that a pattern that spells them
  * with percent-encoding matches them verbatim (§2.2.3), while `*` / `$` in a pattern stay special.
  *
@@ -38,12 +39,15 @@ function isQueryEncoded(b: number): boolean {
 /** Normalize octets to the canonical form; `urlSide` also escapes `*` and `$`. */
 function canonicalOctets(bytes: Uint8Array, urlSide: boolean): string {
   const n = bytes.length;
-  // Fast path: printable ASCII without `%` or `?` (and, on the URL side, without `*` / `$`) is canonical.
+  // Fast path: printable ASCII without `%`, without `: / ? @ [ ]` in the query (and, on the URL
+  // side, without `*` / `$`) is canonical.
   if (n <= 4096) {
     let plain = true;
+    let q = false;
     for (let i = 0; i < n; i++) {
       const b = bytes[i]!;
-      if (b <= 0x20 || b >= 0x7f || b === 0x25 || b === 0x3f || (urlSide && (b === 0x2a || b === 0x24))) { plain = false; break; }
+      if (b <= 0x20 || b >= 0x7f || b === 0x25 || (q && isQueryEncoded(b)) || (urlSide && (b === 0x2a || b === 0x24))) { plain = false; break; }
+      if (b === 0x3f) q = true;
     }
     if (plain) return String.fromCharCode.apply(null, bytes as unknown as number[]);
   }
@@ -65,7 +69,9 @@ function canonicalOctets(bytes: Uint8Array, urlSide: boolean): string {
         i += 2;
         continue;
       }
-      out += '%';
+      out += '%25';
+    } else if (b === 0x25) {
+      out += '%25'; // a `%` that starts no escape is a literal percent sign: `%25` (RFC 3986 §2.4)
     } else if (b <= 0x20 || b >= 0x7f) {
       out += '%' + HEX[b >> 4] + HEX[b & 15];
     } else if (urlSide && (b === 0x2a || b === 0x24)) {
@@ -84,15 +90,18 @@ export function escapePattern(value: Uint8Array | string): string {
 
 /**
  * A URL path(+params+query) in canonical form. Fast path: most crawler URLs are already canonical
- * printable ASCII without `%`, `*`, `$` or a query, and are returned as they are (no allocation).
+ * printable ASCII without `%`, `*`, `$`, or `: / ? @ [ ]` in the query, and are returned as they
+ * are (no allocation).
  */
 export function canonicalPath(path: string): string {
   const n = path.length;
+  let inQuery = false;
   for (let i = 0; i < n; i++) {
     const c = path.charCodeAt(i);
-    if (c <= 0x20 || c >= 0x7f || c === 0x25 || c === 0x2a || c === 0x24 || c === 0x3f) {
+    if (c <= 0x20 || c >= 0x7f || c === 0x25 || c === 0x2a || c === 0x24 || (inQuery && isQueryEncoded(c))) {
       return canonicalOctets(utf8.encode(path), true);
     }
+    if (c === 0x3f) inQuery = true;
   }
   return path;
 }

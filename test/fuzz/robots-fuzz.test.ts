@@ -82,3 +82,11 @@ test('robots fuzz: parsing is linear on hostile bodies (long lines, wildcard run
     }, 0.5);
   }
 });
+
+test('robots fuzz: canonical forms — a path and a pattern spelling it agree, and canonical is a fixed point', () => {
+  fc.assert(fc.property(urlPath, (p) => {
+    const c = canonicalPath(p);
+    assert.equal(canonicalPath(c), c, `canonicalPath not idempotent on ${p}`);
+    if (!p.includes('*') && !p.includes('$')) assert.equal(escapePattern(p), c, `pattern and path forms differ on ${p}`);
+  }), params('robots canonical forms', runs(2000, 200_000)));
+});
