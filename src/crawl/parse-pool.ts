@@ -10,6 +10,10 @@
  *   CRAWL_PARSE_LIMIT    the page is beyond the parser's bounds (src/html/fallback-limit.ts; the
  *                        worker survives)
  *
+ * A worker can also hang outside any page (while receiving a batch, between pages): a batch with
+ * no page in progress whose progress has not moved for `stuckMs` is aborted the same way; none
+ * of its pages is blamed, all are re-run.
+ *
  * `replaced` counts the workers piscina took down while the pool was open (its 'workerDestroy'
  * event: a crash, an out-of-memory exit, a termination for a hang), whichever page — if any — was
  * in progress; piscina starts a new worker for each (minThreads = threads).
@@ -56,6 +60,12 @@ export interface ParsePoolOptions {
    * @default workerFile('parse-worker')
    */
   worker?: string;
+  /**
+   * A batch in which no page starts or finishes for this long, while none is in progress, is
+   * taken as a worker hung outside any page (e.g. while receiving the batch): it is aborted, the
+   * worker replaced, and its pages re-run. @default max(30 s, timeoutMs × (batch × (ctpw − 1) + 2))
+   */
+  stuckMs?: number;
 }
 
 /** young generation per parse worker (MiB), part of its heap budget */
@@ -79,6 +89,11 @@ interface Batch {
   ctl: AbortController;
   /** the seq of the page the sweep found past its deadline (the batch was aborted for it) */
   timedOut: number | null;
+  /** pages of the batch seen done by the sweep, and since when that count has not moved with no page in progress */
+  doneSeen: number;
+  idleSince: number;
+  /** aborted as stuck (no page in progress; every page is re-run) */
+  stuck: boolean;
 }
 
 export class ParsePool {
@@ -92,6 +107,7 @@ export class ParsePool {
   private closed = false;
   private readonly ctpw: number;
   private readonly batchMax: number;
+  private readonly stuckMs: number;
   private readonly progress: Int32Array;
   private readonly startedAt: Float64Array;
   private sweeper: NodeJS.Timeout | null = null;
@@ -104,6 +120,9 @@ export class ParsePool {
   ) {
     this.ctpw = Math.max(1, opts.concurrentTasksPerWorker ?? (Number(process.env.DRUMCRAWL_PARSE_CTPW) || DEFAULT_CTPW));
     this.batchMax = Math.max(1, opts.batch ?? (Number(process.env.DRUMCRAWL_PARSE_BATCH) || DEFAULT_BATCH));
+    // a batch may wait behind the worker's other batches (each page of which is bounded by the
+    // per-page timeout) before its first page starts
+    this.stuckMs = opts.stuckMs ?? Math.max(30_000, opts.timeoutMs * (this.batchMax * (this.ctpw - 1) + 2));
     // (DRUMCRAWL_PARSE_YOUNG_MB: experiment knob like DRUMCRAWL_PARSE_CTPW; e2e pairs have not
     // told 8 and 32 MiB apart, docs/performance.md)
     const youngMb = Number(process.env.DRUMCRAWL_PARSE_YOUNG_MB) || YOUNG_MB;
@@ -199,7 +218,7 @@ export class ParsePool {
       this.nextSeq = (this.nextSeq + 1) | 0 || 1; // never 0 (a slot's initial value)
       Atomics.store(this.progress, j.seq & PROGRESS_MASK, 0);
     }
-    const b: Batch = { jobs, ctl: new AbortController(), timedOut: null };
+    const b: Batch = { jobs, ctl: new AbortController(), timedOut: null, doneSeen: 0, idleSince: Date.now(), stuck: false };
     this.batches.add(b);
     // One buffer for the batch, transferred (the caller keeps its own arrays: nothing is lost).
     const wire = packBatch(jobs.map((j) => j.task), jobs.map((j) => j.seq));
@@ -255,7 +274,10 @@ export class ParsePool {
     }
   }
 
-  /** Abort the batch whose page in progress is past its deadline (piscina then replaces its worker). */
+  /**
+   * Abort the batch whose page in progress is past its deadline, or that made no progress for
+   * stuckMs with no page in progress (piscina then terminates and replaces its worker).
+   */
   private sweep(): void {
     if (this.batches.size === 0 && this.sweeper !== null) {
       clearInterval(this.sweeper);
@@ -264,15 +286,27 @@ export class ParsePool {
     }
     const now = Date.now();
     for (const b of this.batches) {
-      if (b.timedOut !== null) continue;
+      if (b.timedOut !== null || b.stuck) continue;
+      let running = false;
+      let done = 0;
       for (const j of b.jobs) {
         const slot = j.seq & PROGRESS_MASK;
-        if (Atomics.load(this.progress, slot) !== j.seq) continue;
+        const state = Atomics.load(this.progress, slot);
+        if (state === ~j.seq) done++;
+        if (state !== j.seq) continue;
+        running = true;
         if (now - this.startedAt[slot]! > this.opts.timeoutMs) {
           b.timedOut = j.seq;
           b.ctl.abort();
         }
         break; // a worker parses one page at a time
+      }
+      if (running || done !== b.doneSeen) {
+        b.doneSeen = done;
+        b.idleSince = now;
+      } else if (now - b.idleSince > this.stuckMs) {
+        b.stuck = true;
+        b.ctl.abort();
       }
     }
   }

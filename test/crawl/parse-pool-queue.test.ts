@@ -95,6 +95,23 @@ test('parse pool: a worker that dies between pages is replaced every time; the p
   }
 });
 
+test('parse pool: a worker that hangs outside any page is found stuck, replaced, and the page given up after 3 re-runs', async () => {
+  const pool = new ParsePool(wd, { threads: 1, timeoutMs: 20_000, concurrentTasksPerWorker: 1, batch: 1, worker, stuckMs: 400 });
+  try {
+    await pool.warmup();
+    // bounded: a supervisor that never finds the hang would leave this page unanswered
+    let timer: NodeJS.Timeout | undefined;
+    const o = await Promise.race([pool.run(page(23, 'HANG-BETWEEN')), new Promise<'no answer'>((r) => { timer = setTimeout(() => r('no answer'), 15_000); })]);
+    clearTimeout(timer);
+    assert.equal(o === 'no answer' ? o : o.ok ? 'ok' : o.code, 'CRAWL_PARSE_CRASH');
+    await until(() => pool.replaced >= 1, 'a replacement');
+    await pool.warmup();
+    assert.deepEqual(links(await pool.run(page(24))), ['http://p24.test/l/24', 'http://o24.test/']);
+  } finally {
+    await pool.close();
+  }
+});
+
 test('parse pool: an 8 MB page of nested <svg> is CRAWL_PARSE_LIMIT, quickly; no worker dies', async () => {
   // the real worker under a heap cap that a full parse5 tree of this page would exceed many times
   const pool = new ParsePool(wd, { threads: 1, timeoutMs: 20_000, heapMb: 64 });
