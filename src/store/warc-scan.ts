@@ -16,13 +16,14 @@
  *   keeps only the record head being read (at most MAX_HEAD bytes) and counts the block's bytes
  *   off without holding them, so a head of spaces or a record declaring a huge Content-Length over
  *   many small members costs time proportional to the bytes, never a re-scan;
- * - head fields are found by splitting lines and comparing names, no regular expression;
- * - a compression unit is decompressed into the state machine as it is read: a small unit in one
- *   call on the read window, a large one (or one that inflates past SYNC_OUT_MAX) streamed in
- *   CHUNK-sized pieces.
- * Memory: the read window (WINDOW), one head (MAX_HEAD), one decompressed piece (SYNC_OUT_MAX at
- * most) — independent of the file, record and unit sizes. Only `collect: true` grows (one entry per
- * record, by request).
+ * - head fields are found by splitting lines and comparing names (no backtracking pattern);
+ * - a compression unit is decompressed into the state machine as it is read, CHUNK bytes of output
+ *   at a time: gzip members through one reused raw-inflate context (inflateCtx), zstd frames
+ *   through ZSTD_decompressStream; where node:zlib's handle is not reachable, a small member takes
+ *   one inflateRawSync call (output ≤ SYNC_OUT_MAX) and a larger one a zlib stream.
+ * Memory: the read window (WINDOW), one head (MAX_HEAD), one decompressed piece (CHUNK; SYNC_OUT_MAX
+ * in the fallback) — independent of the file, record and unit sizes. Only `collect: true` grows
+ * (one entry per record, by request).
  */
 import { open, type FileHandle } from 'node:fs/promises';
 import { createInflateRaw, inflateRawSync, crc32, constants as zc } from 'node:zlib';
