@@ -215,8 +215,8 @@ const startedAt = data.startedAt !== undefined ? new Float64Array(data.startedAt
  * Building each part as its own buffer would make ~12 ArrayBuffers per page (table, its digest
  * and charset, meta JSON, three record heads, the metadata block, the group's bytes, the page's
  * answer, four digest Buffers), each a malloc'd backing store that V8's ArrayBuffer sweeper (a
- * platform thread) must free later, and copy the WARC bytes three times. Bound: grows to the largest batch answer; a buffer grown
- * past OB_KEEP is dropped after its batch.
+ * platform thread) must free later, and copy the WARC bytes three times. Bound: grows to the
+ * largest batch answer; a buffer grown past OB_KEEP is dropped after its batch.
  */
 const OB_INITIAL = 256 * 1024;
 const OB_KEEP = 4 * 1024 * 1024;
