@@ -7,10 +7,20 @@
  *   CRAWL_PARSE_TIMEOUT  the worker did not answer in time (it was terminated and replaced)
  *   CRAWL_PARSE_CRASH    the worker died (exit, OOM under resourceLimits) while parsing this page
  *   CRAWL_PARSE_ERROR    the parser threw (the worker survives)
+ *   CRAWL_PARSE_LIMIT    the page is beyond the parser's bounds (src/html/fallback-limit.ts; the
+ *                        worker survives)
  *
- * Hand-off (docs/performance.md, "Parse side"): with one page per piscina task and one
- * task per worker, the worker idled from each answer until the busy event loop handled it and
- * posted the next page, and piscina's per-task work cost the event loop ~0.06 ms per page. So:
+ * A worker can also hang outside any page (while receiving a batch, between pages): a batch with
+ * no page in progress whose progress has not moved for `stuckMs` is aborted the same way; none
+ * of its pages is blamed, all are re-run.
+ *
+ * `replaced` counts the workers piscina took down while the pool was open (its 'workerDestroy'
+ * event: a crash, an out-of-memory exit, a termination for a hang), whichever page — if any — was
+ * in progress; piscina starts a new worker for each (minThreads = threads).
+ *
+ * Hand-off (docs/performance.md, "Parse side"): with one page per piscina task and one task per
+ * worker, the worker would idle from each answer until the busy event loop handled it and posted
+ * the next page, and piscina's per-task work costs the event loop ~0.06 ms per page. So:
  *   - the pages waiting when a worker slot frees go as ONE task (a batch, one transferred buffer,
  *     at most `batch` pages), and
  *   - each worker holds `concurrentTasksPerWorker` (2) batches, so the next one is already queued
@@ -31,10 +41,32 @@
  */
 import { Piscina } from 'piscina';
 import { workerFile } from './worker-file.js';
-import { packBatch, splitBatchOutput, PROGRESS_MASK, PROGRESS_SLOTS, type ParseTask, type ParseWorkerData } from './parse-worker.js';
+import { packBatch, splitBatchOutput, PAGE_OK, PAGE_LIMIT, PROGRESS_MASK, PROGRESS_SLOTS, type ParseTask, type ParseWorkerData } from './parse-worker.js';
 import { splitParseOutput, type EncodedGroupLike } from './links-codec.js';
 
-export type ParseOutcome = { ok: true; table: Uint8Array; group: EncodedGroupLike | null } | { ok: false; code: 'CRAWL_PARSE_TIMEOUT' | 'CRAWL_PARSE_CRASH' | 'CRAWL_PARSE_ERROR'; message: string };
+export type ParseOutcome =
+  | { ok: true; table: Uint8Array; group: EncodedGroupLike | null }
+  | { ok: false; code: 'CRAWL_PARSE_TIMEOUT' | 'CRAWL_PARSE_CRASH' | 'CRAWL_PARSE_ERROR' | 'CRAWL_PARSE_LIMIT'; message: string };
+
+export interface ParsePoolOptions {
+  threads: number;
+  timeoutMs: number;
+  /** Each worker's heap budget, MiB (resourceLimits). */
+  heapMb?: number;
+  concurrentTasksPerWorker?: number;
+  batch?: number;
+  /**
+   * The worker module (a file path or URL whose default export is parse-worker.ts's `run`).
+   * @default workerFile('parse-worker')
+   */
+  worker?: string;
+  /**
+   * A batch in which no page starts or finishes for this long, while none is in progress, is
+   * taken as a worker hung outside any page (e.g. while receiving the batch): it is aborted, the
+   * worker replaced, and its pages re-run. @default max(30 s, timeoutMs × (batch × (ctpw − 1) + 2))
+   */
+  stuckMs?: number;
+}
 
 /** young generation per parse worker (MiB), part of its heap budget */
 const YOUNG_MB = 8;
@@ -57,6 +89,11 @@ interface Batch {
   ctl: AbortController;
   /** the seq of the page the sweep found past its deadline (the batch was aborted for it) */
   timedOut: number | null;
+  /** pages of the batch seen done by the sweep, and since when that count has not moved with no page in progress */
+  doneSeen: number;
+  idleSince: number;
+  /** aborted as stuck (no page in progress; every page is re-run) */
+  stuck: boolean;
 }
 
 export class ParsePool {
@@ -70,18 +107,22 @@ export class ParsePool {
   private closed = false;
   private readonly ctpw: number;
   private readonly batchMax: number;
+  private readonly stuckMs: number;
   private readonly progress: Int32Array;
   private readonly startedAt: Float64Array;
   private sweeper: NodeJS.Timeout | null = null;
-  /** workers terminated because they crashed or hung */
+  /** workers taken down (crashed, ran out of memory, or terminated for a hang) and replaced */
   replaced = 0;
 
   constructor(
     workerData: ParseWorkerData,
-    private readonly opts: { threads: number; timeoutMs: number; heapMb?: number; concurrentTasksPerWorker?: number; batch?: number },
+    private readonly opts: ParsePoolOptions,
   ) {
     this.ctpw = Math.max(1, opts.concurrentTasksPerWorker ?? (Number(process.env.DRUMCRAWL_PARSE_CTPW) || DEFAULT_CTPW));
     this.batchMax = Math.max(1, opts.batch ?? (Number(process.env.DRUMCRAWL_PARSE_BATCH) || DEFAULT_BATCH));
+    // a batch may wait behind the worker's other batches (each page of which is bounded by the
+    // per-page timeout) before its first page starts
+    this.stuckMs = opts.stuckMs ?? Math.max(30_000, opts.timeoutMs * (this.batchMax * (this.ctpw - 1) + 2));
     // (DRUMCRAWL_PARSE_YOUNG_MB: experiment knob like DRUMCRAWL_PARSE_CTPW; 8 vs 32 MiB was not
     // told apart by bench:e2e pairs, docs/performance.md)
     const youngMb = Number(process.env.DRUMCRAWL_PARSE_YOUNG_MB) || YOUNG_MB;
@@ -90,7 +131,7 @@ export class ParsePool {
     this.progress = new Int32Array(progress);
     this.startedAt = new Float64Array(startedAt);
     this.pool = new Piscina({
-      filename: workerFile('parse-worker'),
+      filename: opts.worker ?? workerFile('parse-worker'),
       minThreads: opts.threads,
       maxThreads: opts.threads,
       concurrentTasksPerWorker: this.ctpw,
@@ -107,6 +148,9 @@ export class ParsePool {
     // A worker that exits unexpectedly emits 'error' on the pool; its tasks are rejected (handled
     // in launch) and piscina starts a replacement. Without a listener the process would crash.
     this.pool.on('error', () => undefined);
+    this.pool.on('workerDestroy', () => {
+      if (!this.closed) this.replaced++;
+    });
   }
 
   get threads(): number {
@@ -174,7 +218,7 @@ export class ParsePool {
       this.nextSeq = (this.nextSeq + 1) | 0 || 1; // never 0 (a slot's initial value)
       Atomics.store(this.progress, j.seq & PROGRESS_MASK, 0);
     }
-    const b: Batch = { jobs, ctl: new AbortController(), timedOut: null };
+    const b: Batch = { jobs, ctl: new AbortController(), timedOut: null, doneSeen: 0, idleSince: Date.now(), stuck: false };
     this.batches.add(b);
     // One buffer for the batch, transferred (the caller keeps its own arrays: nothing is lost).
     const wire = packBatch(jobs.map((j) => j.task), jobs.map((j) => j.seq));
@@ -185,8 +229,8 @@ export class ParsePool {
         for (let i = 0; i < jobs.length; i++) {
           const o = outs[i];
           if (o === undefined) this.answer(jobs[i]!, { ok: false, code: 'CRAWL_PARSE_ERROR', message: 'parse worker answered too few pages' });
-          else if (o.ok) this.answer(jobs[i]!, { ok: true, ...splitParseOutput(o.bytes) });
-          else this.answer(jobs[i]!, { ok: false, code: 'CRAWL_PARSE_ERROR', message: new TextDecoder().decode(o.bytes) });
+          else if (o.status === PAGE_OK) this.answer(jobs[i]!, { ok: true, ...splitParseOutput(o.bytes) });
+          else this.answer(jobs[i]!, { ok: false, code: o.status === PAGE_LIMIT ? 'CRAWL_PARSE_LIMIT' : 'CRAWL_PARSE_ERROR', message: new TextDecoder().decode(o.bytes) });
         }
         this.pump();
       },
@@ -213,7 +257,6 @@ export class ParsePool {
     for (const j of b.jobs) {
       const state = Atomics.load(this.progress, j.seq & PROGRESS_MASK);
       if (state === j.seq || b.timedOut === j.seq) {
-        this.replaced++;
         if (b.timedOut === j.seq) {
           this.answer(j, { ok: false, code: 'CRAWL_PARSE_TIMEOUT', message: `parser did not finish in ${this.opts.timeoutMs} ms; worker replaced` });
         } else {
@@ -231,7 +274,10 @@ export class ParsePool {
     }
   }
 
-  /** Abort the batch whose page in progress is past its deadline (piscina then replaces its worker). */
+  /**
+   * Abort the batch whose page in progress is past its deadline, or that made no progress for
+   * stuckMs with no page in progress (piscina then terminates and replaces its worker).
+   */
   private sweep(): void {
     if (this.batches.size === 0 && this.sweeper !== null) {
       clearInterval(this.sweeper);
@@ -240,15 +286,27 @@ export class ParsePool {
     }
     const now = Date.now();
     for (const b of this.batches) {
-      if (b.timedOut !== null) continue;
+      if (b.timedOut !== null || b.stuck) continue;
+      let running = false;
+      let done = 0;
       for (const j of b.jobs) {
         const slot = j.seq & PROGRESS_MASK;
-        if (Atomics.load(this.progress, slot) !== j.seq) continue;
+        const state = Atomics.load(this.progress, slot);
+        if (state === ~j.seq) done++;
+        if (state !== j.seq) continue;
+        running = true;
         if (now - this.startedAt[slot]! > this.opts.timeoutMs) {
           b.timedOut = j.seq;
           b.ctl.abort();
         }
         break; // a worker parses one page at a time
+      }
+      if (running || done !== b.doneSeen) {
+        b.doneSeen = done;
+        b.idleSince = now;
+      } else if (now - b.idleSince > this.stuckMs) {
+        b.stuck = true;
+        b.ctl.abort();
       }
     }
   }

@@ -16,9 +16,6 @@
  * parser error). Before and after each page the worker writes the page's sequence number into
  * the pool's shared progress array (with the start time), so when a worker dies or hangs the
  * supervisor knows which page of its batches was in progress and which were done or not begun.
- *
- * Fault injection (Dominos-style MTTR tests): `workerData.fault = { crashOn, hangOn }` makes the
- * worker exit / spin on a page containing the marker. Off unless a caller sets it.
  */
 import { workerData } from 'node:worker_threads';
 import { move } from 'piscina';
@@ -41,7 +38,6 @@ export interface ParseWorkerData {
   scope: 'any' | 'pld' | 'host';
   scopeHosts: string[];
   scopePlds: string[];
-  fault?: { crashOn?: string; hangOn?: string };
   /** WARC encoding matching the crawl's WarcWriter (records are compressed here, in the pool). */
   warc?: EncodeOptions;
   /**
@@ -85,19 +81,26 @@ export function packBatch(tasks: readonly ParseTask[], seqs: number[]): WireBatc
   return { batch: 1, seqs, pages, offsets, buf };
 }
 
+/** A page's status in a batch answer. */
+export const PAGE_OK = 0;
+/** The parser threw (the message follows as UTF-8). */
+export const PAGE_ERROR = 1;
+/** The page is beyond the parser's bounds (CRAWL_PARSE_LIMIT; the message follows as UTF-8). */
+export const PAGE_LIMIT = 2;
+
 /**
- * A batch's answer: u32 count, then per page u32 status (0 ParseOutput, 1 parser error as UTF-8),
- * u32 length, the bytes.
+ * A batch's answer: u32 count, then per page u32 status (PAGE_OK: ParseOutput; PAGE_ERROR,
+ * PAGE_LIMIT: a message as UTF-8), u32 length, the bytes.
  */
-export function splitBatchOutput(out: Uint8Array): { ok: boolean; bytes: Uint8Array }[] {
+export function splitBatchOutput(out: Uint8Array): { status: number; bytes: Uint8Array }[] {
   const dv = new DataView(out.buffer, out.byteOffset, out.byteLength);
   const n = dv.getUint32(0, true);
-  const r: { ok: boolean; bytes: Uint8Array }[] = [];
+  const r: { status: number; bytes: Uint8Array }[] = [];
   let p = 4;
   for (let i = 0; i < n; i++) {
     const status = dv.getUint32(p, true);
     const len = dv.getUint32(p + 4, true);
-    r.push({ ok: status === 0, bytes: out.subarray(p + 8, p + 8 + len) });
+    r.push({ status, bytes: out.subarray(p + 8, p + 8 + len) });
     p += 8 + len;
   }
   return r;
@@ -188,7 +191,6 @@ const exclude = (data.exclude ?? []).map((s) => new RegExp(s));
 const scope = data.scope ?? 'any';
 const scopeHosts = new Set(data.scopeHosts ?? []);
 const scopePlds = new Set(data.scopePlds ?? []);
-const fault = data.fault;
 
 function inScope(url: string, host: string): boolean {
   if (scope === 'host' && !scopeHosts.has(host)) return false;
@@ -210,11 +212,11 @@ const startedAt = data.startedAt !== undefined ? new Float64Array(data.startedAt
 /**
  * The answer being assembled: every page's table, WARC group meta and WARC bytes are written here
  * in place, and only the finished batch is copied out, into the one buffer that is transferred.
- * Before, each page made ~12 ArrayBuffers (table, its digest and charset, meta JSON, three record
- * heads, the metadata block, the group's bytes, the page's answer, four digest Buffers), each a
- * malloc'd backing store that V8's ArrayBuffer sweeper (a platform thread) must free later, and
- * the WARC bytes were copied three times. Bound: grows to the largest batch answer; a buffer grown
- * past OB_KEEP is dropped after its batch.
+ * Building each part as its own buffer would make ~12 ArrayBuffers per page (table, its digest
+ * and charset, meta JSON, three record heads, the metadata block, the group's bytes, the page's
+ * answer, four digest Buffers), each a malloc'd backing store that V8's ArrayBuffer sweeper (a
+ * platform thread) must free later, and copy the WARC bytes three times. Bound: grows to the
+ * largest batch answer; a buffer grown past OB_KEEP is dropped after its batch.
  */
 const OB_INITIAL = 256 * 1024;
 const OB_KEEP = 4 * 1024 * 1024;
@@ -231,7 +233,7 @@ function ensure(at: number, need: number): void {
 }
 
 function parseBatch(b: WireBatch): Uint8Array {
-  // u32 count, then per page u32 status (0 ParseOutput, 1 parser error as UTF-8), u32 length, bytes
+  // u32 count, then per page u32 status, u32 length, bytes (see splitBatchOutput)
   let p = 4;
   for (let i = 0; i < b.pages.length; i++) {
     const seq = b.seqs[i]!;
@@ -242,7 +244,7 @@ function parseBatch(b: WireBatch): Uint8Array {
     }
     const end = i + 1 < b.pages.length ? b.offsets[i + 1]! : b.buf.byteLength;
     ensure(p, 8);
-    let status = 0;
+    let status = PAGE_OK;
     let q: number;
     try {
       q = parseInto(unpackTask({ ...b.pages[i]!, buf: b.buf.subarray(b.offsets[i]!, end) }), p + 8);
@@ -251,7 +253,7 @@ function parseBatch(b: WireBatch): Uint8Array {
       ensure(p + 8, msg.byteLength);
       ob.set(msg, p + 8);
       q = p + 8 + msg.byteLength;
-      status = 1;
+      status = (e as { code?: unknown })?.code === 'CRAWL_PARSE_LIMIT' ? PAGE_LIMIT : PAGE_ERROR;
     }
     obv.setUint32(p, status, true);
     obv.setUint32(p + 4, q - p - 8, true);
@@ -371,8 +373,6 @@ function pageLinks(task: ParseTask): { urls: string[]; info: PageInfo } {
     ({ urls: NO_URLS, info: { digest, charset, extracted, noindex, nofollow } });
   if (!task.html) return none(task.charset ?? '');
   const { text, charset } = decodeHtml(task.decoded, task.charset);
-  if (fault?.crashOn && text.includes(fault.crashOn)) process.exit(70);
-  if (fault?.hangOn && text.includes(fault.hangOn)) for (;;) { /* spin: the supervisor must replace us */ }
   if (!task.follow) return none(charset);
   const r = extractLinks(text, { images: data.images ?? false });
   // <base href> is itself resolved against the page URL (HTML: "document base URL").

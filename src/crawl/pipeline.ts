@@ -66,8 +66,6 @@ import { ResumeDedup } from './resume-dedup.js';
 export interface CrawlerOptions {
   /** Where the progress printer writes. @default process.stderr */
   progressOut?: NodeJS.WritableStream & { isTTY?: boolean };
-  /** Fault injection for parse workers (tests of the supervisor). */
-  fault?: { crashOn?: string; hangOn?: string };
   /** Install SIGINT/SIGTERM handlers (graceful stop; a second signal hurries). @default false */
   handleSignals?: boolean;
 }
@@ -344,7 +342,7 @@ export class Crawler extends EventEmitter {
     const pool = new ParsePool(
       {
         images: cfg.images, include: cfg.include, exclude: cfg.exclude, scope: cfg.scope, scopeHosts: scope.hosts, scopePlds: scope.plds,
-        fault: opts.fault, warc: warc.encodeOptions,
+        warc: warc.encodeOptions,
       },
       { threads: cfg.workers, timeoutMs: cfg.parseTimeoutMs, heapMb: Math.max(64, Math.floor(ram / 4 / cfg.workers / 2 ** 20)) },
     );

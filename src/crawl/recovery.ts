@@ -94,7 +94,7 @@ export async function recoverWarc(outDir: string, warc: { file: string; offset: 
     // A file shorter than its synced offset was not written by this state (the recorded bytes are
     // durable): scan it whole rather than trust the offset.
     const start = from <= size ? from : 0;
-    const r = await scanWarc(file, { from: start });
+    const r = await scanWarc(file, { fromOffset: start });
     if (r.validLength < r.fileLength) {
       const fh = await open(file, 'r+');
       try {

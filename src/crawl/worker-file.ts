@@ -10,23 +10,31 @@ import { fileURLToPath } from 'node:url';
 
 const cache = new Map<string, string>();
 
+/** The entry file of this folder's worker module `name` (e.g. 'parse-worker'). */
 export function workerFile(name: string): string {
-  const hit = cache.get(name);
-  if (hit !== undefined) return hit;
   const self = import.meta.url;
+  return workerFileFor(new URL(`./${name}${self.endsWith('.ts') ? '.ts' : '.js'}`, self).href);
+}
+
+/**
+ * The entry file for the worker module at `moduleUrl` (a file: URL of a .js or .ts module whose
+ * default export is the worker's handler), e.g. a module that wraps parse-worker.ts.
+ */
+export function workerFileFor(moduleUrl: string): string {
+  const hit = cache.get(moduleUrl);
+  if (hit !== undefined) return hit;
   let file: string;
-  if (!self.endsWith('.ts')) {
-    file = fileURLToPath(new URL(`./${name}.js`, self));
+  if (!moduleUrl.endsWith('.ts')) {
+    file = fileURLToPath(moduleUrl);
   } else {
-    const target = new URL(`./${name}.ts`, self).href;
     const api = import.meta.resolve('tsx/esm/api');
     const dir = mkdtempSync(path.join(os.tmpdir(), 'drumcrawl-worker-'));
-    file = path.join(dir, `${name}-shim.mjs`);
+    file = path.join(dir, `${path.basename(fileURLToPath(moduleUrl), '.ts')}-shim.mjs`);
     writeFileSync(
       file,
-      `import { register } from ${JSON.stringify(api)};\nregister();\nconst m = await import(${JSON.stringify(target)});\nexport default m.default;\n`,
+      `import { register } from ${JSON.stringify(api)};\nregister();\nconst m = await import(${JSON.stringify(moduleUrl)});\nexport default m.default;\n`,
     );
   }
-  cache.set(name, file);
+  cache.set(moduleUrl, file);
   return file;
 }

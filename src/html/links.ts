@@ -28,6 +28,7 @@
 import { decodeHTMLAttribute } from 'entities/decode';
 import { LinkCollector } from './collect.js';
 import { extractLinksReference } from './links-reference.js';
+import { checkFallbackLimit } from './fallback-limit.js';
 import type { ExtractOptions, ExtractResult } from './types.js';
 
 // What the scanner does after a start tag, by (ASCII-lower-cased) tag name.
@@ -599,13 +600,15 @@ class Scanner {
 
 /**
  * The fast extractor. Returns exactly what extractLinksReference returns (see the module comment and
- * test/html/links.test.ts), much faster.
+ * test/html/links.test.ts), much faster. A page that needs the reference but is longer or deeper
+ * than its bound (fallback-limit.ts) throws CrawlError CRAWL_PARSE_LIMIT; nothing else is thrown.
  */
 export function extractLinks(html: string, opts?: ExtractOptions): ExtractResult {
   fastExtractStats.pages++;
   const r = scan(html, opts);
   if (r !== null) return r;
   fastExtractStats.fallbacks++;
+  checkFallbackLimit(html);
   return extractLinksReference(html, opts);
 }
 

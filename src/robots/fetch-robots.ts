@@ -79,6 +79,15 @@ function maxAgeMs(raw: string[] | undefined): number | undefined {
   return undefined;
 }
 
+/**
+ * Where a host's robots.txt is (RFC 9309 §2.3: "/robots.txt" at the top level of the service, e.g.
+ * https://www.example.com/robots.txt); the port is written only when it is not the scheme's default.
+ */
+export function robotsUrl(scheme: 'http' | 'https', host: string, port: number): string {
+  const defaultPort = scheme === 'https' ? 443 : 80;
+  return `${scheme}://${host.includes(':') && !host.startsWith('[') ? `[${host}]` : host}${port === defaultPort ? '' : `:${port}`}/robots.txt`;
+}
+
 /** Fetch, parse and compile robots.txt of `host` (served at `ip`:`port`) for `userAgent`. Never rejects. */
 export async function fetchRobots(
   fetcher: Fetcher, host: string, ip: string, port: number, userAgent: string, opts: FetchRobotsOptions = {},
@@ -90,8 +99,7 @@ export async function fetchRobots(
   const cacheTtl = opts.cacheTtlMs ?? 86_400_000;
   const minTtl = Math.min(opts.minTtlMs ?? 3_600_000, cacheTtl);
   const retryMs = opts.unreachableRetryMs ?? 1_800_000;
-  const defaultPort = scheme === 'https' ? 443 : 80;
-  let url = `${scheme}://${host.includes(':') && !host.startsWith('[') ? `[${host}]` : host}${port === defaultPort ? '' : `:${port}`}/robots.txt`;
+  let url = robotsUrl(scheme, host, port);
   let curHost = new URL(url).hostname;
   let curIp: string | undefined = ip;
   let curPort: number | undefined = port;

@@ -2,9 +2,18 @@
  * Canonical octet form shared by patterns and URL paths, so that matching is a plain comparison
  * (RFC 9309 §2.2.2): octets outside printable US-ASCII are percent-encoded (UTF-8), `%xx` escapes of
  * unreserved characters (ALPHA / DIGIT / `-._~`, RFC 3986 §2.3) are decoded (the §2.2.2 table:
- * `/foo/bar/%62%61%7A` matches `/foo/bar/baz`), and every other `%xx` has its hex upper-cased.
+ * `/foo/bar/%62%61%7A` matches `/foo/bar/baz`), every other `%xx` has its hex upper-cased, and a
+ * `%` that starts no `%xx` escape is written `%25` (so the canonical form is its own canonical form).
  * In URL paths a literal `*` or `$` is written `%2A` / `%24` so that a pattern that spells them
  * with percent-encoding matches them verbatim (§2.2.3), while `*` / `$` in a pattern stay special.
+ *
+ * Reserved characters (RFC 3986 §2.2) are percent-encoded before comparison where they are data:
+ * after the first `?` (the query), the general delimiters `:` `/` `?` `@` `[` `]` are written
+ * `%3A` `%2F` `%3F` `%40` `%5B` `%5D` — the §2.2.2 table's row `/foo/bar?baz=https://foo.bar` →
+ * `/foo/bar?baz=https%3A%2F%2Ffoo.bar` — on both sides, so a rule and a URL that differ only in
+ * how such a character is written match. In the path, `/` stays a segment delimiter and `%2F` stays
+ * encoded (a reserved character is not decoded, §2.2.2), so `/a%2Fb` and `/a/b` differ. The query's
+ * own separators (`&`, `=`, `;`, `+`, `,` …, the sub-delims) are left as written.
  */
 
 const HEX = '0123456789ABCDEF';
@@ -22,21 +31,35 @@ function isUnreserved(c: number): boolean {
     c === 0x2d || c === 0x2e || c === 0x5f || c === 0x7e;
 }
 
+/** A general delimiter (RFC 3986 §2.2) that is percent-encoded when it appears in the query. */
+function isQueryEncoded(b: number): boolean {
+  return b === 0x3a || b === 0x2f || b === 0x3f || b === 0x40 || b === 0x5b || b === 0x5d;
+}
+
 /** Normalize octets to the canonical form; `urlSide` also escapes `*` and `$`. */
 function canonicalOctets(bytes: Uint8Array, urlSide: boolean): string {
   const n = bytes.length;
-  // Fast path: printable ASCII without `%` (and, on the URL side, without `*` / `$`) is canonical.
+  // Fast path: printable ASCII without `%`, without `: / ? @ [ ]` in the query (and, on the URL
+  // side, without `*` / `$`) is canonical.
   if (n <= 4096) {
     let plain = true;
+    let q = false;
     for (let i = 0; i < n; i++) {
       const b = bytes[i]!;
-      if (b <= 0x20 || b >= 0x7f || b === 0x25 || (urlSide && (b === 0x2a || b === 0x24))) { plain = false; break; }
+      if (b <= 0x20 || b >= 0x7f || b === 0x25 || (q && isQueryEncoded(b)) || (urlSide && (b === 0x2a || b === 0x24))) { plain = false; break; }
+      if (b === 0x3f) q = true;
     }
     if (plain) return String.fromCharCode.apply(null, bytes as unknown as number[]);
   }
   let out = '';
+  let inQuery = false;
   for (let i = 0; i < n; i++) {
     const b = bytes[i]!;
+    if (inQuery && isQueryEncoded(b)) {
+      out += '%' + HEX[b >> 4] + HEX[b & 15];
+      continue;
+    }
+    if (b === 0x3f) inQuery = true; // the first `?` starts the query and stays as written
     if (b === 0x25 /* % */ && i + 2 < n) {
       const h = hexVal(bytes[i + 1]!);
       const l = hexVal(bytes[i + 2]!);
@@ -46,7 +69,9 @@ function canonicalOctets(bytes: Uint8Array, urlSide: boolean): string {
         i += 2;
         continue;
       }
-      out += '%';
+      out += '%25';
+    } else if (b === 0x25) {
+      out += '%25'; // a `%` that starts no escape is a literal percent sign: `%25` (RFC 3986 §2.4)
     } else if (b <= 0x20 || b >= 0x7f) {
       out += '%' + HEX[b >> 4] + HEX[b & 15];
     } else if (urlSide && (b === 0x2a || b === 0x24)) {
@@ -65,15 +90,18 @@ export function escapePattern(value: Uint8Array | string): string {
 
 /**
  * A URL path(+params+query) in canonical form. Fast path: most crawler URLs are already canonical
- * printable ASCII without `%`, `*` or `$`, and are returned as they are (no allocation).
+ * printable ASCII without `%`, `*`, `$`, or `: / ? @ [ ]` in the query, and are returned as they
+ * are (no allocation).
  */
 export function canonicalPath(path: string): string {
   const n = path.length;
+  let inQuery = false;
   for (let i = 0; i < n; i++) {
     const c = path.charCodeAt(i);
-    if (c <= 0x20 || c >= 0x7f || c === 0x25 || c === 0x2a || c === 0x24) {
+    if (c <= 0x20 || c >= 0x7f || c === 0x25 || c === 0x2a || c === 0x24 || (inQuery && isQueryEncoded(c))) {
       return canonicalOctets(utf8.encode(path), true);
     }
+    if (c === 0x3f) inQuery = true;
   }
   return path;
 }

@@ -248,11 +248,17 @@ function parseDelay(txt: string): number | undefined {
   return Number.isFinite(v) ? v : undefined;
 }
 
-/** Printable ASCII without `%`: already in canonical form (normalize.ts), no re-encoding needed. */
+/**
+ * Printable ASCII without `%` and without `: / ? @ [ ]` after a `?`: already in canonical form
+ * (normalize.ts), no re-encoding needed.
+ */
 function plainPattern(text: string, s: number, e: number): boolean {
+  let q = false;
   for (let i = s; i < e; i++) {
     const c = text.charCodeAt(i);
     if (c <= 0x20 || c >= 0x7f || c === 0x25) return false;
+    if (q && (c === 0x3a || c === 0x2f || c === 0x3f || c === 0x40 || c === 0x5b || c === 0x5d)) return false;
+    if (c === 0x3f) q = true;
   }
   return true;
 }

@@ -104,6 +104,8 @@ function decide(ms: readonly Matcher[], canonical: string): boolean {
   return true;
 }
 
+const ROBOTS_PATH = '/robots.txt';
+
 /** The rules that apply to one agent, compiled: what crawling needs per URL. */
 export interface RobotsRules {
   /** `pathAndQuery` is the path+query of the URL (a full URL is accepted too). */
@@ -136,6 +138,7 @@ class CompiledRules implements RobotsRules {
     if (this.matchers.length === 0) return true;
     // A path (leading `/`) is used as is; anything else is read as a URL.
     const p = pathAndQuery.charCodeAt(0) === 0x2f ? pathAndQuery : pathParamsQuery(pathAndQuery);
+    if (p === ROBOTS_PATH) return true; // "The /robots.txt URI is implicitly allowed" (RFC 9309 §2.2.2)
     const c = canonicalPath(p);
     const ix = this.index;
     if (ix === null) return decide(this.matchers, c);
@@ -210,7 +213,7 @@ export function deserializeRobotsRules(b: Uint8Array): RobotsRules {
 
 /** Everything is allowed (no robots.txt, 4xx — RFC 9309 §2.3.1.3). */
 export const ALLOW_ALL: RobotsRules = new CompiledRules([], undefined);
-/** Nothing is allowed (robots.txt unreachable: 5xx, timeout, network error — §2.3.1.4). */
+/** Nothing is allowed but /robots.txt itself (robots.txt unreachable: 5xx, timeout, network error — §2.3.1.4). */
 export const DISALLOW_ALL: RobotsRules = new CompiledRules([new Matcher('/', false)], undefined);
 
 /** A parsed robots.txt, able to answer for any user agent. */

@@ -1,7 +1,8 @@
 /**
  * Record-by-record scan of a (possibly torn) WARC file: plain, per-record gzip members, or zstd
  * frames (with skippable frames, e.g. a zstd-WARC dictionary frame, passed over). Used on resume to
- * cut a record that was half-written when the crawler died (truncateTornWarc), and by tests.
+ * cut a record that was half-written when the crawler died (truncateTornWarc), to read the tail
+ * after a checkpoint's offset (`fromOffset`), and by tests.
  *
  * A prefix is valid when it is a sequence of complete compression units (gzip member with correct
  * CRC-32 and ISIZE / zstd frame that decompresses with its checksum) whose decompressed bytes
@@ -10,12 +11,26 @@
  * that put several records in one member (not per-record compressed) scan fine; the cut is then at
  * member granularity.
  *
- * Memory: one compression unit (≈ one record) at a time; the read window doubles until the unit
- * fits, so it is bounded by the largest record (the fetcher's maxBodyBytes) — not by the file size.
+ * The file is untrusted input (a torn write, a foreign file), so the scan is one linear pass:
+ * - the decompressed bytes go through a byte-at-a-time record state machine (RecordStream) that
+ *   keeps only the record head being read (at most MAX_HEAD bytes) and counts the block's bytes
+ *   off without holding them, so a head of spaces or a record declaring a huge Content-Length over
+ *   many small members costs time proportional to the bytes, never a re-scan;
+ * - head fields are found by splitting lines and comparing names (no backtracking pattern);
+ * - a compression unit is decompressed into the state machine as it is read, CHUNK bytes of output
+ *   at a time: gzip members through one reused raw-inflate context (inflateCtx), zstd frames
+ *   through ZSTD_decompressStream; where node:zlib's handle is not reachable, a small member takes
+ *   one inflateRawSync call (output ≤ SYNC_OUT_MAX) and a larger one a zlib stream.
+ * Memory: the read window (WINDOW), one head (MAX_HEAD), one decompressed piece (CHUNK; SYNC_OUT_MAX
+ * in the fallback) — independent of the file, record and unit sizes. Only `collect: true` grows
+ * (one entry per record, by request).
  */
 import { open, type FileHandle } from 'node:fs/promises';
-import { inflateRawSync, crc32 } from 'node:zlib';
-import { decompress as zstdDecompress } from 'zstd-napi';
+import { createInflateRaw, inflateRawSync, crc32, constants as zc } from 'node:zlib';
+import zstdBinding from 'zstd-napi/binding.js';
+
+/** zstd's own streaming decompressor (ZSTD_decompressStream), synchronous, from zstd-napi's native binding. */
+const { DCtx, ResetDirective } = zstdBinding;
 
 export type WarcFormat = 'gzip' | 'zstd' | 'none';
 
@@ -35,6 +50,7 @@ export interface ScanResult {
   fileLength: number;
   /** Length of the longest valid prefix (== fileLength for an intact file). */
   validLength: number;
+  /** Records found (from `fromOffset` on). */
   records: number;
   /** Only when scanWarc(…, { collect: true }). */
   list?: ScannedRecord[];
@@ -42,66 +58,224 @@ export interface ScanResult {
   error?: string;
 }
 
-const INITIAL_WINDOW = 1 << 20;
-const MAX_WINDOW = 1 << 30;
+export interface ScanOptions {
+  /** Also return every record's offset, length and main fields. */
+  collect?: boolean;
+  /**
+   * Start here instead of at 0: a record (plain) or compression-unit boundary, e.g. the offset a
+   * checkpoint recorded. The bytes before it are taken as valid and not read (the format is still
+   * detected from the file's first bytes). Past the end of the file: nothing is scanned and
+   * `error` says so.
+   */
+  fromOffset?: number;
+}
 
-class Reader {
+/** Bytes read from the file at a time (the read window). */
+const WINDOW = 1 << 20;
+/** Streaming piece for units larger than the window. */
+const CHUNK = 256 * 1024;
+/** Longest WARC record head accepted (version line + fields + CRLF CRLF). */
+export const MAX_HEAD = 256 * 1024;
+/** A gzip member is inflated in one call only while its output stays below this. */
+const SYNC_OUT_MAX = 8 << 20;
+/** Longest gzip member header (FEXTRA, FNAME, FCOMMENT) accepted. */
+const MAX_GZIP_HEADER = 64 * 1024;
+
+/** A sliding read window over the file: views stay valid until the next view() call. */
+class Window {
+  private readonly buf = Buffer.allocUnsafe(WINDOW);
+  private start = 0;
+  private len = 0;
   constructor(readonly fh: FileHandle, readonly size: number) {}
-  async at(off: number, len: number): Promise<Buffer> {
-    const n = Math.max(0, Math.min(len, this.size - off));
-    const b = Buffer.allocUnsafe(n);
+
+  /** The bytes from `off` to the end of the window; at least min(need, size - off) of them. */
+  async view(off: number, need: number): Promise<Buffer> {
+    return this.peek(off, need) ?? (await this.fill(off), this.buf.subarray(0, this.len));
+  }
+
+  /** view() when the window already holds the bytes (no await: most units are small), else null. */
+  peek(off: number, need: number): Buffer | null {
+    const want = Math.min(need, WINDOW, this.size - off);
+    return off < this.start || off + want > this.start + this.len ? null : this.buf.subarray(off - this.start, this.len);
+  }
+
+  private async fill(off: number): Promise<void> {
+    const n = Math.max(0, Math.min(WINDOW, this.size - off));
     let got = 0;
     while (got < n) {
-      const { bytesRead } = await this.fh.read(b, got, n - got, off + got);
+      const { bytesRead } = await this.fh.read(this.buf, got, n - got, off + got);
       if (bytesRead === 0) break;
       got += bytesRead;
     }
-    return b.subarray(0, got);
+    this.start = off;
+    this.len = got;
   }
 }
 
 interface ParsedHead {
-  headLen: number;
   contentLength: number;
   type: string | null;
   recordId: string | null;
   targetUri: string | null;
 }
 
-const CRLFCRLF = Buffer.from('\r\n\r\n');
+const WARC_MAGIC = Buffer.from('WARC/1.', 'latin1');
+const CRLFCRLF = Buffer.from('\r\n\r\n', 'latin1');
+const CR = 0x0d;
+const LF = 0x0a;
 
-/** Parse a WARC record head at b[0..]. 'need-more' if incomplete, string = error. */
-function parseHead(b: Buffer): ParsedHead | 'need-more' | string {
-  if (b.length < 8) return b.length === 0 || Buffer.from('WARC/1.').subarray(0, b.length).equals(b.subarray(0, Math.min(7, b.length))) ? 'need-more' : 'not a WARC record';
-  if (b.toString('latin1', 0, 7) !== 'WARC/1.') return 'not a WARC record';
-  const end = b.indexOf(CRLFCRLF);
-  if (end < 0) return b.length > 1 << 20 ? 'WARC head too long' : 'need-more';
-  const head = b.toString('latin1', 0, end);
-  const cl = /^content-length:[ \t]*(\d+)[ \t]*$/im.exec(head);
-  if (cl === null) return 'no Content-Length';
-  const field = (name: string) => new RegExp(`^${name}:[ \\t]*(.*?)[ \\t]*$`, 'im').exec(head)?.[1] ?? null;
-  return { headLen: end + 4, contentLength: Number(cl[1]), type: field('WARC-Type'), recordId: field('WARC-Record-ID'), targetUri: field('WARC-Target-URI') };
+/** A field's value in h[from, to): leading and trailing spaces/tabs removed. */
+function trimmed(h: Buffer, from: number, to: number): string {
+  while (from < to && (h[from] === 0x20 || h[from] === 0x09)) from++;
+  while (to > from && (h[to - 1] === 0x20 || h[to - 1] === 0x09)) to--;
+  return h.toString('latin1', from, to);
 }
 
 /**
- * Consume complete records from `buf`. Returns the bytes consumed (at record boundaries), the
- * records, and an error if the bytes are not WARC. Leading CR/LF between records is tolerated.
+ * The fields of a record head h[0, len) (without the closing CRLF CRLF): line by line, the first
+ * occurrence of each name (case-insensitive), Content-Length required and all digits.
  */
-function consumeRecords(buf: Buffer): { used: number; recs: ParsedHead[]; error?: string } {
+function parseHead(h: Buffer, len: number): ParsedHead | string {
+  let contentLength: number | null = null;
+  let type: string | null = null;
+  let recordId: string | null = null;
+  let targetUri: string | null = null;
   let p = 0;
-  const recs: ParsedHead[] = [];
-  for (;;) {
-    let q = p;
-    while (q < buf.length && (buf[q] === 0x0d || buf[q] === 0x0a)) q++;
-    if (q >= buf.length) return { used: buf.length, recs };
-    const h = parseHead(buf.subarray(q));
-    if (h === 'need-more') return { used: p, recs };
-    if (typeof h === 'string') return { used: p, recs, error: h };
-    const end = q + h.headLen + h.contentLength + 4;
-    if (end > buf.length) return { used: p, recs };
-    if (!buf.subarray(end - 4, end).equals(CRLFCRLF)) return { used: p, recs, error: 'record not followed by CRLF CRLF (wrong Content-Length?)' };
-    recs.push(h);
-    p = end;
+  while (p < len) {
+    let e = h.indexOf(LF, p);
+    if (e < 0 || e > len) e = len;
+    const lineEnd = e > p && h[e - 1] === CR ? e - 1 : e;
+    const colon = h.subarray(p, lineEnd).indexOf(0x3a);
+    // field names are short tokens; a longer "name" is not one of the four we read
+    if (colon > 0 && colon <= 16) {
+      const name = h.toString('latin1', p, p + colon).toLowerCase();
+      const v0 = p + colon + 1;
+      if (name === 'content-length' && contentLength === null) {
+        const v = trimmed(h, v0, lineEnd);
+        if (v.length > 0 && v.length <= 15 && /^[0-9]+$/.test(v)) contentLength = Number(v);
+      } else if (name === 'warc-type' && type === null) type = trimmed(h, v0, lineEnd);
+      else if (name === 'warc-record-id' && recordId === null) recordId = trimmed(h, v0, lineEnd);
+      else if (name === 'warc-target-uri' && targetUri === null) targetUri = trimmed(h, v0, lineEnd);
+    }
+    p = e + 1;
+  }
+  if (contentLength === null) return 'no Content-Length';
+  return { contentLength, type, recordId, targetUri };
+}
+
+const enum St { Sep, Head, Body, Trailer }
+
+/**
+ * WARC records over a byte stream fed in pieces of any size. Between records any CR/LF is
+ * skipped. `onStart(i)` is called when a record's first byte is at piece index i, `onEnd(i, head)`
+ * when its trailer ends just before piece index i. Holds the current head only.
+ */
+class RecordStream {
+  private st = St.Sep;
+  private head = Buffer.allocUnsafe(4096);
+  private headLen = 0;
+  /** progress through CR LF CR LF at the end of the head (0..4) */
+  private match = 0;
+  private left = 0;
+  private tpos = 0;
+  private cur: ParsedHead | null = null;
+  error: string | null = null;
+
+  constructor(
+    private readonly onStart: (i: number) => void,
+    private readonly onEnd: (i: number, h: ParsedHead) => void,
+  ) {}
+
+  /** No record begun and not finished. */
+  get between(): boolean {
+    return this.st === St.Sep && this.error === null;
+  }
+
+  /** Feed bytes; false (and `error` set) when they are not WARC records. */
+  feed(b: Uint8Array): boolean {
+    if (this.error !== null) return false;
+    const n = b.length;
+    let i = 0;
+    while (i < n) {
+      switch (this.st) {
+        case St.Sep:
+          while (i < n && (b[i] === CR || b[i] === LF)) i++;
+          if (i < n) {
+            this.onStart(i);
+            this.st = St.Head;
+            this.headLen = 0;
+            this.match = 0;
+          }
+          break;
+        case St.Head: {
+          let j = i;
+          let m = this.match;
+          while (j < n && m < 4) {
+            const c = b[j++];
+            if (c === CR) m = m === 2 ? 3 : 1;
+            else if (c === LF) m = m === 1 ? 2 : m === 3 ? 4 : 0;
+            else m = 0;
+          }
+          this.match = m;
+          if (!this.appendHead(b, i, j)) return false;
+          i = j;
+          if (m === 4) {
+            const h = parseHead(this.head, this.headLen - 4);
+            if (typeof h === 'string') return this.fail(h);
+            this.cur = h;
+            this.left = h.contentLength;
+            this.st = this.left > 0 ? St.Body : St.Trailer;
+            this.tpos = 0;
+            if (this.head.length > 64 * 1024) this.head = Buffer.allocUnsafe(4096);
+          }
+          break;
+        }
+        case St.Body: {
+          const take = Math.min(this.left, n - i);
+          i += take;
+          this.left -= take;
+          if (this.left === 0) {
+            this.st = St.Trailer;
+            this.tpos = 0;
+          }
+          break;
+        }
+        case St.Trailer:
+          while (i < n && this.tpos < 4) {
+            if (b[i] !== CRLFCRLF[this.tpos]) return this.fail('record not followed by CRLF CRLF (wrong Content-Length?)');
+            i++;
+            this.tpos++;
+          }
+          if (this.tpos === 4) {
+            this.st = St.Sep;
+            this.onEnd(i, this.cur!);
+          }
+          break;
+      }
+    }
+    return true;
+  }
+
+  private fail(msg: string): false {
+    this.error = msg;
+    return false;
+  }
+
+  /** Copy b[from, to) onto the head; checks the "WARC/1." start and MAX_HEAD. */
+  private appendHead(b: Uint8Array, from: number, to: number): boolean {
+    const old = this.headLen;
+    const len = old + (to - from);
+    if (len > MAX_HEAD) return this.fail(`WARC head longer than ${MAX_HEAD} bytes`);
+    if (len > this.head.length) {
+      const bigger = Buffer.allocUnsafe(Math.min(MAX_HEAD, Math.max(len, this.head.length * 2)));
+      this.head.copy(bigger, 0, 0, old);
+      this.head = bigger;
+    }
+    this.head.set(b.subarray(from, to), old);
+    this.headLen = len;
+    for (let k = old; k < Math.min(len, WARC_MAGIC.length); k++) if (this.head[k] !== WARC_MAGIC[k]) return this.fail('not a WARC record');
+    if (this.match === 4 && len < WARC_MAGIC.length + 4) return this.fail('not a WARC record');
+    return true;
   }
 }
 
@@ -111,145 +285,299 @@ function detect(b: Buffer): WarcFormat {
   return 'none';
 }
 
-/** One gzip member at b[0..]: its length and content, 'need-more', or an error string. */
-function gzipMember(b: Buffer, atEof: boolean): { len: number; data: Buffer } | 'need-more' | string {
-  if (b.length < 18) return atEof ? 'torn gzip member' : 'need-more';
-  if (b[0] !== 0x1f || b[1] !== 0x8b || b[2] !== 8) return 'not a gzip member';
-  const flg = b[3]!;
+/** inflateRawSync's answer with `info: true`: the output and how many input bytes it used. */
+interface InflateInfo { buffer: Buffer; engine: { bytesWritten: number } }
+
+/** A compression unit's length, or why it is not a valid unit. */
+type Unit = { len: number } | { error: string };
+
+/** Length of the gzip member header at v[0..] (RFC 1952 §2.3), or an error. */
+function gzipHeader(v: Buffer, atEof: boolean): number | string {
+  if (v.length < 10) return atEof ? 'torn gzip member' : 'gzip header too long';
+  if (v[0] !== 0x1f || v[1] !== 0x8b || v[2] !== 8) return 'not a gzip member';
+  const flg = v[3]!;
   let p = 10;
-  if (flg & 4) p += 2 + b.readUInt16LE(10);
-  if (flg & 8) { const z = b.indexOf(0, p); if (z < 0) return atEof ? 'torn gzip header' : 'need-more'; p = z + 1; }
-  if (flg & 16) { const z = b.indexOf(0, p); if (z < 0) return atEof ? 'torn gzip header' : 'need-more'; p = z + 1; }
-  if (flg & 2) p += 2;
-  let out: { buffer: Buffer; engine: { bytesWritten: number } };
-  try {
-    out = inflateRawSync(b.subarray(p), { info: true }) as unknown as typeof out;
-  } catch (e) {
-    const code = (e as { code?: string }).code;
-    if (code === 'Z_BUF_ERROR') return atEof ? 'torn gzip member' : 'need-more';
-    return `corrupt gzip member (${code ?? String(e)})`;
+  if (flg & 4) {
+    if (v.length < 12) return atEof ? 'torn gzip header' : 'gzip header too long';
+    p += 2 + v.readUInt16LE(10);
   }
-  const end = p + out.engine.bytesWritten + 8;
-  if (end > b.length) return atEof ? 'torn gzip trailer' : 'need-more';
-  const data = out.buffer;
-  if (b.readUInt32LE(end - 8) !== crc32(data) || b.readUInt32LE(end - 4) !== (data.length >>> 0)) return 'gzip CRC/ISIZE mismatch';
-  return { len: end, data };
+  for (const bit of [8, 16]) {
+    if (flg & bit) {
+      const z = v.indexOf(0, p);
+      if (z < 0) return atEof ? 'torn gzip header' : 'gzip header too long';
+      p = z + 1;
+    }
+  }
+  if (flg & 2) p += 2;
+  if (p > v.length) return atEof ? 'torn gzip header' : 'gzip header too long';
+  return p;
 }
 
-/** One zstd frame (or skippable frame) at b[0..]: walks the frame/block headers (RFC 8878 §3.1). */
-function zstdFrame(b: Buffer, atEof: boolean): { len: number; data: Buffer | null } | 'need-more' | string {
-  const more = atEof ? 'torn zstd frame' : 'need-more';
-  if (b.length < 8) return more;
-  const magic = b.readUInt32LE(0);
-  if ((magic & 0xfffffff0) === 0x184d2a50) {
-    const len = 8 + b.readUInt32LE(4);
-    return len > b.length ? more : { len, data: null };
+/**
+ * A reusable raw-inflate context driven synchronously through node:zlib's native handle, the way
+ * node:zlib's own processChunkSync does (`_handle.writeSync` + `_writeState`, as the gzip writer in
+ * warc-record.ts does for deflate): `reset()` between members instead of a fresh zlib stream per
+ * member (inflateRawSync: ~34 µs per call, most of a small member's cost), and output in
+ * fixed CHUNK pieces. Internal API, checked at first use; where it is missing (another Node) the
+ * scanner falls back to inflateRawSync + a zlib stream (gzipMemberPortable); DRUMCRAWL_GZIP_SYNC=1
+ * forces the fallback, as it does for the writer.
+ */
+interface InflateCtx {
+  z: { reset(): void; destroyed: boolean };
+  handle: { writeSync(flush: number, input: Uint8Array, inOff: number, inLen: number, out: Uint8Array, outOff: number, outLen: number): void };
+  state: Uint32Array;
+  error: string | null;
+}
+let inflateCtxCache: InflateCtx | null | undefined;
+const zoutGzip = Buffer.allocUnsafe(CHUNK);
+
+function inflateCtx(): InflateCtx | null {
+  if (inflateCtxCache !== undefined && (inflateCtxCache === null || !inflateCtxCache.z.destroyed)) return inflateCtxCache;
+  // `any`: reaching node:zlib's internal handle (see above); its shape is checked right here.
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  const z = createInflateRaw() as any;
+  inflateCtxCache = null;
+  if (typeof z._handle?.writeSync === 'function' && z._writeState instanceof Uint32Array && typeof z._handle.onerror === 'function' && process.env.DRUMCRAWL_GZIP_SYNC !== '1') {
+    const ctx: InflateCtx = { z, handle: z._handle, state: z._writeState, error: null };
+    const onerror = z._handle.onerror as (message: string, errno: number) => void;
+    z._handle.onerror = (message: string, errno: number) => {
+      ctx.error = message;
+      onerror.call(z._handle, message, errno); // destroys the stream: a new context next time
+    };
+    z.on('error', () => undefined); // already recorded in ctx.error
+    inflateCtxCache = ctx;
   }
-  if (magic !== 0xfd2fb528) return 'not a zstd frame';
-  const fhd = b[4]!;
-  const fcsFlag = fhd >> 6;
-  const single = (fhd >> 5) & 1;
-  const checksum = (fhd >> 2) & 1;
-  const dictFlag = fhd & 3;
-  let p = 5 + (single ? 0 : 1) + [0, 1, 2, 4][dictFlag]! + (fcsFlag === 0 ? single : [0, 2, 4, 8][fcsFlag]!);
-  for (;;) {
-    if (p + 3 > b.length) return more;
-    const bh = b[p]! | (b[p + 1]! << 8) | (b[p + 2]! << 16);
-    const last = bh & 1;
-    const type = (bh >> 1) & 3;
-    const size = bh >>> 3;
-    if (type === 3) return 'corrupt zstd block';
-    p += 3 + (type === 1 ? 1 : size);
-    if (last) break;
+  return inflateCtxCache;
+}
+
+/**
+ * One gzip member at `off`, its decompressed bytes fed to `sink` CHUNK at a time; CRC-32 and ISIZE
+ * checked against the trailer.
+ */
+async function gzipMember(win: Window, off: number, sink: (d: Uint8Array) => boolean): Promise<Unit> {
+  const head = win.peek(off, MAX_GZIP_HEADER) ?? (await win.view(off, MAX_GZIP_HEADER));
+  const p = gzipHeader(head.subarray(0, MAX_GZIP_HEADER), off + head.length >= win.size);
+  if (typeof p === 'string') return { error: p };
+  const ctx = inflateCtx();
+  if (ctx === null) return gzipMemberPortable(win, off, p, sink);
+  ctx.z.reset();
+  let crc = 0;
+  let isize = 0;
+  let pos = off + p;
+  for (let ended = false; !ended; ) {
+    if (pos >= win.size) return { error: 'torn gzip member' };
+    const v = win.peek(pos, CHUNK) ?? (await win.view(pos, CHUNK));
+    let inOff = 0;
+    for (;;) {
+      ctx.handle.writeSync(zc.Z_NO_FLUSH, v, inOff, v.length - inOff, zoutGzip, 0, zoutGzip.length);
+      if (ctx.z.destroyed) return { error: `corrupt gzip member (${ctx.error ?? 'zlib error'})` };
+      const outLeft = ctx.state[0]!;
+      const inLeft = ctx.state[1]!;
+      const produced = zoutGzip.length - outLeft;
+      inOff = v.length - inLeft;
+      if (produced > 0) {
+        const d = zoutGzip.subarray(0, produced);
+        crc = crc32(d, crc);
+        isize = (isize + produced) >>> 0;
+        if (!sink(d)) return { len: 0 }; // the caller reads the record stream's error
+      }
+      if (outLeft > 0 && inLeft > 0) { ended = true; break; } // zlib stopped with input left: end of the deflate stream
+      if (outLeft > 0) break; // all input used: read on (the end may coincide with it; the next piece shows)
+    }
+    pos += inOff;
   }
-  if (checksum) p += 4;
-  if (p > b.length) return more;
+  const end = pos + 8;
+  if (end > win.size) return { error: 'torn gzip trailer' };
+  const t = win.peek(pos, 8) ?? (await win.view(pos, 8));
+  if (t.readUInt32LE(0) !== (crc >>> 0) || t.readUInt32LE(4) !== isize) return { error: 'gzip CRC/ISIZE mismatch' };
+  return { len: end - off };
+}
+
+/**
+ * gzipMember without node:zlib's internal handle: a member that fits the window and inflates to
+ * at most SYNC_OUT_MAX bytes takes one inflateRawSync call; otherwise it is streamed.
+ */
+async function gzipMemberPortable(win: Window, off: number, p: number, sink: (d: Uint8Array) => boolean): Promise<Unit> {
+  const size = win.size;
+  let v = await win.view(off, MAX_GZIP_HEADER);
+  for (let attempt = 0; attempt < 2; attempt++) {
+    const atEof = off + v.length >= size;
+    let out: InflateInfo | null = null;
+    try {
+      out = inflateRawSync(v.subarray(p), { info: true, maxOutputLength: SYNC_OUT_MAX }) as unknown as InflateInfo;
+    } catch (e) {
+      const code = (e as { code?: string }).code;
+      if (code === 'Z_BUF_ERROR') {
+        if (atEof) return { error: 'torn gzip member' };
+      } else if (code !== 'ERR_BUFFER_TOO_LARGE') {
+        return { error: `corrupt gzip member (${code ?? String(e)})` };
+      }
+    }
+    if (out !== null) {
+      const end = p + out.engine.bytesWritten + 8;
+      if (end <= v.length) {
+        const data = out.buffer;
+        if (v.readUInt32LE(end - 8) !== crc32(data) || v.readUInt32LE(end - 4) !== (data.length >>> 0)) return { error: 'gzip CRC/ISIZE mismatch' };
+        sink(data);
+        return { len: end };
+      }
+      if (atEof) return { error: 'torn gzip trailer' };
+    } else if (attempt === 0 && v.length < WINDOW && !atEof) {
+      v = await win.view(off, WINDOW); // the window held only part of it: once more from `off`
+      continue;
+    }
+    break;
+  }
+  return gzipStream(win, off, p, sink);
+}
+
+/** A member too large for one inflateRawSync call: inflated in CHUNK-sized pieces. */
+async function gzipStream(win: Window, off: number, p: number, sink: (d: Uint8Array) => boolean): Promise<Unit> {
+  const inf = createInflateRaw();
+  let crc = 0;
+  let isize = 0;
+  let sinkOk = true;
+  inf.on('data', (d: Buffer) => {
+    crc = crc32(d, crc);
+    isize = (isize + d.length) >>> 0;
+    if (sinkOk && !sink(d)) sinkOk = false;
+  });
+  let zerr: Error | null = null;
+  inf.on('error', (e) => { zerr = e; });
   try {
-    return { len: p, data: zstdDecompress(b.subarray(0, p)) };
-  } catch (e) {
-    return `corrupt zstd frame (${(e as Error).message})`;
+    let pos = off + p;
+    let written = 0;
+    for (;;) {
+      if (pos >= win.size) return { error: 'torn gzip member' };
+      const piece = Buffer.from((await win.view(pos, CHUNK)).subarray(0, CHUNK));
+      await new Promise<void>((resolve) => inf.write(piece, () => resolve()));
+      if (zerr !== null) return { error: `corrupt gzip member (${(zerr as { code?: string }).code ?? String(zerr)})` };
+      if (!sinkOk) return { len: 0 }; // the caller reads the record stream's error
+      written += piece.length;
+      pos += piece.length;
+      if (inf.bytesWritten < written) break; // the deflate stream ended inside this piece
+    }
+    const end = off + p + inf.bytesWritten + 8;
+    if (end > win.size) return { error: 'torn gzip trailer' };
+    const t = await win.view(end - 8, 8);
+    if (t.readUInt32LE(0) !== (crc >>> 0) || t.readUInt32LE(4) !== isize) return { error: 'gzip CRC/ISIZE mismatch' };
+    return { len: end - off };
+  } finally {
+    inf.destroy();
+  }
+}
+
+let dctx: InstanceType<typeof DCtx> | null = null;
+const zout = Buffer.allocUnsafe(CHUNK);
+
+/** One zstd frame (or skippable frame) at `off`, decompressed in pieces into `sink` (RFC 8878 §3.1). */
+async function zstdFrame(win: Window, off: number, sink: (d: Uint8Array) => boolean): Promise<Unit> {
+  const v = win.peek(off, 8) ?? (await win.view(off, 8));
+  if (v.length < 8) return { error: 'torn zstd frame' };
+  const magic = v.readUInt32LE(0);
+  if ((magic & 0xfffffff0) === 0x184d2a50) {
+    const len = 8 + v.readUInt32LE(4);
+    return off + len > win.size ? { error: 'torn zstd frame' } : { len };
+  }
+  if (magic !== 0xfd2fb528) return { error: 'not a zstd frame' };
+  dctx ??= new DCtx();
+  dctx.reset(ResetDirective.sessionOnly);
+  let pos = off;
+  for (;;) {
+    if (pos >= win.size) return { error: 'torn zstd frame' };
+    let src = (win.peek(pos, CHUNK) ?? (await win.view(pos, CHUNK))).subarray(0, CHUNK);
+    for (;;) {
+      let r: [number, number, number];
+      try {
+        r = dctx.decompressStream(zout, src);
+      } catch (e) {
+        return { error: `corrupt zstd frame (${(e as Error).message})` };
+      }
+      const [ret, produced, consumed] = r;
+      if (produced > 0 && !sink(zout.subarray(0, produced))) return { len: 0 };
+      src = src.subarray(consumed);
+      pos += consumed;
+      if (ret === 0) return { len: pos - off };
+      if (src.length === 0 && produced < zout.length) break;
+    }
   }
 }
 
 /** Scan a WARC file; see the module comment for what "valid" means. */
-/**
- * `from`: start at this offset (a record boundary the caller knows, e.g. a checkpoint's durable
- * WARC offset): the bytes before it are neither read nor judged, and validLength counts from it.
- */
-export async function scanWarc(file: string, opts?: { collect?: boolean; from?: number }): Promise<ScanResult> {
+export async function scanWarc(file: string, opts?: ScanOptions): Promise<ScanResult> {
+  const from = opts?.fromOffset ?? 0;
+  if (!Number.isSafeInteger(from) || from < 0) throw new RangeError(`scanWarc: fromOffset must be a non-negative integer (got ${String(from)})`);
   const fh = await open(file, 'r');
   try {
     const size = (await fh.stat()).size;
-    const rd = new Reader(fh, size);
-    const first = await rd.at(0, 4);
-    const format = detect(first);
-    const res: ScanResult = { format, fileLength: size, validLength: 0, records: 0 };
+    const win = new Window(fh, size);
+    const format = detect(await win.view(0, 4));
+    const res: ScanResult = { format, fileLength: size, validLength: Math.min(from, size), records: 0 };
     if (opts?.collect === true) res.list = [];
+    if (from > size) {
+      res.error = `fromOffset ${from} is past the end of the file (${size} bytes)`;
+      return res;
+    }
     const push = (h: ParsedHead, offset: number, end: number) => {
       res.records++;
       res.list?.push({ offset, length: end - offset, type: h.type, recordId: h.recordId, targetUri: h.targetUri, contentLength: h.contentLength });
     };
-    let off = Math.min(opts?.from ?? 0, size);
-    res.validLength = off;
-    let window = INITIAL_WINDOW;
-    if (format === 'none') {
-      while (off < size) {
-        const b = await rd.at(off, window);
-        const atEof = off + b.length >= size;
-        const { used, recs, error } = consumeRecords(b);
-        if (recs.length === 0) {
-          if (error !== undefined) { res.error = error; break; }
-          if (used === b.length) { off += used; res.validLength = off; break; } // only trailing CR/LF
-          if (atEof || window >= MAX_WINDOW) { res.error = 'torn record'; break; }
-          window *= 2;
-          continue;
-        }
-        let p = off;
-        for (const h of recs) {
-          while (p < size && (b[p - off] === 0x0d || b[p - off] === 0x0a)) p++;
-          const end = p + h.headLen + h.contentLength + 4;
-          push(h, p, end);
-          p = end;
-        }
-        off += used;
-        res.validLength = off;
-        window = INITIAL_WINDOW;
-        if (error !== undefined) { res.error = error; break; }
-      }
-      return res;
-    }
-    // Compressed: units one at a time; `pending` holds decompressed bytes of an unfinished record.
-    let pending: Buffer = Buffer.alloc(0);
-    let pendingStart = 0;
-    while (off < size) {
-      const b = await rd.at(off, window);
-      const atEof = off + b.length >= size;
-      const u = format === 'gzip' ? gzipMember(b, atEof) : zstdFrame(b, atEof);
-      if (u === 'need-more') {
-        if (window >= MAX_WINDOW) { res.error = 'compression unit too large'; break; }
-        window *= 2;
-        continue;
-      }
-      if (typeof u === 'string') { res.error = u; break; }
-      window = INITIAL_WINDOW;
-      const end = off + u.len;
-      if (u.data !== null && u.data.length > 0) {
-        if (pending.length === 0) pendingStart = off;
-        pending = pending.length === 0 ? u.data : Buffer.concat([pending, u.data]);
-        const { used, recs, error } = consumeRecords(pending);
-        for (const h of recs) push(h, pendingStart, end);
-        if (error !== undefined) { res.error = error; break; }
-        pending = pending.subarray(used);
-        if (pending.length > 0 && used > 0) pendingStart = off;
-      }
-      off = end;
-      if (pending.length === 0) res.validLength = off;
-    }
-    if (res.error === undefined && pending.length > 0) res.error = 'file ends inside a record';
-    return res;
+    return format === 'none' ? await scanPlain(win, from, res, push) : await scanUnits(win, from, format, res, push);
   } finally {
     await fh.close();
   }
+}
+
+type Push = (h: ParsedHead, offset: number, end: number) => void;
+
+/** Uncompressed: records at exact byte offsets; the valid length ends after the last one's trailer. */
+async function scanPlain(win: Window, from: number, res: ScanResult, push: Push): Promise<ScanResult> {
+  let base = from;
+  let recStart = from;
+  const rs = new RecordStream(
+    (i) => { recStart = base + i; res.validLength = recStart; },
+    (i, h) => { push(h, recStart, base + i); res.validLength = base + i; },
+  );
+  while (base < win.size) {
+    const v = await win.view(base, 1);
+    if (!rs.feed(v)) { res.error = rs.error!; return res; }
+    base += v.length;
+    if (rs.between) res.validLength = base; // CR/LF after the last record
+  }
+  if (!rs.between) res.error = 'torn record';
+  return res;
+}
+
+/**
+ * Compressed: unit by unit. A record is reported at the offset of the unit where it starts, with
+ * its length running to the end of the unit where it ends; records ending in a unit are reported
+ * once the whole unit has checked out.
+ */
+async function scanUnits(win: Window, from: number, format: 'gzip' | 'zstd', res: ScanResult, push: Push): Promise<ScanResult> {
+  let off = from;
+  let recStart = from;
+  const done: { h: ParsedHead; start: number }[] = [];
+  let doneCount = 0;
+  const collect = res.list !== undefined;
+  const rs = new RecordStream(
+    () => { recStart = off; },
+    (_i, h) => { if (collect) done.push({ h, start: recStart }); else doneCount++; },
+  );
+  const sink = (d: Uint8Array) => rs.feed(d);
+  while (off < win.size) {
+    const u = format === 'gzip' ? await gzipMember(win, off, sink) : await zstdFrame(win, off, sink);
+    if (rs.error !== null) { res.error = rs.error; return res; }
+    if ('error' in u) { res.error = u.error; return res; }
+    const end = off + u.len;
+    for (const r of done) push(r.h, r.start, end);
+    res.records += doneCount;
+    done.length = 0;
+    doneCount = 0;
+    off = end;
+    if (rs.between) res.validLength = off;
+  }
+  if (!rs.between) res.error = 'file ends inside a record';
+  return res;
 }
 
 /**

@@ -1,5 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { workerFileFor } from '../../src/crawl/worker-file.js';
 import { ParsePool, type ParseOutcome } from '../../src/crawl/parse-pool.js';
 import { LinkTable } from '../../src/crawl/links-codec.js';
 
@@ -7,7 +8,18 @@ import { LinkTable } from '../../src/crawl/links-codec.js';
 // parsed; the pages queued behind it in the dead worker are re-run on the replacement, in order.
 
 const enc = new TextEncoder();
-const wd = { images: false, include: [], exclude: [], scope: 'any' as const, scopeHosts: [], scopePlds: [], fault: { crashOn: 'CRASH-ME', hangOn: 'HANG-ME' } };
+const wd = { images: false, include: [], exclude: [], scope: 'any' as const, scopeHosts: [], scopePlds: [] };
+// the real worker wrapped by one that crashes or hangs on marked pages (faulty-parse-worker.ts)
+const worker = workerFileFor(new URL('./faulty-parse-worker.ts', import.meta.url).href);
+
+/** Wait (bounded) until `cond` holds: piscina reports a worker's replacement just after the page's answer. */
+async function until(cond: () => boolean, what: string, ms = 10_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!cond()) {
+    if (Date.now() > end) assert.fail(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
 
 function page(i: number, marker = ''): { url: string; body: Uint8Array; decoded: Uint8Array; html: true; follow: true } {
   const b = enc.encode(`<html><p>${marker}</p><a href="/l/${i}">x</a><a href="http://o${i}.test/">y</a></html>`);
@@ -21,7 +33,7 @@ function links(o: ParseOutcome): string[] {
 }
 
 test('parse pool: pages queued behind a crash or a hang in the same worker are re-run, not lost', async () => {
-  const pool = new ParsePool(wd, { threads: 1, timeoutMs: 1500, concurrentTasksPerWorker: 2, batch: 4 });
+  const pool = new ParsePool(wd, { threads: 1, timeoutMs: 1500, concurrentTasksPerWorker: 2, batch: 4, worker });
   try {
     await pool.warmup();
     // crash in the 2nd of 4 queued pages, then a hang in the 2nd of the next 4
@@ -31,33 +43,89 @@ test('parse pool: pages queued behind a crash or a hang in the same worker are r
     assert.deepEqual(links(ra[0]!), ['http://p0.test/l/0', 'http://o0.test/']);
     assert.equal(ra[1]!.ok ? 'ok' : ra[1]!.code, 'CRAWL_PARSE_CRASH');
     for (const i of [2, 3, 4]) assert.deepEqual(links(ra[i]!), [`http://p${i}.test/l/${i}`, `http://o${i}.test/`]);
-    assert.equal(pool.replaced, 1);
+    await until(() => pool.replaced === 1, 'one replacement');
 
     const b = [pool.run(page(5)), pool.run(page(6, 'HANG-ME')), pool.run(page(7)), pool.run(page(8))];
     const rb = await Promise.all(b);
     assert.deepEqual(links(rb[0]!), ['http://p5.test/l/5', 'http://o5.test/']);
     assert.equal(rb[1]!.ok ? 'ok' : rb[1]!.code, 'CRAWL_PARSE_TIMEOUT');
     for (const i of [2, 3]) assert.deepEqual(links(rb[i]!), [`http://p${i + 5}.test/l/${i + 5}`, `http://o${i + 5}.test/`]);
-    assert.equal(pool.replaced, 2);
+    await until(() => pool.replaced === 2, 'two replacements');
     assert.equal(pool.pending, 0);
   } finally {
     await pool.close();
   }
 });
 
-test('parse pool: close() answers every page still queued or in a worker', async () => {
-  const pool = new ParsePool(wd, { threads: 2, timeoutMs: 5000, concurrentTasksPerWorker: 2, batch: 2 });
+test('parse pool: close() answers every page still queued or in a worker, each with its one outcome', async () => {
+  // one batch per worker, one page per batch: a hung worker holds only its hung page
+  const pool = new ParsePool(wd, { threads: 2, timeoutMs: 20_000, concurrentTasksPerWorker: 1, batch: 1, worker });
   await pool.warmup();
   assert.deepEqual(links(await pool.run(page(9))), ['http://p9.test/l/9', 'http://o9.test/']);
+  // worker A hangs; every other page is parsed, in turn, by worker B
   const hang = pool.run(page(10, 'HANG-ME'));
-  const queued = [pool.run(page(11)), pool.run(page(12)), pool.run(page(13)), pool.run(page(14)), pool.run(page(15))];
-  await new Promise((r) => setTimeout(r, 50));
+  const parsed = await Promise.all([11, 12, 13, 14, 15].map((i) => pool.run(page(i))));
+  for (const [k, o] of parsed.entries()) assert.deepEqual(links(o), [`http://p${11 + k}.test/l/${11 + k}`, `http://o${11 + k}.test/`]);
+  // worker B hangs too: the next pages wait in the pool, in no worker
+  const hang2 = pool.run(page(16, 'HANG-ME'));
+  const waiting = [pool.run(page(17)), pool.run(page(18))];
+  assert.equal(pool.pending, 4);
   await pool.close();
-  const all = await Promise.all([hang, ...queued]);
+  const closed = await Promise.all([hang, hang2, ...waiting]);
+  for (const o of closed) assert.deepEqual(o.ok ? 'ok' : [o.code, o.message], ['CRAWL_PARSE_ERROR', 'parse pool closed']);
   assert.equal(pool.pending, 0);
-  // the hung page never answers: close() does, with an error; the others either finished or not
-  assert.equal(all[0]!.ok ? 'ok' : all[0]!.code, 'CRAWL_PARSE_ERROR');
-  for (const o of all.slice(1)) assert.ok(o.ok || o.code === 'CRAWL_PARSE_ERROR', JSON.stringify(o));
-  const after = await pool.run(page(16));
-  assert.equal(after.ok ? 'ok' : after.code, 'CRAWL_PARSE_ERROR');
+  assert.equal(pool.replaced, 0); // workers taken down by close() are not replacements
+  const after = await pool.run(page(19));
+  assert.deepEqual(after.ok ? 'ok' : [after.code, after.message], ['CRAWL_PARSE_ERROR', 'parse pool closed']);
+});
+
+test('parse pool: a worker that dies between pages is replaced every time; the page is given up after 3 re-runs', async () => {
+  const pool = new ParsePool(wd, { threads: 1, timeoutMs: 20_000, concurrentTasksPerWorker: 1, batch: 1, worker });
+  try {
+    await pool.warmup();
+    const o = await pool.run(page(20, 'CRASH-BETWEEN'));
+    assert.equal(o.ok ? 'ok' : o.code, 'CRAWL_PARSE_CRASH');
+    // the first run and 3 re-runs: 4 dead workers, 4 replacements
+    await until(() => pool.replaced === 4, 'four replacements');
+    await pool.warmup();
+    assert.deepEqual(links(await pool.run(page(21))), ['http://p21.test/l/21', 'http://o21.test/']);
+    assert.equal(pool.replaced, 4);
+  } finally {
+    await pool.close();
+  }
+});
+
+test('parse pool: a worker that hangs outside any page is found stuck, replaced, and the page given up after 3 re-runs', async () => {
+  const pool = new ParsePool(wd, { threads: 1, timeoutMs: 20_000, concurrentTasksPerWorker: 1, batch: 1, worker, stuckMs: 400 });
+  try {
+    await pool.warmup();
+    // bounded: a supervisor that never finds the hang would leave this page unanswered
+    let timer: NodeJS.Timeout | undefined;
+    const o = await Promise.race([pool.run(page(23, 'HANG-BETWEEN')), new Promise<'no answer'>((r) => { timer = setTimeout(() => r('no answer'), 15_000); })]);
+    clearTimeout(timer);
+    assert.equal(o === 'no answer' ? o : o.ok ? 'ok' : o.code, 'CRAWL_PARSE_CRASH');
+    await until(() => pool.replaced >= 1, 'a replacement');
+    await pool.warmup();
+    assert.deepEqual(links(await pool.run(page(24))), ['http://p24.test/l/24', 'http://o24.test/']);
+  } finally {
+    await pool.close();
+  }
+});
+
+test('parse pool: an 8 MB page of nested <svg> is CRAWL_PARSE_LIMIT, quickly; no worker dies', async () => {
+  // the real worker under a heap cap that a full parse5 tree of this page would exceed many times
+  const pool = new ParsePool(wd, { threads: 1, timeoutMs: 20_000, heapMb: 64 });
+  try {
+    await pool.warmup();
+    const b = enc.encode('<html><body>' + '<svg>'.repeat((8 << 20) / 5));
+    const t0 = Date.now();
+    const o = await pool.run({ url: 'http://deep.test/', body: b, decoded: b, html: true, follow: true });
+    const ms = Date.now() - t0;
+    assert.equal(o.ok ? 'ok' : o.code, 'CRAWL_PARSE_LIMIT', JSON.stringify(o.ok ? null : o.message));
+    assert.ok(ms < 5000, `${ms} ms`);
+    assert.deepEqual(links(await pool.run(page(22))), ['http://p22.test/l/22', 'http://o22.test/']);
+    assert.equal(pool.replaced, 0);
+  } finally {
+    await pool.close();
+  }
 });

@@ -1,15 +1,27 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { workerFileFor } from '../../src/crawl/worker-file.js';
 import { ParsePool } from '../../src/crawl/parse-pool.js';
 import { LinkTable } from '../../src/crawl/links-codec.js';
 import { payloadDigest } from '../../src/html/index.js';
 import { urlFingerprint, splitKey } from '../../src/url/index.js';
 
 const enc = new TextEncoder();
-const wd = { images: false, include: [], exclude: ['/private/'], scope: 'any' as const, scopeHosts: [], scopePlds: [], fault: { crashOn: 'CRASH-ME', hangOn: 'HANG-ME' } };
+const wd = { images: false, include: [], exclude: ['/private/'], scope: 'any' as const, scopeHosts: [], scopePlds: [] };
+// the real worker wrapped by one that crashes or hangs on marked pages (faulty-parse-worker.ts)
+const worker = workerFileFor(new URL('./faulty-parse-worker.ts', import.meta.url).href);
+
+/** Wait (bounded) until `cond` holds: piscina reports a worker's replacement just after the page's answer. */
+async function until(cond: () => boolean, what: string, ms = 10_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!cond()) {
+    if (Date.now() > end) assert.fail(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
 
 test('parse pool: links resolved, canonicalized, fingerprinted, filtered; crash and hang are replaced and reported', async () => {
-  const pool = new ParsePool(wd, { threads: 2, timeoutMs: 1500 });
+  const pool = new ParsePool(wd, { threads: 2, timeoutMs: 1500, worker });
   try {
     await pool.warmup();
     const html = enc.encode('<html><head><base href="/d/"></head><a href="x.html">x</a><a href="x.html#frag">dup</a>' +
@@ -35,7 +47,7 @@ test('parse pool: links resolved, canonicalized, fingerprinted, filtered; crash 
     const hang = enc.encode('<p>HANG-ME</p>');
     const h = await pool.run({ url: 'http://a.test/h', body: hang, decoded: hang, html: true, follow: true });
     assert.equal(h.ok ? 'ok' : h.code, 'CRAWL_PARSE_TIMEOUT');
-    assert.equal(pool.replaced, 2);
+    await until(() => pool.replaced === 2, 'two replacements');
     // the pool still works after both (once the replacement threads have loaded the worker
     // module: under tsx on a loaded box that alone can exceed this test's 1.5 s parse timeout)
     await pool.warmup();

@@ -43,7 +43,7 @@ test('recovery scans from the checkpoint offset: bytes before it are not judged,
   assert.equal(r[0]!.from, pos.offset);
   assert.equal(r[0]!.scanned, complete + 13 - pos.offset, 'only the bytes after the offset were scanned');
   assert.equal(statSync(pos.file).size, complete, 'the torn tail is cut, the record after the offset kept');
-  assert.equal((await scanWarc(pos.file, { from: pos.offset })).records, 2, 'its response and request records');
+  assert.equal((await scanWarc(pos.file, { fromOffset: pos.offset })).records, 2, 'its response and request records');
 });
 
 test('recovery touches only its own writer\'s files: later rotations of the same writer, never foreign files', async () => {
