@@ -19,7 +19,7 @@
  * A WARC file of another program lies in the output directory from the second run on: it must
  * come out byte for byte as it went in (recovery touches only the crawl's own files). DRUMCRAWL_STOP_SEED replays the moments of a failed run.
  */
-import { test } from 'node:test';
+import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { rename } from 'node:fs/promises';
@@ -69,6 +69,12 @@ async function exitWithin(run: CliRun, ms: number, what: string): Promise<number
   return res;
 }
 
+/** Every crawl process started; a failed assertion must not leave one running (it would hold the test open). */
+const live: CliRun[] = [];
+after(() => {
+  for (const r of live) if (r.child.exitCode === null && r.child.signalCode === null) r.child.kill('SIGKILL');
+});
+
 /** Wait until the server has answered `n` requests in all (bounded: 60 s). */
 async function untilRequests(web: SimwebChild, n: number, run: CliRun): Promise<void> {
   for (let i = 0; i < 1200 && (await web.requests()) < n; i++) {
@@ -116,6 +122,7 @@ test(`stop and resume in every way (${LONG ? 'three rounds' : 'one round'}): not
       const env = stop.endsWith('-checkpoint') ? { DRUMCRAWL_DEBUG_TIMING: '1' } : {};
       const spawnedAt = Date.now();
       const run = k === 0 ? cli([...crawlCommand(settings(dir)), ...extra], env) : cli(['resume', state, '--progress', 'none', ...extra], env);
+      live.push(run);
       const readyAt = k === 0 ? null : await run.waitFor(/^status server: /m);
       const rec: RunRecord = { stop, spawnedAt, exitedAt: 0, readyAt, killedAt: null, doneAtKill: null, checkpointStartAtKill: null };
       runs.push(rec);
@@ -132,7 +139,9 @@ test(`stop and resume in every way (${LONG ? 'three rounds' : 'one round'}): not
         const url = /status server: (\S+)\/status/.exec(run.out())![1]!;
         await untilRequests(web, moment, run);
         signalledAt = Date.now();
-        const res = await fetch(`${url}/stop`, { method: 'POST' });
+        // The control token the crawl printed and wrote to its state directory (status-server.ts).
+        const token = readFileSync(path.join(state, 'control-token'), 'utf8').trim();
+        const res = await fetch(`${url}/stop`, { method: 'POST', headers: { authorization: `Bearer ${token}` } });
         assert.equal(res.status, 200);
       } else if (stop.endsWith('-checkpoint')) {
         await untilRequests(web, moment, run);
