@@ -12,7 +12,7 @@ import { readFile, rm } from 'node:fs/promises';
 import { resolveCrawlConfig } from '../../src/crawl/config.js';
 import { Crawler } from '../../src/crawl/pipeline.js';
 import { CrawlLog, parseCrawlLogLine, type CrawlLogEntry } from '../../src/store/index.js';
-import { forkSimweb, tempDir, UA } from '../e2e/harness.js';
+import { forkSimweb, tempDir, UA, SIMWEB_NETWORKS } from '../e2e/harness.js';
 
 test('crawl log: robots.txt and dropped-URL lines keep the 8 columns and read back', async () => {
   const dir = await tempDir('crawl-log-kinds');
@@ -44,9 +44,9 @@ test('crawl.log: finish time, robots.txt lines, dropped URLs with their reasons'
   const dir = await tempDir('crawl-log-lines');
   try {
     const crawler = await Crawler.open(resolveCrawlConfig({
-      seeds: web.seeds, stateDir: path.join(dir, 'state'), outDir: path.join(dir, 'warc'), dnsServers: [web.dnsServer],
+      seeds: web.seeds, stateDir: path.join(dir, 'state'), outDir: path.join(dir, 'warc'), dnsServers: [web.dnsServer], allowNetworks: SIMWEB_NETWORKS,
       userAgent: UA, hostDelayMs: 20, minHostDelayMs: 10, ipDelayMs: 0, minIpDelayMs: 0, progress: 'none', workers: 1,
-      ramBytes: 256 * 2 ** 20, fetchTimeoutMs: 1500, maxTimeMs: 30_000,
+      ramBytes: 256 * 2 ** 20, fetchTimeoutMs: 1500, maxTimeMs: 30_000, retryDelayScale: 1 / 500,
     }));
     const dispatched = new Map<string, number[]>();
     crawler.on('dispatch', (e: { at: number; url: string; robots: boolean }) => {
