@@ -12,4 +12,4 @@ export { extractLinks, fastExtractStats } from './links.js';
 export { extractLinksReference } from './links-reference.js';
 export { parseMetaRefresh } from './collect.js';
 export { decodeHtml, prescanCharset, sniffBom } from './charset.js';
-export { payloadDigest, sha1Base32, base32Encode } from './digest.js';
+export { payloadDigest, sha1Base32, base32Encode } from '../util/digest.js';
