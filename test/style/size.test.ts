@@ -12,12 +12,10 @@ const KNOWN_FILES: Record<string, string> = {
   'src/frontier/politeness.ts': 'heaps, robots gate and refill pacing in one file; split pending (issue 17 part 3)',
   'src/fetch/fetcher.ts': 'under edit elsewhere; split pending',
   'src/html/links.ts': 'under edit elsewhere; split pending',
-  'src/drum/drum.ts': 'split pending',
   'src/simweb/graph.ts': 'split pending',
   'src/frontier/frontier.ts': 'split pending',
 };
 const KNOWN_FUNCTIONS: Record<string, string> = {
-  'src/drum/drum.ts mergeInto': 'split pending',
   'src/disk/key-run.ts copyBelow': 'the delta-coded run copy, one hot loop per block format case',
   'src/robots/parse.ts parseRobotsBody': 'the RFC 9309 line parser; not split yet',
   'src/url/resolver.ts fast': 'the WHATWG fast path, one state machine; not split yet',
