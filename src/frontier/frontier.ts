@@ -38,7 +38,7 @@ import path from 'node:path';
 
 export type Clock = () => number;
 
-export type FrontierPreset = 'default' | 'irlbot' | 'fast-test';
+export type FrontierPreset = 'default' | 'irlbot';
 
 /** All knobs; times in ms. Defaults come from the preset (see FRONTIER_PRESETS, docs/frontier.md). */
 export interface FrontierOptions extends Partial<PolitenessOptions> {
@@ -118,23 +118,6 @@ export const FRONTIER_PRESETS: Record<FrontierPreset, PolitenessOptions> = {
     maxHostErrors: 8,
     maxAttempts: 3,
     failedHostTtlMs: 6 * 3_600_000,
-  },
-  /** Small delays for simulations and loopback tests. */
-  'fast-test': {
-    hostDelayMs: 100,
-    minHostDelayMs: 20,
-    ipDelayMs: 10,
-    minIpDelayMs: 2,
-    b0: 10,
-    ramUrls: 10_000,
-    maxUrlsPerHost: 100,
-    maxHosts: 40_000,
-    maxConnectionsPerIp: 2,
-    maxCrawlDelayMs: 2_000,
-    maxBackoffMs: 10_000,
-    maxHostErrors: 5,
-    maxAttempts: 3,
-    failedHostTtlMs: 60_000,
   },
 };
 
@@ -311,7 +294,10 @@ export class Frontier {
    * for everything except nextReady, which takes the time as an argument.
    */
   static async open(dir: string | null, options: FrontierOptions = {}, clock: Clock = Date.now): Promise<Frontier> {
-    const base = FRONTIER_PRESETS[options.preset ?? 'default'];
+    const base = Object.hasOwn(FRONTIER_PRESETS, options.preset ?? 'default') ? FRONTIER_PRESETS[options.preset ?? 'default'] : undefined;
+    if (base === undefined) {
+      throw new CrawlError('CRAWL_FRONTIER_OPTIONS', `options.preset must be one of ${Object.keys(FRONTIER_PRESETS).join(', ')} (got ${String(options.preset)})`);
+    }
     const o: PolitenessOptions = { ...base };
     for (const k of Object.keys(base) as (keyof PolitenessOptions)[]) {
       const v = options[k];
