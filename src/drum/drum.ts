@@ -521,9 +521,19 @@ export class Drum {
     return s;
   }
 
-  /** flush(), then release the files. */
-  async close(): Promise<void> {
+  /**
+   * flush(), then releases the files. With `{ flush: false }`: releases the files at once, without
+   * merging or writing the buffered tuples and without cutting recycled files to their live end —
+   * for an owner that stops without needing the tail (a benchmark after its last measured round,
+   * a process shutting down after a fatal error). The files are left as a crash leaves them; the
+   * next open recovers them (recovery.ts) and the pending tuples on disk are merged again.
+   */
+  async close(opts: { flush?: boolean } = {}): Promise<void> {
     if (this.closed) return;
+    if (opts.flush === false) {
+      this.releaseFiles();
+      return;
+    }
     await this.flush();
     // Recycled files hold stale blocks after the live ones: cut them, so that the next open finds
     // each file ending at its live end (no search of the stale tail, see recoverGen).
@@ -533,11 +543,10 @@ export class Drum {
         cutTo(g.auxFd, g.aux.offset);
       }
     }
-    this.abandon();
+    this.releaseFiles();
   }
 
-  /** Releases the files without merging or flushing buffers — what a crash leaves behind (tests). */
-  abandon(): void {
+  private releaseFiles(): void {
     if (this.closed) return;
     this.closed = true;
     for (const bk of this.buckets) {

@@ -12,7 +12,6 @@ const KNOWN_FILES: Record<string, string> = {
   'src/frontier/politeness.ts': 'heaps, robots gate and refill pacing in one file; split pending (issue 17 part 3)',
   'src/fetch/fetcher.ts': 'under edit elsewhere; split pending',
   'src/html/links.ts': 'under edit elsewhere; split pending',
-  'src/frontier/frontier.ts': 'split pending',
 };
 const KNOWN_FUNCTIONS: Record<string, string> = {
   'src/disk/key-run.ts copyBelow': 'the delta-coded run copy, one hot loop per block format case',
