@@ -1,6 +1,7 @@
 /**
- * The host model of the simulated web (thesis VI–VII's view of the web as hosts grouped by PLD,
- * spam farms and per-host adversities): which host names exist, their IPs, page counts, page kinds
+ * The host model of the simulated web (hosts grouped by pay-level domain as STAR sees them, thesis
+ * VI.2; IPs shared by hosts as the politeness of VII.1 sees them; spam farms; per-host
+ * adversities — docs/simweb.md, "The model"): which host names exist, their IPs, page counts, page kinds
  * and sizes, robots variant, server behaviour, DNS variant and trap — each a pure function of
  * (seed, params, host) from stateless integer hashes (hash.ts).
  *

@@ -1,7 +1,7 @@
 /**
- * Link planning: the outgoing links of one page of the simulated web, as numbers (thesis VII's web
- * model: intra-host, intra-PLD and Zipf-distributed inter-PLD links, spam-farm links, duplicates,
- * trap entries, a <base> host), before any byte of HTML is written.
+ * Link planning: the outgoing links of one page of the simulated web, as numbers (intra-host,
+ * intra-PLD and Zipf-distributed inter-PLD links, spam-farm links, duplicates, trap entries, a
+ * <base> host; docs/simweb.md, "The model"), before any byte of HTML is written.
  *
  * Invariant: the plan of (host, page, sid) is a pure function of them and the seed; the renderer
  * (render.ts) serializes exactly these targets, and pageLinks (graph.ts) reports them as ground
