@@ -1,9 +1,9 @@
 /**
  * The host model of the simulated web (hosts grouped by pay-level domain as STAR sees them, thesis
  * VI.2; IPs shared by hosts as the politeness of VII.1 sees them; spam farms; per-host
- * adversities — docs/simweb.md, "The model"): which host names exist, their IPs, page counts, page kinds
- * and sizes, robots variant, server behaviour, DNS variant and trap — each a pure function of
- * (seed, params, host) from stateless integer hashes (hash.ts).
+ * adversities — docs/simweb.md, "The model"): which host names exist, their IPs, page counts,
+ * page kinds and sizes, robots variant, server behaviour, DNS variant and trap — each a pure
+ * function of (seed, params, host) from stateless integer hashes (hash.ts).
  *
  * Invariant: nothing is materialized; the same (seed, params) give the same web on every call.
  * Cost: O(1) per host or page (the host cache bounds repeated work at HOST_CACHE entries).
