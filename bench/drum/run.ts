@@ -147,7 +147,7 @@ async function runOne(a: Args, U: number): Promise<Record<string, unknown>> {
   // k from the model for (R, D) — open a throwaway instance to learn it, then bulk-load Z with it.
   const probe = await Drum.open(path.join(dir, 'probe'), { ramBytes: a.R, diskBytes: a.D, bufferBytes: a.M, cacheEntries: a.cache, deliver: 'unique', onResults: () => undefined });
   const k = probe.k;
-  probe.abandon();
+  await probe.close({ flush: false });
   fs.rmSync(path.join(dir, 'probe'), { recursive: true, force: true });
   const t0 = Date.now();
   const shift = 32 - Math.log2(k);
@@ -347,7 +347,7 @@ async function runOne(a: Args, U: number): Promise<Record<string, unknown>> {
   const cpuSec = (cpu.user + cpu.system) / 1e6;
   const s = drum.stats();
   await queue.close();
-  drum.abandon(); // the tail after the last round is not part of the measurement
+  await drum.close({ flush: false }); // the tail after the last round is not part of the measurement
   const dio = io.total();
   const qio = queueIo.total();
   const merged = s.merged;

@@ -441,18 +441,20 @@ export class DiskQueue {
     if (deleted) fsyncDir(this.dir);
   }
 
-  /** commit() (unless `{ commit: false }`), then releases the file handles. */
+  /**
+   * commit(), then releases the file handles. With `{ commit: false }` the handles are released at
+   * once, WITHOUT writing the buffer or committing the read cursor: the files are left as a crash
+   * leaves them (records pushed since the last commit may be lost, records shifted since then come
+   * back). For an owner that is shutting down after a fatal error, or that keeps its own commit
+   * record (the frontier's queue store releases queues this way). Synchronous despite the promise.
+   */
   async close(opts: { commit?: boolean } = {}): Promise<void> {
     if (this.closed) return;
     if (opts.commit !== false) this.commitSync();
-    this.abandon();
+    this.releaseHandles();
   }
 
-  /**
-   * Releases the file handles WITHOUT writing the buffer or committing — what a crash leaves behind.
-   * For crash tests and for an owner that is shutting down after a fatal error.
-   */
-  abandon(): void {
+  private releaseHandles(): void {
     if (this.closed) return;
     this.closed = true;
     for (const fd of this.unsyncedFds) fs.closeSync(fd);

@@ -11,8 +11,9 @@
 /*
  * DiskQueue API (CONTRACTS.md, with additions): open(dir, { blockBytes, compression, segmentBytes,
  * io }); push; pushMany; shift(max) (+ shiftSync); length; commit() (+ commitSync); close({ commit
- * = true }); abandon() (drop handles without writing — what a crash leaves); io. Records returned by
- * shift() may be views into a read block: copy them if you keep many for long.
+ * = true }) (commit false: release the handles without writing or committing, as a crash leaves
+ * them); io. Records returned by shift() may be views into a read block: copy them if you keep
+ * many for long.
  */
 export { DiskQueue, type DiskQueueOptions } from './disk-queue.js';
 export { IoCounters, type IoKindCounters } from './io-counters.js';

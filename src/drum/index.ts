@@ -4,7 +4,7 @@
  * crash-safety argument and how to choose R and D.
  *
  * API as in CONTRACTS.md, with these additions: DrumOptions.deliver ('all' | 'unique' | 'none'),
- * resultChunk, auxBytesHint, valueBytesHint, io; Drum.checkUpdateMany(); Drum.abandon();
+ * resultChunk, auxBytesHint, valueBytesHint, io; Drum.checkUpdateMany(); Drum.close({ flush: false }) (release without merging);
  * DrumResult.value is the value stored BEFORE the tuple was applied (also for update).
  * onResults may be called several times per merge (chunks of at most resultChunk results — fewer when
  * their aux bytes fill the 2 MiB chunk arena —, in arrival order within a bucket; buckets in

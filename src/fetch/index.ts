@@ -8,7 +8,7 @@
  * also takes method, maxBodyBytes, acceptContentTypes, robots (spaced per IP only) and an optional
  * ip (resolved through `dns` when absent); FetchResult also carries errorCode, rawHeaders,
  * contentEncoding; Fetcher.stats() (incl. `gated`: requests waiting in the wire gate).
- * fetchRobots takes `opts.beforeRequest` (awaited before every hop, with the hop's IP). The policy entry is
+ * The policy entry is
  * `{ retry, maxRetries, backoffMs, backoffFactor, hostPenaltyMs, description }` (the contract's
  * `hostPenalty`, with its unit in the name). Outcome code type: FetchOutcomeCode (the frontier
  * exports a `FetchOutcome`). isHttpResponse(r): a complete response arrived (archive it).
@@ -25,5 +25,3 @@ export {
   LOOPBACK_NETWORKS, networkPredicate, parseRetryAfter, parseContentType, decodeContent, MAX_RETRY_AFTER_MS, type DecodeResult,
 } from './limits.js';
 export { addressGuard, specialAddress, embeddedIpv4, SPECIAL_IPV4, SPECIAL_IPV6 } from './address-guard.js';
-// fetchRobots lives in src/robots (RFC 9309 semantics) and is re-exported here for the pipeline.
-export { fetchRobots, type FetchRobotsOptions, type RobotsFetchOutcome } from '../robots/fetch-robots.js';

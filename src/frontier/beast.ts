@@ -593,10 +593,10 @@ export class Beast {
     await this.withLock(async () => {
       await this.chain;
       for (const r of [...this.ring, this.qf, this.qh]) {
-        r.q?.abandon();
+        r.q?.release();
         r.q = null;
       }
-      this.store.abandonAll();
+      this.store.releaseAll();
     });
   }
 }

@@ -32,7 +32,8 @@ export function openDiskQueueStore(dir: string, opts: DiskStoreOptions = {}): Fs
       const t = io.total();
       return { bytesRead: t.bytesRead, bytesWritten: t.bytesWritten };
     },
-    (q) => (q as DiskQueue).abandon(),
+    // (Releasing a queue commits nothing: its owner records what is durable.)
+    (q) => void (q as DiskQueue).close({ commit: false }),
   ) as FsQueueStore & { counters: IoCounters };
   store.counters = io;
   return store;

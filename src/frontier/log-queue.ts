@@ -59,8 +59,12 @@ export interface BeastQueue {
   sync(): Promise<void>;
   /** The live read cursor, normalised (a fully consumed block → the start of the next one). */
   cursor(): { off: number; idx: number; shifted: number };
-  /** Drops the handle without writing anything (the file stays); waits for an in-flight sync. */
-  abandon(): void;
+  /**
+   * Closes the queue: drops the handle without writing anything (the file stays; closing an
+   * in-flight sync's descriptor waits for it). A queue never commits on its own — what is durable
+   * is the state BEAST's manifest records (BEAST.checkpoint) — so this is its only close.
+   */
+  release(): void;
 }
 
 /** The directory of BEAST's queues plus its double-slot manifest. */
@@ -77,8 +81,11 @@ export interface BeastStore {
   takeCreated(): boolean;
   syncDir(): Promise<void>;
   io(): IoCount;
-  /** Drops every handle without writing (what SIGKILL leaves); for crash tests. */
-  abandonAll(): void;
+  /**
+   * Releases every queue and closes the manifest: nothing is written (see BeastQueue.release;
+   * the last manifest checkpoint is the durable state). BEAST's close.
+   */
+  releaseAll(): void;
 }
 
 const KIND = 'queue';
@@ -318,7 +325,7 @@ export class LogQueue implements BeastQueue {
     this.fd = -1;
   }
 
-  abandon(): void {
+  release(): void {
     if (this.closed) return;
     this.closed = true;
     this.reader = null;
@@ -353,7 +360,7 @@ export class FileBeastStore implements BeastStore {
 
   open(name: string, state: QueueState | null): BeastQueue {
     const have = this.open_.get(name);
-    if (have) have.abandon();
+    if (have) have.release();
     const q = new LogQueue(path.join(this.qdir, name), state, {
       blockBytes: this.blockBytes,
       compression: this.compression,
@@ -369,7 +376,7 @@ export class FileBeastStore implements BeastStore {
   async remove(name: string): Promise<void> {
     const q = this.open_.get(name);
     if (q) {
-      q.abandon();
+      q.release();
       this.open_.delete(name);
     }
     await fs.promises.rm(path.join(this.qdir, name), { force: true });
@@ -475,8 +482,8 @@ export class FileBeastStore implements BeastStore {
     return { bytesRead: t.bytesRead, bytesWritten: t.bytesWritten };
   }
 
-  abandonAll(): void {
-    for (const q of this.open_.values()) q.abandon();
+  releaseAll(): void {
+    for (const q of this.open_.values()) q.release();
     this.open_.clear();
     for (let i = 0; i < 2; i++) {
       if (this.slotFd[i]! >= 0) fs.closeSync(this.slotFd[i]!);
@@ -486,14 +493,14 @@ export class FileBeastStore implements BeastStore {
 
   /** Closes the manifest slots (queues are dropped by BEAST itself). */
   close(): void {
-    this.abandonAll();
+    this.releaseAll();
   }
 }
 
 /** Per-record framing overhead counted by the memory store (as if a 4-byte length prefix). */
 const FRAME = 4;
 
-/** In RAM, I/O counted as if framed on disk; survives abandonAll + reopen (for crash tests). */
+/** In RAM, I/O counted as if framed on disk; like the files, survives releaseAll + reopen. */
 export class MemoryBeastQueue implements BeastQueue {
   /** Records; index i holds record number base + i. */
   items: Uint8Array[] = [];
@@ -558,7 +565,7 @@ export class MemoryBeastQueue implements BeastQueue {
     return { off: this.shifted, idx: 0, shifted: this.shifted };
   }
 
-  abandon(): void {}
+  release(): void {}
 }
 
 /** BEAST in RAM (simulations, benches): nothing touches the disk; the manifest is kept as text. */
@@ -603,5 +610,5 @@ export class MemoryBeastStore implements BeastStore {
     return { ...this.counter };
   }
 
-  abandonAll(): void {}
+  releaseAll(): void {}
 }

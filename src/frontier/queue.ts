@@ -185,12 +185,6 @@ export class FsQueueStore implements QueueStore {
     for (const q of this.open_.values()) await q.close();
     this.open_.clear();
   }
-
-  /** Releases every queue without committing (crash simulation in tests). */
-  abandonAll(): void {
-    if (this.abandonQueue) for (const q of this.open_.values()) this.abandonQueue(q);
-    this.open_.clear();
-  }
 }
 
 /** Write a small file atomically: temp file, fsync, rename, fsync the directory. */

@@ -14,4 +14,4 @@ export { extractLinksReference } from './links-reference.js';
 export { FALLBACK_MAX_CHARS, FALLBACK_MAX_DEPTH, nestingEstimate } from './fallback-limit.js';
 export { parseMetaRefresh } from './collect.js';
 export { decodeHtml, prescanCharset, sniffBom } from './charset.js';
-export { payloadDigest, sha1Base32, base32Encode } from './digest.js';
+export { payloadDigest, sha1Base32, base32Encode } from '../util/digest.js';

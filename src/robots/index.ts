@@ -12,7 +12,8 @@
  *   RobotsRules                               also `ruleCount`
  *   fetchRobots(fetcher, host, ip, port, userAgent, opts?)  opts: scheme, maxRedirects, dns, cacheTtlMs,
  *                                             minTtlMs, unreachableRetryMs, previous, maxBytes, now;
- *                                             result also has `redirects`, `sitemaps` (also exported from src/fetch)
+ *                                             beforeRequest (awaited before every hop, with
+ *                                             the hop's IP); result also has `redirects`, `sitemaps`
  *   userAgentToken(ua)                        the product token (named so, not `productToken`, which simweb exports)
  *   parseRobotsBody, isValidUserAgentToObey, escapePattern, canonicalPath, pathParamsQuery  (conformance helpers)
  */

@@ -9,7 +9,7 @@
 import { randomUUID } from 'node:crypto';
 import { createDeflateRaw, crc32, gzipSync, constants as zc } from 'node:zlib';
 import { Compressor } from 'zstd-napi';
-import { sha1Base32 } from '../html/digest.js';
+import { sha1Base32 } from '../util/digest.js';
 
 export type WarcCompression = 'gzip' | 'zstd' | 'none';
 

@@ -68,7 +68,7 @@ test('corrupted committed block → CRAWL_DISK_CHECKSUM; truncated committed seg
   fs.writeFileSync(seg, flipped);
   q = await DiskQueue.open(dir, { blockBytes: 256 });
   await assert.rejects(q.shift(100), (e: unknown) => isCrawlError(e, 'CRAWL_DISK_CHECKSUM'));
-  q.abandon();
+  await q.close({ commit: false });
   fs.writeFileSync(seg, bytes.subarray(0, bytes.length - 10));
   await assert.rejects(DiskQueue.open(dir), (e: unknown) => isCrawlError(e, 'CRAWL_DISK_TRUNCATED'));
   fs.rmSync(dir, { recursive: true, force: true });
@@ -134,7 +134,7 @@ test('property: DiskQueue matches an array model across commits, reopens and cra
                 q = await DiskQueue.open(dir, opts);
                 break;
               case 'crash': {
-                q.abandon();
+                await q.close({ commit: false });
                 // Tear the uncommitted tail of the newest segment at a random point.
                 const m = JSON.parse(fs.readFileSync(path.join(dir, 'manifest.json'), 'utf8')) as { writeSeg: number; writeOff: number };
                 const segs = fs.readdirSync(dir).filter((f) => f.endsWith('.dq')).sort();
@@ -158,7 +158,7 @@ test('property: DiskQueue matches an array model across commits, reopens and cra
           const rest = await q.shift(1e9);
           assert.deepEqual(rest, items.slice(read));
         } finally {
-          q.abandon();
+          await q.close({ commit: false });
           fs.rmSync(dir, { recursive: true, force: true });
         }
       },
@@ -175,7 +175,7 @@ test('blocks larger than the read-ahead buffer are read intact (read-ahead growt
   await q.commit(); // one ~2 MB block
   for (const r of big.slice(20)) q.push(r);
   await q.commit(); // a second one
-  q.abandon();
+  await q.close({ commit: false });
   const q2 = await DiskQueue.open(dir, { blockBytes: 3 << 20 });
   assert.deepEqual(await q2.shift(100), big);
   await q2.close();

@@ -144,7 +144,7 @@ test('property: DRUM results equal an in-memory model (random ops, merges, reope
           assert.equal(drum.stats().keys, model.map.size);
           await drum.close();
         } finally {
-          drum.abandon();
+          await drum.close({ flush: false });
           fs.rmSync(dir, { recursive: true, force: true });
         }
       },

@@ -157,7 +157,7 @@ test('a corrupted cache file Z is reported (CRAWL_DISK_CHECKSUM), a truncated on
   const d = await Drum.open(dir, { buckets: 2, onResults: () => undefined });
   d.checkUpdate(1, 1); // bucket 0
   await assert.rejects(d.merge(), (e: unknown) => isCrawlError(e, 'CRAWL_DISK_CHECKSUM'));
-  d.abandon();
+  await d.close({ flush: false });
   fs.writeFileSync(z, good.subarray(0, good.length - 5));
   await assert.rejects(Drum.open(dir, { buckets: 2, onResults: () => undefined }), (e: unknown) => isCrawlError(e, 'CRAWL_DISK_TRUNCATED'));
   fs.writeFileSync(path.join(dir, 'drum.json'), '{not json');
@@ -171,7 +171,7 @@ test('bucket files: a torn tail is cut back to the last complete block pair; cor
   for (let i = 0; i < 100; i++) d.checkUpdate(i, i, null, new Uint8Array(15).fill(i));
   // Crash: aux records are 16 bytes (varint + 15), so a pair of blocks is written every
   // ceil(200/16) = 13 tuples: 7 pairs (91 tuples) are on disk, 9 tuples die with the buffers.
-  d.abandon();
+  await d.close({ flush: false });
   const aux = path.join(dir, 'b0000-1.aux');
   const kv = path.join(dir, 'b0000-1.kv');
   const auxBytes = fs.readFileSync(aux);
@@ -183,12 +183,12 @@ test('bucket files: a torn tail is cut back to the last complete block pair; cor
   await d.merge();
   assert.equal(got.length, 78, 'the torn 7th pair is dropped, the 6 complete pairs are merged');
   assert.deepEqual(got.map((r) => r.aux![0]), Array.from({ length: 78 }, (_, i) => i));
-  d.abandon();
+  await d.close({ flush: false });
   // Corruption in the middle of a bucket file is not a crash artefact: it is reported.
   fs.rmSync(dir, { recursive: true, force: true });
   d = await Drum.open(dir, { buckets: 1, bufferBytes: 200, onResults: () => undefined });
   for (let i = 0; i < 100; i++) d.checkUpdate(i, i, null, new Uint8Array(15).fill(i));
-  d.abandon();
+  await d.close({ flush: false });
   const bad = Buffer.from(fs.readFileSync(kv));
   bad[30]! ^= 0xff;
   fs.writeFileSync(kv, bad);

@@ -38,7 +38,7 @@ function liveGen(dir: string): number[] {
 /**
  * A repository (1 bucket, M = 200) whose pending generation is a recycled file: two big merges
  * (300 tuples each) leave a spare pair, the next generation overwrites it with `live` tuples and
- * the process "crashes" (abandon: buffers lost). Returns the tuple numbers that reached disk.
+ * the process "crashes" (close without flush: buffers lost). Returns the tuple numbers that reached disk.
  */
 async function recycledCrash(dir: string, live: number): Promise<{ flushed: number[]; gen: number; staleBytes: number }> {
   const d = await Drum.open(dir, { buckets: 1, bufferBytes: 200, onResults: () => undefined });
@@ -53,7 +53,7 @@ async function recycledCrash(dir: string, live: number): Promise<{ flushed: numb
   const [gen] = liveGen(dir);
   const first = j;
   for (let t = 0; t < live; t++, j++) d.checkUpdate(...keyOf(j), null, auxOf(j));
-  d.abandon();
+  await d.close({ flush: false });
   const kv = path.join(dir, `b0000-${gen}.kv`);
   const size = fs.statSync(kv).size;
   assert.ok(size >= spareSize, 'the pending generation overwrote a spare (its file is as long as one)');
@@ -195,7 +195,7 @@ test('a hard-linked Z (nlink 2, the benchmark’s --z-cache) is never overwritte
     // The pristine repository still opens and holds its keys.
     const s = await Drum.open(src, { buckets: 2, deliver: 'unique', onResults: () => undefined });
     assert.equal(s.stats().keys, keys);
-    s.abandon();
+    await s.close({ flush: false });
     // A spare Z that gained a second link after it became the spare is not overwritten either.
     const d2 = await Drum.open(dir, { buckets: 2, bufferBytes: 256, deliver: 'unique', onResults: () => undefined });
     const spare = path.join(dir, 'zspare.z');
@@ -258,7 +258,7 @@ test('bucket files of an older drumcrawl (untagged blocks) are read as before; c
   const make = async (dir: string): Promise<void> => {
     const d = await Drum.open(dir, { buckets: 1, bufferBytes: 200, onResults: () => undefined });
     for (let j = 0; j < 100; j++) d.checkUpdate(...keyOf(j), null, auxOf(j));
-    d.abandon();
+    await d.close({ flush: false });
     for (const ext of ['kv', 'aux']) untag(path.join(dir, `b0000-1.${ext}`));
   };
   const dir = tmpDir();

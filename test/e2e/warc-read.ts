@@ -4,7 +4,7 @@ import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { WARCParser } from 'warcio';
 import { decompress } from 'zstd-napi';
-import { base32Encode } from '../../src/html/digest.js';
+import { base32Encode } from '../../src/util/digest.js';
 
 export interface WarcRec {
   file: string;

@@ -105,7 +105,7 @@ async function noLossRoundTrip(store: () => Promise<BeastStore>, n: number, cras
   if (crashAt !== undefined) {
     // Read part of it, do NOT checkpoint, crash: everything read must come back.
     for (const u of await b.next(crashAt)) seen.push(u.url);
-    st.abandonAll();
+    st.releaseAll();
     st = await store();
     b = await Beast.open(st, { initialQueues: 2, maxQueues: 32 });
     seen.length = 0;
@@ -196,7 +196,7 @@ test('on disk: appends not committed are cut at reopen, committed ones survive; 
     await b.commitAppends();
     // More admissions whose commit never happens (SIGKILL before commitAppends resolved).
     for (let p = 201; p <= 300; p++) b.place(mk(p, p % 9, 3, Math.ceil(p / 9)));
-    st.abandonAll();
+    st.releaseAll();
     const b2 = await Beast.open(new FileBeastStore(dir, { compression: 'none', blockBytes: 1024 }), { initialQueues: 4, maxQueues: 4 });
     const ids = (await drain(b2, 64)).map((g) => Number(g.u.url.slice(g.u.url.lastIndexOf('/') + 1))).sort((x, y) => x - y);
     assert.deepEqual(ids, Array.from({ length: 200 }, (_, i) => i + 1), 'exactly the committed URLs');
@@ -210,7 +210,7 @@ test('on disk: appends not committed are cut at reopen, committed ones survive; 
     await b3.commitAppends(); // generation 2 (the fresh manifest was 1)
     for (let p = 11; p <= 20; p++) b3.place(mk(p, 1, 100, p));
     await b3.commitAppends(); // generation 3, slot 1
-    s3.abandonAll();
+    s3.releaseAll();
     const { readFileSync, writeFileSync } = await import('node:fs');
     const slot = path.join(dir2, 'beast.m1');
     const bytes = readFileSync(slot);
@@ -251,7 +251,7 @@ test('commitAppends needs no lock: concurrent commits and reads keep every commi
       await b.next(20);
     }
     await Promise.all(commits);
-    st.abandonAll(); // crash: no checkpoint, so everything read comes back too
+    st.releaseAll(); // crash: no checkpoint, so everything read comes back too
     st = mkStore();
     b = await Beast.open(st, { initialQueues: 2, maxQueues: 8 });
     const out = new Set((await drain(b, 100)).map((g) => g.u.url));
@@ -295,7 +295,7 @@ test('on disk: a ring step keeps the emptied queue (no retire); after a crash ev
     assert.ok(b.stats().switches > 4, 'the ring has wrapped at least once');
     add(50); // some land in queues already emptied in this round
     await b.commitAppends();
-    st.abandonAll();
+    st.releaseAll();
     st = mkStore();
     b = await Beast.open(st, { initialQueues: 4, maxQueues: 4 });
     const out = (await drain(b, 64)).map((g) => idOf(g.u));
@@ -325,7 +325,7 @@ test('on disk: a crash right after a re-spread (old QF still named as drain, tar
     const { readdir } = await import('node:fs/promises');
     const files = await readdir(path.join(dir, 'q'));
     assert.ok(files.some((n) => n.startsWith('f')), 'old QF still on disk');
-    st.abandonAll();
+    st.releaseAll();
     st = mkStore();
     b = await Beast.open(st, { initialQueues: 2, maxQueues: 8 });
     const ids = new Set((await drain(b, 50)).map((g) => Number(g.u.url.slice(g.u.url.lastIndexOf('/') + 1))));

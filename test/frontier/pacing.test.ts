@@ -8,13 +8,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Frontier, FrontierUrl, UrlKind } from '../../src/frontier/index.js';
+import { fastOptions } from './fast-options.js';
 
 async function farmShare(refillHorizonMs: number): Promise<{ share: number; pages: number; ram: number }> {
   let now = 1_000_000;
   const f = await Frontier.open(
     null,
-    {
-      preset: 'fast-test',
+    fastOptions({
       hostDelayMs: 1000,
       minHostDelayMs: 1000,
       ipDelayMs: 0,
@@ -25,7 +25,7 @@ async function farmShare(refillHorizonMs: number): Promise<{ share: number; page
       beast: { initialQueues: 2, maxQueues: 64 },
       refillHorizonMs,
       minReadyUrls: 100,
-    },
+    }),
     () => now,
   );
   // 100 legitimate PLDs (one host each, 200 URLs) and 4 farms (500 hosts each, 2,000 URLs); every
@@ -89,8 +89,7 @@ async function breadthRun(opts: { farms: number; minBusyIps?: number; refillHori
   let now = 1_000_000;
   const f = await Frontier.open(
     null,
-    {
-      preset: 'fast-test',
+    fastOptions({
       hostDelayMs: 0,
       minHostDelayMs: 0,
       ipDelayMs: 0,
@@ -102,7 +101,7 @@ async function breadthRun(opts: { farms: number; minBusyIps?: number; refillHori
       refillHorizonMs: opts.refillHorizonMs ?? 5000,
       minReadyUrls: 100,
       ...(opts.minBusyIps === undefined ? {} : { minBusyIps: opts.minBusyIps }),
-    },
+    }),
     () => now,
   );
   const P = new Map<number, number>();

@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Frontier, FrontierUrl, UrlKind, type FrontierOptions, type RobotsInfo } from '../../src/frontier/index.js';
+import { fastOptions } from './fast-options.js';
 
 interface Rig {
   f: Frontier;
@@ -18,7 +19,7 @@ let urlId = 0;
 async function rig(opts: FrontierOptions, ipOf: (h: number) => string = (h) => `10.0.0.${h}`): Promise<Rig> {
   const clock = { now: 1_000_000 };
   const dropped: [string, string][] = [];
-  const f = await Frontier.open(null, { preset: 'fast-test', ...opts, onDrop: (u, r) => dropped.push([u.url, r]) }, () => clock.now);
+  const f = await Frontier.open(null, fastOptions({ ...opts, onDrop: (u, r) => dropped.push([u.url, r]) }), () => clock.now);
   const P = new Map<number, number>();
   const r: Rig = {
     f,
@@ -244,4 +245,18 @@ test('setDelays takes effect at once for hosts and IPs already waiting (shorter 
   assert.equal((later.get(1) ?? []).length + (later.get(2) ?? []).length, 0, '...but the 5 s delay applies to hosts already waiting');
   const much = await crawl(r, r.clock.now + 6_000);
   assert.equal((much.get(1) ?? []).length, 1, 'host 1 resumes after 5 s');
+});
+
+test('presets: only the documented ones; an unknown preset is refused with CRAWL_FRONTIER_OPTIONS', async () => {
+  for (const preset of ['default', 'irlbot'] as const) {
+    const f = await Frontier.open(null, { preset }, () => 0);
+    await f.close();
+  }
+  for (const preset of ['fast-test', 'nonsense']) {
+    await assert.rejects(Frontier.open(null, { preset: preset as FrontierOptions['preset'] }, () => 0), (e: Error & { code?: string }) => {
+      assert.equal(e.code, 'CRAWL_FRONTIER_OPTIONS');
+      assert.match(e.message, /options\.preset/);
+      return true;
+    });
+  }
 });

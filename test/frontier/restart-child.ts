@@ -8,11 +8,12 @@
  *   C              commit() resolved
  */
 import { Frontier, FrontierUrl, UrlKind } from '../../src/frontier/index.js';
+import { fastOptions } from './fast-options.js';
 
 const [dir, seedArg] = process.argv.slice(2);
 const seed = Number(seedArg ?? 1);
 let now = 1_000;
-const f = await Frontier.open(dir!, { preset: 'fast-test', ramUrls: 300, maxUrlsPerHost: 20, disk: { compression: seed % 2 ? 'zstd' : 'none', blockBytes: 4096 }, beast: { initialQueues: 2, maxQueues: 16 } }, () => now);
+const f = await Frontier.open(dir!, fastOptions({ ramUrls: 300, maxUrlsPerHost: 20, disk: { compression: seed % 2 ? 'zstd' : 'none', blockBytes: 4096 }, beast: { initialQueues: 2, maxQueues: 16 } }), () => now);
 const out: string[] = [];
 const w = (s: string): void => {
   process.stdout.write(s + '\n');

@@ -13,6 +13,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Frontier, UrlKind } from '../../src/frontier/index.js';
 import { rng } from './sim.js';
+import { fastOptions } from './fast-options.js';
 
 const child = fileURLToPath(new URL('./restart-child.ts', import.meta.url));
 const LONG = process.env.DRUMCRAWL_LONG !== undefined && process.env.DRUMCRAWL_LONG !== '';
@@ -37,7 +38,7 @@ async function runAndKill(dir: string, seed: number, killAfterMs: number): Promi
 
 async function drain(dir: string): Promise<Set<number>> {
   let now = 1e9;
-  const f = await Frontier.open(dir, { preset: 'fast-test', ramUrls: 300, maxUrlsPerHost: 20, beast: { initialQueues: 2, maxQueues: 16 } }, () => now);
+  const f = await Frontier.open(dir, fastOptions({ ramUrls: 300, maxUrlsPerHost: 20, beast: { initialQueues: 2, maxQueues: 16 } }), () => now);
   const got = new Set<number>();
   for (let i = 0; i < 1_000_000 && !f.isEmpty(); i++) {
     await f.refill();

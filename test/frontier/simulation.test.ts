@@ -7,6 +7,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { crawlBudget } from '../../src/frontier/index.js';
 import { simulate, type SimParams } from './sim.js';
+import { fastOptions } from './fast-options.js';
 
 const LONG = process.env.DRUMCRAWL_LONG !== undefined && process.env.DRUMCRAWL_LONG !== '';
 
@@ -24,7 +25,7 @@ const base: SimParams = {
   errorRate: 0.02,
   dnsFailEvery: 101,
   privateShare: 0.02,
-  frontier: { preset: 'fast-test', ramUrls: 3_000, maxUrlsPerHost: 40, beast: { initialQueues: 2, maxQueues: 64 } },
+  frontier: fastOptions({ ramUrls: 3_000, maxUrlsPerHost: 40, beast: { initialQueues: 2, maxQueues: 64 } }),
 };
 
 function check(res: Awaited<ReturnType<typeof simulate>>, p: SimParams): void {

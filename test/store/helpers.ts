@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { WARCParser } from 'warcio';
 import { decompress } from 'zstd-napi';
-import { base32Encode } from '../../src/html/digest.js';
+import { base32Encode } from '../../src/util/digest.js';
 
 export interface ReadRecord {
   type: string;

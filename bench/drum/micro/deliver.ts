@@ -21,4 +21,4 @@ await d.merge();
 const c = process.cpuUsage(c0);
 const st = d.stats();
 console.log(mode, 'uniques', n, 'merge cpu ms', ((c.user + c.system) / 1000).toFixed(0), JSON.stringify(st.mergeCpuMs), JSON.stringify(st.mergeSysMs));
-d.abandon(); fs.rmSync(dir, { recursive: true, force: true });
+await d.close({ flush: false }); fs.rmSync(dir, { recursive: true, force: true });

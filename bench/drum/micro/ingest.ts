@@ -19,4 +19,4 @@ const c0 = process.cpuUsage();
 for (let i = 0; i < N; i++) d.checkUpdate(keys[i & 8191]!, i, null, auxPool[i & 4095]!);
 const c = process.cpuUsage(c0);
 console.log(root, 'ns/tuple', ((c.user + c.system) * 1000 / N).toFixed(1), 'user', (c.user * 1000 / N).toFixed(1), 'sys', (c.system * 1000 / N).toFixed(1));
-d.abandon(); fs.rmSync(dir, { recursive: true, force: true });
+await d.close({ flush: false }); fs.rmSync(dir, { recursive: true, force: true });

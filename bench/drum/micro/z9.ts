@@ -26,4 +26,4 @@ await d.merge();
 const c = process.cpuUsage(c0);
 const st = d.stats();
 console.log(root, 'merge', ((c.user + c.system) / 1000).toFixed(0), 'zPass', st.mergeCpuMs.zPass.toFixed(0), 'sys', st.mergeSysMs.zPass.toFixed(0), 'zBytes/key', st.zBytesPerKey.toFixed(2), 'uniques', n);
-d.abandon(); fs.rmSync(dir, { recursive: true, force: true });
+await d.close({ flush: false }); fs.rmSync(dir, { recursive: true, force: true });

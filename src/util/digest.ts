@@ -1,4 +1,8 @@
 /**
+ * src/util/digest.ts — a leaf module (imports only node:crypto) below every folder that needs a
+ * content digest: src/html re-exports it for the parse side (ContentSeen keys on payloadDigest)
+ * and src/store uses it for WARC record digests, with no import between those two folders.
+ *
  * Content digests as WARC uses them (WARC/1.1 §5.8–5.9, and what Heritrix / wget / warcio write):
  * "sha1:" + RFC 4648 base32 (A–Z2–7) of the SHA-1. 20 bytes = 160 bits = exactly 32 base32
  * characters, so there is never padding. Exact-duplicate detection (ContentSeen, revisit records)
