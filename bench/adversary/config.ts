@@ -19,6 +19,8 @@ export interface AdversaryCrawlSpec {
 export function adversaryCrawlArgs(s: AdversaryCrawlSpec): string[] {
   return [
     ...s.seeds, '--dns-server', s.dnsServer, '--state', `${s.dir}/state`, '--out', `${s.dir}/out`,
+    // simweb serves on loopback, which the network guard refuses unless allowed.
+    '--allow-network', '127.0.0.0/8',
     '--user-agent', ADVERSARY_UA, '--max-pages', '1000000',
     '--host-delay', '50', '--min-host-delay', '50', '--ip-delay', '10', '--min-ip-delay', '10',
     '--warc-compression', 'none', '--progress', 'plain', '--progress-interval', '60000', '--checkpoint-interval', '600000',
