@@ -13,7 +13,7 @@
  *   checkpoint.ts    manifest + pending set, written atomically
  *   stats.ts         status snapshot, Prometheus text, status server, progress printer
  *
- * API as actually implemented (CONTRACTS.md has no crawl section): `Crawler.open(config, opts)`,
+ * API: `Crawler.open(config, opts)`,
  * `Crawler.resume(stateDir, overrides, opts)`, `crawler.run(): Promise<CrawlSummary>`,
  * `pause()`, `resume()`, `stop(reason)`, `setRuntime(change)`, `snapshot()`, `checkpoint(reason)`;
  * events 'checkpoint' (manifest), 'status-server' (url, control token), 'error-event' (error).

@@ -3,13 +3,13 @@
  * imports no domain code. Everything is written sequentially in large checksummed blocks.
  *
  *   block.ts       the block format (magic, counts, CRC-32, optional zstd), BlockWriter/BlockReader
- *   disk-queue.ts  DiskQueue: FIFO of byte records, at-least-once, durable cursor (CONTRACTS.md)
+ *   disk-queue.ts  DiskQueue: FIFO of byte records, at-least-once, durable cursor
  *   sorted-file.ts sorted-run files of (64-bit key, value) records (DRUM's disk cache Z)
  *   atomic.ts      crash-safe replacement of small files (temp, fsync, rename, fsync dir)
  *   io-counters.ts bytes / operations read and written per file kind
  */
 /*
- * DiskQueue API (CONTRACTS.md, with additions): open(dir, { blockBytes, compression, segmentBytes,
+ * DiskQueue API: open(dir, { blockBytes, compression, segmentBytes,
  * io }); push; pushMany; shift(max) (+ shiftSync); length; commit() (+ commitSync); close({ commit
  * = true }) (commit false: release the handles without writing or committing, as a crash leaves
  * them); io. Records returned by shift() may be views into a read block: copy them if you keep

@@ -1,6 +1,6 @@
 /**
  * Key-only sorted runs with delta-coded keys — DRUM's disk cache Z for repositories without values
- * (URLseen, RobotsRequested, PLDedges, ContentSeen), Z format 2.
+ * (URLseen, PLDedges, ContentSeen), Z format 2.
  *
  * Z holds strictly increasing 64-bit hashes. U random hashes in a bucket's key range have gaps of
  * about range/U (2^34 at U = 10^9 with 16 buckets), so a gap fits in far fewer than 8 bytes: a

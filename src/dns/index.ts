@@ -2,7 +2,7 @@
  * src/dns — the crawler's DNS cache (c-ares via node:dns Resolver, TTL-clamped, negative caching,
  * bounded concurrency). The IP it picks per host is the key of the per-IP politeness heap.
  *
- * API as in CONTRACTS.md, with additions: options `failureTtlMs`, `maxEntries`, `now`; resolve()
+ * API: DnsCache with options `failureTtlMs`, `maxEntries`, `now`; resolve()
  * answers `{ ip, ttlMs, addresses, cached }` or `{ error, ttlMs, cached }` and never rejects;
  * `forget(host)`; `stats()` returns DnsCacheStats (named so because simweb exports a `DnsStats`).
  */

@@ -3,7 +3,7 @@
  * (Theorem 2) and the CLOCK cache (thesis V.2). docs/drum.md describes formats, the merge, the
  * crash-safety argument and how to choose R and D.
  *
- * API as in CONTRACTS.md, with these additions: DrumOptions.deliver ('all' | 'unique' | 'none'),
+ * API (docs/drum.md, "API"), including DrumOptions.deliver ('all' | 'unique' | 'none'),
  * resultChunk, auxBytesHint, valueBytesHint, io; Drum.checkUpdateMany(); Drum.close({ flush: false }) (release without merging);
  * DrumResult.value is the value stored BEFORE the tuple was applied (also for update).
  * onResults may be called several times per merge (chunks of at most resultChunk results — fewer when

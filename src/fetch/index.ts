@@ -2,7 +2,7 @@
  * src/fetch — the HTTP fetcher (undici, keep-alive to the resolved IP, hard time and size caps,
  * redirects returned, outcomes classified) and the outcome policy table (docs/errors.md).
  *
- * API as in CONTRACTS.md, with additions: FetcherOptions (see fetcher.ts: headers, acceptEncoding,
+ * API: Fetcher and FetcherOptions (see fetcher.ts: headers, acceptEncoding,
  * maxHeaderBytes, connectionsPerPool, maxPools, keepAliveTimeoutMs, isAddressAllowed,
  * tlsRejectUnauthorized, dns, and the wire gate's minIpIntervalMs / minHostIntervalMs); FetchRequest
  * also takes method, maxBodyBytes, acceptContentTypes, robots (spaced per IP only) and an optional

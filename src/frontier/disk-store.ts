@@ -1,6 +1,6 @@
 /**
  * The frontier's queues on src/disk's DiskQueue: append-only segment files of checksummed
- * (optionally zstd-compressed) blocks, FIFO, durable read cursor, at-least-once (CONTRACTS.md).
+ * (optionally zstd-compressed) blocks, FIFO, durable read cursor, at-least-once (src/disk/disk-queue.ts).
  *
  * RAM bound per open queue: one write buffer (blockBytes) + one decoded read block, so BEAST's
  * j + 3 open queues (Q1..Qj, QF, QR, the snapshot) cost about 2·(j + 3)·blockBytes.

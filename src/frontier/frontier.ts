@@ -510,7 +510,7 @@ export class Frontier {
     return this.pol.scheduleRobotsFetch(hostHi, hostLo, ip, this.clock());
   }
 
-  /** The host's robots rules + IP (from a fetch or the RobotsCache): its URLs may enter RAM. */
+  /** The host's robots rules + IP (from a robots.txt fetch): its URLs may enter RAM. */
   robotsKnown(hostHi: number, hostLo: number, info: RobotsInfo): void {
     this.pol.robotsKnown(hostHi, hostLo, info, this.clock());
     this.answered();

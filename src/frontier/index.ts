@@ -42,8 +42,8 @@
  * attempts } + runtime { ip, kind, host (robots items) }; encodeFrontierUrl / decodeFrontierUrl are
  * its compact binary codec (what BEAST and QR store).
  *
- * Deviation from CONTRACTS.md's sketch: `done` is `fetchDone`; `needRobots` is
- * `takeRobotsRequests`; `robotsArrived` is `robotsKnown` (+ `robotsFailed`); robots.txt fetches are
+ * Names: `fetchDone` reports a fetch; `takeRobotsRequests` lists the hosts whose robots.txt is
+ * needed; `robotsKnown` (+ `robotsFailed`) gives the answer; robots.txt fetches are
  * scheduled on the IP heap with `scheduleRobotsFetch` once DNS has answered.
  */
 export { FrontierUrl, UrlKind, encodeFrontierUrl, decodeFrontierUrl, peekFrontierUrl, pathAndQueryOf, originOf, hostNameOf, type FrontierUrlInit } from './record.js';

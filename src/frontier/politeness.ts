@@ -333,7 +333,7 @@ export class Politeness {
   /**
    * Frees up to `want` idle hosts whose politeness window has passed (forgetting a host whose next
    * due time is ≤ now cannot make a later request come early). Their robots rules are forgotten
-   * too: the next URL of such a host asks for them again (the pipeline's RobotsCache answers).
+   * too: the next URL of such a host asks for robots.txt again (no RobotsCache DRUM holds them).
    */
   private evictIdle(now: number, want: number): void {
     let freed = 0;

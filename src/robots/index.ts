@@ -3,10 +3,10 @@
  *
  * Data flow: fetchRobots() fetches /robots.txt through the Fetcher (redirects ≤ 5, cross-host,
  * rules applied to the original host) → parseRobotsTxt() → compileRobots() for our own agent →
- * RobotsRules, whose serialize() bytes are the RobotsCache DRUM value (thesis VII.1: robots are
+ * RobotsRules, whose serialize() bytes are the compact form of a host's rules (thesis VII.1: robots are
  * looked up per host before a URL may enter the politeness queues).
  *
- * API as in CONTRACTS.md, with additions (no removals):
+ * API:
  *   parseRobotsTxt(body, { maxBytes? })       RobotsTxt also has `parsed` (groups, counters) and `rulesFor(agent)`
  *   compileRobots(txt, userAgent)             a full User-Agent is reduced to its product token
  *   RobotsRules                               also `ruleCount`

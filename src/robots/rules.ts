@@ -1,5 +1,5 @@
 /**
- * Matching (RFC 9309 §2.2.2–2.2.3) and the compact compiled form kept in the RobotsCache DRUM.
+ * Matching (RFC 9309 §2.2.2–2.2.3) and the compact compiled form (serialize / deserialize).
  *
  * A pattern is split once, at compile time, into its literal pieces around `*` (runs collapsed)
  * plus an end anchor for a final `$`. Matching is then greedy and left-most: the first piece must be
@@ -114,7 +114,7 @@ export interface RobotsRules {
   readonly crawlDelayMs: number | undefined;
   /** Number of allow/disallow rules. */
   readonly ruleCount: number;
-  /** Compact binary form (a RobotsCache DRUM value); `deserializeRobotsRules` reverses it. */
+  /** Compact binary form; `deserializeRobotsRules` reverses it. */
   serialize(): Uint8Array;
 }
 

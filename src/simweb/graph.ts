@@ -61,10 +61,11 @@ export class WebGraph extends HostModel {
    * What the robots oracle says: may `userAgent` fetch `pathAndQuery` on `host`? Policy (the
    * contract's): 4xx/absent/garbage → allow all; 5xx/timeout → disallow all; rules as served
    * (a redirected robots.txt counts with the rules of its target, which are this host's).
+   * `/robots.txt` itself is always allowed (RFC 9309 §2.2.2: it is implicitly allowed).
    */
   robotsAllows(host: string | HostInfo, pathAndQuery: string, userAgent: string): boolean {
     const info = typeof host === 'string' ? this.hostInfo(host) : host;
-    if (!info) return true;
+    if (!info || pathAndQuery === '/robots.txt') return true;
     switch (info.robots) {
       case 'server-error':
       case 'timeout':

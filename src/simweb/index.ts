@@ -4,7 +4,7 @@
  * a real authoritative UDP DNS server (dns-server.ts), adversities on chosen hosts, and a server-side
  * request log with politeness/robots checkers (request-log.ts). See docs/simweb.md.
  *
- * API: as in CONTRACTS.md (src/simweb section), plus these additions:
+ * API (docs/simweb.md), including:
  *  - Simweb: `ips` (every simulated IP), `dnsPort`, `connectionStats()` (live open connections,
  *    max open per IP, accepted), `dnsStats()`; SimwebOptions: `logCapacity` (ring size, default 200,000).
  *  - RequestLogEntry: also `conn` (connection number) and `userAgent`.

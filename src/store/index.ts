@@ -8,7 +8,7 @@
  * back to the checkpointed offset (or to its last complete record). CrawlLog writes one TSV line
  * per fetch. Formats: docs/output-format.md.
  *
- * Contract additions (CONTRACTS.md is otherwise followed as written): WriteResult also carries
+ * API notes: WriteResult also carries
  * payloadDigest; WarcWriterOptions adds gzipLevel, zstdLevel, bufferBytes, now; the writer exposes
  * appendEncoded(group) + encodeOptions for worker-side encoding; scanWarc for readers/tests.
  */

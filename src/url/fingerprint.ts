@@ -1,5 +1,5 @@
 /**
- * 64-bit keys for DRUM (IRLbot thesis ch. IV: URLseen, RobotsCache and the PLD/host tables are keyed
+ * 64-bit keys for DRUM (IRLbot thesis ch. IV: URLseen and the PLD/host tables are keyed
  * by 8-byte hashes).
  *
  * KEY DEFINITION (persisted on disk — never change it without a migration):

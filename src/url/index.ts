@@ -6,7 +6,7 @@
  * takes urlFingerprint/fingerprintInto (URLseen key), hostOf + hostKeyInto (politeness),
  * registrableDomain/pldKeyInto (STAR budgets), trapCheck (frontier filter).
  *
- * API as in CONTRACTS.md, plus: LinkResolver (hot-path object), canonicalizeUrlReference (the
+ * API: the functions below, plus LinkResolver (hot-path object), canonicalizeUrlReference (the
  * WHATWG-only reference), hostKeyInto / pldKeyInto / splitKey, pldOrHost, portOf / urlOriginOf /
  * urlPathAndQueryOf, DEFAULT_SESSION_ID_PARAMS, DEFAULT_TRAP_LIMITS. Rules and reasons: docs/url.md.
  */

@@ -29,6 +29,8 @@ test('--max-time ends within the grace period + checkpoint although servers tric
       stateDir: path.join(dir, 'state'), outDir: path.join(dir, 'warc'),
       hostDelayMs: 40, ipDelayMs: 10, minHostDelayMs: 40, minIpDelayMs: 10,
       workers: 1, ramBytes: 256 * 2 ** 20, fetchTimeoutMs: 30_000, maxTimeMs: 3000,
+      // a robots.txt fetch the stop cut short is retried by the resume without minutes of backoff
+      retryDelayScale: 1 / 500,
     });
     const crawler = await Crawler.open(resolveCrawlConfig(input));
     const t0 = Date.now();
@@ -47,7 +49,7 @@ test('--max-time ends within the grace period + checkpoint although servers tric
 
     const before = (await web.report({ hostMs: 40, ipMs: 10, reachable: false })).pageFetches.length;
     // Long enough for the trickling hosts' robots.txt (asked anew by the resumed run) and then the page.
-    const again = await Crawler.resume(path.join(dir, 'state'), { maxTimeMs: 10_000, progress: 'none' });
+    const again = await Crawler.resume(path.join(dir, 'state'), { maxTimeMs: 20_000, progress: 'none' });
     await again.run();
     const asked = new Set((await web.report({ hostMs: 40, ipMs: 10, reachable: false })).pageFetches.slice(before));
     assert.deepEqual(aborted.filter((u) => !asked.has(u)), [], 'the resume asks for every aborted URL again');
