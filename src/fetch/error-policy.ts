@@ -92,7 +92,7 @@ export const OUTCOME_POLICY: Readonly<Record<string, OutcomePolicy>> = Object.fr
   CRAWL_FETCH_BOMB: p(false, 0, 0, 10 * MIN, 'Decoded body exceeded maxDecodedBytes (decompression bomb); decoding stopped, raw body kept.'),
   CRAWL_FETCH_CONTENT_TYPE: p(false, 0, 0, 0, 'Content-Type not in acceptContentTypes; the body was not downloaded.'),
   CRAWL_FETCH_BAD_RESPONSE: p(true, 1, 10 * MIN, MIN, 'Malformed HTTP (parser error: bad status line, invalid header syntax).'),
-  CRAWL_FETCH_ABORTED: p(true, 1, 0, 0, 'The fetcher was closed while the request was in flight.', 1),
+  CRAWL_FETCH_ABORTED: p(true, 1, 0, 0, 'The request was cut short: the fetcher was closed, or a stop aborted it after its grace period (the URL stays in the frontier and the resume asks for it again).', 1),
   CRAWL_FETCH_ERROR: p(true, 1, 10 * MIN, 0, 'Any other failure (the cause code is in FetchResult.errorCode).'),
 
   CRAWL_DNS_NXDOMAIN: p(false, 0, 0, 0, 'The name does not exist; cached negatively for negativeTtlMs.'),
