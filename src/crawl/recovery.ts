@@ -16,9 +16,9 @@
  * higher serial) — keeps every complete record and cuts the torn tail. No other file in the
  * output directory is opened: files of other writers or other programs are left as they are.
  */
-import { readdir, stat, rm, open } from 'node:fs/promises';
+import { readdir, stat, rm } from 'node:fs/promises';
 import path from 'node:path';
-import { scanWarc } from '../store/index.js';
+import { scanWarc, truncateTornWarc } from '../store/index.js';
 
 /** `<prefix>-<stamp>-<serial>.warc[.gz|.zst]` → its writer part and serial. */
 const WARC_NAME = /^(.+-\d{17})-(\d{5})(\.warc(?:\.gz|\.zst)?)$/;
@@ -95,15 +95,7 @@ export async function recoverWarc(outDir: string, warc: { file: string; offset: 
     // durable): scan it whole rather than trust the offset.
     const start = from <= size ? from : 0;
     const r = await scanWarc(file, { fromOffset: start });
-    if (r.validLength < r.fileLength) {
-      const fh = await open(file, 'r+');
-      try {
-        await fh.truncate(r.validLength);
-        await fh.sync();
-      } finally {
-        await fh.close();
-      }
-    }
+    if (r.validLength < r.fileLength) await truncateTornWarc(file, r.validLength);
     out.push({ file, from: start, cut: r.fileLength - r.validLength, scanned: r.fileLength - start });
   }
   return out;
