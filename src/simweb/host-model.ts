@@ -210,7 +210,10 @@ export class HostModel {
     if (dl.startsWith('farm')) {
       const k = parseUint(dl.slice(4));
       if (k < 0 || k >= p.spamFarms || j >= 2 ** 31) return null;
-      const ipIndex = below(h3(seed ^ S_IP ^ S_FARM, k, j), p.ips);
+      if (p.spamHostsPerFarm >= 1 && j >= Math.floor(p.spamHostsPerFarm)) return null;
+      // Farms on IPs of their own (after the web's) when spamIps > 0, else among the web's IPs.
+      const ownIps = Math.floor(p.spamIps);
+      const ipIndex = ownIps > 0 ? p.ips + below(h3(seed ^ S_IP ^ S_FARM, k, j), ownIps) : below(h3(seed ^ S_IP ^ S_FARM, k, j), p.ips);
       return {
         name, pld: `farm${k}.test`, pldIndex: -1, farm: k, hostIndex: j, ip: ipString(ipIndex), ipIndex,
         pages: Infinity, robots: 'allow-all', behaviour: 'normal', dns: 'ok', trap: null, crawlDelay: undefined,
@@ -262,7 +265,8 @@ export class HostModel {
   /** Every simulated IP address (one listener each). */
   ipAddresses(): string[] {
     const out: string[] = [];
-    for (let k = 0; k < this.params.ips; k++) out.push(ipString(k));
+    const n = this.params.ips + (this.params.spamFarms > 0 ? Math.floor(this.params.spamIps) : 0);
+    for (let k = 0; k < n; k++) out.push(ipString(k));
     return out;
   }
 

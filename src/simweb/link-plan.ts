@@ -101,8 +101,16 @@ export function planLinks(web: HostModel, info: HostInfo, n: number, sid: number
       continue;
     }
     if (info.farm >= 0) {
-      // Spam farm: links to other hosts and pages of the same farm, any of 2^31.
-      const j = (mix32(r2 + 3) & 0x7fffffff) % (t < 2 ? 16 : 0x7fffffff);
+      // Spam farm: the first spamCrossLinks links go to home pages of other farms (bought in-degree,
+      // cliques); the rest to other hosts and pages of the same farm, any of 2^31 (or of its
+      // spamHostsPerFarm hosts) — an unbounded farm mints a fresh host name with almost every link.
+      if (t < p.spamCrossLinks && p.spamFarms > 1) {
+        const other = (info.farm + 1 + below(mix32(r2 + 14), p.spamFarms - 1)) % p.spamFarms;
+        plan.push(KIND_FARM, other, 0, 0, -1, tag, r2);
+        continue;
+      }
+      const hostSpace = p.spamHostsPerFarm >= 1 ? Math.floor(p.spamHostsPerFarm) : t < 2 ? 16 : 0x7fffffff;
+      const j = (mix32(r2 + 3) & 0x7fffffff) % hostSpace;
       plan.push(KIND_FARM, info.farm, j, mix32(r2 + 4) & 0x7fffffff, -1, tag, r2);
       continue;
     }
@@ -131,7 +139,9 @@ export function planLinks(web: HostModel, info: HostInfo, n: number, sid: number
     if (n === 0 && info.hostIndex === 0) {
       for (const k of web.farmSources.get(info.pldIndex) ?? []) {
         plan.ensure(1);
-        plan.push(KIND_FARM, k, h3(seed ^ S_FARM, k, 1) & 0xffff, h3(seed ^ S_FARM, k, 2) & 0xffff, -1, 0, h3(seed, k, 3));
+        const entryHost = h3(seed ^ S_FARM, k, 1) & 0xffff;
+        const hostSpace = p.spamHostsPerFarm >= 1 ? Math.floor(p.spamHostsPerFarm) : 0x10000;
+        plan.push(KIND_FARM, k, entryHost % hostSpace, h3(seed ^ S_FARM, k, 2) & 0xffff, -1, 0, h3(seed, k, 3));
       }
     }
     if (info.trap && info.trap !== 'session' && n % 5 === 0) {

@@ -3,8 +3,9 @@
  * documented in docs/simweb.md; `resolveParams` merges a preset with overrides once and validates.
  */
 import { CrawlError } from '../errors.js';
+import { ADVERSARY_PRESETS, type AdversaryPreset } from './presets/adversary.js';
 
-export type SimwebPreset = 'tiny' | 'demo' | 'bench' | 'spam' | 'hostile';
+export type SimwebPreset = 'tiny' | 'demo' | 'bench' | 'spam' | 'hostile' | AdversaryPreset;
 
 /** What a host's /robots.txt does. */
 export type RobotsVariant =
@@ -111,6 +112,12 @@ export interface WebParams {
   spamInLinks: number;
   /** Links per spam page. */
   spamLinksPerPage: number;
+  /** IPs of their own for farm hosts (after the web's `ips`); 0 = farms share the web's IPs. */
+  spamIps: number;
+  /** Hosts per farm (h0 = www … h<n-1>); 0 = unbounded (every link mints a fresh host). */
+  spamHostsPerFarm: number;
+  /** Links per farm page to the home pages of other farms (bought in-degree, link cliques). */
+  spamCrossLinks: number;
   /** Hostile tuning. */
   trickleBytes: number;
   trickleIntervalMs: number;
@@ -150,6 +157,9 @@ export const DEFAULT_PARAMS: WebParams = {
   spamFarms: 0,
   spamInLinks: 2,
   spamLinksPerPage: 40,
+  spamIps: 0,
+  spamHostsPerFarm: 0,
+  spamCrossLinks: 0,
   trickleBytes: 512,
   trickleIntervalMs: 50,
   retryAfterS: 2,
@@ -187,6 +197,8 @@ export const PRESETS: Record<SimwebPreset, Partial<WebParams>> = {
     plds: 48, hostsPerPldMean: 1.5, hostsPerPldMax: 4, pagesPerHostMin: 10, pagesPerHostMax: 40, ips: 16,
     coverAll: true, spamFarms: 1, seedCount: 1,
   },
+  /** Adversarial webs (a small good web + one spam adversary each): src/simweb/presets/adversary.ts. */
+  ...ADVERSARY_PRESETS,
 };
 
 function bad(field: string, why: string): never {
@@ -220,7 +232,7 @@ export function resolveParams(preset: SimwebPreset | undefined, overrides?: Part
   if (p.pagesPerHostMax < p.pagesPerHostMin) bad('pagesPerHostMax', 'must be ≥ pagesPerHostMin');
   if (!(p.hostsPerPldMean >= 1)) bad('hostsPerPldMean', 'must be ≥ 1');
   for (const k of ['linksPerPageMean', 'pldZipf', 'pageBytesMean', 'dnsTtl', 'crawlDelaySeconds', 'spamInLinks',
-    'spamLinksPerPage', 'trickleIntervalMs', 'retryAfterS', 'bombDecodedBytes', 'hugeBodyBytes', 'spamFarms'] as const) nonNeg(k);
+    'spamLinksPerPage', 'spamIps', 'spamHostsPerFarm', 'spamCrossLinks', 'trickleIntervalMs', 'retryAfterS', 'bombDecodedBytes', 'hugeBodyBytes', 'spamFarms'] as const) nonNeg(k);
   if (!(p.ipSkew > 0)) bad('ipSkew', 'must be > 0');
   for (const k of ['dupLinkShare', 'intraHostShare', 'intraPldShare', 'nonHtmlShare', 'framesetShare',
     'baseHrefShare', 'crawlDelayShare'] as const) share(k);

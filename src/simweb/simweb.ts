@@ -48,7 +48,8 @@ export async function startSimweb(opts: SimwebOptions = {}): Promise<Simweb> {
   const seed = opts.seed ?? 1;
   const log = new RequestLog({ capacity: opts.logCapacity ?? 200_000, enabled: opts.log ?? true });
   const ips: string[] = [];
-  for (let k = 0; k < params.ips; k++) ips.push(ipString(k));
+  const ipCount = params.ips + (params.spamFarms > 0 ? Math.floor(params.spamIps) : 0); // farms' own IPs follow the web's
+  for (let k = 0; k < ipCount; k++) ips.push(ipString(k));
   let web!: WebGraph;
   const http = await SimHttpServer.listen(ips, opts.httpPort ?? 0, (port) => {
     web = new WebGraph(params, seed, port);

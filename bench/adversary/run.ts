@@ -1,0 +1,79 @@
+/**
+ * bench/adversary — spam resistance as a measured slowdown (issue: budgets as shares of capacity).
+ * For each adversarial simweb preset (src/simweb/presets/adversary.ts) the same crawl runs twice
+ * with the same seed: on the good web alone (`spamFarms: 0`) and with the adversary. Reported per
+ * preset: time to 50 / 90 / 100 % of the good web, the adversary's share of fetches until 90 %,
+ * pages/s, and the slowdown ratio t90(with) / t90(without). Counting is server-side (measure.ts).
+ *
+ *   npm run bench:adversary                          # every preset → bench/results/adversary-run.{json}, one SVG per preset
+ *   npm run bench:adversary -- --presets adv-mint --out baseline --seconds 30
+ *   npm run bench:adversary -- --tree HEAD           # crawl with a clean extract of a commit (default: the checkout)
+ *
+ * Run it under `flock /tmp/heavy.lock`; on a shared machine compare ratios within one run.
+ */
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { ADVERSARY_PRESET_NAMES, type AdversaryPreset } from '../../src/simweb/presets/adversary.js';
+import { SHARED_MACHINE_NOTE, args, commandLine, machineInfo, mdTable, sig, writeResult, writeSvg } from '../lib/report.js';
+import { lineChart } from '../lib/svg.js';
+import { snapshotTree } from '../lib/snapshot.js';
+import { measureCoverage, type CoverageRun } from './measure.js';
+import { adversaryCrawlArgs } from './config.js';
+
+const a = args();
+const presets = (a.get('presets') ?? ADVERSARY_PRESET_NAMES.join(',')).split(',') as AdversaryPreset[];
+for (const p of presets) if (!ADVERSARY_PRESET_NAMES.includes(p)) throw new Error(`--presets: unknown preset ${p} (${ADVERSARY_PRESET_NAMES.join(', ')})`);
+const seconds = a.num('seconds', 30);
+const seed = a.num('seed', 1);
+const outName = `adversary-${a.get('out') ?? 'run'}`;
+const extra = (a.get('flags') ?? '').split(' ').filter(Boolean);
+const tree = snapshotTree(a.get('tree') ?? 'working-tree');
+const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'dc-adversary-'));
+const log = (s: string): void => void process.stderr.write(`[adversary] ${new Date().toISOString().slice(11, 19)} ${s}\n`);
+
+const ratio = (x: number | null, y: number | null): number | null => (x === null || y === null || y === 0 ? null : sig(x / y, 3));
+const slim = (r: CoverageRun) => ({ ...r, timeline: r.timeline.filter((_, i) => i % 2 === 0) });
+
+const rows: Array<{ preset: string; without: CoverageRun; with: CoverageRun; slowdownT90: number | null }> = [];
+const loadBefore = os.loadavg();
+try {
+  for (const preset of presets) {
+    const without = await measureCoverage({ preset, adversary: false, seed, timeLimitS: seconds, extra, root: tree.dir, scratch, log });
+    const withAdv = await measureCoverage({ preset, adversary: true, seed, timeLimitS: seconds, extra, root: tree.dir, scratch, log });
+    // Not reaching 90 % within the limit counts as the limit (a lower bound of the real ratio).
+    const slowdown = ratio(withAdv.t90 ?? seconds, without.t90);
+    rows.push({ preset, without, with: withAdv, slowdownT90: slowdown });
+    const svg = lineChart({
+      title: `${preset}: good-web coverage over time, same seed, with and without the adversary`,
+      xLabel: 'seconds since the first request', yLabel: `good pages fetched (of ${without.goodPages})`,
+      series: [
+        { name: 'good web alone', color: '#2ca02c', points: without.timeline.map((p) => [p[0], p[1]] as [number, number]) },
+        { name: 'with the adversary', color: '#d62728', points: withAdv.timeline.map((p) => [p[0], p[1]] as [number, number]) },
+      ],
+      width: 760, height: 420, yMin: 0,
+    });
+    log(`wrote ${writeSvg(`${outName}-${preset}`, svg)}`);
+  }
+} finally {
+  fs.rmSync(scratch, { recursive: true, force: true });
+  tree.remove();
+}
+
+const result = {
+  bench: 'adversary',
+  command: commandLine('bench:adversary'),
+  machine: { ...machineInfo(), loadavgBefore: loadBefore.map((x) => sig(x, 3)), loadavgAfter: os.loadavg().map((x) => sig(x, 3)) },
+  note: SHARED_MACHINE_NOTE + ' Each preset runs without and then with its adversary back to back; the slowdown ratio is within that pair.',
+  crawler: { commit: tree.commit, subject: tree.subject },
+  parameters: { seed, timeLimitSecondsPerRun: seconds, crawlFlags: adversaryCrawlArgs({ seeds: ['<seeds>'], dnsServer: '<dns>', dir: '<dir>', extra }) },
+  kind: 'REAL CRAWL: drumcrawl crawl (child process) against simweb over loopback TCP + DNS; fetches counted by the server; good web = WebGraph.reachable',
+  presets: rows.map((r) => ({ preset: r.preset, slowdownT90: r.slowdownT90, adversaryShareTo90: sig(r.with.adversaryShareTo90, 3), without: slim(r.without), with: slim(r.with) })),
+};
+const jf = writeResult(outName, result);
+const f = (x: number | null): string => (x === null ? '—' : x.toFixed(1));
+console.log(mdTable(['preset', 'good pages', 't50 / t90 / t100 alone (s)', 't50 / t90 / t100 with (s)', 'slowdown t90', 'adversary share to 90 %', 'pages/s alone / with'],
+  rows.map((r) => [r.preset, r.without.goodPages, `${f(r.without.t50)} / ${f(r.without.t90)} / ${f(r.without.t100)}`,
+    `${f(r.with.t50)} / ${f(r.with.t90)} / ${f(r.with.t100)}`, r.slowdownT90 === null ? '—' : r.slowdownT90.toFixed(2),
+    `${(100 * r.with.adversaryShareTo90).toFixed(1)} %`, `${r.without.pagesPerSecond.toFixed(0)} / ${r.with.pagesPerSecond.toFixed(0)}`])));
+console.log(`wrote ${jf}`);
