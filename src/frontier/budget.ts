@@ -28,32 +28,56 @@ export interface CrawlBudgetOptions {
   floor?: number;
   /** Budget of the top-ranked PLD (default 10,000). */
   ceiling?: number;
-  /** How many top-ranked PLDs get an interpolated budget (default 10,000). */
+  /** At most this many top-ranked PLDs get an interpolated budget (default 10,000). */
   top?: number;
-  /** PLDs with in-degree below this are never "top" (default 2: one in-link proves nothing). */
+  /**
+   * Share of the known PLDs that can be top (default 0.01): the top holds
+   * min(top, ⌊topShare · PLDs known⌋) PLDs, so a PLD is not top only because few PLDs are known
+   * (10 known → none, 10^3 → 10, 10^6 → 10,000 = IRLbot's top).
+   */
+  topShare?: number;
+  /** PLDs with in-degree below this are never "top" and get B0 (default 2: one in-link proves nothing). */
   minIndegree?: number;
+  /**
+   * Budget of a PLD with in-degree ≥ minIndegree outside the top (default 2·B0): linked from
+   * several PLDs, it outranks an unproven one (in-degree 0 or 1) — the capacity gate
+   * (capacity.ts) keeps the unproven from taking its fetches.
+   */
+  proven?: number;
 }
 
 /**
- * The thesis' crawl policy: the `top` highest in-degree PLDs get a budget interpolated linearly by
- * rank between `ceiling` (rank 0) and `floor` (rank top-1); all others get B0. IRLbot used B0 = 10
- * and interpolated the top 10,000 PLDs between 10 and 10,000 pages.
+ * The thesis' crawl policy: the top-ranked PLDs by in-degree get a budget interpolated linearly by
+ * rank between `ceiling` (rank 0) and `floor` (the last of the top); IRLbot used B0 = 10 and
+ * interpolated its top 10,000 PLDs between 10 and 10,000 pages (VI.2). The size of the top is
+ * min(top, ⌊topShare · PLDs known⌋): IRLbot ranked among millions of PLDs, and early in a crawl,
+ * when few PLDs are known, an in-degree of 2 would otherwise rank a PLD "top" with a budget near
+ * the ceiling (a farm that controls two linking PLDs would be a top site). Outside the top, PLDs
+ * with in-degree ≥ minIndegree get `proven` (2·B0), the others B0.
+ *
+ * F(d) by PLDs known (defaults): 10 → top empty: B0 for d < 2, 2·B0 above; 10^3 → the 10 PLDs
+ * of highest in-degree get 10,000 … 20 by rank; 10^6 → the top 10,000 (IRLbot's) from 10,000 to 20.
  */
 export function crawlBudget(o: CrawlBudgetOptions = {}): BudgetFunction {
   const b0 = o.b0 ?? 10;
-  const floor = o.floor ?? 10;
+  const proven = o.proven ?? 2 * b0;
+  const floor = Math.max(o.floor ?? proven, proven);
   const ceiling = o.ceiling ?? 10_000;
   const top = o.top ?? 10_000;
+  const topShare = o.topShare ?? 0.01;
   const minD = o.minIndegree ?? 2;
   return {
     name: 'crawl',
     b0,
     budget(d, ctx) {
       if (d < minD) return b0;
-      const rank = ctx.rankAbove(d);
-      if (rank >= top) return b0;
-      const t = top <= 1 ? 0 : rank / (top - 1);
-      return Math.max(b0, Math.round(ceiling - (ceiling - floor) * t));
+      const size = Math.min(top, Math.floor(topShare * ctx.plds));
+      // Rank of the last of the PLDs tied at d (those above d, plus d's own, minus one): a tie is
+      // top only if all of it fits, so 999 PLDs at in-degree 2 are not top together.
+      const rank = Math.max(ctx.rankAbove(d), ctx.rankAbove(d - 1) - 1);
+      if (rank >= size) return proven;
+      const t = size <= 1 ? 0 : rank / (size - 1);
+      return Math.max(proven, Math.round(ceiling - (ceiling - floor) * t));
     },
   };
 }

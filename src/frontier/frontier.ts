@@ -79,6 +79,13 @@ export interface FrontierOptions extends Partial<PolitenessOptions> {
   minBusyIps?: number;
   /** Cap of the breadth target as a share of the IPs known. @default 0.5 */
   busyIpShare?: number;
+  /**
+   * Capacity gate (capacity.ts): while PLDs of a higher STAR budget level have work, PLDs below
+   * it get at most this share of page releases. 1 = off. @default 0.125
+   */
+  capacityShare?: number;
+  /** A budget level counts as having work this long after its last release (ms). @default 2000 */
+  capacityGraceMs?: number;
 }
 
 export const FRONTIER_PRESETS: Record<FrontierPreset, PolitenessOptions> = {
@@ -226,6 +233,12 @@ export class Frontier {
       throw new CrawlError('CRAWL_FRONTIER_OPTIONS', 'options.minBusyIps must be ≥ 0 and options.busyIpShare in [0, 1]');
     }
     if (this.horizonMs > 0) this.pol.setHorizon(this.horizonMs);
+    const share = extra.capacityShare ?? 0.125;
+    const graceMs = extra.capacityGraceMs ?? 2000;
+    if (!(share > 0 && share <= 1) || !(graceMs >= 0)) {
+      throw new CrawlError('CRAWL_FRONTIER_OPTIONS', 'options.capacityShare must be in (0, 1] and options.capacityGraceMs ≥ 0');
+    }
+    this.pol.setCapacity(share < 1 ? { b0: opts.b0, share, graceMs, burst: 8 } : null);
   }
 
   /**

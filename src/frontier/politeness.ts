@@ -25,6 +25,7 @@
  * arrays only, no allocation per release.
  */
 import { hostDelayFor, ipDelayFor, type DelayOptions } from './budget.js';
+import { CapacityGate, type CapacityOptions } from './capacity.js';
 import { IdHeap } from './heap.js';
 import { FrontierUrl, UrlKind, hostNameOf, originOf, pathAndQueryOf } from './record.js';
 import { U64Map } from './u64-map.js';
@@ -113,6 +114,7 @@ const W_NONE = 0;
 const W_HEAP = 1;
 const W_DUE = 2;
 const W_FLIGHT = 3;
+const W_PARK = 4; // URLs queued, held back by the capacity gate (capacity.ts)
 
 export class Politeness {
   private readonly o: PolitenessOptions;
@@ -145,6 +147,8 @@ export class Politeness {
   private hPot = new Float64Array(0);
   private hDueNext = new Int32Array(0);
   private hIdle = new Uint8Array(0);
+  /** Reputation level the host's queued URLs count at in the capacity gate (-1 = none queued). */
+  private hLvl = new Int32Array(0);
   private hRules: (RobotsRulesLike | null)[] = [];
   private hOrigin: string[] = [];
   private hFailReason: string[] = [];
@@ -191,6 +195,11 @@ export class Politeness {
   private ipIdle: number[] = [];
 
   private inFlightPages = 0;
+  /** Capacity gate (capacity.ts; null = off) and the hosts it holds back, FIFO. */
+  private gate: CapacityGate | null = null;
+  private parked: number[] = [];
+  private parkedHead = 0;
+  private parkRecheckAt = Infinity;
   private inFlightRobots = 0;
   readonly drops = new Map<string, number>();
   released = 0;
@@ -237,6 +246,8 @@ export class Politeness {
     this.hPot = g(this.hPot, Float64Array);
     this.hDueNext = g(this.hDueNext, Int32Array);
     this.hIdle = g(this.hIdle, Uint8Array);
+    this.hLvl = g(this.hLvl, Int32Array);
+    this.hLvl.fill(-1, old);
     for (let i = cap - 1; i >= old; i--) {
       this.hFreeList.push(i);
       this.hRules.push(null);
@@ -484,7 +495,69 @@ export class Politeness {
   private touch(h: number): void {
     const c = this.hCount[h]!;
     const r = this.hRate[h]!;
-    this.setPot(h, c < r ? c : r);
+    if (this.gate !== null) {
+      const l = c > 0 ? this.gate.levelOf(this.hBudget[h]!) : -1;
+      if (l !== this.hLvl[h]) {
+        this.gate.move(this.hLvl[h]!, l);
+        this.hLvl[h] = l;
+      }
+    }
+    // A parked host's URLs are not releasable work: refill pacing must not count them.
+    this.setPot(h, this.hWhere[h] === W_PARK ? 0 : c < r ? c : r);
+  }
+
+  /**
+   * Turns the capacity gate on (`share` < 1) or off: lower-reputation PLDs get at most `share` of
+   * the page releases while a higher level has work (capacity.ts states the invariant).
+   */
+  setCapacity(o: CapacityOptions | null): void {
+    this.unparkAll(-Infinity);
+    const on = o !== null && o.share < 1;
+    for (let h = 0; h < this.hCap; h++) {
+      if (this.hLvl[h]! >= 0 && this.gate !== null) this.gate.move(this.hLvl[h]!, -1);
+      this.hLvl[h] = -1;
+    }
+    this.gate = on ? new CapacityGate(o) : null;
+    if (this.gate !== null) for (let h = 0; h < this.hCap; h++) if (this.hState[h] !== H_FREE && this.hCount[h]! > 0) this.touch(h);
+  }
+
+  private park(h: number): void {
+    this.hWhere[h] = W_PARK;
+    this.parked.push(h);
+    this.touch(h);
+    this.gate!.deferred++;
+  }
+
+  /** Parked hosts back to the host heap: all of them (`max` = Infinity) or the first `max`. */
+  private unpark(now: number, max: number): void {
+    let n = 0;
+    while (n < max && this.parkedHead < this.parked.length) {
+      const h = this.parked[this.parkedHead++]!;
+      if (this.hWhere[h] !== W_PARK) continue;
+      this.hWhere[h] = W_NONE;
+      if (this.hState[h] === H_READY && this.hCount[h]! > 0) {
+        this.hostHeap.set(h, Math.max(this.hNextDue[h]!, now));
+        this.hWhere[h] = W_HEAP;
+        n++;
+      } else if (this.hCount[h] === 0) this.markIdle(h);
+      this.touch(h);
+    }
+    if (this.parkedHead >= this.parked.length) {
+      this.parked = [];
+      this.parkedHead = 0;
+    } else if (this.parkedHead > 4096 && this.parkedHead * 2 > this.parked.length) {
+      this.parked = this.parked.slice(this.parkedHead);
+      this.parkedHead = 0;
+    }
+  }
+
+  private unparkAll(now: number): void {
+    this.unpark(now, Infinity);
+  }
+
+  /** Hosts the capacity gate holds back now. */
+  get parkedHosts(): number {
+    return this.parked.length - this.parkedHead;
   }
 
   private setPot(h: number, v: number): void {
@@ -798,6 +871,15 @@ export class Politeness {
   nextReady(now: number, max: number, out: FrontierUrl[]): number {
     const hostHeap = this.hostHeap;
     const ipHeap = this.ipHeap;
+    const gate = this.gate;
+    if (gate !== null) {
+      const top = gate.beginRound(now);
+      if (this.parkedHosts > 0) {
+        // Lifted (nothing above the parked hosts' level has work) → all back; else as many as the share allows.
+        this.unpark(now, top === 0 ? Infinity : gate.available);
+        this.parkRecheckAt = this.parkedHosts > 0 ? gate.recheckAt(now, 50) : Infinity;
+      }
+    }
     // Hosts whose τh has passed join their IP's due list.
     while (hostHeap.size > 0 && hostHeap.minKey() <= now) {
       const h = hostHeap.pop();
@@ -844,6 +926,14 @@ export class Politeness {
               this.hWhere[h] = W_HEAP;
             }
             continue;
+          }
+          if (gate !== null) {
+            const l = this.hLvl[h]!;
+            if (!gate.allows(l)) {
+              this.park(h); // a lower-reputation host while a higher level has work: it waits (capacity.ts)
+              continue;
+            }
+            gate.released(l, now);
           }
           const s = this.hHead[h]!;
           const u = this.sUrl[s]!;
@@ -945,7 +1035,7 @@ export class Politeness {
 
   /** Earliest time something may become releasable (null when nothing waits in RAM). */
   nextWakeup(): number | null {
-    const t = Math.min(this.hostHeap.minKey(), this.ipHeap.minKey());
+    const t = Math.min(this.hostHeap.minKey(), this.ipHeap.minKey(), this.parkRecheckAt);
     return t === Infinity ? null : t;
   }
 

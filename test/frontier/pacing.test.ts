@@ -85,7 +85,7 @@ test('with ample RAM, paced refill keeps a many-host spam farm to its budget sha
  * "5 s of work at the rate 2 IPs allow" — the fixed point of the e2e bench at delays 0
  * (docs/frontier.md). The breadth term reads it at once; the farms still get only their B per queue.
  */
-async function breadthRun(opts: { farms: number; minBusyIps?: number; refillHorizonMs?: number }): Promise<{ ipsPerWindow: number[]; phase2Pages: number; farmShare: number }> {
+async function breadthRun(opts: { farms: number; minBusyIps?: number; refillHorizonMs?: number; capacityShare?: number }): Promise<{ ipsPerWindow: number[]; phase2Pages: number; farmShare: number }> {
   let now = 1_000_000;
   const f = await Frontier.open(
     null,
@@ -101,6 +101,7 @@ async function breadthRun(opts: { farms: number; minBusyIps?: number; refillHori
       refillHorizonMs: opts.refillHorizonMs ?? 5000,
       minReadyUrls: 100,
       ...(opts.minBusyIps === undefined ? {} : { minBusyIps: opts.minBusyIps }),
+      ...(opts.capacityShare === undefined ? {} : { capacityShare: opts.capacityShare }),
     }),
     () => now,
   );
@@ -178,10 +179,17 @@ test('at delays 0 the breadth term reads on while the work in RAM sits on a few 
 
 test('the breadth term keeps spam farms (many hosts, one IP each) to their budget share', async () => {
   const paced = await breadthRun({ farms: 4, minBusyIps: 64 });
-  const unpaced = await breadthRun({ farms: 4, refillHorizonMs: 0 });
+  // Pacing alone (the capacity gate off): its contrast with no pacing.
+  const pacedOnly = await breadthRun({ farms: 4, minBusyIps: 64, capacityShare: 1 });
+  const unpaced = await breadthRun({ farms: 4, refillHorizonMs: 0, capacityShare: 1 });
   // Per queue: 200 hosts × 200 URLs (B = 1000) against 4 farms × 10 URLs.
-  assert.ok(paced.ipsPerWindow.slice(6).every((n) => n >= 64), `paced: ${paced.ipsPerWindow}`);
-  assert.ok(paced.farmShare < 0.02, `paced: farm share ${(paced.farmShare * 100).toFixed(1)} % of phase 2`);
+  for (const [name, r] of [['paced', paced], ['paced, gate off', pacedOnly]] as const) {
+    assert.ok(r.ipsPerWindow.slice(6).every((n) => n >= 64), `${name}: ${r.ipsPerWindow}`);
+    assert.ok(r.farmShare < 0.02, `${name}: farm share ${(r.farmShare * 100).toFixed(1)} % of phase 2`);
+  }
   // Unpaced, the farms' 2,000 IPs take their URLs first (all 8,000 of them within the 2 s).
   assert.ok(unpaced.farmShare > 0.25, `unpaced: farm share ${(unpaced.farmShare * 100).toFixed(1)} %`);
+  // Unpaced with the capacity gate on: the farms (B = B0) get at most its share (1/8) of the releases.
+  const gated = await breadthRun({ farms: 4, refillHorizonMs: 0 });
+  assert.ok(gated.farmShare <= 0.13, `unpaced, gate on: farm share ${(gated.farmShare * 100).toFixed(1)} %`);
 });

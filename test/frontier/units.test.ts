@@ -125,7 +125,7 @@ test('budget presets: crawl interpolates the top by rank, flat is constant, prop
   assert.equal(h.plds, 100);
   assert.equal(h.rankAbove(100), 0);
   assert.equal(h.rankAbove(50), 50);
-  const F = crawlBudget({ b0: 10, floor: 10, ceiling: 1000, top: 11 });
+  const F = crawlBudget({ b0: 10, floor: 10, ceiling: 1000, top: 11, topShare: 1, proven: 10 });
   assert.equal(F.budget(100, h), 1000); // rank 0
   assert.equal(F.budget(90, h), 10); // rank 10 = last of the top
   assert.equal(F.budget(95, h), 505); // rank 5: halfway
@@ -136,6 +136,32 @@ test('budget presets: crawl interpolates the top by rank, flat is constant, prop
   assert.ok(proportionalBudget({ b0: 10, inverse: true }).budget(100, h) < proportionalBudget({ b0: 10, inverse: true }).budget(1, h));
   assert.equal(popularOnlyBudget(10, 500).budget(3, h), 0);
   assert.equal(popularOnlyBudget(10, 500).budget(30, h), 500);
+});
+
+test('crawl budget early in a crawl: the top is a share of the PLDs known (10, 10^3, 10^6 PLDs)', () => {
+  const F = crawlBudget(); // B0 = 10, proven 20, ceiling 10,000, top ≤ 10,000 and ≤ 1 % of the PLDs known
+  const known = (n: number, topD: number): IndegreeHistogram => {
+    // n PLDs: one with in-degree topD, the rest with in-degree 2 (just "proven").
+    const h = new IndegreeHistogram();
+    h.move(0, topD);
+    for (let i = 1; i < n; i++) h.move(0, 2);
+    return h;
+  };
+  // 10 PLDs known: nobody is top, however linked — one farm with two linking PLDs it controls gets 2·B0, not ~10,000.
+  const h10 = known(10, 9);
+  assert.equal(F.budget(9, h10), 20);
+  assert.equal(F.budget(2, h10), 20);
+  assert.equal(F.budget(1, h10), 10);
+  // 10^3 known: the top holds 10 PLDs; the best gets the ceiling, a PLD with in-degree 2 among 999 is not top.
+  const h3 = known(1000, 500);
+  assert.equal(F.budget(500, h3), 10_000);
+  assert.equal(F.budget(2, h3), 20);
+  // 10^6 known: the top is IRLbot's 10,000.
+  const h6 = new IndegreeHistogram();
+  for (let i = 0; i < 1_000_000; i++) h6.move(0, i < 10_000 ? 1000 + i : 2);
+  assert.ok(F.budget(1000 + 9_999, h6) > 9500); // rank 0 (ranks above 4096 come from log bins: approximate)
+  assert.ok(F.budget(1000 + 5_000, h6) > 4000 && F.budget(1000 + 5_000, h6) < 6000); // mid-top
+  assert.equal(F.budget(2, h6), 20);
 });
 
 test('IndegreeHistogram ranks large in-degrees approximately (log bins)', () => {
