@@ -199,6 +199,9 @@ export class Politeness {
   private gate: CapacityGate | null = null;
   private parked: number[] = [];
   private parkedHead = 0;
+  /** Hosts whose robots.txt fetch the gate holds back (their item stays in hRobotsItem). */
+  private parkedRobots: number[] = [];
+  private parkedRobotsHead = 0;
   private parkRecheckAt = Infinity;
   private inFlightRobots = 0;
   readonly drops = new Map<string, number>();
@@ -528,9 +531,23 @@ export class Politeness {
     this.gate!.deferred++;
   }
 
-  /** Parked hosts back to the host heap: all of them (`max` = Infinity) or the first `max`. */
+  /** Parked hosts back to the host heap / their IP's robots lane: all (`max` = Infinity) or the first `max`. */
   private unpark(now: number, max: number): void {
     let n = 0;
+    while (n < max && this.parkedRobotsHead < this.parkedRobots.length) {
+      const h = this.parkedRobots[this.parkedRobotsHead++]!;
+      if (this.hState[h] === H_ROBOTS && this.hRobotsItem[h] !== null && this.hWhere[h] !== W_FLIGHT && this.hIp[h]! >= 0) {
+        this.pushRobotsItem(h);
+        n++;
+      }
+    }
+    if (this.parkedRobotsHead >= this.parkedRobots.length) {
+      this.parkedRobots = [];
+      this.parkedRobotsHead = 0;
+    } else if (this.parkedRobotsHead > 4096 && this.parkedRobotsHead * 2 > this.parkedRobots.length) {
+      this.parkedRobots = this.parkedRobots.slice(this.parkedRobotsHead);
+      this.parkedRobotsHead = 0;
+    }
     while (n < max && this.parkedHead < this.parked.length) {
       const h = this.parked[this.parkedHead++]!;
       if (this.hWhere[h] !== W_PARK) continue;
@@ -557,7 +574,7 @@ export class Politeness {
 
   /** Hosts the capacity gate holds back now. */
   get parkedHosts(): number {
-    return this.parked.length - this.parkedHead;
+    return this.parked.length - this.parkedHead + this.parkedRobots.length - this.parkedRobotsHead;
   }
 
   private setPot(h: number, v: number): void {
@@ -645,6 +662,8 @@ export class Politeness {
       }
     }
     if (st === H_PENDING || st === H_TAKEN || st === H_ROBOTS) {
+      // The budget its URLs carry ranks its robots.txt fetch in the capacity gate (not attached to an IP yet).
+      if (this.hIp[h]! < 0 && u.budget > this.hBudget[h]!) this.hBudget[h] = u.budget;
       if (this.hOrigin[h] === '') {
         this.hOrigin[h] = originOf(u.url);
         if (st === H_PENDING) this.requests.push(h);
@@ -904,8 +923,15 @@ export class Politeness {
       if (lane.length > 0) {
         item = lane.shift()!;
         const h = item._host;
+        const l = gate === null ? 0 : gate.levelOf(this.hBudget[h]!);
         if (this.hRobotsItem[h] !== item) item = null; // superseded / host failed meanwhile
-        else {
+        else if (gate !== null && !gate.allows(l)) {
+          // A robots.txt fetch is work like a page (a connection, DNS before it): the same share.
+          this.parkedRobots.push(h);
+          gate.deferred++;
+          item = null;
+        } else {
+          gate?.released(l, now);
           this.hRobotsItem[h] = null;
           this.hWhere[h] = W_FLIGHT;
           this.hLastStart[h] = now;
