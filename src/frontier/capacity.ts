@@ -44,6 +44,9 @@ export interface CapacityOptions {
   burst: number;
 }
 
+/** The defaults (Frontier options capacityShare / capacityGraceMs; docs/frontier.md). */
+export const CAPACITY_DEFAULTS = { share: 0.125, graceMs: 2000, burst: 8 } as const;
+
 export class CapacityGate {
   private readonly o: CapacityOptions;
   private readonly credit: number;

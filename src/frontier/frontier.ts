@@ -29,6 +29,7 @@ import {
   type RobotsInfo,
   type RobotsRequest,
 } from './politeness.js';
+import { CAPACITY_DEFAULTS } from './capacity.js';
 import { MemoryQueueStore, type QueueStore, type UrlQueue } from './queue.js';
 import { FileBeastStore, MemoryBeastStore, type BeastStore } from './log-queue.js';
 import { existsSync } from 'node:fs';
@@ -233,12 +234,12 @@ export class Frontier {
       throw new CrawlError('CRAWL_FRONTIER_OPTIONS', 'options.minBusyIps must be ≥ 0 and options.busyIpShare in [0, 1]');
     }
     if (this.horizonMs > 0) this.pol.setHorizon(this.horizonMs);
-    const share = extra.capacityShare ?? 0.125;
-    const graceMs = extra.capacityGraceMs ?? 2000;
+    const share = extra.capacityShare ?? CAPACITY_DEFAULTS.share;
+    const graceMs = extra.capacityGraceMs ?? CAPACITY_DEFAULTS.graceMs;
     if (!(share > 0 && share <= 1) || !(graceMs >= 0)) {
       throw new CrawlError('CRAWL_FRONTIER_OPTIONS', 'options.capacityShare must be in (0, 1] and options.capacityGraceMs ≥ 0');
     }
-    this.pol.setCapacity(share < 1 ? { b0: opts.b0, share, graceMs, burst: 8 } : null);
+    this.pol.setCapacity(share < 1 ? { b0: opts.b0, share, graceMs, burst: CAPACITY_DEFAULTS.burst } : null);
   }
 
   /**

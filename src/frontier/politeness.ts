@@ -25,7 +25,7 @@
  * arrays only, no allocation per release.
  */
 import { hostDelayFor, ipDelayFor, type DelayOptions } from './budget.js';
-import { CapacityGate, type CapacityOptions } from './capacity.js';
+import { CAPACITY_DEFAULTS, CapacityGate, type CapacityOptions } from './capacity.js';
 import { IdHeap } from './heap.js';
 import { FrontierUrl, UrlKind, hostNameOf, originOf, pathAndQueryOf } from './record.js';
 import { U64Map } from './u64-map.js';
@@ -219,6 +219,7 @@ export class Politeness {
     }
     this.growHosts(Math.min(o.maxHosts, 1024));
     this.growIps(256);
+    this.gate = new CapacityGate({ b0: o.b0, ...CAPACITY_DEFAULTS }); // on by default; setCapacity changes it
   }
 
   // ---------------------------------------------------------------- tables
