@@ -35,9 +35,9 @@
  *     reading restarts at the checkpointed cursor, so what was read since comes back once more.
  *     At a checkpoint a drained ring queue is swapped for a fresh file (the old one is deleted once
  *     the manifest naming its successor is durable), and one whose read prefix dwarfs its unread
- *     part is copied into a fresh file, so disk use stays bounded. (The session-1 design replaced
- *     the queue at every step and kept the old one as "retired" until the checkpoint: thousands of
- *     file creations and a manifest that grew with every step between checkpoints.)
+ *     part is copied into a fresh file, so disk use stays bounded. (Replacing the queue at every
+ *     step and keeping the old one as "retired" until the checkpoint would cost thousands of file
+ *     creations and a manifest that grows with every step between checkpoints.)
  *   - During a re-spread the old QF/QH stay named (`drain`) until the targets are synced; at open,
  *     leftovers in them are moved back into QF/QH. Queue names are never reused; unreferenced queue
  *     files are removed at open.

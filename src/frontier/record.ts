@@ -139,7 +139,7 @@ export function encodeFrontierUrlView(u: FrontierUrl): Uint8Array {
 function encodeToScratch(u: FrontierUrl): number {
   // Canonical URLs are ASCII: bytes = chars, written by a plain loop (TextEncoder's call overhead
   // and the compaction below cost more than the copy for ~60-byte strings; so did a regex check +
-  // Buffer#write('latin1'), measured in session 4).
+  // Buffer#write('latin1'), measured: docs/frontier.md).
   const url = u.url;
   const n = url.length;
   if (scratch.length < n + 64) setScratch(new Uint8Array((n + 64) * 2));
