@@ -149,6 +149,11 @@ export class Politeness {
   private hIdle = new Uint8Array(0);
   /** Reputation level the host's queued URLs count at in the capacity gate (-1 = none queued). */
   private hLvl = new Int32Array(0);
+  /**
+   * The best budget any URL of the host has carried: its reputation for the gate. URLs admitted
+   * before STAR knew the PLD's in-degree carry B0; they must not demote a PLD proven since.
+   */
+  private hRep = new Float64Array(0);
   private hRules: (RobotsRulesLike | null)[] = [];
   private hOrigin: string[] = [];
   private hFailReason: string[] = [];
@@ -251,6 +256,7 @@ export class Politeness {
     this.hDueNext = g(this.hDueNext, Int32Array);
     this.hIdle = g(this.hIdle, Uint8Array);
     this.hLvl = g(this.hLvl, Int32Array);
+    this.hRep = g(this.hRep, Float64Array);
     this.hLvl.fill(-1, old);
     for (let i = cap - 1; i >= old; i--) {
       this.hFreeList.push(i);
@@ -315,6 +321,7 @@ export class Politeness {
     this.hCrawlDelay[h] = 0;
     this.hErrors[h] = 0;
     this.hBudget[h] = this.o.b0;
+    this.hRep[h] = 0;
     this.hExpires[h] = 0;
     this.hRetryUntil[h] = 0;
     this.hPot[h] = 0;
@@ -500,7 +507,7 @@ export class Politeness {
     const c = this.hCount[h]!;
     const r = this.hRate[h]!;
     if (this.gate !== null) {
-      const l = c > 0 ? this.gate.levelOf(this.hBudget[h]!) : -1;
+      const l = c > 0 ? this.gate.levelOf(this.hRep[h]!) : -1;
       if (l !== this.hLvl[h]) {
         this.gate.move(this.hLvl[h]!, l);
         this.hLvl[h] = l;
@@ -652,6 +659,7 @@ export class Politeness {
     if (this.sFree < 0) return AddResult.RamFull;
     const h = this.hostFor(u.hostHi, u.hostLo, now, true);
     if (h < 0) return AddResult.NeedRobots; // host table full: wait in QR, asked for later
+    if (u.budget > this.hRep[h]!) this.hRep[h] = u.budget;
     const st = this.hState[h]!;
     if (st === H_READY || st === H_FAILED) {
       if (this.hExpires[h]! <= now) {
@@ -663,8 +671,6 @@ export class Politeness {
       }
     }
     if (st === H_PENDING || st === H_TAKEN || st === H_ROBOTS) {
-      // The budget its URLs carry ranks its robots.txt fetch in the capacity gate (not attached to an IP yet).
-      if (this.hIp[h]! < 0 && u.budget > this.hBudget[h]!) this.hBudget[h] = u.budget;
       if (this.hOrigin[h] === '') {
         this.hOrigin[h] = originOf(u.url);
         if (st === H_PENDING) this.requests.push(h);
@@ -924,7 +930,7 @@ export class Politeness {
       if (lane.length > 0) {
         item = lane.shift()!;
         const h = item._host;
-        const l = gate === null ? 0 : gate.levelOf(this.hBudget[h]!);
+        const l = gate === null ? 0 : gate.levelOf(this.hRep[h]!);
         if (this.hRobotsItem[h] !== item) item = null; // superseded / host failed meanwhile
         else if (gate !== null && !gate.allows(l)) {
           // A robots.txt fetch is work like a page (a connection, DNS before it): the same share.
