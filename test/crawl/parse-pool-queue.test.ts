@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { workerFileFor } from '../../src/crawl/worker-file.js';
 import { ParsePool, type ParseOutcome } from '../../src/crawl/parse-pool.js';
 import { LinkTable } from '../../src/crawl/links-codec.js';
+import { until } from './until.js';
 
 // Several pages queue inside one worker (2 batches of up to 4): a crash or hang blames only the page being
 // parsed; the pages queued behind it in the dead worker are re-run on the replacement, in order.
@@ -12,14 +13,6 @@ const wd = { images: false, include: [], exclude: [], scope: 'any' as const, sco
 // the real worker wrapped by one that crashes or hangs on marked pages (faulty-parse-worker.ts)
 const worker = workerFileFor(new URL('./faulty-parse-worker.ts', import.meta.url).href);
 
-/** Wait (bounded) until `cond` holds: piscina reports a worker's replacement just after the page's answer. */
-async function until(cond: () => boolean, what: string, ms = 10_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!cond()) {
-    if (Date.now() > end) assert.fail(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
 
 function page(i: number, marker = ''): { url: string; body: Uint8Array; decoded: Uint8Array; html: true; follow: true } {
   const b = enc.encode(`<html><p>${marker}</p><a href="/l/${i}">x</a><a href="http://o${i}.test/">y</a></html>`);

@@ -5,20 +5,13 @@ import { ParsePool } from '../../src/crawl/parse-pool.js';
 import { LinkTable } from '../../src/crawl/links-codec.js';
 import { payloadDigest } from '../../src/html/index.js';
 import { urlFingerprint, splitKey } from '../../src/url/index.js';
+import { until } from './until.js';
 
 const enc = new TextEncoder();
 const wd = { images: false, include: [], exclude: ['/private/'], scope: 'any' as const, scopeHosts: [], scopePlds: [] };
 // the real worker wrapped by one that crashes or hangs on marked pages (faulty-parse-worker.ts)
 const worker = workerFileFor(new URL('./faulty-parse-worker.ts', import.meta.url).href);
 
-/** Wait (bounded) until `cond` holds: piscina reports a worker's replacement just after the page's answer. */
-async function until(cond: () => boolean, what: string, ms = 10_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!cond()) {
-    if (Date.now() > end) assert.fail(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
 
 test('parse pool: links resolved, canonicalized, fingerprinted, filtered; crash and hang are replaced and reported', async () => {
   const pool = new ParsePool(wd, { threads: 2, timeoutMs: 1500, worker });

@@ -1,0 +1,10 @@
+import assert from 'node:assert/strict';
+
+/** Wait (bounded) until `cond` holds: piscina reports a worker's replacement just after the page's answer. */
+export async function until(cond: () => boolean, what: string, ms = 10_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!cond()) {
+    if (Date.now() > end) assert.fail(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
