@@ -1,8 +1,9 @@
 /**
- * The crawler's state (thesis Fig. 2), shared by its stages (fetch-stage.ts, dedup-stage.ts) and its
- * scheduler (pipeline.ts): the components it drives (two DRUMs, frontier, DNS, fetcher, WARC writer, crawl
- * log, parse pool), the pages between dispatch and durability with the bounds that hold them back
- * (pipeline.ts header), the counters a checkpoint stores, and the crawl-log line of a fetch.
+ * The crawler's state (thesis Fig. 2), shared by its stages (fetch-stage.ts, dedup-stage.ts) and
+ * its scheduler (pipeline.ts): the components it drives (two DRUMs, frontier, DNS, fetcher, WARC
+ * writer, crawl log, parse pool), the pages between dispatch and durability with the bounds that
+ * hold them back (pipeline.ts header), the counters a checkpoint stores, and the crawl-log line of
+ * a fetch.
  */
 import { EventEmitter } from 'node:events';
 import type { DrumProxy } from './drum-proxy.js';
