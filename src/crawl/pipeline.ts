@@ -862,7 +862,7 @@ export class Crawler extends EventEmitter {
     job.group = po.group;
     if (!ok2xx) {
       // Non-2xx answers are archived as they are; only 2xx payloads take part in dedup.
-      await this.warc.appendEncoded(po.group!);
+      await this.warc.appendEncoded(po.group!, { url: fu.url, date: job.date, kind: 'response', responseHead: r.responseHead! });
       this.logFetch(job, r.outcome, po.group!.payloadDigest);
       if (!pol.retry) (r.location !== undefined ? this.awaitingMerge : this.awaitingSync).push(job.id);
       this.wake.kick();
@@ -1068,7 +1068,7 @@ export class Crawler extends EventEmitter {
         this.awaitingSync.push(id);
         continue;
       }
-      await this.warc.appendEncoded(job.group!);
+      await this.warc.appendEncoded(job.group!, { url: job.fu.url, date: job.date!, kind: 'response', responseHead: job.result!.responseHead! });
       this.logFetch(job, 'ok', job.group!.payloadDigest);
       this.submitTable(job.fu, table);
       (table.count > 0 ? this.awaitingMerge : this.awaitingSync).push(id);
