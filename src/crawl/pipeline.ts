@@ -46,6 +46,7 @@ import { ALLOW_ALL, fetchRobots } from '../robots/index.js';
 import type { EncodedGroupLike } from './links-codec.js';
 import { WarcWriter, CrawlLog, type TruncatedReason } from '../store/index.js';
 import { recoverWarc, relocate } from './recovery.js';
+import { archiveRobots, dnsArchiver } from './archive-hooks.js';
 import { canonicalizeUrl, fingerprintInto, hostOf, pldOrHost } from '../url/index.js';
 import { FrontierUrl, encodeFrontierUrl, decodeFrontierUrl } from '../frontier/index.js';
 import { openFrontierPort, politenessOutcome, withMargin, type FrontierPort } from './frontier-port.js';
@@ -407,7 +408,11 @@ export class Crawler extends EventEmitter {
       { thread: smallDrums },
     );
     const [urlSeen, contentSeen] = await Promise.all([urlSeenOpen, contentSeenOpen]);
-    const dns = new DnsCache({ servers: cfg.dnsServers.length > 0 ? cfg.dnsServers : undefined });
+    const dns = new DnsCache({
+      servers: cfg.dnsServers.length > 0 ? cfg.dnsServers : undefined,
+      // every answer a server gave, archived as a dns: record (archive-hooks.ts)
+      onAnswer: cfg.warcDns ? dnsArchiver(warc, (e) => crawler?.fail(e)) : undefined,
+    });
     const frontier = await openFrontierPort(path.join(cfg.stateDir, 'frontier'), cfg, dns, {
       onDrop: (u, reason) => {
         crawler?.count(`dropped:${reason}`);
@@ -899,6 +904,7 @@ export class Crawler extends EventEmitter {
         }
         const start = Date.now();
         let robotsUrl: string | null = null;
+        const answers: FetchResult[] = [];
         const r = await fetchRobots(this.fetcher, item.host, item.ip, portOfUrl(item.url), this.cfg.userAgent, {
           dns: this.dns,
           // Every request, the first and each redirect hop (which may go to another server's IP),
@@ -909,7 +915,10 @@ export class Crawler extends EventEmitter {
             for (let wait = this.floorGuard(null, ip); wait !== undefined; wait = this.floorStart(null, ip)) await wait;
             this.traceDispatch(null, req.url, ip, true);
           },
+          afterResponse: (res) => answers.push(res),
         });
+        // archived like any capture (archive-hooks.ts), before the host's pages are released
+        await archiveRobots(this.warc, answers);
         // An answer cut short by the stop is not one (stop.ts): the resumed run asks again.
         if (!this.aborting) this.frontier.robotsDone(item, r);
         const now = new Date();
