@@ -140,7 +140,7 @@ export function cdxSourceOf(rec: Buffer): CdxSource | null {
   const url = fields.get('warc-target-uri');
   const date = fields.get('warc-date');
   const ct = fields.get('content-type') ?? '';
-  if (url === undefined || date === undefined) return null;
+  if (url === undefined || date === undefined || Number.isNaN(Date.parse(date))) return null;
   if ((type === 'metadata' || type === 'resource') && ct.startsWith('application/warc-fields')) return null;
   const http = (type === 'response' || type === 'revisit') && ct.startsWith('application/http');
   let responseHead: Buffer | null = null;

@@ -40,8 +40,16 @@ export function surtKey(url: string): string {
 
 /** `yyyyMMddHHmmss` (UTC) of a date: CDX timestamps have second precision, like WARC-Date. */
 export function cdxTimestamp(d: Date): string {
-  return d.toISOString().replace(/[-:T]/g, '').slice(0, 14);
+  // most lines of a busy crawl fall in the same second as the one before: one formatting for them
+  const sec = Math.floor(d.getTime() / 1000);
+  if (sec !== lastSec) {
+    lastStamp = d.toISOString().replace(/[-:T]/g, '').slice(0, 14);
+    lastSec = sec;
+  }
+  return lastStamp;
 }
+let lastSec = NaN;
+let lastStamp = '';
 
 /** What one index line says about one record. */
 export interface CdxEntry {
