@@ -161,7 +161,7 @@ export class PageRenderer {
     const size = this.m.pageBytes(info, n);
     if (kind === 'text' || kind === 'pdf' || kind === 'image') {
       const chunks: Buffer[] = [];
-      if (kind === 'pdf') chunks.push(L('%PDF-1.4\n%\xe2\xe3\xcf\xd3\nstream\n'), this.fill(info, n, size - 48, 1, 'binary'), L('\nendstream\n%%EOF\n'));
+      if (kind === 'pdf') chunks.push(L('%PDF-1.4\n%\xe2\xe3\xcf\xd3\nstream\n'), this.fill(info, n, size - 39, 1, 'binary'), L('\nendstream\n%%EOF\n'));
       else if (kind === 'image') chunks.push(L('\x89PNG\r\n\x1a\n'), this.fill(info, n, size - 8, 1, 'binary'));
       else chunks.push(this.fill(info, n, size, 1, false));
       return finish(kind === 'pdf' ? 'application/pdf' : kind === 'image' ? 'image/png' : 'text/plain; charset=utf-8', chunks);
