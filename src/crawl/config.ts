@@ -84,6 +84,13 @@ export interface StartupOptions {
   warcCompression: WarcCompression;
   /** Rotate WARC files at this size. @default 1 GiB */
   warcMaxFileBytes: number;
+  /**
+   * Archive every DNS answer the crawler asks a server for as a `dns:` response record, as Heritrix
+   * does (docs/output-format.md). On by default: it records which address each host's pages came
+   * from, for one small record per host lookup (a fraction of a percent of the WARC bytes).
+   * @default true
+   */
+  warcDns: boolean;
   /** Serve /metrics, /status and POST /pause|/resume|/stop on 127.0.0.1:port; null = off; 0 = pick. @default null */
   statusPort: number | null;
   /** Address the status server binds (loopback by default). @default '127.0.0.1' */
@@ -156,6 +163,7 @@ export function defaultCrawlConfig(): StartupOptions & RuntimeOptions {
     fetchConcurrency: 256,
     warcCompression: 'gzip',
     warcMaxFileBytes: GiB,
+    warcDns: true,
     statusPort: null,
     statusHost: '127.0.0.1',
     checkpointIntervalMs: 60_000,
@@ -373,6 +381,7 @@ export function resolveCrawlConfig(input: CrawlConfigInput, opts: { cwd?: string
     fetchConcurrency: nonNegInt('fetchConcurrency', raw.fetchConcurrency, { min: 1 })!,
     warcCompression: oneOf('warcCompression', raw.warcCompression, ['gzip', 'zstd', 'none'] as const),
     warcMaxFileBytes,
+    warcDns: bool('warcDns', raw.warcDns),
     statusPort,
     statusHost: str('statusHost', raw.statusHost),
     checkpointIntervalMs: dur('checkpointIntervalMs')!,
@@ -516,6 +525,7 @@ export const CRAWL_FLAGS: readonly FlagSpec[] = [
   { name: 'concurrency', value: '<n>', key: 'fetchConcurrency', kind: 'value', description: 'max concurrent fetches (default 256)', parse: int('fetchConcurrency') },
   { name: 'warc-compression', value: '<gzip|zstd|none>', key: 'warcCompression', kind: 'value', description: 'WARC record compression (default gzip)', parse: id },
   { name: 'warc-max-size', value: '<size>', key: 'warcMaxFileBytes', kind: 'value', description: 'rotate WARC files at this size (default 1G)', parse: (v) => parseSize(v, 'warcMaxFileBytes') },
+  { name: 'warc-dns', value: '', key: 'warcDns', kind: 'bool', description: 'archive DNS answers as dns: records (default on; --warc-dns=false turns it off)', parse: () => true },
   { name: 'status-port', value: '<port>', key: 'statusPort', kind: 'value', description: 'serve /metrics and /status on 127.0.0.1:port (0 = any free port)', parse: int('statusPort') },
   { name: 'checkpoint-interval', value: '<ms>', key: 'checkpointIntervalMs', kind: 'value', description: 'checkpoint period (default 60000)', parse: ms('checkpointIntervalMs') },
   { name: 'progress', value: '<auto|tty|plain|none>', key: 'progress', kind: 'value', description: 'status display (default auto)', parse: id },

@@ -105,7 +105,7 @@ export abstract class DedupStage extends CrawlerCore {
         this.awaitingSync.push(id);
         continue;
       }
-      await this.warc.appendEncoded(job.group!);
+      await this.warc.appendEncoded(job.group!, { url: job.fu.url, date: job.date!, kind: 'response', responseHead: job.result!.responseHead! });
       this.logFetch(job, 'ok', job.group!.payloadDigest);
       this.submitTable(job.fu, table);
       (table.count > 0 ? this.awaitingMerge : this.awaitingSync).push(id);

@@ -14,6 +14,7 @@ import { contentAux, encodeContentValue } from './drum-codec.js';
 import { politenessOutcome } from './frontier-port.js';
 import { LinkTable } from './links-codec.js';
 import { ABORTED_OUTCOME } from './stop.js';
+import { archiveRobots } from './archive-hooks.js';
 import type { PageJob } from './crawler-core.js';
 import { DedupStage } from './dedup-stage.js';
 
@@ -132,7 +133,7 @@ export abstract class FetchStage extends DedupStage {
     job.group = po.group;
     if (!ok2xx) {
       // Non-2xx answers are archived as they are; only 2xx payloads take part in dedup.
-      await this.warc.appendEncoded(po.group!);
+      await this.warc.appendEncoded(po.group!, { url: fu.url, date: job.date, kind: 'response', responseHead: r.responseHead! });
       this.logFetch(job, r.outcome, po.group!.payloadDigest);
       if (!pol.retry) (r.location !== undefined ? this.awaitingMerge : this.awaitingSync).push(job.id);
       this.wake.kick();
@@ -169,6 +170,7 @@ export abstract class FetchStage extends DedupStage {
         }
         const start = Date.now();
         let robotsUrl: string | null = null;
+        const answers: FetchResult[] = [];
         const r = await fetchRobots(this.fetcher, item.host, item.ip, portOfUrl(item.url), this.cfg.userAgent, {
           dns: this.dns,
           // Every request, the first and each redirect hop (which may go to another server's IP),
@@ -179,7 +181,10 @@ export abstract class FetchStage extends DedupStage {
             for (let wait = this.floors.guard(null, ip); wait !== undefined; wait = this.floors.start(null, ip)) await wait;
             this.traceDispatch(null, req.url, ip, true);
           },
+          afterResponse: (res) => answers.push(res),
         });
+        // archived like any capture (archive-hooks.ts), before the host's pages are released
+        await archiveRobots(this.warc, answers);
         // An answer cut short by the stop is not one (stop.ts): the resumed run asks again.
         if (!this.aborting) this.frontier.robotsDone(item, r);
         const now = new Date();

@@ -48,6 +48,7 @@ import { DnsCache } from '../dns/index.js';
 import { Fetcher } from '../fetch/index.js';
 import { WarcWriter, CrawlLog } from '../store/index.js';
 import { recoverWarc, relocate } from './recovery.js';
+import { dnsArchiver } from './archive-hooks.js';
 import { canonicalizeUrl, fingerprintInto, hostOf, pldOrHost } from '../url/index.js';
 import { decodeFrontierUrl } from '../frontier/index.js';
 import { openFrontierPort, withMargin } from './frontier-port.js';
@@ -226,7 +227,11 @@ export class Crawler extends FetchStage {
       { thread: smallDrums },
     );
     const [urlSeen, contentSeen] = await Promise.all([urlSeenOpen, contentSeenOpen]);
-    const dns = new DnsCache({ servers: cfg.dnsServers.length > 0 ? cfg.dnsServers : undefined });
+    const dns = new DnsCache({
+      servers: cfg.dnsServers.length > 0 ? cfg.dnsServers : undefined,
+      // every answer a server gave, archived as a dns: record (archive-hooks.ts)
+      onAnswer: cfg.warcDns ? dnsArchiver(warc, (e) => crawler?.fail(e)) : undefined,
+    });
     const frontier = await openFrontierPort(path.join(cfg.stateDir, 'frontier'), cfg, dns, {
       onDrop: (u, reason) => {
         crawler?.count(`dropped:${reason}`);

@@ -18,7 +18,7 @@
  */
 import { readdir, stat, rm } from 'node:fs/promises';
 import path from 'node:path';
-import { scanWarc, truncateTornWarc } from '../store/index.js';
+import { scanWarc, truncateTornWarc, recoverCdxj, removeCdxj } from '../store/index.js';
 
 /** `<prefix>-<stamp>-<serial>.warc[.gz|.zst]` → its writer part and serial. */
 const WARC_NAME = /^(.+-\d{17})-(\d{5})(\.warc(?:\.gz|\.zst)?)$/;
@@ -88,6 +88,7 @@ export async function recoverWarc(outDir: string, warc: { file: string; offset: 
     if (size === 0) {
       // A file created by a rotation that died before its warcinfo reached the disk.
       await rm(file);
+      await removeCdxj(file);
       out.push({ file, from, cut: 0, scanned: 0 });
       continue;
     }
@@ -96,6 +97,8 @@ export async function recoverWarc(outDir: string, warc: { file: string; offset: 
     const start = from <= size ? from : 0;
     const r = await scanWarc(file, { fromOffset: start });
     if (r.validLength < r.fileLength) await truncateTornWarc(file, r.validLength);
+    // its CDXJ index, made to list exactly the records left (src/store/cdxj-recover.ts)
+    await recoverCdxj(file, r.validLength);
     out.push({ file, from: start, cut: r.fileLength - r.validLength, scanned: r.fileLength - start });
   }
   return out;

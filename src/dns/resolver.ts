@@ -55,6 +55,12 @@ export interface DnsCacheOptions {
   maxEntries?: number;
   /** Clock (ms), injectable for tests. Default `Date.now`. */
   now?: () => number;
+  /**
+   * Called with every answer a DNS server gave (not with cache hits, shared or failed queries):
+   * the crawler archives these as `dns:` WARC records (src/store/dns-record.ts). `date` is when the
+   * query was sent, `server` the first server configured (c-ares asks it first).
+   */
+  onAnswer?: (a: { host: string; date: Date; server: string; records: readonly { address: string; ttl: number }[] }) => void;
 }
 
 export interface DnsAnswer {
@@ -147,6 +153,7 @@ export class DnsCache {
   private readonly family: 4 | 6;
   private readonly maxEntries: number;
   private readonly now: () => number;
+  private readonly onAnswer: DnsCacheOptions['onAnswer'];
   private readonly cache = new Map<string, Entry>();
   private readonly inflight = new Map<string, Promise<DnsResult>>();
   private readonly waiters: Array<() => void> = [];
@@ -170,6 +177,7 @@ export class DnsCache {
     this.family = opts.family ?? 4;
     if (this.family !== 4 && this.family !== 6) throw new CrawlError('CRAWL_DNS_BAD_OPTION', 'options.family must be 4 or 6');
     this.now = opts.now ?? Date.now;
+    this.onAnswer = opts.onAnswer;
   }
 
   /** Resolve `host` (lower-case name or IP literal). Never rejects. */
@@ -226,6 +234,7 @@ export class DnsCache {
       if (this.closed) return { error: DNS_CODES.CLOSED, ttlMs: 0, cached: false };
       if (this.active > this.st.maxInFlight) this.st.maxInFlight = this.active;
       const t0 = performance.now();
+      const sentAt = new Date();
       let records: Array<{ address: string; ttl: number }> | null = null;
       let code: DnsErrorCode | null = null;
       try {
@@ -245,6 +254,9 @@ export class DnsCache {
         else this.active--;
       }
       if (code === DNS_CODES.CLOSED || this.closed) return { error: DNS_CODES.CLOSED, ttlMs: 0, cached: false };
+      if (code === null && records !== null && this.onAnswer !== undefined) {
+        this.onAnswer({ host: h, date: sentAt, server: this.resolver.getServers()[0] ?? '', records });
+      }
       return this.store(h, stale, code === null ? records : null, code);
     } finally {
       this.inflight.delete(h);

@@ -50,6 +50,8 @@ export interface FetchRobotsOptions {
    * spaced on that server's IP like any other request (RFC 9309 fetches count per IP).
    */
   beforeRequest?: (req: { url: string; host: string; ip: string | undefined; hop: number }) => Promise<void> | void;
+  /** Called with the result of every request, the first and each redirect hop (the crawler archives them). */
+  afterResponse?: (res: FetchResult) => void;
 }
 
 export interface RobotsFetchOutcome {
@@ -113,6 +115,7 @@ export async function fetchRobots(
   for (let hop = 0; ; hop++) {
     if (opts.beforeRequest !== undefined) await opts.beforeRequest({ url, host: curHost, ip: curIp, hop });
     const res = await fetcher.fetch({ url, ip: curIp, port: curPort, maxBodyBytes: maxBytes, acceptContentTypes: null, robots: true });
+    opts.afterResponse?.(res);
     switch (res.outcome) {
       case F.OK: {
         const txt = parseRobotsTxt(res.decoded, { maxBytes });

@@ -13,6 +13,7 @@ import { h2, h4, below } from './hash.js';
 import { ByteWriter, L } from './byte-writer.js';
 import type { HostInfo, HostModel } from './host-model.js';
 import { S_FILLER } from './host-model.js';
+import { makeBinaryFiller } from './binary-filler.js';
 import { KIND_FARM, KIND_PLD, KIND_SPECIAL, LinkPlan, planLinks } from './link-plan.js';
 
 const B_WWW = L('www.'), B_H = L('h'), B_DOT = L('.'), B_PLD = L('pld'), B_FARM = L('farm'), B_TEST = L('.test');
@@ -58,6 +59,8 @@ export class PageRenderer {
   private readonly originCache = new Map<string, Buffer>();
   private readonly filler: Buffer;
   private readonly fillerLatin: Buffer;
+  /** binary bytes (binary-filler.ts) that image and PDF stream bodies are sliced from */
+  private readonly fillerBinary: Buffer;
 
   constructor(
     private readonly m: HostModel,
@@ -68,6 +71,7 @@ export class PageRenderer {
     this.portBytes = L(port === 80 ? '' : `:${port}`);
     this.filler = this.makeFiller(false);
     this.fillerLatin = this.makeFiller(true);
+    this.fillerBinary = makeBinaryFiller(this.m.seed);
   }
 
   private originBytes(host: string): Buffer {
@@ -143,8 +147,8 @@ export class PageRenderer {
   }
 
   /** A filler slice of `len` bytes for (host, n, salt). */
-  private fill(info: HostInfo, n: number, len: number, salt: number, latin: boolean): Buffer {
-    const src = latin ? this.fillerLatin : this.filler;
+  private fill(info: HostInfo, n: number, len: number, salt: number, latin: boolean | 'binary'): Buffer {
+    const src = latin === 'binary' ? this.fillerBinary : latin ? this.fillerLatin : this.filler;
     len = Math.max(0, Math.min(len, src.length >> 1));
     const off = below(h4(this.m.seed ^ S_FILLER, info.hostIndex ^ (info.pldIndex << 8), n, salt), src.length - len);
     return src.subarray(off, off + len);
@@ -157,8 +161,8 @@ export class PageRenderer {
     const size = this.m.pageBytes(info, n);
     if (kind === 'text' || kind === 'pdf' || kind === 'image') {
       const chunks: Buffer[] = [];
-      if (kind === 'pdf') chunks.push(L('%PDF-1.4\n%\xe2\xe3\xcf\xd3\n'), this.fill(info, n, size - 24, 1, false), L('\n%%EOF\n'));
-      else if (kind === 'image') chunks.push(L('\x89PNG\r\n\x1a\n'), this.fill(info, n, size - 8, 1, true));
+      if (kind === 'pdf') chunks.push(L('%PDF-1.4\n%\xe2\xe3\xcf\xd3\nstream\n'), this.fill(info, n, size - 39, 1, 'binary'), L('\nendstream\n%%EOF\n'));
+      else if (kind === 'image') chunks.push(L('\x89PNG\r\n\x1a\n'), this.fill(info, n, size - 8, 1, 'binary'));
       else chunks.push(this.fill(info, n, size, 1, false));
       return finish(kind === 'pdf' ? 'application/pdf' : kind === 'image' ? 'image/png' : 'text/plain; charset=utf-8', chunks);
     }

@@ -6,7 +6,9 @@
  * append, size rotation, each file starting with warcinfo) — or WarcWriter.writeExchange /
  * writeRevisit, which do both in the caller's thread. On resume, truncateTornWarc cuts a file
  * back to the checkpointed offset (or to its last complete record). CrawlLog writes one TSV line
- * per fetch. Formats: docs/output-format.md.
+ * per fetch. Each WARC file has a CDXJ index beside it (cdxj.ts, cdxj-writer.ts; made to match
+ * the file after a crash by cdxj-recover.ts); DNS answers are `dns:` records (dns-record.ts).
+ * Formats: docs/output-format.md.
  *
  * API notes: WriteResult also carries
  * payloadDigest; WarcWriterOptions adds gzipLevel, zstdLevel, bufferBytes, now; the writer exposes
@@ -18,5 +20,9 @@ export {
   sha1Digest, neutralizeTransferEncoding, fileExtension, REVISIT_PROFILE, SOFTWARE,
   type EncodedGroup, type ExchangeInput, type RevisitInput, type EncodeOptions, type WarcCompression, type TruncatedReason,
 } from './warc-record.js';
+export { surtKey, cdxTimestamp, cdxjLine, cdxjLineFor, httpHeadInfo, type CdxEntry, type CdxSource } from './cdxj.js';
+export { CdxjSidecar, cdxjPathFor, cdxjOpenPathFor, sortLinesFile, readCdxj, parseCdxjLine } from './cdxj-writer.js';
+export { recoverCdxj, removeCdxj, indexWarcRecords, cdxSourceOf } from './cdxj-recover.js';
+export { encodeDnsRecord, dnsBlock, dnsRecordLine, type DnsAnswerInput } from './dns-record.js';
 export { scanWarc, truncateTornWarc, type ScanResult, type ScannedRecord, type WarcFormat } from './warc-scan.js';
 export { CrawlLog, formatCrawlLogLine, parseCrawlLogLine, CRAWL_LOG_COLUMNS, type CrawlLogEntry } from './crawl-log.js';

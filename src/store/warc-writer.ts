@@ -12,10 +12,18 @@
  * Writes are batched: groups are buffered up to bufferBytes (default 1 MiB; the RAM bound) and
  * written with one writev. Offsets returned are final as soon as the call returns; bytes are on
  * disk after the returned promise of a flushing call, and durable after sync().
+ *
+ * Index: every response, revisit and `dns:` record gets a CDXJ line in the index beside its file
+ * (cdxj-writer.ts: `<name>.cdxj.open` while the file is written, synced with it; sorted into
+ * `<name>.cdxj` when the file is finished — in the background after a rotation, awaited by the next
+ * sync() and by close()). Off with `cdxj: false`.
  */
 import { mkdir, open, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { CrawlError } from '../errors.js';
+import { CdxjSidecar } from './cdxj-writer.js';
+import { cdxjLineFor, type CdxSource } from './cdxj.js';
+import { encodeDnsRecord, type DnsAnswerInput } from './dns-record.js';
 import {
   compressRecord, encodeExchangeRecords, encodeRevisitRecords, fileExtension, warcinfoRecord,
   type EncodedGroup, type ExchangeInput, type RevisitInput, type WarcCompression,
@@ -33,6 +41,8 @@ export interface WarcWriterOptions {
   info?: Record<string, string>;
   /** Clock for file names and warcinfo dates (tests). */
   now?: () => Date;
+  /** Write a CDXJ index beside each file (default true). */
+  cdxj?: boolean;
 }
 
 export interface WriteResult {
@@ -42,6 +52,9 @@ export interface WriteResult {
   recordId: string;
   payloadDigest: string;
 }
+
+/** CRLF CRLF after each record's block (uncompressed files). */
+const PLAIN_TRAILER = 4;
 
 function stamp(d: Date): string {
   return d.toISOString().replace(/[-:TZ.]/g, '');
@@ -60,6 +73,11 @@ export class WarcWriter {
   private bufBytes = 0;
   private chain: Promise<void> = Promise.resolve();
   private closed = false;
+  /** the index of the current file (null: `cdxj: false`) */
+  private cdx: CdxjSidecar | null = null;
+  /** indexes of rotated-away files being sorted */
+  private finishing = new Set<Promise<unknown>>();
+  private finishError: unknown = null;
   private readonly opts: Required<Omit<WarcWriterOptions, 'info' | 'now'>> & Pick<WarcWriterOptions, 'info'> & { now: () => Date };
   /** Files finished (rotated away from) or current, in creation order. */
   readonly files: string[] = [];
@@ -87,6 +105,7 @@ export class WarcWriter {
       bufferBytes: o.bufferBytes ?? 1 << 20,
       info: o.info,
       now: o.now ?? (() => new Date()),
+      cdxj: o.cdxj ?? true,
     };
   }
 
@@ -111,6 +130,7 @@ export class WarcWriter {
     // 'wx': never clobber an existing file (a resumed crawl starts a new serial/timestamp)
     this.fh = await open(this.file, 'wx');
     this.files.push(this.file);
+    if (this.opts.cdxj) this.cdx = await CdxjSidecar.create(this.file);
     this.size = 0;
     const info = warcinfoRecord({ filename: name, date: now, info: this.opts.info });
     this.warcinfoId = info.recordId;
@@ -151,8 +171,8 @@ export class WarcWriter {
    * Append a pre-encoded group (from encodeExchangeRecords/encodeRevisitRecords, e.g. run in a
    * worker with `writer.encodeOptions`). Rotates first if needed.
    */
-  appendEncoded(g: EncodedGroup): Promise<WriteResult> {
-    return this.serial_(() => this.append(g));
+  appendEncoded(g: EncodedGroup, index?: CdxSource): Promise<WriteResult> {
+    return this.serial_(() => this.append(g, index));
   }
 
   /** Run file operations one at a time (rotation must not interleave with appends). */
@@ -167,13 +187,18 @@ export class WarcWriter {
     return this.size + bytes > this.opts.maxFileBytes && this.size > this.infoSize;
   }
 
-  private async append(g: EncodedGroup): Promise<WriteResult> {
+  private async append(g: EncodedGroup, index?: CdxSource): Promise<WriteResult> {
     if (this.closed) throw new CrawlError('CRAWL_STORE_CLOSED', 'WarcWriter is closed');
     if (this.needsRotation(g.data.length)) await this.rotate();
     const base = this.size;
     this.push(g.data);
     const main = g.records[0]!;
     const res: WriteResult = { file: this.file, offset: base + main.offset, length: main.length, recordId: g.recordId, payloadDigest: g.payloadDigest };
+    if (index !== undefined && this.cdx !== null) {
+      // uncompressed: the length without the record's CRLF CRLF trailer, as warcio and pywb write it
+      const len = this.opts.compression === 'none' ? res.length - PLAIN_TRAILER : res.length;
+      this.cdx.add(cdxjLineFor({ payloadDigest: g.payloadDigest, ...index }, path.basename(this.file), res.offset, len));
+    }
     if (this.bufBytes >= this.opts.bufferBytes) await this.flushBuffer();
     return res;
   }
@@ -183,24 +208,52 @@ export class WarcWriter {
     await this.fh!.sync();
     await this.fh!.close();
     this.fh = null;
+    this.finishIndex();
     await this.startFile();
+  }
+
+  /** Sort the finished file's index in the background (awaited by sync() and close()). */
+  private finishIndex(): void {
+    const cdx = this.cdx;
+    this.cdx = null;
+    if (cdx === null) return;
+    const p: Promise<unknown> = cdx.finish().catch((e: unknown) => { this.finishError ??= e; });
+    this.finishing.add(p);
+    void p.then(() => this.finishing.delete(p));
+  }
+
+  private async awaitFinishing(): Promise<void> {
+    while (this.finishing.size > 0) await Promise.all([...this.finishing]);
+    if (this.finishError !== null) {
+      const e = this.finishError;
+      this.finishError = null;
+      throw new CrawlError('CRAWL_STORE_INDEX', `cannot write the CDXJ index: ${(e as Error).message}`, { cause: e });
+    }
   }
 
   /** request + response (+ metadata with outlinks) for one fetch. */
   writeExchange(x: Omit<ExchangeInput, 'warcinfoId'>): Promise<WriteResult> {
-    return this.encodeAndAppend((id) => encodeExchangeRecords({ ...x, warcinfoId: id }, this.encodeOptions));
+    return this.encodeAndAppend((id) => encodeExchangeRecords({ ...x, warcinfoId: id }, this.encodeOptions),
+      { url: x.url, date: x.date, kind: 'response', responseHead: x.responseHead });
   }
 
   /** revisit (identical payload digest) + request. */
   writeRevisit(x: Omit<RevisitInput, 'warcinfoId'>): Promise<WriteResult> {
-    return this.encodeAndAppend((id) => encodeRevisitRecords({ ...x, warcinfoId: id }, this.encodeOptions));
+    return this.encodeAndAppend((id) => encodeRevisitRecords({ ...x, warcinfoId: id }, this.encodeOptions),
+      { url: x.url, date: x.date, kind: 'revisit', responseHead: x.responseHead });
+  }
+
+  /** A DNS answer as a `dns:` response record (dns-record.ts). */
+  writeDns(x: Omit<DnsAnswerInput, 'warcinfoId'>): Promise<WriteResult> {
+    return this.encodeAndAppend((id) => encodeDnsRecord({ ...x, warcinfoId: id }, this.encodeOptions),
+      { url: `dns:${x.host}`, date: x.date, kind: 'other', responseHead: null, mime: 'text/dns' });
   }
 
   /**
    * Records carry WARC-Warcinfo-ID of the file they land in: when the group triggers a rotation it
    * is encoded again for the new file (once per file, so the cost is negligible).
    */
-  private encodeAndAppend(encode: (warcinfoId: string) => EncodedGroup): Promise<WriteResult> {
+  private encodeAndAppend(encode: (warcinfoId: string) => EncodedGroup, index: CdxSource): Promise<WriteResult> {
     return this.serial_(async () => {
       if (this.closed) throw new CrawlError('CRAWL_STORE_CLOSED', 'WarcWriter is closed');
       let g = encode(this.warcinfoId);
@@ -208,7 +261,7 @@ export class WarcWriter {
         await this.rotate();
         g = encode(this.warcinfoId);
       }
-      return this.append(g);
+      return this.append(g, index);
     });
   }
 
@@ -221,6 +274,10 @@ export class WarcWriter {
     await this.flushBuffer();
     await this.chain;
     if (this.fh !== null) await this.fh.sync();
+    // the index lines of every record synced above are durable too (a resume trusts them up to
+    // the checkpoint's offset: cdxj-recover.ts), and the indexes of rotated-away files are done
+    await this.cdx?.sync();
+    await this.awaitFinishing();
   }
 
   /** Current file and its logical end (after sync(), everything before it is durable). */
@@ -235,6 +292,8 @@ export class WarcWriter {
       this.closed = true;
       await this.fh?.close();
       this.fh = null;
+      this.finishIndex();
+      await this.awaitFinishing();
     });
   }
 }

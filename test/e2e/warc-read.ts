@@ -40,7 +40,11 @@ export async function readWarcDir(dir: string, only?: (file: string) => boolean)
       let payloadDigestOk: boolean | null = null;
       let payloadBytes: number | null = null;
       let httpContentLength: number | null = null;
-      if (rec.warcType === 'response') {
+      if (rec.warcType === 'response' && !(headers.get('content-type') ?? '').startsWith('application/http')) {
+        // not HTTP (a dns: record, text/dns): the payload is the whole block
+        payloadDigestOk = pd === undefined ? null : sha1(block) === pd;
+        payloadBytes = block.byteLength;
+      } else if (rec.warcType === 'response') {
         const i = Buffer.from(block).indexOf('\r\n\r\n');
         payloadDigestOk = pd === undefined ? null : i >= 0 && sha1(block.subarray(i + 4)) === pd;
         if (i >= 0) {

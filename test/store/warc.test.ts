@@ -86,7 +86,7 @@ for (const compression of ['gzip', 'zstd', 'none'] as const) {
       const rv = await w.writeRevisit({ ...exchange(0), date: new Date(Date.UTC(2026, 10, 26)), payloadDigest: results[0]!.payloadDigest,
         refersToUri: first.url, refersToDate: first.date, refersToRecordId: results[0]!.recordId });
       await w.close();
-      const files = readdirSync(dir).map((f) => path.join(dir, f));
+      const files = readdirSync(dir).filter((f) => /\.warc(\.gz|\.zst)?$/.test(f)).map((f) => path.join(dir, f));
       assert.equal(files.length, 1);
       assert.match(path.basename(files[0]!), new RegExp(`^drumcrawl-\\d{17}-00001\\.warc${compression === 'gzip' ? '\\.gz' : compression === 'zstd' ? '\\.zst' : ''}$`));
       const recs = await verifyFiles(files, compression);
@@ -137,7 +137,7 @@ test('rotation by size: every file starts with warcinfo, none exceeds maxFileByt
     await w.sync();
     assert.equal(statSync(mid.file).size, mid.offset);
     await w.close();
-    const files = readdirSync(dir).sort().map((f) => path.join(dir, f));
+    const files = readdirSync(dir).filter((f) => /\.warc(\.gz|\.zst)?$/.test(f)).sort().map((f) => path.join(dir, f));
     assert.ok(files.length >= 4, `${files.length} files`);
     files.forEach((f, k) => assert.match(path.basename(f), new RegExp(`^rot-\\d{17}-${String(k + 1).padStart(5, '0')}\\.warc$`)));
     const big = files.filter((f) => statSync(f).size > max);

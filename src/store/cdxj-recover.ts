@@ -1,0 +1,162 @@
+/**
+ * The CDXJ index of a WARC file after a crash, and the index of records read back from a WARC file.
+ *
+ * After a resume's recovery has cut a WARC file back to its valid length (src/crawl/recovery.ts),
+ * its index must list exactly the indexable records of what is left (cdxj.ts says which). What a
+ * crash can leave:
+ * - `<name>.cdxj` alone: the file was finished (rotated or closed), so it was complete and synced
+ *   before its index was sorted; the index is kept when every line lies inside the file, and
+ *   rebuilt otherwise.
+ * - `<name>.cdxj.open`: the file was being written. Its lines are in write order, i.e. in offset
+ *   order, and up to the last sync they are durable; after that they may be missing, torn, or
+ *   name records the WARC never got. The longest prefix of well-formed lines with increasing
+ *   offsets whose records end inside the file is kept; the records after the last kept one are
+ *   read from the WARC (scanWarc from that record's end, a record boundary) and indexed here. Only
+ *   the bytes after the last durable line are read: about what the WARC recovery reads itself.
+ * - neither (a crash between creating a WARC file and its `.open` file): indexed from the start.
+ * The result is sorted into `<name>.cdxj` (write to a temporary file, fsync, rename) and the
+ * `.open` file removed, so a crash during recovery leaves the `.open` file for the next attempt.
+ */
+import { open, rm, stat, readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { gunzipSync } from 'node:zlib';
+import { decompress as zstdDecompress } from 'zstd-napi';
+import { scanWarc } from './warc-scan.js';
+import { cdxjLineFor, type CdxSource } from './cdxj.js';
+import { cdxjOpenPathFor, cdxjPathFor, parseCdxjLine, sortLinesFile } from './cdxj-writer.js';
+
+/** CRLF CRLF after each record's block (uncompressed files). */
+const PLAIN_TRAILER = 4;
+
+async function exists(f: string): Promise<boolean> {
+  try {
+    await stat(f);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function readLinesOf(f: string): Promise<string[]> {
+  try {
+    return (await readFile(f, 'utf8')).split('\n');
+  } catch {
+    return [];
+  }
+}
+
+/** Offset and length of a line, or null when the line is torn or not a CDXJ line. */
+function span(l: string): { offset: number; end: number } | null {
+  try {
+    const j = parseCdxjLine(l).json;
+    const offset = Number(j.offset);
+    const length = Number(j.length);
+    if (!Number.isSafeInteger(offset) || !Number.isSafeInteger(length) || offset < 0 || length <= 0) return null;
+    return { offset, end: offset + length };
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Make `<warc>.cdxj` match the WARC file as it now is (see the top comment). `validLength`: the
+ * file's length after recovery cut it. Returns how many lines were kept and how many were read
+ * back from the WARC.
+ */
+export async function recoverCdxj(warcFile: string, validLength: number): Promise<{ kept: number; reindexed: number }> {
+  const done = cdxjPathFor(warcFile);
+  const openFile = cdxjOpenPathFor(warcFile);
+  const kept: string[] = [];
+  let from = 0;
+  // an uncompressed record's line leaves out its CRLF CRLF trailer (cdxj.ts): the next record starts after it
+  const trailer = /\.warc$/.test(warcFile) ? PLAIN_TRAILER : 0;
+  if (await exists(openFile)) {
+    for (const l of await readLinesOf(openFile)) {
+      const s = l === '' ? null : span(l);
+      if (s === null || s.offset < from || s.end + trailer > validLength) break;
+      kept.push(l);
+      from = s.end + trailer;
+    }
+  } else if (await exists(done)) {
+    const lines = (await readLinesOf(done)).filter((l) => l !== '');
+    if (lines.every((l) => { const s = span(l); return s !== null && s.end + trailer <= validLength; })) {
+      return { kept: lines.length, reindexed: 0 };
+    }
+  }
+  const fresh = from < validLength ? await indexWarcRecords(warcFile, from, validLength) : [];
+  const scratch = done + '.recover';
+  await writeFile(scratch, kept.concat(fresh).map((l) => l + '\n').join(''));
+  try {
+    await sortLinesFile(scratch, done);
+  } finally {
+    await rm(scratch, { force: true });
+  }
+  await rm(openFile, { force: true });
+  return { kept: kept.length, reindexed: fresh.length };
+}
+
+/** Remove the index of a WARC file that recovery removed (an empty file left by a rotation). */
+export async function removeCdxj(warcFile: string): Promise<void> {
+  await rm(cdxjOpenPathFor(warcFile), { force: true });
+  await rm(cdxjPathFor(warcFile), { force: true });
+}
+
+/**
+ * CDXJ lines of the indexable records of `warcFile` that start in [from, to) (unsorted), read
+ * back from the file: each record's compression unit is read and decompressed on its own (bounded
+ * by the largest record), its WARC head and, for HTTP records, its HTTP head parsed.
+ */
+export async function indexWarcRecords(warcFile: string, from = 0, to = Infinity): Promise<string[]> {
+  const scan = await scanWarc(warcFile, { fromOffset: from, collect: true });
+  const name = path.basename(warcFile);
+  const out: string[] = [];
+  const fh = await open(warcFile, 'r');
+  try {
+    for (const r of scan.list ?? []) {
+      if (r.offset >= to) break;
+      if (r.type !== 'response' && r.type !== 'revisit' && r.type !== 'resource' && r.type !== 'metadata') continue;
+      const raw = Buffer.alloc(r.length);
+      await fh.read(raw, 0, r.length, r.offset);
+      const rec = scan.format === 'gzip' ? gunzipSync(raw) : scan.format === 'zstd' ? Buffer.from(zstdDecompress(raw)) : raw;
+      const src = cdxSourceOf(rec);
+      if (src !== null) out.push(cdxjLineFor(src, name, r.offset, scan.format === 'none' ? r.length - PLAIN_TRAILER : r.length));
+    }
+  } finally {
+    await fh.close();
+  }
+  return out;
+}
+
+/** What a record's index line needs, from its bytes (WARC head + block); null: not indexed. */
+export function cdxSourceOf(rec: Buffer): CdxSource | null {
+  const headEnd = rec.indexOf('\r\n\r\n');
+  if (headEnd < 0) return null;
+  const fields = new Map<string, string>();
+  for (const line of rec.subarray(0, headEnd).toString('utf8').split('\r\n').slice(1)) {
+    const i = line.indexOf(':');
+    if (i > 0) fields.set(line.slice(0, i).trim().toLowerCase(), line.slice(i + 1).trim());
+  }
+  const type = fields.get('warc-type');
+  const url = fields.get('warc-target-uri');
+  const date = fields.get('warc-date');
+  const ct = fields.get('content-type') ?? '';
+  if (url === undefined || date === undefined || Number.isNaN(Date.parse(date))) return null;
+  if ((type === 'metadata' || type === 'resource') && ct.startsWith('application/warc-fields')) return null;
+  const http = (type === 'response' || type === 'revisit') && ct.startsWith('application/http');
+  let responseHead: Buffer | null = null;
+  if (http) {
+    const block = rec.subarray(headEnd + 4);
+    const e = block.indexOf('\r\n\r\n');
+    responseHead = e >= 0 ? block.subarray(0, e + 4) : block;
+  } else if (type !== 'response' && type !== 'resource' && type !== 'metadata') {
+    return null;
+  }
+  return {
+    url,
+    date: new Date(date),
+    kind: type === 'revisit' ? 'revisit' : type === 'response' && http ? 'response' : 'other',
+    responseHead,
+    mime: http ? undefined : ct.split(';', 1)[0]!.trim(),
+    payloadDigest: fields.get('warc-payload-digest'),
+  };
+}
