@@ -322,6 +322,7 @@ export async function openFrontierPort(dir: string, cfg: CrawlConfig, dns: DnsCa
     ...frontierDelays(cfg),
     b0: cfg.budgetB0,
     ramUrls: frontierRamUrls(cfg),
+    ...(cfg.hostTableSize !== null ? { maxHosts: cfg.hostTableSize } : {}),
     // Every outcome gets the retries its policy promises (429: 5 retries = 6 attempts).
     maxAttempts: MAX_FETCH_ATTEMPTS,
     onDrop: opts.onDrop,
