@@ -12,7 +12,7 @@ import type { DnsCache } from '../dns/index.js';
 import type { RobotsRules } from '../robots/index.js';
 import type { CrawlConfig } from './config.js';
 import { PldStoreProxy, type DrumThread } from './drum-proxy.js';
-import { openRobotsStage, type RobotsStage } from './robots-stage.js';
+import { openRobotsStage, type RobotsStage, type RobotsTotals } from './robots-stage.js';
 
 export interface FrontierStats {
   queued: number;
@@ -28,8 +28,8 @@ export interface FrontierStats {
   ipsWaiting: number;
   robotsLookups: number;
   robotsHitRate: number;
-  /** RobotsCache and RobotsRequested (robots-stage.ts) */
-  robotsDrums: ReturnType<RobotsStage['stats']>;
+  /** RobotsCache and RobotsRequested counters over all runs (robots-stage.ts) */
+  robotsDrums: RobotsTotals;
 }
 
 export interface RobotsOutcome {
@@ -296,7 +296,7 @@ class FrontierAdapter implements FrontierPort {
       // A "robots lookup" per URL released; a miss when the host's robots.txt had to be fetched.
       robotsLookups: s.released + s.robotsReleased,
       robotsHitRate: s.released + s.robotsReleased === 0 ? 0 : s.released / (s.released + s.robotsReleased),
-      robotsDrums: this.robots.stats(),
+      robotsDrums: this.robots.totals(),
     };
   }
 

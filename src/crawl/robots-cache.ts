@@ -26,14 +26,16 @@ export class RobotsCache {
   private constructor(private readonly drum: DrumProxy) {}
 
   /**
-   * `ramBytes` is the DRUM's R: docs/drum.md's model picks k and r from it (values ~60 bytes, aux
-   * ~40 bytes per check).
+   * `ramBytes` is the DRUM's R; eq. (8) of docs/drum.md's model gives r from it (values ~60 bytes,
+   * aux ~40 bytes per check). One bucket: the stage's rounds are mostly due by time, not by a full
+   * bucket, and each round merges every bucket, so more buckets would only add fsyncs per round (as
+   * for STAR's store, frontier-port.ts).
    */
   static async open(dir: string, ramBytes: number, onCheck: RobotsCheckListener, thread?: DrumThread): Promise<RobotsCache> {
     let self: RobotsCache | null = null;
     const drum = await DrumProxy.open(
       dir,
-      { ramBytes, valueBytes: 'variable', valueBytesHint: 60, auxBytesHint: 40 },
+      { ramBytes, buckets: 1, valueBytes: 'variable', valueBytesHint: 60, auxBytesHint: 40 },
       (batch) => {
         for (const r of batch) {
           if (r.op !== 'check') continue;

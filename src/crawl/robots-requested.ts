@@ -30,11 +30,12 @@ export class RobotsRequested {
 
   private constructor(private readonly drum: DrumProxy, private readonly openedAt: number) {}
 
+  /** `ramBytes` is R; one bucket for the reason given in robots-cache.ts. */
   static async open(dir: string, ramBytes: number, onAsk: RobotsAskListener, thread?: DrumThread, clock: () => number = Date.now): Promise<RobotsRequested> {
     let self: RobotsRequested | null = null;
     const drum = await DrumProxy.open(
       dir,
-      { ramBytes, valueBytes: 8, auxBytesHint: 40 },
+      { ramBytes, buckets: 1, valueBytes: 8, auxBytesHint: 40 },
       (batch) => {
         for (const r of batch) {
           let before: number | null = null;

@@ -18,7 +18,9 @@
  * DRUM thread spends at most about a fifth of its time on these merges. Answers waiting without
  * checks start a round after max(250 ms, wait), which bounds what a SIGKILL can lose of them.
  */
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { writeFileAtomic } from '../disk/index.js';
 import type { DnsCache } from '../dns/index.js';
 import type { RobotsRules } from '../robots/index.js';
 import type { RobotsEntry } from '../robots/robots-entry.js';
@@ -65,7 +67,43 @@ export interface RobotsStageStats {
   lastRoundMs: number;
 }
 
+/**
+ * The stage's counters over every run of the crawl, kept in `<stateDir>/robots-stage.json` at each
+ * commit (what `drumcrawl stats` prints); a SIGKILL loses the counts since the last commit.
+ */
+export interface RobotsTotals {
+  checks: number;
+  hits: number;
+  expired: number;
+  asks: number;
+  /** asks of hosts an earlier run had asked without its answer reaching RobotsCache */
+  lostAsks: number;
+  cacheKeys: number;
+  cacheMerges: number;
+  cacheBytes: number;
+  requestedKeys: number;
+  requestedMerges: number;
+  requestedBytes: number;
+}
+
+export const ROBOTS_TOTALS_FILE = 'robots-stage.json';
+
+export function emptyRobotsTotals(): RobotsTotals {
+  return { checks: 0, hits: 0, expired: 0, asks: 0, lostAsks: 0, cacheKeys: 0, cacheMerges: 0, cacheBytes: 0, requestedKeys: 0, requestedMerges: 0, requestedBytes: 0 };
+}
+
+/** The totals of the last commit, or zeros (no file yet, or unreadable: counters only). */
+export function readRobotsTotals(stateDir: string): RobotsTotals {
+  try {
+    return { ...emptyRobotsTotals(), ...(JSON.parse(readFileSync(path.join(stateDir, ROBOTS_TOTALS_FILE), 'utf8')) as Partial<RobotsTotals>) };
+  } catch {
+    return emptyRobotsTotals();
+  }
+}
+
 export class RobotsStage {
+  private base: RobotsTotals = emptyRobotsTotals();
+  private stateDir: string | null = null;
   private pendingChecks = 0;
   private firstCheckAt = 0;
   private pendingUpdates = 0;
@@ -88,10 +126,26 @@ export class RobotsStage {
     private readonly clock: () => number = Date.now,
   ) {}
 
-  /** The two DRUMs, opened with this stage's onCheck / onAsk (see openRobotsStage). */
-  attach(cache: RobotsCache, requested: RobotsRequested): void {
+  /** The two DRUMs, opened with this stage's onCheck / onAsk, and where totals live (openRobotsStage). */
+  attach(cache: RobotsCache, requested: RobotsRequested, stateDir: string): void {
     this.cache = cache;
     this.requested = requested;
+    this.stateDir = stateDir;
+    this.base = readRobotsTotals(stateDir);
+  }
+
+  /** Counters over all runs (the last commit's plus this run's); keys as of the last merge. */
+  totals(): RobotsTotals {
+    const b = this.base;
+    const c = this.cache.stats();
+    const r = this.requested.stats();
+    const bytes = (x: { bytesRead?: number; bytesWritten?: number }): number => (x.bytesRead ?? 0) + (x.bytesWritten ?? 0);
+    return {
+      checks: b.checks + this.st.checks, hits: b.hits + this.st.hits, expired: b.expired + this.st.expired,
+      asks: b.asks + this.st.asks, lostAsks: b.lostAsks + r.lostAsks,
+      cacheKeys: c.keys, cacheMerges: b.cacheMerges + c.merges, cacheBytes: b.cacheBytes + bytes(c),
+      requestedKeys: r.keys, requestedMerges: b.requestedMerges + r.merges, requestedBytes: b.requestedBytes + bytes(r),
+    };
   }
 
   /** RobotsCache's answer for one checked host (called during the cache merge). */
@@ -215,6 +269,7 @@ export class RobotsStage {
     this.pendingAsks = 0;
     await this.requested.merge();
     if (this.failure !== null) throw this.failure;
+    if (this.stateDir !== null) await writeFileAtomic(path.join(this.stateDir, ROBOTS_TOTALS_FILE), JSON.stringify(this.totals()));
   }
 
   /** Flushes both DRUMs (everything they accepted is durable) and closes them. */
@@ -225,6 +280,7 @@ export class RobotsStage {
     this.closed = true;
     await this.cache.close();
     await this.requested.close();
+    if (this.stateDir !== null) await writeFileAtomic(path.join(this.stateDir, ROBOTS_TOTALS_FILE), JSON.stringify(this.totals()));
   }
 
   stats(): RobotsStageStats & { cache: ReturnType<RobotsCache['stats']>; requested: ReturnType<RobotsRequested['stats']> } {
@@ -233,7 +289,7 @@ export class RobotsStage {
 }
 
 /**
- * RAM of the two DRUMs from the crawl's budget (docs/drum.md's model sizes k and r from it):
+ * RAM of the two DRUMs from the crawl's budget (docs/drum.md's model gives r from it, k = 1):
  * RobotsCache R = ramBytes/64 and RobotsRequested R = ramBytes/128, each between 4 and 64 MiB.
  * One host key per tuple (not one per URL), so these are small beside URLseen's share.
  */
@@ -250,6 +306,6 @@ export async function openRobotsStage(
   const ram = robotsDrumRam(ramBytes);
   const cache = await RobotsCache.open(path.join(stateDir, 'robotscache'), ram.cache, (hi, lo, e, aux) => stage.onCheck(hi, lo, e, aux), thread);
   const requested = await RobotsRequested.open(path.join(stateDir, 'robotsrequested'), ram.requested, (hi, lo, b, aux) => stage.onAsk(hi, lo, b, aux), thread);
-  stage.attach(cache, requested);
+  stage.attach(cache, requested, stateDir);
   return stage;
 }
