@@ -15,7 +15,8 @@ import fc from 'fast-check';
 import { DnsCache } from '../../src/dns/index.js';
 import { compileRobots, parseRobotsTxt, ALLOW_ALL } from '../../src/robots/index.js';
 import { decodeRobotsEntry, encodeRobotsEntry } from '../../src/robots/robots-entry.js';
-import { openRobotsStage, type RobotsStage, type RobotsStageFrontier } from '../../src/crawl/robots-stage.js';
+import { openRobotsStage, type RobotsStage, type RobotsStageFrontier, type RobotsTotals } from '../../src/crawl/robots-stage.js';
+import { formatRobotsDrums, renderRobotsDrums } from '../../src/crawl/robots-metrics.js';
 
 /** A frontier's robots side, recording what the stage does. */
 class Recorder implements RobotsStageFrontier {
@@ -144,4 +145,17 @@ test('RobotsCache entry: truncated or trailing bytes are CRAWL_ROBOTS_BAD_SERIAL
   for (const bad of [b.subarray(0, b.length - 1), new Uint8Array([...b, 0]), b.subarray(0, 5)]) {
     assert.throws(() => decodeRobotsEntry(bad), (e: Error & { code?: string }) => e.code === 'CRAWL_ROBOTS_BAD_SERIALIZED');
   }
+});
+
+test('/metrics and stats: the robots DRUMs\' counters (hit rate, merges, bytes) are rendered', () => {
+  const t: RobotsTotals = { checks: 200, hits: 150, expired: 5, asks: 50, lostAsks: 2, cacheKeys: 180, cacheMerges: 12, cacheBytes: 123456, requestedKeys: 52, requestedMerges: 9, requestedBytes: 4567 };
+  const lines: string[] = [];
+  renderRobotsDrums(t, (name, type, _help, value) => lines.push(`${type} drumcrawl_${name} ${value}`));
+  for (const want of ['gauge drumcrawl_robotscache_hit_ratio 0.75', 'counter drumcrawl_robotscache_merges_total 12', 'counter drumcrawl_robotscache_bytes_total 123456',
+    'counter drumcrawl_robotsrequested_asks_total 50', 'counter drumcrawl_robotsrequested_lost_asks_total 2', 'counter drumcrawl_robotsrequested_merges_total 9', 'counter drumcrawl_robotsrequested_bytes_total 4567']) {
+    assert.ok(lines.includes(want), want);
+  }
+  const text = formatRobotsDrums(t).join('\n');
+  assert.match(text, /RobotsCache\s+180 hosts; 200 checks, 75\.0 % hits, 5 expired; 12 merges, 0\.1 MB/);
+  assert.match(text, /RobotsReq\.\s+52 hosts; 50 asks \(2 after a lost answer\); 9 merges/);
 });

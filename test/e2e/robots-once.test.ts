@@ -64,6 +64,12 @@ test('robots.txt once per host per expiry period across host-table evictions, a 
     assert.ok(v.hosts > 200, `the crawl reached many hosts (${v.hosts})`);
     assert.deepEqual(v.repeated.slice(0, 20), [], `${v.repeated.length} hosts had robots.txt requested again within the expiry period`);
     assert.deepEqual(r.robotsViolations, []);
+    // `drumcrawl stats` shows both DRUMs; most checks of the resumed runs were hits.
+    const st = cli(['stats', state]);
+    assert.equal(await st.done, 0, st.out());
+    const hits = /RobotsCache\s+(\d+) hosts; (\d+) checks, ([\d.]+) % hits/.exec(st.out());
+    assert.ok(hits !== null && Number(hits[1]) > 200 && Number(hits[3]) > 0, st.out());
+    assert.match(st.out(), /RobotsReq\.\s+\d+ hosts; \d+ asks/);
   } finally {
     for (const x of runs) if (x.child.exitCode === null) x.child.kill('SIGKILL');
     await web.close();
