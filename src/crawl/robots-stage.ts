@@ -108,7 +108,8 @@ export class RobotsStage {
   private firstCheckAt = 0;
   private pendingUpdates = 0;
   private firstUpdateAt = 0;
-  private pendingAsks = 0;
+  /** asks (st.asks) covered by a RobotsRequested merge already called */
+  private asksMerged = 0;
   private running: Promise<void> | null = null;
   private timer: NodeJS.Timeout | null = null;
   private failure: Error | null = null;
@@ -159,7 +160,6 @@ export class RobotsStage {
     }
     if (entry !== null) this.st.expired++;
     this.st.asks++;
-    this.pendingAsks++;
     this.requested.checkUpdate(hostHi, hostLo, now, aux);
   }
 
@@ -245,18 +245,23 @@ export class RobotsStage {
     this.pendingChecks = 0;
     this.pendingUpdates = 0;
     await this.cache.merge();
-    if (this.pendingAsks > 0) {
-      this.pendingAsks = 0;
-      await this.requested.merge();
-    }
+    await this.mergeAsks();
     this.lastRoundMs = performance.now() - t0;
     this.st.rounds++;
     this.st.lastRoundMs = this.lastRoundMs;
   }
 
+  /** Merges RobotsRequested when asks arrived since the last such merge (their results ask robots.txt). */
+  private async mergeAsks(): Promise<void> {
+    const n = this.st.asks;
+    if (n === this.asksMerged) return;
+    this.asksMerged = n; // merge() ships every ask made so far, i.e. these n
+    await this.requested.merge();
+  }
+
   /** True while hosts wait in this stage (checks, asks, DNS answers) or a round runs. */
   get busy(): boolean {
-    return this.pendingChecks > 0 || this.pendingAsks > 0 || this.dnsOutstanding > 0 || this.running !== null;
+    return this.pendingChecks > 0 || this.st.asks > this.asksMerged || this.dnsOutstanding > 0 || this.running !== null;
   }
 
   /** Checkpoint: every answer received so far durable in RobotsCache, every ask in RobotsRequested. */
@@ -266,7 +271,7 @@ export class RobotsStage {
     this.pendingChecks = 0;
     this.pendingUpdates = 0;
     await this.cache.merge();
-    this.pendingAsks = 0;
+    this.asksMerged = this.st.asks; // merge() ships every ask made so far
     await this.requested.merge();
     if (this.failure !== null) throw this.failure;
     if (this.stateDir !== null) await writeFileAtomic(path.join(this.stateDir, ROBOTS_TOTALS_FILE), JSON.stringify(this.totals()));
