@@ -9,7 +9,6 @@ import { MAX_FILE_LINES, MAX_FUNCTION_LINES, functionSizes, lineCount, oversized
  */
 const KNOWN_FILES: Record<string, string> = {
   'src/crawl/pipeline.ts': 'scheduler, DRUM stages and floor guard in one file; split pending (issue 17 part 3)',
-  'src/frontier/politeness.ts': 'heaps, robots gate and refill pacing in one file; split pending (issue 17 part 3)',
   'src/fetch/fetcher.ts': 'under edit elsewhere; split pending',
   'src/html/links.ts': 'under edit elsewhere; split pending',
 };
