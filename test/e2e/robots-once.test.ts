@@ -16,8 +16,11 @@ import { cli, crawlCommand, crawlSettings, forkSimweb, sleep, tempDir, type CliR
 import { judgeRobotsOnce } from './robots-once-judge.js';
 
 const LONG = process.env.DRUMCRAWL_LONG === '1';
-/** A kill loses the robots answers of at most this long before it (fetch + one RobotsCache merge). */
-const WINDOW_MS = 1500;
+/**
+ * A kill loses the robots answers of at most this long before it: the fetch, the wait of an answer
+ * for its round (max(250 ms, 4 × the last round, ≤ 2 s), robots-stage.ts) and that round's merge.
+ */
+const WINDOW_MS = 3000;
 
 const PARAMS = LONG
   ? { plds: 400_000, hostsPerPldMean: 2.5, hostsPerPldMax: 8, pagesPerHostMin: 1, pagesPerHostMax: 2, linksPerPageMean: 8, intraHostShare: 0.1, intraPldShare: 0.3, ips: 64, seedCount: 200, pageBytesMean: 1500, robots: { rules: 0.3, absent: 0.2 } }
