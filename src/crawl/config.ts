@@ -80,6 +80,8 @@ export interface StartupOptions {
   workers: number;
   /** Max concurrent HTTP fetches (page and robots.txt). @default 256 */
   fetchConcurrency: number;
+  /** Entries of the frontier's RAM host table (idle hosts are evicted when it is full); null = from ramBytes. @default null */
+  hostTableSize: number | null;
   /** WARC record compression. @default 'gzip' */
   warcCompression: WarcCompression;
   /** Rotate WARC files at this size. @default 1 GiB */
@@ -161,6 +163,7 @@ export function defaultCrawlConfig(): StartupOptions & RuntimeOptions {
     ramBytes: 1.5 * GiB,
     workers: Math.max(1, os.availableParallelism()),
     fetchConcurrency: 256,
+    hostTableSize: null,
     warcCompression: 'gzip',
     warcMaxFileBytes: GiB,
     warcDns: true,
@@ -379,6 +382,7 @@ export function resolveCrawlConfig(input: CrawlConfigInput, opts: { cwd?: string
     ramBytes,
     workers: nonNegInt('workers', raw.workers, { min: 1 })!,
     fetchConcurrency: nonNegInt('fetchConcurrency', raw.fetchConcurrency, { min: 1 })!,
+    hostTableSize: nonNegInt('hostTableSize', raw.hostTableSize, { nullable: true, min: 16 }),
     warcCompression: oneOf('warcCompression', raw.warcCompression, ['gzip', 'zstd', 'none'] as const),
     warcMaxFileBytes,
     warcDns: bool('warcDns', raw.warcDns),
@@ -522,6 +526,7 @@ export const CRAWL_FLAGS: readonly FlagSpec[] = [
   { name: 'min-ip-delay', value: '<ms>', key: 'minIpDelayMs', kind: 'value', description: 'τs0: floor of the per-IP delay (default 50)', parse: ms('minIpDelayMs') },
   { name: 'ram', value: '<size>', key: 'ramBytes', kind: 'value', description: 'RAM budget, e.g. 512M, 1.5G (default 1.5G)', parse: (v) => parseSize(v, 'ramBytes') },
   { name: 'workers', value: '<n>', key: 'workers', kind: 'value', description: 'parse worker threads (default: cores)', parse: int('workers') },
+  { name: 'host-table', value: '<n>', key: 'hostTableSize', kind: 'value', description: 'entries of the RAM host table, at least 16 (default: from --ram)', parse: int('hostTableSize') },
   { name: 'concurrency', value: '<n>', key: 'fetchConcurrency', kind: 'value', description: 'max concurrent fetches (default 256)', parse: int('fetchConcurrency') },
   { name: 'warc-compression', value: '<gzip|zstd|none>', key: 'warcCompression', kind: 'value', description: 'WARC record compression (default gzip)', parse: id },
   { name: 'warc-max-size', value: '<size>', key: 'warcMaxFileBytes', kind: 'value', description: 'rotate WARC files at this size (default 1G)', parse: (v) => parseSize(v, 'warcMaxFileBytes') },

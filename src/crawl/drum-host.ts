@@ -176,9 +176,10 @@ async function hostDrum(port: MessagePort, { dir, opts, beforeCommit }: HostData
     }
   });
 
-  function statsOf(): { keys: number; merges: number; k: number; r: number; cacheHitRate?: number } {
+  function statsOf(): { keys: number; merges: number; k: number; r: number; cacheHitRate?: number; tuples: number; bytesRead: number; bytesWritten: number } {
     const s = drum.stats();
-    return { keys: s.keys, merges: s.merges, k: s.k, r: s.r, cacheHitRate: s.cacheHitRate };
+    const io = s.io.total();
+    return { keys: s.keys, merges: s.merges, k: s.k, r: s.r, cacheHitRate: s.cacheHitRate, tuples: s.merged, bytesRead: io.bytesRead, bytesWritten: io.bytesWritten };
   }
 
   port.postMessage({ t: 'opened', stats: statsOf() });

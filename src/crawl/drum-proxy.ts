@@ -113,6 +113,10 @@ export interface DrumProxyStats {
   k: number;
   r: number;
   cacheHitRate?: number;
+  /** tuples merged, and the bytes DRUM read and wrote, since open (reported after each merge) */
+  tuples?: number;
+  bytesRead?: number;
+  bytesWritten?: number;
 }
 
 export class DrumProxy {

@@ -12,6 +12,7 @@ import type { DnsCache } from '../dns/index.js';
 import type { RobotsRules } from '../robots/index.js';
 import type { CrawlConfig } from './config.js';
 import { PldStoreProxy, type DrumThread } from './drum-proxy.js';
+import { openRobotsStage, type RobotsStage, type RobotsTotals } from './robots-stage.js';
 
 export interface FrontierStats {
   queued: number;
@@ -27,6 +28,8 @@ export interface FrontierStats {
   ipsWaiting: number;
   robotsLookups: number;
   robotsHitRate: number;
+  /** RobotsCache and RobotsRequested counters over all runs (robots-stage.ts) */
+  robotsDrums: RobotsTotals;
 }
 
 export interface RobotsOutcome {
@@ -34,6 +37,7 @@ export interface RobotsOutcome {
   outcome: string;
   status?: number;
   expiresAt: number;
+  sitemaps?: string[];
 }
 
 export interface FrontierPort {
@@ -127,7 +131,7 @@ class FrontierAdapter implements FrontierPort {
   constructor(
     private readonly f: Frontier,
     private readonly star: Star,
-    private readonly dns: DnsCache,
+    private readonly robots: RobotsStage,
     private readonly clock: () => number = Date.now,
     /** config retryDelayScale: multiplies the policy table's backoffs and host penalties */
     private readonly retryScale = 1,
@@ -214,14 +218,9 @@ class FrontierAdapter implements FrontierPort {
     }
   }
 
-  /** Hand DNS requests out (the answers schedule robots.txt fetches on the IP heap). */
+  /** Hosts waiting for robots go to the robots stage (RobotsCache, RobotsRequested, DNS). */
   private pump(): void {
-    for (const req of this.f.takeRobotsRequests(256)) {
-      void this.dns.resolve(req.host).then((a) => {
-        if ('ip' in a) this.f.scheduleRobotsFetch(req.hostHi, req.hostLo, a.ip);
-        else this.f.robotsFailed(req.hostHi, req.hostLo, a.error);
-      });
-    }
+    this.robots.pump();
   }
 
   nextWakeup(): number | null {
@@ -234,7 +233,7 @@ class FrontierAdapter implements FrontierPort {
   }
 
   isEmpty(): boolean {
-    return this.f.isEmpty() && !this.refilling;
+    return this.f.isEmpty() && !this.refilling && !this.robots.busy;
   }
 
   done(u: FrontierUrl, r: FetchResult): void {
@@ -249,6 +248,10 @@ class FrontierAdapter implements FrontierPort {
       crawlDelayMs: rules.crawlDelayMs,
       expiresAt: r.expiresAt,
     });
+    // A fetched answer goes to RobotsCache; a refusal by the network guard is no answer of the host's.
+    if (r.outcome !== 'CRAWL_FETCH_BLOCKED_ADDRESS') {
+      this.robots.answered(item.hostHi, item.hostLo, { rules, outcome: r.outcome, expiresAt: r.expiresAt, sitemaps: r.sitemaps ?? [] });
+    }
     this.f.fetchDone(item);
   }
 
@@ -268,6 +271,7 @@ class FrontierAdapter implements FrontierPort {
   async commit(): Promise<void> {
     await this.flushLinks();
     await this.star.commit();
+    await this.robots.commit();
     await this.serial(() => this.f.commit());
   }
 
@@ -292,10 +296,12 @@ class FrontierAdapter implements FrontierPort {
       // A "robots lookup" per URL released; a miss when the host's robots.txt had to be fetched.
       robotsLookups: s.released + s.robotsReleased,
       robotsHitRate: s.released + s.robotsReleased === 0 ? 0 : s.released / (s.released + s.robotsReleased),
+      robotsDrums: this.robots.totals(),
     };
   }
 
   async close(): Promise<void> {
+    await this.robots.close();
     await this.serial(() => this.f.close());
     await this.star.close();
   }
@@ -322,6 +328,7 @@ export async function openFrontierPort(dir: string, cfg: CrawlConfig, dns: DnsCa
     ...frontierDelays(cfg),
     b0: cfg.budgetB0,
     ramUrls: frontierRamUrls(cfg),
+    ...(cfg.hostTableSize !== null ? { maxHosts: cfg.hostTableSize } : {}),
     // Every outcome gets the retries its policy promises (429: 5 retries = 6 attempts).
     maxAttempts: MAX_FETCH_ATTEMPTS,
     onDrop: opts.onDrop,
@@ -334,5 +341,7 @@ export async function openFrontierPort(dir: string, cfg: CrawlConfig, dns: DnsCa
   // costs fsyncs (Z, directory, manifest); the tables are small (one entry per PLD / PLD edge).
   const pldStore = await PldStoreProxy.open(starDir, { ramBytes: Math.max(8 << 20, Math.min(64 << 20, Math.floor(cfg.ramBytes / 32))), drum: { buckets: 1 } }, opts.starThread);
   const star = await Star.open(pldStore, budgetPreset(cfg.budget, cfg.budgetB0), path.join(starDir, 'histogram.bin'));
-  return new FrontierAdapter(f, star, dns, Date.now, cfg.retryDelayScale);
+  // RobotsCache and RobotsRequested (thesis VII.1) in the same thread as STAR's store.
+  const robots = await openRobotsStage(path.dirname(dir), cfg.ramBytes, f, dns, opts.starThread);
+  return new FrontierAdapter(f, star, robots, Date.now, cfg.retryDelayScale);
 }

@@ -361,6 +361,7 @@ export class Crawler extends FetchStage {
       ips: { active: f.ipsActive, waiting: f.ipsWaiting },
       dns: { lookups: d.lookups, hitRate: d.hitRate },
       robots: { lookups: f.robotsLookups, hitRate: f.robotsHitRate },
+      robotsDrums: f.robotsDrums,
       workers: { size: this.pool.threads, replaced: this.pool.replaced },
       outcomes: { ...this.counters.outcomes },
       rssBytes: rss,

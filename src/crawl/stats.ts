@@ -6,6 +6,9 @@
  * Bounds: the rate window keeps at most RATE_WINDOW samples; outcome counts have one entry per
  * distinct outcome code (a fixed, small set of CRAWL_* codes plus HTTP status classes).
  */
+import { renderRobotsDrums } from './robots-metrics.js';
+import type { RobotsTotals } from './robots-stage.js';
+
 /** 'done': the frontier ran dry; 'stopped': a stop (signal, limit, POST /stop) ended the run. */
 export type CrawlState = 'starting' | 'running' | 'paused' | 'stopping' | 'done' | 'stopped';
 
@@ -32,6 +35,8 @@ export interface StatusSnapshot {
   ips: { active: number; waiting: number };
   dns: { lookups: number; hitRate: number };
   robots: { lookups: number; hitRate: number };
+  /** RobotsCache / RobotsRequested DRUMs (src/crawl/robots-stage.ts), over all runs */
+  robotsDrums?: RobotsTotals;
   workers: { size: number; replaced: number };
   outcomes: Record<string, number>;
   rssBytes: number;
@@ -96,6 +101,7 @@ export function renderPrometheus(s: StatusSnapshot): string {
   metric('dns_hit_ratio', 'gauge', 'DNS cache hit ratio.', s.dns.hitRate);
   metric('robots_lookups_total', 'counter', 'Robots cache lookups.', s.robots.lookups);
   metric('robots_hit_ratio', 'gauge', 'Robots cache hit ratio.', s.robots.hitRate);
+  if (s.robotsDrums !== undefined) renderRobotsDrums(s.robotsDrums, metric);
   metric('parse_workers', 'gauge', 'Parse worker threads.', s.workers.size);
   metric('parse_workers_replaced_total', 'counter', 'Parse workers replaced after a crash or hang.', s.workers.replaced);
   metric('rss_bytes', 'gauge', 'Resident set size.', s.rssBytes);

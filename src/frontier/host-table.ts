@@ -277,8 +277,9 @@ export abstract class HostTable {
 
   /**
    * Frees up to `want` idle hosts whose politeness window has passed (forgetting a host whose next
-   * due time is ≤ now cannot make a later request come early). Their robots rules are forgotten
-   * too: the next URL of such a host asks for robots.txt again (no RobotsCache DRUM holds them).
+   * due time is ≤ now cannot make a later request come early). Their robots rules leave RAM too:
+   * the next URL of such a host is asked for through QD, and the robots stage answers it from the
+   * RobotsCache DRUM (src/crawl/robots-stage.ts) without a new robots.txt request.
    */
   private evictIdle(now: number, want: number): void {
     let freed = 0;

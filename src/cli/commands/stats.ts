@@ -16,6 +16,8 @@ export function registerStatsCommand(program: Command): void {
         const st = await stat(path.resolve(state)).catch(() => null);
         if (st === null || !st.isDirectory()) throw new CrawlError('CRAWL_STATE_MISSING', `${state} is not a state directory`);
         const { readManifest } = await import('../../crawl/checkpoint.js');
+        const { readRobotsTotals } = await import('../../crawl/robots-stage.js');
+        const { formatRobotsDrums } = await import('../../crawl/robots-metrics.js');
         const m = await readManifest(path.resolve(state));
         if (m === null) throw new CrawlError('CRAWL_STATE_MISSING', `${state} holds no checkpoint`);
         if (opts.json) {
@@ -43,6 +45,7 @@ export function registerStatsCommand(program: Command): void {
             `URLs         ${c.urlsSeen} unique of ${c.urlsDiscovered} discovered; ${m.pending} to re-fetch on resume`,
             `duplicates   ${c.duplicates}`,
             `robots.txt   ${c.robotsFetches} fetches`,
+            ...formatRobotsDrums(readRobotsTotals(path.resolve(state))),
             `crawl time   ${(c.crawlMs / 1000).toFixed(1)} s${c.pages > 0 ? `, ${((c.pages * 1000) / Math.max(1, c.crawlMs)).toFixed(1)} pages/s` : ''}`,
             `outcomes     ${outcomes || '-'}`,
             `WARC         ${warcFiles} files, ${(warcBytes / 1e6).toFixed(1)} MB in ${m.config.outDir}`,

@@ -1,0 +1,316 @@
+/**
+ * The robots stage of Fig. 2 (thesis VII.1) between the frontier's robots gate and the robots.txt
+ * fetches. URLs whose host has no robots answer in the frontier's RAM host table wait in QR on disk
+ * and their host comes out of the frontier once (takeRobotsRequests, QD). Here:
+ *
+ *   1. each such host goes, in batches, through a RobotsCache check (robots-cache.ts);
+ *   2. a hit whose entry has not expired is answered from it: DNS (the bounded DNS cache) for the
+ *      host's IP, then frontier.robotsKnown — no robots.txt request;
+ *   3. a miss or an expired entry goes through a RobotsRequested check+update (robots-requested.ts),
+ *      and then DNS and frontier.scheduleRobotsFetch, as before: the fetch comes out of nextReady;
+ *   4. every robots.txt answer (answered()) is an update of RobotsCache, so the host's next
+ *      request — after its eviction from RAM, a QR rescan or a restart — is a hit.
+ *
+ * Batching: a round merges RobotsCache (its checks' results arrive in the merge), then, if any
+ * misses were found, RobotsRequested. A round starts when checks wait and either RobotsCache's
+ * largest bucket reached r (needsMerge) or the oldest waiting check is `wait` old, with wait = 4 ×
+ * the last round's duration, between 20 ms and 2 s: the hosts' URLs wait in QR meanwhile, and the
+ * DRUM thread spends at most about a fifth of its time on these merges. Answers waiting without
+ * checks start a round after max(250 ms, wait), which bounds what a SIGKILL can lose of them.
+ */
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { writeFileAtomic } from '../disk/index.js';
+import type { DnsCache } from '../dns/index.js';
+import type { RobotsRules } from '../robots/index.js';
+import type { RobotsEntry } from '../robots/robots-entry.js';
+import type { DrumThread } from './drum-proxy.js';
+import { RobotsCache } from './robots-cache.js';
+import { RobotsRequested } from './robots-requested.js';
+
+/** The frontier calls of the robots side (src/frontier/frontier.ts). */
+export interface RobotsStageFrontier {
+  takeRobotsRequests(max: number): { hostHi: number; hostLo: number; host: string; origin: string }[];
+  scheduleRobotsFetch(hostHi: number, hostLo: number, ip: string): boolean;
+  robotsKnown(hostHi: number, hostLo: number, info: { rules: RobotsRules | null; ip: string; crawlDelayMs?: number; expiresAt: number }): void;
+  robotsFailed(hostHi: number, hostLo: number, reason: string): void;
+}
+
+const MIN_WAIT_MS = 20;
+const MAX_WAIT_MS = 2000;
+const UPDATE_WAIT_MS = 250;
+/** Hosts taken from the frontier per pump call. */
+const TAKE = 256;
+
+const enc = new TextEncoder();
+const dec = new TextDecoder();
+
+/** aux of a check / ask: "<host> <origin>" (all the stage needs to resolve and fetch). */
+function auxOf(host: string, origin: string): Uint8Array {
+  return enc.encode(`${host} ${origin}`);
+}
+
+function splitAux(aux: Uint8Array): { host: string } {
+  const s = dec.decode(aux);
+  const sp = s.indexOf(' ');
+  return { host: sp < 0 ? s : s.slice(0, sp) };
+}
+
+export interface RobotsStageStats {
+  /** hosts checked in RobotsCache, answered from it (unexpired), found expired */
+  checks: number;
+  hits: number;
+  expired: number;
+  /** hosts sent to RobotsRequested (each then asked for robots.txt) */
+  asks: number;
+  rounds: number;
+  lastRoundMs: number;
+}
+
+/**
+ * The stage's counters over every run of the crawl, kept in `<stateDir>/robots-stage.json` at each
+ * commit (what `drumcrawl stats` prints); a SIGKILL loses the counts since the last commit.
+ */
+export interface RobotsTotals {
+  checks: number;
+  hits: number;
+  expired: number;
+  asks: number;
+  /** asks of hosts an earlier run had asked without its answer reaching RobotsCache */
+  lostAsks: number;
+  cacheKeys: number;
+  cacheMerges: number;
+  cacheBytes: number;
+  requestedKeys: number;
+  requestedMerges: number;
+  requestedBytes: number;
+}
+
+export const ROBOTS_TOTALS_FILE = 'robots-stage.json';
+
+export function emptyRobotsTotals(): RobotsTotals {
+  return { checks: 0, hits: 0, expired: 0, asks: 0, lostAsks: 0, cacheKeys: 0, cacheMerges: 0, cacheBytes: 0, requestedKeys: 0, requestedMerges: 0, requestedBytes: 0 };
+}
+
+/** The totals of the last commit, or zeros (no file yet, or unreadable: counters only). */
+export function readRobotsTotals(stateDir: string): RobotsTotals {
+  try {
+    return { ...emptyRobotsTotals(), ...(JSON.parse(readFileSync(path.join(stateDir, ROBOTS_TOTALS_FILE), 'utf8')) as Partial<RobotsTotals>) };
+  } catch {
+    return emptyRobotsTotals();
+  }
+}
+
+export class RobotsStage {
+  private base: RobotsTotals = emptyRobotsTotals();
+  private stateDir: string | null = null;
+  private pendingChecks = 0;
+  private firstCheckAt = 0;
+  private pendingUpdates = 0;
+  private firstUpdateAt = 0;
+  /** asks (st.asks) covered by a RobotsRequested merge already called */
+  private asksMerged = 0;
+  private running: Promise<void> | null = null;
+  private timer: NodeJS.Timeout | null = null;
+  private failure: Error | null = null;
+  private dnsOutstanding = 0;
+  private lastRoundMs = 0;
+  private closed = false;
+  private readonly st: RobotsStageStats = { checks: 0, hits: 0, expired: 0, asks: 0, rounds: 0, lastRoundMs: 0 };
+
+  private cache!: RobotsCache;
+  private requested!: RobotsRequested;
+
+  constructor(
+    private readonly f: RobotsStageFrontier,
+    private readonly dns: DnsCache,
+    private readonly clock: () => number = Date.now,
+  ) {}
+
+  /** The two DRUMs, opened with this stage's onCheck / onAsk, and where totals live (openRobotsStage). */
+  attach(cache: RobotsCache, requested: RobotsRequested, stateDir: string): void {
+    this.cache = cache;
+    this.requested = requested;
+    this.stateDir = stateDir;
+    this.base = readRobotsTotals(stateDir);
+  }
+
+  /** Counters over all runs (the last commit's plus this run's); keys as of the last merge. */
+  totals(): RobotsTotals {
+    const b = this.base;
+    const c = this.cache.stats();
+    const r = this.requested.stats();
+    const bytes = (x: { bytesRead?: number; bytesWritten?: number }): number => (x.bytesRead ?? 0) + (x.bytesWritten ?? 0);
+    return {
+      checks: b.checks + this.st.checks, hits: b.hits + this.st.hits, expired: b.expired + this.st.expired,
+      asks: b.asks + this.st.asks, lostAsks: b.lostAsks + r.lostAsks,
+      cacheKeys: c.keys, cacheMerges: b.cacheMerges + c.merges, cacheBytes: b.cacheBytes + bytes(c),
+      requestedKeys: r.keys, requestedMerges: b.requestedMerges + r.merges, requestedBytes: b.requestedBytes + bytes(r),
+    };
+  }
+
+  /** RobotsCache's answer for one checked host (called during the cache merge). */
+  onCheck(hostHi: number, hostLo: number, entry: RobotsEntry | null, aux: Uint8Array): void {
+    const now = this.clock();
+    if (entry !== null && entry.expiresAt > now) {
+      this.st.hits++;
+      const { host } = splitAux(aux);
+      this.resolve(host, (ip) => this.f.robotsKnown(hostHi, hostLo, { rules: entry.rules, ip, crawlDelayMs: entry.rules.crawlDelayMs, expiresAt: entry.expiresAt }), hostHi, hostLo);
+      return;
+    }
+    if (entry !== null) this.st.expired++;
+    this.st.asks++;
+    this.requested.checkUpdate(hostHi, hostLo, now, aux);
+  }
+
+  /** RobotsRequested's answer for one asked host (called during its merge): fetch robots.txt. */
+  onAsk(hostHi: number, hostLo: number, _askedBefore: number | null, aux: Uint8Array): void {
+    const { host } = splitAux(aux);
+    this.resolve(host, (ip) => {
+      this.f.scheduleRobotsFetch(hostHi, hostLo, ip);
+    }, hostHi, hostLo);
+  }
+
+  private resolve(host: string, then: (ip: string) => void, hostHi: number, hostLo: number): void {
+    this.dnsOutstanding++;
+    void this.dns.resolve(host).then((a) => {
+      this.dnsOutstanding--;
+      if (this.closed) return;
+      if ('ip' in a) then(a.ip);
+      else this.f.robotsFailed(hostHi, hostLo, a.error);
+    });
+  }
+
+  /**
+   * Takes the frontier's robots requests into RobotsCache checks and starts a round when one is
+   * due. Called by the scheduler on each turn (and by a timer while work waits). Throws the error
+   * of a failed round: a robots DRUM that cannot merge stops the crawl.
+   */
+  pump(): void {
+    if (this.failure !== null) throw this.failure;
+    if (this.closed) return;
+    const reqs = this.f.takeRobotsRequests(TAKE);
+    if (reqs.length > 0) {
+      if (this.pendingChecks === 0) this.firstCheckAt = this.clock();
+      for (const r of reqs) this.cache.check(r.hostHi, r.hostLo, auxOf(r.host, r.origin));
+      this.pendingChecks += reqs.length;
+      this.st.checks += reqs.length;
+    }
+    this.maybeRound();
+  }
+
+  /** A robots.txt answer for the host: RobotsCache keeps it (merged at the next round). */
+  answered(hostHi: number, hostLo: number, entry: RobotsEntry): void {
+    if (this.closed) return;
+    if (this.pendingUpdates === 0) this.firstUpdateAt = this.clock();
+    this.pendingUpdates++;
+    this.cache.update(hostHi, hostLo, entry);
+    this.maybeRound();
+  }
+
+  private get waitMs(): number {
+    return Math.min(MAX_WAIT_MS, Math.max(MIN_WAIT_MS, 4 * this.lastRoundMs));
+  }
+
+  private maybeRound(): void {
+    if (this.running !== null || this.closed) return;
+    const now = this.clock();
+    const w = this.waitMs;
+    const checksDue = this.pendingChecks > 0 && (this.cache.needsMerge || now - this.firstCheckAt >= w);
+    const updatesDue = this.pendingUpdates > 0 && now - this.firstUpdateAt >= Math.max(UPDATE_WAIT_MS, w);
+    if (checksDue || updatesDue) {
+      this.running = this.round().then(
+        () => undefined,
+        (e: Error) => {
+          this.failure ??= e;
+        },
+      ).finally(() => {
+        this.running = null;
+        this.maybeRound();
+      });
+      return;
+    }
+    if ((this.pendingChecks > 0 || this.pendingUpdates > 0) && this.timer === null) {
+      const at = this.pendingChecks > 0 ? this.firstCheckAt + w : this.firstUpdateAt + Math.max(UPDATE_WAIT_MS, w);
+      this.timer = setTimeout(() => {
+        this.timer = null;
+        this.maybeRound();
+      }, Math.max(1, at - now));
+      this.timer.unref();
+    }
+  }
+
+  private async round(): Promise<void> {
+    const t0 = performance.now();
+    this.pendingChecks = 0;
+    this.pendingUpdates = 0;
+    await this.cache.merge();
+    await this.mergeAsks();
+    this.lastRoundMs = performance.now() - t0;
+    this.st.rounds++;
+    this.st.lastRoundMs = this.lastRoundMs;
+  }
+
+  /** Merges RobotsRequested when asks arrived since the last such merge (their results ask robots.txt). */
+  private async mergeAsks(): Promise<void> {
+    const n = this.st.asks;
+    if (n === this.asksMerged) return;
+    this.asksMerged = n; // merge() ships every ask made so far, i.e. these n
+    await this.requested.merge();
+  }
+
+  /** True while hosts wait in this stage (checks, asks, DNS answers) or a round runs. */
+  get busy(): boolean {
+    return this.pendingChecks > 0 || this.st.asks > this.asksMerged || this.dnsOutstanding > 0 || this.running !== null;
+  }
+
+  /** Checkpoint: every answer received so far durable in RobotsCache, every ask in RobotsRequested. */
+  async commit(): Promise<void> {
+    if (this.failure !== null) throw this.failure;
+    while (this.running !== null) await this.running;
+    this.pendingChecks = 0;
+    this.pendingUpdates = 0;
+    await this.cache.merge();
+    this.asksMerged = this.st.asks; // merge() ships every ask made so far
+    await this.requested.merge();
+    if (this.failure !== null) throw this.failure;
+    if (this.stateDir !== null) await writeFileAtomic(path.join(this.stateDir, ROBOTS_TOTALS_FILE), JSON.stringify(this.totals()));
+  }
+
+  /** Flushes both DRUMs (everything they accepted is durable) and closes them. */
+  async close(): Promise<void> {
+    if (this.timer !== null) clearTimeout(this.timer);
+    this.timer = null;
+    while (this.running !== null) await this.running;
+    this.closed = true;
+    await this.cache.close();
+    await this.requested.close();
+    if (this.stateDir !== null) await writeFileAtomic(path.join(this.stateDir, ROBOTS_TOTALS_FILE), JSON.stringify(this.totals()));
+  }
+
+  stats(): RobotsStageStats & { cache: ReturnType<RobotsCache['stats']>; requested: ReturnType<RobotsRequested['stats']> } {
+    return { ...this.st, cache: this.cache.stats(), requested: this.requested.stats() };
+  }
+}
+
+/**
+ * RAM of the two DRUMs from the crawl's budget (docs/drum.md's model gives r from it, k = 1):
+ * RobotsCache R = ramBytes/64 and RobotsRequested R = ramBytes/128, each between 4 and 64 MiB.
+ * One host key per tuple (not one per URL), so these are small beside URLseen's share.
+ */
+export function robotsDrumRam(ramBytes: number): { cache: number; requested: number } {
+  const clamp = (x: number): number => Math.max(4 << 20, Math.min(64 << 20, Math.floor(x)));
+  return { cache: clamp(ramBytes / 64), requested: clamp(ramBytes / 128) };
+}
+
+/** Opens RobotsCache (`<stateDir>/robotscache`) and RobotsRequested (`<stateDir>/robotsrequested`). */
+export async function openRobotsStage(
+  stateDir: string, ramBytes: number, f: RobotsStageFrontier, dns: DnsCache, thread?: DrumThread,
+): Promise<RobotsStage> {
+  const stage = new RobotsStage(f, dns);
+  const ram = robotsDrumRam(ramBytes);
+  const cache = await RobotsCache.open(path.join(stateDir, 'robotscache'), ram.cache, (hi, lo, e, aux) => stage.onCheck(hi, lo, e, aux), thread);
+  const requested = await RobotsRequested.open(path.join(stateDir, 'robotsrequested'), ram.requested, (hi, lo, b, aux) => stage.onAsk(hi, lo, b, aux), thread);
+  stage.attach(cache, requested, stateDir);
+  return stage;
+}
