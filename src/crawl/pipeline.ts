@@ -58,6 +58,7 @@ import { ParsePool } from './parse-pool.js';
 import { LinkTable } from './links-codec.js';
 import { RateMeter, ProgressPrinter, type StatusSnapshot, type CrawlState } from './stats.js';
 import { startStatusServer, CONTROL_TOKEN_FILE, type StatusServer } from './status-server.js';
+import { PldTally } from './pld-tally.js';
 import { Wakeup } from './wakeup.js';
 import { ABORTED_OUTCOME, graceOver } from './stop.js';
 import { AdmitLog } from './admit-log.js';
@@ -256,6 +257,8 @@ export class Crawler extends EventEmitter {
   private readonly runStart = Date.now();
   private readonly cpuStart = process.cpuUsage();
   private readonly startedAt = new Date();
+  /** Top PLDs by page fetches this run, in fixed memory (status page). */
+  private readonly plds = new PldTally((url) => pldOrHost(hostOf(url)));
   private printer: ProgressPrinter | null = null;
   private statusServer: StatusServer | null = null;
   private signalHandler: ((sig: NodeJS.Signals) => void) | null = null;
@@ -541,6 +544,9 @@ export class Crawler extends EventEmitter {
       outcomes: { ...this.counters.outcomes },
       rssBytes: rss,
       cpuMsPerPage: (cpu.user + cpu.system) / 1000 / pagesRun,
+      cpuSeconds: (cpu.user + cpu.system) / 1e6,
+      urlsReady: f.readyCount,
+      topPlds: this.plds.top(20),
       checkpoints: this.checkpoints,
       lastCheckpointAt: this.lastCheckpointAt,
     };
@@ -810,6 +816,7 @@ export class Crawler extends EventEmitter {
     }
     job.payloadBytes = r.body.byteLength;
     this.counters.pages++;
+    this.plds.add(fu);
     this.counters.bytes += r.body.byteLength;
     this.count(r.status !== undefined ? String(r.status) : r.outcome);
     const pol = politenessOutcome(r, fu.attempts + 1, this.cfg.retryDelayScale);

@@ -21,7 +21,7 @@ function snap(state: CrawlState): StatusSnapshot {
     pagesPerSec: 1, mbPerSec: 1, urlsSeen: 9000, urlsDiscovered: 1, urlsQueued: 1, duplicates: 0, inFlight: 0, parsing: 0,
     robotsFetches: 0, beast: { j: 2, qfSize: 10, qrSize: 0 }, hosts: { active: 0, waiting: 0 }, ips: { active: 0, waiting: 0 },
     dns: { lookups: 0, hitRate: 0 }, robots: { lookups: 0, hitRate: 0 }, workers: { size: 1, replaced: 0 }, outcomes: { ok: 1 },
-    rssBytes: 1, cpuMsPerPage: 1, checkpoints: 0, lastCheckpointAt: null,
+    rssBytes: 1, cpuMsPerPage: 1, cpuSeconds: 1, urlsReady: 1, topPlds: [], checkpoints: 0, lastCheckpointAt: null,
   };
 }
 
@@ -80,7 +80,7 @@ test('status server: GET /status and /metrics open on loopback, POST verbs with 
     assert.equal((JSON.parse(s.body) as StatusSnapshot).pages, 1234);
     const m = await send(srv.port, 'GET', '/metrics', { host: `localhost:${srv.port}` });
     assert.match(m.headers['content-type'] ?? '', /text\/plain; version=0\.0\.4/);
-    assert.match(m.body, /drumcrawl_urls_seen 9000/);
+    assert.match(m.body, /^drumcrawl_urls_seen_total 9000$/m);
     assert.equal(JSON.parse((await send(srv.port, 'POST', '/pause', auth)).body).state, 'paused');
     assert.equal(JSON.parse((await send(srv.port, 'POST', '/resume', auth)).body).state, 'running');
     assert.equal((await send(srv.port, 'GET', '/stop', auth)).status, 405);
