@@ -80,7 +80,8 @@ svg text { font-size: 10px; fill: var(--muted); }
 .controls { margin-left: auto; display: flex; gap: 6px; align-items: center; }
 button { font: inherit; padding: 4px 12px; border-radius: 6px; border: 1px solid var(--line); background: #fff; cursor: pointer; }
 button:disabled { opacity: .5; cursor: default; }
-input { font: inherit; padding: 3px 6px; width: 16em; }
+input[type=password] { font: inherit; padding: 3px 6px; width: 16em; }
+.legend label { margin-right: 10px; }
 #msg { color: var(--muted); min-width: 10em; }
 .legend span { margin-right: 12px; }
 .legend i { display: inline-block; width: 10px; height: 3px; vertical-align: middle; margin-right: 4px; }
@@ -183,6 +184,7 @@ const SCRIPT = `
     }
     if (k === 'pagesPerSec' || k === 'mbPerSec') return fmt2.format(v);
     if (k === 'dns.hitRate') return (v * 100).toFixed(0) + '%';
+    if (k === 'rssBytes') return (v / 1e6).toFixed(1) + ' MB';
     return fmtInt.format(v);
   }
   function get(o, path) {
@@ -243,7 +245,7 @@ const SCRIPT = `
     return e;
   }
   function chart(svg, series, unit) {
-    var W = 800, H = 180, L = 48, R = 8, T = 8, B = 20;
+    var W = 800, H = 180, L = 56, R = 8, T = 10, B = 20;
     var all = [];
     series.forEach(function (s) { all = all.concat(s.points); });
     var kids = [el('line', { class: 'axis', x1: L, y1: H - B, x2: W - R, y2: H - B }), el('line', { class: 'axis', x1: L, y1: T, x2: L, y2: H - B })];
@@ -258,10 +260,15 @@ const SCRIPT = `
     if (!(ymax > 0)) ymax = 1;
     var x = function (t) { return L + (t1 === t0 ? 0 : (t - t0) / (t1 - t0)) * (W - L - R); };
     var y = function (v) { return H - B - (v / ymax) * (H - B - T); };
-    kids.push(el('text', { x: 2, y: T + 8 }, fmt2.format(ymax)));
-    kids.push(el('text', { x: 2, y: H - B }, '0 ' + unit));
-    kids.push(el('text', { x: L, y: H - 4 }, Math.round((Date.now() - t0) / 60000) + ' min ago'));
-    kids.push(el('text', { x: W - R - 30, y: H - 4 }, 'now'));
+    [0.25, 0.5, 0.75, 1].forEach(function (f) {
+      kids.push(el('line', { class: 'axis', x1: L, y1: y(ymax * f), x2: W - R, y2: y(ymax * f), 'stroke-dasharray': '2 4' }));
+      kids.push(el('text', { x: L - 4, y: y(ymax * f) + 4, 'text-anchor': 'end' }, fmt2.format(ymax * f)));
+    });
+    kids.push(el('text', { x: L - 4, y: H - B, 'text-anchor': 'end' }, '0'));
+    kids.push(el('text', { x: L + 4, y: T + 2 }, unit));
+    var ago = (Date.now() - t0) / 1000;
+    kids.push(el('text', { x: L, y: H - 4 }, ago < 120 ? Math.round(ago) + ' s ago' : Math.round(ago / 60) + ' min ago'));
+    kids.push(el('text', { x: W - R, y: H - 4, 'text-anchor': 'end' }, 'now'));
     series.forEach(function (s) {
       var d = s.points.map(function (p) { return x(p[0]).toFixed(1) + ',' + y(p[1]).toFixed(1); }).join(' ');
       kids.push(el('polyline', { points: d, fill: 'none', stroke: s.color, 'stroke-width': 2, 'data-series': s.name }));
