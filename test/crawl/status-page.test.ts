@@ -70,7 +70,8 @@ test('status page in headless Chromium: numbers match GET /status, chart drawn, 
   dir = await tempDir('status-page');
   crawler = await Crawler.open(resolveCrawlConfig(crawlSettings(web, {
     stateDir: path.join(dir, 'state'), outDir: path.join(dir, 'warc'), statusPort: 0, maxTimeMs: 100_000,
-    hostDelayMs: 150, minHostDelayMs: 100, ipDelayMs: 20, minIpDelayMs: 10, workers: 1, ramBytes: 256 * 2 ** 20, fetchTimeoutMs: 5000,
+    // Slower for the docs' picture, so that the crawl is still running after its ~40 s of history.
+    hostDelayMs: process.env.DRUMCRAWL_SCREENSHOT === undefined ? 150 : 1000, minHostDelayMs: 100, ipDelayMs: 20, minIpDelayMs: 10, workers: 1, ramBytes: 256 * 2 ** 20, fetchTimeoutMs: 5000,
   })));
   const started = new Promise<{ url: string; token: string }>((resolve) => crawler!.once('status-server', (url: string, token: string) => resolve({ url, token })));
   const run = crawler.run();
