@@ -221,3 +221,41 @@ test('status server: 2,500 idle connections hold at most MAX_CONNECTIONS fds, an
     });
   }
 });
+
+test('status server: GET / is the status page (nonce CSP, no framing, no token in it); GET /history gives counter samples', async () => {
+  const ctl = recorder();
+  const srv = await startStatusServer(ctl, 0, '127.0.0.1', { history: { fineMs: 50, fineSize: 4 } });
+  try {
+    const host = { host: `127.0.0.1:${srv.port}` };
+    const page = await send(srv.port, 'GET', '/', host);
+    assert.equal(page.status, 200);
+    assert.match(page.headers['content-type'] ?? '', /^text\/html; charset=utf-8$/);
+    const csp = String(page.headers['content-security-policy'] ?? '');
+    const nonce = /script-src 'nonce-([A-Za-z0-9_-]+)'/.exec(csp)?.[1];
+    assert.ok(nonce !== undefined && nonce.length >= 16, csp);
+    assert.match(csp, /default-src 'none'/);
+    assert.match(csp, /connect-src 'self'/);
+    assert.match(csp, /frame-ancestors 'none'/);
+    assert.equal(page.headers['x-frame-options'], 'DENY');
+    assert.match(page.body, new RegExp(`<script nonce="${nonce}">`));
+    assert.ok(!page.body.includes(srv.token), 'the page does not carry the token');
+    assert.doesNotMatch(page.body, /<script src=|<link |https?:\/\/(?!www\.w3\.org\/2000\/svg)/, 'no external asset');
+    const again = await send(srv.port, 'GET', '/', host);
+    assert.notEqual(/nonce-([A-Za-z0-9_-]+)/.exec(String(again.headers['content-security-policy'] ?? ''))?.[1], nonce, 'a fresh nonce per response');
+    // A foreign Origin or a rebound Host cannot read the page either.
+    assert.equal((await send(srv.port, 'GET', '/', { host: `evil.example:${srv.port}` })).status, 403);
+
+    await new Promise((r) => setTimeout(r, 400));
+    const h = JSON.parse((await send(srv.port, 'GET', '/history', host)).body) as { fineMs: number; fine: { t: number; pages: number }[]; coarse: unknown[] };
+    assert.equal(h.fineMs, 50);
+    assert.equal(h.fine.length, 4, 'the fine ring keeps its last 4 samples');
+    assert.ok(h.fine.every((s, i) => s.pages === 1234 && (i === 0 || s.t > h.fine[i - 1]!.t)), JSON.stringify(h.fine));
+    assert.equal(h.coarse.length, 1, 'one coarse sample within the first minute');
+    const since = h.fine[2]!.t;
+    const later = JSON.parse((await send(srv.port, 'GET', `/history?since=${since}`, host)).body) as { fine: { t: number }[] };
+    assert.ok(later.fine.length >= 1 && later.fine.every((s) => s.t > since));
+    assert.equal((JSON.parse((await send(srv.port, 'GET', '/status', host)).body) as StatusSnapshot).pages, 1234);
+  } finally {
+    await srv.close();
+  }
+});
