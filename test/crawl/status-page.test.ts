@@ -22,10 +22,13 @@ import { launchChromium, type Browser, type Page } from './cdp-pipe.js';
 let browser: Browser | undefined;
 let web: SimwebChild | undefined;
 let crawler: Crawler | undefined;
+let running: Promise<unknown> | undefined;
 let dir: string | undefined;
 after(async () => {
   crawler?.stop('test-end');
   crawler?.stop('test-end'); // a second stop hurries the drain
+  // The crawl's files are removed only once it has ended (bounded wait).
+  await Promise.race([running?.catch(() => undefined), new Promise((r) => setTimeout(r, 30_000).unref())]);
   await browser?.close();
   await web?.close();
   if (dir !== undefined) await rm(dir, { recursive: true, force: true });
@@ -69,12 +72,13 @@ test('status page in headless Chromium: numbers match GET /status, chart drawn, 
   web = await forkSimweb('demo');
   dir = await tempDir('status-page');
   crawler = await Crawler.open(resolveCrawlConfig(crawlSettings(web, {
-    stateDir: path.join(dir, 'state'), outDir: path.join(dir, 'warc'), statusPort: 0, maxTimeMs: 100_000,
+    stateDir: path.join(dir, 'state'), outDir: path.join(dir, 'warc'), statusPort: 0, maxTimeMs: process.env.DRUMCRAWL_SCREENSHOT === undefined ? 100_000 : 300_000,
     // Slower for the docs' picture, so that the crawl is still running after its ~40 s of history.
-    hostDelayMs: process.env.DRUMCRAWL_SCREENSHOT === undefined ? 150 : 1000, minHostDelayMs: 100, ipDelayMs: 20, minIpDelayMs: 10, workers: 1, ramBytes: 256 * 2 ** 20, fetchTimeoutMs: 5000,
+    hostDelayMs: process.env.DRUMCRAWL_SCREENSHOT === undefined ? 150 : 400, minHostDelayMs: 100, ipDelayMs: 20, minIpDelayMs: 10, workers: 1, ramBytes: 256 * 2 ** 20, fetchTimeoutMs: 5000,
   })));
   const started = new Promise<{ url: string; token: string }>((resolve) => crawler!.once('status-server', (url: string, token: string) => resolve({ url, token })));
   const run = crawler.run();
+  running = run;
   const { url, token } = await started;
   await until('40 pages fetched', async () => (await status(url)).pages >= 40, 60_000);
 
