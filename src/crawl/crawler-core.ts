@@ -20,6 +20,8 @@ import { Wakeup } from './wakeup.js';
 import type { AdmitLog } from './admit-log.js';
 import { ResumeDedup } from './resume-dedup.js';
 import { FloorGuard } from './floor-guard.js';
+import { PldTally } from './pld-tally.js';
+import { hostOf, pldOrHost } from '../url/index.js';
 import type { CrawlerOptions } from './pipeline.js';
 
 /** A page from dispatch to durability. */
@@ -81,6 +83,8 @@ export abstract class CrawlerCore extends EventEmitter {
   protected pairScratch = new Uint32Array(1024);
   /** the floors, checked once more right before each request is sent */
   protected readonly floors = new FloorGuard(() => this.cfg);
+  /** Top PLDs by page fetches this run, in fixed memory (pld-tally.ts; the status page). */
+  protected readonly plds = new PldTally((url) => pldOrHost(hostOf(url)));
 
   protected constructor(
     cfg: CrawlConfig,

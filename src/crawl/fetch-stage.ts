@@ -81,6 +81,7 @@ export abstract class FetchStage extends DedupStage {
     }
     job.payloadBytes = r.body.byteLength;
     this.counters.pages++;
+    this.plds.add(fu);
     this.counters.bytes += r.body.byteLength;
     this.count(r.status !== undefined ? String(r.status) : r.outcome);
     const pol = politenessOutcome(r, fu.attempts + 1, this.cfg.retryDelayScale);

@@ -11,7 +11,10 @@
  *   links-codec.ts   the compact transferred buffer a worker returns
  *   drum-proxy.ts    DRUMs in worker threads (drum-host.ts; DrumThread hosts several), binary batches (drum-codec.ts)
  *   checkpoint.ts    manifest + pending set, written atomically
- *   stats.ts         status snapshot, Prometheus text, status server, progress printer
+ *   stats.ts         status snapshot, its metric families, progress printer
+ *   status-server.ts GET / (status-page.ts), /status, /history (status-history.ts), /metrics; POST verbs
+ *   metrics-exposition.ts  Prometheus text builder that refuses names promtool warns about
+ *   pld-tally.ts     top PLDs by pages in fixed memory (Space-Saving); build-info.ts  version, commit, node
  *
  * API: `Crawler.open(config, opts)`,
  * `Crawler.resume(stateDir, overrides, opts)`, `crawler.run(): Promise<CrawlSummary>`,

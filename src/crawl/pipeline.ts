@@ -366,6 +366,9 @@ export class Crawler extends FetchStage {
       outcomes: { ...this.counters.outcomes },
       rssBytes: rss,
       cpuMsPerPage: (cpu.user + cpu.system) / 1000 / pagesRun,
+      cpuSeconds: (cpu.user + cpu.system) / 1e6,
+      urlsReady: f.readyCount,
+      topPlds: this.plds.top(20),
       checkpoints: this.checkpoints,
       lastCheckpointAt: this.lastCheckpointAt,
     };

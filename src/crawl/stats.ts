@@ -6,6 +6,8 @@
  * Bounds: the rate window keeps at most RATE_WINDOW samples; outcome counts have one entry per
  * distinct outcome code (a fixed, small set of CRAWL_* codes plus HTTP status classes).
  */
+import { Exposition, type MetricType } from './metrics-exposition.js';
+import type { PldRow } from './pld-tally.js';
 import { renderRobotsDrums } from './robots-metrics.js';
 import type { RobotsTotals } from './robots-stage.js';
 
@@ -41,6 +43,9 @@ export interface StatusSnapshot {
   outcomes: Record<string, number>;
   rssBytes: number;
   cpuMsPerPage: number;
+  cpuSeconds: number;         // process CPU (user + system) since this run started
+  urlsReady: number;          // URLs in RAM waiting for their host/IP delay (not in flight)
+  topPlds: PldRow[];          // PLDs with the most page fetches this run (pld-tally.ts)
   checkpoints: number;
   lastCheckpointAt: string | null;
 }
@@ -68,50 +73,69 @@ export class RateMeter {
   }
 }
 
-/** Prometheus text exposition format (version 0.0.4) of a snapshot. */
-export function renderPrometheus(s: StatusSnapshot): string {
-  const lines: string[] = [];
-  const metric = (name: string, type: 'counter' | 'gauge', help: string, value: number, labels = ''): void => {
-    lines.push(`# HELP drumcrawl_${name} ${help}`, `# TYPE drumcrawl_${name} ${type}`, `drumcrawl_${name}${labels} ${fmt(value)}`);
-  };
-  const fmt = (v: number): string => (Number.isFinite(v) ? String(v) : v > 0 ? '+Inf' : v < 0 ? '-Inf' : 'NaN');
-  const stateNum = { starting: 0, running: 1, paused: 2, stopping: 3, done: 4, stopped: 5 }[s.state];
-  metric('state', 'gauge', 'Crawl state (0 starting, 1 running, 2 paused, 3 stopping, 4 done, 5 stopped).', stateNum);
-  metric('elapsed_seconds', 'gauge', 'Seconds since this run started.', s.elapsedMs / 1000);
-  metric('pages_total', 'counter', 'Page fetches completed, any outcome (robots.txt excluded).', s.pages);
-  metric('pages_http_total', 'counter', 'Page fetches that got an HTTP response.', s.pagesOk);
-  metric('bytes_total', 'counter', 'Payload bytes received for pages.', s.bytes);
-  metric('pages_per_second', 'gauge', 'Pages per second over the last ~10 s.', s.pagesPerSec);
-  metric('megabytes_per_second', 'gauge', 'MB (10^6 bytes) per second over the last ~10 s.', s.mbPerSec);
-  metric('urls_seen', 'gauge', 'Unique URLs (URLseen DRUM).', s.urlsSeen);
-  metric('urls_discovered_total', 'counter', 'Links extracted before dedup.', s.urlsDiscovered);
-  metric('urls_queued', 'gauge', 'URLs waiting in the frontier.', s.urlsQueued);
-  metric('duplicates_total', 'counter', 'Exact-duplicate payloads (WARC revisit records).', s.duplicates);
-  metric('in_flight', 'gauge', 'Fetches in progress.', s.inFlight);
-  metric('parsing', 'gauge', 'Pages in the parse pool.', s.parsing);
-  metric('robots_fetches_total', 'counter', 'robots.txt fetches.', s.robotsFetches);
-  metric('beast_j', 'gauge', 'BEAST: number of queues j.', s.beast.j);
-  metric('beast_qf_size', 'gauge', 'BEAST: URLs in QF.', s.beast.qfSize);
-  metric('qr_size', 'gauge', 'URLs parked waiting for robots.txt (QR).', s.beast.qrSize);
-  metric('hosts_active', 'gauge', 'Hosts with URLs ready in RAM.', s.hosts.active);
-  metric('hosts_waiting', 'gauge', 'Hosts waiting for their delay.', s.hosts.waiting);
-  metric('ips_active', 'gauge', 'IPs with URLs ready.', s.ips.active);
-  metric('ips_waiting', 'gauge', 'IPs waiting for their delay.', s.ips.waiting);
-  metric('dns_lookups_total', 'counter', 'DNS cache lookups.', s.dns.lookups);
-  metric('dns_hit_ratio', 'gauge', 'DNS cache hit ratio.', s.dns.hitRate);
-  metric('robots_lookups_total', 'counter', 'Robots cache lookups.', s.robots.lookups);
-  metric('robots_hit_ratio', 'gauge', 'Robots cache hit ratio.', s.robots.hitRate);
-  if (s.robotsDrums !== undefined) renderRobotsDrums(s.robotsDrums, metric);
-  metric('parse_workers', 'gauge', 'Parse worker threads.', s.workers.size);
-  metric('parse_workers_replaced_total', 'counter', 'Parse workers replaced after a crash or hang.', s.workers.replaced);
-  metric('rss_bytes', 'gauge', 'Resident set size.', s.rssBytes);
-  metric('cpu_ms_per_page', 'gauge', 'Process CPU milliseconds per page (this run).', s.cpuMsPerPage);
-  metric('checkpoints_total', 'counter', 'Checkpoints written in this run.', s.checkpoints);
-  lines.push('# HELP drumcrawl_outcomes_total Fetch outcomes by code.', '# TYPE drumcrawl_outcomes_total counter');
-  for (const [code, n] of Object.entries(s.outcomes).sort()) {
-    lines.push(`drumcrawl_outcomes_total{outcome="${code.replace(/["\\\n]/g, '_')}"} ${n}`);
+/** What `drumcrawl_build_info` carries (build-info.ts reads it once per process). */
+export interface BuildInfo {
+  version: string;
+  commit: string;
+  node: string;
+}
+
+const STATES: readonly CrawlState[] = ['starting', 'running', 'paused', 'stopping', 'done', 'stopped'];
+
+/**
+ * The metric families, in exposition order: [name, type, help, value]. Counts are counters
+ * (`_total`), sizes are gauges, units are base units; rates are left to the scraper
+ * (`rate(drumcrawl_pages_total[1m])`). To expose more, add a row here (and its field to
+ * StatusSnapshot); docs/operations.md lists every family.
+ */
+export const METRIC_ROWS: readonly (readonly [string, MetricType, string, (s: StatusSnapshot) => number])[] = [
+  ['drumcrawl_start_time_seconds', 'gauge', 'Unix time this run started.', (s) => Date.parse(s.startedAt) / 1000],
+  ['drumcrawl_pages_total', 'counter', 'Page fetches completed, any outcome (robots.txt excluded).', (s) => s.pages],
+  ['drumcrawl_pages_http_total', 'counter', 'Page fetches that got an HTTP response.', (s) => s.pagesOk],
+  ['drumcrawl_bytes_total', 'counter', 'Payload bytes received for pages.', (s) => s.bytes],
+  ['drumcrawl_urls_seen_total', 'counter', 'Unique URLs added to URLseen (DRUM).', (s) => s.urlsSeen],
+  ['drumcrawl_urls_discovered_total', 'counter', 'Links extracted, before dedup.', (s) => s.urlsDiscovered],
+  ['drumcrawl_urls_queued', 'gauge', 'URLs in the frontier: BEAST queues, QF, QR and RAM.', (s) => s.urlsQueued],
+  ['drumcrawl_urls_ready', 'gauge', 'URLs in RAM, waiting for their host or IP delay, not in flight.', (s) => s.urlsReady],
+  ['drumcrawl_duplicates_total', 'counter', 'Exact-duplicate payloads (WARC revisit records).', (s) => s.duplicates],
+  ['drumcrawl_in_flight', 'gauge', 'Fetches in progress (pages and robots.txt).', (s) => s.inFlight],
+  ['drumcrawl_parsing', 'gauge', 'Pages in the parse pool.', (s) => s.parsing],
+  ['drumcrawl_robots_fetches_total', 'counter', 'robots.txt fetches.', (s) => s.robotsFetches],
+  ['drumcrawl_beast_j', 'gauge', 'BEAST: number of queues j.', (s) => s.beast.j],
+  ['drumcrawl_beast_qf_size', 'gauge', 'BEAST: URLs in QF.', (s) => s.beast.qfSize],
+  ['drumcrawl_qr_size', 'gauge', 'URLs parked waiting for robots.txt (QR).', (s) => s.beast.qrSize],
+  ['drumcrawl_hosts_active', 'gauge', 'Hosts with URLs ready in RAM.', (s) => s.hosts.active],
+  ['drumcrawl_hosts_waiting', 'gauge', 'Hosts waiting for their delay.', (s) => s.hosts.waiting],
+  ['drumcrawl_ips_active', 'gauge', 'IPs with URLs ready.', (s) => s.ips.active],
+  ['drumcrawl_ips_waiting', 'gauge', 'IPs waiting for their delay.', (s) => s.ips.waiting],
+  ['drumcrawl_dns_lookups_total', 'counter', 'DNS cache lookups.', (s) => s.dns.lookups],
+  ['drumcrawl_dns_hit_ratio', 'gauge', 'DNS cache hit ratio (0 to 1).', (s) => s.dns.hitRate],
+  ['drumcrawl_robots_lookups_total', 'counter', 'Robots cache lookups.', (s) => s.robots.lookups],
+  ['drumcrawl_robots_hit_ratio', 'gauge', 'Robots cache hit ratio (0 to 1).', (s) => s.robots.hitRate],
+  ['drumcrawl_parse_workers', 'gauge', 'Parse worker threads.', (s) => s.workers.size],
+  ['drumcrawl_parse_workers_replaced_total', 'counter', 'Parse workers replaced after a crash or hang.', (s) => s.workers.replaced],
+  ['drumcrawl_resident_memory_bytes', 'gauge', 'Resident set size of the crawler process.', (s) => s.rssBytes],
+  ['drumcrawl_cpu_seconds_total', 'counter', 'CPU seconds (user + system) the process used in this run.', (s) => s.cpuSeconds],
+  ['drumcrawl_checkpoints_total', 'counter', 'Checkpoints written in this run.', (s) => s.checkpoints],
+  ['drumcrawl_last_checkpoint_timestamp_seconds', 'gauge', 'Unix time of the last checkpoint written (0: none yet).',
+    (s) => (s.lastCheckpointAt === null ? 0 : Date.parse(s.lastCheckpointAt) / 1000)],
+];
+
+/** Prometheus text exposition format (version 0.0.4) of a snapshot; `e` may already hold families. */
+export function renderPrometheus(s: StatusSnapshot, build?: BuildInfo, e = new Exposition()): string {
+  if (build !== undefined) {
+    e.gauge('drumcrawl_build_info', 'Build of the running crawler (the value is always 1).', 1, { ...build });
   }
-  return lines.join('\n') + '\n';
+  // One series per state, 1 for the current one: `drumcrawl_state{state="paused"} == 1` alerts.
+  e.family('drumcrawl_state', 'gauge', 'Crawl state: 1 for the current state, 0 for the others.',
+    STATES.map((st) => ({ labels: { state: st }, value: st === s.state ? 1 : 0 })));
+  for (const [name, type, help, value] of METRIC_ROWS) e.family(name, type, help, [{ value: value(s) }]);
+  if (s.robotsDrums !== undefined) {
+    renderRobotsDrums(s.robotsDrums, (name, type, help, value) => e.family(`drumcrawl_${name}`, type, help, [{ value }]));
+  }
+  e.family('drumcrawl_outcomes_total', 'counter', 'Page fetch outcomes by code: HTTP status, or a CRAWL_* code for transport failures.',
+    Object.entries(s.outcomes).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([outcome, n]) => ({ labels: { outcome }, value: n })));
+  return e.text();
 }
 
 // ---------------------------------------------------------------------------------------------

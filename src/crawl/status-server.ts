@@ -1,6 +1,8 @@
 /**
- * The status server (the Dominos "admin interface to watch and steer a running crawl"): GET
- * /metrics and GET /status to watch, POST /pause, /resume, /stop and /config to steer.
+ * The status server (the Dominos "admin interface to watch and steer a running crawl"): GET / (the
+ * live status page, status-page.ts), GET /status (the JSON snapshot), GET /history (counter samples
+ * over time, status-history.ts) and GET /metrics (Prometheus text, stats.ts) to watch; POST /pause,
+ * /resume, /stop and /config to steer.
  *
  * It listens on loopback, but loopback is not a boundary: any web page open in the operator's
  * browser can send requests to 127.0.0.1 (CSRF), and a name the attacker controls can be made to
@@ -23,7 +25,10 @@ import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { open } from 'node:fs/promises';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { buildInfo } from './build-info.js';
 import { renderPrometheus, type StatusSnapshot } from './stats.js';
+import { StatusHistory, type HistoryOptions } from './status-history.js';
+import { statusPageCsp, statusPageHtml } from './status-page.js';
 
 /** What the status server steers. */
 export interface StatusController {
@@ -52,6 +57,8 @@ export interface StatusServerOptions {
   idleTimeoutMs?: number;
   /** A request's head must be complete within this time. @default 5000 */
   headersTimeoutMs?: number;
+  /** Sampling periods and ring sizes of GET /history. @default StatusHistory's */
+  history?: HistoryOptions;
 }
 
 /** Concurrent connections the status server keeps (a scraper and an operator need a few). */
@@ -98,6 +105,8 @@ export async function startStatusServer(ctl: StatusController, port: number, hos
   const tokenBytes = Buffer.from(`Bearer ${token}`);
   let hosts = new Set<string>();
   let origins = new Set<string>();
+  const build = buildInfo();
+  const history = new StatusHistory(() => ctl.snapshot(), opts.history);
 
   const server = http.createServer({
     headersTimeout: opts.headersTimeoutMs ?? 5000,
@@ -111,7 +120,7 @@ export async function startStatusServer(ctl: StatusController, port: number, hos
   server.setTimeout(opts.idleTimeoutMs ?? 10_000, (socket) => socket.destroy());
 
   function handle(req: http.IncomingMessage, res: http.ServerResponse): void {
-    const url = (req.url ?? '/').split('?')[0];
+    const [url, query = ''] = (req.url ?? '/').split('?', 2) as [string, string?];
     const send = (code: number, type: string, body: string, extra: Record<string, string> = {}): void => {
       res.writeHead(code, { 'content-type': type, 'cache-control': 'no-store', 'x-content-type-options': 'nosniff', ...extra });
       res.end(body);
@@ -128,10 +137,20 @@ export async function startStatusServer(ctl: StatusController, port: number, hos
     const origin = req.headers.origin;
     if (origin !== undefined && !origins.has(origin.toLowerCase())) return refuse(403, CRAWL_CONTROL_ORIGIN, 'cross-origin requests are refused');
     try {
-      if (req.method === 'GET' && url === '/metrics') return send(200, 'text/plain; version=0.0.4; charset=utf-8', renderPrometheus(ctl.snapshot()));
-      if (req.method === 'GET' && (url === '/status' || url === '/')) return json(200, ctl.snapshot());
+      if (req.method === 'GET' && url === '/metrics') return send(200, 'text/plain; version=0.0.4; charset=utf-8', renderPrometheus(ctl.snapshot(), build));
+      if (req.method === 'GET' && url === '/status') return json(200, ctl.snapshot());
+      if (req.method === 'GET' && url === '/history') {
+        const since = Number(new URLSearchParams(query).get('since') ?? 0);
+        return json(200, history.read(Number.isFinite(since) ? since : 0));
+      }
+      if (req.method === 'GET' && url === '/') {
+        const nonce = randomBytes(16).toString('base64url');
+        return send(200, 'text/html; charset=utf-8', statusPageHtml(nonce), {
+          'content-security-policy': statusPageCsp(nonce), 'x-frame-options': 'DENY', 'referrer-policy': 'no-referrer',
+        });
+      }
       const verb = url === '/pause' || url === '/resume' || url === '/stop' || url === '/config';
-      if (!verb) return json(404, { ok: false, error: 'not found; try /status, /metrics, POST /pause, /resume, /stop, /config' });
+      if (!verb) return json(404, { ok: false, error: 'not found; try / (status page), /status, /history, /metrics, POST /pause, /resume, /stop, /config' });
       if (req.method !== 'POST') return json(405, { ok: false, error: 'use POST' }, { allow: 'POST' });
       const auth = Buffer.from(req.headers.authorization ?? '');
       if (auth.length !== tokenBytes.length || !timingSafeEqual(auth, tokenBytes)) {
@@ -163,8 +182,10 @@ export async function startStatusServer(ctl: StatusController, port: number, hos
   const addr = server.address() as AddressInfo;
   hosts = allowedHosts(host, addr.port);
   origins = new Set([...hosts].filter((h) => h.endsWith(`:${addr.port}`)).map((h) => `http://${h}`));
+  history.start();
   const close = (): Promise<void> =>
     new Promise<void>((resolve) => {
+      history.stop();
       server.closeAllConnections();
       server.close(() => resolve());
     });

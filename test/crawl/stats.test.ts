@@ -12,7 +12,7 @@ function snap(over: Partial<StatusSnapshot> = {}): StatusSnapshot {
     duplicates: 3, inFlight: 4, parsing: 1, robotsFetches: 20, beast: { j: 2, qfSize: 10, qrSize: 5 },
     hosts: { active: 3, waiting: 7 }, ips: { active: 2, waiting: 1 }, dns: { lookups: 20, hitRate: 0.5 },
     robots: { lookups: 100, hitRate: 0.9 }, workers: { size: 2, replaced: 1 }, outcomes: { ok: 1200, 'CRAWL_FETCH_TIMEOUT': 34 },
-    rssBytes: 100e6, cpuMsPerPage: 0.7, checkpoints: 1, lastCheckpointAt: null, ...over,
+    rssBytes: 100e6, cpuMsPerPage: 0.7, cpuSeconds: 0.9, urlsReady: 40, topPlds: [], checkpoints: 1, lastCheckpointAt: null, ...over,
   };
 }
 
@@ -34,7 +34,7 @@ test('Prometheus text: HELP/TYPE per metric, escaped labels, numeric values', ()
   assert.match(t, /^drumcrawl_pages_total 1234$/m);
   assert.match(t, /^drumcrawl_beast_j 2$/m);
   assert.match(t, /^drumcrawl_outcomes_total\{outcome="ok"\} 5$/m);
-  assert.match(t, /^drumcrawl_outcomes_total\{outcome="a_b"\} 1$/m);
+  assert.match(t, /^drumcrawl_outcomes_total\{outcome="a\\"b"\} 1$/m);
   for (const line of t.trim().split('\n')) {
     if (line.startsWith('#')) continue;
     assert.match(line, /^drumcrawl_[a-z_]+(\{[^}]*\})? -?[0-9.e+]+$/, line);

@@ -21,7 +21,7 @@ function snap(state: CrawlState): StatusSnapshot {
     pagesPerSec: 1, mbPerSec: 1, urlsSeen: 9000, urlsDiscovered: 1, urlsQueued: 1, duplicates: 0, inFlight: 0, parsing: 0,
     robotsFetches: 0, beast: { j: 2, qfSize: 10, qrSize: 0 }, hosts: { active: 0, waiting: 0 }, ips: { active: 0, waiting: 0 },
     dns: { lookups: 0, hitRate: 0 }, robots: { lookups: 0, hitRate: 0 }, workers: { size: 1, replaced: 0 }, outcomes: { ok: 1 },
-    rssBytes: 1, cpuMsPerPage: 1, checkpoints: 0, lastCheckpointAt: null,
+    rssBytes: 1, cpuMsPerPage: 1, cpuSeconds: 1, urlsReady: 1, topPlds: [], checkpoints: 0, lastCheckpointAt: null,
   };
 }
 
@@ -80,7 +80,7 @@ test('status server: GET /status and /metrics open on loopback, POST verbs with 
     assert.equal((JSON.parse(s.body) as StatusSnapshot).pages, 1234);
     const m = await send(srv.port, 'GET', '/metrics', { host: `localhost:${srv.port}` });
     assert.match(m.headers['content-type'] ?? '', /text\/plain; version=0\.0\.4/);
-    assert.match(m.body, /drumcrawl_urls_seen 9000/);
+    assert.match(m.body, /^drumcrawl_urls_seen_total 9000$/m);
     assert.equal(JSON.parse((await send(srv.port, 'POST', '/pause', auth)).body).state, 'paused');
     assert.equal(JSON.parse((await send(srv.port, 'POST', '/resume', auth)).body).state, 'running');
     assert.equal((await send(srv.port, 'GET', '/stop', auth)).status, 405);
@@ -219,5 +219,43 @@ test('status server: 2,500 idle connections hold at most MAX_CONNECTIONS fds, an
       child.once('exit', r);
       setTimeout(() => child.kill('SIGKILL'), 3000).unref();
     });
+  }
+});
+
+test('status server: GET / is the status page (nonce CSP, no framing, no token in it); GET /history gives counter samples', async () => {
+  const ctl = recorder();
+  const srv = await startStatusServer(ctl, 0, '127.0.0.1', { history: { fineMs: 50, fineSize: 4 } });
+  try {
+    const host = { host: `127.0.0.1:${srv.port}` };
+    const page = await send(srv.port, 'GET', '/', host);
+    assert.equal(page.status, 200);
+    assert.match(page.headers['content-type'] ?? '', /^text\/html; charset=utf-8$/);
+    const csp = String(page.headers['content-security-policy'] ?? '');
+    const nonce = /script-src 'nonce-([A-Za-z0-9_-]+)'/.exec(csp)?.[1];
+    assert.ok(nonce !== undefined && nonce.length >= 16, csp);
+    assert.match(csp, /default-src 'none'/);
+    assert.match(csp, /connect-src 'self'/);
+    assert.match(csp, /frame-ancestors 'none'/);
+    assert.equal(page.headers['x-frame-options'], 'DENY');
+    assert.match(page.body, new RegExp(`<script nonce="${nonce}">`));
+    assert.ok(!page.body.includes(srv.token), 'the page does not carry the token');
+    assert.doesNotMatch(page.body, /<script src=|<link |https?:\/\/(?!www\.w3\.org\/2000\/svg)/, 'no external asset');
+    const again = await send(srv.port, 'GET', '/', host);
+    assert.notEqual(/nonce-([A-Za-z0-9_-]+)/.exec(String(again.headers['content-security-policy'] ?? ''))?.[1], nonce, 'a fresh nonce per response');
+    // A foreign Origin or a rebound Host cannot read the page either.
+    assert.equal((await send(srv.port, 'GET', '/', { host: `evil.example:${srv.port}` })).status, 403);
+
+    await new Promise((r) => setTimeout(r, 400));
+    const h = JSON.parse((await send(srv.port, 'GET', '/history', host)).body) as { fineMs: number; fine: { t: number; pages: number }[]; coarse: unknown[] };
+    assert.equal(h.fineMs, 50);
+    assert.equal(h.fine.length, 4, 'the fine ring keeps its last 4 samples');
+    assert.ok(h.fine.every((s, i) => s.pages === 1234 && (i === 0 || s.t > h.fine[i - 1]!.t)), JSON.stringify(h.fine));
+    assert.equal(h.coarse.length, 1, 'one coarse sample within the first minute');
+    const since = h.fine[2]!.t;
+    const later = JSON.parse((await send(srv.port, 'GET', `/history?since=${since}`, host)).body) as { fine: { t: number }[] };
+    assert.ok(later.fine.length >= 1 && later.fine.every((s) => s.t > since));
+    assert.equal((JSON.parse((await send(srv.port, 'GET', '/status', host)).body) as StatusSnapshot).pages, 1234);
+  } finally {
+    await srv.close();
   }
 });

@@ -69,9 +69,13 @@ function shellQuote(s: string): string {
   return /^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
 }
 
-/** The status server's addresses and its control token, printed when it starts. */
+/**
+ * The status server's addresses and its control token, printed when it starts. The page's link
+ * carries the token in the URL fragment, which the browser keeps to itself (status-page.ts).
+ */
 export function announceStatusServer(url: string, token: string, stateDir: string): void {
   process.stderr.write(
+    `status page: ${url}/#token=${token}\n` +
     `status server: ${url}/status  ${url}/metrics\n` +
       `control token: ${token} (also in ${stateDir}/control-token; POST /pause, /resume, /stop, /config need "Authorization: Bearer <token>")\n`,
   );
