@@ -45,6 +45,7 @@ import { Fetcher, isHttpResponse, type FetchResult } from '../fetch/index.js';
 import { ALLOW_ALL, fetchRobots } from '../robots/index.js';
 import type { EncodedGroupLike } from './links-codec.js';
 import { WarcWriter, CrawlLog, type TruncatedReason } from '../store/index.js';
+import { headerRecord } from './request-headers.js';
 import { recoverWarc, relocate } from './recovery.js';
 import { canonicalizeUrl, fingerprintInto, hostOf, pldOrHost } from '../url/index.js';
 import { FrontierUrl, encodeFrontierUrl, decodeFrontierUrl } from '../frontier/index.js';
@@ -337,7 +338,7 @@ export class Crawler extends EventEmitter {
       maxFileBytes: cfg.warcMaxFileBytes,
       info: { software: 'drumcrawl/0.1', 'http-header-user-agent': cfg.userAgent, format: 'WARC File Format 1.1' },
     });
-    const crawlLog = await CrawlLog.open(path.join(cfg.outDir, 'crawl.log'));
+    const crawlLog = await CrawlLog.open(path.join(cfg.outDir, 'crawl.log'), { format: cfg.crawlLogFormat });
     const scope = manifest ? { hosts: manifest.scopeHosts, plds: manifest.scopePlds } : scopeAnchors(cfg.seeds);
     const pool = new ParsePool(
       {
@@ -432,6 +433,9 @@ export class Crawler extends EventEmitter {
       minHostIntervalMs: withMargin(cfg.minHostDelayMs, cfg),
       // The network guard refuses special-purpose addresses; these ranges are allowed anyway.
       allowedNetworks: cfg.allowNetworks,
+      // --header / --tls-insecure (validated in config.ts / request-headers.ts).
+      headers: headerRecord(cfg.headers),
+      tlsRejectUnauthorized: !cfg.tlsInsecure,
     });
     // The parse workers boot while the DRUM threads open (each loads its code: ~1 s apiece on a
     // loaded 2-core box, which a resume would otherwise pay one after the other).
@@ -901,6 +905,8 @@ export class Crawler extends EventEmitter {
         let robotsUrl: string | null = null;
         const r = await fetchRobots(this.fetcher, item.host, item.ip, portOfUrl(item.url), this.cfg.userAgent, {
           dns: this.dns,
+          // The host's origin scheme (item.url is `<origin>/robots.txt`): an https host's robots.txt over https.
+          scheme: item.url.startsWith('https:') ? 'https' : 'http',
           // Every request, the first and each redirect hop (which may go to another server's IP),
           // waits for its IP's floor and is traced: robots.txt fetches count per IP (RFC 9309).
           beforeRequest: async (req) => {
@@ -915,7 +921,7 @@ export class Crawler extends EventEmitter {
         const now = new Date();
         this.crawlLog.writeRobots({
           time: now, status: r.status ?? null, bytes: r.fetchResult?.body.byteLength ?? 0, durationMs: now.getTime() - start,
-          url: robotsUrl ?? item.url, outcome: r.outcome,
+          url: robotsUrl ?? item.url, outcome: r.outcome, mime: r.fetchResult?.contentType ?? null,
         });
       } finally {
         this.robotsInFlight--;
@@ -1022,6 +1028,7 @@ export class Crawler extends EventEmitter {
       hops: job.fu.hops,
       digest,
       outcome,
+      mime: r.contentType ?? null,
     });
   }
 
