@@ -19,4 +19,5 @@ export {
   type EncodedGroup, type ExchangeInput, type RevisitInput, type EncodeOptions, type WarcCompression, type TruncatedReason,
 } from './warc-record.js';
 export { scanWarc, truncateTornWarc, type ScanResult, type ScannedRecord, type WarcFormat } from './warc-scan.js';
-export { CrawlLog, formatCrawlLogLine, parseCrawlLogLine, CRAWL_LOG_COLUMNS, type CrawlLogEntry } from './crawl-log.js';
+export { CrawlLog, formatCrawlLogLine, parseCrawlLogLine, mediaType, CRAWL_LOG_COLUMNS, type CrawlLogEntry, type CrawlLogFormat } from './crawl-log.js';
+export { formatHeritrixLine, parseHeritrixLine, heritrixStatus, heritrixMime, HERITRIX_STATUS, type HeritrixLine } from './crawl-log-heritrix.js';
