@@ -48,7 +48,7 @@ import { WarcWriter, CrawlLog, type TruncatedReason } from '../store/index.js';
 import { headerRecord } from './request-headers.js';
 import { recoverWarc, relocate } from './recovery.js';
 import { canonicalizeUrl, fingerprintInto, hostOf, pldOrHost } from '../url/index.js';
-import { FrontierUrl, encodeFrontierUrl, decodeFrontierUrl } from '../frontier/index.js';
+import { FrontierUrl, encodeFrontierUrl, decodeFrontierUrl, extendHopPath } from '../frontier/index.js';
 import { openFrontierPort, politenessOutcome, withMargin, type FrontierPort } from './frontier-port.js';
 import { type CrawlConfig, applyRuntimeChange, resolveCrawlConfig, type CrawlConfigInput } from './config.js';
 import {
@@ -120,7 +120,11 @@ const AUX_HEADER = 20;
 const enc = new TextEncoder();
 const dec = new TextDecoder();
 
-/** URLseen aux: [u32 hostHi, hostLo, pldHi, pldLo, hops] + URL bytes. */
+/**
+ * URLseen aux: [u32 hostHi, hostLo, pldHi, pldLo, hops] + URL bytes + the discovery suffix
+ * (discoverySuffix: NUL via NUL path; empty for a seed). Canonical URLs hold no NUL (it would be
+ * percent-encoded), so the first NUL ends the URL.
+ */
 function encodeAux(hostHi: number, hostLo: number, pldHi: number, pldLo: number, hops: number, url: Uint8Array): Uint8Array {
   const b = new Uint8Array(AUX_HEADER + url.byteLength);
   const dv = new DataView(b.buffer);
@@ -145,14 +149,36 @@ function urlTextAt(b: Buffer, from: number, to: number): string {
   return b.toString('latin1', from, to);
 }
 
+/** The aux tail after a URL: NUL, the page it was found on, NUL, its hop path (crawl.log's via, path). */
+function discoverySuffix(via: string, path: string): Uint8Array {
+  return via === '' && path === '' ? EMPTY : enc.encode(`\0${via}\0${path}`);
+}
+
+/** `url` + `suffix` in a reused scratch (the DRUM batch copies the tail at once). */
+let tailScratch = new Uint8Array(4096);
+function withSuffix(url: Uint8Array, suffix: Uint8Array): Uint8Array {
+  if (suffix.byteLength === 0) return url;
+  const n = url.byteLength + suffix.byteLength;
+  if (tailScratch.byteLength < n) tailScratch = new Uint8Array(n * 2);
+  tailScratch.set(url, 0);
+  tailScratch.set(suffix, url.byteLength);
+  return tailScratch.subarray(0, n);
+}
+
 /** URLseen's unique URLs from one result chunk (drum-codec layout, aux = encodeAux's). */
 function decodeUniqueUrls(buf: Uint8Array, now: number, keep: (hi: number, lo: number) => boolean): FrontierUrl[] {
   const b = Buffer.from(buf.buffer, buf.byteOffset, buf.byteLength);
   const out: FrontierUrl[] = [];
   forEachResult(buf, (_op, unique, hi, lo, _vo, _vl, a, n) => {
     if (!unique || n < AUX_HEADER || !keep(hi, lo)) return;
+    const end = a + n;
+    const urlEnd = b.indexOf(0, a + AUX_HEADER);
+    const viaEnd = urlEnd < 0 || urlEnd >= end ? -1 : b.indexOf(0, urlEnd + 1);
+    const hasSuffix = viaEnd > urlEnd && viaEnd < end;
     out.push(new FrontierUrl({
-      url: urlTextAt(b, a + AUX_HEADER, a + n),
+      url: urlTextAt(b, a + AUX_HEADER, hasSuffix ? urlEnd : end),
+      via: hasSuffix ? urlTextAt(b, urlEnd + 1, viaEnd) : '',
+      path: hasSuffix ? b.toString('latin1', viaEnd + 1, end) : '',
       hostHi: le32(b, a),
       hostLo: le32(b, a + 4),
       pldHi: le32(b, a + 8),
@@ -412,7 +438,7 @@ export class Crawler extends EventEmitter {
     const frontier = await openFrontierPort(path.join(cfg.stateDir, 'frontier'), cfg, dns, {
       onDrop: (u, reason) => {
         crawler?.count(`dropped:${reason}`);
-        crawler?.crawlLog.writeDropped({ time: new Date(), url: u.url, hops: u.hops, reason });
+        crawler?.crawlLog.writeDropped({ time: new Date(), url: u.url, hops: u.hops, reason, via: u.via, path: u.path });
       },
       starThread: smallDrums,
     });
@@ -615,13 +641,13 @@ export class Crawler extends EventEmitter {
   }
 
   /** One URL into URLseen (seeds and redirect targets; page links come as tables). */
-  private submitUrl(url: string, hops: number): void {
+  private submitUrl(url: string, hops: number, via = '', path = ''): void {
     const host = hostOf(url);
     const fp = this.fp;
     fingerprintInto(url, fp, 0);
     fingerprintInto(host, fp, 2);
     fingerprintInto(pldOrHost(host), fp, 4);
-    this.urlSeen.checkUpdate(fp[0]!, fp[1]!, undefined, encodeAux(fp[2]!, fp[3]!, fp[4]!, fp[5]!, hops, enc.encode(url)));
+    this.urlSeen.checkUpdate(fp[0]!, fp[1]!, undefined, encodeAux(fp[2]!, fp[3]!, fp[4]!, fp[5]!, hops, withSuffix(enc.encode(url), discoverySuffix(via, path))));
     this.unmergedLinks++;
     this.counters.urlsDiscovered++;
   }
@@ -835,7 +861,7 @@ export class Crawler extends EventEmitter {
       // Redirects are not followed inline: the target enters as a new link (dedup, robots,
       // politeness apply), at the same depth.
       const target = canonicalizeUrl(r.location);
-      if (target !== null) this.submitUrl(target, fu.hops);
+      if (target !== null) this.submitUrl(target, fu.hops, fu.url, extendHopPath(fu.path, 'R'));
     }
     const ok2xx = r.outcome === 'ok';
     const html = ok2xx && isHtml(r.contentType);
@@ -1029,6 +1055,8 @@ export class Crawler extends EventEmitter {
       digest,
       outcome,
       mime: r.contentType ?? null,
+      via: job.fu.via,
+      path: job.fu.path,
     });
   }
 
@@ -1088,6 +1116,8 @@ export class Crawler extends EventEmitter {
     const n = t.count;
     if (n === 0) return;
     const hops = src.hops + 1;
+    // Every link of the page carries the same via (the page) and hop path (the page's + L).
+    const suffix = discoverySuffix(src.url, extendHopPath(src.path, 'L'));
     // PLD pairs into a reused scratch (addPldLinks copies them): no ArrayBuffer per page for V8's
     // ArrayBuffer sweeper (docs/performance.md, "Main thread").
     if (this.pairScratch.length < n * 4) this.pairScratch = new Uint32Array(Math.max(n * 4, this.pairScratch.length * 2));
@@ -1097,7 +1127,7 @@ export class Crawler extends EventEmitter {
       const pHi = t.word(i, 4);
       const pLo = t.word(i, 5);
       // aux as encodeAux lays it out, written straight into the DRUM batch (no per-link array)
-      this.urlSeen.checkUpdateWords(t.word(i, 0), t.word(i, 1), t.word(i, 2), t.word(i, 3), pHi, pLo, hops, t.urlBytes(i));
+      this.urlSeen.checkUpdateWords(t.word(i, 0), t.word(i, 1), t.word(i, 2), t.word(i, 3), pHi, pLo, hops, withSuffix(t.urlBytes(i), suffix));
       if (pHi !== src.pldHi || pLo !== src.pldLo) {
         pairs[m * 4] = src.pldHi;
         pairs[m * 4 + 1] = src.pldLo;
