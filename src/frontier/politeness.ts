@@ -28,6 +28,7 @@ import { hostDelayFor, ipDelayFor, type DelayOptions } from './budget.js';
 import { IdHeap } from './heap.js';
 import { FrontierUrl, UrlKind, hostNameOf, originOf, pathAndQueryOf } from './record.js';
 import { U64Map } from './u64-map.js';
+import { ipQueueKey } from './ip-key.js';
 
 /** The part of src/robots' RobotsRules the frontier uses. */
 export interface RobotsRulesLike {
@@ -147,6 +148,8 @@ export class Politeness {
   private hIdle = new Uint8Array(0);
   private hRules: (RobotsRulesLike | null)[] = [];
   private hOrigin: string[] = [];
+  /** The host's server address (its DNS answer); the IP queue it is in may cover a whole IPv6 /64. */
+  private hAddr: string[] = [];
   private hFailReason: string[] = [];
   private hRobotsItem: (FrontierUrl | null)[] = [];
 
@@ -389,7 +392,8 @@ export class Politeness {
   }
 
   private attachIp(h: number, ip: string, now: number): void {
-    const i = this.ipFor(ip);
+    this.hAddr[h] = ip; // the address to connect to; the queue is per ipQueueKey (an IPv6 /64)
+    const i = this.ipFor(ipQueueKey(ip));
     if (this.hIp[h] === i) return;
     this.detachIp(h, now);
     const v = this.hPot[h]!;
@@ -864,7 +868,7 @@ export class Politeness {
         this.wakeIp(i);
         continue;
       }
-      item.ip = this.iName[i]!;
+      item.ip = this.hAddr[item._host] || this.iName[i]!;
       this.iInFlight[i]!++;
       this.iLastStart[i] = now;
       this.iNextDue[i] = now + this.ipDelay(i);
