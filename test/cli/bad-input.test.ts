@@ -103,7 +103,7 @@ const CASES: Case[] = [
   { name: '--header Host', args: crawl('--header', 'Host: evil.test'), code: INVALID, message: /headers entry "Host: evil.test": Host cannot be set/ },
   { name: '--header twice', args: crawl('--header', 'X-A: 1', '--header', 'x-a: 2'), code: INVALID, message: /headers name "x-a" is given twice/ },
   { name: 'config headers with a line break', setup: config({ headers: { 'X-A': 'one\r\nX-B: two' } }), args: withConfig, code: INVALID, message: /headers entry "X-A: one\\r\\nX-B: two": the value must not contain line breaks/ },
-  { name: '--tls-insecure=maybe', args: crawl('--tls-insecure=maybe'), code: INVALID, message: /--tls-insecure must be true or false/ },
+  { name: 'config tlsInsecure "maybe"', setup: config({ tlsInsecure: 'maybe' }), args: withConfig, code: INVALID, message: /tlsInsecure must be true or false \(got "maybe"\)/ },
   { name: '--crawl-log-format csv', args: crawl('--crawl-log-format', 'csv'), code: INVALID, message: /crawlLogFormat must be one of drumcrawl, heritrix \(got "csv"\)/ },
   // resume, stats
   { name: 'resume: no checkpoint', setup: (d) => mkdirSync(path.join(d, 'state')), args: (d) => ['resume', path.join(d, 'state')], code: 'CRAWL_STATE_MISSING', message: /holds no checkpoint to resume/ },
