@@ -21,12 +21,14 @@ import path from 'node:path';
 import { CrawlError } from '../errors.js';
 import { canonicalizeUrl } from '../url/index.js';
 import { networkPredicate } from '../fetch/limits.js';
+import { normalizeHeaders } from './request-headers.js';
 
 export const CRAWL_CONFIG_INVALID = 'CRAWL_CONFIG_INVALID';
 
 export type CrawlScope = 'any' | 'pld' | 'host';
 export type WarcCompression = 'gzip' | 'zstd' | 'none';
 export type ProgressMode = 'auto' | 'tty' | 'plain' | 'none';
+export type CrawlLogFormat = 'drumcrawl' | 'heritrix';
 
 /** Options a running crawl may change (status server, resume flags). */
 export interface RuntimeOptions {
@@ -133,6 +135,12 @@ export interface StartupOptions {
   budgetB0: number;
   /** Per-parse hard timeout: a worker exceeding it is replaced and the page recorded as CRAWL_PARSE_TIMEOUT. @default 10000 */
   parseTimeoutMs: number;
+  /** Extra request headers, `Name: value` lines (validated by request-headers.ts). @default [] */
+  headers: string[];
+  /** Accept TLS certificates that do not verify (self-signed, expired, wrong name). @default false */
+  tlsInsecure: boolean;
+  /** crawl.log line format: drumcrawl's TSV or Heritrix's 12 space-separated fields. @default 'drumcrawl' */
+  crawlLogFormat: CrawlLogFormat;
 }
 
 export type CrawlConfig = Readonly<StartupOptions & RuntimeOptions>;
@@ -177,6 +185,9 @@ export function defaultCrawlConfig(): StartupOptions & RuntimeOptions {
     retryDelayScale: 1,
     images: false,
     parseTimeoutMs: 10_000,
+    headers: [],
+    tlsInsecure: false,
+    crawlLogFormat: 'drumcrawl',
     politenessMarginMs: 5,
     budget: 'crawl',
     budgetB0: 10,
@@ -396,6 +407,9 @@ export function resolveCrawlConfig(input: CrawlConfigInput, opts: { cwd?: string
     retryDelayScale: positiveNumber('retryDelayScale', raw.retryDelayScale, 1000),
     images: bool('images', raw.images),
     parseTimeoutMs: dur('parseTimeoutMs')!,
+    headers: normalizeHeaders(raw.headers),
+    tlsInsecure: bool('tlsInsecure', raw.tlsInsecure),
+    crawlLogFormat: oneOf('crawlLogFormat', raw.crawlLogFormat, ['drumcrawl', 'heritrix'] as const),
     politenessMarginMs: dur('politenessMarginMs')!,
     budget: oneOf('budget', raw.budget, ['crawl', 'flat', 'proportional', 'inverse', 'popular-only'] as const),
     budgetB0: nonNegInt('budgetB0', raw.budgetB0, { min: 1 })!,
@@ -541,6 +555,9 @@ export const CRAWL_FLAGS: readonly FlagSpec[] = [
   { name: 'politeness-margin', value: '<ms>', key: 'politenessMarginMs', kind: 'value', description: 'added to non-zero delays to absorb dispatch jitter (default 5)', parse: ms('politenessMarginMs') },
   { name: 'budget', value: '<crawl|flat|proportional|inverse|popular-only>', key: 'budget', kind: 'value', description: 'STAR budget function F(d) (default crawl)', parse: id },
   { name: 'budget-b0', value: '<n>', key: 'budgetB0', kind: 'value', description: 'B0: default pages per PLD per BEAST pass (default 10)', parse: int('budgetB0') },
+  { name: 'header', value: "<'Name: value'>", key: 'headers', kind: 'value', repeat: true, description: 'send this request header on every request (repeatable)', parse: id },
+  { name: 'tls-insecure', value: '', key: 'tlsInsecure', kind: 'bool', description: 'accept TLS certificates that do not verify (self-signed, expired)', parse: () => true },
+  { name: 'crawl-log-format', value: '<drumcrawl|heritrix>', key: 'crawlLogFormat', kind: 'value', description: "crawl.log format: drumcrawl's TSV or Heritrix's (default drumcrawl)", parse: id },
   { name: 'images', value: '', key: 'images', kind: 'bool', description: 'also follow <img src>', parse: () => true },
   { name: 'paused', value: '', key: 'paused', kind: 'bool', description: 'start paused (resume via the status server)', parse: () => true },
 ];

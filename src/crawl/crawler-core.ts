@@ -126,6 +126,9 @@ export abstract class CrawlerCore extends EventEmitter {
       hops: job.fu.hops,
       digest,
       outcome,
+      mime: r.contentType ?? null,
+      via: job.fu.via,
+      path: job.fu.path,
     });
   }
 

@@ -8,8 +8,8 @@
  * DRUM worker threads, one of each kind at a time.
  */
 import type { DrumResult } from '../drum/index.js';
-import { decodeContentValue, decodeUniqueUrls, le32 } from './drum-codec.js';
-import type { FrontierUrl } from '../frontier/index.js';
+import { decodeContentValue, decodeUniqueUrls, discoverySuffix, le32, withSuffix } from './drum-codec.js';
+import { extendHopPath, type FrontierUrl } from '../frontier/index.js';
 import type { LinkTable } from './links-codec.js';
 import { CrawlerCore } from './crawler-core.js';
 
@@ -118,6 +118,8 @@ export abstract class DedupStage extends CrawlerCore {
     const n = t.count;
     if (n === 0) return;
     const hops = src.hops + 1;
+    // Every link of the page carries the same via (the page) and hop path (the page's + L).
+    const suffix = discoverySuffix(src.url, extendHopPath(src.path, 'L'));
     // PLD pairs into a reused scratch (addPldLinks copies them): no ArrayBuffer per page for V8's
     // ArrayBuffer sweeper (docs/performance.md, "Main thread").
     if (this.pairScratch.length < n * 4) this.pairScratch = new Uint32Array(Math.max(n * 4, this.pairScratch.length * 2));
@@ -127,7 +129,7 @@ export abstract class DedupStage extends CrawlerCore {
       const pHi = t.word(i, 4);
       const pLo = t.word(i, 5);
       // aux as encodeAux lays it out, written straight into the DRUM batch (no per-link array)
-      this.urlSeen.checkUpdateWords(t.word(i, 0), t.word(i, 1), t.word(i, 2), t.word(i, 3), pHi, pLo, hops, t.urlBytes(i));
+      this.urlSeen.checkUpdateWords(t.word(i, 0), t.word(i, 1), t.word(i, 2), t.word(i, 3), pHi, pLo, hops, withSuffix(t.urlBytes(i), suffix));
       if (pHi !== src.pldHi || pLo !== src.pldLo) {
         pairs[m * 4] = src.pldHi;
         pairs[m * 4 + 1] = src.pldLo;

@@ -221,7 +221,11 @@ export const AUX_HEADER = 20;
 const enc = new TextEncoder();
 const dec = new TextDecoder();
 
-/** URLseen aux: [u32 hostHi, hostLo, pldHi, pldLo, hops] + URL bytes. */
+/**
+ * URLseen aux: [u32 hostHi, hostLo, pldHi, pldLo, hops] + URL bytes + the discovery suffix
+ * (discoverySuffix: NUL via NUL path; empty for a seed). Canonical URLs hold no NUL (it would be
+ * percent-encoded), so the first NUL ends the URL.
+ */
 export function encodeAux(hostHi: number, hostLo: number, pldHi: number, pldLo: number, hops: number, url: Uint8Array): Uint8Array {
   const b = new Uint8Array(AUX_HEADER + url.byteLength);
   const dv = new DataView(b.buffer);
@@ -246,14 +250,38 @@ function urlTextAt(b: Buffer, from: number, to: number): string {
   return b.toString('latin1', from, to);
 }
 
+const EMPTY_SUFFIX = new Uint8Array(0);
+
+/** The aux tail after a URL: NUL, the page it was found on, NUL, its hop path (crawl.log's via, path). */
+export function discoverySuffix(via: string, path: string): Uint8Array {
+  return via === '' && path === '' ? EMPTY_SUFFIX : enc.encode(`\0${via}\0${path}`);
+}
+
+/** `url` + `suffix` in a reused scratch (the DRUM batch copies the tail at once). */
+let tailScratch = new Uint8Array(4096);
+export function withSuffix(url: Uint8Array, suffix: Uint8Array): Uint8Array {
+  if (suffix.byteLength === 0) return url;
+  const n = url.byteLength + suffix.byteLength;
+  if (tailScratch.byteLength < n) tailScratch = new Uint8Array(n * 2);
+  tailScratch.set(url, 0);
+  tailScratch.set(suffix, url.byteLength);
+  return tailScratch.subarray(0, n);
+}
+
 /** URLseen's unique URLs from one result chunk (drum-codec layout, aux = encodeAux's). */
 export function decodeUniqueUrls(buf: Uint8Array, now: number, keep: (hi: number, lo: number) => boolean): FrontierUrl[] {
   const b = Buffer.from(buf.buffer, buf.byteOffset, buf.byteLength);
   const out: FrontierUrl[] = [];
   forEachResult(buf, (_op, unique, hi, lo, _vo, _vl, a, n) => {
     if (!unique || n < AUX_HEADER || !keep(hi, lo)) return;
+    const end = a + n;
+    const urlEnd = b.indexOf(0, a + AUX_HEADER);
+    const viaEnd = urlEnd < 0 || urlEnd >= end ? -1 : b.indexOf(0, urlEnd + 1);
+    const hasSuffix = viaEnd > urlEnd && viaEnd < end;
     out.push(new FrontierUrl({
-      url: urlTextAt(b, a + AUX_HEADER, a + n),
+      url: urlTextAt(b, a + AUX_HEADER, hasSuffix ? urlEnd : end),
+      via: hasSuffix ? urlTextAt(b, urlEnd + 1, viaEnd) : '',
+      path: hasSuffix ? b.toString('latin1', viaEnd + 1, end) : '',
       hostHi: le32(b, a),
       hostLo: le32(b, a + 4),
       pldHi: le32(b, a + 8),

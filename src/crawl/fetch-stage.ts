@@ -9,7 +9,7 @@ import { isHttpResponse, type FetchResult } from '../fetch/index.js';
 import { ALLOW_ALL, fetchRobots } from '../robots/index.js';
 import type { TruncatedReason } from '../store/index.js';
 import { canonicalizeUrl, fingerprintInto, hostOf } from '../url/index.js';
-import { encodeFrontierUrl, type FrontierUrl } from '../frontier/index.js';
+import { encodeFrontierUrl, extendHopPath, type FrontierUrl } from '../frontier/index.js';
 import { contentAux, encodeContentValue } from './drum-codec.js';
 import { politenessOutcome } from './frontier-port.js';
 import { LinkTable } from './links-codec.js';
@@ -103,7 +103,7 @@ export abstract class FetchStage extends DedupStage {
       // Redirects are not followed inline: the target enters as a new link (dedup, robots,
       // politeness apply), at the same depth.
       const target = canonicalizeUrl(r.location);
-      if (target !== null) this.submitUrl(target, fu.hops);
+      if (target !== null) this.submitUrl(target, fu.hops, fu.url, extendHopPath(fu.path, 'R'));
     }
     const ok2xx = r.outcome === 'ok';
     const html = ok2xx && isHtml(r.contentType);
@@ -174,6 +174,8 @@ export abstract class FetchStage extends DedupStage {
         const answers: FetchResult[] = [];
         const r = await fetchRobots(this.fetcher, item.host, item.ip, portOfUrl(item.url), this.cfg.userAgent, {
           dns: this.dns,
+          // The host's origin scheme (item.url is `<origin>/robots.txt`): an https host's robots.txt over https.
+          scheme: item.url.startsWith('https:') ? 'https' : 'http',
           // Every request, the first and each redirect hop (which may go to another server's IP),
           // waits for its IP's floor and is traced: robots.txt fetches count per IP (RFC 9309).
           beforeRequest: async (req) => {
@@ -191,7 +193,7 @@ export abstract class FetchStage extends DedupStage {
         const now = new Date();
         this.crawlLog.writeRobots({
           time: now, status: r.status ?? null, bytes: r.fetchResult?.body.byteLength ?? 0, durationMs: now.getTime() - start,
-          url: robotsUrl ?? item.url, outcome: r.outcome,
+          url: robotsUrl ?? item.url, outcome: r.outcome, mime: r.fetchResult?.contentType ?? null,
         });
       } finally {
         this.robotsInFlight--;
@@ -221,7 +223,7 @@ export abstract class FetchStage extends DedupStage {
   }
 
   /** One URL into URLseen (seeds and redirect targets; page links come as tables); pipeline.ts. */
-  protected abstract submitUrl(url: string, hops: number): void;
+  protected abstract submitUrl(url: string, hops: number, via?: string, path?: string): void;
 }
 
 function portOfUrl(url: string): number {

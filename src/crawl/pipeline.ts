@@ -43,10 +43,11 @@ import { mkdir, readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { CrawlError } from '../errors.js';
 import { DrumProxy, DrumThread } from './drum-proxy.js';
-import { encodeAux } from './drum-codec.js';
+import { discoverySuffix, encodeAux, withSuffix } from './drum-codec.js';
 import { DnsCache } from '../dns/index.js';
 import { Fetcher } from '../fetch/index.js';
 import { WarcWriter, CrawlLog } from '../store/index.js';
+import { headerRecord } from './request-headers.js';
 import { recoverWarc, relocate } from './recovery.js';
 import { dnsArchiver } from './archive-hooks.js';
 import { canonicalizeUrl, fingerprintInto, hostOf, pldOrHost } from '../url/index.js';
@@ -157,7 +158,7 @@ export class Crawler extends FetchStage {
       maxFileBytes: cfg.warcMaxFileBytes,
       info: { software: 'drumcrawl/0.1', 'http-header-user-agent': cfg.userAgent, format: 'WARC File Format 1.1' },
     });
-    const crawlLog = await CrawlLog.open(path.join(cfg.outDir, 'crawl.log'));
+    const crawlLog = await CrawlLog.open(path.join(cfg.outDir, 'crawl.log'), { format: cfg.crawlLogFormat });
     const scope = manifest ? { hosts: manifest.scopeHosts, plds: manifest.scopePlds } : scopeAnchors(cfg.seeds);
     const pool = new ParsePool(
       {
@@ -235,7 +236,7 @@ export class Crawler extends FetchStage {
     const frontier = await openFrontierPort(path.join(cfg.stateDir, 'frontier'), cfg, dns, {
       onDrop: (u, reason) => {
         crawler?.count(`dropped:${reason}`);
-        crawler?.crawlLog.writeDropped({ time: new Date(), url: u.url, hops: u.hops, reason });
+        crawler?.crawlLog.writeDropped({ time: new Date(), url: u.url, hops: u.hops, reason, via: u.via, path: u.path });
       },
       starThread: smallDrums,
     });
@@ -256,6 +257,9 @@ export class Crawler extends FetchStage {
       minHostIntervalMs: withMargin(cfg.minHostDelayMs, cfg),
       // The network guard refuses special-purpose addresses; these ranges are allowed anyway.
       allowedNetworks: cfg.allowNetworks,
+      // --header / --tls-insecure (validated in config.ts / request-headers.ts).
+      headers: headerRecord(cfg.headers),
+      tlsRejectUnauthorized: !cfg.tlsInsecure,
     });
     // The parse workers boot while the DRUM threads open (each loads its code: ~1 s apiece on a
     // loaded 2-core box, which a resume would otherwise pay one after the other).
@@ -439,13 +443,13 @@ export class Crawler extends FetchStage {
   }
 
   /** One URL into URLseen (seeds and redirect targets; page links come as tables). */
-  protected submitUrl(url: string, hops: number): void {
+  protected submitUrl(url: string, hops: number, via = '', path = ''): void {
     const host = hostOf(url);
     const fp = this.fp;
     fingerprintInto(url, fp, 0);
     fingerprintInto(host, fp, 2);
     fingerprintInto(pldOrHost(host), fp, 4);
-    this.urlSeen.checkUpdate(fp[0]!, fp[1]!, undefined, encodeAux(fp[2]!, fp[3]!, fp[4]!, fp[5]!, hops, enc.encode(url)));
+    this.urlSeen.checkUpdate(fp[0]!, fp[1]!, undefined, encodeAux(fp[2]!, fp[3]!, fp[4]!, fp[5]!, hops, withSuffix(enc.encode(url), discoverySuffix(via, path))));
     this.unmergedLinks++;
     this.counters.urlsDiscovered++;
   }

@@ -9,6 +9,8 @@
  * - Concurrent lookups of one host share one query; at most `concurrency` queries are in flight,
  *   the rest wait in FIFO order (that wait list is bounded by the caller's own in-flight bound).
  * - Per-query timeout and tries are c-ares' own (`timeout` per try, `tries`).
+ * - A host with no A record (NOERROR, no data) is asked for AAAA: an IPv6-only host gets its IPv6
+ *   address (the politeness layer keys IPv6 servers by their /64, src/frontier/ip-key.ts).
  *
  * Memory bound: at most `maxEntries` cached hosts (default 100 000, ~150 B each); when full the
  * oldest inserted entry is evicted (FIFO, a cheap approximation of LRU that suits TTL'd data).
@@ -49,7 +51,10 @@ export interface DnsCacheOptions {
   timeoutMs?: number;
   /** c-ares tries per query (default 2). */
   tries?: number;
-  /** Address family asked for: 4 (A records, default) or 6 (AAAA). */
+  /**
+   * Address family asked for: 4 (A records, then AAAA when the name has no A record; default) or
+   * 6 (AAAA only).
+   */
   family?: 4 | 6;
   /** Cached hosts at most (default 100 000). */
   maxEntries?: number;
@@ -238,13 +243,7 @@ export class DnsCache {
       let records: Array<{ address: string; ttl: number }> | null = null;
       let code: DnsErrorCode | null = null;
       try {
-        this.st.queries++;
-        records = this.family === 4
-          ? await this.resolver.resolve4(h, { ttl: true })
-          : await this.resolver.resolve6(h, { ttl: true });
-        if (records.length === 0) code = DNS_CODES.NODATA;
-      } catch (err) {
-        code = mapError(err);
+        ({ records, code } = await this.ask(h));
       } finally {
         const lat = performance.now() - t0;
         this.st.latencySum += lat;
@@ -260,6 +259,29 @@ export class DnsCache {
       return this.store(h, stale, code === null ? records : null, code);
     } finally {
       this.inflight.delete(h);
+    }
+  }
+
+  /** The A query (then AAAA when the name has no A record), or the AAAA query for family 6. */
+  private async ask(h: string): Promise<{ records: Array<{ address: string; ttl: number }> | null; code: DnsErrorCode | null }> {
+    let records: Array<{ address: string; ttl: number }> | null = null;
+    let code: DnsErrorCode | null = null;
+    try {
+      this.st.queries++;
+      records = this.family === 4 ? await this.resolver.resolve4(h, { ttl: true }) : await this.resolver.resolve6(h, { ttl: true });
+      if (records.length === 0) code = DNS_CODES.NODATA;
+    } catch (err) {
+      code = mapError(err);
+    }
+    if (code !== DNS_CODES.NODATA || this.family !== 4 || this.closed) return { records, code };
+    // The name exists but has no A record: an IPv6-only host, reached through its AAAA records.
+    // (NXDOMAIN means no such name at all; a transient failure is not turned into an AAAA query.)
+    try {
+      this.st.queries++;
+      records = await this.resolver.resolve6(h, { ttl: true });
+      return { records, code: records.length === 0 ? DNS_CODES.NODATA : null };
+    } catch (err) {
+      return { records: null, code: mapError(err) };
     }
   }
 

@@ -19,6 +19,7 @@ import type { DelayOptions } from './budget.js';
 import { IdHeap } from './heap.js';
 import type { FrontierUrl } from './record.js';
 import { U64Map } from './u64-map.js';
+import { ipQueueKey } from './ip-key.js';
 
 /** The part of src/robots' RobotsRules the frontier uses. */
 export interface RobotsRulesLike {
@@ -92,6 +93,8 @@ export abstract class HostTable {
   private hIdle = new Uint8Array(0);
   protected hRules: (RobotsRulesLike | null)[] = [];
   protected hOrigin: string[] = [];
+  /** The host's server address (its DNS answer); the IP queue it is in may cover a whole IPv6 /64. */
+  protected hAddr: string[] = [];
   protected hFailReason: string[] = [];
   protected hRobotsItem: (FrontierUrl | null)[] = [];
 
@@ -335,7 +338,8 @@ export abstract class HostTable {
   }
 
   protected attachIp(h: number, ip: string, now: number): void {
-    const i = this.ipFor(ip);
+    this.hAddr[h] = ip; // the address to connect to; the queue is per ipQueueKey (an IPv6 /64)
+    const i = this.ipFor(ipQueueKey(ip));
     if (this.hIp[h] === i) return;
     this.detachIp(h, now);
     const v = this.hPot[h]!;

@@ -120,7 +120,7 @@ export class Politeness extends RobotsGate {
         this.wakeIp(i);
         continue;
       }
-      item.ip = this.iName[i]!;
+      item.ip = this.hAddr[item._host] || this.iName[i]!;
       this.iInFlight[i]!++;
       this.iLastStart[i] = now;
       this.iNextDue[i] = now + this.ipDelay(i);

@@ -2,11 +2,15 @@
  * FrontierUrl: what a URL carries between URLseen/STAR and the fetchers, and its compact binary form,
  * which is what BEAST's queues and QR store on disk (so it is kept small: varints + URL bytes).
  *
- * Wire format (version 1), all varints unsigned LEB128:
- *   u8 version=1 | varint urlLen | url bytes (UTF-8; canonical URLs are ASCII) | varint hops
+ * Wire format (version 2), all varints unsigned LEB128:
+ *   u8 version=2 | varint urlLen | url bytes (UTF-8; canonical URLs are ASCII) | varint hops
  *   | u32 hostHi u32 hostLo u32 pldHi u32 pldLo (big-endian) | varint budget B | varint admitted P
  *   | varint discoveredAt (ms since epoch, < 2^53) | varint attempts
- * A typical 60-byte URL encodes in ~90 bytes.
+ *   | varint viaLen | via bytes | varint pathLen | path bytes
+ * `via` (the page the URL was found on) and `path` (the hop path, Heritrix's L/R letters, at most
+ * HOP_PATH_MAX letters after a count) are what crawl.log reports for the URL. A version 1 record
+ * (the same without the last four fields) reads with both empty. A typical 60-byte URL found on a
+ * 60-byte page encodes in ~155 bytes.
  */
 import { CrawlError } from '../errors.js';
 
@@ -29,6 +33,8 @@ export interface FrontierUrlInit {
   admitted: number;
   discoveredAt?: number;
   attempts?: number;
+  via?: string;
+  path?: string;
 }
 
 /**
@@ -47,6 +53,10 @@ export class FrontierUrl {
   admitted: number;
   discoveredAt: number;
   attempts: number;
+  /** URL of the page this URL was found on ('' for a seed). Stored on disk. */
+  via: string;
+  /** Hop path from the seed (hopPath below; '' for a seed). Stored on disk. */
+  path: string;
   /** Server address to fetch from; set by `Frontier.nextReady`, '' before. Not stored on disk. */
   ip: string;
   /** UrlKind.Page or UrlKind.Robots. Not stored on disk. */
@@ -69,12 +79,29 @@ export class FrontierUrl {
     this.admitted = init.admitted;
     this.discoveredAt = init.discoveredAt ?? 0;
     this.attempts = init.attempts ?? 0;
+    this.via = init.via ?? '';
+    this.path = init.path ?? '';
     this.ip = '';
     this.kind = UrlKind.Page;
     this.host = '';
     this._host = -1;
     this._slot = -1;
   }
+}
+
+/** Hop letters a path keeps (Heritrix's CrawlURI.MAX_HOPS_DISPLAYED); older ones become a count. */
+export const HOP_PATH_MAX = 50;
+
+/**
+ * Heritrix's CrawlURI.extendHopsPath: `path` + `hop`, keeping at most HOP_PATH_MAX letters; a longer
+ * path is written `<n>+<last letters>` where n counts the letters dropped. So a path is bounded
+ * (≤ HOP_PATH_MAX + 11 characters) however deep the crawl goes.
+ */
+export function extendHopPath(path: string, hop: string): string {
+  if (path.length < HOP_PATH_MAX) return path + hop;
+  const plus = path.indexOf('+');
+  const dropped = plus < 0 ? 0 : Number(path.slice(0, plus));
+  return `${dropped + 1}+${path.slice(plus + 2)}${hop}`;
 }
 
 const encoder = new TextEncoder();
@@ -142,10 +169,11 @@ function encodeToScratch(u: FrontierUrl): number {
   // Buffer#write('latin1'), measured).
   const url = u.url;
   const n = url.length;
-  if (scratch.length < n + 64) setScratch(new Uint8Array((n + 64) * 2));
+  const need = n + 74 + 3 * (u.via.length + u.path.length);
+  if (scratch.length < need) setScratch(new Uint8Array(need * 2));
   const buf = scratch;
   let o = 0;
-  buf[o++] = 1;
+  buf[o++] = 2;
   o = putVarint(buf, o, n);
   const start = o;
   for (let i = 0; i < n; i++) {
@@ -157,13 +185,13 @@ function encodeToScratch(u: FrontierUrl): number {
 }
 
 function encodeUtf8ToScratch(u: FrontierUrl): number {
-  const need = u.url.length * 3 + 64;
+  const need = (u.url.length + u.via.length + u.path.length) * 3 + 74;
   if (scratch.length < need) setScratch(new Uint8Array(need * 2));
   const buf = scratch;
   // URL bytes first into a temp position after a maximal 5-byte length prefix, then compact.
   const { written } = encoder.encodeInto(u.url, buf.subarray(6));
   let o = 0;
-  buf[o++] = 1;
+  buf[o++] = 2;
   const lenStart = o;
   const lenBytes = putVarint(tmp, 0, written);
   buf.copyWithin(lenStart + lenBytes, 6, 6 + written);
@@ -182,7 +210,18 @@ function putFields(buf: Uint8Array, o: number, u: FrontierUrl): number {
   o = putVarint(buf, o, Math.max(0, Math.floor(u.budget)));
   o = putVarint(buf, o, Math.max(0, Math.floor(u.admitted)));
   o = putVarint(buf, o, Math.max(0, Math.floor(u.discoveredAt)));
-  return putVarint(buf, o, u.attempts);
+  o = putVarint(buf, o, u.attempts);
+  o = putText(buf, o, u.via);
+  return putText(buf, o, u.path);
+}
+
+/** varint byte length + UTF-8 bytes (the caller sized `buf` for 3 bytes per char + 5). */
+function putText(buf: Uint8Array, o: number, s: string): number {
+  const { written } = encoder.encodeInto(s, buf.subarray(o + 5));
+  const lenBytes = putVarint(tmp, 0, written);
+  buf.copyWithin(o + lenBytes, o + 5, o + 5 + written);
+  buf.set(tmp.subarray(0, lenBytes), o);
+  return o + lenBytes + written;
 }
 
 function bad(msg: string): never {
@@ -216,7 +255,8 @@ function readU32(b: Uint8Array): number {
 /** Decodes a record produced by encodeFrontierUrl; throws CRAWL_FRONTIER_BAD_RECORD on garbage. */
 export function decodeFrontierUrl(b: Uint8Array): FrontierUrl {
   dPos = 0;
-  if (b.length === 0 || b[dPos++] !== 1) bad(`version ${b[0]}`);
+  const version = b.length === 0 ? 0 : b[dPos++]!;
+  if (version !== 1 && version !== 2) bad(`version ${b[0]}`);
   const len = readVarint(b);
   const o = dPos;
   if (o + len > b.length) bad('truncated url');
@@ -240,8 +280,19 @@ export function decodeFrontierUrl(b: Uint8Array): FrontierUrl {
   const admitted = readVarint(b);
   const discoveredAt = readVarint(b);
   const attempts = readVarint(b);
+  const via = version === 2 ? readText(b) : '';
+  const path = version === 2 ? readText(b) : '';
   if (dPos !== b.length) bad('trailing bytes');
-  return new FrontierUrl({ url, hops, hostHi, hostLo, pldHi, pldLo, budget, admitted, discoveredAt, attempts });
+  return new FrontierUrl({ url, hops, hostHi, hostLo, pldHi, pldLo, budget, admitted, discoveredAt, attempts, via, path });
+}
+
+function readText(b: Uint8Array): string {
+  const len = readVarint(b);
+  if (len === 0) return '';
+  if (dPos + len > b.length) bad('truncated text');
+  const at = b.byteOffset + dPos;
+  dPos += len;
+  return wholeBuffer(b).toString('utf8', at, at + len);
 }
 
 /**
@@ -251,7 +302,8 @@ export function decodeFrontierUrl(b: Uint8Array): FrontierUrl {
  */
 export function peekFrontierUrl(b: Uint8Array, out: Float64Array): void {
   dPos = 0;
-  if (b.length === 0 || b[dPos++] !== 1) bad(`version ${b[0]}`);
+  if (b.length === 0 || (b[0] !== 1 && b[0] !== 2)) bad(`version ${b[0]}`);
+  dPos = 1;
   const len = readVarint(b);
   dPos += len;
   readVarint(b); // hops

@@ -1,17 +1,18 @@
 /**
  * An authoritative DNS server for the simulated zone, on UDP, speaking the RFC 1035 wire format:
  * header, one question (echoed byte for byte, so 0x20 case randomization survives), A answers with
- * a TTL (a compression pointer to the question name). Per host it can fail on purpose:
+ * a TTL (a compression pointer to the question name), or AAAA answers for the IPv6-only hosts
+ * (WebParams.v6Share: address ::1, no A record). Per host it can fail on purpose:
  *   nxdomain  → RCODE 3;  servfail → RCODE 2;  no-answer → NOERROR with zero answers;  drop → no reply.
- * Names outside the zone get NXDOMAIN (under .test) or REFUSED (elsewhere); queries other than A for
- * an existing name get NOERROR/no data; malformed queries get FORMERR when a header can be read,
+ * Names outside the zone get NXDOMAIN (under .test) or REFUSED (elsewhere); queries for a type the
+ * name has no record of (AAAA of an IPv4 host, A of an IPv6-only host, MX …) get NOERROR/no data; malformed queries get FORMERR when a header can be read,
  * and are ignored otherwise. Answers are a pure function of the query, so they are byte-identical
  * across runs with the same seed and params.
  */
 import dgram from 'node:dgram';
 import type { WebGraph } from './graph.js';
 
-const TYPE_A = 1, CLASS_IN = 1, TYPE_ANY = 255;
+const TYPE_A = 1, TYPE_AAAA = 28, CLASS_IN = 1, TYPE_ANY = 255;
 const RCODE_NOERROR = 0, RCODE_FORMERR = 1, RCODE_SERVFAIL = 2, RCODE_NXDOMAIN = 3, RCODE_NOTIMP = 4, RCODE_REFUSED = 5;
 
 export interface DnsStats { queries: number; answered: number; dropped: number; malformed: number; }
@@ -65,18 +66,31 @@ export function answerQuery(web: WebGraph, msg: Buffer): Buffer | null {
   if (!info || info.dns === 'nxdomain') return Buffer.concat([header(RCODE_NXDOMAIN, 1, 0, true), question]);
   if (info.dns === 'drop') return null;
   if (info.dns === 'servfail') return Buffer.concat([header(RCODE_SERVFAIL, 1, 0, false), question]);
-  if (info.dns === 'no-answer' || (q.qtype !== TYPE_A && q.qtype !== TYPE_ANY)) {
+  const v6 = info.ip.includes(':');
+  const rtype = v6 ? TYPE_AAAA : TYPE_A;
+  if (info.dns === 'no-answer' || (q.qtype !== rtype && q.qtype !== TYPE_ANY)) {
     return Buffer.concat([header(RCODE_NOERROR, 1, 0, true), question]);
   }
-  const rr = Buffer.alloc(16);
+  const addr = v6 ? ipv6Bytes(info.ip) : Buffer.from(info.ip.split('.').map(Number));
+  const rr = Buffer.alloc(12 + addr.length);
   rr.writeUInt16BE(0xc00c, 0); // pointer to the question name at offset 12
-  rr.writeUInt16BE(TYPE_A, 2);
+  rr.writeUInt16BE(rtype, 2);
   rr.writeUInt16BE(CLASS_IN, 4);
   rr.writeUInt32BE(web.params.dnsTtl >>> 0, 6);
-  rr.writeUInt16BE(4, 10);
-  const parts = info.ip.split('.');
-  for (let i = 0; i < 4; i++) rr[12 + i] = Number(parts[i]);
+  rr.writeUInt16BE(addr.length, 10);
+  addr.copy(rr, 12);
   return Buffer.concat([header(RCODE_NOERROR, 1, 1, true), question, rr]);
+}
+
+/** The 16 bytes of an IPv6 address in text form (`::` expanded). */
+function ipv6Bytes(ip: string): Buffer {
+  const [head, tail] = ip.includes('::') ? (ip.split('::') as [string, string]) : [ip, ''];
+  const h = head === '' ? [] : head.split(':');
+  const t = tail === '' ? [] : tail.split(':');
+  const groups = [...h, ...new Array<string>(8 - h.length - t.length).fill('0'), ...t];
+  const b = Buffer.alloc(16);
+  groups.forEach((g, i) => b.writeUInt16BE(parseInt(g, 16), i * 2));
+  return b;
 }
 
 /**

@@ -19,7 +19,7 @@ import { robotsGroups } from './robots-file.js';
 // Salts separating the independent random streams.
 export const S_HOSTS = 0x1001, S_PAGES = 0x1002, S_IP = 0x1003, S_ROBOTS = 0x1004, S_BEHAV = 0x1005, S_DNS = 0x1006,
   S_TRAP = 0x1007, S_PAGE = 0x1008, S_RULES = 0x1009, S_FARM = 0x100a, S_CHARSET = 0x100b, S_FILLER = 0x100c,
-  S_SID = 0x100d;
+  S_SID = 0x100d, S_V6 = 0x100e;
 
 export interface HostInfo {
   name: string;
@@ -253,8 +253,10 @@ export class HostModel {
       const hc = h3(seed ^ S_CHARSET, i, j);
       charset = { name: CHARSETS[hc & 3]!, where: (['header', 'meta', 'both'] as const)[((hc >>> 2) & 0xff) % 3]! };
     }
+    // IPv6-only hosts (v6Share): their one address is ::1, the only IPv6 loopback address.
+    const v6 = !clean && p.v6Share > 0 && unit(h3(seed ^ S_V6, i, j)) < p.v6Share;
     const info: HostInfo = {
-      name, pld: `pld${i}.test`, pldIndex: i, farm: -1, hostIndex: j, ip: ipString(ipIndex), ipIndex,
+      name, pld: `pld${i}.test`, pldIndex: i, farm: -1, hostIndex: j, ip: v6 ? '::1' : ipString(ipIndex), ipIndex,
       pages: this.pageCount(i, j), robots, behaviour, dns, trap, crawlDelay: undefined, charset,
     };
     if (robots === 'rules' || robots === 'huge' || robots === 'redirect') {
@@ -263,11 +265,12 @@ export class HostModel {
     return info;
   }
 
-  /** Every simulated IP address (one listener each). */
+  /** Every simulated IP address (one listener each); ::1 too when some hosts are IPv6-only. */
   ipAddresses(): string[] {
     const out: string[] = [];
     const n = this.params.ips + (this.params.spamFarms > 0 ? Math.floor(this.params.spamIps) : 0);
     for (let k = 0; k < n; k++) out.push(ipString(k));
+    if (this.params.v6Share > 0) out.push('::1');
     return out;
   }
 

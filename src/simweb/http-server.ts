@@ -35,6 +35,7 @@ interface Request {
   host: string;
   userAgent: string;
   keepAlive: boolean;
+  extraHeaders: string;
 }
 
 interface Response {
@@ -425,7 +426,7 @@ class Conn {
     const entry: RequestLogEntry = {
       start: now(), end: 0, host, localIp: this.localIp,
       remoteIp: this.socket.remoteAddress ?? '', method: req.method, path: req.target, status: 0, bytes: 0, conn: this.id,
-      userAgent: req.userAgent,
+      userAgent: req.userAgent, extraHeaders: req.extraHeaders,
     };
     let res: Response;
     try {
@@ -583,7 +584,7 @@ function parseHead(buf: Buffer, headEnd: number, head: string): (Request & { bod
   const target = buf.toString('latin1', sp1 + 1, sp2);
   const version = head.slice(sp2 + 1, eol);
   if (version !== 'HTTP/1.1' && version !== 'HTTP/1.0') return null;
-  let host = '', userAgent = '', connection = '', bodyLength = 0;
+  let host = '', userAgent = '', connection = '', bodyLength = 0, extraHeaders = '';
   let pos = eol + 2;
   while (pos < headEnd) {
     let e = head.indexOf('\r\n', pos);
@@ -598,6 +599,9 @@ function parseHead(buf: Buffer, headEnd: number, head: string): (Request & { bod
       else if (nameIs(head, pos, c, 'connection')) connection = head.slice(vs, ve).toLowerCase();
       else if (nameIs(head, pos, c, 'content-length')) bodyLength = Number(head.slice(vs, ve)) | 0;
       else if (nameIs(head, pos, c, 'transfer-encoding')) bodyLength = -1;
+      else if (!nameIs(head, pos, c, 'accept') && !nameIs(head, pos, c, 'accept-encoding')) {
+        extraHeaders += `${extraHeaders === '' ? '' : '\n'}${buf.toString('latin1', pos, c)}: ${buf.toString('latin1', vs, ve)}`;
+      }
     }
     pos = e + 2;
   }
@@ -606,5 +610,5 @@ function parseHead(buf: Buffer, headEnd: number, head: string): (Request & { bod
     host = target.slice(7, end < 0 ? undefined : end);
   }
   const keepAlive = version === 'HTTP/1.1' ? !connection.includes('close') : connection.includes('keep-alive');
-  return { method, target, host, userAgent, keepAlive, bodyLength };
+  return { method, target, host, userAgent, keepAlive, bodyLength, extraHeaders };
 }

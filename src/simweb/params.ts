@@ -87,8 +87,13 @@ export interface WebParams {
   ips: number;
   /** Virtual hosting skew: host → IP index floor(ips · u^ipSkew); 1 = uniform, larger = crowded low IPs. */
   ipSkew: number;
-  /** DNS TTL in seconds of A answers. */
+  /** DNS TTL in seconds of A and AAAA answers. */
   dnsTtl: number;
+  /**
+   * Share of hosts that are IPv6-only: no A record, an AAAA record for ::1, served on ::1 (loopback
+   * only; every such host shares that one address). www.pld0.test is never one. @default 0
+   */
+  v6Share: number;
   /** Seeds: the www home pages of PLDs 0..seedCount-1. */
   seedCount: number;
   /** Rates (per host) of robots variants; the remainder is 'allow-all'. */
@@ -148,6 +153,7 @@ export const DEFAULT_PARAMS: WebParams = {
   seedCount: 3,
   robots: {},
   crawlDelayShare: 0,
+  v6Share: 0,
   crawlDelaySeconds: 1,
   robotsAgent: 'drumcrawl',
   behaviours: {},
@@ -235,7 +241,7 @@ export function resolveParams(preset: SimwebPreset | undefined, overrides?: Part
     'spamLinksPerPage', 'spamIps', 'spamHostsPerFarm', 'spamCrossLinks', 'trickleIntervalMs', 'retryAfterS', 'bombDecodedBytes', 'hugeBodyBytes', 'spamFarms'] as const) nonNeg(k);
   if (!(p.ipSkew > 0)) bad('ipSkew', 'must be > 0');
   for (const k of ['dupLinkShare', 'intraHostShare', 'intraPldShare', 'nonHtmlShare', 'framesetShare',
-    'baseHrefShare', 'crawlDelayShare'] as const) share(k);
+    'baseHrefShare', 'crawlDelayShare', 'v6Share'] as const) share(k);
   if (p.intraHostShare + p.intraPldShare > 1) bad('intraPldShare', 'intraHostShare + intraPldShare must be ≤ 1');
   if (typeof p.robotsAgent !== 'string' || !/^[A-Za-z_-]+$/.test(p.robotsAgent)) bad('robotsAgent', 'must be a product token ([A-Za-z_-]+)');
   if (typeof p.coverAll !== 'boolean') bad('coverAll', 'must be true or false');

@@ -27,6 +27,13 @@ export interface RequestLogEntry {
   /** Connection number (per server), for keep-alive analysis. */
   conn: number;
   userAgent: string;
+  /**
+   * Request header lines the server does not act on (`name: value`, LF-separated, in the order
+   * sent), '' when there are none; Host, User-Agent, Connection, Content-Length,
+   * Transfer-Encoding, Accept and Accept-Encoding are left out. Lets a test see what a client sent
+   * (e.g. the crawler's --header), at no cost for a request without such headers.
+   */
+  extraHeaders: string;
 }
 
 export interface Violation {

@@ -50,6 +50,7 @@ export async function startSimweb(opts: SimwebOptions = {}): Promise<Simweb> {
   const ips: string[] = [];
   const ipCount = params.ips + (params.spamFarms > 0 ? Math.floor(params.spamIps) : 0); // farms' own IPs follow the web's
   for (let k = 0; k < ipCount; k++) ips.push(ipString(k));
+  if (params.v6Share > 0) ips.push('::1'); // the IPv6-only hosts (WebParams.v6Share)
   let web!: WebGraph;
   const http = await SimHttpServer.listen(ips, opts.httpPort ?? 0, (port) => {
     web = new WebGraph(params, seed, port);

@@ -3,7 +3,9 @@
  * cut/awk/sort and any CSV reader take it without quoting rules). Columns are documented in
  * docs/output-format.md:
  *
- *   time  status  bytes  durationMs  url  hops  digest  outcome
+ *   time  status  bytes  durationMs  url  hops  digest  outcome  mime  via  path
+ *
+ * or, with `format: 'heritrix'`, Heritrix's own 12-field line (crawl-log-heritrix.ts).
  *
  * `time` is when the fetch finished, as in Heritrix, whose crawl.log starts each line with the
  * completion time (the start is time − durationMs). Three kinds of lines: page fetches (`write`),
@@ -17,6 +19,7 @@
  */
 import { open, type FileHandle } from 'node:fs/promises';
 import { CrawlError } from '../errors.js';
+import { formatHeritrixLine } from './crawl-log-heritrix.js';
 
 export interface CrawlLogEntry {
   time: Date; // when the fetch finished (or the URL was dropped)
@@ -27,9 +30,23 @@ export interface CrawlLogEntry {
   hops: number | null; // links followed from a seed (0 = seed); null for robots.txt (written '-')
   digest: string | null; // payload digest 'sha1:…'
   outcome: string; // 'ok' or a stable CRAWL_* code
+  mime?: string | null; // Content-Type as received, without parameters; null/absent = none
+  via?: string | null; // the URL this one was found on; null/absent = a seed or not known
+  path?: string | null; // Heritrix hop path from the seed (L link, R redirect, P robots.txt)
 }
 
-export const CRAWL_LOG_COLUMNS = ['time', 'status', 'bytes', 'durationMs', 'url', 'hops', 'digest', 'outcome'] as const;
+export type CrawlLogFormat = 'drumcrawl' | 'heritrix';
+
+export const CRAWL_LOG_COLUMNS = ['time', 'status', 'bytes', 'durationMs', 'url', 'hops', 'digest', 'outcome', 'mime', 'via', 'path'] as const;
+
+/** The media type of a Content-Type value (no parameters, lower case), or null. */
+export function mediaType(contentType: string | null | undefined): string | null {
+  if (contentType === null || contentType === undefined) return null;
+  const t = contentType.split(';', 1)[0]!.trim().toLowerCase();
+  return t === '' ? null : t;
+}
+
+const dash = (s: string | null | undefined): string => (s === null || s === undefined || s === '' ? '-' : clean(s));
 
 function clean(s: string): string {
   return /[\t\r\n]/.test(s) ? s.replace(/[\t\r\n]/g, ' ') : s;
@@ -37,16 +54,24 @@ function clean(s: string): string {
 
 /** One crawl-log line (with trailing LF). */
 export function formatCrawlLogLine(e: CrawlLogEntry): string {
-  return `${e.time.toISOString()}\t${e.status ?? '-'}\t${e.bytes}\t${Math.round(e.durationMs)}\t${clean(e.url)}\t${e.hops ?? '-'}\t${e.digest === null ? '-' : clean(e.digest)}\t${clean(e.outcome)}\n`;
+  return `${e.time.toISOString()}\t${e.status ?? '-'}\t${e.bytes}\t${Math.round(e.durationMs)}\t${clean(e.url)}\t${e.hops ?? '-'}\t${e.digest === null ? '-' : clean(e.digest)}\t${clean(e.outcome)}` +
+    `\t${dash(mediaType(e.mime))}\t${dash(e.via)}\t${dash(e.path)}\n`;
 }
 
-/** Parse one line back (tests, tools). */
+/**
+ * Parse one line back (tests, tools). Lines of 8 fields (written before the mime, via and path
+ * columns existed: a resumed crawl appends to the same file) read with those three null.
+ */
 export function parseCrawlLogLine(line: string): CrawlLogEntry {
   const f = line.replace(/\n$/, '').split('\t');
-  if (f.length !== CRAWL_LOG_COLUMNS.length) throw new CrawlError('CRAWL_STORE_BAD_LOG_LINE', `crawl log line has ${f.length} fields, expected 8`);
+  if (f.length !== CRAWL_LOG_COLUMNS.length && f.length !== 8) {
+    throw new CrawlError('CRAWL_STORE_BAD_LOG_LINE', `crawl log line has ${f.length} fields, expected ${CRAWL_LOG_COLUMNS.length}`);
+  }
+  const opt = (v: string | undefined): string | null => (v === undefined || v === '-' ? null : v);
   return {
     time: new Date(f[0]!), status: f[1] === '-' ? null : Number(f[1]), bytes: Number(f[2]), durationMs: Number(f[3]),
     url: f[4]!, hops: f[5] === '-' ? null : Number(f[5]), digest: f[6] === '-' ? null : f[6]!, outcome: f[7]!,
+    mime: opt(f[8]), via: opt(f[9]), path: opt(f[10]),
   };
 }
 
@@ -56,11 +81,15 @@ export class CrawlLog {
   private chain: Promise<void> = Promise.resolve();
   private closed = false;
 
-  private constructor(private readonly fh: FileHandle, private readonly bufferBytes: number) {}
+  private readonly format: (e: CrawlLogEntry) => string;
 
-  /** Opens for append (a resumed crawl continues the same log). */
-  static async open(path: string, opts?: { bufferBytes?: number }): Promise<CrawlLog> {
-    return new CrawlLog(await open(path, 'a'), opts?.bufferBytes ?? 64 * 1024);
+  private constructor(private readonly fh: FileHandle, private readonly bufferBytes: number, format: CrawlLogFormat) {
+    this.format = format === 'heritrix' ? formatHeritrixLine : formatCrawlLogLine;
+  }
+
+  /** Opens for append (a resumed crawl continues the same log). `format` default 'drumcrawl'. */
+  static async open(path: string, opts?: { bufferBytes?: number; format?: CrawlLogFormat }): Promise<CrawlLog> {
+    return new CrawlLog(await open(path, 'a'), opts?.bufferBytes ?? 64 * 1024, opts?.format ?? 'drumcrawl');
   }
 
   /** Bytes of lines not yet handed to the file (≤ bufferBytes + one line). */
@@ -70,27 +99,28 @@ export class CrawlLog {
 
   write(e: CrawlLogEntry): void {
     if (this.closed) throw new CrawlError('CRAWL_STORE_CLOSED', 'CrawlLog is closed');
-    const line = formatCrawlLogLine(e);
+    const line = this.format(e);
     this.lines.push(line);
     this.pending += line.length;
     if (this.pending >= this.bufferBytes) void this.flush().catch(() => undefined); // errors resurface on the next flush()/close()
   }
 
   /** A robots.txt fetch (RFC 9309): `url` is the host's /robots.txt, `outcome` 'ok' or a CRAWL_ROBOTS_* code. */
-  writeRobots(e: { time: Date; status: number | null; bytes: number; durationMs: number; url: string; outcome: string }): void {
+  writeRobots(e: { time: Date; status: number | null; bytes: number; durationMs: number; url: string; outcome: string; mime?: string | null; digest?: string | null }): void {
     if (this.closed) return; // see writeDropped
-    this.write({ ...e, hops: null, digest: null });
+    // Heritrix's hop type for a prerequisite (robots.txt, DNS) is P.
+    this.write({ ...e, hops: null, digest: e.digest ?? null, path: 'P' });
   }
 
   /**
    * A URL the crawl gave up on without fetching it (disallowed by robots.txt, its host failed to
    * resolve or kept failing, too many attempts): one line with outcome `dropped:<reason>`.
    */
-  writeDropped(e: { time: Date; url: string; hops: number; reason: string }): void {
+  writeDropped(e: { time: Date; url: string; hops: number; reason: string; via?: string | null; path?: string | null }): void {
     // The crawler closes the log before its DRUMs and frontier, whose last merge may still admit
     // (and so drop) URLs: those late reports are not logged rather than failing the shutdown.
     if (this.closed) return;
-    this.write({ time: e.time, status: null, bytes: 0, durationMs: 0, url: e.url, hops: e.hops, digest: null, outcome: `dropped:${e.reason}` });
+    this.write({ time: e.time, status: null, bytes: 0, durationMs: 0, url: e.url, hops: e.hops, digest: null, outcome: `dropped:${e.reason}`, via: e.via, path: e.path });
   }
 
   /** Write buffered lines (in order). */

@@ -25,4 +25,5 @@ export { CdxjSidecar, cdxjPathFor, cdxjOpenPathFor, sortLinesFile, readCdxj, par
 export { recoverCdxj, removeCdxj, indexWarcRecords, cdxSourceOf } from './cdxj-recover.js';
 export { encodeDnsRecord, dnsBlock, dnsRecordLine, type DnsAnswerInput } from './dns-record.js';
 export { scanWarc, truncateTornWarc, type ScanResult, type ScannedRecord, type WarcFormat } from './warc-scan.js';
-export { CrawlLog, formatCrawlLogLine, parseCrawlLogLine, CRAWL_LOG_COLUMNS, type CrawlLogEntry } from './crawl-log.js';
+export { CrawlLog, formatCrawlLogLine, parseCrawlLogLine, mediaType, CRAWL_LOG_COLUMNS, type CrawlLogEntry, type CrawlLogFormat } from './crawl-log.js';
+export { formatHeritrixLine, parseHeritrixLine, heritrixStatus, heritrixMime, HERITRIX_STATUS, type HeritrixLine } from './crawl-log-heritrix.js';

@@ -97,6 +97,14 @@ const CASES: Case[] = [
   { name: 'config: not JSON', setup: config('{"maxPages": '), args: withConfig, code: INVALID, message: /c\.json could not be read as JSON/ },
   { name: 'config: unknown key', setup: config({ colour: 'blue' }), args: withConfig, code: INVALID, message: /colour in .*c\.json is not a known option/ },
   { name: 'config: non-UTF-8', setup: file('c.json', Buffer.from([0x7b, 0x22, 0xc3, 0x28, 0x22, 0x3a, 0x31, 0x7d])), args: withConfig, code: INVALID, message: /c\.json is not valid UTF-8 text/ },
+  // request headers, TLS, crawl-log format
+  { name: '--header without a colon', args: crawl('--header', 'X-Test yes'), code: INVALID, message: /headers entries must look like "Name: value" \(got "X-Test yes"\)/ },
+  { name: '--header name with a blank', args: crawl('--header', 'X Test: yes'), code: INVALID, message: /headers entry "X Test: yes": the name must be an HTTP token/ },
+  { name: '--header Host', args: crawl('--header', 'Host: evil.test'), code: INVALID, message: /headers entry "Host: evil.test": Host cannot be set/ },
+  { name: '--header twice', args: crawl('--header', 'X-A: 1', '--header', 'x-a: 2'), code: INVALID, message: /headers name "x-a" is given twice/ },
+  { name: 'config headers with a line break', setup: config({ headers: { 'X-A': 'one\r\nX-B: two' } }), args: withConfig, code: INVALID, message: /headers entry "X-A: one\\r\\nX-B: two": the value must not contain line breaks/ },
+  { name: 'config tlsInsecure "maybe"', setup: config({ tlsInsecure: 'maybe' }), args: withConfig, code: INVALID, message: /tlsInsecure must be true or false \(got "maybe"\)/ },
+  { name: '--crawl-log-format csv', args: crawl('--crawl-log-format', 'csv'), code: INVALID, message: /crawlLogFormat must be one of drumcrawl, heritrix \(got "csv"\)/ },
   // resume, stats
   { name: 'resume: no checkpoint', setup: (d) => mkdirSync(path.join(d, 'state')), args: (d) => ['resume', path.join(d, 'state')], code: 'CRAWL_STATE_MISSING', message: /holds no checkpoint to resume/ },
   { name: 'resume: a startup option', setup: manifest({}), args: (d) => ['resume', path.join(d, 'state'), '--ram', '1G'], code: USAGE, message: /unknown option '--ram'/ },

@@ -14,7 +14,7 @@ import { Crawler } from '../../src/crawl/pipeline.js';
 import { CrawlLog, parseCrawlLogLine, type CrawlLogEntry } from '../../src/store/index.js';
 import { forkSimweb, tempDir, UA, SIMWEB_NETWORKS } from '../e2e/harness.js';
 
-test('crawl log: robots.txt and dropped-URL lines keep the 8 columns and read back', async () => {
+test('crawl log: robots.txt and dropped-URL lines keep the 11 columns and read back', async () => {
   const dir = await tempDir('crawl-log-kinds');
   try {
     const file = path.join(dir, 'crawl.log');
@@ -22,15 +22,15 @@ test('crawl log: robots.txt and dropped-URL lines keep the 8 columns and read ba
     const t = new Date('2026-11-25T21:00:00.123Z');
     log.writeRobots({ time: t, status: 200, bytes: 120, durationMs: 7, url: 'http://a.test/robots.txt', outcome: 'ok' });
     log.writeRobots({ time: t, status: null, bytes: 0, durationMs: 1500, url: 'http://b.test/robots.txt', outcome: 'CRAWL_ROBOTS_UNREACHABLE' });
-    log.writeDropped({ time: t, url: 'http://a.test/private/x', hops: 2, reason: 'robots' });
+    log.writeDropped({ time: t, url: 'http://a.test/private/x', hops: 2, reason: 'robots', via: 'http://a.test/p', path: 'LL' });
     log.writeDropped({ time: t, url: 'http://gone.test/', hops: 1, reason: 'CRAWL_DNS_NXDOMAIN' });
     await log.close();
     const lines = (await readFile(file, 'utf8')).split('\n').filter((l) => l !== '');
     assert.deepEqual(lines, [
-      '2026-11-25T21:00:00.123Z\t200\t120\t7\thttp://a.test/robots.txt\t-\t-\tok',
-      '2026-11-25T21:00:00.123Z\t-\t0\t1500\thttp://b.test/robots.txt\t-\t-\tCRAWL_ROBOTS_UNREACHABLE',
-      '2026-11-25T21:00:00.123Z\t-\t0\t0\thttp://a.test/private/x\t2\t-\tdropped:robots',
-      '2026-11-25T21:00:00.123Z\t-\t0\t0\thttp://gone.test/\t1\t-\tdropped:CRAWL_DNS_NXDOMAIN',
+      '2026-11-25T21:00:00.123Z\t200\t120\t7\thttp://a.test/robots.txt\t-\t-\tok\t-\t-\tP',
+      '2026-11-25T21:00:00.123Z\t-\t0\t1500\thttp://b.test/robots.txt\t-\t-\tCRAWL_ROBOTS_UNREACHABLE\t-\t-\tP',
+      '2026-11-25T21:00:00.123Z\t-\t0\t0\thttp://a.test/private/x\t2\t-\tdropped:robots\t-\thttp://a.test/p\tLL',
+      '2026-11-25T21:00:00.123Z\t-\t0\t0\thttp://gone.test/\t1\t-\tdropped:CRAWL_DNS_NXDOMAIN\t-\t-\t-',
     ]);
     assert.equal(parseCrawlLogLine(lines[0]!).hops, null);
     assert.equal(parseCrawlLogLine(lines[3]!).outcome, 'dropped:CRAWL_DNS_NXDOMAIN');

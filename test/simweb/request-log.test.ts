@@ -8,7 +8,7 @@ import {
 
 let conn = 0;
 function e(start: number, end: number, host: string, path: string, status = 200, localIp = '127.1.0.1'): RequestLogEntry {
-  return { start, end, host, localIp, remoteIp: '127.0.0.1', method: 'GET', path, status, bytes: 100, conn: ++conn, userAgent: 'drumcrawl/1' };
+  return { start, end, host, localIp, remoteIp: '127.0.0.1', method: 'GET', path, status, bytes: 100, conn: ++conn, userAgent: 'drumcrawl/1', extraHeaders: '' };
 }
 
 test('minIntervalPerHost / PerIp catch the too-close and overlapping pairs only', () => {

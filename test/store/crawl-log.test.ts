@@ -11,15 +11,15 @@ test('crawl log: one TSV line per fetch, buffered until flush, appended on reope
     const file = path.join(dir, 'crawl.log');
     const log = await CrawlLog.open(file, { bufferBytes: 1 << 20 });
     const entries: CrawlLogEntry[] = [
-      { time: new Date('2026-11-25T21:00:00.123Z'), status: 200, bytes: 5120, durationMs: 12.6, url: 'http://a.test/', hops: 0, digest: 'sha1:3I42H3S6NNFQ2MSVX7XZKYAYSCX5QBYJ', outcome: 'ok' },
-      { time: new Date('2026-11-25T21:00:01Z'), status: null, bytes: 0, durationMs: 5000, url: 'http://b.test/x', hops: 3, digest: null, outcome: 'CRAWL_FETCH_TIMEOUT' },
+      { time: new Date('2026-11-25T21:00:00.123Z'), status: 200, bytes: 5120, durationMs: 12.6, url: 'http://a.test/', hops: 0, digest: 'sha1:3I42H3S6NNFQ2MSVX7XZKYAYSCX5QBYJ', outcome: 'ok', mime: 'text/html', via: null, path: null },
+      { time: new Date('2026-11-25T21:00:01Z'), status: null, bytes: 0, durationMs: 5000, url: 'http://b.test/x', hops: 3, digest: null, outcome: 'CRAWL_FETCH_TIMEOUT', mime: null, via: 'http://a.test/p', path: 'LLR' },
     ];
     for (const e of entries) log.write(e);
     assert.equal(readFileSync(file, 'utf8'), '', 'nothing written before flush');
     await log.flush();
     const lines = readFileSync(file, 'utf8').split('\n');
-    assert.equal(lines[0], '2026-11-25T21:00:00.123Z\t200\t5120\t13\thttp://a.test/\t0\tsha1:3I42H3S6NNFQ2MSVX7XZKYAYSCX5QBYJ\tok');
-    assert.equal(lines[1], '2026-11-25T21:00:01.000Z\t-\t0\t5000\thttp://b.test/x\t3\t-\tCRAWL_FETCH_TIMEOUT');
+    assert.equal(lines[0], '2026-11-25T21:00:00.123Z\t200\t5120\t13\thttp://a.test/\t0\tsha1:3I42H3S6NNFQ2MSVX7XZKYAYSCX5QBYJ\tok\ttext/html\t-\t-');
+    assert.equal(lines[1], '2026-11-25T21:00:01.000Z\t-\t0\t5000\thttp://b.test/x\t3\t-\tCRAWL_FETCH_TIMEOUT\t-\thttp://a.test/p\tLLR');
     // a tab or newline in a field cannot split the record
     log.write({ ...entries[0]!, url: 'http://c.test/a\tb\nc' });
     await log.close();
