@@ -172,7 +172,7 @@ if (RUN_SUITE) test(`stop and resume in every way (${LONG ? 'three rounds' : 'on
       }
       const m = await readManifest(state);
       finished = m?.finished === true;
-      log.push(`${k + 1}:${stop} ${m?.counters.pages ?? 0} pages${signalledAt > 0 ? `, exit ${rec.exitedAt - signalledAt} ms after the stop` : ''}`);
+      log.push(`${k + 1}:${stop} ${m?.counters.pages ?? 0} pages in ${((rec.exitedAt - spawnedAt) / 1000).toFixed(1)} s${signalledAt > 0 ? `, exit ${rec.exitedAt - signalledAt} ms after the stop` : ''}`);
       if (finished && stop !== 'end') assert.fail(`the web ran out before the stops did (run ${k + 1}): make it larger ${note}`);
     }
     console.log(`seed ${seed}: ${log.join('; ')}`);
@@ -196,7 +196,8 @@ if (RUN_SUITE) test(`stop and resume in every way (${LONG ? 'three rounds' : 'on
     // Repeats: only a kill's in-flight window (and fetches a graceful stop aborted).
     const out = path.join(dir, 'warc');
     const crawlLog = readFileSync(path.join(out, 'crawl.log'), 'utf8').split('\n').filter((l) => l !== '').map(parseCrawlLogLine);
-    const aborted = new Set(crawlLog.filter((l) => l.outcome === 'CRAWL_FETCH_ABORTED').map((l) => l.url));
+    const aborted = new Map<string, number[]>();
+    for (const l of crawlLog) if (l.outcome === 'CRAWL_FETCH_ABORTED') aborted.set(l.url, [...(aborted.get(l.url) ?? []), l.time.getTime()]);
     const rep = repeatedRequests(r, runs, aborted);
     const w = rep.windowMs.sort((a, b) => a - b);
     console.log(`${r.pageFetches.length} page requests for ${fetched.size} pages; ${rep.allowed} repeats from in-flight windows (${w.length > 0 ? `${w[0]}–${w[w.length - 1]} ms before the kill` : 'none'}), ${aborted.size} aborted by stops`);
