@@ -6,9 +6,10 @@
  * is requested again in a later run only from a kill's in-flight window (not in done.log at the
  * kill, dispatched after the last checkpoint began) or because the final stop aborted it.
  *
- * Minted hosts fill the frontier's per-host RAM queues, so many URLs are put back into BEAST
- * (deferred) between checkpoints: what a kill leaves of those deferrals must not make BEAST hand
- * a URL out twice (beast.ts). Runs under DRUMCRAWL_LONG=1 (about two minutes);
+ * Minted hosts keep the frontier moving URLs between its queues between checkpoints — into QR to
+ * wait for their robots.txt, back to QR at each rescan, back into BEAST when their host is full
+ * in RAM: what a kill leaves of those moves must not make the frontier hand a URL out twice
+ * (beast.ts, disk-store.ts). Runs under DRUMCRAWL_LONG=1 (about a minute or two);
  * DRUMCRAWL_KILL_SEED replays the moments of a failed run.
  */
 import { after, test } from 'node:test';
