@@ -42,6 +42,13 @@ export interface DiskQueueOptions {
   segmentBytes?: number;
   /** I/O counters to add to (shared by several queues, e.g. all of BEAST). @default a fresh one */
   io?: IoCounters;
+  /**
+   * What reopen does with blocks written after the last commit: 'keep' the intact ones, or 'cut'
+   * them — for a queue whose uncommitted pushes all come back from committed state after a crash
+   * (the frontier's QR: what it re-pushed or took from BEAST since its last commit is read again
+   * from the committed cursors; kept, those records would be there twice). @default 'keep'
+   */
+  uncommittedTail?: 'keep' | 'cut';
 }
 
 interface Manifest {
@@ -122,6 +129,7 @@ export class DiskQueue {
       compression: opts.compression ?? 'none',
       segmentBytes: opts.segmentBytes ?? 64 * 1024 * 1024,
       io: opts.io ?? new IoCounters(),
+      uncommittedTail: opts.uncommittedTail ?? 'keep',
     };
     if (!Number.isInteger(o.blockBytes) || o.blockBytes < 16 || o.blockBytes > 256 * 1024 * 1024) {
       throw new CrawlError(DiskErrorCode.OPTIONS, 'options.blockBytes must be an integer in [16, 256 MiB]');
@@ -159,10 +167,11 @@ export class DiskQueue {
       throw new CrawlError(DiskErrorCode.TRUNCATED, `queue segment ${wfile} is missing`, { details: { file: wfile } });
     }
     const later = segs.filter((s) => s > m.writeSeg);
+    const cut = o.uncommittedTail === 'cut';
     let torn = false;
     for (const s of [m.writeSeg, ...later]) {
       const f = path.join(dir, segName(s));
-      if (torn) {
+      if (torn || (cut && s !== m.writeSeg)) {
         fs.rmSync(f, { force: true });
         continue;
       }
@@ -174,6 +183,12 @@ export class DiskQueue {
           throw new CrawlError(DiskErrorCode.TRUNCATED, `queue segment ${f} is shorter (${size}) than its committed length (${start})`, {
             details: { file: f, size, committed: start },
           });
+        }
+        if (cut) {
+          if (size > start) fs.ftruncateSync(fd, start);
+          lastSeg = s;
+          lastEnd = start;
+          continue;
         }
         const scan = scanValidPrefix(fd, start, size, f, o.io, KIND);
         pushed += scan.records;

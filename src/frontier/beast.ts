@@ -41,6 +41,16 @@
  *   - During a re-spread the old QF/QH stay named (`drain`) until the targets are synced; at open,
  *     leftovers in them are moved back into QF/QH. Queue names are never reused; unreferenced queue
  *     files are removed at open.
+ *   - A deferral is durable no earlier than the read cursor of the queue it was read from
+ *     (`commitDeferred`, `checkpoint`). A deferred URL was read past a cursor that moves only at a
+ *     checkpoint, so after a crash it comes back from there; had its deferred copy been made
+ *     durable before (by the commitAppends of the next URLseen bucket), BEAST would hold it twice
+ *     and the resumed crawl would fetch it twice within one run. So deferrals wait in QN, a queue
+ *     no manifest names (its file is removed at open): at each wrap the URLs of QN whose host has
+ *     room go to QV — again a queue no manifest names — at most B per PLD (the re-spread's bound),
+ *     and QV is read ahead of the current queue; at a checkpoint what QN and QV still hold moves
+ *     to QH, durably with the cursors. QH thus only ever holds URLs whose source cursor has moved
+ *     past them, and the deferred URLs still come back at every wrap, as through QH's re-spread.
  *
  * RAM: the ring of j queue handles (a write block each, allocated on first push), the per-pass
  * PLD counter table of a re-spread (≤ maxPassPlds entries; a PLD that does not fit waits for the
@@ -146,6 +156,9 @@ export class Beast {
   private qh!: QRef;
   private drainF: QRef[] = [];
   private drainH: QRef[] = [];
+  /** Deferrals since the last checkpoint (QN) and those released at the last wrap (QV): see the invariants. */
+  private qn!: QRef;
+  private qv!: QRef;
   /** A re-spread is reading the drain queues (they must stay named until it is over). */
   private spreading = false;
   private j = 1;
@@ -247,6 +260,8 @@ export class Beast {
     // Queue files not named by the manifest are leftovers of an interrupted re-spread.
     const keep = new Set([...this.ring, this.qf, this.qh].map((r) => r.name));
     for (const n of await this.store.list()) if (!keep.has(n)) await this.store.remove(n);
+    this.qn = this.fresh('n');
+    this.qv = this.fresh('v');
     if (text === null) await this.capture(true);
   }
 
@@ -349,8 +364,7 @@ export class Beast {
   /** defer() of an encoded record (no decode/encode round trip). */
   deferRecord(record: Uint8Array): void {
     this.deferredCount++;
-    this.qh.q!.push(record);
-    this.unsynced.add(this.qh);
+    this.qn.q!.push(record); // not durable until the checkpoint (see the invariants)
   }
 
   /** Records the last re-spread put into ring queues (0: everything stayed in QF/QH). */
@@ -363,7 +377,7 @@ export class Beast {
 
   /** Total URLs waiting in BEAST (ring + QF + QH). */
   get length(): number {
-    let n = this.qf.q!.length + this.qh.q!.length;
+    let n = this.qf.q!.length + this.qh.q!.length + this.qn.q!.length + this.qv.q!.length;
     for (const r of this.ring) n += r.q!.length;
     return n;
   }
@@ -393,7 +407,8 @@ export class Beast {
     let steps = 0;
     let moved = false;
     while (out.length < max) {
-      const r = this.ring[this.c]!;
+      // QV (deferrals released at the last wrap) is read as the head of the current queue.
+      const r = this.qv.q!.length > 0 ? this.qv : this.ring[this.c]!;
       if (r.q!.length > 0) {
         if (moved) {
           if (++steps > maxSteps) break;
@@ -420,9 +435,93 @@ export class Beast {
   private async advance(): Promise<void> {
     this.switches++;
     if (this.c === this.j - 1) {
-      if (this.qf.q!.length > 0 || this.qh.q!.length > 0) await this.respread();
+      const spread = this.qf.q!.length > 0 || this.qh.q!.length > 0;
+      if (spread) await this.respread();
+      if (this.qn.q!.length > 0) {
+        if (!spread) {
+          this.respreads++;
+          this.lastRespreadMoved = 0;
+        }
+        this.lastRespreadMoved += await this.releaseDeferred();
+      }
       this.c = 0;
     } else this.c++;
+  }
+
+  /**
+   * At a wrap: the deferrals in QN whose host has room in RAM go to QV, at most B per PLD (as a
+   * re-spread puts at most B per PLD into a queue); the rest stay in QN (a fresh file: the old
+   * one is removed). Nothing here is durable (see the invariants). Returns the URLs moved.
+   */
+  private async releaseDeferred(): Promise<number> {
+    const old = this.qn;
+    this.qn = this.fresh('n');
+    if (this.qv.q!.length === 0) {
+      const drained = this.qv;
+      this.qv = this.fresh('v');
+      await this.store.remove(drained.name);
+    }
+    const counters = this.counters;
+    counters.clear();
+    const keep = this.opts.hostFull;
+    const pk = this.peek;
+    let moved = 0;
+    for (;;) {
+      const recs = old.q!.shiftSync(this.batch);
+      if (recs.length === 0) break;
+      for (const rec of recs) {
+        peekFrontierUrl(rec, pk);
+        let seen = counters.get(pk[2]!, pk[3]!);
+        const full = keep !== undefined && keep(pk[0]!, pk[1]!);
+        if (full || (seen < 0 && counters.size >= this.maxPassPlds) || (pk[4]! > 0 && seen >= pk[4]!)) {
+          this.qn.q!.push(rec);
+          continue;
+        }
+        if (seen < 0) seen = 0;
+        counters.set(pk[2]!, pk[3]!, seen + 1);
+        this.qv.q!.push(rec);
+        moved++;
+      }
+    }
+    counters.clear();
+    await this.store.remove(old.name);
+    return moved;
+  }
+
+  /**
+   * What QN and QV hold moves to QH (called under the lock, before a capture that makes it
+   * durable). Returns the names of the emptied files, to remove once that capture has landed.
+   */
+  private promoteDeferred(): string[] {
+    const gone: string[] = [];
+    for (const which of ['qv', 'qn'] as const) {
+      const src = this[which];
+      if (src.q!.pushed === 0) continue;
+      for (;;) {
+        const recs = src.q!.shiftSync(this.batch);
+        if (recs.length === 0) break;
+        for (const rec of recs) this.qh.q!.push(rec);
+        this.unsynced.add(this.qh);
+      }
+      this[which] = this.fresh(which === 'qv' ? 'v' : 'n');
+      gone.push(src.name);
+    }
+    return gone;
+  }
+
+  /**
+   * Makes the deferrals so far durable (in QH), ahead of a checkpoint: the frontier calls it
+   * before it commits QR's cursor, since deferrals also come from QR (a URL whose robots answer
+   * came but whose host is full in RAM). A crash between this and the checkpoint's commit of the
+   * BEAST cursors may bring such a URL back twice — a window inside the checkpoint, like the
+   * frontier's RAM snapshot (named before BEAST's cursors move).
+   */
+  commitDeferred(): Promise<void> {
+    return this.withLock(async () => {
+      const gone = this.promoteDeferred();
+      await this.capture();
+      for (const n of gone) await this.store.remove(n);
+    });
   }
 
   /**
@@ -530,7 +629,7 @@ export class Beast {
    */
   checkpoint(): Promise<void> {
     return this.withLock(async () => {
-      const drop: string[] = [];
+      const drop: string[] = this.promoteDeferred();
       for (let k = 0; k < this.ring.length; k++) {
         const r = this.ring[k]!;
         const q = r.q!;
@@ -581,7 +680,7 @@ export class Beast {
       respreads: this.respreads,
       queued,
       qf: this.qf.q!.length,
-      qh: this.qh.q!.length,
+      qh: this.qh.q!.length + this.qn.q!.length + this.qv.q!.length,
       admitted: this.admittedCount,
       toQf: this.toQf,
       deferred: this.deferredCount,
@@ -592,7 +691,7 @@ export class Beast {
   async close(): Promise<void> {
     await this.withLock(async () => {
       await this.chain;
-      for (const r of [...this.ring, this.qf, this.qh]) {
+      for (const r of [...this.ring, this.qf, this.qh, this.qn, this.qv]) {
         r.q?.release();
         r.q = null;
       }

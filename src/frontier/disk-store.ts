@@ -24,6 +24,9 @@ export function openDiskQueueStore(dir: string, opts: DiskStoreOptions = {}): Fs
     compression: opts.compression ?? 'zstd',
     segmentBytes: opts.segmentBytes ?? 64 * 1024 * 1024,
     io,
+    // QR and the RAM snapshots: after a crash, what was pushed since the last commit is cut (QR's
+    // re-pushes and the URLs it took from BEAST come back from the committed cursors).
+    uncommittedTail: 'cut' as const,
   };
   const store = new FsQueueStore(
     dir,

@@ -581,6 +581,9 @@ export class Frontier {
     this.snapshotName = name;
     await this.writeManifest();
     this.store.release(name);
+    // Deferrals (BEAST's QN/QV) before QR: URLs moved from QR to BEAST must be durable there
+    // before QR's cursor moves (beast.ts, commitDeferred).
+    await this.beast.commitDeferred();
     // QR before BEAST: URLs moved from a BEAST queue to QR must be durable in QR before that
     // queue's cursor moves (or the queue is deleted).
     await this.qr.commit();

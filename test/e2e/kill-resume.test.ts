@@ -70,7 +70,7 @@ test('SIGKILL ×3 + resume: same fetched set as an uninterrupted crawl, re-fetch
     const r = await web.report({ hostMs: 60, ipMs: 15 });
     const fetched = new Set(r.pageFetches);
     assert.deepEqual([...fetched].sort(), [...r.reachable!].sort(), `same set of fetched URLs as an uninterrupted crawl (seed ${seed})`);
-    const rep = repeatedRequests(r, runs, new Set());
+    const rep = repeatedRequests(r, runs, new Map());
     const w = rep.windowMs.sort((a, b) => a - b);
     console.log(`seed ${seed}: ${r.pageFetches.length} requests for ${fetched.size} pages, ${rep.allowed} repeats from the kills' in-flight windows (requested ${w.length > 0 ? `${w[0]!.toFixed(0)}–${w[w.length - 1]!.toFixed(0)} ms` : '-'} before the kill); done.log at the kills: ${runs.slice(0, 3).map((x) => x.doneAtKill!.size).join(', ')}`);
     assert.ok(runs.slice(0, 3).every((x) => x.doneAtKill!.size > 0), 'pages became durable before each kill');

@@ -37,14 +37,15 @@ function runOf(runs: readonly RunRecord[], t: number): number {
 /**
  * Every repeated request that is not allowed, as a message. A URL requested at a and again at b
  * (consecutive requests of it) is allowed only when
- *   - a and b fall in different runs (within one run the URLseen DRUM admits a URL once), and
+ *   - a and b fall in different runs (within one run the URLseen DRUM admits a URL once, and the
+ *     suite's web has no failing host, so nothing is retried), and
  *   - the run of a ended by SIGKILL, a was not durable at the kill (not in done.log) and a started
  *     no earlier than IN_FLIGHT_SLACK_MS before the last checkpoint the run completed (everything
  *     finished before it is covered by it) — the in-flight window of the kill; or
- *   - the run of a ended by a graceful stop that aborted it (`aborted` holds the URL: the crawl
- *     log's CRAWL_FETCH_ABORTED lines).
+ *   - the run of a ended by a graceful stop that aborted that fetch: `aborted` maps the URL to the
+ *     times of its crawl-log CRAWL_FETCH_ABORTED lines, one of which falls in the run of a.
  */
-export function repeatedRequests(r: SimwebReport, runs: readonly RunRecord[], aborted: ReadonlySet<string>): { bad: string[]; allowed: number; windowMs: number[] } {
+export function repeatedRequests(r: Pick<SimwebReport, 'pageFetches' | 'pageStarts'>, runs: readonly RunRecord[], aborted: ReadonlyMap<string, readonly number[]>): { bad: string[]; allowed: number; windowMs: number[] } {
   const byUrl = new Map<string, number[]>();
   r.pageFetches.forEach((u, i) => {
     const l = byUrl.get(u);
@@ -77,7 +78,7 @@ export function repeatedRequests(r: SimwebReport, runs: readonly RunRecord[], ab
           allowed++;
           windowMs.push(run.killedAt - a);
         }
-      } else if (aborted.has(u)) allowed++;
+      } else if ((aborted.get(u) ?? []).some((t) => runOf(runs, t) === ra)) allowed++;
       else bad.push(`${u}: requested again after the graceful stop of run ${ra + 1} (${run.stop}) although it was not aborted`);
     }
   }
