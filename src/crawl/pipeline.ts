@@ -62,6 +62,9 @@ import { Wakeup } from './wakeup.js';
 import { ABORTED_OUTCOME, graceOver } from './stop.js';
 import { AdmitLog } from './admit-log.js';
 import { ResumeDedup } from './resume-dedup.js';
+import { LinkScope } from './link-scope.js';
+import { SitemapRouter, isSitemapHops, plainHops } from '../sitemap/crawl.js';
+import { SitemapListingLog } from '../sitemap/listing-log.js';
 
 export interface CrawlerOptions {
   /** Where the progress printer writes. @default process.stderr */
@@ -104,6 +107,8 @@ interface PageJob {
   bodyBytes: number;
   /** payload bytes as transferred (the crawl log's `bytes`; the body itself is dropped early) */
   payloadBytes: number;
+  /** a sitemap's entries handed to URLseen (the page is durable only after the next URLseen merge) */
+  sitemapQueued?: number;
 }
 
 const EMPTY = new Uint8Array(0);
@@ -270,6 +275,9 @@ export class Crawler extends EventEmitter {
   private lastGuardPrune = 0;
   /** requests the floor guard had to hold (the heaps released them early) */
   private guardHolds = 0;
+  /** sitemap discovery and reading (src/sitemap/crawl.ts); set by openRest */
+  private sitemaps: SitemapRouter | null = null;
+  private sitemapLog: SitemapListingLog | null = null;
 
   private constructor(
     cfg: CrawlConfig,
@@ -411,7 +419,7 @@ export class Crawler extends EventEmitter {
     const frontier = await openFrontierPort(path.join(cfg.stateDir, 'frontier'), cfg, dns, {
       onDrop: (u, reason) => {
         crawler?.count(`dropped:${reason}`);
-        crawler?.crawlLog.writeDropped({ time: new Date(), url: u.url, hops: u.hops, reason });
+        crawler?.crawlLog.writeDropped({ time: new Date(), url: u.url, hops: plainHops(u.hops), reason });
       },
       starThread: smallDrums,
     });
@@ -458,6 +466,18 @@ export class Crawler extends EventEmitter {
       await writePending(cfg.stateDir, []);
     }
     c.admitLog = new AdmitLog(cfg.stateDir);
+    c.sitemapLog = await SitemapListingLog.open(path.join(cfg.outDir, 'sitemaps.log'));
+    c.sitemaps = new SitemapRouter(
+      cfg.sitemaps,
+      new LinkScope({ scope: cfg.scope, scopeHosts: c.scopeHosts, scopePlds: c.scopePlds, include: cfg.include, exclude: cfg.exclude }),
+      cfg.maxDepth,
+      {
+        submit: (url, hops) => c.submitUrl(url, hops),
+        drop: (url, hops, code) => c.crawlLog.writeDropped({ time: new Date(), url, hops, reason: code }),
+        count: (k) => c.count(k),
+      },
+      c.sitemapLog,
+    );
     c.doneLog = await DoneLog.open(cfg.stateDir);
     if (manifest === null) c.doneLog.rewrite([]); // a new crawl in a state dir without a manifest
     return c;
@@ -834,7 +854,10 @@ export class Crawler extends EventEmitter {
       if (target !== null) this.submitUrl(target, fu.hops);
     }
     const ok2xx = r.outcome === 'ok';
-    const html = ok2xx && isHtml(r.contentType);
+    // A sitemap (src/sitemap/crawl.ts) is read here, before the body goes to the parse pool (which
+    // archives it like any payload): its entries enter URLseen as links.
+    if (ok2xx && isSitemapHops(fu.hops) && this.sitemaps !== null) job.sitemapQueued = (await this.sitemaps.read(fu.url, fu.hops, r.decoded)).queued;
+    const html = ok2xx && isHtml(r.contentType) && !isSitemapHops(fu.hops);
     const follow = html && (this.cfg.maxDepth === null || fu.hops < this.cfg.maxDepth);
     this.parsing++;
     let po;
@@ -912,6 +935,8 @@ export class Crawler extends EventEmitter {
         });
         // An answer cut short by the stop is not one (stop.ts): the resumed run asks again.
         if (!this.aborting) this.frontier.robotsDone(item, r);
+        // The host's sitemaps (--sitemaps) enter URLseen like links (src/sitemap/crawl.ts).
+        if (!this.aborting && this.sitemaps !== null) this.sitemaps.fromRobots(item.host, item.url, r.sitemaps);
         const now = new Date();
         this.crawlLog.writeRobots({
           time: now, status: r.status ?? null, bytes: r.fetchResult?.body.byteLength ?? 0, durationMs: now.getTime() - start,
@@ -1019,7 +1044,7 @@ export class Crawler extends EventEmitter {
       bytes: job.payloadBytes,
       durationMs: Math.round(r.timings.totalMs),
       url: job.fu.url,
-      hops: job.fu.hops,
+      hops: plainHops(job.fu.hops),
       digest,
       outcome,
     });
@@ -1065,13 +1090,13 @@ export class Crawler extends EventEmitter {
           refersToDate: original.date,
         });
         this.logFetch(job, 'duplicate', job.group!.payloadDigest);
-        this.awaitingSync.push(id);
+        ((job.sitemapQueued ?? 0) > 0 ? this.awaitingMerge : this.awaitingSync).push(id);
         continue;
       }
       await this.warc.appendEncoded(job.group!);
       this.logFetch(job, 'ok', job.group!.payloadDigest);
       this.submitTable(job.fu, table);
-      (table.count > 0 ? this.awaitingMerge : this.awaitingSync).push(id);
+      (table.count > 0 || (job.sitemapQueued ?? 0) > 0 ? this.awaitingMerge : this.awaitingSync).push(id);
     }
     this.wake.kick();
   }
@@ -1270,6 +1295,7 @@ export class Crawler extends EventEmitter {
     this.dns.close();
     await this.warc.close();
     await this.crawlLog.close();
+    await this.sitemapLog?.close();
     this.doneLog?.close();
     await this.urlSeen.close();
     await this.contentSeen.close();

@@ -38,6 +38,8 @@ export interface SitemapEntry {
   loc: string;
   /** the `<lastmod>` text (W3C Datetime, as written) or null */
   lastmod: string | null;
+  /** listed by a `<sitemapindex>`: the entry is a sitemap, not a page */
+  index: boolean;
 }
 
 export type SitemapFault =
@@ -339,7 +341,7 @@ export class SitemapParser {
     }
     if (this.entries >= this.maxEntries) return this.stop('CRAWL_SITEMAP_TOO_MANY_URLS');
     this.entries++;
-    this.onEntry({ loc, lastmod });
+    this.onEntry({ loc, lastmod, index: this.kind === 'index' });
   }
 }
 
