@@ -11,6 +11,8 @@ import { pldOrHost, trapCheck } from '../url/index.js';
 import type { CrawlScope } from './config.js';
 
 export type LinkDropCode = 'CRAWL_TRAP_URL' | 'CRAWL_SCOPE_OUT' | 'CRAWL_SCOPE_EXCLUDED';
+/** The codes by number, as the parse worker's link table carries them (links-codec.ts DroppedLinks). */
+export const DROP_CODES: readonly LinkDropCode[] = ['CRAWL_TRAP_URL', 'CRAWL_SCOPE_OUT', 'CRAWL_SCOPE_EXCLUDED'];
 
 export interface LinkScopeInit {
   scope: CrawlScope;

@@ -62,7 +62,7 @@ import { Wakeup } from './wakeup.js';
 import { ABORTED_OUTCOME, graceOver } from './stop.js';
 import { AdmitLog } from './admit-log.js';
 import { ResumeDedup } from './resume-dedup.js';
-import { LinkScope } from './link-scope.js';
+import { LinkScope, DROP_CODES } from './link-scope.js';
 import { SitemapRouter, isSitemapHops, plainHops } from '../sitemap/crawl.js';
 import { SitemapListingLog } from '../sitemap/listing-log.js';
 
@@ -1095,10 +1095,24 @@ export class Crawler extends EventEmitter {
       }
       await this.warc.appendEncoded(job.group!);
       this.logFetch(job, 'ok', job.group!.payloadDigest);
+      this.logDroppedLinks(job.fu, table);
       this.submitTable(job.fu, table);
       (table.count > 0 || (job.sitemapQueued ?? 0) > 0 ? this.awaitingMerge : this.awaitingSync).push(id);
     }
     this.wake.kick();
+  }
+
+  /** The page's links refused by the trap check or the scope (link-scope.ts): one crawl-log line each. */
+  private logDroppedLinks(src: FrontierUrl, t: LinkTable): void {
+    const d = t.dropped();
+    if (d.length === 0) return;
+    const time = new Date();
+    const hops = plainHops(src.hops) + 1;
+    for (const { url, code } of d) {
+      const reason = DROP_CODES[code] ?? 'CRAWL_SCOPE_OUT';
+      this.count(`dropped:${reason}`);
+      this.crawlLog.writeDropped({ time, url, hops, reason });
+    }
   }
 
   /** A page's links into URLseen (aux = URL record) and its PLD→PLD pairs to STAR. */

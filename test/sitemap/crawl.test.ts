@@ -75,6 +75,12 @@ test('pages listed only in sitemaps are crawled; cross-host entries refused; rob
   // Default scope pld: nothing outside the seed's PLD was fetched.
   const seedPld = g.hostInfo(new URL(web.seeds[0]!).hostname)!.pld;
   for (const u of fetched) assert.ok(new URL(u).hostname.endsWith(`.${seedPld}`) || new URL(u).hostname === seedPld, `in scope: ${u}`);
+  // Every link out of the default scope is logged with its code: the seed page's links to other PLDs.
+  const seedInfo = g.hostInfo(new URL(web.seeds[0]!).hostname)!;
+  const outside = g.pageLinks(seedInfo, 0).links.filter((l) => g.hostInfo(l.host)?.pld !== seedPld).map((l) => `${g.origin(l.host)}${l.path}`);
+  assert.ok(outside.length > 0, 'the seed page links out of its PLD');
+  const scopeDrops = new Set(log.filter((e) => e.outcome === 'dropped:CRAWL_SCOPE_OUT').map((e) => e.url));
+  for (const u of outside) assert.ok(scopeDrops.has(u), `dropped:CRAWL_SCOPE_OUT logged for ${u}`);
   // Sitemap fetches are archived like any page.
   const recs = await readWarcDir(path.join(dir, 'out'));
   for (const h of smHosts) {
