@@ -217,6 +217,8 @@ function encodeLinksUtf8(links: readonly LinkEntry[], info: PageInfo, digest: Ui
 }
 
 /** A read-only view over an encoded link table; no per-link objects unless asked. */
+const NO_DROPS: readonly { url: string; code: number }[] = Object.freeze([]);
+
 export class LinkTable {
   readonly count: number;
   private readonly dv: DataView;
@@ -257,8 +259,8 @@ export class LinkTable {
     return dec.decode(this.urlBytes(i));
   }
   /** The page's links that were not followed, with their drop code index (writeDropTrailer). */
-  dropped(): { url: string; code: number }[] {
-    if (this.buf.byteLength < HEADER + 8 || this.buf[11] !== 1) return [];
+  dropped(): readonly { url: string; code: number }[] {
+    if (this.buf.byteLength < HEADER + 8 || this.buf[11] !== 1) return NO_DROPS;
     const end = this.buf.byteLength;
     const n = this.dv.getUint32(end - 4, true);
     let p = this.dv.getUint32(end - 8, true);

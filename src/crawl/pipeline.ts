@@ -877,7 +877,7 @@ export class Crawler extends EventEmitter {
         url: fu.url, ip: fu.ip, date: job.date, requestHead: r.requestHead, responseHead: r.responseHead!, body: r.body, truncated: truncation(r),
       });
       this.logFetch(job, po.code, null);
-      this.awaitingSync.push(job.id);
+      ((job.sitemapQueued ?? 0) > 0 ? this.awaitingMerge : this.awaitingSync).push(job.id);
       this.wake.kick();
       return;
     }
