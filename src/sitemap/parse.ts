@@ -234,8 +234,10 @@ export class SitemapParser {
         if (e < 0) return this.keep(lt);
         i = e + 2;
       } else if (b.startsWith('<!', lt)) {
-        // <!DOCTYPE (or a prefix of it still arriving): no DTD is ever accepted.
-        if (b.length - lt < 9 && '<!DOCTYPE'.startsWith(b.slice(lt).toUpperCase())) return this.keep(lt);
+        // A construct whose opening is still arriving (`<!-`, `<![CD`, `<!DOC`): wait for it.
+        const head = b.slice(lt).toUpperCase();
+        if (head.length < 9 && ['<!--', '<![CDATA[', '<!DOCTYPE'].some((o) => o.startsWith(head))) return this.keep(lt);
+        // <!DOCTYPE: no DTD is ever accepted.
         return this.stop(b.slice(lt, lt + 9).toUpperCase() === '<!DOCTYPE' ? 'CRAWL_SITEMAP_DOCTYPE' : 'CRAWL_SITEMAP_MALFORMED');
       } else {
         const e = tagEnd(b, lt + 1);
