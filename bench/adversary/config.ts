@@ -21,6 +21,8 @@ export function adversaryCrawlArgs(s: AdversaryCrawlSpec): string[] {
     ...s.seeds, '--dns-server', s.dnsServer, '--state', `${s.dir}/state`, '--out', `${s.dir}/out`,
     // simweb serves on loopback, which the network guard refuses unless allowed.
     '--allow-network', '127.0.0.0/8',
+    // The adversary webs span many PLDs (the default scope, pld, would keep to the seeds').
+    '--scope', 'any',
     '--user-agent', ADVERSARY_UA, '--max-pages', '1000000',
     '--host-delay', '50', '--min-host-delay', '50', '--ip-delay', '10', '--min-ip-delay', '10',
     '--warc-compression', 'none', '--progress', 'plain', '--progress-interval', '60000', '--checkpoint-interval', '600000',

@@ -71,6 +71,7 @@ const dir = await tempDir('bench-e2e');
 const cfg = resolveCrawlConfig({
   seeds: web.seeds, stateDir: path.join(dir, 'state'), outDir: path.join(dir, 'warc'), dnsServers: [web.dnsServer], allowNetworks: SIMWEB_NETWORKS,
   userAgent: 'drumcrawl-bench/0.1 (+https://example.test/bench)',
+  scope: 'any', // the whole bench web, as in every committed result
   hostDelayMs: 0, ipDelayMs: 0, minHostDelayMs: 0, minIpDelayMs: 0,
   maxTimeMs: seconds * 1000, maxPages, workers, fetchConcurrency: concurrency, progress: 'plain', progressIntervalMs: 5000,
   ramBytes: 1.5 * 2 ** 30, checkpointIntervalMs: 600_000,

@@ -84,6 +84,7 @@ async function measure(sizeGb: number): Promise<Record<string, unknown>> {
     const out = path.join(dir, 'warc');
     const cfg = resolveCrawlConfig({
       seeds: web.seeds, dnsServers: [web.dnsServer], allowNetworks: ['127.0.0.0/8'], stateDir: state, outDir: out, progress: 'none', maxTimeMs: 3000,
+      scope: 'any', // the whole demo web
       hostDelayMs: 100, minHostDelayMs: 100, ipDelayMs: 10, minIpDelayMs: 10, workers: 1, ramBytes: 256 * 2 ** 20,
       userAgent: 'drumcrawl-bench/0.1 (+https://example.test/bot)',
     });

@@ -163,7 +163,7 @@ async function runOne(spec: RunSpec): Promise<RunOut> {
     '--user-agent', UA, '--max-pages', String(pagesTarget), '--host-delay', String(hostDelay), '--min-host-delay', String(hostDelay),
     '--ip-delay', String(ipDelay), '--min-ip-delay', String(ipDelay), '--ram', ram, '--concurrency', String(concurrency),
     '--warc-compression', 'none', '--progress', 'plain', '--progress-interval', '30000', '--checkpoint-interval', '600000',
-    '--status-port', '0', ...spec.flags];
+    '--status-port', '0', '--scope', 'any', ...spec.flags];
   log(`${spec.label}: drumcrawl crawl … ${spec.flags.join(' ')}`);
   const t0 = performance.now();
   const child = startCrawlChild(argv, { root: tree.dir });

@@ -26,6 +26,8 @@ import { normalizeHeaders } from './request-headers.js';
 export const CRAWL_CONFIG_INVALID = 'CRAWL_CONFIG_INVALID';
 
 export type CrawlScope = 'any' | 'pld' | 'host';
+/** Where sitemaps are discovered (src/sitemap): robots.txt `Sitemap:` lines, also /sitemap.xml, or not at all. */
+export type SitemapDiscovery = 'robots' | 'robots+root' | 'off';
 export type WarcCompression = 'gzip' | 'zstd' | 'none';
 export type ProgressMode = 'auto' | 'tty' | 'plain' | 'none';
 export type CrawlLogFormat = 'drumcrawl' | 'heritrix';
@@ -70,8 +72,16 @@ export interface StartupOptions {
   userAgent: string;
   /** Do not enqueue links more than this many hops from a seed; null = unlimited. @default null */
   maxDepth: number | null;
-  /** Follow links to any host, only the seeds' PLDs, or only the seeds' hosts. @default 'any' */
+  /**
+   * Follow links to any host, only the seeds' PLDs, or only the seeds' hosts. The default keeps a
+   * crawl near its seeds (a real-web crawl with `any` soon reaches the whole web). @default 'pld'
+   */
   scope: CrawlScope;
+  /**
+   * Sitemaps (sitemaps.org) to fetch per host: those its robots.txt names, also its /sitemap.xml,
+   * or none. @default 'robots'
+   */
+  sitemaps: SitemapDiscovery;
   /** URL must match at least one of these regexes (when any given). @default [] */
   include: string[];
   /** URL must match none of these regexes. @default [] */
@@ -165,7 +175,8 @@ export function defaultCrawlConfig(): StartupOptions & RuntimeOptions {
     allowNetworks: [],
     userAgent: DEFAULT_USER_AGENT,
     maxDepth: null,
-    scope: 'any',
+    scope: 'pld',
+    sitemaps: 'robots',
     include: [],
     exclude: [],
     ramBytes: 1.5 * GiB,
@@ -388,6 +399,7 @@ export function resolveCrawlConfig(input: CrawlConfigInput, opts: { cwd?: string
     userAgent: str('userAgent', raw.userAgent),
     maxDepth: nonNegInt('maxDepth', raw.maxDepth, { nullable: true }),
     scope: oneOf('scope', raw.scope, ['any', 'pld', 'host'] as const),
+    sitemaps: oneOf('sitemaps', raw.sitemaps, ['robots', 'robots+root', 'off'] as const),
     include,
     exclude,
     ramBytes,
@@ -531,7 +543,8 @@ export const CRAWL_FLAGS: readonly FlagSpec[] = [
   { name: 'max-pages', value: '<n>', key: 'maxPages', kind: 'value', description: 'stop after n fetched pages (checkpoint, exit 0)', parse: int('maxPages') },
   { name: 'max-time', value: '<s>', key: 'maxTimeMs', kind: 'value', description: 'stop after s seconds (also 10m, 2h; checkpoint, exit 0)', parse: (v) => parseDurationMs(v, 'maxTimeMs', 's') },
   { name: 'max-depth', value: '<n>', key: 'maxDepth', kind: 'value', description: 'max link hops from a seed', parse: int('maxDepth') },
-  { name: 'scope', value: '<any|pld|host>', key: 'scope', kind: 'value', description: "follow links anywhere, within the seeds' PLDs, or the seeds' hosts (default any)", parse: id },
+  { name: 'scope', value: '<any|pld|host>', key: 'scope', kind: 'value', description: "follow links within the seeds' PLDs (default pld), the seeds' hosts, or anywhere", parse: id },
+  { name: 'sitemaps', value: '<robots|robots+root|off>', key: 'sitemaps', kind: 'value', description: "fetch the sitemaps robots.txt names (default robots), also each host's /sitemap.xml, or none", parse: id },
   { name: 'include', value: '<regex>', key: 'include', kind: 'value', repeat: true, description: 'only enqueue URLs matching a regex (repeatable)', parse: id },
   { name: 'exclude', value: '<regex>', key: 'exclude', kind: 'value', repeat: true, description: 'never enqueue URLs matching a regex (repeatable)', parse: id },
   { name: 'host-delay', value: '<ms>', key: 'hostDelayMs', kind: 'value', description: 'τh: per-host delay for ordinary domains (default 5000)', parse: ms('hostDelayMs') },

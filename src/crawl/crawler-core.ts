@@ -23,6 +23,8 @@ import { FloorGuard } from './floor-guard.js';
 import { PldTally } from './pld-tally.js';
 import { hostOf, pldOrHost } from '../url/index.js';
 import type { CrawlerOptions } from './pipeline.js';
+import { plainHops, type SitemapRouter } from '../sitemap/crawl.js';
+import type { SitemapListingLog } from '../sitemap/listing-log.js';
 
 /** A page from dispatch to durability. */
 export interface PageJob {
@@ -37,9 +39,14 @@ export interface PageJob {
   bodyBytes: number;
   /** payload bytes as transferred (the crawl log's `bytes`; the body itself is dropped early) */
   payloadBytes: number;
+  /** a sitemap's entries handed to URLseen (the page is durable only after the next URLseen merge) */
+  sitemapQueued?: number;
 }
 
 export abstract class CrawlerCore extends EventEmitter {
+  /** sitemap discovery and reading (src/sitemap/crawl.ts); set by Crawler.openRest */
+  protected sitemaps: SitemapRouter | null = null;
+  protected sitemapLog: SitemapListingLog | null = null;
   protected cfg: CrawlConfig;
   /** the stop aborted the fetches in flight: their answers are not reported (stop.ts) */
   protected aborting = false;
@@ -123,7 +130,7 @@ export abstract class CrawlerCore extends EventEmitter {
       bytes: job.payloadBytes,
       durationMs: Math.round(r.timings.totalMs),
       url: job.fu.url,
-      hops: job.fu.hops,
+      hops: plainHops(job.fu.hops),
       digest,
       outcome,
       mime: r.contentType ?? null,

@@ -12,6 +12,8 @@ import { decodeContentValue, decodeUniqueUrls, discoverySuffix, le32, withSuffix
 import { extendHopPath, type FrontierUrl } from '../frontier/index.js';
 import type { LinkTable } from './links-codec.js';
 import { CrawlerCore } from './crawler-core.js';
+import { DROP_CODES } from './link-scope.js';
+import { plainHops } from '../sitemap/crawl.js';
 
 /** Longest wait between ContentSeen merges while the frontier is not starving (see startMerges). */
 const CONTENT_MERGE_MS = 1000;
@@ -102,15 +104,29 @@ export abstract class DedupStage extends CrawlerCore {
           refersToDate: original.date,
         });
         this.logFetch(job, 'duplicate', job.group!.payloadDigest);
-        this.awaitingSync.push(id);
+        ((job.sitemapQueued ?? 0) > 0 ? this.awaitingMerge : this.awaitingSync).push(id);
         continue;
       }
       await this.warc.appendEncoded(job.group!, { url: job.fu.url, date: job.date!, kind: 'response', responseHead: job.result!.responseHead! });
       this.logFetch(job, 'ok', job.group!.payloadDigest);
+      this.logDroppedLinks(job.fu, table);
       this.submitTable(job.fu, table);
-      (table.count > 0 ? this.awaitingMerge : this.awaitingSync).push(id);
+      (table.count > 0 || (job.sitemapQueued ?? 0) > 0 ? this.awaitingMerge : this.awaitingSync).push(id);
     }
     this.wake.kick();
+  }
+
+  /** The page's links refused by the trap check or the scope (link-scope.ts): one crawl-log line each. */
+  private logDroppedLinks(src: FrontierUrl, t: LinkTable): void {
+    const d = t.dropped();
+    if (d.length === 0) return;
+    const time = new Date();
+    const hops = plainHops(src.hops) + 1;
+    for (const { url, code } of d) {
+      const reason = DROP_CODES[code] ?? 'CRAWL_SCOPE_OUT';
+      this.count(`dropped:${reason}`);
+      this.crawlLog.writeDropped({ time, url, hops, reason });
+    }
   }
 
   /** A page's links into URLseen (aux = URL record) and its PLD→PLD pairs to STAR. */

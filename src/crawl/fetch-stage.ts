@@ -17,6 +17,7 @@ import { ABORTED_OUTCOME } from './stop.js';
 import { archiveRobots } from './archive-hooks.js';
 import type { PageJob } from './crawler-core.js';
 import { DedupStage } from './dedup-stage.js';
+import { isSitemapHops } from '../sitemap/crawl.js';
 
 const EMPTY = new Uint8Array(0);
 /** Read once (as src/fetch does for its WIRE lines): process.env is a slow lookup for a per-page check. */
@@ -106,7 +107,10 @@ export abstract class FetchStage extends DedupStage {
       if (target !== null) this.submitUrl(target, fu.hops, fu.url, extendHopPath(fu.path, 'R'));
     }
     const ok2xx = r.outcome === 'ok';
-    const html = ok2xx && isHtml(r.contentType);
+    // A sitemap (src/sitemap/crawl.ts) is read here, before the body goes to the parse pool (which
+    // archives it like any payload): its entries enter URLseen as links.
+    if (ok2xx && isSitemapHops(fu.hops) && this.sitemaps !== null) job.sitemapQueued = (await this.sitemaps.read(fu.url, fu.hops, r.decoded)).queued;
+    const html = ok2xx && isHtml(r.contentType) && !isSitemapHops(fu.hops);
     const follow = html && (this.cfg.maxDepth === null || fu.hops < this.cfg.maxDepth);
     this.parsing++;
     let po;
@@ -126,7 +130,7 @@ export abstract class FetchStage extends DedupStage {
         url: fu.url, ip: fu.ip, date: job.date, requestHead: r.requestHead, responseHead: r.responseHead!, body: r.body, truncated: truncation(r),
       });
       this.logFetch(job, po.code, null);
-      this.awaitingSync.push(job.id);
+      ((job.sitemapQueued ?? 0) > 0 ? this.awaitingMerge : this.awaitingSync).push(job.id);
       this.wake.kick();
       return;
     }
@@ -190,6 +194,8 @@ export abstract class FetchStage extends DedupStage {
         await archiveRobots(this.warc, answers);
         // An answer cut short by the stop is not one (stop.ts): the resumed run asks again.
         if (!this.aborting) this.frontier.robotsDone(item, r);
+        // The host's sitemaps (--sitemaps) enter URLseen like links (src/sitemap/crawl.ts).
+        if (!this.aborting && this.sitemaps !== null) this.sitemaps.fromRobots(item.host, item.url, r.sitemaps);
         const now = new Date();
         this.crawlLog.writeRobots({
           time: now, status: r.status ?? null, bytes: r.fetchResult?.body.byteLength ?? 0, durationMs: now.getTime() - start,

@@ -71,7 +71,8 @@ export function encodeLinks(links: readonly LinkEntry[], info: PageInfo = NO_INF
  * was written: the caller then takes encodeLinks' general path).
  */
 export function writeLinkTableAscii(dst: Uint8Array, dv: DataView, at: number, urls: readonly string[], keys: Uint32Array, info: PageInfo,
-  hashRuns: (bytes: Uint8Array, start: number, lens: ArrayLike<number>, n: number, out: Uint32Array, offset: number, stride: number) => void): number {
+  hashRuns: (bytes: Uint8Array, start: number, lens: ArrayLike<number>, n: number, out: Uint32Array, offset: number, stride: number) => void,
+  dropped?: DroppedLinks): number {
   const n = urls.length;
   const textStart = at + HEADER + n * ENTRY;
   let p = textStart;
@@ -98,12 +99,51 @@ export function writeLinkTableAscii(dst: Uint8Array, dv: DataView, at: number, u
     off += lens[i]!;
   }
   writeHeader(dv, dst, n, info, digestLen, charsetLen, at);
+  if (dropped !== undefined && dropped.urls.length > 0) p = writeDropTrailer(dst, dv, at, p, dropped);
   return p;
 }
 
+/**
+ * The links of a page that were not followed, each with its drop code (an index into
+ * link-scope.ts DROP_CODES), so the crawl log can record them. Written after the URL texts as a
+ * trailer — n × [u8 code, u16 len, ASCII url], then u32 trailer offset (from the table's start),
+ * u32 n — and announced by header byte 11 = 1 (tables without it read as before).
+ */
+export interface DroppedLinks {
+  urls: string[];
+  codes: number[];
+}
+
+function writeDropTrailer(dst: Uint8Array, dv: DataView, at: number, p: number, d: DroppedLinks): number {
+  const start = p;
+  let n = 0;
+  for (let i = 0; i < d.urls.length; i++) {
+    const u = d.urls[i]!;
+    if (u.length > 0xffff) continue;
+    const q = writeAscii(dst, p + 3, u, 0xffff);
+    if (q < 0) continue; // not ASCII (src/url never makes one): not logged
+    dst[p] = d.codes[i]!;
+    dv.setUint16(p + 1, u.length, true);
+    p = q;
+    n++;
+  }
+  dv.setUint32(p, start - at, true);
+  dv.setUint32(p + 4, n, true);
+  dst[at + 11] = 1;
+  return p + 8;
+}
+
+/** Bytes the drop trailer of `d` takes at most. */
+function dropTrailerSize(d: DroppedLinks | undefined): number {
+  if (d === undefined || d.urls.length === 0) return 0;
+  let t = 8;
+  for (const u of d.urls) t += 3 + u.length;
+  return t;
+}
+
 /** Bytes writeLinkTableAscii needs for these URLs at most. */
-export function tableSizeAscii(urls: readonly string[], info: PageInfo): number {
-  let t = HEADER + urls.length * ENTRY + Math.min(255, info.digest.length) + Math.min(64, info.charset.length);
+export function tableSizeAscii(urls: readonly string[], info: PageInfo, dropped?: DroppedLinks): number {
+  let t = HEADER + urls.length * ENTRY + Math.min(255, info.digest.length) + Math.min(64, info.charset.length) + dropTrailerSize(dropped);
   for (let i = 0; i < urls.length; i++) t += urls[i]!.length;
   return t;
 }
@@ -177,6 +217,8 @@ function encodeLinksUtf8(links: readonly LinkEntry[], info: PageInfo, digest: Ui
 }
 
 /** A read-only view over an encoded link table; no per-link objects unless asked. */
+const NO_DROPS: readonly { url: string; code: number }[] = Object.freeze([]);
+
 export class LinkTable {
   readonly count: number;
   private readonly dv: DataView;
@@ -215,6 +257,20 @@ export class LinkTable {
   }
   url(i: number): string {
     return dec.decode(this.urlBytes(i));
+  }
+  /** The page's links that were not followed, with their drop code index (writeDropTrailer). */
+  dropped(): readonly { url: string; code: number }[] {
+    if (this.buf.byteLength < HEADER + 8 || this.buf[11] !== 1) return NO_DROPS;
+    const end = this.buf.byteLength;
+    const n = this.dv.getUint32(end - 4, true);
+    let p = this.dv.getUint32(end - 8, true);
+    const out: { url: string; code: number }[] = [];
+    for (let i = 0; i < n && p + 3 <= end - 8; i++) {
+      const len = this.dv.getUint16(p + 1, true);
+      out.push({ code: this.buf[p]!, url: dec.decode(this.buf.subarray(p + 3, p + 3 + len)) });
+      p += 3 + len;
+    }
+    return out;
   }
   entry(i: number): LinkEntry {
     return {

@@ -22,7 +22,8 @@ import { move } from 'piscina';
 import { extractLinks, decodeHtml, payloadDigest } from '../html/index.js';
 import { LinkResolver, canonicalizeUrl, fingerprintInto, fingerprintRunsInto, pldOrHost, trapCheck, unpinned } from '../url/index.js';
 import { encodeExchangeRecordsView, type EncodeOptions, type TruncatedReason } from '../store/index.js';
-import { encodeLinks, writeLinkTableAscii, tableSizeAscii, writeGroupMeta, groupMetaSize, type LinkEntry, type PageInfo } from './links-codec.js';
+import { encodeLinks, writeLinkTableAscii, tableSizeAscii, writeGroupMeta, groupMetaSize, type LinkEntry, type PageInfo, type DroppedLinks } from './links-codec.js';
+import { LinkScope, DROP_CODES } from './link-scope.js';
 export { splitParseOutput, type EncodedGroupLike } from './links-codec.js';
 
 /**
@@ -186,19 +187,11 @@ export function unpackTask(w: WireTask): ParseTask {
 }
 
 const data = (workerData ?? {}) as Partial<ParseWorkerData>;
-const include = (data.include ?? []).map((s) => new RegExp(s));
-const exclude = (data.exclude ?? []).map((s) => new RegExp(s));
-const scope = data.scope ?? 'any';
-const scopeHosts = new Set(data.scopeHosts ?? []);
-const scopePlds = new Set(data.scopePlds ?? []);
-
-function inScope(url: string, host: string): boolean {
-  if (scope === 'host' && !scopeHosts.has(host)) return false;
-  if (scope === 'pld' && !scopePlds.has(pldOrHost(host))) return false;
-  for (const re of exclude) if (re.test(url)) return false;
-  if (include.length > 0 && !include.some((re) => re.test(url))) return false;
-  return true;
-}
+// The admission filter shared with the sitemap reader (link-scope.ts).
+const linkScope = new LinkScope({
+  scope: data.scope ?? 'any', scopeHosts: data.scopeHosts ?? [], scopePlds: data.scopePlds ?? [], include: data.include ?? [], exclude: data.exclude ?? [],
+});
+const TRAP_CODE = DROP_CODES.indexOf('CRAWL_TRAP_URL');
 
 /** piscina's entry: a batch (the pool's tasks) or one page (tests, benches). */
 export default function run(input: WireBatch | ParseTask | WireTask): Uint8Array {
@@ -281,9 +274,9 @@ export function parse(input: ParseTask | WireTask): ParseOutput {
  */
 function parseInto(task: ParseTask, at: number): number {
   const page = pageLinks(task);
-  // the link table
-  ensure(at, 4 + tableSizeAscii(page.urls, page.info));
-  let p = writeLinkTableAscii(ob, obv, at + 4, page.urls, pageKeys, page.info, fingerprintRunsInto);
+  // the link table (with the page's dropped links as its trailer, for the crawl log)
+  ensure(at, 4 + tableSizeAscii(page.urls, page.info, page.dropped));
+  let p = writeLinkTableAscii(ob, obv, at + 4, page.urls, pageKeys, page.info, fingerprintRunsInto, page.dropped);
   if (p < 0) {
     // a URL that is not ASCII (src/url never makes one; kept general): encodeLinks' general path
     const t = encodeLinks(entries(page.urls), page.info);
@@ -367,7 +360,7 @@ export function parsePage(task: ParseTask): { table: Uint8Array; digest: string;
  * Digest, decode, extract, resolve + canonicalize, filter, dedup: the page's followed URLs (in
  * order) and what the table's header says; host and PLD keys of URL i in pageKeys[6i + 2 .. 6i + 6).
  */
-function pageLinks(task: ParseTask): { urls: string[]; info: PageInfo } {
+function pageLinks(task: ParseTask): { urls: string[]; info: PageInfo; dropped?: DroppedLinks } {
   const digest = payloadDigest(task.body);
   const none = (charset: string, extracted = 0, noindex = false, nofollow = false) =>
     ({ urls: NO_URLS, info: { digest, charset, extracted, noindex, nofollow } });
@@ -379,6 +372,7 @@ function pageLinks(task: ParseTask): { urls: string[]; info: PageInfo } {
   const base = r.baseHref !== null ? (canonicalizeUrl(r.baseHref, task.url) ?? task.url) : task.url;
   const resolver = new LinkResolver(base);
   const urls: string[] = [];
+  const dropped: DroppedLinks = { urls: [], codes: [] };
   if (!r.metaRobots.nofollow) {
     const seen = new Set<string>();
     let lastHost = '';
@@ -387,9 +381,18 @@ function pageLinks(task: ParseTask): { urls: string[]; info: PageInfo } {
       const url = resolver.resolve(raw);
       if (url === null || seen.has(url)) return;
       seen.add(url);
-      if (trapCheck(url) !== null) return;
+      if (trapCheck(url) !== null) {
+        dropped.urls.push(url);
+        dropped.codes.push(TRAP_CODE);
+        return;
+      }
       const host = resolver.lastHost;
-      if (!inScope(url, host)) return;
+      const code = linkScope.scopeCode(url, host);
+      if (code !== null) {
+        dropped.urls.push(url);
+        dropped.codes.push(DROP_CODES.indexOf(code));
+        return;
+      }
       // host/PLD keys of followed links only (not of in-page duplicates, traps, out-of-scope links);
       // runs of links on one host are the same string object (LinkResolver.lastHost)
       const k = host === lastHost ? lastK : hostKeysOf(host);
@@ -410,5 +413,5 @@ function pageLinks(task: ParseTask): { urls: string[]; info: PageInfo } {
     for (const l of r.links) if (!l.nofollow) add(l.value);
     if (r.metaRefresh !== null) add(r.metaRefresh);
   }
-  return { urls, info: { digest, charset, extracted: r.links.length, noindex: r.metaRobots.noindex, nofollow: r.metaRobots.nofollow } };
+  return { urls, dropped, info: { digest, charset, extracted: r.links.length, noindex: r.metaRobots.noindex, nofollow: r.metaRobots.nofollow } };
 }

@@ -63,6 +63,9 @@ import { startStatusServer, CONTROL_TOKEN_FILE, type StatusServer } from './stat
 import { graceOver } from './stop.js';
 import { AdmitLog } from './admit-log.js';
 import { FetchStage } from './fetch-stage.js';
+import { LinkScope } from './link-scope.js';
+import { SitemapRouter, plainHops } from '../sitemap/crawl.js';
+import { SitemapListingLog } from '../sitemap/listing-log.js';
 
 export interface CrawlerOptions {
   /** Where the progress printer writes. @default process.stderr */
@@ -236,7 +239,7 @@ export class Crawler extends FetchStage {
     const frontier = await openFrontierPort(path.join(cfg.stateDir, 'frontier'), cfg, dns, {
       onDrop: (u, reason) => {
         crawler?.count(`dropped:${reason}`);
-        crawler?.crawlLog.writeDropped({ time: new Date(), url: u.url, hops: u.hops, reason, via: u.via, path: u.path });
+        crawler?.crawlLog.writeDropped({ time: new Date(), url: u.url, hops: plainHops(u.hops), reason, via: u.via, path: u.path });
       },
       starThread: smallDrums,
     });
@@ -286,6 +289,18 @@ export class Crawler extends FetchStage {
       await writePending(cfg.stateDir, []);
     }
     c.admitLog = new AdmitLog(cfg.stateDir);
+    c.sitemapLog = await SitemapListingLog.open(path.join(cfg.outDir, 'sitemaps.log'));
+    c.sitemaps = new SitemapRouter(
+      cfg.sitemaps,
+      new LinkScope({ scope: cfg.scope, scopeHosts: c.scopeHosts, scopePlds: c.scopePlds, include: cfg.include, exclude: cfg.exclude }),
+      cfg.maxDepth,
+      {
+        submit: (url, hops) => c.submitUrl(url, hops),
+        drop: (url, hops, code) => c.crawlLog.writeDropped({ time: new Date(), url, hops, reason: code }),
+        count: (k) => c.count(k),
+      },
+      c.sitemapLog,
+    );
     c.doneLog = await DoneLog.open(cfg.stateDir);
     if (manifest === null) c.doneLog.rewrite([]); // a new crawl in a state dir without a manifest
     return c;
@@ -653,6 +668,7 @@ export class Crawler extends FetchStage {
     this.dns.close();
     await this.warc.close();
     await this.crawlLog.close();
+    await this.sitemapLog?.close();
     this.doneLog?.close();
     await this.urlSeen.close();
     await this.contentSeen.close();

@@ -21,6 +21,7 @@ import type { WebParams } from './params.js';
 import { selectGroups, groupsAllow, groupsCrawlDelay } from './robots-model.js';
 import { HostModel, parseUint, type HostInfo } from './host-model.js';
 import { robotsBody, robotsRulesText } from './robots-file.js';
+import { hasSitemaps, robotsSitemapLines, sitemapResponse, type SitemapResponse } from './sitemaps.js';
 import { planHost, planLinks, planPath, type LinkTarget } from './link-plan.js';
 import { PageRenderer, type RenderedBody } from './render.js';
 
@@ -88,7 +89,14 @@ export class WebGraph extends HostModel {
 
   /** Body of /robots.txt for the 200 variants ('allow-all', 'rules', 'huge', 'garbage'). */
   robotsBody(info: HostInfo): Buffer {
-    return robotsBody(this.seed, this.params, info);
+    const b = robotsBody(this.seed, this.params, info);
+    // A host with sitemaps names its index (src/simweb/sitemaps.ts).
+    return hasSitemaps(this.seed, this.params, info) ? Buffer.concat([b, Buffer.from(robotsSitemapLines(this.origin(info.name)), 'latin1')]) : b;
+  }
+
+  /** A sitemap or sitemap-only page of `info` at `path`, or null (src/simweb/sitemaps.ts). */
+  sitemapResponse(info: HostInfo, path: string): SitemapResponse | null {
+    return hasSitemaps(this.seed, this.params, info) ? sitemapResponse(this.params, info, this.origin(info.name), path) : null;
   }
 
   // ---- pages ------------------------------------------------------------------------------------

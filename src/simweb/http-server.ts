@@ -214,6 +214,8 @@ export class SimHttpServer {
       if (!other || other.robots !== 'redirect') return notFound();
       return { status: 200, body: textBody(web.robotsRulesText(other), 'text/plain; charset=utf-8') };
     }
+    const sm = web.sitemapResponse(info, path);
+    if (sm !== null) return sm;
     switch (info.behaviour) {
       case 'reset': return { status: 0, mode: 'reset' };
       case 'no-response': return { status: 0, mode: 'silent' };

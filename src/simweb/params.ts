@@ -130,6 +130,12 @@ export interface WebParams {
   bombDecodedBytes: number;
   hugeBodyBytes: number;
   redirectChainLength: number;
+  /** Share of ordinary hosts with sitemaps (src/simweb/sitemaps.ts); 0 = none. */
+  sitemapShare: number;
+  /** Pages per sitemap host that only its sitemaps list (/hidden/<k>). */
+  sitemapHiddenPages: number;
+  /** Entries of the extra /sm/big.xml a sitemap host's index lists; 0 = no such sitemap. */
+  sitemapBigEntries: number;
 }
 
 export const DEFAULT_PARAMS: WebParams = {
@@ -172,6 +178,9 @@ export const DEFAULT_PARAMS: WebParams = {
   bombDecodedBytes: 1 << 30,
   hugeBodyBytes: 1 << 30,
   redirectChainLength: 4,
+  sitemapShare: 0,
+  sitemapHiddenPages: 12,
+  sitemapBigEntries: 0,
 };
 
 export const PRESETS: Record<SimwebPreset, Partial<WebParams>> = {
@@ -241,7 +250,10 @@ export function resolveParams(preset: SimwebPreset | undefined, overrides?: Part
     'spamLinksPerPage', 'spamIps', 'spamHostsPerFarm', 'spamCrossLinks', 'trickleIntervalMs', 'retryAfterS', 'bombDecodedBytes', 'hugeBodyBytes', 'spamFarms'] as const) nonNeg(k);
   if (!(p.ipSkew > 0)) bad('ipSkew', 'must be > 0');
   for (const k of ['dupLinkShare', 'intraHostShare', 'intraPldShare', 'nonHtmlShare', 'framesetShare',
-    'baseHrefShare', 'crawlDelayShare', 'v6Share'] as const) share(k);
+    'baseHrefShare', 'crawlDelayShare', 'v6Share', 'sitemapShare'] as const) share(k);
+  for (const k of ['sitemapHiddenPages', 'sitemapBigEntries'] as const) {
+    if (!Number.isInteger(p[k]) || p[k] < 0 || p[k] > 1e6) bad(k, 'must be an integer in [0, 1000000]');
+  }
   if (p.intraHostShare + p.intraPldShare > 1) bad('intraPldShare', 'intraHostShare + intraPldShare must be ≤ 1');
   if (typeof p.robotsAgent !== 'string' || !/^[A-Za-z_-]+$/.test(p.robotsAgent)) bad('robotsAgent', 'must be a product token ([A-Za-z_-]+)');
   if (typeof p.coverAll !== 'boolean') bad('coverAll', 'must be true or false');

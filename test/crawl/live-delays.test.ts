@@ -24,6 +24,7 @@ test('POST /config changes host delays of a running crawl (heaps and floor guard
   try {
     const crawler = await Crawler.open(resolveCrawlConfig({
       seeds: web.seeds, stateDir: path.join(dir, 'state'), outDir: path.join(dir, 'warc'), dnsServers: [web.dnsServer], allowNetworks: SIMWEB_NETWORKS,
+      scope: 'any', // the simulated web spans many PLDs; every one is crawled
       userAgent: UA, hostDelayMs: OLD_MS, minHostDelayMs: OLD_MS, ipDelayMs: 0, minIpDelayMs: 0, politenessMarginMs: MARGIN,
       progress: 'none', workers: 1, ramBytes: 256 * 2 ** 20, fetchTimeoutMs: 5000, statusPort: 0, maxTimeMs: 60_000,
     }));

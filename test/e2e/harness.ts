@@ -72,7 +72,9 @@ export async function tempDir(prefix: string): Promise<string> {
  * built here, so a setting all of them need (e.g. a network allowance) is added in one place.
  */
 export function crawlSettings(web: { seeds: string[]; dnsServer: string }, over: CrawlConfigInput = {}): CrawlConfigInput {
-  return { seeds: web.seeds, dnsServers: [web.dnsServer], allowNetworks: SIMWEB_NETWORKS, userAgent: UA, progress: 'none', ...over };
+  // scope 'any': the simulated web spans many PLDs and these tests judge coverage of all of it
+  // (the crawler's default, 'pld', would keep a crawl within the seeds' PLDs).
+  return { seeds: web.seeds, dnsServers: [web.dnsServer], allowNetworks: SIMWEB_NETWORKS, userAgent: UA, progress: 'none', scope: 'any', ...over };
 }
 
 /** Flags of the CLI for config keys (CRAWL_FLAGS, the one table the CLI is built from). */

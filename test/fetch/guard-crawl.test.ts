@@ -92,6 +92,7 @@ test('network guard in a crawl: every inward spelling, redirects and the own sta
       seeds: [`${origin}/guard`], stateDir: path.join(dir, 'state'), outDir: path.join(dir, 'warc'), dnsServers: [`127.0.0.1:${dns.port}`],
       // Only simweb's own addresses (127.1.0.0/16); 127.0.0.0/16 and ::1 stay forbidden.
       allowNetworks: ['127.1.0.0/16'], statusPort,
+      scope: 'any', // the page links to other hosts (and addresses) than the seed's PLD
       userAgent: UA, maxDepth: 1, hostDelayMs: 20, minHostDelayMs: 20, ipDelayMs: 5, minIpDelayMs: 5, progress: 'none',
       workers: 1, ramBytes: 256 * 2 ** 20, fetchTimeoutMs: 3000, maxTimeMs: 60_000,
     }));

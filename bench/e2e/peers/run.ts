@@ -189,7 +189,7 @@ function specs(): RunSpec[] {
       argv: [drumcrawlCli, 'crawl', ...sim.seeds, '--dns-server', sim.dnsServer, ...SIMWEB_ALLOW_FLAGS, '--state', path.join(d, 'state'), '--out', path.join(d, 'out'),
         '--host-delay', polite ? ms : drumOffDelay, '--ip-delay', polite ? '0' : drumOffDelay,
         '--min-host-delay', polite ? ms : drumOffDelay, '--min-ip-delay', polite ? '0' : drumOffDelay,
-        '--max-pages', String(polite ? politeBudget : budget), '--concurrency', String(concurrency), '--progress', 'none',
+        '--max-pages', String(polite ? politeBudget : budget), '--concurrency', String(concurrency), '--progress', 'none', '--scope', 'any',
         '--user-agent', UA, '--ram', '512M'],
       budget: polite ? politeBudget : budget, timeLimit: polite ? politeTime : timeLimit,
     };

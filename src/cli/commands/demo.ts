@@ -83,7 +83,9 @@ export function registerDemoCommand(program: Command): void {
         try {
           process.stderr.write(`simweb demo web: ${web.seeds.length} seeds, DNS ${web.dnsServer}, HTTP port ${web.httpPort}\n`);
           // simweb's servers are on loopback, which the network guard refuses unless allowed.
-          const cfg = resolveCrawlConfig({ ...input, seeds: web.seeds, dnsServers: [web.dnsServer], allowNetworks: ['127.0.0.0/8'] });
+          // The demo web spans many PLDs and the demo shows all of it: scope 'any' (the default, 'pld',
+          // would keep to the seeds' PLDs).
+          const cfg = resolveCrawlConfig({ ...input, scope: 'any', seeds: web.seeds, dnsServers: [web.dnsServer], allowNetworks: ['127.0.0.0/8'] });
           const crawler = await Crawler.open(cfg, { handleSignals: true });
           crawler.on('status-server', (url: string, token: string) => announceStatusServer(url, token, crawler.config.stateDir));
           const summary = await crawler.run();

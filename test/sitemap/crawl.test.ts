@@ -1,0 +1,105 @@
+/**
+ * Sitemaps in a real crawl of simweb over loopback sockets (its own DNS server): pages that only
+ * the sitemaps list are crawled (urlset, gzip urlset, text sitemap behind a nested index), the
+ * protocol's location rule refuses other hosts' URLs, sitemap fetches obey robots.txt and the
+ * politeness floors and are archived, lastmod reaches sitemaps.log, and the 50,000-entry cap holds.
+ * The first crawl runs with the default scope (pld) and sitemap discovery (robots).
+ */
+import { test, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
+import path from 'node:path';
+import { startSimweb, type Simweb } from '../../src/simweb/index.js';
+import { hasSitemaps, hiddenLastmod } from '../../src/simweb/sitemaps.js';
+import { Crawler } from '../../src/crawl/pipeline.js';
+import { resolveCrawlConfig, type CrawlConfigInput } from '../../src/crawl/config.js';
+import { parseCrawlLogLine, type CrawlLogEntry } from '../../src/store/index.js';
+import { SIMWEB_NETWORKS, UA, tempDir } from '../e2e/harness.js';
+import { readWarcDir } from '../e2e/warc-read.js';
+
+const HOST_MS = 20;
+const webs: Simweb[] = [];
+const dirs: string[] = [];
+after(async () => {
+  for (const w of webs) await w.close();
+  for (const d of dirs) await rm(d, { recursive: true, force: true });
+});
+
+async function crawl(params: object, over: CrawlConfigInput): Promise<{ web: Simweb; dir: string; log: CrawlLogEntry[]; listing: string[][] }> {
+  const web = await startSimweb({ preset: 'tiny', params });
+  webs.push(web);
+  const dir = await tempDir('sitemap');
+  dirs.push(dir);
+  // No scope and no sitemaps setting: the defaults (pld, robots) are what this test exercises.
+  const crawler = await Crawler.open(resolveCrawlConfig({
+    seeds: web.seeds, stateDir: path.join(dir, 'state'), outDir: path.join(dir, 'out'), dnsServers: [web.dnsServer],
+    allowNetworks: SIMWEB_NETWORKS, userAgent: UA, progress: 'none', workers: 1, ramBytes: 256 * 2 ** 20,
+    hostDelayMs: HOST_MS, minHostDelayMs: HOST_MS, ipDelayMs: 0, minIpDelayMs: 0, fetchTimeoutMs: 5000, maxTimeMs: 60_000,
+    ...over,
+  }));
+  await crawler.run();
+  const log = readFileSync(path.join(dir, 'out', 'crawl.log'), 'utf8').split('\n').filter((l) => l !== '').map(parseCrawlLogLine);
+  const listing = readFileSync(path.join(dir, 'out', 'sitemaps.log'), 'utf8').split('\n').filter((l) => l !== '').map((l) => l.split('\t'));
+  return { web, dir, log, listing };
+}
+
+test('pages listed only in sitemaps are crawled; cross-host entries refused; robots, politeness and WARC hold', async () => {
+  const { web, dir, log, listing } = await crawl({ sitemapShare: 1, seedCount: 1 }, {});
+  const g = web.web;
+  const fetched = new Set(log.filter((e) => e.status === 200 && e.hops !== null).map((e) => e.url));
+  const robotsHosts = new Set(log.filter((e) => e.hops === null).map((e) => new URL(e.url).hostname));
+  const smHosts = [...robotsHosts].filter((h) => g.hostInfo(h) !== null && hasSitemaps(g.seed, g.params, g.hostInfo(h)!));
+  assert.ok(smHosts.length >= 1, `a host with sitemaps was crawled (robots of ${[...robotsHosts].join(', ')})`);
+  let hidden = 0;
+  for (const h of smHosts) {
+    const origin = g.origin(h);
+    for (let k = 0; k < g.params.sitemapHiddenPages; k++) {
+      if (!g.robotsAllows(h, `/hidden/${k}`, UA)) continue;
+      assert.ok(fetched.has(`${origin}/hidden/${k}`), `${origin}/hidden/${k} (sitemap part ${k % 3}) was crawled`);
+      hidden++;
+    }
+    // Only robots.txt's sitemaps: the root /sitemap.xml (and the pages only it lists) are not fetched.
+    assert.ok(!log.some((e) => e.url === `${origin}/sitemap.xml`));
+    assert.ok(!fetched.has(`${origin}/hidden/${g.params.sitemapHiddenPages}`));
+    for (const s of ['/sitemap_index.xml', '/sm/pages-0.xml', '/sm/pages-1.xml.gz', '/sm/nested.xml', '/sm/pages-2.txt']) {
+      assert.ok(fetched.has(`${origin}${s}`), `${origin}${s} fetched`);
+    }
+    // The other host's URLs in this host's sitemaps: refused by the location rule, logged with the code.
+    assert.ok(log.some((e) => e.url.startsWith(`http://elsewhere.${g.hostInfo(h)!.pld}`) && e.outcome === 'dropped:CRAWL_SITEMAP_CROSS_HOST'));
+    // lastmod recorded
+    const l0 = listing.find((f) => f[2] === `${origin}/hidden/0`);
+    assert.ok(l0 !== undefined && l0[3] === hiddenLastmod(0) && l0[4] === 'queued', `sitemaps.log line of ${origin}/hidden/0: ${l0?.join(' ')}`);
+  }
+  assert.ok(hidden >= 6, `hidden pages checked: ${hidden}`);
+  // Default scope pld: nothing outside the seed's PLD was fetched.
+  const seedPld = g.hostInfo(new URL(web.seeds[0]!).hostname)!.pld;
+  for (const u of fetched) assert.ok(new URL(u).hostname.endsWith(`.${seedPld}`) || new URL(u).hostname === seedPld, `in scope: ${u}`);
+  // Every link out of the default scope is logged with its code: the seed page's links to other PLDs.
+  const seedInfo = g.hostInfo(new URL(web.seeds[0]!).hostname)!;
+  const outside = g.pageLinks(seedInfo, 0).links.filter((l) => g.hostInfo(l.host)?.pld !== seedPld).map((l) => `${g.origin(l.host)}${l.path}`);
+  assert.ok(outside.length > 0, 'the seed page links out of its PLD');
+  const scopeDrops = new Set(log.filter((e) => e.outcome === 'dropped:CRAWL_SCOPE_OUT').map((e) => e.url));
+  for (const u of outside) assert.ok(scopeDrops.has(u), `dropped:CRAWL_SCOPE_OUT logged for ${u}`);
+  // Sitemap fetches are archived like any page.
+  const recs = await readWarcDir(path.join(dir, 'out'));
+  for (const h of smHosts) {
+    for (const s of ['/sitemap_index.xml', '/sm/pages-1.xml.gz']) {
+      assert.ok(recs.some((r) => r.type === 'response' && r.uri === `${g.origin(h)}${s}`), `${s} archived`);
+    }
+  }
+  // Robots and politeness, judged by the server's own request log.
+  assert.deepEqual(web.log.robotsViolations(g, UA).map((v) => v.message), []);
+  assert.deepEqual(web.log.minIntervalPerHost(HOST_MS, { includeRobots: false, slackMs: 2 }).map((v) => v.message), []);
+  assert.deepEqual(web.log.duplicateFetches().map((v) => v.message), []);
+});
+
+test('caps: a 50,001-entry sitemap yields 50,000 entries and CRAWL_SITEMAP_TOO_MANY_URLS; --sitemaps robots+root reads /sitemap.xml', async () => {
+  const { web, listing } = await crawl({ sitemapShare: 1, seedCount: 1, sitemapBigEntries: 50_001 }, { sitemaps: 'robots+root', maxTimeMs: 12_000 });
+  const big = listing.filter((f) => f[1]!.endsWith('/sm/big.xml'));
+  assert.ok(big.length > 0, 'big.xml was read');
+  assert.equal(big.filter((f) => f[4] === 'queued').length, 50_000);
+  assert.equal(big.filter((f) => f[4] === 'CRAWL_SITEMAP_TOO_MANY_URLS').length, 1);
+  const root = listing.filter((f) => f[1]!.endsWith('/sitemap.xml'));
+  assert.ok(root.some((f) => f[2]!.endsWith(`/hidden/${web.web.params.sitemapHiddenPages}`) && f[4] === 'queued'), 'root sitemap read');
+});
