@@ -122,11 +122,10 @@ export abstract class DedupStage extends CrawlerCore {
     if (d.length === 0) return;
     const time = new Date();
     const hops = plainHops(src.hops) + 1;
-    const path = extendHopPath(src.path, 'L');
     for (const { url, code } of d) {
       const reason = DROP_CODES[code] ?? 'CRAWL_SCOPE_OUT';
       this.count(`dropped:${reason}`);
-      this.crawlLog.writeDropped({ time, url, hops, reason, via: src.url, path });
+      this.crawlLog.writeDropped({ time, url, hops, reason });
     }
   }
 
