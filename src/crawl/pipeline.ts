@@ -97,6 +97,31 @@ export interface CrawlSummary {
 
 const enc = new TextEncoder();
 
+/** The crawl's Fetcher: its limits, the floors at the socket and the network guard, from the config. */
+function newFetcher(cfg: CrawlConfig, dns: DnsCache): Fetcher {
+  return new Fetcher({
+    userAgent: cfg.userAgent,
+    dns,
+    maxBodyBytes: cfg.maxBodyBytes,
+    // Bodies of every type are downloaded and archived as received (PDF, images, …): what is
+    // parsed for links (HTML) is decided after the fetch, not by what is read off the wire.
+    acceptContentTypes: null,
+    totalTimeoutMs: cfg.fetchTimeoutMs,
+    connectTimeoutMs: Math.min(10_000, cfg.fetchTimeoutMs),
+    headersTimeoutMs: Math.min(15_000, cfg.fetchTimeoutMs),
+    bodyTimeoutMs: Math.min(15_000, cfg.fetchTimeoutMs),
+    // The floors where the server sees them: a request queued behind a slow one on its IP's
+    // connection is written no sooner than τs0 / τh0 after the previous one (src/fetch wire gate).
+    minIpIntervalMs: withMargin(cfg.minIpDelayMs, cfg),
+    minHostIntervalMs: withMargin(cfg.minHostDelayMs, cfg),
+    // The network guard refuses special-purpose addresses; these ranges are allowed anyway.
+    allowedNetworks: cfg.allowNetworks,
+    // --header / --tls-insecure (validated in config.ts / request-headers.ts).
+    headers: headerRecord(cfg.headers),
+    tlsRejectUnauthorized: !cfg.tlsInsecure,
+  });
+}
+
 export class Crawler extends FetchStage {
   private state: CrawlState = 'starting';
   private stopReason: string | null = null;
@@ -243,27 +268,7 @@ export class Crawler extends FetchStage {
       },
       starThread: smallDrums,
     });
-    const fetcher = new Fetcher({
-      userAgent: cfg.userAgent,
-      dns,
-      maxBodyBytes: cfg.maxBodyBytes,
-      // Bodies of every type are downloaded and archived as received (PDF, images, …): what is
-      // parsed for links (HTML) is decided after the fetch, not by what is read off the wire.
-      acceptContentTypes: null,
-      totalTimeoutMs: cfg.fetchTimeoutMs,
-      connectTimeoutMs: Math.min(10_000, cfg.fetchTimeoutMs),
-      headersTimeoutMs: Math.min(15_000, cfg.fetchTimeoutMs),
-      bodyTimeoutMs: Math.min(15_000, cfg.fetchTimeoutMs),
-      // The floors where the server sees them: a request queued behind a slow one on its IP's
-      // connection is written no sooner than τs0 / τh0 after the previous one (src/fetch wire gate).
-      minIpIntervalMs: withMargin(cfg.minIpDelayMs, cfg),
-      minHostIntervalMs: withMargin(cfg.minHostDelayMs, cfg),
-      // The network guard refuses special-purpose addresses; these ranges are allowed anyway.
-      allowedNetworks: cfg.allowNetworks,
-      // --header / --tls-insecure (validated in config.ts / request-headers.ts).
-      headers: headerRecord(cfg.headers),
-      tlsRejectUnauthorized: !cfg.tlsInsecure,
-    });
+    const fetcher = newFetcher(cfg, dns);
     // The parse workers boot while the DRUM threads open (each loads its code: ~1 s apiece on a
     // loaded 2-core box, which a resume would otherwise pay one after the other).
     await warm;

@@ -156,9 +156,8 @@ export class Beast {
   private qh!: QRef;
   private drainF: QRef[] = [];
   private drainH: QRef[] = [];
-  /** Deferrals since the last checkpoint (QN) and those released at the last wrap (QV): see the invariants. */
-  private qn!: QRef;
-  private qv!: QRef;
+  private qn!: QRef; // deferrals since the last checkpoint (see the invariants)
+  private qv!: QRef; // deferrals released at the last wrap
   /** A re-spread is reading the drain queues (they must stay named until it is over). */
   private spreading = false;
   private j = 1;
