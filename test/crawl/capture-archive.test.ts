@@ -38,7 +38,7 @@ async function crawl(web: Simweb, dir: string, over: object): Promise<{ out: str
   const crawler = await Crawler.open(resolveCrawlConfig({
     seeds: web.seeds, stateDir: path.join(dir, 'state'), outDir: out, dnsServers: [web.dnsServer], allowNetworks: SIMWEB_NETWORKS,
     userAgent: UA, hostDelayMs: 10, minHostDelayMs: 5, ipDelayMs: 0, minIpDelayMs: 0, progress: 'none', workers: 1,
-    ramBytes: 256 * 2 ** 20, fetchTimeoutMs: 5000, maxTimeMs: 40_000, ...over,
+    ramBytes: 256 * 2 ** 20, fetchTimeoutMs: 5000, maxTimeMs: 40_000, scope: 'any', ...over,
   }));
   await crawler.run();
   const recs: (ReadRecord & { file: string })[] = [];

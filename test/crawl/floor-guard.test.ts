@@ -78,6 +78,7 @@ function guardRig(floors: { host: number; ip: number }) {
     // crawl.log lines of robots.txt fetches and drops are not what this test judges
     crawlLog: { writeRobots: () => {}, writeDropped: () => {} },
     wake: { kick: () => {} },
+    sitemaps: null, // robots.txt Sitemap: lines are not what this test judges
     fail: (e: unknown) => { throw e; },
   });
   const events: Dispatch[] = [];

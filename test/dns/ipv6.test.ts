@@ -63,7 +63,7 @@ async function crawl(web: Simweb, name: string, allowNetworks: string[]): Promis
   const crawler = await Crawler.open(resolveCrawlConfig({
     seeds: web.seeds, stateDir: path.join(dir, 'state'), outDir: path.join(dir, 'out'), dnsServers: [web.dnsServer], allowNetworks, userAgent: UA,
     progress: 'none', workers: 1, ramBytes: 256 * 2 ** 20, hostDelayMs: 20, minHostDelayMs: 20, ipDelayMs: 100, minIpDelayMs: 100,
-    maxPages: 60, maxTimeMs: 20_000, retryDelayScale: 0.001, budget: 'flat',
+    maxPages: 60, maxTimeMs: 20_000, retryDelayScale: 0.001, budget: 'flat', scope: 'any',
   }));
   await crawler.run();
   return (await readFile(path.join(dir, 'out', 'crawl.log'), 'utf8')).split('\n').filter((l) => l !== '').map(parseCrawlLogLine);
