@@ -37,6 +37,7 @@ import { FileBeastStore, MemoryBeastStore, type BeastStore } from './log-queue.j
 import { existsSync } from 'node:fs';
 import { decodeFrontierUrl, encodeFrontierUrlView, peekFrontierUrl, type FrontierUrl } from './record.js';
 import { CrawlError } from '../errors.js';
+import { PACER_DEFAULTS, PldPacer } from './capacity.js';
 import path from 'node:path';
 import { resolveFrontierOptions, validate, type Clock, type FrontierOptions } from './options.js';
 
@@ -71,6 +72,8 @@ export interface FrontierStats {
   deferred: number;
   dropped: Record<string, number>;
   qrRescans: number;
+  /** Per-PLD pacing (capacity.ts): hosts parked now, parks so far, releases of a PLD that was alone. */
+  pacing: { parkedHosts: number; parks: number; aloneReleases: number; plds: number } | null;
 }
 
 interface Manifest {
@@ -133,6 +136,16 @@ export class Frontier {
       throw new CrawlError('CRAWL_FRONTIER_OPTIONS', 'options.minBusyIps must be ≥ 0 and options.busyIpShare in [0, 1]');
     }
     if (this.horizonMs > 0) this.pol.setHorizon(this.horizonMs);
+    if (extra.pldPacing !== false) {
+      const pp = extra.pldPacing ?? {};
+      const k = pp.hostsPerPld ?? PACER_DEFAULTS.hostsPerPld;
+      const graceMs = pp.graceMs ?? PACER_DEFAULTS.graceMs;
+      if (!(k > 0) || !(graceMs >= 0)) throw new CrawlError('CRAWL_FRONTIER_OPTIONS', 'options.pldPacing: hostsPerPld must be > 0 and graceMs ≥ 0');
+      this.pol.setPacer(new PldPacer({
+        b0: opts.b0, hostsPerPld: k, graceMs, maxPlds: opts.maxHosts,
+        hostDelayMs: () => Math.max(opts.hostDelayMs, opts.minHostDelayMs),
+      }));
+    }
   }
 
   /**
@@ -496,7 +509,7 @@ export class Frontier {
 
   /** Hosts whose DNS + robots.txt the pipeline must provide; each host is handed out once. */
   takeRobotsRequests(max: number): RobotsRequest[] {
-    const r = this.pol.takeRobotsRequests(max);
+    const r = this.pol.takeRobotsRequests(max, this.clock());
     this.takenOutstanding += r.length;
     return r;
   }
@@ -608,6 +621,7 @@ export class Frontier {
   stats(): FrontierStats {
     const b = this.beast.stats();
     const p = this.pol.stats();
+    const pp = this.pol.pldPacer;
     return {
       j: b.j,
       current: b.current,
@@ -632,6 +646,7 @@ export class Frontier {
       deferred: b.deferred,
       dropped: Object.fromEntries(this.pol.drops),
       qrRescans: this.qrRescans,
+      pacing: pp === null ? null : { parkedHosts: pp.parkedHosts, parks: pp.parked, aloneReleases: pp.aloneReleases, plds: pp.plds },
     };
   }
 }

@@ -55,6 +55,13 @@ export interface FrontierOptions extends Partial<PolitenessOptions> {
   minBusyIps?: number;
   /** Cap of the breadth target as a share of the IPs known. @default 0.5 */
   busyIpShare?: number;
+  /**
+   * Per-PLD pacing (src/frontier/capacity.ts): while other PLDs have work, a PLD of budget B is
+   * released at most k·(B/B0)/τh times per second (pages and new hosts' DNS + robots.txt), however
+   * many hosts it has; alone for `graceMs` it is not paced. false = off.
+   * @default { hostsPerPld: 2, graceMs: 2000 }
+   */
+  pldPacing?: false | { hostsPerPld?: number; graceMs?: number };
 }
 
 export const FRONTIER_PRESETS: Record<FrontierPreset, PolitenessOptions> = {

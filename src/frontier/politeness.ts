@@ -26,6 +26,7 @@
  */
 import { hostDelayFor, ipDelayFor, type DelayOptions } from './budget.js';
 import { IdHeap } from './heap.js';
+import type { PldPacer } from './capacity.js';
 import { FrontierUrl, UrlKind, hostNameOf, originOf, pathAndQueryOf } from './record.js';
 import { U64Map } from './u64-map.js';
 
@@ -113,6 +114,8 @@ const W_NONE = 0;
 const W_HEAP = 1;
 const W_DUE = 2;
 const W_FLIGHT = 3;
+/** Refused by the per-PLD pacer (capacity.ts): waits on its PLD, not in a heap. */
+const W_PARKED = 4;
 
 export class Politeness {
   private readonly o: PolitenessOptions;
@@ -149,6 +152,11 @@ export class Politeness {
   private hOrigin: string[] = [];
   private hFailReason: string[] = [];
   private hRobotsItem: (FrontierUrl | null)[] = [];
+  /** The host's PLD key (for the per-PLD pacer). */
+  private hPHi = new Uint32Array(0);
+  private hPLo = new Uint32Array(0);
+  /** Per-PLD pacing (capacity.ts); null = hosts are paced only by τh/τs. */
+  private pacer: PldPacer | null = null;
 
   // IP table.
   private readonly ipIndex = new Map<string, number>();
@@ -237,6 +245,9 @@ export class Politeness {
     this.hPot = g(this.hPot, Float64Array);
     this.hDueNext = g(this.hDueNext, Int32Array);
     this.hIdle = g(this.hIdle, Uint8Array);
+    this.hPHi = g(this.hPHi, Uint32Array);
+    this.hPLo = g(this.hPLo, Uint32Array);
+    this.pacer?.ensureHosts(cap);
     for (let i = cap - 1; i >= old; i--) {
       this.hFreeList.push(i);
       this.hRules.push(null);
@@ -482,7 +493,7 @@ export class Politeness {
   }
 
   private touch(h: number): void {
-    const c = this.hCount[h]!;
+    const c = this.hWhere[h] === W_PARKED ? 0 : this.hCount[h]!; // parked: not dispatchable now
     const r = this.hRate[h]!;
     this.setPot(h, c < r ? c : r);
   }
@@ -561,6 +572,9 @@ export class Politeness {
     if (this.sFree < 0) return AddResult.RamFull;
     const h = this.hostFor(u.hostHi, u.hostLo, now, true);
     if (h < 0) return AddResult.NeedRobots; // host table full: wait in QR, asked for later
+    this.hPHi[h] = u.pldHi;
+    this.hPLo[h] = u.pldLo;
+    this.pacer?.noteBudget(u.pldHi, u.pldLo, u.budget, now);
     const st = this.hState[h]!;
     if (st === H_READY || st === H_FAILED) {
       if (this.hExpires[h]! <= now) {
@@ -680,15 +694,25 @@ export class Politeness {
   }
 
   /** Hosts whose robots.txt / DNS the pipeline must provide (QD), each handed out once. */
-  takeRobotsRequests(max: number): RobotsRequest[] {
+  takeRobotsRequests(max: number, now = 0): RobotsRequest[] {
     const out: RobotsRequest[] = [];
-    while (out.length < max && this.requestsHead < this.requests.length) {
+    // A new host's DNS lookup and robots.txt fetch count against its PLD's pace (capacity.ts);
+    // a refused request goes to the back of QD. Bounded scan: a long tail of one paced PLD's
+    // hosts cannot make this call O(QD).
+    let scan = this.pacer === null ? Infinity : 4 * max + 64;
+    const later: number[] = [];
+    while (out.length < max && this.requestsHead < this.requests.length && scan-- > 0) {
       const h = this.requests[this.requestsHead++]!;
       if (this.hState[h] !== H_PENDING) continue;
+      if (this.pacer !== null && !this.pacer.tryRelease(this.hPHi[h]!, this.hPLo[h]!, now)) {
+        later.push(h);
+        continue;
+      }
       this.hState[h] = H_TAKEN;
       const origin = this.hOrigin[h]!;
       out.push({ hostHi: this.hHi[h]!, hostLo: this.hLo[h]!, host: hostNameOf(origin), origin });
     }
+    for (const h of later) this.requests.push(h);
     if (this.requestsHead > 4096 && this.requestsHead * 2 > this.requests.length) {
       this.requests = this.requests.slice(this.requestsHead);
       this.requestsHead = 0;
@@ -791,6 +815,27 @@ export class Politeness {
     if (!this.ipHeap.has(i)) this.ipHeap.set(i, this.iNextDue[i]!);
   }
 
+  /** Turns per-PLD pacing on (capacity.ts). */
+  setPacer(p: PldPacer): void {
+    this.pacer = p;
+    p.ensureHosts(this.hCap);
+  }
+
+  get pldPacer(): PldPacer | null {
+    return this.pacer;
+  }
+
+  /** A parked host handed back by the pacer: into the host heap again (or idle if emptied meanwhile). */
+  private readonly unparkFn = (h: number): void => {
+    if (this.hWhere[h] !== W_PARKED) return;
+    this.hWhere[h] = W_NONE;
+    this.touch(h);
+    if (this.hState[h] === H_READY && this.hCount[h]! > 0) {
+      this.hostHeap.set(h, this.hNextDue[h]!);
+      this.hWhere[h] = W_HEAP;
+    } else if (this.hCount[h] === 0) this.markIdle(h);
+  };
+
   /**
    * Fills `out` with up to `max` URLs whose host and IP are both due at `now`; returns the count.
    * Each released URL has `ip` set; its host and IP slots stay taken until fetchDone.
@@ -798,11 +843,18 @@ export class Politeness {
   nextReady(now: number, max: number, out: FrontierUrl[]): number {
     const hostHeap = this.hostHeap;
     const ipHeap = this.ipHeap;
+    if (this.pacer !== null) this.pacer.unpark(now, this.unparkFn);
     // Hosts whose τh has passed join their IP's due list.
     while (hostHeap.size > 0 && hostHeap.minKey() <= now) {
       const h = hostHeap.pop();
       if (this.hState[h] !== H_READY || this.hCount[h] === 0) {
         this.hWhere[h] = W_NONE;
+        continue;
+      }
+      if (this.pacer !== null && !this.pacer.tryRelease(this.hPHi[h]!, this.hPLo[h]!, now)) {
+        this.hWhere[h] = W_PARKED;
+        this.touch(h);
+        this.pacer.park(this.hPHi[h]!, this.hPLo[h]!, h, now);
         continue;
       }
       const i = this.hIp[h]!;
@@ -945,7 +997,7 @@ export class Politeness {
 
   /** Earliest time something may become releasable (null when nothing waits in RAM). */
   nextWakeup(): number | null {
-    const t = Math.min(this.hostHeap.minKey(), this.ipHeap.minKey());
+    const t = Math.min(this.hostHeap.minKey(), this.ipHeap.minKey(), this.pacer?.nextWakeup() ?? Infinity);
     return t === Infinity ? null : t;
   }
 
