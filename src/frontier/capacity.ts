@@ -13,7 +13,8 @@
  * is reached it takes ~96 % of the fetches (≈ 700/s: one robots.txt fetch, one DNS lookup and one
  * page per minted host), the CPU goes to the farm's pages and the good web's hop latency grows.
  *
- * INVARIANT (per-PLD pace). While any *other* PLD has released a fetch within `graceMs`, a PLD x
+ * INVARIANT (per-PLD pace). While any *other* PLD that is not held back itself (none of its hosts
+ * parked) has released a fetch within `graceMs`, a PLD x
  * is released (pages, and the DNS lookup + robots.txt fetch of each new host) at most once per
  *
  *     τp(x) = τh · B0 / (k · B_x)        (τh = the low-ranked host delay, k = `hostsPerPld`)
@@ -24,9 +25,9 @@
  * B0) is effectively unpaced. B_x is the best budget STAR gave any URL of x so far (`noteBudget`),
  * so a PLD whose in-degree grew is un-throttled at its next URL, not when its old URLs drain.
  *
- * WORK-CONSERVING. (1) When no other PLD released anything for `graceMs` (a crawl left with only
- * the farm), x is not paced at all: its parked hosts are released at once and it runs at full
- * speed. (2) PLDs are never paced against each other: a fast site is limited only by its own τp,
+ * WORK-CONSERVING. (1) When no other PLD released anything for `graceMs` without being held back
+ * itself (a crawl left with only farms, one or many), x is not paced at all: its parked hosts are
+ * released at once and it runs at full speed. (2) PLDs are never paced against each other: a fast site is limited only by its own τp,
  * never by the pace of a slow site of equal budget. (3) Nothing is dropped: a host refused here is
  * *parked* on its PLD (its URLs stay in RAM, BEAST's never-discard property holds) and re-offered
  * when its PLD's τp has passed; parked hosts do not count as dispatchable work for the refill
@@ -77,7 +78,10 @@ export class PldPacer {
   private hostNext = new Int32Array(0);
   /** PLDs with parked hosts, keyed by the time they may release again. */
   private readonly heap = new IdHeap(256);
-  /** The last PLD that released, its last release, and the last release by any other PLD. */
+  /**
+   * The last PLD that released while nothing of it was parked ("free" work), its last such release,
+   * and the last free release by any other PLD.
+   */
   private lastId = -1;
   private lastTime = -Infinity;
   private otherTime = -Infinity;
@@ -178,11 +182,15 @@ export class PldPacer {
     // Alone, the pace does not accumulate: when another PLD has work again, x resumes at τp.
     if (alone) this.aloneReleases++;
     this.nextAt[id] = (alone ? now : Math.max(this.nextAt[id]!, now)) + this.pace(id);
-    if (id !== this.lastId) {
-      this.otherTime = this.lastTime;
-      this.lastId = id;
+    // Only releases of PLDs that are not held back themselves show that other work is waiting:
+    // two farms, both paced, must not keep each other paced (a crawl left with farms runs free).
+    if (this.parkCount[id] === 0) {
+      if (id !== this.lastId) {
+        this.otherTime = this.lastTime;
+        this.lastId = id;
+      }
+      this.lastTime = now;
     }
-    this.lastTime = now;
     return true;
   }
 
