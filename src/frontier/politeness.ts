@@ -699,7 +699,7 @@ export class Politeness {
     // A new host's DNS lookup and robots.txt fetch count against its PLD's pace (capacity.ts);
     // a refused request goes to the back of QD. Bounded scan: a long tail of one paced PLD's
     // hosts cannot make this call O(QD).
-    let scan = this.pacer === null ? Infinity : 4 * max + 64;
+    let scan = this.pacer === null ? Infinity : Math.min(4 * max + 64, 1024);
     const later: number[] = [];
     while (out.length < max && this.requestsHead < this.requests.length && scan-- > 0) {
       const h = this.requests[this.requestsHead++]!;
