@@ -155,6 +155,8 @@ export class Politeness {
   /** The host's PLD key (for the per-PLD pacer). */
   private hPHi = new Uint32Array(0);
   private hPLo = new Uint32Array(0);
+  /** 1 while the host's robots/DNS request is parked by the pacer (it left QD). */
+  private hReqParked = new Uint8Array(0);
   /** Per-PLD pacing (capacity.ts); null = hosts are paced only by τh/τs. */
   private pacer: PldPacer | null = null;
 
@@ -247,6 +249,7 @@ export class Politeness {
     this.hIdle = g(this.hIdle, Uint8Array);
     this.hPHi = g(this.hPHi, Uint32Array);
     this.hPLo = g(this.hPLo, Uint32Array);
+    this.hReqParked = g(this.hReqParked, Uint8Array);
     this.pacer?.ensureHosts(cap);
     for (let i = cap - 1; i >= old; i--) {
       this.hFreeList.push(i);
@@ -321,6 +324,7 @@ export class Politeness {
     this.hOrigin[h] = '';
     this.hFailReason[h] = '';
     this.hRobotsItem[h] = null;
+    this.hReqParked[h] = 0;
     return h;
   }
 
@@ -696,23 +700,20 @@ export class Politeness {
   /** Hosts whose robots.txt / DNS the pipeline must provide (QD), each handed out once. */
   takeRobotsRequests(max: number, now = 0): RobotsRequest[] {
     const out: RobotsRequest[] = [];
-    // A new host's DNS lookup and robots.txt fetch count against its PLD's pace (capacity.ts);
-    // a refused request goes to the back of QD. Bounded scan: a long tail of one paced PLD's
-    // hosts cannot make this call O(QD).
-    let scan = this.pacer === null ? Infinity : Math.min(4 * max + 64, 1024);
-    const later: number[] = [];
-    while (out.length < max && this.requestsHead < this.requests.length && scan-- > 0) {
+    while (out.length < max && this.requestsHead < this.requests.length) {
       const h = this.requests[this.requestsHead++]!;
       if (this.hState[h] !== H_PENDING) continue;
+      // A new host's DNS lookup and robots.txt fetch count against its PLD's pace (capacity.ts);
+      // a refused request is parked on its PLD and comes back to QD when the PLD may go again.
       if (this.pacer !== null && !this.pacer.tryRelease(this.hPHi[h]!, this.hPLo[h]!, now)) {
-        later.push(h);
+        this.hReqParked[h] = 1;
+        this.pacer.park(this.hPHi[h]!, this.hPLo[h]!, h, now);
         continue;
       }
       this.hState[h] = H_TAKEN;
       const origin = this.hOrigin[h]!;
       out.push({ hostHi: this.hHi[h]!, hostLo: this.hLo[h]!, host: hostNameOf(origin), origin });
     }
-    for (const h of later) this.requests.push(h);
     if (this.requestsHead > 4096 && this.requestsHead * 2 > this.requests.length) {
       this.requests = this.requests.slice(this.requestsHead);
       this.requestsHead = 0;
@@ -827,6 +828,11 @@ export class Politeness {
 
   /** A parked host handed back by the pacer: into the host heap again (or idle if emptied meanwhile). */
   private readonly unparkFn = (h: number): void => {
+    if (this.hReqParked[h] === 1) {
+      this.hReqParked[h] = 0;
+      if (this.hState[h] === H_PENDING) this.requests.push(h);
+      return;
+    }
     if (this.hWhere[h] !== W_PARKED) return;
     this.hWhere[h] = W_NONE;
     this.touch(h);
