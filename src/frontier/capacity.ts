@@ -19,6 +19,7 @@
  *
  *     τp(x) = τh · B0 / (k · B_x)        (τh = the low-ranked host delay, k = `hostsPerPld`)
  *
+ * on average (a token bucket of depth k: k releases may go back to back after a pause),
  * i.e. at most k hosts' worth of low-reputation pace, scaled up by B_x/B0 (VII.1 scales τh down by
  * B_x; here the whole PLD is scaled, not each host). A PLD of B0 therefore cannot take more than
  * k/τh fetches per second however many hosts it mints, while a PLD with a top budget (10^3–10^4 ×
@@ -69,7 +70,9 @@ export class PldPacer {
   private free: number[] = [];
   private pHi = new Uint32Array(0);
   private pLo = new Uint32Array(0);
-  private nextAt = new Float64Array(0);
+  /** Per PLD: the last release (or bucket update) and the tokens the bucket held then. */
+  private lastAt = new Float64Array(0);
+  private tokens = new Float64Array(0);
   private budget = new Float64Array(0);
   private parkHead = new Int32Array(0);
   private parkTail = new Int32Array(0);
@@ -103,7 +106,8 @@ export class PldPacer {
     };
     this.pHi = g(this.pHi, Uint32Array);
     this.pLo = g(this.pLo, Uint32Array);
-    this.nextAt = g(this.nextAt, Float64Array);
+    this.lastAt = g(this.lastAt, Float64Array);
+    this.tokens = g(this.tokens, Float64Array);
     this.budget = g(this.budget, Float64Array);
     this.parkHead = g(this.parkHead, Int32Array);
     this.parkTail = g(this.parkTail, Int32Array);
@@ -126,7 +130,8 @@ export class PldPacer {
     this.index.set(hi, lo, id);
     this.pHi[id] = hi;
     this.pLo[id] = lo;
-    this.nextAt[id] = -Infinity;
+    this.lastAt[id] = -Infinity;
+    this.tokens[id] = 0;
     this.budget[id] = this.o.b0;
     this.parkHead[id] = -1;
     this.parkTail[id] = -1;
@@ -137,7 +142,7 @@ export class PldPacer {
   /** Forgets PLDs with nothing parked whose pace window has passed (they would be allowed anyway). */
   private sweep(now: number): void {
     for (let id = 0; id < this.cap; id++) {
-      if (this.parkCount[id] !== 0 || this.nextAt[id]! > now || this.index.get(this.pHi[id]!, this.pLo[id]!) !== id) continue;
+      if (this.parkCount[id] !== 0 || this.lastAt[id]! + this.o.hostsPerPld * this.pace(id) > now || this.index.get(this.pHi[id]!, this.pLo[id]!) !== id) continue;
       if (id === this.lastId) continue;
       this.index.delete(this.pHi[id]!, this.pLo[id]!);
       this.free.push(id);
@@ -165,6 +170,11 @@ export class PldPacer {
     return (this.o.hostDelayMs() * this.o.b0) / (this.o.hostsPerPld * Math.max(this.o.b0, this.budget[id]!));
   }
 
+  /** When the PLD's bucket holds one token again. */
+  private tokenAt(id: number): number {
+    return this.lastAt[id]! + Math.max(0, 1 - this.tokens[id]!) * this.pace(id);
+  }
+
   private alone(id: number, now: number): boolean {
     const other = id === this.lastId ? this.otherTime : this.lastTime;
     return now - other >= this.o.graceMs;
@@ -178,10 +188,15 @@ export class PldPacer {
     const id = this.idOf(hi, lo, now);
     if (id < 0) return true; // no room to track it: not paced (the table holds ≥ maxHosts PLDs)
     const alone = this.alone(id, now);
-    if (!alone && this.nextAt[id]! > now) return false;
-    // Alone, the pace does not accumulate: when another PLD has work again, x resumes at τp.
+    // Token bucket of depth k refilled at 1/τp with τp as it is now (a live change of τh applies
+    // at once): a PLD may do k releases back to back (a new host's robots.txt and its first page),
+    // then one per τp.
+    const pace = this.pace(id);
+    const tokens = Math.min(this.o.hostsPerPld, this.tokens[id]! + (now - this.lastAt[id]!) / pace);
+    if (!alone && tokens < 1) return false;
     if (alone) this.aloneReleases++;
-    this.nextAt[id] = (alone ? now : Math.max(this.nextAt[id]!, now)) + this.pace(id);
+    this.tokens[id] = alone ? this.o.hostsPerPld : tokens - 1;
+    this.lastAt[id] = now;
     // Only releases of PLDs that are not held back themselves show that other work is waiting:
     // two farms, both paced, must not keep each other paced (a crawl left with farms runs free).
     if (this.parkCount[id] === 0) {
@@ -206,7 +221,7 @@ export class PldPacer {
     this.parkCount[id]!++;
     this.parked++;
     this.parkedNow++;
-    if (!this.heap.has(id)) this.heap.set(id, this.nextAt[id]!);
+    if (!this.heap.has(id)) this.heap.set(id, this.tokenAt(id));
   }
 
   /**
@@ -227,7 +242,7 @@ export class PldPacer {
         fn(h);
       }
       // Looked at again after one more τp (the host handed back takes the current slot).
-      if (this.parkCount[id]! > 0) heap.set(id, Math.max(this.nextAt[id]!, now) + this.pace(id));
+      if (this.parkCount[id]! > 0) heap.set(id, Math.max(this.tokenAt(id), now + this.pace(id)));
     }
   }
 

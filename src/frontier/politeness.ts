@@ -705,7 +705,8 @@ export class Politeness {
       if (this.hState[h] !== H_PENDING) continue;
       // A new host's DNS lookup and robots.txt fetch count against its PLD's pace (capacity.ts);
       // a refused request is parked on its PLD and comes back to QD when the PLD may go again.
-      if (this.pacer !== null && !this.pacer.tryRelease(this.hPHi[h]!, this.hPLo[h]!, now)) {
+      // A known host asking again after its entry expired (hExpires set) is not a new host.
+      if (this.pacer !== null && this.hExpires[h] === 0 && !this.pacer.tryRelease(this.hPHi[h]!, this.hPLo[h]!, now)) {
         this.hReqParked[h] = 1;
         this.pacer.park(this.hPHi[h]!, this.hPLo[h]!, h, now);
         continue;

@@ -25,6 +25,7 @@ async function farmShare(refillHorizonMs: number): Promise<{ share: number; page
       beast: { initialQueues: 2, maxQueues: 64 },
       refillHorizonMs,
       minReadyUrls: 100,
+      pldPacing: false, // refill pacing alone (per-PLD pacing: capacity.test.ts)
     }),
     () => now,
   );
