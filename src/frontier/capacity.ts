@@ -13,8 +13,8 @@
  * is reached it takes ~96 % of the fetches (≈ 700/s: one robots.txt fetch, one DNS lookup and one
  * page per minted host), the CPU goes to the farm's pages and the good web's hop latency grows.
  *
- * INVARIANT (per-PLD pace). While any *other* PLD that is not held back itself (none of its hosts
- * parked) has released a fetch within `graceMs`, a PLD x
+ * INVARIANT (per-PLD pace). While any *other* PLD that is not held back itself (at most k of its
+ * hosts parked) has released a fetch within `graceMs`, a PLD x
  * is released (pages, and the DNS lookup + robots.txt fetch of each new host) at most once per
  *
  *     τp(x) = τh · B0 / (k · B_x)        (τh = the low-ranked host delay, k = `hostsPerPld`)
@@ -199,7 +199,9 @@ export class PldPacer {
     this.lastAt[id] = now;
     // Only releases of PLDs that are not held back themselves show that other work is waiting:
     // two farms, both paced, must not keep each other paced (a crawl left with farms runs free).
-    if (this.parkCount[id] === 0) {
+    // Held back = more hosts parked than one bucket lets go; a site of a few hosts that waits a
+    // moment for its own token still counts as work of another PLD.
+    if (this.parkCount[id]! <= this.o.hostsPerPld) {
       if (id !== this.lastId) {
         this.otherTime = this.lastTime;
         this.lastId = id;
