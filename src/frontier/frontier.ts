@@ -351,12 +351,9 @@ export class Frontier {
       const now = this.clock();
       // Re-read QR after enough robots answers, once all outstanding ones are in, or — when BEAST
       // has nothing left and nobody is asked — periodically (hosts that found the table full).
-      // The "all answers in" trigger is spaced by the size of QR (≤ ~20,000 records re-read per
-      // second): hosts whose requests the per-PLD pacer holds back (capacity.ts) are not
-      // outstanding, and a farm's URLs parked in QR must not be re-read at every answer.
       if (
         this.answersSinceRescan >= this.qrRescanAnswers ||
-        (outstanding === 0 && this.answersSinceRescan > 0 && now - this.lastRescanAt >= this.qr.length / 20) ||
+        (outstanding === 0 && this.answersSinceRescan > 0) ||
         (outstanding === 0 && this.beast.length === 0 && now - this.lastRescanAt >= this.qrIdleRescanMs)
       ) {
         added += await this.rescanQr();
