@@ -1,11 +1,14 @@
 /**
  * Binary batches between the event loop and the DRUM worker thread (drum-host.ts): tuples in,
- * results out, one transferred buffer per batch instead of structured-cloned object graphs.
+ * results out, one transferred buffer per batch instead of structured-cloned object graphs; and the
+ * crawler's aux and value layouts inside them (URLseen: the URL record; ContentSeen: the first
+ * capture and the page's job id).
  *
  *   tuple:  u8 op | u32 hi | u32 lo | u32 valueLen (0xffffffff = none) | value | u32 auxLen (or none) | aux
  *   result: u8 op | u8 unique | u32 hi | u32 lo | u32 valueLen (or none) | value | u32 auxLen (or none) | aux
  */
 import type { DrumOp, DrumResult, DrumResultChunk } from '../drum/index.js';
+import { FrontierUrl } from '../frontier/index.js';
 
 const NONE = 0xffffffff;
 const OPS: readonly DrumOp[] = ['check', 'update', 'checkUpdate'];
@@ -210,4 +213,79 @@ export function decodeResults(buf: Uint8Array): DrumResult[] {
     out.push({ op, unique, keyHi, keyLo, value: vl < 0 ? null : buf.subarray(vo, vo + vl), aux: al < 0 ? null : buf.subarray(ao, ao + al) });
   });
   return out;
+}
+
+// ---------------------------------------------------------------- URLseen and ContentSeen records
+
+export const AUX_HEADER = 20;
+const enc = new TextEncoder();
+const dec = new TextDecoder();
+
+/** URLseen aux: [u32 hostHi, hostLo, pldHi, pldLo, hops] + URL bytes. */
+export function encodeAux(hostHi: number, hostLo: number, pldHi: number, pldLo: number, hops: number, url: Uint8Array): Uint8Array {
+  const b = new Uint8Array(AUX_HEADER + url.byteLength);
+  const dv = new DataView(b.buffer);
+  dv.setUint32(0, hostHi, true);
+  dv.setUint32(4, hostLo, true);
+  dv.setUint32(8, pldHi, true);
+  dv.setUint32(12, pldLo, true);
+  dv.setUint32(16, hops, true);
+  b.set(url, AUX_HEADER);
+  return b;
+}
+
+/** Little-endian u32 at `o` (no DataView object per read: these run per URL and per page). */
+export const le32 = (b: Uint8Array, o: number): number => (b[o]! | (b[o + 1]! << 8) | (b[o + 2]! << 16) | (b[o + 3]! << 24)) >>> 0;
+
+/**
+ * `b[from, to)` as a string: canonical URLs are ASCII, for which latin1 is exact and cheaper than
+ * UTF-8. `b` is a Buffer over a whole result batch: no view object per URL.
+ */
+function urlTextAt(b: Buffer, from: number, to: number): string {
+  for (let i = from; i < to; i++) if (b[i]! >= 0x80) return dec.decode(b.subarray(from, to));
+  return b.toString('latin1', from, to);
+}
+
+/** URLseen's unique URLs from one result chunk (drum-codec layout, aux = encodeAux's). */
+export function decodeUniqueUrls(buf: Uint8Array, now: number, keep: (hi: number, lo: number) => boolean): FrontierUrl[] {
+  const b = Buffer.from(buf.buffer, buf.byteOffset, buf.byteLength);
+  const out: FrontierUrl[] = [];
+  forEachResult(buf, (_op, unique, hi, lo, _vo, _vl, a, n) => {
+    if (!unique || n < AUX_HEADER || !keep(hi, lo)) return;
+    out.push(new FrontierUrl({
+      url: urlTextAt(b, a + AUX_HEADER, a + n),
+      hostHi: le32(b, a),
+      hostLo: le32(b, a + 4),
+      pldHi: le32(b, a + 8),
+      pldLo: le32(b, a + 12),
+      hops: le32(b, a + 16),
+      budget: 0,
+      admitted: 0,
+      discoveredAt: now,
+    }));
+  });
+  return out;
+}
+
+/**
+ * ContentSeen value: [f64 date ms] + URL of the first capture (for the revisit's WARC-Refers-To-*),
+ * encoded into a scratch buffer: a view valid until the next call (the DRUM batch copies it at once;
+ * a fresh ArrayBuffer per page would be one more malloc for V8's ArrayBuffer sweeper).
+ */
+let contentScratch = new Uint8Array(1024);
+let contentScratchDv = new DataView(contentScratch.buffer);
+export function encodeContentValue(url: string, date: Date): Uint8Array {
+  if (contentScratch.byteLength < 8 + url.length * 3) {
+    contentScratch = new Uint8Array(2 * (8 + url.length * 3));
+    contentScratchDv = new DataView(contentScratch.buffer);
+  }
+  contentScratchDv.setFloat64(0, date.getTime(), true);
+  const { written } = enc.encodeInto(url, contentScratch.subarray(8));
+  return contentScratch.subarray(0, 8 + written);
+}
+/** ContentSeen aux: the page's job id (u32 LE); scratch, copied by the DRUM batch like the value. */
+export const contentAux = new Uint8Array(4);
+export function decodeContentValue(b: Uint8Array): { url: string; date: Date } {
+  const dv = new DataView(b.buffer, b.byteOffset, b.byteLength);
+  return { date: new Date(dv.getFloat64(0, true)), url: dec.decode(b.subarray(8)) };
 }

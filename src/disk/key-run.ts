@@ -235,6 +235,9 @@ export class KeyRunReader {
   /** readGap's result. */
   private gLo = 0;
   private gHi = 0;
+  /** skipBelow's results besides the offset it returns (copyBelow's fast path). */
+  private skipRem = 0;
+  private skipGap = 0;
   private readonly reader: BlockReader;
 
   constructor(
@@ -372,51 +375,11 @@ export class KeyRunReader {
         // to the target down by whole gaps as exact doubles — one subtract and compare per key
         // instead of a two-word add and compare — and rebuild the keys at the stopping point.
         const rem0 = (hi - ch) * TWO32 + (lo - cl); // > 0: the current key is below the target
-        let rem = rem0;
-        if (w === 5 || w === 6) {
-          // The widths at U = 10^7..10^9 with 16 buckets: DataView loads (one unaligned 32-bit load
-          // instead of four byte loads) made this loop ~2× faster in a microbenchmark (6.5 → 3.2 ns
-          // per key at w = 5); it runs once per Z key, 10^9 times per round at U = 10^9. One loop
-          // per width: with the width as a variable inside the loop it was slower than before.
-          const dv = this.dv;
-          if (w === 5) {
-            const end = p + left * 5;
-            while (p < end) {
-              g = dv.getUint32(p, true) + dv.getUint8(p + 4) * TWO32;
-              if (g === 0) throw this.corrupt('keys out of order (zero gap)');
-              if (g >= rem) {
-                stopped = true;
-                break;
-              }
-              rem -= g;
-              p += 5;
-            }
-          } else {
-            const end = p + left * 6;
-            while (p < end) {
-              g = dv.getUint32(p, true) + dv.getUint16(p + 4, true) * TWO32;
-              if (g === 0) throw this.corrupt('keys out of order (zero gap)');
-              if (g >= rem) {
-                stopped = true;
-                break;
-              }
-              rem -= g;
-              p += 6;
-            }
-          }
-        } else {
-          const end = p + left * w;
-          while (p < end) {
-            g = this.gapAt(p);
-            if (g >= rem) {
-              stopped = true;
-              break;
-            }
-            rem -= g;
-            p += w;
-          }
-        }
-        // The loops above count neither keys nor their sum: both follow from p and rem.
+        p = this.skipBelow(p, left, w, rem0);
+        const rem = this.skipRem;
+        stopped = this.skipGap > 0;
+        g = this.skipGap;
+        // skipBelow counts neither keys nor their sum: both follow from p and rem.
         n = (p - start) / w;
         left -= n;
         if (n > 0) {
@@ -460,34 +423,98 @@ export class KeyRunReader {
         this.loadBlock();
         continue;
       }
-      // The key at p becomes current: the first key ≥ target, or (out's block is full) the next
-      // one to copy, which the next turn of the loop appends as the head of a new block.
-      let gl: number;
-      let gh: number;
-      if (stopped) {
-        // The fast path stopped on gap g (≤ 6 bytes: an exact double).
-        gl = g % TWO32;
-        gh = (g - gl) / TWO32;
-      } else {
-        this.readGap(p);
-        gl = this.gLo;
-        gh = this.gHi;
-      }
-      cl = lastL + gl;
-      ch = lastH + gh;
-      if (cl >= TWO32) {
-        cl -= TWO32;
-        ch += 1;
-      }
-      if (ch >= TWO32) throw this.corrupt('key overflows 64 bits');
-      this.prevHi = lastH;
-      this.prevLo = lastL;
-      this.hi = ch;
-      this.lo = cl;
-      this.curGap = p;
-      this.next = p + w;
-      this.left = rest - 1;
+      this.settleAt(p, w, rest, lastH, lastL, stopped, g);
     }
+  }
+
+  /**
+   * copyBelow's fast path over one block: from the gap at offset p, passes at most `left` keys while
+   * the distance `rem` to the target stays positive, counting it down by whole gaps as exact doubles
+   * (gaps of ≤ 6 bytes). Returns the offset it stopped at; skipRem is the distance left and skipGap
+   * the gap it stopped on (0 when it passed all `left` keys).
+   */
+  private skipBelow(p: number, left: number, w: number, rem: number): number {
+    let g = 0;
+    let stopped = false;
+    if (w === 5 || w === 6) {
+      // The widths at U = 10^7..10^9 with 16 buckets: DataView loads (one unaligned 32-bit load
+      // instead of four byte loads) made this loop ~2× faster in a microbenchmark (6.5 → 3.2 ns
+      // per key at w = 5); it runs once per Z key, 10^9 times per round at U = 10^9. One loop
+      // per width: with the width as a variable inside the loop it was slower than before.
+      const dv = this.dv;
+      if (w === 5) {
+        const end = p + left * 5;
+        while (p < end) {
+          g = dv.getUint32(p, true) + dv.getUint8(p + 4) * TWO32;
+          if (g === 0) throw this.corrupt('keys out of order (zero gap)');
+          if (g >= rem) {
+            stopped = true;
+            break;
+          }
+          rem -= g;
+          p += 5;
+        }
+      } else {
+        const end = p + left * 6;
+        while (p < end) {
+          g = dv.getUint32(p, true) + dv.getUint16(p + 4, true) * TWO32;
+          if (g === 0) throw this.corrupt('keys out of order (zero gap)');
+          if (g >= rem) {
+            stopped = true;
+            break;
+          }
+          rem -= g;
+          p += 6;
+        }
+      }
+    } else {
+      const end = p + left * w;
+      while (p < end) {
+        g = this.gapAt(p);
+        if (g >= rem) {
+          stopped = true;
+          break;
+        }
+        rem -= g;
+        p += w;
+      }
+    }
+    this.skipRem = rem;
+    this.skipGap = stopped ? g : 0;
+    return p;
+  }
+
+  /**
+   * The key at p becomes current: the first key ≥ target, or (out's block is full) the next
+   * one to copy, which the next turn of the loop appends as the head of a new block.
+   * `rest` keys of the block are left from p on; `stopped` and `g` are skipBelow's stop.
+   */
+  private settleAt(p: number, w: number, rest: number, lastH: number, lastL: number, stopped: boolean, g: number): void {
+    let gl: number;
+    let gh: number;
+    if (stopped) {
+      // The fast path stopped on gap g (≤ 6 bytes: an exact double).
+      gl = g % TWO32;
+      gh = (g - gl) / TWO32;
+    } else {
+      this.readGap(p);
+      gl = this.gLo;
+      gh = this.gHi;
+    }
+    let cl = lastL + gl;
+    let ch = lastH + gh;
+    if (cl >= TWO32) {
+      cl -= TWO32;
+      ch += 1;
+    }
+    if (ch >= TWO32) throw this.corrupt('key overflows 64 bits');
+    this.prevHi = lastH;
+    this.prevLo = lastL;
+    this.hi = ch;
+    this.lo = cl;
+    this.curGap = p;
+    this.next = p + w;
+    this.left = rest - 1;
   }
 
   /** The gap at offset p of the current block as a double (exact: only for w ≤ 6); > 0. */

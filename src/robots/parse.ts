@@ -108,9 +108,11 @@ export function isValidUserAgentToObey(userAgent: string): boolean {
   return userAgent.length > 0 && userAgentToken(userAgent).length === userAgent.length;
 }
 
-/** Parse a robots.txt body (string or bytes). Never throws. */
-export function parseRobotsBody(body: string | Uint8Array, maxBytes = ROBOTS_DEFAULT_MAX_BYTES): ParsedRobots {
-  const all = typeof body === 'string' ? utf8.encode(body) : body;
+/**
+ * The part of a robots.txt body that is parsed: up to maxBytes, without the line the limit cuts,
+ * after a UTF-8 BOM. `pos` is where parsing starts.
+ */
+function bodyBounds(all: Uint8Array, maxBytes: number): { end: number; truncated: boolean; pos: number } {
   let end = all.length;
   let truncated = false;
   if (end > maxBytes) {
@@ -123,9 +125,6 @@ export function parseRobotsBody(body: string | Uint8Array, maxBytes = ROBOTS_DEF
     if (all[end] !== 0x0a && all[end] !== 0x0d) end = j;
   }
   const bytes = all;
-  // One native latin1 decode: one character per byte, so indexes are byte offsets, charCodeAt is a
-  // byte read, and keys / plain patterns are cheap slices instead of strings built char by char.
-  const text = Buffer.from(all.buffer, all.byteOffset, end).toString('latin1');
   let pos = 0;
   // UTF-8 BOM (EF BB BF), or a partial one, at the very start only.
   if (end > 0 && bytes[0] === 0xef) {
@@ -135,13 +134,24 @@ export function parseRobotsBody(body: string | Uint8Array, maxBytes = ROBOTS_DEF
       if (end > 2 && bytes[2] === 0xbf) pos = 3;
     }
   }
+  return { end, truncated, pos };
+}
+
+/** Parse a robots.txt body (string or bytes). Never throws. */
+export function parseRobotsBody(body: string | Uint8Array, maxBytes = ROBOTS_DEFAULT_MAX_BYTES): ParsedRobots {
+  const all = typeof body === 'string' ? utf8.encode(body) : body;
+  const { end, truncated, pos: start } = bodyBounds(all, maxBytes);
+  const bytes = all;
+  // One native latin1 decode: one character per byte, so indexes are byte offsets, charCodeAt is a
+  // byte read, and keys / plain patterns are cheap slices instead of strings built char by char.
+  const text = Buffer.from(all.buffer, all.byteOffset, end).toString('latin1');
+  let pos = start;
 
   const out: ParsedRobots = {
     groups: [], sitemaps: [], validDirectives: 0, unknownDirectives: 0, lastLineSeen: 0,
     bytesParsed: end, truncated,
   };
-  let current: ParsedRobotsGroup | null = null;
-  let agentRun = false; // last group-relevant line was user-agent (the next one joins the group)
+  const st: GroupState = { current: null, agentRun: false };
   let lineNo = 0;
 
   while (pos < end) {
@@ -201,44 +211,56 @@ export function parseRobotsBody(body: string | Uint8Array, maxBytes = ROBOTS_DEF
     }
     out.validDirectives++;
 
-    switch (key) {
-      case Key.UserAgent: {
-        if (current === null || !agentRun) {
-          current = { agents: [], global: false, rules: [], crawlDelay: undefined };
-          out.groups.push(current);
-        }
-        agentRun = true;
-        if (valStart < valEnd && text.charCodeAt(valStart) === 0x2a && (valStart + 1 === valEnd || isWs(text.charCodeAt(valStart + 1)))) {
-          current.global = true;
-        } else {
-          let t = valStart;
-          while (t < valEnd && isProductTokenChar(text.charCodeAt(t))) t++;
-          if (t > valStart) current.agents.push(text.slice(valStart, t).toLowerCase());
-        }
-        break;
-      }
-      case Key.Allow:
-      case Key.Disallow: {
-        if (current === null) break; // rules before the first group are ignored (§2.1)
-        agentRun = false;
-        if (valStart === valEnd) break; // empty value: matches nothing
-        const pattern = plainPattern(text, valStart, valEnd) ? text.slice(valStart, valEnd) : escapePattern(bytes.subarray(valStart, valEnd));
-        current.rules.push({ pattern, allow: key === Key.Allow });
-        break;
-      }
-      case Key.Sitemap: {
-        if (valStart < valEnd) out.sitemaps.push(utf8Decoder.decode(bytes.subarray(valStart, valEnd)));
-        break;
-      }
-      case Key.CrawlDelay: {
-        if (current === null) break;
-        const v = parseDelay(text.slice(valStart, Math.min(valEnd, valStart + 32)));
-        if (v !== undefined && (current.crawlDelay === undefined || v > current.crawlDelay)) current.crawlDelay = v;
-        break;
-      }
-    }
+    applyDirective(key, text, bytes, valStart, valEnd, out, st);
   }
   return out;
+}
+
+/** The group being filled while a body is parsed. */
+interface GroupState {
+  current: ParsedRobotsGroup | null;
+  /** last group-relevant line was user-agent (the next one joins the group) */
+  agentRun: boolean;
+}
+
+/** One recognised directive (its value is text[valStart, valEnd)) applied to `out` and the group state. */
+function applyDirective(key: Key, text: string, bytes: Uint8Array, valStart: number, valEnd: number, out: ParsedRobots, st: GroupState): void {
+  switch (key) {
+    case Key.UserAgent: {
+      if (st.current === null || !st.agentRun) {
+        st.current = { agents: [], global: false, rules: [], crawlDelay: undefined };
+        out.groups.push(st.current);
+      }
+      st.agentRun = true;
+      if (valStart < valEnd && text.charCodeAt(valStart) === 0x2a && (valStart + 1 === valEnd || isWs(text.charCodeAt(valStart + 1)))) {
+        st.current.global = true;
+      } else {
+        let t = valStart;
+        while (t < valEnd && isProductTokenChar(text.charCodeAt(t))) t++;
+        if (t > valStart) st.current.agents.push(text.slice(valStart, t).toLowerCase());
+      }
+      break;
+    }
+    case Key.Allow:
+    case Key.Disallow: {
+      if (st.current === null) break; // rules before the first group are ignored (§2.1)
+      st.agentRun = false;
+      if (valStart === valEnd) break; // empty value: matches nothing
+      const pattern = plainPattern(text, valStart, valEnd) ? text.slice(valStart, valEnd) : escapePattern(bytes.subarray(valStart, valEnd));
+      st.current.rules.push({ pattern, allow: key === Key.Allow });
+      break;
+    }
+    case Key.Sitemap: {
+      if (valStart < valEnd) out.sitemaps.push(utf8Decoder.decode(bytes.subarray(valStart, valEnd)));
+      break;
+    }
+    case Key.CrawlDelay: {
+      if (st.current === null) break;
+      const v = parseDelay(text.slice(valStart, Math.min(valEnd, valStart + 32)));
+      if (v !== undefined && (st.current.crawlDelay === undefined || v > st.current.crawlDelay)) st.current.crawlDelay = v;
+      break;
+    }
+  }
 }
 
 /** Crawl-delay value: a non-negative decimal number of seconds; anything else is ignored. */

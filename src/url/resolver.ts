@@ -464,36 +464,49 @@ export class LinkResolver {
       return this.base!;
     }
     const c0 = rel.charCodeAt(0);
-    if (j >= 0) {
-      // 'http' / 'https' compared case-insensitively without slicing (| 32 lower-cases letters).
-      let isHttp = false;
-      let lower = false;
-      if (j === 4 || j === 5) {
-        const c1 = rel.charCodeAt(1), c2 = rel.charCodeAt(2), c3 = rel.charCodeAt(3);
-        const c4 = j === 5 ? rel.charCodeAt(4) : 115;
-        isHttp = (c0 | 32) === 104 && (c1 | 32) === 116 && (c2 | 32) === 116 && (c3 | 32) === 112 && (c4 | 32) === 115;
-        lower = c0 === 104 && c1 === 116 && c2 === 116 && c3 === 112 && c4 === 115;
-      }
-      if (isHttp) {
-        // Only the plain `http://host` form; `http:g`, `http:/g`, `http:///g` have special
-        // WHATWG meanings that the reference parser handles.
-        if (j + 3 < end && rel.charCodeAt(j + 1) === 47 && rel.charCodeAt(j + 2) === 47 && rel.charCodeAt(j + 3) !== 47) {
-          // As-is only when the scheme is already lower-case (then rel[0..j+3) is canonical).
-          const f = fastAuthority(rel, j + 3, end, q, dot, j === 5, this.o, lower && !pct, !pct, this.knownRaw, this.host);
-          if (typeof f === 'string') this.lastHost = authorityHost;
-          return f;
-        }
-        return NOT_HANDLED;
-      }
-      // Other special schemes can fail to parse (reason 'unparseable'); leave them to WHATWG.
-      const scheme = rel.slice(0, j).toLowerCase();
-      if (scheme === 'ftp' || scheme === 'ws' || scheme === 'wss' || scheme === 'file') return NOT_HANDLED;
-      // A non-special scheme not followed by '/' is an opaque-path URL, which never fails to
-      // parse (mailto:, javascript:, tel:, data: …): refuse it for its scheme.
-      if (j + 1 < n && rel.charCodeAt(j + 1) === 47) return NOT_HANDLED;
-      return SCHEME;
-    }
+    if (j >= 0) return this.fastAbsolute(rel, j, end, q, dot, pct, c0);
     if (!hasBase || !this.fastRelative) return NOT_HANDLED;
+    return this.fastRelativeLink(rel, c0, end, q, dot, pct);
+  }
+
+  /** fast() for a link that starts with `scheme:` (j: its colon); the scan's marks as in fast(). */
+  private fastAbsolute(rel: string, j: number, end: number, q: number, dot: number, pct: boolean, c0: number): FastResult {
+    const n = rel.length;
+    // 'http' / 'https' compared case-insensitively without slicing (| 32 lower-cases letters).
+    let isHttp = false;
+    let lower = false;
+    if (j === 4 || j === 5) {
+      const c1 = rel.charCodeAt(1), c2 = rel.charCodeAt(2), c3 = rel.charCodeAt(3);
+      const c4 = j === 5 ? rel.charCodeAt(4) : 115;
+      isHttp = (c0 | 32) === 104 && (c1 | 32) === 116 && (c2 | 32) === 116 && (c3 | 32) === 112 && (c4 | 32) === 115;
+      lower = c0 === 104 && c1 === 116 && c2 === 116 && c3 === 112 && c4 === 115;
+    }
+    if (isHttp) {
+      // Only the plain `http://host` form; `http:g`, `http:/g`, `http:///g` have special
+      // WHATWG meanings that the reference parser handles.
+      if (j + 3 < end && rel.charCodeAt(j + 1) === 47 && rel.charCodeAt(j + 2) === 47 && rel.charCodeAt(j + 3) !== 47) {
+        // As-is only when the scheme is already lower-case (then rel[0..j+3) is canonical).
+        const f = fastAuthority(rel, j + 3, end, q, dot, j === 5, this.o, lower && !pct, !pct, this.knownRaw, this.host);
+        if (typeof f === 'string') this.lastHost = authorityHost;
+        return f;
+      }
+      return NOT_HANDLED;
+    }
+    // Other special schemes can fail to parse (reason 'unparseable'); leave them to WHATWG.
+    const scheme = rel.slice(0, j).toLowerCase();
+    if (scheme === 'ftp' || scheme === 'ws' || scheme === 'wss' || scheme === 'file') return NOT_HANDLED;
+    // A non-special scheme not followed by '/' is an opaque-path URL, which never fails to
+    // parse (mailto:, javascript:, tel:, data: …): refuse it for its scheme.
+    if (j + 1 < n && rel.charCodeAt(j + 1) === 47) return NOT_HANDLED;
+    return SCHEME;
+  }
+
+  /**
+   * fast() for a scheme-relative (`//host…`), absolute-path, query-only or document-relative link
+   * against a base that allows the fast path; the scan's marks as in fast().
+   */
+  private fastRelativeLink(rel: string, c0: number, end: number, q: number, dot: number, pct: boolean): FastResult {
+    const n = rel.length;
     if (c0 === 47 && rel.charCodeAt(1) === 47) {
       // '//host…': scheme-relative; '///…' is left to WHATWG (slashes are skipped there).
       if (end > 2 && rel.charCodeAt(2) !== 47) {

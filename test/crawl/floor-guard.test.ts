@@ -1,5 +1,5 @@
 /**
- * The pipeline's last-step floor guard (Crawler.fetchPage / startRobots → floorGuard, floorStart,
+ * The pipeline's last-step floor guard (Crawler.fetchPage / startRobots → FloorGuard guard, start,
  * traceDispatch): whatever the timing, two page requests to one host are dispatched ≥ τh0 + margin
  * apart, and two requests to one IP (robots.txt included) ≥ τs0 + margin apart, as the 'dispatch'
  * events (the e2e tests' judge) record them.
@@ -22,7 +22,8 @@ import assert from 'node:assert/strict';
 import { EventEmitter } from 'node:events';
 import fc from 'fast-check';
 import { Crawler } from '../../src/crawl/pipeline.js';
-import { resolveCrawlConfig } from '../../src/crawl/config.js';
+import { resolveCrawlConfig, type CrawlConfig } from '../../src/crawl/config.js';
+import { FloorGuard } from '../../src/crawl/floor-guard.js';
 
 const TAU_H0 = 10;
 const TAU_S0 = 4;
@@ -37,14 +38,16 @@ const HOSTS = [
 ];
 
 interface Dispatch { at: number; url: string; ip: string; robots: boolean }
-/** The private members of Crawler this test drives (names as in src/crawl/pipeline.ts). */
+/** The private members of Crawler this test drives (names as in src/crawl/fetch-stage.ts and floor-guard.ts). */
 interface GuardView {
   fetchPage(job: unknown): Promise<void>;
   startRobots(item: unknown): void;
-  hostStarted: Map<string, number>;
-  ipStarted: Map<string, number>;
-  lastHostStart: Map<string, number>;
-  lastIpStart: Map<string, number>;
+  floors: {
+    hostStarted: Map<string, number>;
+    ipStarted: Map<string, number>;
+    lastHostStart: Map<string, number>;
+    lastIpStart: Map<string, number>;
+  };
 }
 
 const PAGE_STUB = new Error('stub fetcher: page requests end here');
@@ -59,8 +62,8 @@ function guardRig(floors: { host: number; ip: number }) {
       seeds: ['http://h0.test/'], stateDir: '/nonexistent/state', outDir: '/nonexistent/warc', userAgent: 'floor-guard-test/1.0 (+http://example.test/bot)',
       hostDelayMs: floors.host, minHostDelayMs: floors.host, ipDelayMs: floors.ip, minIpDelayMs: floors.ip, politenessMarginMs: MARGIN,
     }),
-    lastHostStart: new Map(), lastIpStart: new Map(), hostStarted: new Map(), ipStarted: new Map(),
-    lastGuardPrune: 0, guardHolds: 0, inFlight: 0, inFlightIds: new Set(), robotsInFlight: 0,
+    floors: new FloorGuard(() => (c as unknown as { cfg: CrawlConfig }).cfg),
+    inFlight: 0, inFlightIds: new Set(), robotsInFlight: 0,
     counters: { robotsFetches: 0 },
     dns: {},
     fetcher: {
@@ -173,5 +176,6 @@ test('floor guard: floors off, nothing is held and no per-host or per-IP start i
   const rig = guardRig({ host: 0, ip: 0 });
   await Promise.all([rig.page(0, 'a'), rig.page(0, 'b'), rig.page(1, 'c'), rig.robots(2)]);
   assert.equal(rig.events.length, 4);
-  assert.equal(rig.view.hostStarted.size + rig.view.ipStarted.size + rig.view.lastHostStart.size + rig.view.lastIpStart.size, 0);
+  const f = rig.view.floors;
+  assert.equal(f.hostStarted.size + f.ipStarted.size + f.lastHostStart.size + f.lastIpStart.size, 0);
 });

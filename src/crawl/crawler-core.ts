@@ -1,0 +1,130 @@
+/**
+ * The crawler's state (thesis Fig. 2), shared by its stages (fetch-stage.ts, dedup-stage.ts) and
+ * its scheduler (pipeline.ts): the components it drives (two DRUMs, frontier, DNS, fetcher, WARC
+ * writer, crawl log, parse pool), the pages between dispatch and durability with the bounds that
+ * hold them back (pipeline.ts header), the counters a checkpoint stores, and the crawl-log line of
+ * a fetch.
+ */
+import { EventEmitter } from 'node:events';
+import type { DrumProxy } from './drum-proxy.js';
+import type { DnsCache } from '../dns/index.js';
+import type { Fetcher, FetchResult } from '../fetch/index.js';
+import type { EncodedGroupLike, LinkTable } from './links-codec.js';
+import type { WarcWriter, CrawlLog } from '../store/index.js';
+import type { FrontierUrl } from '../frontier/index.js';
+import type { FrontierPort } from './frontier-port.js';
+import type { CrawlConfig } from './config.js';
+import { emptyCounters, type CheckpointManifest, type CrawlCounters, type DoneLog } from './checkpoint.js';
+import type { ParsePool } from './parse-pool.js';
+import { Wakeup } from './wakeup.js';
+import type { AdmitLog } from './admit-log.js';
+import { ResumeDedup } from './resume-dedup.js';
+import { FloorGuard } from './floor-guard.js';
+import type { CrawlerOptions } from './pipeline.js';
+
+/** A page from dispatch to durability. */
+export interface PageJob {
+  id: number;
+  fu: FrontierUrl;
+  rec: Uint8Array;
+  result?: FetchResult;
+  date?: Date;
+  table?: LinkTable;
+  group: EncodedGroupLike | null;
+  /** bytes held while waiting for ContentSeen (body + link table + WARC group) */
+  bodyBytes: number;
+  /** payload bytes as transferred (the crawl log's `bytes`; the body itself is dropped early) */
+  payloadBytes: number;
+}
+
+export abstract class CrawlerCore extends EventEmitter {
+  protected cfg: CrawlConfig;
+  /** the stop aborted the fetches in flight: their answers are not reported (stop.ts) */
+  protected aborting = false;
+
+  protected readonly counters: CrawlCounters;
+  protected epoch: number;
+  protected seedsInjected: boolean;
+  protected readonly scopeHosts: string[];
+  protected readonly scopePlds: string[];
+
+  /** URLs taken out of the frontier and not yet durable (bounded by the back-pressure limits). */
+  protected readonly pending = new Map<number, Uint8Array>();
+  /** done.log (checkpoint.ts): pages that left `pending` durably since the frontier's last commit */
+  protected doneLog: DoneLog | null = null;
+  /** what a resumed run must not fetch again (resume-dedup.ts) */
+  protected readonly again = new ResumeDedup();
+  /** URLseen's unique keys of the current bucket merge, made durable in admits.bin (admit-log.ts) */
+  protected admitLog: AdmitLog | null = null;
+  /** ids of page fetches in progress */
+  protected readonly inFlightIds = new Set<number>();
+  protected nextId = 1;
+  protected inFlight = 0;
+  protected robotsInFlight = 0;
+  protected parsing = 0;
+  protected readonly awaitingContent = new Map<number, PageJob>();
+  protected awaitingContentBytes = 0;
+  protected readonly contentBatchBytes: number;
+  /** pages whose links sit in URLseen's buffers (durable after the next URLseen merge) */
+  protected awaitingMerge: number[] = [];
+  /** pages fully written, durable after the next WARC sync */
+  protected awaitingSync: number[] = [];
+  protected unmergedLinks = 0;
+  protected unmergedContent = 0;
+  protected lastUrlMerge = Date.now();
+  protected lastContentMerge = Date.now();
+  protected dispatchedThisRun = 0;
+
+  protected readonly wake = new Wakeup();
+  protected readonly fp = new Uint32Array(6);
+  /** submitTable's PLD→PLD pairs (bound: the largest page's link count × 16 B) */
+  protected pairScratch = new Uint32Array(1024);
+  /** the floors, checked once more right before each request is sent */
+  protected readonly floors = new FloorGuard(() => this.cfg);
+
+  protected constructor(
+    cfg: CrawlConfig,
+    manifest: CheckpointManifest | null,
+    protected readonly urlSeen: DrumProxy,
+    protected readonly contentSeen: DrumProxy,
+    protected readonly frontier: FrontierPort,
+    protected readonly dns: DnsCache,
+    protected readonly fetcher: Fetcher,
+    protected readonly warc: WarcWriter,
+    protected readonly crawlLog: CrawlLog,
+    protected readonly pool: ParsePool,
+    protected readonly opts: CrawlerOptions,
+  ) {
+    super();
+    this.cfg = cfg;
+    this.counters = manifest ? { ...emptyCounters(), ...manifest.counters, outcomes: { ...manifest.counters.outcomes } } : emptyCounters();
+    this.epoch = manifest?.epoch ?? 0;
+    this.seedsInjected = manifest?.seedsInjected ?? false;
+    this.scopeHosts = manifest?.scopeHosts ?? [];
+    this.scopePlds = manifest?.scopePlds ?? [];
+    // Bodies held while their ContentSeen answer is pending: 1/16 of the RAM budget, 4..64 MB.
+    this.contentBatchBytes = Math.max(4 << 20, Math.min(64 << 20, Math.floor(cfg.ramBytes / 16)));
+  }
+
+  protected count(key: string): void {
+    this.counters.outcomes[key] = (this.counters.outcomes[key] ?? 0) + 1;
+  }
+
+  protected logFetch(job: PageJob, outcome: string, digest: string | null): void {
+    const r = job.result!;
+    this.crawlLog.write({
+      // When the fetch finished (docs/output-format.md): its start plus its duration.
+      time: new Date((job.date?.getTime() ?? Date.now()) + r.timings.totalMs),
+      status: r.status ?? null,
+      bytes: job.payloadBytes,
+      durationMs: Math.round(r.timings.totalMs),
+      url: job.fu.url,
+      hops: job.fu.hops,
+      digest,
+      outcome,
+    });
+  }
+
+  /** Stops the crawl (pipeline.ts) after an unexpected error in a task. */
+  protected abstract fail(e: unknown): void;
+}

@@ -1,0 +1,200 @@
+/**
+ * The two DRUM stages of the crawler (thesis Fig. 2, IV.3; V.2): ContentSeen takes each 2xx page's
+ * payload digest and answers unique (response record written, links onward) or duplicate (revisit
+ * record pointing at the first capture); URLseen takes the links (check+update, aux = the URL
+ * record) and answers the unique URLs, which go to STAR and BEAST at once. A merge's results make
+ * the pages they cover durable once the WARC file and the crawl log are synced (syncOutputs).
+ * startMerges decides when each merge runs (the scheduler calls it every turn); merges run in the
+ * DRUM worker threads, one of each kind at a time.
+ */
+import type { DrumResult } from '../drum/index.js';
+import { decodeContentValue, decodeUniqueUrls, le32 } from './drum-codec.js';
+import type { FrontierUrl } from '../frontier/index.js';
+import type { LinkTable } from './links-codec.js';
+import { CrawlerCore } from './crawler-core.js';
+
+/** Longest wait between ContentSeen merges while the frontier is not starving (see startMerges). */
+const CONTENT_MERGE_MS = 1000;
+
+export abstract class DedupStage extends CrawlerCore {
+  protected contentMerging: Promise<void> | null = null;
+  protected urlMerging: Promise<void> | null = null;
+  protected merging = 0;
+  private lastSync = Date.now();
+
+  /**
+   * Start DRUM merges in the background (they run in worker threads) when due: a buffer is full,
+   * bodies wait for ContentSeen, or the frontier is starving. `force` merges whatever is buffered
+   * (the frontier ran dry: a small crawl must not wait for a buffer to fill).
+   */
+  protected startMerges(force: boolean): void {
+    const now = Date.now();
+    const starving = this.frontier.readyCount() < this.cfg.fetchConcurrency;
+    // ContentSeen: each merge rewrites the touched buckets' part of Z (one row per page crawled),
+    // so its cost per page falls with the pages per merge. Once a second while the frontier has
+    // work; every 250 ms while it starves (links reach URLseen only after their page's answer);
+    // at once when the pipeline holds nothing else or the held bodies reach half their bound.
+    // (Every 250 ms, or whenever no page was parsing, cost its thread 0.12–0.19 ms per page in
+    // bench:e2e; once a second 0.05–0.06: docs/performance.md, "Main thread".)
+    if (this.contentMerging === null && this.unmergedContent > 0 &&
+      (force || this.awaitingContentBytes >= this.contentBatchBytes / 2 || this.contentSeen.needsMerge ||
+        (this.parsing === 0 && this.inFlight === 0) || now - this.lastContentMerge > (starving ? 250 : CONTENT_MERGE_MS))) {
+      this.contentMerging = this.track(this.mergeContent()).finally(() => {
+        this.contentMerging = null;
+      });
+    }
+    if (this.urlMerging === null && this.unmergedLinks > 0 && this.contentMerging === null &&
+      (force || this.urlSeen.needsMerge || (starving && now - this.lastUrlMerge > 100) || now - this.lastUrlMerge > 5000)) {
+      this.urlMerging = this.track(this.mergeUrlSeen()).finally(() => {
+        this.urlMerging = null;
+      });
+    }
+    if (this.urlMerging === null && this.awaitingSync.length > 0 && now - this.lastSync > 1000) {
+      this.lastSync = now;
+      void this.track(this.syncOutputs());
+    }
+  }
+
+  private track(p: Promise<void>): Promise<void> {
+    this.merging++;
+    return p
+      .catch((e) => this.fail(e))
+      .finally(() => {
+        this.merging--;
+        this.wake.kick();
+      });
+  }
+
+  protected async mergeContent(): Promise<void> {
+    if (this.unmergedContent === 0) return;
+    const n = this.unmergedContent;
+    this.unmergedContent = 0;
+    this.lastContentMerge = Date.now();
+    const t0 = performance.now();
+    await this.contentSeen.merge();
+    if (process.env.DRUMCRAWL_DEBUG_TIMING) console.error(`content merge ${n} in ${(performance.now() - t0).toFixed(0)} ms`);
+  }
+
+  /** ContentSeen answers: unique payload → response record + links onward; duplicate → revisit. */
+  protected async onContentResults(batch: DrumResult[]): Promise<void> {
+    for (const res of batch) {
+      if (res.aux === null) continue;
+      const id = le32(res.aux, 0);
+      const job = this.awaitingContent.get(id);
+      if (job === undefined) continue;
+      this.awaitingContent.delete(id);
+      this.awaitingContentBytes -= job.bodyBytes;
+      const table = job.table!;
+      // DRUM gives the value stored before this tuple: for the 2nd+ copy in one batch, the 1st's.
+      const original = !res.unique && res.value !== null ? decodeContentValue(res.value) : null;
+      // A re-fetch after a crash may find its own earlier digest: it is still the original capture.
+      if (original !== null && original.url !== job.fu.url) {
+        this.counters.duplicates++;
+        const r = job.result!;
+        await this.warc.writeRevisit({
+          url: job.fu.url,
+          ip: job.fu.ip,
+          date: job.date!,
+          requestHead: r.requestHead,
+          responseHead: r.responseHead!,
+          payloadDigest: job.group!.payloadDigest,
+          refersToUri: original.url,
+          refersToDate: original.date,
+        });
+        this.logFetch(job, 'duplicate', job.group!.payloadDigest);
+        this.awaitingSync.push(id);
+        continue;
+      }
+      await this.warc.appendEncoded(job.group!);
+      this.logFetch(job, 'ok', job.group!.payloadDigest);
+      this.submitTable(job.fu, table);
+      (table.count > 0 ? this.awaitingMerge : this.awaitingSync).push(id);
+    }
+    this.wake.kick();
+  }
+
+  /** A page's links into URLseen (aux = URL record) and its PLD→PLD pairs to STAR. */
+  private submitTable(src: FrontierUrl, t: LinkTable): void {
+    const n = t.count;
+    if (n === 0) return;
+    const hops = src.hops + 1;
+    // PLD pairs into a reused scratch (addPldLinks copies them): no ArrayBuffer per page for V8's
+    // ArrayBuffer sweeper (docs/performance.md, "Main thread").
+    if (this.pairScratch.length < n * 4) this.pairScratch = new Uint32Array(Math.max(n * 4, this.pairScratch.length * 2));
+    const pairs = this.pairScratch;
+    let m = 0;
+    for (let i = 0; i < n; i++) {
+      const pHi = t.word(i, 4);
+      const pLo = t.word(i, 5);
+      // aux as encodeAux lays it out, written straight into the DRUM batch (no per-link array)
+      this.urlSeen.checkUpdateWords(t.word(i, 0), t.word(i, 1), t.word(i, 2), t.word(i, 3), pHi, pLo, hops, t.urlBytes(i));
+      if (pHi !== src.pldHi || pLo !== src.pldLo) {
+        pairs[m * 4] = src.pldHi;
+        pairs[m * 4 + 1] = src.pldLo;
+        pairs[m * 4 + 2] = pHi;
+        pairs[m * 4 + 3] = pLo;
+        m++;
+      }
+    }
+    this.unmergedLinks += n;
+    this.counters.urlsDiscovered += n;
+    if (m > 0) this.frontier.addPldLinks(pairs, m);
+  }
+
+  protected async mergeUrlSeen(): Promise<void> {
+    if (this.unmergedLinks === 0) {
+      await this.syncOutputs();
+      return;
+    }
+    const covered = this.awaitingMerge;
+    this.awaitingMerge = [];
+    this.unmergedLinks = 0;
+    this.lastUrlMerge = Date.now();
+    const t0 = performance.now();
+    await this.urlSeen.merge();
+    // That merge re-delivered the bucket a kill left uncommitted, if any (admit-log.ts).
+    this.again.mergeEnded();
+    if (process.env.DRUMCRAWL_DEBUG_TIMING) console.error(`url merge in ${(performance.now() - t0).toFixed(0)} ms`);
+    // Every page whose links that merge covered is now durable once its WARC record is.
+    this.awaitingSync.push(...covered);
+    await this.syncOutputs();
+  }
+
+  /**
+   * URLseen answers: unique URLs → STAR (B, P) → BEAST, placed but not yet durable: URLseen's DRUM
+   * calls `frontier.commitAdmits()` (its beforeCommit) once per bucket, after the bucket's last
+   * chunk, and commits its Z only when that resolved — nothing it reported unique can be lost.
+   */
+  protected async onUrlSeenResults(batch: Uint8Array): Promise<void> {
+    const admits = this.admitLog;
+    const again = this.again;
+    const unique = decodeUniqueUrls(batch, Date.now(), (hi, lo) => {
+      admits?.add(hi, lo);
+      return again.keepUnique(hi, lo);
+    });
+    this.counters.urlsSeen += unique.length;
+    if (unique.length === 0) return;
+    // Admitted at once, not in the scheduler's next turn (that wait cost up to 500 ms per result
+    // chunk, ~16 chunks per merge): STAR runs in a worker thread, BEAST appends without blocking
+    // I/O; the commit (fdatasyncs, on the thread pool) runs once per bucket in beforeCommit.
+    await this.frontier.admit(unique, { durable: false });
+    this.wake.kick();
+  }
+
+  /** WARC + crawl log durable → the pages waiting only for that leave the pending set. */
+  protected async syncOutputs(): Promise<void> {
+    if (this.awaitingSync.length === 0) return;
+    const done = this.awaitingSync;
+    this.awaitingSync = [];
+    await this.warc.sync();
+    await this.crawlLog.flush();
+    const recs: Uint8Array[] = [];
+    for (const id of done) {
+      const rec = this.pending.get(id);
+      if (rec !== undefined) recs.push(rec);
+      this.pending.delete(id);
+    }
+    // After the data is durable, never before: an entry makes resume skip the URL.
+    this.doneLog?.append(recs);
+  }
+}

@@ -1,0 +1,224 @@
+/**
+ * The fetch stage of the crawler (thesis Fig. 2): a page released by the frontier is fetched (after
+ * the last-step floor guard), reported back to the frontier, parsed in the pool and handed to
+ * ContentSeen (dedup-stage.ts); non-2xx answers and worker failures are archived as they are. A
+ * robots item is fetched with its redirects (each hop held to its IP's floor) and its rules go to
+ * the frontier's robots gate.
+ */
+import { isHttpResponse, type FetchResult } from '../fetch/index.js';
+import { ALLOW_ALL, fetchRobots } from '../robots/index.js';
+import type { TruncatedReason } from '../store/index.js';
+import { canonicalizeUrl, fingerprintInto, hostOf } from '../url/index.js';
+import { encodeFrontierUrl, type FrontierUrl } from '../frontier/index.js';
+import { contentAux, encodeContentValue } from './drum-codec.js';
+import { politenessOutcome } from './frontier-port.js';
+import { LinkTable } from './links-codec.js';
+import { ABORTED_OUTCOME } from './stop.js';
+import type { PageJob } from './crawler-core.js';
+import { DedupStage } from './dedup-stage.js';
+
+const EMPTY = new Uint8Array(0);
+/** Read once (as src/fetch does for its WIRE lines): process.env is a slow lookup for a per-page check. */
+const TRACE_FETCH = process.env.DRUMCRAWL_TRACE_FETCH !== undefined && process.env.DRUMCRAWL_TRACE_FETCH !== '';
+
+/** What the frontier is told for a URL skipped at dispatch (resume-dedup.ts): a success. */
+const SKIPPED: FetchResult = {
+  url: '', ip: '', outcome: 'ok', requestHead: EMPTY, body: EMPTY, decoded: EMPTY, truncated: false, startedAt: 0, timings: { totalMs: 0 },
+};
+
+/** A response record's WARC-Truncated value: false, or why the body is not all the server sent. */
+const truncation = (r: FetchResult): false | TruncatedReason => (r.truncated ? r.truncatedReason ?? 'unspecified' : false);
+
+const isHtml = (ct: string | undefined): boolean => ct === undefined || /^(text\/html|application\/xhtml\+xml)/i.test(ct);
+export abstract class FetchStage extends DedupStage {
+  protected startPage(fu: FrontierUrl): void {
+    const skip = this.again.skipAtDispatch(fu.url);
+    if (skip !== null) {
+      // Handled already (resume-dedup.ts): free its slots, no request.
+      this.frontier.done(fu, SKIPPED);
+      this.count(`skipped:${skip}`);
+      this.wake.kick();
+      return;
+    }
+    const id = this.nextId++;
+    const rec = encodeFrontierUrl(fu);
+    this.pending.set(id, rec);
+    this.inFlight++;
+    this.dispatchedThisRun++;
+    const job: PageJob = { id, fu, rec, bodyBytes: 0, payloadBytes: 0, group: null };
+    this.inFlightIds.add(id);
+    void this.fetchPage(job)
+      .catch((e) => this.fail(e))
+      .finally(() => this.inFlightIds.delete(id));
+  }
+
+  private async fetchPage(job: PageJob): Promise<void> {
+    const fu = job.fu;
+    let r: FetchResult;
+    try {
+      const host = hostOf(fu.url);
+      for (let wait = this.floors.guard(host, fu.ip); wait !== undefined; wait = this.floors.start(host, fu.ip)) await wait;
+      job.date = new Date();
+      if (this.aborting) r = { ...SKIPPED, url: fu.url, outcome: ABORTED_OUTCOME };
+      else {
+        this.traceDispatch(host, fu.url, fu.ip, false);
+        r = await this.fetcher.fetch({ url: fu.url, ip: fu.ip });
+      }
+    } finally {
+      this.inFlight--;
+      this.inFlightIds.delete(job.id);
+    }
+    job.result = r;
+    if (this.aborting && r.outcome === ABORTED_OUTCOME) {
+      // Cut short by the stop (stop.ts): not a page; the frontier still holds the URL as in
+      // flight and the stop's checkpoint snapshots it, so the resume fetches it again.
+      this.pending.delete(job.id);
+      this.count('aborted:stop');
+      this.logFetch(job, r.outcome, null);
+      this.wake.kick();
+      return;
+    }
+    job.payloadBytes = r.body.byteLength;
+    this.counters.pages++;
+    this.counters.bytes += r.body.byteLength;
+    this.count(r.status !== undefined ? String(r.status) : r.outcome);
+    const pol = politenessOutcome(r, fu.attempts + 1, this.cfg.retryDelayScale);
+    this.frontier.done(fu, r);
+    this.wake.kick();
+    // A URL to be retried went back into the frontier's RAM (its snapshot covers it now).
+    if (pol.retry) this.pending.delete(job.id);
+    // A retry is a new hand-out of the URL, not a duplicate one.
+    if (pol.retry) this.again.retried(fu.url);
+
+    if (!isHttpResponse(r)) {
+      // Transport failure (DNS, connect, timeout, reset…): nothing to archive; logged with its code.
+      this.logFetch(job, r.outcome, null);
+      if (!pol.retry) this.awaitingSync.push(job.id);
+      return;
+    }
+    this.counters.pagesOk++;
+    if (r.location !== undefined && r.status! >= 300 && r.status! < 400) {
+      // Redirects are not followed inline: the target enters as a new link (dedup, robots,
+      // politeness apply), at the same depth.
+      const target = canonicalizeUrl(r.location);
+      if (target !== null) this.submitUrl(target, fu.hops);
+    }
+    const ok2xx = r.outcome === 'ok';
+    const html = ok2xx && isHtml(r.contentType);
+    const follow = html && (this.cfg.maxDepth === null || fu.hops < this.cfg.maxDepth);
+    this.parsing++;
+    let po;
+    try {
+      po = await this.pool.run({
+        url: fu.url, body: r.body, decoded: r.decoded, charset: r.charset, html, follow,
+        exchange: { ip: fu.ip, dateMs: job.date.getTime(), requestHead: r.requestHead, responseHead: r.responseHead!, truncated: truncation(r) },
+      });
+    } finally {
+      this.parsing--;
+    }
+    if (!po.ok) {
+      // The supervisor replaced the worker; the page is kept (response record written here) and
+      // recorded with the supervisor's outcome code; its links are not followed.
+      this.count(po.code);
+      await this.warc.writeExchange({
+        url: fu.url, ip: fu.ip, date: job.date, requestHead: r.requestHead, responseHead: r.responseHead!, body: r.body, truncated: truncation(r),
+      });
+      this.logFetch(job, po.code, null);
+      this.awaitingSync.push(job.id);
+      this.wake.kick();
+      return;
+    }
+    job.table = new LinkTable(po.table);
+    job.group = po.group;
+    if (!ok2xx) {
+      // Non-2xx answers are archived as they are; only 2xx payloads take part in dedup.
+      await this.warc.appendEncoded(po.group!);
+      this.logFetch(job, r.outcome, po.group!.payloadDigest);
+      if (!pol.retry) (r.location !== undefined ? this.awaitingMerge : this.awaitingSync).push(job.id);
+      this.wake.kick();
+      return;
+    }
+    const digest = job.table.info().digest;
+    fingerprintInto(digest, this.fp, 0);
+    contentAux[0] = job.id;
+    contentAux[1] = job.id >>> 8;
+    contentAux[2] = job.id >>> 16;
+    contentAux[3] = job.id >>> 24;
+    job.bodyBytes = r.body.byteLength + po.table.byteLength + po.group!.data.byteLength;
+    // The encoded group holds the body now: let the fetched bytes go (the result is ours alone).
+    r.body = EMPTY;
+    r.decoded = EMPTY;
+    this.awaitingContent.set(job.id, job);
+    this.awaitingContentBytes += job.bodyBytes;
+    this.contentSeen.checkUpdate(this.fp[0]!, this.fp[1]!, encodeContentValue(fu.url, job.date), contentAux);
+    this.unmergedContent++;
+    this.wake.kick();
+  }
+
+  protected startRobots(item: FrontierUrl): void {
+    this.robotsInFlight++;
+    this.counters.robotsFetches++;
+    void (async () => {
+      try {
+        if (this.fetcher.refusal(item.ip, portOfUrl(item.url)) !== null) {
+          // The network guard refuses the host's address: no robots.txt can be asked there. Each
+          // page URL goes on to the fetcher, which refuses it too (nothing is sent) and crawl.log
+          // records it with CRAWL_FETCH_BLOCKED_ADDRESS.
+          this.frontier.robotsDone(item, { rules: ALLOW_ALL, outcome: 'CRAWL_FETCH_BLOCKED_ADDRESS', expiresAt: Date.now() + 3_600_000 });
+          return;
+        }
+        const start = Date.now();
+        let robotsUrl: string | null = null;
+        const r = await fetchRobots(this.fetcher, item.host, item.ip, portOfUrl(item.url), this.cfg.userAgent, {
+          dns: this.dns,
+          // Every request, the first and each redirect hop (which may go to another server's IP),
+          // waits for its IP's floor and is traced: robots.txt fetches count per IP (RFC 9309).
+          beforeRequest: async (req) => {
+            robotsUrl ??= req.url;
+            const ip = req.ip ?? item.ip;
+            for (let wait = this.floors.guard(null, ip); wait !== undefined; wait = this.floors.start(null, ip)) await wait;
+            this.traceDispatch(null, req.url, ip, true);
+          },
+        });
+        // An answer cut short by the stop is not one (stop.ts): the resumed run asks again.
+        if (!this.aborting) this.frontier.robotsDone(item, r);
+        const now = new Date();
+        this.crawlLog.writeRobots({
+          time: now, status: r.status ?? null, bytes: r.fetchResult?.body.byteLength ?? 0, durationMs: now.getTime() - start,
+          url: robotsUrl ?? item.url, outcome: r.outcome,
+        });
+      } finally {
+        this.robotsInFlight--;
+        this.wake.kick();
+      }
+    })().catch((e) => this.fail(e));
+  }
+
+  /**
+   * A request is about to be sent (its floors passed): its start is stamped here, once, and that one
+   * time is what the floors count from (FloorGuard.started), what the TRACE line
+   * (DRUMCRAWL_TRACE_FETCH) shows and what the 'dispatch' event the e2e tests judge carries. The
+   * caller runs this in the same synchronous run as the guard's `start` and the send, but one run of the
+   * event loop is not one instant: a scavenge or the process being descheduled between `start`'s
+   * read of the clock and this one (up to 34 ms seen in the e2e tiny crawl at load ~9; scavenges of
+   * 20–54 ms in bench:e2e) made the request leave later than recorded, and the next one to its
+   * host, held to the recorded start + floor, left that much sooner after it (e2e, load ~10: 114.7
+   * ms apart with a 160 ms floor). Stamped here, no lateness before this point can shorten a gap
+   * (test/crawl/floor-guard.test.ts). `host` null: robots.txt (IP floor only).
+   */
+  private traceDispatch(host: string | null, url: string, ip: string, robots: boolean): void {
+    const now = performance.now();
+    this.floors.started(host, ip, now);
+    const at = performance.timeOrigin + now;
+    if (TRACE_FETCH) process.stderr.write(`TRACE ${at.toFixed(1)} ${ip} ${url}\n`);
+    if (this.listenerCount('dispatch') > 0) this.emit('dispatch', { at, url, ip, robots });
+  }
+
+  /** One URL into URLseen (seeds and redirect targets; page links come as tables); pipeline.ts. */
+  protected abstract submitUrl(url: string, hops: number): void;
+}
+
+function portOfUrl(url: string): number {
+  const u = new URL(url);
+  return u.port !== '' ? Number(u.port) : u.protocol === 'https:' ? 443 : 80;
+}
