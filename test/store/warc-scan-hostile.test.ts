@@ -136,11 +136,11 @@ for (const shape of shapes) {
   });
 }
 
-test('scanWarc holds bounded memory on a huge declared record over 16 MB of small gzip members', async () => {
+test('scanWarc holds bounded memory on a huge declared record over 64 MB of small gzip members', async () => {
   const dir = mkdtempSync(path.join(tmpdir(), 'drumcrawl-warc-hostile-'));
   try {
     const f = path.join(dir, 'huge.warc.gz');
-    writeFileSync(f, hugeRecordSmallUnits(16 * 1024 * KB, (b) => gzipSync(b)));
+    writeFileSync(f, hugeRecordSmallUnits(64 * 1024 * KB, (b) => gzipSync(b)));
     const used = () => { const m = process.memoryUsage(); return m.heapUsed + m.arrayBuffers; };
     const base = used();
     let peak = base;
@@ -149,8 +149,11 @@ test('scanWarc holds bounded memory on a huge declared record over 16 MB of smal
     clearInterval(sampler);
     peak = Math.max(peak, used());
     assert.equal(r.error, 'file ends inside a record');
-    // the read window (1 MiB), one inflate piece and a head: far below the 16 MB the record spans
-    assert.ok(peak - base < 8 * 1024 * KB, `peak growth ${((peak - base) / 1024 / 1024).toFixed(1)} MiB`);
+    // The scan holds the read window (1 MiB), one inflate piece and a head. The sampled heap also
+    // holds garbage not yet collected (V8's young generation, up to ~16 MiB here), so the bound is
+    // set well above that and far below the 64 MB the record spans: a scan that kept the record
+    // would exceed it, one that keeps a window does not.
+    assert.ok(peak - base < 24 * 1024 * KB, `peak growth ${((peak - base) / 1024 / 1024).toFixed(1)} MiB`);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
