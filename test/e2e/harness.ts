@@ -29,12 +29,27 @@ export interface SimwebChild {
   pid: number;
 }
 
+/**
+ * Every child a test starts here. A test that times out is abandoned by the runner with its
+ * `finally` never reached; with `--test-force-exit` the file's process then exits, and this hook
+ * takes its children along, so no crawler or web outlives the test file (or keeps CI waiting).
+ */
+const children = new Set<ChildProcess>();
+process.on('exit', () => {
+  for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
+});
+function track(c: ChildProcess): ChildProcess {
+  children.add(c);
+  c.once('exit', () => children.delete(c));
+  return c;
+}
+
 export async function forkSimweb(preset: string, params?: object, opts: { log?: boolean } = {}): Promise<SimwebChild> {
-  const child: ChildProcess = fork(fileURLToPath(new URL('./simweb-child.ts', import.meta.url)), [preset, params ? JSON.stringify(params) : ''], {
+  const child: ChildProcess = track(fork(fileURLToPath(new URL('./simweb-child.ts', import.meta.url)), [preset, params ? JSON.stringify(params) : ''], {
     execArgv: ['--import', 'tsx'],
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     env: { ...process.env, SIMWEB_LOG: opts.log === false ? '0' : '1' },
-  });
+  }));
   const ready = await new Promise<{ dnsServer: string; httpPort: number; seeds: string[] }>((resolve, reject) => {
     child.once('message', (m) => resolve(m as never));
     child.once('exit', (code) => reject(new Error(`simweb child exited ${code}`)));
@@ -112,7 +127,7 @@ export interface CliRun {
 
 /** The CLI (src/cli/main.ts through tsx) in a child process, its output collected. */
 export function cli(args: string[], env: NodeJS.ProcessEnv = {}): CliRun {
-  const child = spawn(process.execPath, ['--import', 'tsx', MAIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
+  const child = track(spawn(process.execPath, ['--import', 'tsx', MAIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } }));
   let out = '';
   const seen: { re: RegExp; resolve: (t: number) => void }[] = [];
   const onData = (d: Buffer): void => {

@@ -5,7 +5,8 @@
  *
  * Protocol (IPC): the child sends {ready, dnsServer, httpPort, seeds}; the parent sends
  * {cmd:'report', userAgent, hostMs, ipMs} and gets {report}; {cmd:'count'} gets {count} (requests
- * served so far); {cmd:'close'} ends the child.
+ * served so far); {cmd:'close'} ends the child, and so does the end of the IPC channel (the parent
+ * exited).
  */
 import { startSimweb, isRobotsPath, type SimwebPreset, type WebParams } from '../../src/simweb/index.js';
 
@@ -138,4 +139,6 @@ process.on('message', (m: { cmd: string; userAgent?: string; hostMs?: number; ip
     void web.close().then(() => process.exit(0));
   }
 });
+// The parent test process is gone (it exited, or was killed): so is this web.
+process.on('disconnect', () => process.exit(0));
 process.send!({ ready: true, dnsServer: web.dnsServer, httpPort: web.httpPort, seeds: web.seeds });
