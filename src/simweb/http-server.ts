@@ -78,10 +78,13 @@ export class SimHttpServer {
   private bomb: Promise<Buffer> | null = null;
   private bombStream: zlib.Gzip | null = null;
   private closed = false;
+  /** The pause between two pieces of a trickled answer, ms (WebParams.trickleIntervalMs; Simweb.setTrickleInterval changes it while the web runs). */
+  trickleIntervalMs: number;
 
   private constructor(readonly web: WebGraph, readonly log: RequestLog, port: number, servers: net.Server[]) {
     this.port = port;
     this.servers = servers;
+    this.trickleIntervalMs = web.params.trickleIntervalMs;
   }
 
   /**
@@ -509,7 +512,7 @@ class Conn {
   }
 
   private trickle(head: string, body: Buffer, entry: RequestLogEntry, done: (bytes: number) => void): void {
-    const { trickleBytes, trickleIntervalMs } = this.srv.web.params;
+    const { trickleBytes } = this.srv.web.params;
     const all = Buffer.concat([Buffer.from(head, 'latin1'), body]);
     this.busy = true;
     this.pending = entry;
@@ -522,7 +525,7 @@ class Conn {
       off += n;
       if (off >= all.length) { this.socket.write(piece, () => done(all.length)); return; }
       this.socket.write(piece);
-      this.timer = setTimeout(step, trickleIntervalMs);
+      this.timer = setTimeout(step, this.srv.trickleIntervalMs);
     };
     step();
   }

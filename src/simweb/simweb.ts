@@ -40,6 +40,8 @@ export interface Simweb {
   /** Live connection counts (incl. idle keep-alive connections) per IP. */
   connectionStats(): ConnectionStats;
   dnsStats(): DnsStats;
+  /** Sets the pause between the pieces of trickled answers, those under way included (a web that heals). */
+  setTrickleInterval(ms: number): void;
   close(): Promise<void>;
 }
 
@@ -74,6 +76,9 @@ export async function startSimweb(opts: SimwebOptions = {}): Promise<Simweb> {
     ips: web.ipAddresses(),
     connectionStats: () => http.connectionStats(),
     dnsStats: () => ({ ...dns.stats }),
+    setTrickleInterval: (ms: number) => {
+      http.trickleIntervalMs = ms;
+    },
     close: () => (closing ??= Promise.all([http.close(), dns.close()]).then(() => undefined)),
   };
 }

@@ -24,6 +24,8 @@ export interface SimwebChild {
   report(o: { hostMs: number; ipMs: number; reachable?: boolean; slackMs?: number; hostSlackMs?: number }): Promise<SimwebReport>;
   /** requests the server has answered (or logged) so far */
   requests(): Promise<number>;
+  /** sets the pause between the pieces of trickled answers, those under way included */
+  trickle(intervalMs: number): Promise<void>;
   close(): Promise<void>;
   /** the child's process id (benchmarks read its CPU time) */
   pid: number;
@@ -61,6 +63,11 @@ export async function forkSimweb(preset: string, params?: object, opts: { log?: 
       new Promise((resolve) => {
         child.once('message', (m) => resolve((m as { report: SimwebReport }).report));
         child.send({ cmd: 'report', userAgent: UA, ...o });
+      }),
+    trickle: (intervalMs) =>
+      new Promise((resolve) => {
+        child.once('message', () => resolve());
+        child.send({ cmd: 'trickle', intervalMs });
       }),
     requests: () =>
       new Promise((resolve) => {

@@ -5,7 +5,8 @@
  *
  * Protocol (IPC): the child sends {ready, dnsServer, httpPort, seeds}; the parent sends
  * {cmd:'report', userAgent, hostMs, ipMs} and gets {report}; {cmd:'count'} gets {count} (requests
- * served so far); {cmd:'close'} ends the child, and so does the end of the IPC channel (the parent
+ * served so far); {cmd:'trickle', intervalMs} sets the pause of trickled answers (acknowledged with
+ * {trickle}); {cmd:'close'} ends the child, and so does the end of the IPC channel (the parent
  * exited).
  */
 import { startSimweb, isRobotsPath, type SimwebPreset, type WebParams } from '../../src/simweb/index.js';
@@ -95,7 +96,7 @@ function explain(v: { message: string; entries: { host: string }[] }): string {
   return tags.size > 0 ? `${v.message} [${[...tags].join(',')}]` : v.message;
 }
 
-process.on('message', (m: { cmd: string; userAgent?: string; hostMs?: number; ipMs?: number; reachable?: boolean; slackMs?: number; hostSlackMs?: number }) => {
+process.on('message', (m: { cmd: string; intervalMs?: number; userAgent?: string; hostMs?: number; ipMs?: number; reachable?: boolean; slackMs?: number; hostSlackMs?: number }) => {
   if (m.cmd === 'report') {
     const log = web.log;
     const entries = log.entries();
@@ -133,6 +134,9 @@ process.on('message', (m: { cmd: string; userAgent?: string; hostMs?: number; ip
       statusByUrl,
     };
     process.send!({ report });
+  } else if (m.cmd === 'trickle') {
+    web.setTrickleInterval(m.intervalMs!);
+    process.send!({ trickle: m.intervalMs });
   } else if (m.cmd === 'count') {
     process.send!({ count: web.log.total });
   } else if (m.cmd === 'close') {
