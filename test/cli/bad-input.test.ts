@@ -1,6 +1,6 @@
 /**
  * Bad input to the real command line (src/cli/main.ts in a child process): every case must end
- * within 5 s with exit status 2, one line `drumcrawl: <CRAWL_CODE>: <message>` on stderr (no stack
+ * within 20 s with exit status 2, one line `drumcrawl: <CRAWL_CODE>: <message>` on stderr (no stack
  * trace), and nothing created or changed in the working directory, the state or output paths.
  *
  * Each case runs in a fresh directory (its cwd, so the default ./crawl-state and ./crawl-out would
@@ -21,7 +21,11 @@ import { fileURLToPath } from 'node:url';
 const MAIN = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url));
 // The tsx loader by absolute URL: the child's cwd is a temp directory without node_modules.
 const TSX = import.meta.resolve('tsx');
-const LIMIT_MS = 5000;
+/**
+ * A case ends in well under a second on an idle machine (node + tsx start included); the bound
+ * tells a hang from a slow start on a loaded one (measured: 5 s on a 2-core box at load 19).
+ */
+const LIMIT_MS = 20_000;
 const ROOT = mkdtempSync(path.join(os.tmpdir(), 'drumcrawl-bad-input-'));
 after(() => rmSync(ROOT, { recursive: true, force: true }));
 
@@ -184,7 +188,7 @@ function argvFor(c: Case, dir: string): string[] {
   return ['unshare', ...(process.getuid?.() === 0 ? ['-m'] : ['-r', '-m']), 'sh', '-c', script];
 }
 
-describe('bad input to the command line: exit 2, one CRAWL_* line, nothing created, within 5 s', { concurrency: 2 }, () => {
+describe('bad input to the command line: exit 2, one CRAWL_* line, nothing created, within 20 s', { concurrency: 2 }, () => {
   it('covers at least 30 bad inputs', () => assert.ok(CASES.length >= 30, String(CASES.length)));
   for (const c of CASES) {
     it(c.name, async () => {
