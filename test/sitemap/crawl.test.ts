@@ -3,32 +3,35 @@
  * the sitemaps list are crawled (urlset, gzip urlset, text sitemap behind a nested index), the
  * protocol's location rule refuses other hosts' URLs, sitemap fetches obey robots.txt and the
  * politeness floors and are archived, lastmod reaches sitemaps.log, and the 50,000-entry cap holds.
- * The first crawl runs with the default scope (pld) and sitemap discovery (robots).
+ * The first crawl runs with the default scope (pld) and sitemap discovery (robots). simweb runs in
+ * its own process (its request log's times are judged, see test/e2e/simweb-child.ts); the test
+ * holds the same web's graph (same preset, params and seed) for the ground truth.
  */
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import path from 'node:path';
-import { startSimweb, type Simweb } from '../../src/simweb/index.js';
+import { WebGraph, resolveParams } from '../../src/simweb/index.js';
 import { hasSitemaps, hiddenLastmod } from '../../src/simweb/sitemaps.js';
 import { Crawler } from '../../src/crawl/pipeline.js';
 import { resolveCrawlConfig, type CrawlConfigInput } from '../../src/crawl/config.js';
 import { parseCrawlLogLine, type CrawlLogEntry } from '../../src/store/index.js';
-import { SIMWEB_NETWORKS, UA, tempDir } from '../e2e/harness.js';
+import { SIMWEB_NETWORKS, UA, forkSimweb, tempDir, type SimwebChild } from '../e2e/harness.js';
 import { readWarcDir } from '../e2e/warc-read.js';
 
 const HOST_MS = 20;
-const webs: Simweb[] = [];
+const webs: SimwebChild[] = [];
 const dirs: string[] = [];
 after(async () => {
   for (const w of webs) await w.close();
   for (const d of dirs) await rm(d, { recursive: true, force: true });
 });
 
-async function crawl(params: object, over: CrawlConfigInput): Promise<{ web: Simweb; dir: string; log: CrawlLogEntry[]; listing: string[][] }> {
-  const web = await startSimweb({ preset: 'tiny', params });
+async function crawl(params: object, over: CrawlConfigInput): Promise<{ web: SimwebChild; g: WebGraph; dir: string; log: CrawlLogEntry[]; listing: string[][] }> {
+  const web = await forkSimweb('tiny', params);
   webs.push(web);
+  const g = new WebGraph(resolveParams('tiny', params), 1, web.httpPort);
   const dir = await tempDir('sitemap');
   dirs.push(dir);
   // No scope and no sitemaps setting: the defaults (pld, robots) are what this test exercises.
@@ -41,12 +44,11 @@ async function crawl(params: object, over: CrawlConfigInput): Promise<{ web: Sim
   await crawler.run();
   const log = readFileSync(path.join(dir, 'out', 'crawl.log'), 'utf8').split('\n').filter((l) => l !== '').map(parseCrawlLogLine);
   const listing = readFileSync(path.join(dir, 'out', 'sitemaps.log'), 'utf8').split('\n').filter((l) => l !== '').map((l) => l.split('\t'));
-  return { web, dir, log, listing };
+  return { web, g, dir, log, listing };
 }
 
 test('pages listed only in sitemaps are crawled; cross-host entries refused; robots, politeness and WARC hold', async () => {
-  const { web, dir, log, listing } = await crawl({ sitemapShare: 1, seedCount: 1 }, {});
-  const g = web.web;
+  const { web, g, dir, log, listing } = await crawl({ sitemapShare: 1, seedCount: 1 }, {});
   const fetched = new Set(log.filter((e) => e.status === 200 && e.hops !== null).map((e) => e.url));
   const robotsHosts = new Set(log.filter((e) => e.hops === null).map((e) => new URL(e.url).hostname));
   const smHosts = [...robotsHosts].filter((h) => g.hostInfo(h) !== null && hasSitemaps(g.seed, g.params, g.hostInfo(h)!));
@@ -89,17 +91,18 @@ test('pages listed only in sitemaps are crawled; cross-host entries refused; rob
     }
   }
   // Robots and politeness, judged by the server's own request log.
-  assert.deepEqual(web.log.robotsViolations(g, UA).map((v) => v.message), []);
-  assert.deepEqual(web.log.minIntervalPerHost(HOST_MS, { includeRobots: false, slackMs: 2 }).map((v) => v.message), []);
-  assert.deepEqual(web.log.duplicateFetches().map((v) => v.message), []);
+  const r = await web.report({ hostMs: HOST_MS, ipMs: 0, slackMs: 2, reachable: false });
+  assert.deepEqual(r.robotsViolations, []);
+  assert.deepEqual(r.hostViolations, []);
+  assert.deepEqual(r.duplicates, []);
 });
 
 test('caps: a 50,001-entry sitemap yields 50,000 entries and CRAWL_SITEMAP_TOO_MANY_URLS; --sitemaps robots+root reads /sitemap.xml', async () => {
-  const { web, listing } = await crawl({ sitemapShare: 1, seedCount: 1, sitemapBigEntries: 50_001 }, { sitemaps: 'robots+root', maxTimeMs: 12_000 });
+  const { g, listing } = await crawl({ sitemapShare: 1, seedCount: 1, sitemapBigEntries: 50_001 }, { sitemaps: 'robots+root', maxTimeMs: 12_000 });
   const big = listing.filter((f) => f[1]!.endsWith('/sm/big.xml'));
   assert.ok(big.length > 0, 'big.xml was read');
   assert.equal(big.filter((f) => f[4] === 'queued').length, 50_000);
   assert.equal(big.filter((f) => f[4] === 'CRAWL_SITEMAP_TOO_MANY_URLS').length, 1);
   const root = listing.filter((f) => f[1]!.endsWith('/sitemap.xml'));
-  assert.ok(root.some((f) => f[2]!.endsWith(`/hidden/${web.web.params.sitemapHiddenPages}`) && f[4] === 'queued'), 'root sitemap read');
+  assert.ok(root.some((f) => f[2]!.endsWith(`/hidden/${g.params.sitemapHiddenPages}`) && f[4] === 'queued'), 'root sitemap read');
 });
