@@ -13,17 +13,15 @@
  */
 import { DrumProxy, type DrumThread } from './drum-proxy.js';
 import { decodeRobotsEntry, encodeRobotsEntry, type RobotsEntry } from '../robots/robots-entry.js';
-import type { RobotsDrumStats } from './robots-requested.js';
+import { HostDrum, type RobotsDrumStats } from './host-drum.js';
 
 export type RobotsCheckListener = (hostHi: number, hostLo: number, entry: RobotsEntry | null, aux: Uint8Array) => void;
 
-export class RobotsCache {
+export class RobotsCache extends HostDrum {
   private checks = 0;
   private hits = 0;
   private updates = 0;
   private corrupt = 0;
-
-  private constructor(private readonly drum: DrumProxy) {}
 
   /**
    * `ramBytes` is the DRUM's R; eq. (8) of docs/drum.md's model gives r from it (values ~60 bytes,
@@ -65,22 +63,6 @@ export class RobotsCache {
   update(hostHi: number, hostLo: number, entry: RobotsEntry): void {
     this.updates++;
     this.drum.update(hostHi, hostLo, encodeRobotsEntry(entry));
-  }
-
-  get needsMerge(): boolean {
-    return this.drum.needsMerge;
-  }
-
-  merge(): Promise<void> {
-    return this.drum.merge();
-  }
-
-  flush(): Promise<void> {
-    return this.drum.flush();
-  }
-
-  close(): Promise<void> {
-    return this.drum.close();
   }
 
   stats(): RobotsDrumStats & { checks: number; hits: number; updates: number; corrupt: number } {

@@ -14,13 +14,14 @@
  * RobotsCache merge). It is asked again; `reasked` counts the first kind and `lostAsks` the second
  * (asks recorded by an earlier run of the crawl).
  */
-import { DrumProxy, type DrumProxyStats, type DrumThread } from './drum-proxy.js';
+import { DrumProxy, type DrumThread } from './drum-proxy.js';
+import { HostDrum, type RobotsDrumStats } from './host-drum.js';
 
-export type RobotsDrumStats = DrumProxyStats;
+export type { RobotsDrumStats } from './host-drum.js';
 
 export type RobotsAskListener = (hostHi: number, hostLo: number, askedBefore: number | null, aux: Uint8Array) => void;
 
-export class RobotsRequested {
+export class RobotsRequested extends HostDrum {
   private asks = 0;
   private firsts = 0;
   reasked = 0;
@@ -28,7 +29,9 @@ export class RobotsRequested {
   private readonly value = new Uint8Array(8);
   private readonly view = new DataView(this.value.buffer);
 
-  private constructor(private readonly drum: DrumProxy, private readonly openedAt: number) {}
+  private constructor(drum: DrumProxy, private readonly openedAt: number) {
+    super(drum);
+  }
 
   /** `ramBytes` is R; one bucket for the reason given in robots-cache.ts. */
   static async open(dir: string, ramBytes: number, onAsk: RobotsAskListener, thread?: DrumThread, clock: () => number = Date.now): Promise<RobotsRequested> {
@@ -59,22 +62,6 @@ export class RobotsRequested {
     this.asks++;
     this.view.setFloat64(0, now, true);
     this.drum.checkUpdate(hostHi, hostLo, this.value, aux);
-  }
-
-  get needsMerge(): boolean {
-    return this.drum.needsMerge;
-  }
-
-  merge(): Promise<void> {
-    return this.drum.merge();
-  }
-
-  flush(): Promise<void> {
-    return this.drum.flush();
-  }
-
-  close(): Promise<void> {
-    return this.drum.close();
   }
 
   stats(): RobotsDrumStats & { asks: number; firsts: number; reasked: number; lostAsks: number } {
