@@ -47,7 +47,7 @@ const GROUPS: [RegExp, string][] = [
   [/\/(?:dist|src)\/url\//, 'URL canonicalisation + keys (src/url)'],
   [/\/(?:dist|src)\/(?:drum\/|crawl\/drum-proxy|crawl\/drum-codec)/, 'DRUM orchestration (proxies, batch codec)'],
   [/\/(?:dist|src)\/crawl\/parse-pool/, 'parse hand-off (parse-pool)'],
-  [/\/(?:dist|src)\/crawl\/(?:parse-worker|links-codec)/, 'parse answer decoding (links-codec)'],
+  [/\/(?:dist|src)\/crawl\/(?:parse-worker|links-codec)/, 'parse batches: packing, answer decoding (parse-worker, links-codec)'],
   [/\/(?:dist|src)\/crawl\/dedup-stage/, 'dedup stage (ContentSeen / URLseen glue)'],
   [/\/(?:dist|src)\/crawl\/(?:fetch-stage|floor-guard|request-headers|retry-policy)/, 'fetch stage (dispatch, floor guard)'],
   [/\/(?:dist|src)\/(?:robots\/|crawl\/robots)/, 'robots'],
