@@ -3,6 +3,9 @@
  * politeness delays zero: pages/s, crawler CPU ms per page (process.cpuUsage of the crawler
  * process, worker threads included), peak RSS. simweb runs in its own process (its CPU is reported
  * separately: on this 2-core box the two compete, so pages/s is a lower bound for the crawler).
+ * Also CPU per page per thread role over a steady window (`roleCpu`: main, parse workers, each DRUM
+ * thread, runtime; bench/lib/thread-cpu.ts) and from it the projected ceiling of one process on
+ * 8–64 cores (`projection`, bench/lib/amdahl.ts). docs/performance.md explains both.
  *
  *   npm run bench:e2e -- [--seconds 30] [--max-pages 30000] [--workers <cores>] [--concurrency 256] [--warmup 5] [--out bench/results/e2e-throughput.json] [--from-src] [--no-build]
  *
