@@ -3,8 +3,11 @@
  * politeness delays zero: pages/s, crawler CPU ms per page (process.cpuUsage of the crawler
  * process, worker threads included), peak RSS. simweb runs in its own process (its CPU is reported
  * separately: on this 2-core box the two compete, so pages/s is a lower bound for the crawler).
+ * Also CPU per page per thread role over a steady window (`roleCpu`: main, parse workers, each DRUM
+ * thread, runtime; bench/lib/thread-cpu.ts) and from it the projected ceiling of one process on
+ * 8–64 cores (`projection`, bench/lib/amdahl.ts). docs/performance.md explains both.
  *
- *   npm run bench:e2e -- [--seconds 30] [--max-pages 30000] [--workers <cores>] [--concurrency 256] [--out bench/results/e2e-throughput.json] [--from-src] [--no-build]
+ *   npm run bench:e2e -- [--seconds 30] [--max-pages 30000] [--workers <cores>] [--concurrency 256] [--warmup 5] [--out bench/results/e2e-throughput.json] [--from-src] [--no-build]
  *
  * By default it measures the product as users run it: `npm run build` (tsc → dist/) first, then
  * the crawler is loaded from dist/ (compiled JS; its worker threads run `<name>.js` directly, no
@@ -16,9 +19,11 @@ import os from 'node:os';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
-import { readFileSync, readdirSync, writeFileSync, mkdirSync } from 'node:fs';
+import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { forkSimweb, tempDir, SIMWEB_NETWORKS } from '../../test/e2e/harness.js';
+import { CLK_TCK, ThreadCpuSampler, type CpuSample } from '../lib/thread-cpu.js';
+import { projectCeiling } from '../lib/amdahl.js';
 
 type ConfigModule = typeof import('../../src/crawl/config.js');
 type PipelineModule = typeof import('../../src/crawl/pipeline.js');
@@ -35,6 +40,7 @@ const maxPages = Number(arg('max-pages', '30000'));
 // 345 pages/s at equal CPU per page (tree fe3fc53).
 const workers = Number(arg('workers', String(Math.max(1, os.availableParallelism()))));
 const concurrency = Number(arg('concurrency', '256'));
+const warmupS = Number(arg('warmup', '5'));
 const outFile = arg('out', 'bench/results/e2e-throughput.json');
 const fromSrc = process.argv.includes('--from-src');
 const noBuild = process.argv.includes('--no-build');
@@ -59,8 +65,7 @@ const { Crawler } = (await import(`${base}pipeline.js`)) as PipelineModule;
 function childCpuMs(pid: number): number | null {
   try {
     const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-    const tick = 100; // USER_HZ on Linux
-    return ((Number(f[11]) + Number(f[12])) * 1000) / tick;
+    return ((Number(f[11]) + Number(f[12])) * 1000) / CLK_TCK;
   } catch {
     return null;
   }
@@ -76,27 +81,10 @@ const cfg = resolveCrawlConfig({
   maxTimeMs: seconds * 1000, maxPages, workers, fetchConcurrency: concurrency, progress: 'plain', progressIntervalMs: 5000,
   ramBytes: 1.5 * 2 ** 30, checkpointIntervalMs: 600_000,
 });
-/**
- * CPU per thread of this process (/proc/self/task): threads that exit before the end (none here:
- * pools and DRUM threads live until close) would be missed, so the last sample (taken every second) of each is kept.
- * Thread names are all "node"; the main thread is the one whose tid is the pid, the others are
- * listed in creation order (tid): Node's 4 V8 platform threads, the URLseen DRUM thread, the
- * ContentSeen + STAR DRUM thread, then the parse pool's workers.
- */
-const taskCpu = new Map<number, number>();
-function sampleTasks(): void {
-  try {
-    for (const t of readdirSync('/proc/self/task')) {
-      const f = readFileSync(`/proc/self/task/${t}/stat`, 'utf8').split(') ')[1]!.split(' ');
-      taskCpu.set(Number(t), ((Number(f[11]) + Number(f[12])) * 1000) / 100);
-    }
-  } catch {
-    /* not Linux */
-  }
-}
-sampleTasks();
-const taskCpu0 = new Map(taskCpu);
-const taskTimer = setInterval(sampleTasks, 1000);
+// CPU per page per thread role (bench/lib/thread-cpu.ts): the crawler's worker threads announce
+// their thread ids and roles (src/crawl/thread-role.ts) when this variable is set before they start.
+process.env.DRUMCRAWL_THREAD_ROLES = '1';
+const sampler = new ThreadCpuSampler();
 const serverCpu0 = childCpuMs(web.pid);
 const cpu0 = process.cpuUsage();
 const crawler = await Crawler.open(cfg);
@@ -104,6 +92,18 @@ const crawler = await Crawler.open(cfg);
 // tsx with --from-src: ~4–5 s of CPU on this box) — fixed per run: reported apart from the crawl.
 const cpuOpen = process.cpuUsage();
 const t0 = performance.now();
+// One sample a second while the crawl runs; the steady window goes from the first sample after
+// --warmup seconds to the last one taken while the crawler was still 'running' (so neither the
+// open, the JIT's first seconds, nor the drain and final checkpoint are in it).
+const openSample = sampler.sample(0);
+const samples: { s: CpuSample; running: boolean }[] = [];
+let snapshotMs = 0;
+const cpuTimer = setInterval(() => {
+  const s0 = performance.now();
+  const snap = crawler.snapshot();
+  snapshotMs += performance.now() - s0;
+  samples.push({ s: sampler.sample(snap.pages), running: snap.state === 'running' });
+}, 1000);
 // DRUMCRAWL_BENCH_TRACE=1: one line per second of the scheduler's state (what holds dispatch back).
 // eld: the event loop's longest delay in that second (ms; the main thread blocked by synchronous work).
 const eld = process.env.DRUMCRAWL_BENCH_TRACE ? monitorEventLoopDelay({ resolution: 5 }) : null;
@@ -118,10 +118,20 @@ const trace = process.env.DRUMCRAWL_BENCH_TRACE
 const summary = await crawler.run();
 if (trace !== null) clearInterval(trace);
 const wallMs = performance.now() - t0;
-clearInterval(taskTimer);
-const threadsMs = [...taskCpu]
-  .map(([tid, ms]) => ({ tid, main: tid === process.pid, cpuMs: ms - (taskCpu0.get(tid) ?? 0) }))
-  .filter((t) => t.cpuMs >= 50)
+clearInterval(cpuTimer);
+sampler.close();
+const running = samples.filter((x) => x.running).map((x) => x.s);
+const lastRunning = running.at(-1) ?? openSample;
+const steadyFrom = running.find((x) => x.t - t0 >= warmupS * 1000) ?? openSample;
+const steadyCosts = sampler.roleCosts(steadyFrom, lastRunning);
+const fromOpenCosts = sampler.roleCosts(openSample, lastRunning);
+const perThread = [...lastRunning.threads]
+  .map(([tid, c]) => {
+    const a = steadyFrom.threads.get(tid);
+    const ms = a === undefined ? 0 : c.user + c.sys - a.user - a.sys;
+    return { tid, role: sampler.roles.get(tid) ?? 'runtime', msPerPage: ms / Math.max(1, lastRunning.pages - steadyFrom.pages) };
+  })
+  .filter((t) => t.msPerPage >= 0.002)
   .sort((a, b) => a.tid - b.tid);
 const cpu = process.cpuUsage(cpu0);
 const cpuAfterOpen = process.cpuUsage(cpuOpen);
@@ -131,7 +141,7 @@ await web.close();
 const cpuMs = (cpu.user + cpu.system) / 1000;
 const result = {
   bench: 'e2e-throughput',
-  command: `npm run bench:e2e -- --seconds ${seconds} --max-pages ${maxPages} --workers ${workers} --concurrency ${concurrency}${fromSrc ? ' --from-src' : ''}`,
+  command: `npm run bench:e2e -- --seconds ${seconds} --max-pages ${maxPages} --workers ${workers} --concurrency ${concurrency} --warmup ${warmupS}${fromSrc ? ' --from-src' : ''}`,
   /** dist: the built crawler (compiled JS, what `drumcrawl` runs); src: TypeScript through tsx */
   crawlerFrom: fromSrc ? 'src (tsx)' : 'dist',
   buildMs,
@@ -151,8 +161,33 @@ const result = {
   crawlerCpuCoresUsed: cpuMs / wallMs,
   simwebCpuMsPerPage: serverCpu0 !== null && serverCpu1 !== null ? (serverCpu1 - serverCpu0) / Math.max(1, summary.pages) : null,
   peakRssMB: summary.peakRssBytes / 2 ** 20,
-  /** CPU ms per page of each busy thread (main first); tids in creation order */
-  threadCpuMsPerPage: threadsMs.map((t) => ({ tid: t.tid, main: t.main, msPerPage: t.cpuMs / Math.max(1, summary.pages) })),
+  /**
+   * CPU ms per page per thread role (utime + stime from /proc/self/task/<tid>/stat, bench/lib/thread-cpu.ts):
+   * main; parse (all parse workers); each DRUM thread by the DRUMs it hosts; runtime = process total
+   * − the named threads (V8 platform threads: GC, TurboFan; the libuv pool: fsync, async fs).
+   * steady: from the first sample after the warm-up to the last one while running; fromOpen: from
+   * the end of Crawler.open to the same end.
+   */
+  roleCpu: {
+    clockTicksPerSecond: CLK_TCK,
+    steady: {
+      seconds: (lastRunning.t - steadyFrom.t) / 1000,
+      pages: lastRunning.pages - steadyFrom.pages,
+      pagesPerSec: ((lastRunning.pages - steadyFrom.pages) * 1000) / Math.max(1, lastRunning.t - steadyFrom.t),
+      /** the window on the monotonic clock, µs (to cut a --cpu-prof profile to it: bench/e2e/profile-groups.ts) */
+      monoUs: { from: steadyFrom.monoUs, to: lastRunning.monoUs },
+      roles: steadyCosts,
+    },
+    fromOpen: { seconds: (lastRunning.t - openSample.t) / 1000, pages: lastRunning.pages, roles: fromOpenCosts },
+    /** busy threads in the steady window (≥ 0.002 ms/page) */
+    threads: perThread,
+    /** wall time of the sampler itself on the main thread: the /proc reads, and crawler.snapshot() for the page count */
+    samplerMainMsPerPage: sampler.sampleCostMs / Math.max(1, summary.pages),
+    snapshotMainMsPerPage: snapshotMs / Math.max(1, summary.pages),
+    samples: sampler.samples,
+  },
+  /** projected ceiling of one process on 8–64 cores from the steady per-role costs (bench/lib/amdahl.ts) */
+  projection: projectCeiling(steadyCosts),
   urlsSeen: summary.urlsSeen,
   duplicates: summary.duplicates,
   outcomes: summary.outcomes,

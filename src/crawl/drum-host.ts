@@ -15,6 +15,7 @@ import { Drum, type DrumOptions, type DrumResultChunk } from '../drum/index.js';
 // star-drum.js directly, not the frontier's index: this thread needs only STAR's store.
 import { DrumPldStore, type DrumPldStoreOptions } from '../frontier/star-drum.js';
 import { encodeResultChunk, forEachTuple } from './drum-codec.js';
+import { announceThreadRole } from './thread-role.js';
 
 export interface HostData {
   dir: string;
@@ -37,8 +38,11 @@ async function host(port: MessagePort, data: HostData): Promise<void> {
 }
 
 // Each instance arrives as { t: 'host', port, data } (DrumThread.host in drum-proxy.ts).
+// (With DRUMCRAWL_THREAD_ROLES set, the thread names what it hosts for a bench's CPU accounting.)
 parentPort!.on('message', (m: { t: string; port: MessagePort; data: HostData }) => {
-  if (m.t === 'host') host(m.port, m.data).catch((e: Error) => openFailed(m.port, e));
+  if (m.t !== 'host') return;
+  announceThreadRole(`drum:${m.data.dir.split(/[\\/]/).pop()}`);
+  host(m.port, m.data).catch((e: Error) => openFailed(m.port, e));
 });
 
 /**

@@ -17,13 +17,14 @@
  * the pool's shared progress array (with the start time), so when a worker dies or hangs the
  * supervisor knows which page of its batches was in progress and which were done or not begun.
  */
-import { workerData } from 'node:worker_threads';
+import { isMainThread, workerData } from 'node:worker_threads';
 import { move } from 'piscina';
 import { extractLinks, decodeHtml, payloadDigest } from '../html/index.js';
 import { LinkResolver, canonicalizeUrl, fingerprintInto, fingerprintRunsInto, pldOrHost, trapCheck, unpinned } from '../url/index.js';
 import { encodeExchangeRecordsView, type EncodeOptions, type TruncatedReason } from '../store/index.js';
 import { encodeLinks, writeLinkTableAscii, tableSizeAscii, writeGroupMeta, groupMetaSize, type LinkEntry, type PageInfo, type DroppedLinks } from './links-codec.js';
 import { LinkScope, DROP_CODES } from './link-scope.js';
+import { announceThreadRole } from './thread-role.js';
 export { splitParseOutput, type EncodedGroupLike } from './links-codec.js';
 
 /**
@@ -187,6 +188,8 @@ export function unpackTask(w: WireTask): ParseTask {
 }
 
 const data = (workerData ?? {}) as Partial<ParseWorkerData>;
+// A bench's CPU accounting per thread role (thread-role.ts; off unless DRUMCRAWL_THREAD_ROLES is set).
+if (!isMainThread) announceThreadRole('parse');
 // The admission filter shared with the sitemap reader (link-scope.ts).
 const linkScope = new LinkScope({
   scope: data.scope ?? 'any', scopeHosts: data.scopeHosts ?? [], scopePlds: data.scopePlds ?? [], include: data.include ?? [], exclude: data.exclude ?? [],

@@ -1,0 +1,80 @@
+/**
+ * Same-run A/B of bench:e2e between two commits: each is extracted (`git archive`, snapshot.ts)
+ * and built into its own tree, then their runs alternate (A B B A A B …) so that both see the same
+ * load, each run under the bench lock (`flock /tmp/heavy.lock`, one run at a time on the box).
+ * Reports every run and the medians of pages/s, crawler CPU per page, the per-role CPU (steady
+ * window) and peak RSS.
+ *
+ *   node --import tsx bench/e2e/ab.ts --a <ref> --b <ref> [--pairs 3] [--seconds 30] [--out e2e-ab-<a>-<b>]
+ *
+ * Both trees must have bench/e2e/run.ts with the per-role CPU (roleCpu in its JSON).
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { args, machineInfo, writeResult } from '../lib/report.js';
+import { buildTree, snapshotTree } from '../lib/snapshot.js';
+
+const a = args();
+const refA = a.get('a');
+const refB = a.get('b') ?? 'HEAD';
+if (refA === undefined) {
+  process.stderr.write('usage: ab.ts --a <ref> [--b <ref>] [--pairs 3] [--seconds 30] [--out <name>]\n');
+  process.exit(2);
+}
+const pairs = a.num('pairs', 3);
+const seconds = a.num('seconds', 30);
+const trees = { A: snapshotTree(refA), B: snapshotTree(refB) };
+for (const t of Object.values(trees)) buildTree(t.dir);
+const tmp = mkdtempSync(path.join(os.tmpdir(), 'dc-e2e-ab-'));
+
+interface Run {
+  pagesPerSec: number;
+  crawlerCpuMsPerPageAfterOpen: number;
+  peakRssMB: number;
+  roleCpu: { steady: { roles: { role: string; msPerPage: number }[] } };
+  machine: { loadavg: number[] };
+}
+const runs: Record<string, Run> = {};
+// A B, B A, A B, …: each position in a pair goes to both sides equally often
+const order = Array.from({ length: pairs }, (_, i) => (i % 2 === 0 ? ['A', 'B'] : ['B', 'A']) as ('A' | 'B')[]).flat();
+const count = { A: 0, B: 0 };
+for (const side of order) {
+  const name = `${side}${++count[side]}`;
+  const out = path.join(tmp, `${name}.json`);
+  process.stderr.write(`[ab] ${name} (${trees[side].commit.slice(0, 7)})\n`);
+  execFileSync('flock', ['/tmp/heavy.lock', process.execPath, '--import', 'tsx', 'bench/e2e/run.ts', '--seconds', String(seconds), '--max-pages', '300000', '--no-build', '--out', out], {
+    cwd: trees[side].dir, stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  runs[name] = JSON.parse(readFileSync(out, 'utf8')) as Run;
+}
+
+const median = (xs: number[]): number => {
+  const s = [...xs].sort((x, y) => x - y);
+  return s.length % 2 === 1 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
+};
+function side(s: 'A' | 'B'): Record<string, number> {
+  const rs = Object.entries(runs).filter(([k]) => k.startsWith(s)).map(([, r]) => r);
+  const role = (name: string): number => median(rs.map((r) => r.roleCpu.steady.roles.filter((x) => x.role === name || (name === 'drum' && x.role.startsWith('drum:'))).reduce((t, x) => t + x.msPerPage, 0)));
+  return {
+    pagesPerSec: median(rs.map((r) => r.pagesPerSec)),
+    crawlerCpuMsPerPageAfterOpen: median(rs.map((r) => r.crawlerCpuMsPerPageAfterOpen)),
+    mainMsPerPage: role('main'), parseMsPerPage: role('parse'), drumMsPerPage: role('drum'), runtimeMsPerPage: role('runtime'),
+    peakRssMB: median(rs.map((r) => r.peakRssMB)),
+  };
+}
+const result = {
+  bench: 'e2e-ab',
+  command: `node --import tsx bench/e2e/ab.ts --a ${refA} --b ${refB} --pairs ${pairs} --seconds ${seconds}`,
+  machine: machineInfo(),
+  A: { ref: refA, commit: trees.A.commit, subject: trees.A.subject },
+  B: { ref: refB, commit: trees.B.commit, subject: trees.B.subject },
+  order,
+  medians: { A: side('A'), B: side('B') },
+  runs,
+  note: 'Each run: node --import tsx bench/e2e/run.ts --seconds S --max-pages 300000 --no-build in the built tree, under flock /tmp/heavy.lock. The box is shared (other engineers\' unlocked runs): compare A with B within this file only.',
+};
+const file = writeResult(a.get('out') ?? `e2e-ab-${trees.A.commit.slice(0, 7)}-${trees.B.commit.slice(0, 7)}`, result);
+rmSync(tmp, { recursive: true, force: true });
+process.stdout.write(`${JSON.stringify(result.medians, null, 2)}\n${file}\n`);
