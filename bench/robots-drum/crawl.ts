@@ -42,7 +42,7 @@ import { buildTree, snapshotTree } from '../lib/snapshot.js';
 import { parseSize, sampleMem, summarizeRss, type RssSample } from './rss-sampler.js';
 
 const a = args();
-const plds = a.num('plds', 400_000);
+const plds = a.num('plds', 410_000); // × ~2.46 hosts per PLD: ≥ 10^6 hosts (the count is printed and recorded)
 const hostTable = a.num('host-table', 20_000);
 const ramArg = a.get('ram') ?? '512M';
 const ramBytes = parseSize(ramArg);
@@ -59,9 +59,12 @@ const PERIOD_MS = 3_600_000;
 /** As in test/e2e/robots-once.test.ts: a kill loses at most this much of robots answers before it. */
 const WINDOW_MS = 3000;
 
-/** The web: ~2.5 hosts per PLD, 1–2 pages per host, robots.txt on every host. */
+/**
+ * The web: ~2.5 hosts per PLD, 1–2 pages per host (a host has ⌊3^u⌋ pages for a uniform u: 63 % one,
+ * 37 % two; src/simweb/host-model.ts pageCount), robots.txt on every host.
+ */
 const params = {
-  plds, hostsPerPldMean: 2.5, hostsPerPldMax: 8, pagesPerHostMin: 1, pagesPerHostMax: 2, linksPerPageMean: 8,
+  plds, hostsPerPldMean: 2.5, hostsPerPldMax: 8, pagesPerHostMin: 1, pagesPerHostMax: 3, linksPerPageMean: 8,
   intraHostShare: 0.1, intraPldShare: 0.3, ips: 64, seedCount: 200, pageBytesMean: 1500, robots: { rules: 0.3, absent: 0.2 },
 };
 
