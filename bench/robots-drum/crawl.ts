@@ -37,7 +37,7 @@ import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { SIMWEB_ALLOW_FLAGS } from '../../test/e2e/harness.js';
 import { judgeRobotsOnce } from '../../test/e2e/robots-once-judge.js';
-import { SHARED_MACHINE_NOTE, args, machineInfo, sig, writeResult } from '../lib/report.js';
+import { REPO_ROOT, SHARED_MACHINE_NOTE, args, machineInfo, sig, writeResult } from '../lib/report.js';
 import { buildTree, snapshotTree } from '../lib/snapshot.js';
 import { parseSize, sampleMem, summarizeRss, type RssSample } from './rss-sampler.js';
 
@@ -53,6 +53,8 @@ const delayMs = a.num('delay', 40);
 const concurrency = a.num('concurrency', 64);
 const outName = a.get('out') ?? 'robots-drum-crawl-1e6';
 const fromSrc = a.has('from-src');
+const probeFile = a.get('probe');
+const workers = a.get('workers'); // parse worker threads (default: the crawler's, one per core)
 const UA = 'drumcrawl-bench/0.1 (+https://example.test/bench)';
 /** The judge's period: every robots answer of this web expires after ≥ 1 h, longer than the bench. */
 const PERIOD_MS = 3_600_000;
@@ -105,7 +107,11 @@ function drumcrawl(argv: string[]): { child: ChildProcess; exited: Promise<numbe
   const [cmd, full] = fromSrc
     ? [process.execPath, ['--import', 'tsx', path.join(tree.dir, 'src/cli/main.ts'), ...argv]]
     : [path.join(tree.dir, 'bin/drumcrawl'), argv];
-  const child = spawn(cmd, full, { cwd: tree.dir, stdio: ['ignore', 'pipe', 'pipe'] });
+  // --probe <file>: bench/mem/probe.cjs in every isolate of the crawler (per-thread heap,
+  // ArrayBuffers and the process' VmRSS every 5 s, appended to <file>; read it with bench/mem/peek.py).
+  const env = probeFile === undefined ? process.env
+    : { ...process.env, NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --require ${path.join(REPO_ROOT, 'bench/mem/probe.cjs')}`.trim(), DRUMCRAWL_MEMPROBE: path.resolve(probeFile) };
+  const child = spawn(cmd, full, { cwd: tree.dir, stdio: ['ignore', 'pipe', 'pipe'], env });
   let tail = '';
   const onData = (d: Buffer): void => {
     const s = d.toString();
@@ -185,7 +191,7 @@ const crawlArgv = [
   'crawl', ...web.seeds, '--dns-server', web.dnsServer, ...SIMWEB_ALLOW_FLAGS, '--scope', 'any', '--state', state, '--out', path.join(dir, 'warc'),
   '--user-agent', UA, '--ram', ramArg, '--host-table', String(hostTable), '--concurrency', String(concurrency),
   '--host-delay', String(delayMs), '--ip-delay', String(delayMs), '--min-host-delay', String(delayMs), '--min-ip-delay', String(delayMs),
-  '--warc-max-size', '256M', ...common,
+  '--warc-max-size', '256M', ...(workers !== undefined ? ['--workers', workers] : []), ...common,
 ];
 const load0 = os.loadavg();
 const t0 = performance.now();
@@ -220,7 +226,7 @@ const result = {
   note: SHARED_MACHINE_NOTE + ' Run at nice 5 beside other work; pages/s is this box\'s, not the crawler\'s ceiling.',
   crawler: { commit: tree.commit, subject: tree.subject, how: fromSrc ? 'src/cli/main.ts through tsx' : 'bin/drumcrawl over the built dist/ of the commit', buildMs: buildMs === null ? null : Math.round(buildMs) },
   web: { params, seed: 1, hosts: web.size.hosts, pages: web.size.pages },
-  setup: { ram: ramArg, ramBytes, hostTable, delayMs, concurrency, run1S, run2S, lastS, periodMs: PERIOD_MS, windowMs: WINDOW_MS,
+  setup: { ram: ramArg, ramBytes, hostTable, workers: workers ?? 'default (cores)', nodeOptions: process.env.NODE_OPTIONS ?? null, delayMs, concurrency, run1S, run2S, lastS, periodMs: PERIOD_MS, windowMs: WINDOW_MS,
     rss: 'VmRSS of the crawler process (all threads) from /proc/<pid>/status once per second; VmHWM the last value read before exit' },
   wallSeconds: sig(wall, 4),
   hostsReached: v.hosts,
