@@ -55,6 +55,8 @@ const outName = a.get('out') ?? 'robots-drum-crawl-1e6';
 const fromSrc = a.has('from-src');
 const probeFile = a.get('probe');
 const workers = a.get('workers'); // parse worker threads (default: the crawler's, one per core)
+/** `--node-options='--max-old-space-size=224 …'` (the = form: the value starts with --) */
+const nodeFlags = a.get('node-options');
 const UA = 'drumcrawl-bench/0.1 (+https://example.test/bench)';
 /** The judge's period: every robots answer of this web expires after ≥ 1 h, longer than the bench. */
 const PERIOD_MS = 3_600_000;
@@ -109,8 +111,9 @@ function drumcrawl(argv: string[]): { child: ChildProcess; exited: Promise<numbe
     : [path.join(tree.dir, 'bin/drumcrawl'), argv];
   // --probe <file>: bench/mem/probe.cjs in every isolate of the crawler (per-thread heap,
   // ArrayBuffers and the process' VmRSS every 5 s, appended to <file>; read it with bench/mem/peek.py).
-  const env = probeFile === undefined ? process.env
-    : { ...process.env, NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --require ${path.join(REPO_ROOT, 'bench/mem/probe.cjs')}`.trim(), DRUMCRAWL_MEMPROBE: path.resolve(probeFile) };
+  // --node-options '<flags>': NODE_OPTIONS of the crawler process only (e.g. V8 heap flags).
+  const nodeOptions = [nodeFlags ?? '', probeFile === undefined ? '' : `--require ${path.join(REPO_ROOT, 'bench/mem/probe.cjs')}`].join(' ').trim();
+  const env = { ...process.env, ...(nodeOptions !== '' ? { NODE_OPTIONS: nodeOptions } : {}), ...(probeFile !== undefined ? { DRUMCRAWL_MEMPROBE: path.resolve(probeFile) } : {}) };
   const child = spawn(cmd, full, { cwd: tree.dir, stdio: ['ignore', 'pipe', 'pipe'], env });
   let tail = '';
   const onData = (d: Buffer): void => {
@@ -226,7 +229,7 @@ const result = {
   note: SHARED_MACHINE_NOTE + ' Run at nice 5 beside other work; pages/s is this box\'s, not the crawler\'s ceiling.',
   crawler: { commit: tree.commit, subject: tree.subject, how: fromSrc ? 'src/cli/main.ts through tsx' : 'bin/drumcrawl over the built dist/ of the commit', buildMs: buildMs === null ? null : Math.round(buildMs) },
   web: { params, seed: 1, hosts: web.size.hosts, pages: web.size.pages },
-  setup: { ram: ramArg, ramBytes, hostTable, workers: workers ?? 'default (cores)', nodeOptions: process.env.NODE_OPTIONS ?? null, delayMs, concurrency, run1S, run2S, lastS, periodMs: PERIOD_MS, windowMs: WINDOW_MS,
+  setup: { ram: ramArg, ramBytes, hostTable, workers: workers ?? 'default (cores)', nodeOptions: nodeFlags ?? null, delayMs, concurrency, run1S, run2S, lastS, periodMs: PERIOD_MS, windowMs: WINDOW_MS,
     rss: 'VmRSS of the crawler process (all threads) from /proc/<pid>/status once per second; VmHWM the last value read before exit' },
   wallSeconds: sig(wall, 4),
   hostsReached: v.hosts,
