@@ -11,6 +11,7 @@ import { Command, CommanderError } from 'commander';
 import { readFileSync } from 'node:fs';
 import { registerCommands } from './commands/index.js';
 import { describeError, EXIT_USAGE } from './commands/common.js';
+import { releaseWorkerHeapFlags } from '../crawl/heap-budget.js';
 
 function packageVersion(): string {
   try {
@@ -45,6 +46,8 @@ function fatal(e: unknown): never {
 
 process.on('uncaughtException', fatal);
 process.on('unhandledRejection', fatal);
+// The heap limits bin/drumcrawl gave node are for this thread only (src/crawl/heap-budget.ts).
+releaseWorkerHeapFlags();
 
 try {
   await buildProgram().parseAsync(process.argv);

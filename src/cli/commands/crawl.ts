@@ -4,6 +4,7 @@
  */
 import type { Command } from 'commander';
 import { CRAWL_FLAGS, loadCrawlConfig, ramFloorWarning } from '../../crawl/config.js';
+import { heapWarning } from '../../crawl/heap-budget.js';
 import { CrawlError } from '../../errors.js';
 import { checkDir, checkPortFree, createDirs } from '../preflight.js';
 import { announceStatusServer, printSummary, runGuarded } from './common.js';
@@ -37,8 +38,7 @@ export function registerCrawlCommand(program: Command): void {
         throw new CrawlError('CRAWL_STATE_EXISTS', `${cfg.stateDir} already holds a crawl; use \`drumcrawl resume ${cfg.stateDir}\``);
       }
       if (cfg.statusPort !== null) await checkPortFree('statusPort', cfg.statusPort, cfg.statusHost);
-      const warn = ramFloorWarning(cfg);
-      if (warn !== null) process.stderr.write(`drumcrawl: warning: ${warn}\n`);
+      for (const warn of [ramFloorWarning(cfg), heapWarning(cfg.ramBytes)]) if (warn !== null) process.stderr.write(`drumcrawl: warning: ${warn}\n`);
       await createDirs(plans);
       const { Crawler } = await import('../../crawl/pipeline.js');
       const crawler = await Crawler.open(cfg, { handleSignals: true });

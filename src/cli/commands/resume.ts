@@ -2,6 +2,7 @@
 import path from 'node:path';
 import type { Command } from 'commander';
 import { parseCrawlArgs, RUNTIME_KEYS, CRAWL_FLAGS, ramFloorWarning, resolveCrawlConfig, type CrawlConfigInput } from '../../crawl/config.js';
+import { heapWarning } from '../../crawl/heap-budget.js';
 import { CrawlError } from '../../errors.js';
 import { checkDir, checkPortFree, createDirs } from '../preflight.js';
 import { announceStatusServer, printSummary, runGuarded } from './common.js';
@@ -49,8 +50,7 @@ export function registerResumeCommand(program: Command): void {
       const t0 = performance.now();
       const crawler = await Crawler.resume(state, input, { handleSignals: true });
       process.stderr.write(`resumed: state recovered and opened in ${(performance.now() - t0).toFixed(0)} ms\n`);
-      const warn = ramFloorWarning(crawler.config);
-      if (warn !== null) process.stderr.write(`drumcrawl: warning: ${warn}\n`);
+      for (const warn of [ramFloorWarning(crawler.config), heapWarning(crawler.config.ramBytes)]) if (warn !== null) process.stderr.write(`drumcrawl: warning: ${warn}\n`);
       crawler.on('status-server', (url: string, token: string) => announceStatusServer(url, token, crawler.config.stateDir));
       printSummary(await crawler.run());
     });

@@ -1,0 +1,58 @@
+/**
+ * The main thread's V8 heap under --ram. Every crawl structure on the main thread has a share of
+ * --ram (the frontier's URLs ram/4, src/crawl/frontier-port.ts; the rest is off-heap or in worker
+ * threads with their own resourceLimits), but V8 sizes an isolate's heap from the machine, not from
+ * that budget: with no limit it lets garbage pile up between major collections and the committed
+ * heap runs to two or three times the live data (measured at --ram 512M on 10^6 hosts: 328 MiB
+ * committed for ~92 MiB live; bench/robots-drum/README.md). So bin/drumcrawl starts node with
+ *
+ *   --max-old-space-size = max(160, 7/16 of --ram in MiB)   (the frontier's ram/4, plus the
+ *                                                            ~60 MiB the main isolate holds besides)
+ *   --max-semi-space-size = --ram in MiB / 64, between 4 and 16
+ *
+ * computed by the same rule in the launcher's shell (bin/drumcrawl; test/cli/launcher.test.ts
+ * holds the two to the same numbers). V8 flags are process-wide, and a worker created while they are
+ * set gets them instead of its own resourceLimits (a parse worker capped at 68 MiB would get the
+ * main thread's limit), so the CLI resets them before any worker starts: the main isolate keeps the
+ * limits it was created with.
+ */
+import v8 from 'node:v8';
+
+const MiB = 1024 * 1024;
+
+export interface HeapFlags {
+  oldSpaceMb: number;
+  semiSpaceMb: number;
+}
+
+/** The main isolate's limits for a --ram budget (the launcher's rule). */
+export function mainHeapFlags(ramBytes: number): HeapFlags {
+  const mib = ramBytes / MiB;
+  return {
+    oldSpaceMb: Math.max(160, Math.floor((mib * 7) / 16)),
+    semiSpaceMb: Math.min(16, Math.max(4, Math.floor(mib / 64))),
+  };
+}
+
+/** Lets workers created from now on take their own resourceLimits (see the header). */
+export function releaseWorkerHeapFlags(): void {
+  v8.setFlagsFromString('--max-old-space-size=0');
+  v8.setFlagsFromString('--max-semi-space-size=0');
+}
+
+/**
+ * A warning when the main heap's limit does not follow --ram: far above it (node started without
+ * the launcher: RSS is not held under --ram) or below it (the frontier's share may not fit).
+ */
+export function heapWarning(ramBytes: number, limitBytes: number = v8.getHeapStatistics().heap_size_limit): string | null {
+  const want = mainHeapFlags(ramBytes).oldSpaceMb;
+  // heap_size_limit is the old space plus the young generation (3 semi-spaces) and a little more.
+  const oldMb = limitBytes / MiB - 3 * 16;
+  if (oldMb > want * 1.5) {
+    return `the main thread's heap may grow to ${Math.round(limitBytes / MiB)} MiB, beyond what --ram ${Math.round(ramBytes / MiB)}M allows it (${want} MiB), so RSS is not held under --ram: start the crawler through bin/drumcrawl, which sets --max-old-space-size from --ram`;
+  }
+  if (oldMb < want * 0.75) {
+    return `the main thread's heap is limited to ${Math.round(limitBytes / MiB)} MiB, below what --ram ${Math.round(ramBytes / MiB)}M gives the frontier (${want} MiB): a larger --max-old-space-size, or a smaller --ram, avoids running out of heap`;
+  }
+  return null;
+}
