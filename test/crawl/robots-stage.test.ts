@@ -148,7 +148,7 @@ test('RobotsCache entry: truncated or trailing bytes are CRAWL_ROBOTS_BAD_SERIAL
 });
 
 test('/metrics and stats: the robots DRUMs\' counters (hit rate, merges, bytes) are rendered', () => {
-  const t: RobotsTotals = { checks: 200, hits: 150, expired: 5, asks: 50, lostAsks: 2, cacheKeys: 180, cacheMerges: 12, cacheBytes: 123456, requestedKeys: 52, requestedMerges: 9, requestedBytes: 4567 };
+  const t: RobotsTotals = { checks: 200, hits: 150, expired: 5, asks: 50, lostAsks: 2, cacheKeys: 180, cacheMerges: 12, cacheBytes: 123456, requestedKeys: 52, requestedMerges: 9, requestedBytes: 4567, journalReplayed: 3 };
   const lines: string[] = [];
   renderRobotsDrums(t, (name, type, _help, value) => lines.push(`${type} drumcrawl_${name} ${value}`));
   for (const want of ['gauge drumcrawl_robotscache_hit_ratio 0.75', 'counter drumcrawl_robotscache_merges_total 12', 'counter drumcrawl_robotscache_bytes_total 123456',
