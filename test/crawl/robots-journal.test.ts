@@ -56,7 +56,8 @@ test('property: a journal torn anywhere in its last record replays exactly the c
           // The bytes from `at` on were never written (zeros, as a file extended without its data
           // reads after a power loss) or hold other bytes (a block written in part).
           for (let i = at; i < torn.length; i++) torn[i] = how === 'zeros' ? 0 : (i * 31 + salt) & 0xff;
-          if (how === 'garbage' && torn.subarray(at).every((b, i) => b === whole[at + i])) continue;
+          // Bytes that happen to equal what was written are no tear (e.g. zeros over a zero entry).
+          if (torn.subarray(at).every((b, i) => b === whole[at + i])) continue;
         }
         const d = decodeJournal(torn);
         assert.deepEqual(asPlain(d), complete, `${how} at byte ${at - before} of the last record`);
