@@ -242,16 +242,18 @@ class FrontierAdapter implements FrontierPort {
 
   robotsDone(item: FrontierUrl, r: RobotsOutcome): void {
     const rules = r.rules as RobotsRules;
+    // A fetched answer goes to the robots journal and RobotsCache before robotsKnown releases the
+    // host's URLs (a kill after this loses no answer a page was fetched on); a refusal by the network
+    // guard is no answer of the host's.
+    if (r.outcome !== 'CRAWL_FETCH_BLOCKED_ADDRESS') {
+      this.robots.answered(item.hostHi, item.hostLo, { rules, outcome: r.outcome, expiresAt: r.expiresAt, sitemaps: r.sitemaps ?? [] });
+    }
     this.f.robotsKnown(item.hostHi, item.hostLo, {
       rules,
       ip: item.ip,
       crawlDelayMs: rules.crawlDelayMs,
       expiresAt: r.expiresAt,
     });
-    // A fetched answer goes to RobotsCache; a refusal by the network guard is no answer of the host's.
-    if (r.outcome !== 'CRAWL_FETCH_BLOCKED_ADDRESS') {
-      this.robots.answered(item.hostHi, item.hostLo, { rules, outcome: r.outcome, expiresAt: r.expiresAt, sitemaps: r.sitemaps ?? [] });
-    }
     this.f.fetchDone(item);
   }
 

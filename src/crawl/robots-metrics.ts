@@ -1,6 +1,7 @@
 /**
  * RobotsCache and RobotsRequested (robots-stage.ts) as Prometheus metrics (through stats.ts's
- * renderPrometheus) and as the `drumcrawl stats` lines. All counters cover every run of the crawl.
+ * renderPrometheus) and as the `drumcrawl stats` lines, with the robots answer journal's replays
+ * (robots-journal.ts). All counters cover every run of the crawl.
  */
 import type { RobotsTotals } from './robots-stage.js';
 
@@ -23,13 +24,15 @@ export function renderRobotsDrums(t: RobotsTotals, metric: MetricFn): void {
   metric('robotsrequested_keys', 'gauge', 'RobotsRequested DRUM: hosts recorded (as of the last merge).', t.requestedKeys);
   metric('robotsrequested_merges_total', 'counter', 'RobotsRequested DRUM: bucket merges.', t.requestedMerges);
   metric('robotsrequested_bytes_total', 'counter', 'RobotsRequested DRUM: bytes read + written.', t.requestedBytes);
+  metric('robots_journal_replayed_total', 'counter', 'Robots answer journal: answers a killed run had received but not merged, replayed into RobotsCache at open.', t.journalReplayed);
 }
 
-/** Two lines for `drumcrawl stats`. */
+/** Three lines for `drumcrawl stats`. */
 export function formatRobotsDrums(t: RobotsTotals): string[] {
   const mb = (b: number): string => (b / 1e6).toFixed(1);
   return [
     `RobotsCache  ${t.cacheKeys} hosts; ${t.checks} checks, ${(robotsCacheHitRate(t) * 100).toFixed(1)} % hits, ${t.expired} expired; ${t.cacheMerges} merges, ${mb(t.cacheBytes)} MB read+written`,
     `RobotsReq.   ${t.requestedKeys} hosts; ${t.asks} asks (${t.lostAsks} after a lost answer); ${t.requestedMerges} merges, ${mb(t.requestedBytes)} MB read+written`,
+    `Robots jnl.  ${t.journalReplayed} answers replayed after a kill`,
   ];
 }

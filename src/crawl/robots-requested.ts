@@ -10,8 +10,9 @@
  * RAM, so a host whose robots.txt was fetched is answered from RobotsCache from then on. A host
  * asked before but missing from RobotsCache is one whose answer never got there: the ask was not
  * answered by a fetch (DNS failure, blocked address, a graceful stop before the fetch was
- * released), or its answer was lost with the process (SIGKILL between the fetch and the next
- * RobotsCache merge). It is asked again; `reasked` counts the first kind and `lostAsks` the second
+ * released), or the process died with the request in flight (a SIGKILL before the answer reached
+ * the answer journal, robots-journal.ts, which keeps every answer received until RobotsCache's
+ * merge). It is asked again; `reasked` counts the first kind and `lostAsks` the second
  * (asks recorded by an earlier run of the crawl).
  */
 import { DrumProxy, type DrumThread } from './drum-proxy.js';

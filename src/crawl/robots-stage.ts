@@ -8,24 +8,30 @@
  *      host's IP, then frontier.robotsKnown — no robots.txt request;
  *   3. a miss or an expired entry goes through a RobotsRequested check+update (robots-requested.ts),
  *      and then DNS and frontier.scheduleRobotsFetch, as before: the fetch comes out of nextReady;
- *   4. every robots.txt answer (answered()) is an update of RobotsCache, so the host's next
- *      request — after its eviction from RAM, a QR rescan or a restart — is a hit.
+ *   4. every robots.txt answer (answered()) is first appended to the answer journal
+ *      (robots-journal.ts, one synchronous write), then an update of RobotsCache, so the host's next
+ *      request — after its eviction from RAM, a QR rescan, a restart or a SIGKILL — is a hit. The
+ *      caller (frontier-port.ts robotsDone) calls answered() before frontier.robotsKnown releases
+ *      the host's URLs, so no page of the host is fetched on an answer a kill could lose.
  *
  * Batching: a round merges RobotsCache (its checks' results arrive in the merge), then, if any
  * misses were found, RobotsRequested. A round starts when checks wait and either RobotsCache's
  * largest bucket reached r (needsMerge) or the oldest waiting check is `wait` old, with wait = 4 ×
  * the last round's duration, between 20 ms and 2 s: the hosts' URLs wait in QR meanwhile, and the
  * DRUM thread spends at most about a fifth of its time on these merges. Answers waiting without
- * checks start a round after max(250 ms, wait), which bounds what a SIGKILL can lose of them.
+ * checks start a round after max(250 ms, wait). Each merge of RobotsCache seals the journal first
+ * and deletes the sealed file once the merge has committed; at open, what a killed run left in the
+ * journal is replayed into RobotsCache and merged before the crawl asks anything (openRobotsStage).
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { writeFileAtomic } from '../disk/index.js';
 import type { DnsCache } from '../dns/index.js';
 import type { RobotsRules } from '../robots/index.js';
-import type { RobotsEntry } from '../robots/robots-entry.js';
+import { decodeRobotsEntry, encodeRobotsEntry, type RobotsEntry } from '../robots/robots-entry.js';
 import type { DrumThread } from './drum-proxy.js';
 import { RobotsCache } from './robots-cache.js';
+import { RobotsJournal, type JournalRecord } from './robots-journal.js';
 import { RobotsRequested } from './robots-requested.js';
 
 /** The frontier calls of the robots side (src/frontier/frontier.ts). */
@@ -65,6 +71,8 @@ export interface RobotsStageStats {
   asks: number;
   rounds: number;
   lastRoundMs: number;
+  /** answers replayed from the journal at open (a killed run's answers not yet merged) */
+  replayed: number;
 }
 
 /**
@@ -84,12 +92,14 @@ export interface RobotsTotals {
   requestedKeys: number;
   requestedMerges: number;
   requestedBytes: number;
+  /** robots answers recovered from the journal at an open (received by a killed run, not yet merged) */
+  journalReplayed: number;
 }
 
 export const ROBOTS_TOTALS_FILE = 'robots-stage.json';
 
 export function emptyRobotsTotals(): RobotsTotals {
-  return { checks: 0, hits: 0, expired: 0, asks: 0, lostAsks: 0, cacheKeys: 0, cacheMerges: 0, cacheBytes: 0, requestedKeys: 0, requestedMerges: 0, requestedBytes: 0 };
+  return { checks: 0, hits: 0, expired: 0, asks: 0, lostAsks: 0, cacheKeys: 0, cacheMerges: 0, cacheBytes: 0, requestedKeys: 0, requestedMerges: 0, requestedBytes: 0, journalReplayed: 0 };
 }
 
 /** The totals of the last commit, or zeros (no file yet, or unreadable: counters only). */
@@ -116,10 +126,11 @@ export class RobotsStage {
   private dnsOutstanding = 0;
   private lastRoundMs = 0;
   private closed = false;
-  private readonly st: RobotsStageStats = { checks: 0, hits: 0, expired: 0, asks: 0, rounds: 0, lastRoundMs: 0 };
+  private readonly st: RobotsStageStats = { checks: 0, hits: 0, expired: 0, asks: 0, rounds: 0, lastRoundMs: 0, replayed: 0 };
 
   private cache!: RobotsCache;
   private requested!: RobotsRequested;
+  private journal!: RobotsJournal;
 
   constructor(
     private readonly f: RobotsStageFrontier,
@@ -127,12 +138,34 @@ export class RobotsStage {
     private readonly clock: () => number = Date.now,
   ) {}
 
-  /** The two DRUMs, opened with this stage's onCheck / onAsk, and where totals live (openRobotsStage). */
-  attach(cache: RobotsCache, requested: RobotsRequested, stateDir: string): void {
+  /** The two DRUMs, opened with this stage's onCheck / onAsk, the journal, and where totals live (openRobotsStage). */
+  attach(cache: RobotsCache, requested: RobotsRequested, journal: RobotsJournal, stateDir: string): void {
     this.cache = cache;
     this.requested = requested;
+    this.journal = journal;
     this.stateDir = stateDir;
     this.base = readRobotsTotals(stateDir);
+  }
+
+  /**
+   * A killed run's journal (RobotsJournal.open's `recovered`) into RobotsCache, merged (committed)
+   * before the crawl asks anything; then its files are deleted. A record whose value does not decode
+   * (a format this code does not read) is skipped: that host is asked again.
+   */
+  async replay(recovered: readonly JournalRecord[], upTo: number | null): Promise<void> {
+    for (const r of recovered) {
+      let entry: RobotsEntry;
+      try {
+        entry = decodeRobotsEntry(r.entry);
+      } catch {
+        continue;
+      }
+      this.cache.update(r.hostHi, r.hostLo, entry);
+      this.st.replayed++;
+    }
+    if (upTo === null) return;
+    await this.cache.merge();
+    this.journal.release(upTo);
   }
 
   /** Counters over all runs (the last commit's plus this run's); keys as of the last merge. */
@@ -146,6 +179,7 @@ export class RobotsStage {
       asks: b.asks + this.st.asks, lostAsks: b.lostAsks + r.lostAsks,
       cacheKeys: c.keys, cacheMerges: b.cacheMerges + c.merges, cacheBytes: b.cacheBytes + bytes(c),
       requestedKeys: r.keys, requestedMerges: b.requestedMerges + r.merges, requestedBytes: b.requestedBytes + bytes(r),
+      journalReplayed: b.journalReplayed + this.st.replayed,
     };
   }
 
@@ -199,9 +233,13 @@ export class RobotsStage {
     this.maybeRound();
   }
 
-  /** A robots.txt answer for the host: RobotsCache keeps it (merged at the next round). */
+  /**
+   * A robots.txt answer for the host: appended to the journal (synchronously: when this returns, a
+   * SIGKILL no longer loses it), then RobotsCache keeps it (merged at the next round).
+   */
   answered(hostHi: number, hostLo: number, entry: RobotsEntry): void {
     if (this.closed) return;
+    this.journal.append(hostHi, hostLo, encodeRobotsEntry(entry));
     if (this.pendingUpdates === 0) this.firstUpdateAt = this.clock();
     this.pendingUpdates++;
     this.cache.update(hostHi, hostLo, entry);
@@ -244,11 +282,22 @@ export class RobotsStage {
     const t0 = performance.now();
     this.pendingChecks = 0;
     this.pendingUpdates = 0;
-    await this.cache.merge();
+    await this.mergeCache();
     await this.mergeAsks();
     this.lastRoundMs = performance.now() - t0;
     this.st.rounds++;
     this.st.lastRoundMs = this.lastRoundMs;
+  }
+
+  /**
+   * Merges RobotsCache: the journal is sealed first (the merge ships every update made so far, so
+   * the sealed file holds only answers this merge commits) and its sealed files are deleted once
+   * the merge has committed.
+   */
+  private async mergeCache(): Promise<void> {
+    const sealed = this.journal.seal();
+    await this.cache.merge();
+    if (sealed !== null) this.journal.release(sealed);
   }
 
   /** Merges RobotsRequested when asks arrived since the last such merge (their results ask robots.txt). */
@@ -264,26 +313,30 @@ export class RobotsStage {
     return this.pendingChecks > 0 || this.st.asks > this.asksMerged || this.dnsOutstanding > 0 || this.running !== null;
   }
 
-  /** Checkpoint: every answer received so far durable in RobotsCache, every ask in RobotsRequested. */
+  /**
+   * Checkpoint: every answer received so far durable in RobotsCache (and out of the journal), every
+   * ask in RobotsRequested.
+   */
   async commit(): Promise<void> {
     if (this.failure !== null) throw this.failure;
     while (this.running !== null) await this.running;
     this.pendingChecks = 0;
     this.pendingUpdates = 0;
-    await this.cache.merge();
+    await this.mergeCache();
     this.asksMerged = this.st.asks; // merge() ships every ask made so far
     await this.requested.merge();
     if (this.failure !== null) throw this.failure;
     if (this.stateDir !== null) await writeFileAtomic(path.join(this.stateDir, ROBOTS_TOTALS_FILE), JSON.stringify(this.totals()));
   }
 
-  /** Flushes both DRUMs (everything they accepted is durable) and closes them. */
+  /** Flushes both DRUMs (everything they accepted is durable), closes them and empties the journal. */
   async close(): Promise<void> {
     if (this.timer !== null) clearTimeout(this.timer);
     this.timer = null;
     while (this.running !== null) await this.running;
     this.closed = true;
     await this.cache.close();
+    this.journal.close(true);
     await this.requested.close();
     if (this.stateDir !== null) await writeFileAtomic(path.join(this.stateDir, ROBOTS_TOTALS_FILE), JSON.stringify(this.totals()));
   }
@@ -303,7 +356,11 @@ export function robotsDrumRam(ramBytes: number): { cache: number; requested: num
   return { cache: clamp(ramBytes / 64), requested: clamp(ramBytes / 128) };
 }
 
-/** Opens RobotsCache (`<stateDir>/robotscache`) and RobotsRequested (`<stateDir>/robotsrequested`). */
+/**
+ * Opens RobotsCache (`<stateDir>/robotscache`), RobotsRequested (`<stateDir>/robotsrequested`) and
+ * the answer journal (`<stateDir>/robots-answers.jnl`), whose leftover answers are replayed into
+ * RobotsCache and merged before this returns.
+ */
 export async function openRobotsStage(
   stateDir: string, ramBytes: number, f: RobotsStageFrontier, dns: DnsCache, thread?: DrumThread,
 ): Promise<RobotsStage> {
@@ -311,6 +368,8 @@ export async function openRobotsStage(
   const ram = robotsDrumRam(ramBytes);
   const cache = await RobotsCache.open(path.join(stateDir, 'robotscache'), ram.cache, (hi, lo, e, aux) => stage.onCheck(hi, lo, e, aux), thread);
   const requested = await RobotsRequested.open(path.join(stateDir, 'robotsrequested'), ram.requested, (hi, lo, b, aux) => stage.onAsk(hi, lo, b, aux), thread);
-  stage.attach(cache, requested, stateDir);
+  const { journal, recovered, upTo } = RobotsJournal.open(stateDir);
+  stage.attach(cache, requested, journal, stateDir);
+  await stage.replay(recovered, upTo);
   return stage;
 }

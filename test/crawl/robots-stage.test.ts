@@ -148,14 +148,15 @@ test('RobotsCache entry: truncated or trailing bytes are CRAWL_ROBOTS_BAD_SERIAL
 });
 
 test('/metrics and stats: the robots DRUMs\' counters (hit rate, merges, bytes) are rendered', () => {
-  const t: RobotsTotals = { checks: 200, hits: 150, expired: 5, asks: 50, lostAsks: 2, cacheKeys: 180, cacheMerges: 12, cacheBytes: 123456, requestedKeys: 52, requestedMerges: 9, requestedBytes: 4567 };
+  const t: RobotsTotals = { checks: 200, hits: 150, expired: 5, asks: 50, lostAsks: 2, cacheKeys: 180, cacheMerges: 12, cacheBytes: 123456, requestedKeys: 52, requestedMerges: 9, requestedBytes: 4567, journalReplayed: 3 };
   const lines: string[] = [];
   renderRobotsDrums(t, (name, type, _help, value) => lines.push(`${type} drumcrawl_${name} ${value}`));
   for (const want of ['gauge drumcrawl_robotscache_hit_ratio 0.75', 'counter drumcrawl_robotscache_merges_total 12', 'counter drumcrawl_robotscache_bytes_total 123456',
-    'counter drumcrawl_robotsrequested_asks_total 50', 'counter drumcrawl_robotsrequested_lost_asks_total 2', 'counter drumcrawl_robotsrequested_merges_total 9', 'counter drumcrawl_robotsrequested_bytes_total 4567']) {
+    'counter drumcrawl_robotsrequested_asks_total 50', 'counter drumcrawl_robotsrequested_lost_asks_total 2', 'counter drumcrawl_robotsrequested_merges_total 9', 'counter drumcrawl_robotsrequested_bytes_total 4567', 'counter drumcrawl_robots_journal_replayed_total 3']) {
     assert.ok(lines.includes(want), want);
   }
   const text = formatRobotsDrums(t).join('\n');
   assert.match(text, /RobotsCache\s+180 hosts; 200 checks, 75\.0 % hits, 5 expired; 12 merges, 0\.1 MB/);
   assert.match(text, /RobotsReq\.\s+52 hosts; 50 asks \(2 after a lost answer\); 9 merges/);
+  assert.match(text, /Robots jnl\.\s+3 answers replayed after a kill/);
 });

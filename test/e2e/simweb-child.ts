@@ -72,8 +72,8 @@ export interface SimwebReport {
   pageEnds: number[]; // when their answers ended (same clock), same order
   requestStarts: number[]; // start times of every request, robots.txt included, ascending
   robotsFetches: number;
-  /** every robots request (host asked, server clock start), in log order */
-  robotsRequests: { host: string; start: number }[];
+  /** every robots request (host asked, server clock start and end of its answer), in log order */
+  robotsRequests: { host: string; start: number; end: number }[];
   hostViolations: string[];
   ipViolations: string[];
   robotsViolations: string[];
@@ -117,7 +117,7 @@ process.on('message', (m: { cmd: string; intervalMs?: number; userAgent?: string
       pageEnds: pages.map((e) => e.end),
       requestStarts: entries.map((e) => e.start).sort((a, b) => a - b),
       robotsFetches: entries.length - pages.length,
-      robotsRequests: entries.filter((e) => isRobotsPath(e.path)).map((e) => ({ host: e.host, start: e.start })),
+      robotsRequests: entries.filter((e) => isRobotsPath(e.path)).map((e) => ({ host: e.host, start: e.start, end: e.end })),
       hostViolations: hostv.map(explain),
       hostViolationEntries: hostv.map(details),
       ipViolations: ipv.map(explain),

@@ -1,0 +1,25 @@
+/**
+ * A crawl process that receives robots answers and dies before any RobotsCache merge, for
+ * robots-journal.test.ts: it opens the robots stage on the directory argv[2], gives it argv[3]
+ * answers (hosts 3:1 … 3:n, valid for an hour), prints "answered" and then blocks its event loop
+ * (no timer runs, so no round merges) until the parent SIGKILLs it.
+ */
+import { writeSync } from 'node:fs';
+import { DnsCache } from '../../src/dns/index.js';
+import { compileRobots, parseRobotsTxt } from '../../src/robots/index.js';
+import { openRobotsStage, type RobotsStageFrontier } from '../../src/crawl/robots-stage.js';
+
+const f: RobotsStageFrontier = {
+  takeRobotsRequests: () => [],
+  scheduleRobotsFetch: () => true,
+  robotsKnown: () => undefined,
+  robotsFailed: () => undefined,
+};
+const rules = compileRobots(parseRobotsTxt('User-agent: *\nDisallow: /private/\n'), 'drumcrawl');
+const stage = await openRobotsStage(process.argv[2]!, 64 << 20, f, new DnsCache());
+const expiresAt = Date.now() + 3_600_000;
+for (let i = 1; i <= Number(process.argv[3]); i++) stage.answered(3, i, { rules, outcome: 'ok', expiresAt, sitemaps: [] });
+writeSync(1, 'answered\n');
+// Blocks for at most a minute (the parent kills it within milliseconds; the bound keeps a lost
+// child from living on).
+Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 60_000);
