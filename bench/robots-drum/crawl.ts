@@ -17,8 +17,8 @@
  * read before exit). After the runs `drumcrawl stats` gives RobotsCache's checks and hits (a check
  * is a host that was not in the RAM host table: its first arrival or a return after an eviction or
  * a restart), and the whole robots log is judged by judgeRobotsOnce (test/e2e/robots-once-judge.ts):
- * two requests of one host within the period are a repeat unless the first started within
- * WINDOW_MS before the kill.
+ * two requests of one host within the period are a repeat unless the first was in flight at a kill
+ * (its answer ended at the server less than the judge's allowance before it).
  *
  * By default the crawler runs as users run it: the commit (default HEAD, --tree) is extracted and
  * built (bench/lib/snapshot.ts) and started through `bin/drumcrawl`; `--from-src` runs
@@ -36,7 +36,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { SIMWEB_ALLOW_FLAGS } from '../../test/e2e/harness.js';
-import { judgeRobotsOnce } from '../../test/e2e/robots-once-judge.js';
+import { judgeRobotsOnce, ROBOTS_ANSWER_LAG_MS } from '../../test/e2e/robots-once-judge.js';
 import { REPO_ROOT, SHARED_MACHINE_NOTE, args, machineInfo, sig, writeResult } from '../lib/report.js';
 import { buildTree, snapshotTree } from '../lib/snapshot.js';
 import { parseSize, sampleMem, summarizeRss, type RssSample } from './rss-sampler.js';
@@ -60,8 +60,6 @@ const nodeFlags = a.get('node-options');
 const UA = 'drumcrawl-bench/0.1 (+https://example.test/bench)';
 /** The judge's period: every robots answer of this web expires after ≥ 1 h, longer than the bench. */
 const PERIOD_MS = 3_600_000;
-/** As in test/e2e/robots-once.test.ts: a kill loses at most this much of robots answers before it. */
-const WINDOW_MS = 3000;
 
 /**
  * The web: ~2.5 hosts per PLD, 1–2 pages per host (a host has ⌊3^u⌋ pages for a uniform u: 63 % one,
@@ -176,12 +174,12 @@ async function run(web: Web, name: string, argv: string[], stopAfterS: number | 
 }
 
 /** Every robots request of the log file, in log order. */
-function readRobotsLog(): { host: string; start: number; status: number }[] {
-  const out: { host: string; start: number; status: number }[] = [];
+function readRobotsLog(): { host: string; start: number; end: number; status: number }[] {
+  const out: { host: string; start: number; end: number; status: number }[] = [];
   for (const line of fs.readFileSync(robotsLog, 'utf8').split('\n')) {
     if (line === '') continue;
-    const [host, start, status] = line.split('\t');
-    out.push({ host: host!, start: Number(start), status: Number(status) });
+    const [host, start, status, , end] = line.split('\t');
+    out.push({ host: host!, start: Number(start), end: Number(end), status: Number(status) });
   }
   return out;
 }
@@ -213,7 +211,7 @@ const final = await web.close();
 const wall = (performance.now() - t0) / 1000;
 const requests = readRobotsLog();
 const kills = runs.flatMap((r) => (r.killedAt !== undefined ? [r.killedAt] : []));
-const v = judgeRobotsOnce(requests, { periodMs: PERIOD_MS, kills, windowMs: WINDOW_MS });
+const v = judgeRobotsOnce(requests, { periodMs: PERIOD_MS, kills });
 
 const cache = /RobotsCache\s+(\d+) hosts; (\d+) checks, ([\d.]+) % hits, (\d+) expired; (\d+) merges, ([\d.]+) MB/.exec(statsOut);
 const req = /RobotsReq\.\s+(\d+) hosts; (\d+) asks \((\d+) after a lost answer\); (\d+) merges, ([\d.]+) MB/.exec(statsOut);
@@ -229,7 +227,7 @@ const result = {
   note: SHARED_MACHINE_NOTE + ' Run at nice 5 beside other work; pages/s is this box\'s, not the crawler\'s ceiling.',
   crawler: { commit: tree.commit, subject: tree.subject, how: fromSrc ? 'src/cli/main.ts through tsx' : 'bin/drumcrawl over the built dist/ of the commit', buildMs: buildMs === null ? null : Math.round(buildMs) },
   web: { params, seed: 1, hosts: web.size.hosts, pages: web.size.pages },
-  setup: { ram: ramArg, ramBytes, hostTable, workers: workers ?? 'default (cores)', nodeOptions: nodeFlags ?? null, delayMs, concurrency, run1S, run2S, lastS, periodMs: PERIOD_MS, windowMs: WINDOW_MS,
+  setup: { ram: ramArg, ramBytes, hostTable, workers: workers ?? 'default (cores)', nodeOptions: nodeFlags ?? null, delayMs, concurrency, run1S, run2S, lastS, periodMs: PERIOD_MS, allowanceMs: ROBOTS_ANSWER_LAG_MS,
     rss: 'VmRSS of the crawler process (all threads) from /proc/<pid>/status once per second; VmHWM the last value read before exit' },
   wallSeconds: sig(wall, 4),
   hostsReached: v.hosts,

@@ -2,7 +2,7 @@
  * simweb in its own process for bench/robots-drum/crawl.ts, with a request log that keeps every
  * robots.txt request however long the crawl: simweb's own log is a ring of 200,000 entries
  * (src/simweb/request-log.ts), far fewer than a 10^6-host crawl makes. Each robots request (host,
- * server-clock start, status) is appended to a file named by the parent (one line each, written in
+ * server-clock start, status, path, end of its answer) is appended to a file named by the parent (one line each, written in
  * blocks), so the judge reads the whole history after the crawl while this process stays small;
  * page requests are only counted, and each is checked against the robots oracle (a page the host's
  * robots.txt disallows for the crawler's user agent is a robots violation).
@@ -39,7 +39,7 @@ web.log.add = (e: RequestLogEntry): void => {
   counts.count++;
   if (isRobotsPath(e.path)) {
     counts.robots++;
-    const line = `${e.host}\t${e.start}\t${e.status}\t${e.path}\n`;
+    const line = `${e.host}\t${e.start}\t${e.status}\t${e.path}\t${e.end}\n`;
     pending.push(line);
     pendingChars += line.length;
     if (pendingChars >= 1 << 16) flush();

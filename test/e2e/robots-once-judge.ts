@@ -33,15 +33,18 @@ export interface RobotsOnceVerdict {
  * 135 ms (one event-loop stall that delayed 4 answers). Almost all of it is spent before the fetch
  * returns, i.e. in the crawler's event loop.
  *
- * Why 50 ms. A stall longer than the allowance fails the test only if a kill lands inside its
- * excess: the union of the windows [end + 50 ms, journal write] covered 472 ms of those runs' 392 s
- * of crawl (0.12 %), so about 1 kill in 800. Of the 120 answers that ended within 100 ms before one
- * of 30 kills, the only ones not journaled before the kill had ended ≤ 3 ms before it. A crawler
- * without the journal (RobotsCache merges every ~100–130 ms at this test's scale) asked again
- * hosts whose answers had ended 0–120 ms before a kill, about half of them more than 50 ms before:
- * a larger allowance would excuse most of what it loses.
+ * Why 250 ms. An allowance is a bound on that lag, and the lag is the crawler's event loop: on a
+ * loaded machine (the suite runs two files at once; CI boxes are slower still) a stall of a few
+ * hundred ms is ordinary, and an answer that ended inside a stall before a kill was never received
+ * by the crawler — excusing it is the rule, failing on it would be a test of the machine. The price:
+ * a crawler without the journal loses the answers of its last ~100–130 ms (one RobotsCache round at
+ * this test's scale), which this allowance excuses too, so the e2e test cannot tell the journal's
+ * absence apart; test/crawl/robots-journal.test.ts does (a SIGKILL between the journal write and the
+ * merge, then the next open answers those hosts from RobotsCache). What the e2e test holds across
+ * evictions, a graceful stop and kills is everything else: no host is asked again once its answer
+ * was received (RobotsCache, RobotsRequested and the journal's replay together).
  */
-export const ROBOTS_ANSWER_LAG_MS = 50;
+export const ROBOTS_ANSWER_LAG_MS = 250;
 
 export function judgeRobotsOnce(
   requests: readonly { host: string; start: number; end?: number }[],

@@ -2,13 +2,13 @@
  * Robots once per host per expiry period (thesis VII.1, Fig. 2: RobotsCache + RobotsRequested),
  * judged from simweb's request log. A web of many hosts with one to three pages each, a RAM host
  * table far smaller than the web (`hostTableSize`), so hosts are evicted while links to their other
- * pages still arrive; the crawl is stopped gracefully and resumed, SIGKILLed and resumed five
+ * pages still arrive; the crawl is stopped gracefully and resumed, SIGKILLed and resumed three
  * times, and runs to its end. Every host's robots.txt may be requested once (the period, ≥ 1 h, outlasts the crawl);
  * only a request in flight at a kill — sent, its answer not yet received by the crawler — may be
  * repeated: every answer received is journaled before it is used (src/crawl/robots-journal.ts) and
  * replayed at the resume (robots-once-judge.ts says how "in flight" is read from the server log).
- * The fast variant runs in `npm test`; DRUMCRAWL_LONG=1 crawls the
- * issue's scale (≥ 10^6 hosts, --ram 512M), see bench/robots-drum/README.md.
+ * The crawl at the issue's scale (10^6 hosts, --ram 512M) is `npm run bench:robots-crawl`
+ * (bench/robots-drum/README.md).
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -17,57 +17,65 @@ import { readManifest } from '../../src/crawl/checkpoint.js';
 import { cli, crawlCommand, crawlSettings, forkSimweb, sleep, tempDir, type CliRun } from './harness.js';
 import { judgeRobotsOnce, ROBOTS_ANSWER_LAG_MS } from './robots-once-judge.js';
 
-const LONG = process.env.DRUMCRAWL_LONG === '1';
-
-const PARAMS = LONG
-  ? { plds: 400_000, hostsPerPldMean: 2.5, hostsPerPldMax: 8, pagesPerHostMin: 1, pagesPerHostMax: 2, linksPerPageMean: 8, intraHostShare: 0.1, intraPldShare: 0.3, ips: 64, seedCount: 200, pageBytesMean: 1500, robots: { rules: 0.3, absent: 0.2 } }
-  : { plds: 160, hostsPerPldMean: 3, hostsPerPldMax: 6, pagesPerHostMin: 1, pagesPerHostMax: 3, linksPerPageMean: 10, intraHostShare: 0.1, intraPldShare: 0.3, ips: 8, seedCount: 6, pageBytesMean: 1500, robots: { rules: 0.3, absent: 0.2 } };
+/** One to three pages per host, a robots.txt on each: 442 hosts on 8 IPs. */
+const PARAMS = { plds: 160, hostsPerPldMean: 3, hostsPerPldMax: 6, pagesPerHostMin: 1, pagesPerHostMax: 3, linksPerPageMean: 10, intraHostShare: 0.1, intraPldShare: 0.3, ips: 8, seedCount: 6, pageBytesMean: 1500, robots: { rules: 0.3, absent: 0.2 } };
+/** Requests before the graceful stop, and into each resumed run before its kill. */
+const STOP_AFTER = 350;
+const KILL_AFTER = 60;
+const KILLS = 3;
 
 async function untilRequests(web: { requests(): Promise<number> }, run: CliRun, n: number): Promise<void> {
   for (let i = 0; i < 2400 && (await web.requests()) < n && run.child.exitCode === null; i++) await sleep(50);
 }
 
-test('robots.txt once per host per expiry period across host-table evictions, a graceful stop + resume and SIGKILLs + resumes', { timeout: LONG ? 3_600_000 : 180_000 }, async () => {
+/** The run's exit, or a failure naming the step and the run's output after `ms` (a hang, not a slow machine). */
+async function exitOf(run: CliRun, step: string, ms: number): Promise<number | null> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<'late'>((r) => { timer = setTimeout(() => r('late'), ms); });
+  const code = await Promise.race([run.done, late]);
+  clearTimeout(timer);
+  if (code === 'late') assert.fail(`${step}: the run did not end within ${ms / 1000} s; its output:\n${run.out().slice(-4000)}`);
+  return code;
+}
+
+test('robots.txt once per host per expiry period across host-table evictions, a graceful stop + resume and SIGKILLs + resumes', { timeout: 420_000 }, async () => {
   const web = await forkSimweb('tiny', PARAMS);
   const runs: CliRun[] = [];
+  const t0 = Date.now();
+  const step = (what: string): void => console.log(`robots-once: ${what} at ${((Date.now() - t0) / 1000).toFixed(1)} s`);
   try {
     const dir = await tempDir('robots-once');
     const state = path.join(dir, 'state');
     const input = crawlSettings(web, {
       stateDir: state, outDir: path.join(dir, 'warc'), hostDelayMs: 40, ipDelayMs: 40, minHostDelayMs: 40, minIpDelayMs: 40,
       politenessMarginMs: 5, workers: 1, fetchConcurrency: 16, fetchTimeoutMs: 5000, checkpointIntervalMs: 60_000,
-      ramBytes: LONG ? 512 * 2 ** 20 : 256 * 2 ** 20, hostTableSize: LONG ? 20_000 : 48,
-      ...(LONG ? { maxTimeMs: 1_800_000 } : {}),
+      ramBytes: 256 * 2 ** 20, hostTableSize: 48,
     });
-    const step = LONG ? 200_000 : 350;
-    // Each kill lands early in a resumed run, while robots.txt answers still arrive tens per second
-    // (the new hosts of QR's rescan). A crawler that kept answers only in RAM until a RobotsCache
-    // merge would lose those received since the last round started (rounds here run every
-    // ~100–130 ms: four times the last round's duration, plus the round); several kills make it
-    // likely that one lands where such an answer is older than the judge's allowance.
-    const killStep = LONG ? 200_000 : 60;
-    const killCount = LONG ? 1 : 5;
     // 1. Graceful stop.
     let run = cli(crawlCommand(input));
     runs.push(run);
-    await untilRequests(web, run, step);
+    await untilRequests(web, run, STOP_AFTER);
     run.child.kill('SIGTERM');
-    assert.equal(await run.done, 0, run.out());
-    // 2. Resume, then SIGKILL (killCount times).
+    assert.equal(await exitOf(run, 'the SIGTERM stop', 120_000), 0, run.out());
+    step('stopped (SIGTERM)');
+    // 2. Resume, then SIGKILL, KILLS times: each kill lands early in a resumed run, while robots.txt
+    // answers of QR's hosts still arrive tens per second.
     const kills: number[] = [];
-    for (let i = 0; i < killCount; i++) {
+    for (let i = 0; i < KILLS; i++) {
       run = cli(['resume', state, '--progress', 'none']);
       runs.push(run);
-      await untilRequests(web, run, (await web.requests()) + killStep);
+      await untilRequests(web, run, (await web.requests()) + KILL_AFTER);
       run.child.kill('SIGKILL');
       kills.push(Date.now()); // after kill(2) returned: the process does not return to user space
-      assert.equal(await run.done, -9, 'the kill landed before the crawl ended');
+      assert.equal(await exitOf(run, `kill ${i + 1}`, 30_000), -9, 'the kill landed before the crawl ended');
+      step(`killed (${i + 1})`);
     }
     // 3. Resume to the end.
     run = cli(['resume', state, '--progress', 'none']);
     runs.push(run);
-    assert.equal(await run.done, 0, run.out());
-    if (!LONG) assert.equal((await readManifest(state))?.finished, true, 'the crawl finished');
+    assert.equal(await exitOf(run, 'the last resume', 240_000), 0, run.out());
+    step('finished');
+    assert.equal((await readManifest(state))?.finished, true, 'the crawl finished');
     const r = await web.report({ hostMs: 40, ipMs: 40 });
     const v = judgeRobotsOnce(r.robotsRequests, { periodMs: 3_600_000, kills });
     const atKill = r.robotsRequests.filter((q) => kills.some((k) => q.start <= k + ROBOTS_ANSWER_LAG_MS && q.end > k - ROBOTS_ANSWER_LAG_MS)).length;
