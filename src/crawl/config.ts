@@ -224,18 +224,19 @@ const ALL_KEYS = new Set<string>(Object.keys(defaultCrawlConfig()));
  */
 export const MIN_RAM_BYTES = 256 * MiB;
 /**
- * What the process needs before any crawl structure grows, measured with bench/mem on the built
- * crawler at --ram 96M (docs/performance.md, "Memory"): six V8 isolates (main, parse worker(s),
- * three DRUM hosts) with their baselines, node's code and file maps, and the malloc arenas under
- * bin/drumcrawl's settings. --ram is compared with the whole process' RSS, so budgets below about
- * twice this cannot be kept; `ramFloorWarning` says so at start.
+ * The smallest --ram the process' RSS has been measured to stay under, started through
+ * bin/drumcrawl (whose heap limit for the main thread follows --ram, src/crawl/heap-budget.ts): a
+ * crawl of a 10^6-host simweb at --ram 512M peaked at ~390 MiB (`npm run bench:robots-crawl`,
+ * bench/results/robots-drum-crawl-1e6-launcher.json). Below it, the process' fixed part — six V8
+ * isolates (main, parse workers, three DRUM hosts), node's code and file maps, malloc arenas — leaves
+ * the crawl structures' shares too little room; `ramFloorWarning` says so at start.
  */
-export const PROCESS_BASELINE_MIB = 450;
+export const RSS_HELD_FROM_MIB = 512;
 
-/** A warning for a --ram the process cannot stay under (null when the budget is plausible). */
+/** A warning for a --ram the process may not stay under (null when the budget has been measured to hold). */
 export function ramFloorWarning(cfg: Pick<CrawlConfig, 'ramBytes'>): string | null {
-  if (cfg.ramBytes >= 2 * PROCESS_BASELINE_MIB * MiB) return null;
-  return `--ram ${Math.round(cfg.ramBytes / MiB)}M is below what this process can stay under: about ${PROCESS_BASELINE_MIB} MiB go to the runtime before any crawl structure grows, so RSS will exceed the budget; the crawl structures still get their shares of it (use --ram 1G or more to have RSS held under --ram)`;
+  if (cfg.ramBytes >= RSS_HELD_FROM_MIB * MiB) return null;
+  return `--ram ${Math.round(cfg.ramBytes / MiB)}M is below what this process has been measured to stay under (${RSS_HELD_FROM_MIB}M): its fixed part (V8 isolates, code, malloc arenas) leaves the crawl structures' shares too little room, so RSS may exceed the budget`;
 }
 
 export function resolveCrawlConfig(input: CrawlConfigInput, opts: { cwd?: string } = {}): CrawlConfig {
@@ -249,7 +250,7 @@ export function resolveCrawlConfig(input: CrawlConfigInput, opts: { cwd?: string
 
   const ramBytes = parseSize(raw.ramBytes as string | number, 'ramBytes');
   if (ramBytes < MIN_RAM_BYTES) {
-    throw invalid('ramBytes', `must be at least 256M (got ${ramBytes} bytes): below that the DRUM shares fall under their floors, and the process itself needs about ${PROCESS_BASELINE_MIB} MiB (see docs/configuration.md)`, ramBytes);
+    throw invalid('ramBytes', `must be at least 256M (got ${ramBytes} bytes): below that the DRUM shares fall under their floors, and the process itself needs more (see docs/configuration.md)`, ramBytes);
   }
   const warcMaxFileBytes = parseSize(raw.warcMaxFileBytes as string | number, 'warcMaxFileBytes');
   if (warcMaxFileBytes < 1 * MiB) throw invalid('warcMaxFileBytes', 'must be at least 1M', warcMaxFileBytes);

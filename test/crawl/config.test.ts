@@ -77,7 +77,7 @@ test('parseCrawlArgs: precise errors with CRAWL_CONFIG_INVALID (table)', () => {
     [['--warc-compression', 'brotli'], /warcCompression must be one of gzip, zstd, none/],
     [['--ram', 'lots'], /ramBytes must be a size like/],
     [['--ram', '10M'], /ramBytes must be at least 256M/],
-    [['--ram', '128M'], /ramBytes must be at least 256M.*the process itself needs about/],
+    [['--ram', '128M'], /ramBytes must be at least 256M.*the process itself needs more/],
     [['--workers', '0'], /workers must be a positive integer/],
     [['--include', '(unclosed'], /include has an invalid regular expression/],
     [['--host-delay', '100', '--min-host-delay', '200'], /minHostDelayMs \(τh0 = 200\) must not exceed hostDelayMs/],
@@ -186,10 +186,11 @@ test('robustness (property): any junk config object, runtime change, config file
   fc.assert(fc.property(fc.array(fc.oneof(flag, fc.string()), { maxLength: 6 }), (argv) => onlyConfigErrors(() => parseCrawlArgs(argv))), { numRuns: 400 });
 });
 
-test('ramFloorWarning: budgets the process cannot stay under are named at start; 1G and more are not', async () => {
-  const { ramFloorWarning, MIN_RAM_BYTES, PROCESS_BASELINE_MIB } = await import('../../src/crawl/config.js');
-  assert.match(ramFloorWarning({ ramBytes: MIN_RAM_BYTES }) ?? '', /--ram 256M is below what this process can stay under/);
-  assert.match(ramFloorWarning({ ramBytes: 512 * 2 ** 20 }) ?? '', new RegExp(`about ${PROCESS_BASELINE_MIB} MiB`));
+test('ramFloorWarning: budgets below the measured floor are named at start; 512M and more are not', async () => {
+  const { ramFloorWarning, MIN_RAM_BYTES, RSS_HELD_FROM_MIB } = await import('../../src/crawl/config.js');
+  assert.match(ramFloorWarning({ ramBytes: MIN_RAM_BYTES }) ?? '', /--ram 256M is below what this process has been measured to stay under \(512M\)/);
+  assert.match(ramFloorWarning({ ramBytes: 511 * 2 ** 20 }) ?? '', new RegExp(`\\(${RSS_HELD_FROM_MIB}M\\)`));
+  assert.equal(ramFloorWarning({ ramBytes: 512 * 2 ** 20 }), null);
   assert.equal(ramFloorWarning({ ramBytes: 2 ** 30 }), null);
   assert.equal(ramFloorWarning({ ramBytes: 1.5 * 2 ** 30 }), null);
 });
