@@ -20,6 +20,7 @@ import fc from 'fast-check';
 import { DnsCache } from '../../src/dns/index.js';
 import { decodeJournal, encodeJournalRecord, JOURNAL_FILE, RobotsJournal } from '../../src/crawl/robots-journal.js';
 import { openRobotsStage, type RobotsStage, type RobotsStageFrontier } from '../../src/crawl/robots-stage.js';
+import { until } from './robots-rig.js';
 
 const CHILD = fileURLToPath(new URL('./robots-journal-child.ts', import.meta.url));
 
@@ -123,14 +124,6 @@ class Recorder implements RobotsStageFrontier {
   robotsFailed(): void {}
 }
 
-async function until(cond: () => boolean, stage: RobotsStage, ms = 10_000): Promise<void> {
-  const t0 = Date.now();
-  while (!cond()) {
-    if (Date.now() - t0 > ms) throw new Error('timed out');
-    stage.pump();
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
 
 test('robots stage: answers journaled by a process SIGKILLed before any RobotsCache merge are replayed at the next open', { timeout: 60_000 }, async () => {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'dc-robots-replay-'));

@@ -17,6 +17,7 @@ import { compileRobots, parseRobotsTxt, ALLOW_ALL } from '../../src/robots/index
 import { decodeRobotsEntry, encodeRobotsEntry } from '../../src/robots/robots-entry.js';
 import { openRobotsStage, type RobotsStage, type RobotsStageFrontier, type RobotsTotals } from '../../src/crawl/robots-stage.js';
 import { formatRobotsDrums, renderRobotsDrums } from '../../src/crawl/robots-metrics.js';
+import { until } from './robots-rig.js';
 
 /** A frontier's robots side, recording what the stage does. */
 class Recorder implements RobotsStageFrontier {
@@ -42,14 +43,6 @@ class Recorder implements RobotsStageFrontier {
   }
 }
 
-async function until(cond: () => boolean, stage: RobotsStage, ms = 10_000): Promise<void> {
-  const t0 = Date.now();
-  while (!cond()) {
-    if (Date.now() - t0 > ms) throw new Error('timed out');
-    stage.pump();
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
 
 const RULES = compileRobots(parseRobotsTxt('User-agent: *\nDisallow: /private/\nCrawl-delay: 2\nSitemap: http://127.0.0.1/s.xml\n'), 'drumcrawl');
 

@@ -1,0 +1,12 @@
+/** What the robots stage tests share: pumping a RobotsStage until a condition holds. */
+import type { RobotsStage } from '../../src/crawl/robots-stage.js';
+
+/** Pumps `stage` every 10 ms until `cond()` holds; throws after `ms`. */
+export async function until(cond: () => boolean, stage: RobotsStage, ms = 10_000): Promise<void> {
+  const t0 = Date.now();
+  while (!cond()) {
+    if (Date.now() - t0 > ms) throw new Error('timed out');
+    stage.pump();
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
