@@ -111,6 +111,7 @@ test('launcher: the main heap limits follow --ram by heap-budget.ts\'s rule (any
     );
     assert.deepEqual(heapArgs(link, ['crawl', 'http://a.test/']), flagsOf(defaultCrawlConfig().ramBytes), 'the default --ram');
     assert.deepEqual(heapArgs(link, ['crawl', 'http://a.test/', '--config', 'c.json']), [], 'a --config file may set ramBytes: V8 decides, the crawler warns');
+    assert.deepEqual(heapArgs(link, ['demo']), flagsOf(512 * MiB), 'the demo crawls at 512M (src/cli/commands/demo.ts)');
     assert.deepEqual(heapArgs(link, ['stats', 'x']), []);
     assert.deepEqual(heapArgs(link, ['crawl', 'x', '--ram', 'lots']), [], 'the CLI refuses it');
     // resume reads the state's manifest, as checkpoint.ts writes it
