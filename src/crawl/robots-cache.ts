@@ -61,8 +61,13 @@ export class RobotsCache extends HostDrum {
   }
 
   update(hostHi: number, hostLo: number, entry: RobotsEntry): void {
+    this.updateEncoded(hostHi, hostLo, encodeRobotsEntry(entry));
+  }
+
+  /** update() of an entry already encoded (encodeRobotsEntry's bytes: the robots stage journals the same bytes). */
+  updateEncoded(hostHi: number, hostLo: number, value: Uint8Array): void {
     this.updates++;
-    this.drum.update(hostHi, hostLo, encodeRobotsEntry(entry));
+    this.drum.update(hostHi, hostLo, value);
   }
 
   stats(): RobotsDrumStats & { checks: number; hits: number; updates: number; corrupt: number } {

@@ -154,13 +154,12 @@ export class RobotsStage {
    */
   async replay(recovered: readonly JournalRecord[], upTo: number | null): Promise<void> {
     for (const r of recovered) {
-      let entry: RobotsEntry;
       try {
-        entry = decodeRobotsEntry(r.entry);
+        decodeRobotsEntry(r.entry);
       } catch {
         continue;
       }
-      this.cache.update(r.hostHi, r.hostLo, entry);
+      this.cache.updateEncoded(r.hostHi, r.hostLo, r.entry);
       this.st.replayed++;
     }
     if (upTo === null) return;
@@ -239,10 +238,11 @@ export class RobotsStage {
    */
   answered(hostHi: number, hostLo: number, entry: RobotsEntry): void {
     if (this.closed) return;
-    this.journal.append(hostHi, hostLo, encodeRobotsEntry(entry));
+    const value = encodeRobotsEntry(entry);
+    this.journal.append(hostHi, hostLo, value);
     if (this.pendingUpdates === 0) this.firstUpdateAt = this.clock();
     this.pendingUpdates++;
-    this.cache.update(hostHi, hostLo, entry);
+    this.cache.updateEncoded(hostHi, hostLo, value);
     this.maybeRound();
   }
 
