@@ -46,10 +46,3 @@ export function summarizeRss(samples: readonly RssSample[], limitBytes: number, 
     hwmMiB: r1(hwm / MiB), samplesOverRam: over, timeline,
   };
 }
-
-/** '512M', '1.5G', '1048576' → bytes (binary units, as the crawler's --ram). */
-export function parseSize(s: string): number {
-  const m = /^(\d+(?:\.\d+)?)\s*([KMGT]?)(?:i?B)?$/i.exec(s.trim());
-  if (m === null) throw new Error(`bad size ${s} (e.g. 512M)`);
-  return Math.round(Number(m[1]) * 1024 ** ' KMGT'.indexOf((m[2] || ' ').toUpperCase()));
-}
