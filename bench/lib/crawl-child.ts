@@ -14,6 +14,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { REPO_ROOT } from './report.js';
+import { statCpu } from './thread-cpu.js';
 
 export interface CrawlChild {
   child: ChildProcess;
@@ -102,9 +103,8 @@ export function rssBytes(pid: number): number {
 /** utime + stime of one process (all its threads) in seconds, from /proc/<pid>/stat. */
 export function cpuSeconds(pid: number): number {
   try {
-    const s = fs.readFileSync(`/proc/${pid}/stat`, 'latin1');
-    const f = s.slice(s.lastIndexOf(')') + 2).split(' ');
-    return (Number(f[11]) + Number(f[12])) / 100; // USER_HZ = 100 on Linux
+    const c = statCpu(fs.readFileSync(`/proc/${pid}/stat`, 'latin1'));
+    return (c.user + c.sys) / 1000;
   } catch {
     return 0;
   }

@@ -37,7 +37,7 @@ export const CLK_TCK = ((): number => {
 })();
 
 /** utime and stime in ms of one /proc stat line (fields 14 and 15; the name may hold spaces). */
-function statCpu(text: string): { user: number; sys: number } {
+export function statCpu(text: string): { user: number; sys: number } {
   const f = text.slice(text.lastIndexOf(')') + 2).split(' ');
   return { user: (Number(f[11]) * 1000) / CLK_TCK, sys: (Number(f[12]) * 1000) / CLK_TCK };
 }
