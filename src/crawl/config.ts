@@ -143,6 +143,12 @@ export interface StartupOptions {
   budget: 'crawl' | 'flat' | 'proportional' | 'inverse' | 'popular-only';
   /** B0: the default budget (pages per PLD per BEAST pass) and the delay scaling reference. @default 10 */
   budgetB0: number;
+  /**
+   * What STAR's in-degree d counts (src/frontier/star.ts): 'trusted' — links from trusted PLDs only
+   * (seeds' PLDs, and PLDs with a trusted in-degree ≥ 3), up to 4 page votes per source PLD; or
+   * 'indegree' — every distinct source PLD once (the thesis' plain in-degree). @default 'trusted'
+   */
+  reputation: 'trusted' | 'indegree';
   /** Per-parse hard timeout: a worker exceeding it is replaced and the page recorded as CRAWL_PARSE_TIMEOUT. @default 10000 */
   parseTimeoutMs: number;
   /** Extra request headers, `Name: value` lines (validated by request-headers.ts). @default [] */
@@ -202,6 +208,7 @@ export function defaultCrawlConfig(): StartupOptions & RuntimeOptions {
     politenessMarginMs: 5,
     budget: 'crawl',
     budgetB0: 10,
+    reputation: 'trusted',
     hostDelayMs: 5000,
     ipDelayMs: 1000,
     minHostDelayMs: 1000,
@@ -323,6 +330,7 @@ export function resolveCrawlConfig(input: CrawlConfigInput, opts: { cwd?: string
     politenessMarginMs: dur('politenessMarginMs')!,
     budget: oneOf('budget', raw.budget, ['crawl', 'flat', 'proportional', 'inverse', 'popular-only'] as const),
     budgetB0: nonNegInt('budgetB0', raw.budgetB0, { min: 1 })!,
+    reputation: oneOf('reputation', raw.reputation, ['trusted', 'indegree'] as const),
     hostDelayMs: dur('hostDelayMs')!,
     ipDelayMs: dur('ipDelayMs')!,
     minHostDelayMs: dur('minHostDelayMs')!,
@@ -466,6 +474,7 @@ export const CRAWL_FLAGS: readonly FlagSpec[] = [
   { name: 'politeness-margin', value: '<ms>', key: 'politenessMarginMs', kind: 'value', description: 'added to non-zero delays to absorb dispatch jitter (default 5)', parse: ms('politenessMarginMs') },
   { name: 'budget', value: '<crawl|flat|proportional|inverse|popular-only>', key: 'budget', kind: 'value', description: 'STAR budget function F(d) (default crawl)', parse: id },
   { name: 'budget-b0', value: '<n>', key: 'budgetB0', kind: 'value', description: 'B0: default pages per PLD per BEAST pass (default 10)', parse: int('budgetB0') },
+  { name: 'reputation', value: '<trusted|indegree>', key: 'reputation', kind: 'value', description: "what STAR's in-degree counts: links from trusted PLDs only, or every PLD (default trusted)", parse: id },
   { name: 'header', value: "<'Name: value'>", key: 'headers', kind: 'value', repeat: true, description: 'send this request header on every request (repeatable)', parse: id },
   { name: 'tls-insecure', value: '', key: 'tlsInsecure', kind: 'bool', description: 'accept TLS certificates that do not verify (self-signed, expired)', parse: () => true },
   { name: 'crawl-log-format', value: '<drumcrawl|heritrix>', key: 'crawlLogFormat', kind: 'value', description: "crawl.log format: drumcrawl's TSV or Heritrix's (default drumcrawl)", parse: id },

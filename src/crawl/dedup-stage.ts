@@ -156,7 +156,8 @@ export abstract class DedupStage extends CrawlerCore {
     }
     this.unmergedLinks += n;
     this.counters.urlsDiscovered += n;
-    if (m > 0) this.frontier.addPldLinks(pairs, m);
+    // The page's STAR count P is its vote slot: distinct pages of one PLD have distinct P.
+    if (m > 0) this.frontier.addPldLinks(pairs, m, src.admitted);
   }
 
   protected async mergeUrlSeen(): Promise<void> {

@@ -51,7 +51,10 @@ export interface FrontierPort {
   /** URLs that were in flight at a crash/stop: back in, without a new STAR count. */
   readmit(urls: FrontierUrl[]): Promise<void>;
   /** PLD→PLD link pairs (packed [srcHi, srcLo, dstHi, dstLo]*) for STAR's in-degree. */
-  addPldLinks(pairs: Uint32Array, count: number): void;
+  /** PLD→PLD pairs of one page; `slot`: the page's vote slot for STAR's trusted in-degree (its P). */
+  addPldLinks(pairs: Uint32Array, count: number, slot?: number): void;
+  /** The operator vouches for these PLDs (the seeds'): packed [hi, lo]*. */
+  vouch(keys: Uint32Array, count: number): Promise<void>;
   /** Move URLs from disk into RAM while RAM has room (synchronous disk I/O inside: call it only
    * from the scheduler's blocking phase). */
   refill(): Promise<void>;
@@ -102,6 +105,12 @@ export function frontierRamUrls(cfg: CrawlConfig): number {
   return Math.max(1000, Math.min(1_000_000, Math.floor(cfg.ramBytes / 4 / 300)));
 }
 
+/**
+ * Trusted in-degree at which a PLD's links start to count: one stray link (a farm's one bought
+ * link, a comment) or two do not make a PLD trusted; three page votes from trusted sites do.
+ */
+const TRUST_THRESHOLD = 3;
+
 /** PLD pairs that start a PLDedges batch in the background (16 B each: 1 MiB). */
 const PAIR_FLUSH = 1 << 16;
 
@@ -113,6 +122,8 @@ class FrontierAdapter implements FrontierPort {
    * one background flush runs.
    */
   private pairBuf = new Uint32Array(4096 * 4);
+  /** Each pair's page slot (STAR's vote slot), parallel to pairBuf. */
+  private slotBuf = new Uint8Array(4096);
   private pairCount = 0;
   private refilling = false;
   private lastEdgeFlush = -Infinity;
@@ -142,7 +153,7 @@ class FrontierAdapter implements FrontierPort {
     if (this.pairCount === 0) return;
     const n = this.pairCount;
     this.pairCount = 0;
-    await this.star.addLinks(this.pairBuf, n); // copies what it needs before its first await
+    await this.star.addLinks(this.pairBuf, n, this.slotBuf); // copies what it needs before its first await
   }
 
   async admit(urls: FrontierUrl[], opts?: { durable?: boolean }): Promise<void> {
@@ -170,14 +181,22 @@ class FrontierAdapter implements FrontierPort {
     await this.serial(() => this.f.readmit(urls));
   }
 
-  addPldLinks(pairs: Uint32Array, count: number): void {
+  async vouch(keys: Uint32Array, count: number): Promise<void> {
+    await this.star.vouch(keys, count);
+  }
+
+  addPldLinks(pairs: Uint32Array, count: number, slot = 0): void {
     const need = (this.pairCount + count) * 4;
     if (need > this.pairBuf.length) {
       const nb = new Uint32Array(Math.max(need, this.pairBuf.length * 2));
       nb.set(this.pairBuf.subarray(0, this.pairCount * 4));
       this.pairBuf = nb;
+      const ns = new Uint8Array(nb.length / 4);
+      ns.set(this.slotBuf.subarray(0, this.pairCount));
+      this.slotBuf = ns;
     }
     this.pairBuf.set(pairs.subarray(0, count * 4), this.pairCount * 4);
+    this.slotBuf.fill(slot & 0xff, this.pairCount, this.pairCount + count);
     this.pairCount += count;
     if (this.pairCount >= PAIR_FLUSH && this.edgeFlushing === null) {
       // Its error (if any) surfaces at the next admit/commit, which await it.
@@ -342,7 +361,10 @@ export async function openFrontierPort(dir: string, cfg: CrawlConfig, dns: DnsCa
   // bucket: every call merges all buckets anyway (same bytes for any k), and each bucket merge
   // costs fsyncs (Z, directory, manifest); the tables are small (one entry per PLD / PLD edge).
   const pldStore = await PldStoreProxy.open(starDir, { ramBytes: Math.max(8 << 20, Math.min(64 << 20, Math.floor(cfg.ramBytes / 32))), drum: { buckets: 1 } }, opts.starThread);
-  const star = await Star.open(pldStore, budgetPreset(cfg.budget, cfg.budgetB0), path.join(starDir, 'histogram.bin'));
+  // Trusted in-degree (star.ts): a PLD is ranked only once its links count (minIndegree = threshold).
+  const trust = cfg.reputation === 'trusted' ? { threshold: TRUST_THRESHOLD } : undefined;
+  const budgetFn = budgetPreset(cfg.budget, cfg.budgetB0, trust ? TRUST_THRESHOLD : undefined);
+  const star = await Star.open(pldStore, budgetFn, path.join(starDir, 'histogram.bin'), trust);
   // RobotsCache and RobotsRequested (thesis VII.1) in the same thread as STAR's store.
   const robots = await openRobotsStage(path.dirname(dir), cfg.ramBytes, f, dns, opts.starThread);
   return new FrontierAdapter(f, star, robots, Date.now, cfg.retryDelayScale);

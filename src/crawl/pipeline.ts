@@ -453,11 +453,16 @@ export class Crawler extends FetchStage {
   }
 
   private async injectSeeds(): Promise<void> {
+    const plds = new Uint32Array(this.cfg.seeds.length * 2);
+    let n = 0;
     for (const raw of this.cfg.seeds) {
       const url = canonicalizeUrl(raw);
       if (url === null) continue;
       this.submitUrl(url, 0);
+      fingerprintInto(pldOrHost(hostOf(url)), plds, 2 * n++);
     }
+    // The operator vouches for the seeds' PLDs: STAR's trusted in-degree starts from them.
+    await this.frontier.vouch(plds, n);
     this.seedsInjected = true;
     await this.mergeUrlSeen();
   }

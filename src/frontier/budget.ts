@@ -32,12 +32,25 @@ export interface CrawlBudgetOptions {
   top?: number;
   /** PLDs with in-degree below this are never "top" (default 2: one in-link proves nothing). */
   minIndegree?: number;
+  /**
+   * Budget per unit of in-degree: B ≤ perIndegree · d (default B0). Rank alone says little while
+   * few PLDs are known — at 10 known PLDs every one is in the top 10,000 — so a PLD's budget is
+   * also bounded by the in-degree it has shown.
+   */
+  perIndegree?: number;
 }
 
 /**
- * The thesis' crawl policy: the `top` highest in-degree PLDs get a budget interpolated linearly by
- * rank between `ceiling` (rank 0) and `floor` (rank top-1); all others get B0. IRLbot used B0 = 10
- * and interpolated the top 10,000 PLDs between 10 and 10,000 pages.
+ * The thesis' crawl policy (VIII.2): the `top` highest in-degree PLDs get a budget interpolated
+ * linearly by rank between `ceiling` (rank 0) and `floor` (rank top-1); all others get B0. IRLbot
+ * used B0 = 10 and interpolated the top 10,000 PLDs between 10 and 10,000 pages. Here B is also at
+ * most perIndegree · d, so F(d) = B0 for d < minIndegree, else
+ * max(B0, min(interp(rank(d)), perIndegree · d)). With the defaults:
+ *   - 10 known PLDs: every PLD with d ≥ 2 ranks in the top; B = 10·d (d = 3 → 30, d = 50 → 500);
+ *   - 10^3 known PLDs: still all in the top, ranks 0..999 interpolate 10,000 → ~9,000, so the cap
+ *     10·d decides for every PLD with d < ~900;
+ *   - 10^6 known PLDs: only the 10,000 best ranked are in the top; their in-degrees are large, so
+ *     the rank decides (the thesis' policy), and everyone else gets B0.
  */
 export function crawlBudget(o: CrawlBudgetOptions = {}): BudgetFunction {
   const b0 = o.b0 ?? 10;
@@ -45,6 +58,7 @@ export function crawlBudget(o: CrawlBudgetOptions = {}): BudgetFunction {
   const ceiling = o.ceiling ?? 10_000;
   const top = o.top ?? 10_000;
   const minD = o.minIndegree ?? 2;
+  const perD = o.perIndegree ?? b0;
   return {
     name: 'crawl',
     b0,
@@ -53,7 +67,7 @@ export function crawlBudget(o: CrawlBudgetOptions = {}): BudgetFunction {
       const rank = ctx.rankAbove(d);
       if (rank >= top) return b0;
       const t = top <= 1 ? 0 : rank / (top - 1);
-      return Math.max(b0, Math.round(ceiling - (ceiling - floor) * t));
+      return Math.max(b0, Math.min(Math.round(perD * d), Math.round(ceiling - (ceiling - floor) * t)));
     },
   };
 }
@@ -94,10 +108,10 @@ export function popularOnlyBudget(minIndegree = 10, b = 1000): BudgetFunction {
 
 export type BudgetPreset = 'crawl' | 'flat' | 'proportional' | 'inverse' | 'popular-only';
 
-export function budgetPreset(name: BudgetPreset, b0?: number): BudgetFunction {
+export function budgetPreset(name: BudgetPreset, b0?: number, minIndegree?: number): BudgetFunction {
   switch (name) {
     case 'crawl':
-      return crawlBudget(b0 === undefined ? {} : { b0, floor: b0 });
+      return crawlBudget({ ...(b0 === undefined ? {} : { b0, floor: b0 }), ...(minIndegree === undefined ? {} : { minIndegree }) });
     case 'flat':
       return flatBudget(b0);
     case 'proportional':

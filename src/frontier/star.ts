@@ -113,6 +113,31 @@ export class MemoryPldStore implements PldStore {
   async close(): Promise<void> {}
 }
 
+
+/**
+ * Trusted in-degree (the reputation STAR ranks by when it is on): a link counts toward its target's
+ * in-degree only if its source PLD is itself trusted — a seed's PLD (the operator vouches for it) or
+ * a PLD whose own trusted in-degree has reached `threshold`. Each source PLD casts up to
+ * `votesPerSource` votes for a target, one per distinct page slot (the linking page's STAR count P
+ * mod votesPerSource), so a site that links to another from many pages says more than one stray
+ * link, but no single site can make another trusted beyond its votes.
+ *
+ * Why (thesis VI.2, VIII.2): in-degree from distinct PLDs is what a spammer pays for — one PLD per
+ * point. A spammer who controls several PLDs (bought in-degree, a clique of small PLDs) gives each
+ * of them a high plain in-degree from the others, but those links come from PLDs that nothing
+ * trusted links to, so here they count nothing: the farm's reputation is bounded by the links the
+ * real web gives it. PLDedges stays key-only: a vote is the edge key of (source PLD ⊕ slot, target).
+ */
+export interface TrustOptions {
+  /** Trusted in-degree at which a PLD's own links start to count (default 3). */
+  threshold?: number;
+  /** Votes one source PLD can cast for one target (default 4). */
+  votesPerSource?: number;
+}
+
+/** Source key words of the operator's vouches (seeds): never a PLD fingerprint's high word in practice. */
+const SEED_HI = 0xffffffff;
+
 export class Star {
   readonly histogram = new IndegreeHistogram();
   private keys = new Uint32Array(2048);
@@ -121,16 +146,27 @@ export class Star {
   private edgeBuf = new Uint32Array(4096);
   private readonly onDegree: DegreeListener = (from, to) => this.histogram.move(from, to);
 
+  /** null: plain in-degree (every distinct source PLD counts once), as in the thesis. */
+  readonly trust: Required<TrustOptions> | null;
+  private srcKeys = new Uint32Array(512);
+  private srcD = new Float64Array(256);
+
   constructor(
     readonly store: PldStore,
     readonly budgetFn: BudgetFunction,
     /** Where commit() keeps the in-degree histogram (the crawl preset's ranks) across restarts. */
     private readonly histogramFile?: string,
-  ) {}
+    trust?: TrustOptions,
+  ) {
+    this.trust = trust === undefined ? null : { threshold: trust.threshold ?? 3, votesPerSource: trust.votesPerSource ?? 4 };
+    if (this.trust !== null && !(this.trust.threshold >= 1 && this.trust.votesPerSource >= 1)) {
+      throw new RangeError('trust threshold and votesPerSource must be at least 1');
+    }
+  }
 
   /** A Star whose rank histogram is restored from `histogramFile` (when present) and saved at commit. */
-  static async open(store: PldStore, budgetFn: BudgetFunction, histogramFile?: string): Promise<Star> {
-    const s = new Star(store, budgetFn, histogramFile);
+  static async open(store: PldStore, budgetFn: BudgetFunction, histogramFile?: string, trust?: TrustOptions): Promise<Star> {
+    const s = new Star(store, budgetFn, histogramFile, trust);
     if (histogramFile !== undefined) {
       try {
         s.histogram.fromBytes(new Uint8Array(await readFile(histogramFile)));
@@ -147,19 +183,93 @@ export class Star {
   }
 
   /**
-   * Feeds PLD→PLD links found on pages (packed [srcHi, srcLo, dstHi, dstLo]*). Self-links are
-   * skipped here: a PLD cannot raise its own reputation (VI.2: in-degree counts other PLDs only).
+   * Feeds PLD→PLD links found on pages (packed [srcHi, srcLo, dstHi, dstLo]*; `slots[i]`, when
+   * given, is the linking page's slot — any small integer that differs between pages of one PLD).
+   * Self-links are skipped here: a PLD cannot raise its own reputation (VI.2: in-degree counts
+   * other PLDs only). With trust on, links from untrusted sources are dropped (they count once
+   * their source is trusted and links again).
    */
-  async addLinks(pairs: Uint32Array, count: number): Promise<void> {
+  async addLinks(pairs: Uint32Array, count: number, slots?: Uint8Array): Promise<void> {
     if (this.edgeBuf.length < count * 4) this.edgeBuf = new Uint32Array(count * 4);
     let m = 0;
     for (let i = 0; i < count; i++) {
       const o = i * 4;
       if (pairs[o] === pairs[o + 2] && pairs[o + 1] === pairs[o + 3]) continue;
       this.edgeBuf.set(pairs.subarray(o, o + 4), m * 4);
+      if (this.trust !== null) {
+        // The vote's slot folded into the source's low word: distinct (source, slot) pairs are
+        // distinct PLDedges keys, so each counts once however often its links are seen again.
+        const slot = slots === undefined ? 0 : slots[i]! % this.trust.votesPerSource;
+        this.edgeBuf[m * 4 + 1] = (pairs[o + 1]! ^ Math.imul(slot, 0x9e3779b1)) >>> 0;
+      }
       m++;
     }
+    if (this.trust !== null) m = await this.keepTrusted(pairs, count, m);
     if (m > 0) await this.store.addEdges(this.edgeBuf, m, this.onDegree);
+  }
+
+  /**
+   * Keeps in edgeBuf the first `m` edges whose source PLD is trusted (one batched in-degree check
+   * of the distinct sources); returns how many are kept. The sources are read from `pairs` (the
+   * edge buffer holds slot-mixed words), skipping self-links as addLinks did.
+   */
+  private async keepTrusted(pairs: Uint32Array, count: number, m: number): Promise<number> {
+    const sources = new Map<number, number>(); // folded source key → index into srcKeys
+    const srcOf = new Int32Array(m);
+    let k = 0;
+    for (let i = 0, j = 0; i < count && j < m; i++) {
+      const o = i * 4;
+      const hi = pairs[o]!;
+      const lo = pairs[o + 1]!;
+      if (hi === pairs[o + 2] && lo === pairs[o + 3]) continue;
+      // A lossy fold of the two words as the Map key; a collision is caught by the word check below.
+      const fold = hi * 0x1_0000_0000 + lo;
+      let s = sources.get(fold);
+      if (s === undefined || this.srcKeys[2 * s] !== hi || this.srcKeys[2 * s + 1] !== lo) {
+        s = k++;
+        if (this.srcKeys.length < k * 2) {
+          const nk = new Uint32Array(k * 4);
+          nk.set(this.srcKeys);
+          this.srcKeys = nk;
+        }
+        this.srcKeys[2 * s] = hi;
+        this.srcKeys[2 * s + 1] = lo;
+        sources.set(fold, s);
+      }
+      srcOf[j++] = s;
+    }
+    if (this.srcD.length < k) this.srcD = new Float64Array(k * 2);
+    await this.store.indegrees(this.srcKeys, k, this.srcD);
+    const t = this.trust!.threshold;
+    let kept = 0;
+    for (let j = 0; j < m; j++) {
+      const s = srcOf[j]!;
+      if (this.srcD[s]! < t) continue;
+      if (kept !== j) this.edgeBuf.copyWithin(kept * 4, j * 4, j * 4 + 4);
+      kept++;
+    }
+    return kept;
+  }
+
+  /**
+   * The operator's vouch for the seeds' PLDs (packed [hi, lo]*): each gets `threshold` votes from
+   * pseudo-sources, so its links count from the start. Idempotent (the votes are PLDedges keys).
+   */
+  async vouch(keys: Uint32Array, count: number): Promise<void> {
+    if (this.trust === null || count === 0) return;
+    const t = this.trust.threshold;
+    if (this.edgeBuf.length < count * t * 4) this.edgeBuf = new Uint32Array(count * t * 4);
+    let m = 0;
+    for (let i = 0; i < count; i++) {
+      for (let v = 0; v < t; v++) {
+        this.edgeBuf[m * 4] = SEED_HI;
+        this.edgeBuf[m * 4 + 1] = v;
+        this.edgeBuf[m * 4 + 2] = keys[2 * i]!;
+        this.edgeBuf[m * 4 + 3] = keys[2 * i + 1]!;
+        m++;
+      }
+    }
+    await this.store.addEdges(this.edgeBuf, m, this.onDegree);
   }
 
   /** Batched check+update: gives each unique URL its (B, P); mutates `budget` and `admitted`. */
