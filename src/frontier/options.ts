@@ -76,12 +76,12 @@ export const FRONTIER_PRESETS: Record<FrontierPreset, PolitenessOptions> = {
     failedHostTtlMs: 3_600_000,
   },
   /**
-   * IRLbot's whole-web values (thesis VII.1): τh = 40 s for low-ranked PLDs, τs = 1 s, B0 = 10. The
-   * floors τh0/τs0 are not given in the thesis; we use 2 s and 50 ms. RAM sized for a 16 GB box.
+   * IRLbot's whole-web values: τh = 40 s for low-ranked PLDs, τs = 1 s, B0 = 10 (thesis VII.1), and
+   * the floors of its crawl, τh0 = 10 s and τs0 = 1/20 s (VIII.2). RAM sized for a 16 GB box.
    */
   irlbot: {
     hostDelayMs: 40_000,
-    minHostDelayMs: 2_000,
+    minHostDelayMs: 10_000,
     ipDelayMs: 1_000,
     minIpDelayMs: 50,
     b0: 10,
