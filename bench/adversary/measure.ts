@@ -33,8 +33,14 @@ export interface CoverageRun {
   goodCovered: number;
   seconds: number;
   pagesPerSecond: number;
-  /** [seconds, good pages covered, fetches] every 250 ms. */
-  timeline: Array<[number, number, number]>;
+  /** [seconds, good pages covered, fetches, farm fetches] every 250 ms. */
+  timeline: Array<[number, number, number, number]>;
+  /**
+   * With `tailS`: the farm's fetches per second over the tail — from 1 s after 100 % good coverage
+   * for `tailS` − 1 s, when only the farm has work left (null without a tail or when 100 % was not
+   * reached).
+   */
+  farmTailRate: number | null;
   exitCode: number | null;
   stderrTail: string;
 }
@@ -51,6 +57,8 @@ export interface MeasureOptions {
   root?: string;
   /** Scratch parent directory. */
   scratch: string;
+  /** Keep crawling this many seconds after 100 % good coverage (the farm alone). */
+  tailS?: number;
   log?: (s: string) => void;
 }
 
@@ -94,8 +102,9 @@ export async function measureCoverage(o: MeasureOptions): Promise<CoverageRun> {
     while (child.isRunning()) {
       await new Promise((r) => setTimeout(r, 250));
       const t = t0 === 0 ? 0 : (performance.timeOrigin + performance.now() - t0) / 1000;
-      if (t0 !== 0) timeline.push([Math.round(t * 1000) / 1000, covered.size, fetches]);
-      if (marks[2] !== null || t > o.timeLimitS || (t0 === 0 && Date.now() - startWall > 120_000)) break;
+      if (t0 !== 0) timeline.push([Math.round(t * 1000) / 1000, covered.size, fetches, farm]);
+      const doneAt = marks[2] === null ? null : marks[2] + (o.tailS ?? 0);
+      if ((doneAt !== null && t > doneAt) || t > o.timeLimitS + (o.tailS ?? 0) || (t0 === 0 && Date.now() - startWall > 120_000)) break;
     }
   } finally {
     await child.stop(10_000);
@@ -108,6 +117,7 @@ export async function measureCoverage(o: MeasureOptions): Promise<CoverageRun> {
     farmTo90 = farm;
   }
   const r: CoverageRun = {
+    farmTailRate: o.tailS === undefined || marks[2] === null ? null : windowRate(timeline, marks[2] + 1, marks[2] + o.tailS),
     preset: o.preset, adversary: o.adversary, goodPages: good.size, t50: marks[0]!, t90: marks[1]!, t100: marks[2]!,
     fetchesTo90, farmFetchesTo90: farmTo90, adversaryShareTo90: fetchesTo90 === 0 ? 0 : farmTo90 / fetchesTo90,
     fetches, farmFetches: farm, goodCovered: covered.size, seconds: end, pagesPerSecond: end > 0 ? fetches / end : 0,
@@ -117,4 +127,12 @@ export async function measureCoverage(o: MeasureOptions): Promise<CoverageRun> {
   o.log?.(`${o.preset} ${o.adversary ? 'with' : 'without'} adversary: ${r.goodCovered}/${r.goodPages} good, t90 ${r.t90 ?? '—'} s, ` +
     `farm ${r.farmFetchesTo90}/${r.fetchesTo90} before 90 %, ${r.fetches} fetches in ${end.toFixed(1)} s, load ${os.loadavg()[0]!.toFixed(1)}`);
   return r;
+}
+
+/** Farm fetches per second between seconds `from` and `to` of a timeline (null if it ends before `to`). */
+export function windowRate(timeline: CoverageRun['timeline'], from: number, to: number): number | null {
+  const a = timeline.find((p) => p[0] >= from);
+  const b = [...timeline].reverse().find((p) => p[0] <= to);
+  if (a === undefined || b === undefined || b[0] - a[0] < 0.5 || b[0] < to - 0.5) return null;
+  return (b[3] - a[3]) / (b[0] - a[0]);
 }

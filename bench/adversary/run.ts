@@ -8,6 +8,8 @@
  *   npm run bench:adversary                          # every preset → bench/results/adversary-run.{json}, one SVG per preset
  *   npm run bench:adversary -- --presets adv-mint --out baseline --seconds 30
  *   npm run bench:adversary -- --tree HEAD           # crawl with a clean extract of a commit (default: the checkout)
+ *   npm run bench:adversary -- --rates               # also: the farm alone vs the farm after the good web
+ *                                                    # is done (--tail s), and two legitimate PLDs (rates.ts)
  *
  * Run it under `flock /tmp/heavy.lock`; on a shared machine compare ratios within one run.
  */
@@ -19,6 +21,7 @@ import { SHARED_MACHINE_NOTE, args, commandLine, machineInfo, mdTable, sig, writ
 import { lineChart } from '../lib/svg.js';
 import { snapshotTree } from '../lib/snapshot.js';
 import { measureCoverage, type CoverageRun } from './measure.js';
+import { farmAloneRate, pairRates, type PairRates } from './rates.js';
 import { adversaryCrawlArgs } from './config.js';
 
 const a = args();
@@ -28,6 +31,9 @@ const seconds = a.num('seconds', 30);
 const seed = a.num('seed', 1);
 const outName = `adversary-${a.get('out') ?? 'run'}`;
 const extra = (a.get('flags') ?? '').split(' ').filter(Boolean);
+const withRates = a.has('rates');
+/** Seconds crawled after 100 % good coverage in the runs with the adversary (the farm alone). */
+const tailS = withRates ? a.num('tail', 6) : undefined;
 const tree = snapshotTree(a.get('tree') ?? 'working-tree');
 const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'dc-adversary-'));
 const log = (s: string): void => void process.stderr.write(`[adversary] ${new Date().toISOString().slice(11, 19)} ${s}\n`);
@@ -36,11 +42,13 @@ const ratio = (x: number | null, y: number | null): number | null => (x === null
 const slim = (r: CoverageRun) => ({ ...r, timeline: r.timeline.filter((_, i) => i % 2 === 0) });
 
 const rows: Array<{ preset: string; without: CoverageRun; with: CoverageRun; slowdownT90: number | null }> = [];
+let pair: PairRates | null = null;
+let farmRates: { aloneRate: number; tailRate: number | null; ratio: number | null } | null = null;
 const loadBefore = os.loadavg();
 try {
   for (const preset of presets) {
     const without = await measureCoverage({ preset, adversary: false, seed, timeLimitS: seconds, extra, root: tree.dir, scratch, log });
-    const withAdv = await measureCoverage({ preset, adversary: true, seed, timeLimitS: seconds, extra, root: tree.dir, scratch, log });
+    const withAdv = await measureCoverage({ preset, adversary: true, seed, timeLimitS: seconds, extra, root: tree.dir, scratch, log, tailS });
     // Not reaching 90 % within the limit counts as the limit (a lower bound of the real ratio).
     const slowdown = ratio(withAdv.t90 ?? seconds, without.t90);
     rows.push({ preset, without, with: withAdv, slowdownT90: slowdown });
@@ -54,6 +62,15 @@ try {
       width: 760, height: 420, yMin: 0,
     });
     log(`wrote ${writeSvg(`${outName}-${preset}`, svg)}`);
+  }
+  if (withRates) {
+    const w = { warmS: 3, windowS: tailS! - 1, scratch, root: tree.dir };
+    const alone = await farmAloneRate({ ...w, seed });
+    log(`adv-mint farm alone: ${alone.toFixed(0)} fetches/s`);
+    pair = await pairRates({ ...w, seed, windowS: 8 });
+    log(`two PLDs: fast alone ${pair.fastAlone.toFixed(1)}/s, together ${pair.fastTogether.toFixed(1)}/s (slow ${pair.slowTogether.toFixed(2)}/s)`);
+    const tail = rows.find((r) => r.preset === 'adv-mint')?.with.farmTailRate ?? null;
+    farmRates = { aloneRate: sig(alone, 3), tailRate: tail === null ? null : sig(tail, 3), ratio: tail === null || alone === 0 ? null : sig(tail / alone, 3) };
   }
 } finally {
   fs.rmSync(scratch, { recursive: true, force: true });
@@ -69,6 +86,10 @@ const result = {
   parameters: { seed, timeLimitSecondsPerRun: seconds, crawlFlags: adversaryCrawlArgs({ seeds: ['<seeds>'], dnsServer: '<dns>', dir: '<dir>', extra }) },
   kind: 'REAL CRAWL: drumcrawl crawl (child process) against simweb over loopback TCP + DNS; fetches counted by the server; good web = WebGraph.reachable',
   presets: rows.map((r) => ({ preset: r.preset, slowdownT90: r.slowdownT90, adversaryShareTo90: sig(r.with.adversaryShareTo90, 3), without: slim(r.without), with: slim(r.with) })),
+  ...(withRates ? {
+    farmAlone: { ...farmRates, what: 'adv-mint farm fetches/s crawled alone from its home page vs in the tail of the crawl with the good web (1 s after 100 % good coverage, for --tail − 1 s); the issue asks ratio ≥ 0.9' },
+    legitimatePair: { ...pair, what: 'two PLDs of equal budget (both seeds): one Crawl-delay 1 s, one fast (τh 50 ms); fast fetches/s alone vs together over an 8 s window after 3 s; the issue asks ratio ≥ 0.9' },
+  } : {}),
 };
 const jf = writeResult(outName, result);
 const f = (x: number | null): string => (x === null ? '—' : x.toFixed(1));
@@ -77,3 +98,5 @@ console.log(mdTable(['preset', 'good pages', 't50 / t90 / t100 alone (s)', 't50 
     `${f(r.with.t50)} / ${f(r.with.t90)} / ${f(r.with.t100)}`, r.slowdownT90 === null ? '—' : r.slowdownT90.toFixed(2),
     `${(100 * r.with.adversaryShareTo90).toFixed(1)} %`, `${r.without.pagesPerSecond.toFixed(0)} / ${r.with.pagesPerSecond.toFixed(0)}`])));
 console.log(`wrote ${jf}`);
+if (farmRates !== null) console.log(`farm alone ${farmRates.aloneRate}/s, after the good web ${farmRates.tailRate ?? '—'}/s: ratio ${farmRates.ratio ?? '—'}`);
+if (pair !== null) console.log(`two PLDs of equal budget: fast ${sig(pair.fastAlone, 3)}/s alone, ${sig(pair.fastTogether, 3)}/s together (ratio ${sig(pair.ratio, 3)}); slow ${sig(pair.slowTogether, 3)}/s`);
