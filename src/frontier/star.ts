@@ -16,6 +16,8 @@ import { U64Map } from './u64-map.js';
 import type { FrontierUrl } from './record.js';
 import { writeAtomic } from './queue.js';
 import { readFile } from 'node:fs/promises';
+import { edgeKey } from './edge-key.js';
+import { PendingVotes } from './pending-votes.js';
 
 /** Called for every change of a PLD's in-degree (from = 0 for a PLD first seen as a target). */
 export type DegreeListener = (from: number, to: number) => void;
@@ -38,19 +40,7 @@ export interface PldStore {
   close(): Promise<void>;
 }
 
-/** Edge key: two independent 32-bit mixes of the four words (the thesis keys PLDedges by a hash). */
-export function edgeKey(sHi: number, sLo: number, dHi: number, dLo: number, out: Uint32Array, o: number): void {
-  let a = Math.imul(sHi ^ 0x9e3779b9, 0x85ebca6b) ^ sLo;
-  a = Math.imul(a ^ (a >>> 15), 0xc2b2ae35) ^ dHi;
-  a = Math.imul(a ^ (a >>> 13), 0x27d4eb2f) ^ dLo;
-  a = Math.imul(a ^ (a >>> 16), 0x165667b1);
-  let b = Math.imul(dLo ^ 0x7f4a7c15, 0xcc9e2d51) ^ dHi;
-  b = Math.imul(b ^ (b >>> 15), 0x1b873593) ^ sLo;
-  b = Math.imul(b ^ (b >>> 13), 0xe6546b64) ^ sHi;
-  b = Math.imul(b ^ (b >>> 16), 0x85ebca6b);
-  out[o] = (a ^ (a >>> 16)) >>> 0;
-  out[o + 1] = (b ^ (b >>> 16)) >>> 0;
-}
+export { edgeKey } from './edge-key.js';
 
 /** PLDedges + PLDindegree in RAM (simulations, tests, small crawls). RAM: O(PLDs + distinct edges). */
 export class MemoryPldStore implements PldStore {
@@ -133,6 +123,8 @@ export interface TrustOptions {
   threshold?: number;
   /** Votes one source PLD can cast for one target (default 4). */
   votesPerSource?: number;
+  /** Votes of not-yet-trusted sources kept for when they are promoted (default 2^18). */
+  pendingVotes?: number;
 }
 
 /** Source key words of the operator's vouches (seeds): never a PLD fingerprint's high word in practice. */
@@ -144,10 +136,17 @@ export class Star {
   private outD = new Float64Array(1024);
   private outP = new Float64Array(1024);
   private edgeBuf = new Uint32Array(4096);
-  private readonly onDegree: DegreeListener = (from, to) => this.histogram.move(from, to);
+  /** A PLD crossed the trust threshold since PendingVotes were last looked at. */
+  private promoted = false;
+  private readonly onDegree: DegreeListener = (from, to) => {
+    this.histogram.move(from, to);
+    if (this.trust !== null && from < this.trust.threshold && to >= this.trust.threshold) this.promoted = true;
+  };
 
   /** null: plain in-degree (every distinct source PLD counts once), as in the thesis. */
   readonly trust: Required<TrustOptions> | null;
+  /** Votes of sources not trusted yet (bounded, see pending-votes.ts). */
+  readonly pending: PendingVotes;
   private srcKeys = new Uint32Array(512);
   private srcD = new Float64Array(256);
 
@@ -158,10 +157,11 @@ export class Star {
     private readonly histogramFile?: string,
     trust?: TrustOptions,
   ) {
-    this.trust = trust === undefined ? null : { threshold: trust.threshold ?? 3, votesPerSource: trust.votesPerSource ?? 4 };
+    this.trust = trust === undefined ? null : { threshold: trust.threshold ?? 3, votesPerSource: trust.votesPerSource ?? 4, pendingVotes: trust.pendingVotes ?? 1 << 18 };
     if (this.trust !== null && !(this.trust.threshold >= 1 && this.trust.votesPerSource >= 1)) {
       throw new RangeError('trust threshold and votesPerSource must be at least 1');
     }
+    this.pending = new PendingVotes(this.trust === null ? 1 : this.trust.pendingVotes);
   }
 
   /** A Star whose rank histogram is restored from `histogramFile` (when present) and saved at commit. */
@@ -206,6 +206,27 @@ export class Star {
     }
     if (this.trust !== null) m = await this.keepTrusted(pairs, count, m);
     if (m > 0) await this.store.addEdges(this.edgeBuf, m, this.onDegree);
+    await this.countPromoted();
+  }
+
+  /**
+   * After PLDs crossed the trust threshold: the votes their pages gave while they were untrusted
+   * (PendingVotes) now count. A promotion this causes starts another round (at most 8 per call;
+   * the rest waits for the next call).
+   */
+  private async countPromoted(): Promise<void> {
+    for (let round = 0; round < 8 && this.promoted && this.pending.size > 0; round++) {
+      this.promoted = false;
+      const src = this.pending.sources();
+      const k = src.length / 2;
+      if (this.srcD.length < k) this.srcD = new Float64Array(k);
+      await this.store.indegrees(src, k, this.srcD);
+      const trusted = new U64Map(64);
+      for (let i = 0; i < k; i++) if (this.srcD[i]! >= this.trust!.threshold) trusted.set(src[2 * i]!, src[2 * i + 1]!, 1);
+      if (trusted.size === 0) return;
+      const votes = this.pending.take(trusted);
+      if (votes.length > 0) await this.store.addEdges(votes, votes.length / 4, this.onDegree);
+    }
   }
 
   /**
@@ -244,7 +265,10 @@ export class Star {
     let kept = 0;
     for (let j = 0; j < m; j++) {
       const s = srcOf[j]!;
-      if (this.srcD[s]! < t) continue;
+      if (this.srcD[s]! < t) {
+        this.pending.add(this.srcKeys[2 * s]!, this.srcKeys[2 * s + 1]!, this.edgeBuf, j * 4);
+        continue;
+      }
       if (kept !== j) this.edgeBuf.copyWithin(kept * 4, j * 4, j * 4 + 4);
       kept++;
     }

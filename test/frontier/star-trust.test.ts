@@ -15,28 +15,38 @@ import { Star, MemoryPldStore, DrumPldStore, crawlBudget, type PldStore } from '
 
 const LO = 77; // every test PLD's low key word; PLD i is (i + 1, LO)
 
-/** The model: replay link batches in order; a source's trust is read once per batch, as STAR does. */
+/**
+ * The model: replay link batches in order. A source's trust is read once per batch, as STAR does;
+ * a vote of a source not trusted then waits, and counts once a later round finds its source
+ * trusted (rounds run while a PLD crossed the threshold, at most 8 per batch, as star.ts does).
+ */
 function model(seeds: number[], batches: Array<Array<[number, number, number]>>, threshold: number, votes: number): Map<number, number> {
   const d = new Map<number, number>();
   const seen = new Set<string>();
-  const bump = (t: number): void => void d.set(t, (d.get(t) ?? 0) + 1);
-  for (const s of seeds) {
-    for (let v = 0; v < threshold; v++) {
-      const k = `seed:${v}>${s}`;
-      if (!seen.has(k)) {
-        seen.add(k);
-        bump(s);
-      }
-    }
-  }
+  const pending = new Map<string, number>(); // vote key → source
+  let promoted = false;
+  const vote = (s: number, t: number, k: string): void => {
+    if (seen.has(k)) return;
+    seen.add(k);
+    const from = d.get(t) ?? 0;
+    d.set(t, from + 1);
+    if (from < threshold && from + 1 >= threshold) promoted = true;
+  };
+  for (const s of seeds) for (let v = 0; v < threshold; v++) vote(-1, s, `seed:${v}>${s}`);
   for (const batch of batches) {
     const trusted = new Set([...new Set(batch.map(([s]) => s))].filter((s) => (d.get(s) ?? 0) >= threshold));
     for (const [s, t, slot] of batch) {
-      if (s === t || !trusted.has(s)) continue;
+      if (s === t) continue;
       const k = `${s}:${slot % votes}>${t}`;
-      if (seen.has(k)) continue;
-      seen.add(k);
-      bump(t);
+      if (trusted.has(s)) vote(s, t, k);
+      else if (!pending.has(k)) pending.set(k, s);
+    }
+    for (let round = 0; round < 8 && promoted && pending.size > 0; round++) {
+      promoted = false;
+      const now = [...pending].filter(([, s]) => (d.get(s) ?? 0) >= threshold);
+      if (now.length === 0) break;
+      for (const [k] of now) pending.delete(k);
+      for (const [k, s] of now) vote(s, Number(k.split('>')[1]), k);
     }
   }
   return d;
