@@ -145,7 +145,7 @@ export interface StartupOptions {
   budgetB0: number;
   /**
    * What STAR's in-degree d counts (src/frontier/star.ts): 'trusted' — links from trusted PLDs only
-   * (seeds' PLDs, and PLDs with a trusted in-degree ≥ 3), up to 4 page votes per source PLD; or
+   * (seeds' PLDs, and PLDs with a trusted in-degree ≥ 2), up to 4 page votes per source PLD; or
    * 'indegree' — every distinct source PLD once (the thesis' plain in-degree). @default 'trusted'
    */
   reputation: 'trusted' | 'indegree';

@@ -119,7 +119,7 @@ export class MemoryPldStore implements PldStore {
  * real web gives it. PLDedges stays key-only: a vote is the edge key of (source PLD ⊕ slot, target).
  */
 export interface TrustOptions {
-  /** Trusted in-degree at which a PLD's own links start to count (default 3). */
+  /** Trusted in-degree at which a PLD's own links start to count (default 2). */
   threshold?: number;
   /** Votes one source PLD can cast for one target (default 4). */
   votesPerSource?: number;
@@ -157,7 +157,7 @@ export class Star {
     private readonly histogramFile?: string,
     trust?: TrustOptions,
   ) {
-    this.trust = trust === undefined ? null : { threshold: trust.threshold ?? 3, votesPerSource: trust.votesPerSource ?? 4, pendingVotes: trust.pendingVotes ?? 1 << 18 };
+    this.trust = trust === undefined ? null : { threshold: trust.threshold ?? 2, votesPerSource: trust.votesPerSource ?? 4, pendingVotes: trust.pendingVotes ?? 1 << 18 };
     if (this.trust !== null && !(this.trust.threshold >= 1 && this.trust.votesPerSource >= 1)) {
       throw new RangeError('trust threshold and votesPerSource must be at least 1');
     }
