@@ -7,7 +7,6 @@
  */
 import { isHttpResponse, type FetchResult } from '../fetch/index.js';
 import { ALLOW_ALL, fetchRobots } from '../robots/index.js';
-import type { TruncatedReason } from '../store/index.js';
 import { canonicalizeUrl, fingerprintInto, hostOf } from '../url/index.js';
 import { encodeFrontierUrl, extendHopPath, type FrontierUrl } from '../frontier/index.js';
 import { contentAux, encodeContentValue } from './drum-codec.js';
@@ -18,6 +17,10 @@ import { archiveRobots } from './archive-hooks.js';
 import type { PageJob } from './crawler-core.js';
 import { DedupStage } from './dedup-stage.js';
 import { isSitemapHops } from '../sitemap/crawl.js';
+import { splitParseOutput, type EncodedGroupLike } from './links-codec.js';
+import { clock } from './page-worker-floors.js';
+import type { PageWorkerPool } from './page-worker-pool.js';
+import { PARSE_CODES, PARSE_NONE, PARSE_OK, isHtml, truncation, type PageAnswer } from './page-worker-protocol.js';
 
 const EMPTY = new Uint8Array(0);
 /** Read once (as src/fetch does for its WIRE lines): process.env is a slow lookup for a per-page check. */
@@ -28,10 +31,6 @@ const SKIPPED: FetchResult = {
   url: '', ip: '', outcome: 'ok', requestHead: EMPTY, body: EMPTY, decoded: EMPTY, truncated: false, startedAt: 0, timings: { totalMs: 0 },
 };
 
-/** A response record's WARC-Truncated value: false, or why the body is not all the server sent. */
-const truncation = (r: FetchResult): false | TruncatedReason => (r.truncated ? r.truncatedReason ?? 'unspecified' : false);
-
-const isHtml = (ct: string | undefined): boolean => ct === undefined || /^(text\/html|application\/xhtml\+xml)/i.test(ct);
 export abstract class FetchStage extends DedupStage {
   protected startPage(fu: FrontierUrl): void {
     const skip = this.again.skipAtDispatch(fu.url);
@@ -49,7 +48,7 @@ export abstract class FetchStage extends DedupStage {
     this.dispatchedThisRun++;
     const job: PageJob = { id, fu, rec, bodyBytes: 0, payloadBytes: 0, group: null };
     this.inFlightIds.add(id);
-    void this.fetchPage(job)
+    void (this.pages !== null ? this.fetchOnWorker(job, this.pages) : this.fetchPage(job))
       .catch((e) => this.fail(e))
       .finally(() => this.inFlightIds.delete(id));
   }
@@ -71,27 +70,8 @@ export abstract class FetchStage extends DedupStage {
       this.inFlightIds.delete(job.id);
     }
     job.result = r;
-    if (this.aborting && r.outcome === ABORTED_OUTCOME) {
-      // Cut short by the stop (stop.ts): not a page; the frontier still holds the URL as in
-      // flight and the stop's checkpoint snapshots it, so the resume fetches it again.
-      this.pending.delete(job.id);
-      this.count('aborted:stop');
-      this.logFetch(job, r.outcome, null);
-      this.wake.kick();
-      return;
-    }
-    job.payloadBytes = r.body.byteLength;
-    this.counters.pages++;
-    this.plds.add(fu);
-    this.counters.bytes += r.body.byteLength;
-    this.count(r.status !== undefined ? String(r.status) : r.outcome);
-    const pol = politenessOutcome(r, fu.attempts + 1, this.cfg.retryDelayScale);
-    this.frontier.done(fu, r);
-    this.wake.kick();
-    // A URL to be retried went back into the frontier's RAM (its snapshot covers it now).
-    if (pol.retry) this.pending.delete(job.id);
-    // A retry is a new hand-out of the URL, not a duplicate one.
-    if (pol.retry) this.again.retried(fu.url);
+    if (this.aborted(job, r)) return;
+    const pol = this.fetched(job, r, r.body.byteLength);
 
     if (!isHttpResponse(r)) {
       // Transport failure (DNS, connect, timeout, reset…): nothing to archive; logged with its code.
@@ -100,12 +80,7 @@ export abstract class FetchStage extends DedupStage {
       return;
     }
     this.counters.pagesOk++;
-    if (r.location !== undefined && r.status! >= 300 && r.status! < 400) {
-      // Redirects are not followed inline: the target enters as a new link (dedup, robots,
-      // politeness apply), at the same depth.
-      const target = canonicalizeUrl(r.location);
-      if (target !== null) this.submitUrl(target, fu.hops, fu.url, extendHopPath(fu.path, 'R'));
-    }
+    this.redirect(job, r);
     const ok2xx = r.outcome === 'ok';
     // A sitemap (src/sitemap/crawl.ts) is read here, before the body goes to the parse pool (which
     // archives it like any payload): its entries enter URLseen as links.
@@ -115,7 +90,7 @@ export abstract class FetchStage extends DedupStage {
     this.parsing++;
     let po;
     try {
-      po = await this.pool.run({
+      po = await this.pool!.run({
         url: fu.url, body: r.body, decoded: r.decoded, charset: r.charset, html, follow,
         exchange: { ip: fu.ip, dateMs: job.date.getTime(), requestHead: r.requestHead, responseHead: r.responseHead!, truncated: truncation(r) },
       });
@@ -134,12 +109,116 @@ export abstract class FetchStage extends DedupStage {
       this.wake.kick();
       return;
     }
-    job.table = new LinkTable(po.table);
-    job.group = po.group;
-    if (!ok2xx) {
+    await this.parsed(job, r, pol, po.table, po.group!, r.body.byteLength);
+  }
+
+  /** A fetch the stop cut short (stop.ts): not a page; true when it was one. */
+  private aborted(job: PageJob, r: FetchResult): boolean {
+    if (!(this.aborting && r.outcome === ABORTED_OUTCOME)) return false;
+    // The frontier still holds the URL as in flight and the stop's checkpoint snapshots it, so the
+    // resume fetches it again.
+    this.pending.delete(job.id);
+    this.count('aborted:stop');
+    this.logFetch(job, r.outcome, null);
+    this.wake.kick();
+    return true;
+  }
+
+  /** A page fetched (any outcome): counted and reported to the frontier; its retry verdict. */
+  private fetched(job: PageJob, r: FetchResult, payloadBytes: number): ReturnType<typeof politenessOutcome> {
+    const fu = job.fu;
+    job.payloadBytes = payloadBytes;
+    this.counters.pages++;
+    this.plds.add(fu);
+    this.counters.bytes += payloadBytes;
+    this.count(r.status !== undefined ? String(r.status) : r.outcome);
+    const pol = politenessOutcome(r, fu.attempts + 1, this.cfg.retryDelayScale);
+    this.frontier.done(fu, r);
+    this.wake.kick();
+    // A URL to be retried went back into the frontier's RAM (its snapshot covers it now).
+    if (pol.retry) this.pending.delete(job.id);
+    // A retry is a new hand-out of the URL, not a duplicate one.
+    if (pol.retry) this.again.retried(fu.url);
+    return pol;
+  }
+
+  /**
+   * Redirects are not followed inline: the target enters as a new link (dedup, robots, politeness
+   * apply), at the same depth.
+   */
+  private redirect(job: PageJob, r: FetchResult): void {
+    if (r.location === undefined || r.status! < 300 || r.status! >= 400) return;
+    const target = canonicalizeUrl(r.location);
+    if (target !== null) this.submitUrl(target, job.fu.hops, job.fu.url, extendHopPath(job.fu.path, 'R'));
+  }
+
+  /**
+   * A page fetched, parsed and encoded by a page worker (page-worker.ts, --page-workers on): the
+   * floors' earliest start is reserved here and the worker sends no sooner (nor sooner than the
+   * actual starts in the shared table); only the outcome, the heads and the encoded results come
+   * back. Then as fetchPage after the parse.
+   */
+  private async fetchOnWorker(job: PageJob, pages: PageWorkerPool): Promise<void> {
+    const fu = job.fu;
+    const host = hostOf(fu.url);
+    let a: PageAnswer;
+    try {
+      const order = {
+        id: job.id, url: fu.url, ip: fu.ip, host, notBefore: this.floors.reserve(host, fu.ip),
+        follow: this.cfg.maxDepth === null || fu.hops < this.cfg.maxDepth, sitemap: isSitemapHops(fu.hops),
+      };
+      a = await pages.run(order);
+    } finally {
+      this.inFlight--;
+      this.inFlightIds.delete(job.id);
+    }
+    if (a.at !== 0 && !pages.reportingStarts) this.dispatched(fu.url, a.ip, false, a.at);
+    job.date = new Date(a.at !== 0 ? a.at : Date.now());
+    const heads = a.heads ?? EMPTY;
+    const rq = a.requestHeadBytes ?? 0;
+    const r: FetchResult = {
+      url: fu.url, ip: a.ip, outcome: a.outcome, errorCode: a.errorCode, status: a.status, contentType: a.contentType, charset: a.charset,
+      location: a.location, retryAfterMs: a.retryAfterMs, truncated: a.truncated, truncatedReason: a.truncatedReason as FetchResult['truncatedReason'],
+      requestHead: heads.subarray(0, rq), responseHead: a.heads !== undefined ? heads.subarray(rq) : undefined,
+      body: EMPTY, decoded: EMPTY, startedAt: job.date.getTime(), timings: { totalMs: a.totalMs },
+    };
+    job.result = r;
+    if (this.aborted(job, r)) return;
+    const pol = this.fetched(job, r, a.payloadBytes);
+    if (a.parse === PARSE_NONE) {
+      this.logFetch(job, r.outcome, null);
+      if (!pol.retry) this.awaitingSync.push(job.id);
+      return;
+    }
+    this.counters.pagesOk++;
+    this.redirect(job, r);
+    const ok2xx = r.outcome === 'ok';
+    if (ok2xx && a.decoded !== undefined && this.sitemaps !== null) job.sitemapQueued = (await this.sitemaps.read(fu.url, fu.hops, a.decoded)).queued;
+    const po = a.out !== undefined ? splitParseOutput(a.out) : null;
+    if (a.parse !== PARSE_OK) {
+      // The parser failed: archived without links (CRAWL_PARSE_ERROR / LIMIT); or the worker died
+      // with the page (CRAWL_PARSE_CRASH / TIMEOUT: its body died too, nothing to archive).
+      const code = PARSE_CODES[a.parse]!;
+      this.count(code);
+      if (po?.group != null) await this.warc.appendEncoded(po.group, { url: fu.url, date: job.date, kind: 'response', responseHead: r.responseHead ?? null });
+      this.logFetch(job, code, null);
+      ((job.sitemapQueued ?? 0) > 0 ? this.awaitingMerge : this.awaitingSync).push(job.id);
+      this.wake.kick();
+      return;
+    }
+    // (the body stayed in the worker: only the table and the encoded group are held here)
+    await this.parsed(job, r, pol, po!.table, po!.group!, 0);
+  }
+
+  /** A page's parse output (either path): non-2xx archived as is; 2xx to ContentSeen. */
+  private async parsed(job: PageJob, r: FetchResult, pol: ReturnType<typeof politenessOutcome>, table: Uint8Array, group: EncodedGroupLike, bodyBytes: number): Promise<void> {
+    const fu = job.fu;
+    job.table = new LinkTable(table);
+    job.group = group;
+    if (r.outcome !== 'ok') {
       // Non-2xx answers are archived as they are; only 2xx payloads take part in dedup.
-      await this.warc.appendEncoded(po.group!, { url: fu.url, date: job.date, kind: 'response', responseHead: r.responseHead! });
-      this.logFetch(job, r.outcome, po.group!.payloadDigest);
+      await this.warc.appendEncoded(group, { url: fu.url, date: job.date!, kind: 'response', responseHead: r.responseHead! });
+      this.logFetch(job, r.outcome, group.payloadDigest);
       if (!pol.retry) (r.location !== undefined ? this.awaitingMerge : this.awaitingSync).push(job.id);
       this.wake.kick();
       return;
@@ -150,13 +229,13 @@ export abstract class FetchStage extends DedupStage {
     contentAux[1] = job.id >>> 8;
     contentAux[2] = job.id >>> 16;
     contentAux[3] = job.id >>> 24;
-    job.bodyBytes = r.body.byteLength + po.table.byteLength + po.group!.data.byteLength;
+    job.bodyBytes = bodyBytes + table.byteLength + group.data.byteLength;
     // The encoded group holds the body now: let the fetched bytes go (the result is ours alone).
     r.body = EMPTY;
     r.decoded = EMPTY;
     this.awaitingContent.set(job.id, job);
     this.awaitingContentBytes += job.bodyBytes;
-    this.contentSeen.checkUpdate(this.fp[0]!, this.fp[1]!, encodeContentValue(fu.url, job.date), contentAux);
+    this.contentSeen.checkUpdate(this.fp[0]!, this.fp[1]!, encodeContentValue(fu.url, job.date!), contentAux);
     this.unmergedContent++;
     this.wake.kick();
   }
@@ -221,9 +300,16 @@ export abstract class FetchStage extends DedupStage {
    * (test/crawl/floor-guard.test.ts). `host` null: robots.txt (IP floor only).
    */
   private traceDispatch(host: string | null, url: string, ip: string, robots: boolean): void {
-    const now = performance.now();
-    this.floors.started(host, ip, now);
-    const at = performance.timeOrigin + now;
+    const at = clock();
+    this.floors.started(host, ip, at);
+    this.dispatched(url, ip, robots, at);
+  }
+
+  /**
+   * A request's actual start (`at` on the shared clock, page-worker-floors.ts) to the TRACE line and
+   * the 'dispatch' event: at once on this thread, when its answer comes back from a page worker.
+   */
+  protected dispatched(url: string, ip: string, robots: boolean, at: number): void {
     if (TRACE_FETCH) process.stderr.write(`TRACE ${at.toFixed(1)} ${ip} ${url}\n`);
     if (this.listenerCount('dispatch') > 0) this.emit('dispatch', { at, url, ip, robots });
   }
