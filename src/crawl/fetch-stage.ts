@@ -20,7 +20,7 @@ import { isSitemapHops } from '../sitemap/crawl.js';
 import { splitParseOutput, type EncodedGroupLike } from './links-codec.js';
 import { clock } from './page-worker-floors.js';
 import type { PageWorkerPool } from './page-worker-pool.js';
-import { PARSE_CODES, PARSE_NONE, PARSE_OK, isHtml, truncation, type PageAnswer } from './page-worker-protocol.js';
+import { PARSE_CODES, PARSE_OK, isHtml, truncation } from './page-worker-protocol.js';
 
 const EMPTY = new Uint8Array(0);
 /** Read once (as src/fetch does for its WIRE lines): process.env is a slow lookup for a per-page check. */
@@ -155,52 +155,70 @@ export abstract class FetchStage extends DedupStage {
   /**
    * A page fetched, parsed and encoded by a page worker (page-worker.ts, --page-workers on): the
    * floors' earliest start is reserved here and the worker sends no sooner (nor sooner than the
-   * actual starts in the shared table); only the outcome, the heads and the encoded results come
-   * back. Then as fetchPage after the parse.
+   * actual starts in the shared table). The fetch result comes back first (reported to the frontier
+   * at once, as fetchPage does), then the parse's output: only outcomes, heads and the encoded
+   * results cross, never the body.
    */
   private async fetchOnWorker(job: PageJob, pages: PageWorkerPool): Promise<void> {
     const fu = job.fu;
     const host = hostOf(fu.url);
-    let a: PageAnswer;
-    try {
-      const order = {
-        id: job.id, url: fu.url, ip: fu.ip, host, notBefore: this.floors.reserve(host, fu.ip),
-        follow: this.cfg.maxDepth === null || fu.hops < this.cfg.maxDepth, sitemap: isSitemapHops(fu.hops),
-      };
-      a = await pages.run(order);
-    } finally {
+    let pol: ReturnType<typeof politenessOutcome> = {};
+    let fetched = false;
+    let ended = true;
+    const order = {
+      id: job.id, url: fu.url, ip: fu.ip, host, notBefore: this.floors.reserve(host, fu.ip),
+      follow: this.cfg.maxDepth === null || fu.hops < this.cfg.maxDepth, sitemap: isSitemapHops(fu.hops),
+    };
+    const parse = pages.run(order, (a) => {
       this.inFlight--;
       this.inFlightIds.delete(job.id);
+      fetched = true;
+      if (a.at !== 0 && !pages.reportingStarts) this.dispatched(fu.url, a.ip, false, a.at);
+      job.date = new Date(a.at !== 0 ? a.at : Date.now());
+      const r: FetchResult = {
+        url: fu.url, ip: a.ip, outcome: a.outcome, errorCode: a.errorCode, status: a.status, contentType: a.contentType,
+        location: a.location, retryAfterMs: a.retryAfterMs, truncated: a.truncated, truncatedReason: a.truncatedReason as FetchResult['truncatedReason'],
+        requestHead: EMPTY, body: EMPTY, decoded: EMPTY, startedAt: job.date.getTime(), timings: { totalMs: a.totalMs },
+      };
+      job.result = r;
+      if (this.aborted(job, r)) return;
+      pol = this.fetched(job, r, a.payloadBytes);
+      if (!a.parses) {
+        // Transport failure (DNS, connect, timeout, reset…): nothing to archive; logged with its code.
+        this.logFetch(job, r.outcome, null);
+        if (!pol.retry) this.awaitingSync.push(job.id);
+        return;
+      }
+      this.counters.pagesOk++;
+      this.redirect(job, r);
+      ended = false;
+      this.parsing++;
+    });
+    let x;
+    try {
+      x = await parse;
+    } finally {
+      if (!fetched) {
+        this.inFlight--;
+        this.inFlightIds.delete(job.id);
+      }
+      if (!ended) this.parsing--;
     }
-    if (a.at !== 0 && !pages.reportingStarts) this.dispatched(fu.url, a.ip, false, a.at);
-    job.date = new Date(a.at !== 0 ? a.at : Date.now());
-    const heads = a.heads ?? EMPTY;
-    const rq = a.requestHeadBytes ?? 0;
-    const r: FetchResult = {
-      url: fu.url, ip: a.ip, outcome: a.outcome, errorCode: a.errorCode, status: a.status, contentType: a.contentType, charset: a.charset,
-      location: a.location, retryAfterMs: a.retryAfterMs, truncated: a.truncated, truncatedReason: a.truncatedReason as FetchResult['truncatedReason'],
-      requestHead: heads.subarray(0, rq), responseHead: a.heads !== undefined ? heads.subarray(rq) : undefined,
-      body: EMPTY, decoded: EMPTY, startedAt: job.date.getTime(), timings: { totalMs: a.totalMs },
-    };
-    job.result = r;
-    if (this.aborted(job, r)) return;
-    const pol = this.fetched(job, r, a.payloadBytes);
-    if (a.parse === PARSE_NONE) {
-      this.logFetch(job, r.outcome, null);
-      if (!pol.retry) this.awaitingSync.push(job.id);
-      return;
+    if (x === null || ended) return;
+    const r = job.result!;
+    const rq = x.requestHeadBytes ?? 0;
+    if (x.heads !== undefined) {
+      r.requestHead = x.heads.subarray(0, rq);
+      r.responseHead = x.heads.subarray(rq);
     }
-    this.counters.pagesOk++;
-    this.redirect(job, r);
-    const ok2xx = r.outcome === 'ok';
-    if (ok2xx && a.decoded !== undefined && this.sitemaps !== null) job.sitemapQueued = (await this.sitemaps.read(fu.url, fu.hops, a.decoded)).queued;
-    const po = a.out !== undefined ? splitParseOutput(a.out) : null;
-    if (a.parse !== PARSE_OK) {
+    if (r.outcome === 'ok' && x.decoded !== undefined && this.sitemaps !== null) job.sitemapQueued = (await this.sitemaps.read(fu.url, fu.hops, x.decoded)).queued;
+    const po = x.out !== undefined ? splitParseOutput(x.out) : null;
+    if (x.parse !== PARSE_OK) {
       // The parser failed: archived without links (CRAWL_PARSE_ERROR / LIMIT); or the worker died
       // with the page (CRAWL_PARSE_CRASH / TIMEOUT: its body died too, nothing to archive).
-      const code = PARSE_CODES[a.parse]!;
+      const code = PARSE_CODES[x.parse]!;
       this.count(code);
-      if (po?.group != null) await this.warc.appendEncoded(po.group, { url: fu.url, date: job.date, kind: 'response', responseHead: r.responseHead ?? null });
+      if (po?.group != null) await this.warc.appendEncoded(po.group, { url: fu.url, date: job.date!, kind: 'response', responseHead: r.responseHead ?? null });
       this.logFetch(job, code, null);
       ((job.sitemapQueued ?? 0) > 0 ? this.awaitingMerge : this.awaitingSync).push(job.id);
       this.wake.kick();

@@ -8,16 +8,19 @@
  * thread, over one keep-alive pool (src/fetch keeps one connection per IP), behind one wire gate.
  *
  * Batching: the orders given in one synchronous run of the scheduler go to each worker as one
- * message (sent from a microtask at the end of that run); a worker answers the pages it finished
- * in one turn of its event loop as one message.
+ * message (sent from a microtask at the end of that run). A worker answers in two messages per turn
+ * of its event loop: the fetch results of that turn (the frontier hears of them at once, which frees
+ * the IP, as when the main thread fetched), then the parse results (page-worker.ts).
  *
  * Supervision, as the parse pool's (parse-pool.ts): a worker that dies (exit, out of memory under
  * resourceLimits) or hangs on a page past `timeoutMs` (it is terminated) is replaced at once, and
  * every page it held comes back with an outcome, none lost:
  *   - the page it was parsing: CRAWL_PARSE_CRASH, or CRAWL_PARSE_TIMEOUT for a hang (its body died
  *     with the worker: logged, not archived, not fetched again — it would take the worker down again);
- *   - every other page it held (waiting for its floor, on the wire, or fetched and not yet parsed):
- *     CRAWL_FETCH_ABORTED, which the frontier retries (error-policy.ts).
+ *   - every page it held that was not yet fetched (waiting for its floor, or on the wire):
+ *     CRAWL_FETCH_ABORTED, which the frontier retries (error-policy.ts);
+ *   - a page already fetched (its fetch result went to the frontier) and not yet parsed:
+ *     CRAWL_PARSE_CRASH (its body died with the worker: logged, not archived).
  * A hang outside a parse (the fetch path runs no unbounded loop) is not watched.
  *
  * Bound: pages held by the workers ≤ the crawler's fetches in flight (fetchConcurrency); each
@@ -27,8 +30,8 @@ import { Worker } from 'node:worker_threads';
 import { workerFile } from './worker-file.js';
 import { SharedFloors, slotOf } from './page-worker-floors.js';
 import {
-  PARSE_CRASH, PARSE_NONE, PARSE_TIMEOUT,
-  type FromWorker, type PageAnswer, type PageOrder, type PageWorkerData, type ToWorker,
+  PARSE_CRASH, PARSE_TIMEOUT,
+  type FromWorker, type PageAnswer, type PageOrder, type PageWorkerData, type ParseNote, type ToWorker,
 } from './page-worker-protocol.js';
 
 export interface PageWorkerPoolOptions {
@@ -41,12 +44,17 @@ export interface PageWorkerPoolOptions {
   worker?: string;
 }
 
+/** fetched pages waiting for their parse per worker before dispatch pauses (see `saturated`) */
+const UNPARSED_PER_WORKER = 16;
 /** young generation per page worker (MiB), inside its heap budget (as the parse pool's) */
 const YOUNG_MB = 8;
 
 interface Held {
   order: PageOrder;
-  resolve: (a: PageAnswer) => void;
+  onFetched: (a: PageAnswer) => void;
+  resolve: (x: ParseNote | null) => void;
+  /** its PageAnswer was delivered */
+  fetched: boolean;
 }
 
 interface Slot {
@@ -70,6 +78,8 @@ export class PageWorkerPool {
   private sweeper: NodeJS.Timeout | null = null;
   private closed = false;
   private held = 0;
+  /** pages fetched and not yet parsed (their bodies wait in the workers) */
+  private unparsed = 0;
   private onStart: ((order: PageOrder, at: number, ip: string) => void) | null = null;
   /** workers that died or were terminated for a hang, and replaced */
   replaced = 0;
@@ -101,18 +111,34 @@ export class PageWorkerPool {
     return this.held;
   }
 
+  /**
+   * Back-pressure for the scheduler (as the parse pool's `saturated`): the workers hold
+   * UNPARSED_PER_WORKER fetched pages each waiting for their parse — more fetches would only hold
+   * more bodies. Bound on bodies held in the workers: this many plus the fetches in flight.
+   */
+  get saturated(): boolean {
+    return this.unparsed >= UNPARSED_PER_WORKER * this.slots.length;
+  }
+
   /** Resolves once every worker has loaded its code (a cold start is not a page's time). */
   async warmup(): Promise<void> {
     await Promise.all(this.slots.map((s) => s.ready));
   }
 
-  /** Fetch + parse + encode one page on its IP's worker. Never rejects. */
-  run(order: PageOrder): Promise<PageAnswer> {
-    if (this.closed) return Promise.resolve(this.aborted(order));
+  /**
+   * Fetch + parse + encode one page on its IP's worker: `onFetched` gets the fetch result as soon as
+   * the fetch ends (for the frontier), the promise the parse's result (null: none follows — no HTTP
+   * response). Never rejects.
+   */
+  run(order: PageOrder, onFetched: (a: PageAnswer) => void): Promise<ParseNote | null> {
+    if (this.closed) {
+      onFetched(this.aborted(order));
+      return Promise.resolve(null);
+    }
     const s = this.slots[slotOf(order.ip) % this.slots.length]!;
     this.held++;
-    return new Promise<PageAnswer>((resolve) => {
-      s.held.set(order.id, { order, resolve });
+    return new Promise<ParseNote | null>((resolve) => {
+      s.held.set(order.id, { order, onFetched, resolve, fetched: false });
       s.outbox.push(order);
       this.sendQueued.add(s);
       if (!this.sendScheduled) {
@@ -168,7 +194,7 @@ export class PageWorkerPool {
       const t = setTimeout(() => void s.worker.terminate(), 5000);
       await exited;
       clearTimeout(t);
-      this.release(s, () => PARSE_NONE);
+      this.release(s, () => 0);
     }));
   }
 
@@ -206,12 +232,28 @@ export class PageWorkerPool {
         if (h !== undefined) this.onStart?.(h.order, m.at, m.ip);
         return;
       }
-      for (const a of m.pages) {
-        const h = s.held.get(a.id);
+      if (m.t === 'fetched') {
+        for (const a of m.pages) {
+          const h = s.held.get(a.id);
+          if (h === undefined) continue;
+          h.fetched = true;
+          if (a.parses) this.unparsed++;
+          if (!a.parses) {
+            s.held.delete(a.id);
+            this.held--;
+          }
+          h.onFetched(a);
+          if (!a.parses) h.resolve(null);
+        }
+        return;
+      }
+      for (const x of m.pages) {
+        const h = s.held.get(x.id);
         if (h === undefined) continue;
-        s.held.delete(a.id);
+        s.held.delete(x.id);
         this.held--;
-        h.resolve(a);
+        this.unparsed--;
+        h.resolve(x);
       }
     });
     // An error is followed by 'exit'; without a listener it would crash the process.
@@ -224,7 +266,7 @@ export class PageWorkerPool {
       const blamed = Atomics.load(s.parseId, 0);
       // Its exchanges died with it: their connection slots are free again.
       this.floors.releaseThread(index + 1);
-      this.release(s, (id) => (id === s.timedOut ? PARSE_TIMEOUT : id === blamed && blamed !== 0 ? PARSE_CRASH : PARSE_NONE));
+      this.release(s, (id) => (id === s.timedOut ? PARSE_TIMEOUT : id === blamed && blamed !== 0 ? PARSE_CRASH : 0));
       if (!this.closed) {
         this.replaced++;
         this.slots[index] = this.spawn(index);
@@ -233,25 +275,33 @@ export class PageWorkerPool {
     return s;
   }
 
-  /** Answer every page a worker that is gone still held. */
+  /**
+   * Answer every page a worker that is gone still held: `verdict` names the page it is blamed for
+   * (PARSE_TIMEOUT / PARSE_CRASH; 0: not blamed). A page not yet fetched comes back ABORTED (the
+   * frontier retries it); one fetched and not yet parsed lost its body with the worker (CRASH).
+   */
   private release(s: Slot, verdict: (id: number) => number): void {
     for (const [id, h] of s.held) {
-      const parse = verdict(id);
-      const a = this.aborted(h.order);
-      if (parse !== PARSE_NONE) {
-        a.outcome = 'ok';
-        a.parse = parse;
-        a.message = parse === PARSE_TIMEOUT ? `parser did not finish in ${this.opts.timeoutMs} ms; worker replaced` : 'page worker died while parsing this page';
-      }
       this.held--;
-      h.resolve(a);
+      if (!h.fetched) {
+        h.onFetched(this.aborted(h.order));
+        h.resolve(null);
+        continue;
+      }
+      const v = verdict(id);
+      this.unparsed--;
+      h.resolve({
+        id, parse: v === PARSE_TIMEOUT ? PARSE_TIMEOUT : PARSE_CRASH,
+        message: v === PARSE_TIMEOUT ? `parser did not finish in ${this.opts.timeoutMs} ms; worker replaced`
+          : v === PARSE_CRASH ? 'page worker died while parsing this page' : 'page worker died before parsing this page',
+      });
     }
     s.held.clear();
     s.outbox = [];
   }
 
   private aborted(o: PageOrder): PageAnswer {
-    return { id: o.id, at: 0, ip: o.ip, outcome: 'CRAWL_FETCH_ABORTED', truncated: false, totalMs: 0, payloadBytes: 0, parse: PARSE_NONE };
+    return { id: o.id, at: 0, ip: o.ip, outcome: 'CRAWL_FETCH_ABORTED', truncated: false, totalMs: 0, payloadBytes: 0, parses: false };
   }
 
   /** Terminate a worker whose current parse is past its deadline (its 'exit' then replaces it). */

@@ -25,7 +25,6 @@ export interface PageOrder {
 }
 
 /** How the page's parse went (PARSE_*). */
-export const PARSE_NONE = -1; // no HTTP response (nothing to parse or archive)
 export const PARSE_OK = 0;
 export const PARSE_ERROR = 1; // CRAWL_PARSE_ERROR: the parser threw; archived without links
 export const PARSE_LIMIT = 2; // CRAWL_PARSE_LIMIT: beyond the parser's bounds; archived without links
@@ -39,7 +38,7 @@ export const PARSE_CODES: Record<number, 'CRAWL_PARSE_ERROR' | 'CRAWL_PARSE_LIMI
   [PARSE_TIMEOUT]: 'CRAWL_PARSE_TIMEOUT',
 };
 
-/** One page's answer: the fetch result without its bytes, and the parse's output. */
+/** One page's fetch result, without its bytes (sent as soon as the fetch ends). */
 export interface PageAnswer {
   id: number;
   /** actual start on the shared clock (0: never sent) */
@@ -50,7 +49,6 @@ export interface PageAnswer {
   errorCode?: string;
   status?: number;
   contentType?: string;
-  charset?: string;
   location?: string;
   retryAfterMs?: number;
   truncated: boolean;
@@ -58,6 +56,13 @@ export interface PageAnswer {
   totalMs: number;
   /** payload bytes as transferred */
   payloadBytes: number;
+  /** an HTTP response: its ParseNote follows (else nothing was archived or parsed) */
+  parses: boolean;
+}
+
+/** One page's parse (sent after its PageAnswer, once the worker has parsed it). */
+export interface ParseNote {
+  id: number;
   /** PARSE_* */
   parse: number;
   /** ParseOutput (parse-worker.ts): link table + WARC group; for PARSE_ERROR / LIMIT without links */
@@ -105,7 +110,11 @@ export type ToWorker =
   | { t: 'close' };
 
 /** Messages from a worker. */
-export type FromWorker = { t: 'ready' } | { t: 'pages'; pages: PageAnswer[] } | { t: 'started'; id: number; at: number; ip: string };
+export type FromWorker =
+  | { t: 'ready' }
+  | { t: 'started'; id: number; at: number; ip: string }
+  | { t: 'fetched'; pages: PageAnswer[] }
+  | { t: 'parsed'; pages: ParseNote[] };
 
 /** Media types parsed for links. A response without Content-Type is tried as HTML. */
 export const isHtml = (ct: string | undefined): boolean => ct === undefined || /^(text\/html|application\/xhtml\+xml)/i.test(ct);

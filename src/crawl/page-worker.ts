@@ -25,11 +25,14 @@ import { Fetcher, isHttpResponse, type FetchResult } from '../fetch/index.js';
 import { parse, type ParseTask } from './parse-worker.js';
 import { SharedFloors, clock } from './page-worker-floors.js';
 import {
-  PARSE_ERROR, PARSE_LIMIT, PARSE_NONE, PARSE_OK, isHtml, truncation,
-  type FromWorker, type PageAnswer, type PageOrder, type PageWorkerData, type ToWorker,
+  PARSE_ERROR, PARSE_LIMIT, PARSE_OK, isHtml, truncation,
+  type FromWorker, type PageAnswer, type PageOrder, type PageWorkerData, type ParseNote, type ToWorker,
 } from './page-worker-protocol.js';
 
 const ABORTED = 'CRAWL_FETCH_ABORTED';
+
+/** Longest stretch of parsing between two looks at this thread's sockets (ms). */
+const PARSE_SLICE_MS = 4;
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, Math.ceil(ms)));
 
@@ -44,63 +47,89 @@ export function serve(port: NonNullable<typeof parentPort>, data: PageWorkerData
   let aborting = false;
   /** post each send at once (the crawler's 'dispatch' event and TRACE lines, in time order) */
   let reportStarts = data.reportStarts === true;
-  let outbox: PageAnswer[] = [];
-  let flushing = false;
+  /** fetch results not yet posted, pages fetched and not yet parsed, parse results not yet posted */
+  let fetchedOut: PageAnswer[] = [];
+  const toParse: { o: PageOrder; r: FetchResult; at: number; a: PageAnswer }[] = [];
+  let parsedOut: ParseNote[] = [];
+  let scheduled = false;
 
-  const flush = (): void => {
-    flushing = false;
-    const pages = outbox;
-    outbox = [];
-    const transfer: ArrayBuffer[] = [];
-    for (const a of pages) {
-      if (a.out !== undefined) transfer.push(a.out.buffer as ArrayBuffer);
-      if (a.decoded !== undefined) transfer.push(a.decoded.buffer as ArrayBuffer);
-      if (a.heads !== undefined) transfer.push(a.heads.buffer as ArrayBuffer);
+  /**
+   * One turn of the worker's page work: the fetch results first (the main thread reports them to the
+   * frontier at once, which frees the IP for its next request, as when the main thread fetched),
+   * then parses for at most PARSE_SLICE_MS (so this thread's sockets are read between slices), then
+   * their results. More pages waiting: another turn, after the event loop's I/O.
+   */
+  const turn = (): void => {
+    scheduled = false;
+    if (fetchedOut.length > 0) {
+      port.postMessage({ t: 'fetched', pages: fetchedOut } satisfies FromWorker);
+      fetchedOut = [];
     }
-    port.postMessage({ t: 'pages', pages } satisfies FromWorker, transfer);
+    const until = performance.now() + PARSE_SLICE_MS;
+    let n = 0;
+    while (n < toParse.length && (n === 0 || performance.now() < until)) {
+      const p = toParse[n++]!;
+      parsedOut.push(parsePage(p.o, p.r, p.at, p.a));
+    }
+    toParse.splice(0, n);
+    if (parsedOut.length > 0) {
+      const transfer: ArrayBuffer[] = [];
+      for (const x of parsedOut) {
+        if (x.out !== undefined) transfer.push(x.out.buffer as ArrayBuffer);
+        if (x.decoded !== undefined) transfer.push(x.decoded.buffer as ArrayBuffer);
+        if (x.heads !== undefined) transfer.push(x.heads.buffer as ArrayBuffer);
+      }
+      port.postMessage({ t: 'parsed', pages: parsedOut } satisfies FromWorker, transfer);
+      parsedOut = [];
+    }
+    if (toParse.length > 0) schedule();
+  };
+  const schedule = (): void => {
+    if (!scheduled) {
+      scheduled = true;
+      setImmediate(turn);
+    }
   };
   const answer = (a: PageAnswer): void => {
-    outbox.push(a);
-    if (!flushing) {
-      flushing = true;
-      setImmediate(flush);
-    }
+    fetchedOut.push(a);
+    schedule();
   };
 
   /** Parse one fetched page (in place of the parse pool), marked in the shared state meanwhile. */
-  const parsePage = (o: PageOrder, r: FetchResult, at: number, a: PageAnswer): void => {
+  const parsePage = (o: PageOrder, r: FetchResult, at: number, a: PageAnswer): ParseNote => {
     const ok2xx = r.outcome === 'ok';
     const html = ok2xx && isHtml(r.contentType) && !o.sitemap;
     const task: ParseTask = {
       url: o.url, body: r.body, decoded: r.decoded, charset: r.charset, html, follow: html && o.follow,
       exchange: { ip: a.ip, dateMs: Math.floor(at), requestHead: r.requestHead, responseHead: r.responseHead!, truncated: truncation(r) },
     };
+    const x: ParseNote = { id: o.id, parse: PARSE_OK };
     parseStart[0] = Date.now();
     Atomics.store(parseId, 0, o.id);
     try {
-      a.out = parse(task);
-      a.parse = PARSE_OK;
+      x.out = parse(task);
     } catch (e) {
       // Archived all the same, as a payload without links (the parse pool's rule for a parser error).
-      a.parse = (e as { code?: unknown })?.code === 'CRAWL_PARSE_LIMIT' ? PARSE_LIMIT : PARSE_ERROR;
-      a.message = (e as Error)?.message ?? String(e);
-      a.out = parse({ ...task, html: false, follow: false });
+      x.parse = (e as { code?: unknown })?.code === 'CRAWL_PARSE_LIMIT' ? PARSE_LIMIT : PARSE_ERROR;
+      x.message = (e as Error)?.message ?? String(e);
+      x.out = parse({ ...task, html: false, follow: false });
     } finally {
       Atomics.store(parseId, 0, 0);
     }
     // A sitemap's entries are read on the main thread (they enter URLseen like links).
-    if (ok2xx && o.sitemap) a.decoded = r.decoded.slice();
+    if (ok2xx && o.sitemap) x.decoded = r.decoded.slice();
     const rq = r.requestHead;
     const rs = r.responseHead!;
     const heads = new Uint8Array(rq.byteLength + rs.byteLength);
     heads.set(rq, 0);
     heads.set(rs, rq.byteLength);
-    a.heads = heads;
-    a.requestHeadBytes = rq.byteLength;
+    x.heads = heads;
+    x.requestHeadBytes = rq.byteLength;
+    return x;
   };
 
   const run = async (o: PageOrder): Promise<void> => {
-    const a: PageAnswer = { id: o.id, at: 0, ip: o.ip, outcome: ABORTED, truncated: false, totalMs: 0, payloadBytes: 0, parse: PARSE_NONE };
+    const a: PageAnswer = { id: o.id, at: 0, ip: o.ip, outcome: ABORTED, truncated: false, totalMs: 0, payloadBytes: 0, parses: false };
     // The reserved start, then the actual starts of the previous requests (any thread's).
     if (o.notBefore > clock()) await sleep(o.notBefore - clock());
     for (let due = floors.due(o.host, o.ip); due > clock(); due = floors.due(o.host, o.ip)) await sleep(due - clock());
@@ -117,14 +146,14 @@ export function serve(port: NonNullable<typeof parentPort>, data: PageWorkerData
     if (r.errorCode !== undefined) a.errorCode = r.errorCode;
     if (r.status !== undefined) a.status = r.status;
     if (r.contentType !== undefined) a.contentType = r.contentType;
-    if (r.charset !== undefined) a.charset = r.charset;
     if (r.location !== undefined) a.location = r.location;
     if (r.retryAfterMs !== undefined) a.retryAfterMs = r.retryAfterMs;
     a.truncated = r.truncated;
     if (r.truncatedReason !== undefined) a.truncatedReason = r.truncatedReason;
     a.totalMs = r.timings.totalMs;
     a.payloadBytes = r.body.byteLength;
-    if (!(aborting && r.outcome === ABORTED) && isHttpResponse(r)) parsePage(o, r, at, a);
+    a.parses = !(aborting && r.outcome === ABORTED) && isHttpResponse(r);
+    if (a.parses) toParse.push({ o, r, at, a });
     answer(a);
   };
 
@@ -134,7 +163,7 @@ export function serve(port: NonNullable<typeof parentPort>, data: PageWorkerData
         for (const o of m.orders) {
           run(o).catch((e: unknown) => {
             // Not expected (the fetcher never rejects, the parse is caught): the page still answers.
-            answer({ id: o.id, at: 0, ip: o.ip, outcome: 'CRAWL_FETCH_ERROR', errorCode: (e as Error)?.message, truncated: false, totalMs: 0, payloadBytes: 0, parse: PARSE_NONE });
+            answer({ id: o.id, at: 0, ip: o.ip, outcome: 'CRAWL_FETCH_ERROR', errorCode: (e as Error)?.message, truncated: false, totalMs: 0, payloadBytes: 0, parses: false });
           });
         }
         break;

@@ -24,7 +24,9 @@
  * Back-pressure (no unbounded in-RAM queue), each bound from the config:
  *   - fetches in flight ≤ fetchConcurrency;
  *   - pages in the parse pool: dispatch pauses while it is saturated (`ParsePool.saturated`: every
- *     worker has its queue of pages and as many again wait to be handed over);
+ *     worker has its queue of pages and as many again wait to be handed over); with page workers
+ *     (--page-workers on), while 16 fetched pages per worker wait for their parse there
+ *     (`PageWorkerPool.saturated`);
  *   - pages waiting for the ContentSeen answer hold their bodies: ≤ contentBatchBytes (then a
  *     ContentSeen merge runs; dispatch pauses past it);
  *   - links wait in the URLseen DRUM's own buffers (disk-backed; `needsMerge` → merge);
@@ -504,6 +506,7 @@ export class Crawler extends FetchStage {
   private backPressure(): boolean {
     return (
       this.pool?.saturated === true ||
+      this.pages?.saturated === true ||
       this.awaitingContentBytes >= this.contentBatchBytes ||
       this.pending.size >= this.cfg.fetchConcurrency * 64
     );
