@@ -1,0 +1,192 @@
+/**
+ * Page worker (a thread of page-worker-pool.ts; its entry is page-worker.ts): fetches a page, parses it and encodes its WARC
+ * records, end to end, so that the page's body never reaches the main thread (issue: the main
+ * thread keeps only what must be serial — frontier decisions, DRUM orchestration, checkpoints).
+ *
+ *   order (URL, IP, reserved start) ─► wait for the floors ─► Fetcher (this thread's undici pools,
+ *   network guard, limits) ─► parse + WARC group (parse-worker.ts, same code as the parse pool)
+ *   ─► answer (outcome, timings, one transferred buffer: link table + encoded WARC group)
+ *
+ * Politeness on the wire: the main thread reserves each page's earliest start (FloorGuard.reserve)
+ * and this worker sends no sooner than that, nor sooner than the floors after the actual starts in
+ * the shared table (page-worker-floors.ts) — checked again right before the send, in the same
+ * synchronous run, so a late timer (this thread was parsing) never shortens a gap. The actual start
+ * is stamped there and reported with the answer (the crawler's 'dispatch' event and TRACE line).
+ * This worker's Fetcher keeps its own wire gate per IP as well (src/fetch, fetcher.ts).
+ *
+ * Answers are sent in batches: every answer finished in one turn of this thread's event loop goes
+ * in one message (their buffers transferred, not copied).
+ *
+ * Supervision (page-worker-pool.ts): while a page is parsed, its id and start time are in this
+ * worker's shared state, so the pool knows which page to blame when the worker dies or hangs.
+ */
+import type { MessagePort } from 'node:worker_threads';
+import { Fetcher, isHttpResponse, type FetchResult } from '../fetch/index.js';
+import { parse, type ParseTask } from './parse-worker.js';
+import { SharedFloors, clock } from './page-worker-floors.js';
+import {
+  PARSE_ERROR, PARSE_LIMIT, PARSE_OK, isHtml, truncation,
+  type FromWorker, type PageAnswer, type PageOrder, type PageWorkerData, type ParseNote, type ToWorker,
+} from './page-worker-protocol.js';
+
+const ABORTED = 'CRAWL_FETCH_ABORTED';
+
+/** Longest stretch of parsing between two looks at this thread's sockets (ms). */
+const PARSE_SLICE_MS = 4;
+
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, Math.ceil(ms)));
+
+/**
+ * The worker's loop, on `port` (parentPort in a worker thread). `parseTask`: the parser (tests put
+ * a faulty one here; the crawler runs parse-worker.ts's).
+ */
+export function serve(port: MessagePort, data: PageWorkerData, parseTask: (t: ParseTask) => Uint8Array = parse): void {
+  const floors = new SharedFloors(data.workers, data.floors);
+  // This thread's wire gate also sees the other threads' writes and connections (wire-share.ts).
+  const fetcher = new Fetcher({ ...data.fetcher, share: floors.forThread(data.index) });
+  for (const [h, p] of data.refused) fetcher.refuseEndpoint(h, p);
+  const parseStart = new Float64Array(data.state, 0, 1);
+  const parseId = new Int32Array(data.state, 8, 1);
+  let aborting = false;
+  /** post each send at once (the crawler's 'dispatch' event and TRACE lines, in time order) */
+  let reportStarts = data.reportStarts === true;
+  /** fetch results not yet posted, pages fetched and not yet parsed, parse results not yet posted */
+  let fetchedOut: PageAnswer[] = [];
+  const toParse: { o: PageOrder; r: FetchResult; at: number; a: PageAnswer }[] = [];
+  let parsedOut: ParseNote[] = [];
+  let scheduled = false;
+
+  /**
+   * One turn of the worker's page work: the fetch results first (the main thread reports them to the
+   * frontier at once, which frees the IP for its next request, as when the main thread fetched),
+   * then parses for at most PARSE_SLICE_MS (so this thread's sockets are read between slices), then
+   * their results. More pages waiting: another turn, after the event loop's I/O.
+   */
+  const turn = (): void => {
+    scheduled = false;
+    if (fetchedOut.length > 0) {
+      port.postMessage({ t: 'fetched', pages: fetchedOut } satisfies FromWorker);
+      fetchedOut = [];
+    }
+    const until = performance.now() + PARSE_SLICE_MS;
+    let n = 0;
+    while (n < toParse.length && (n === 0 || performance.now() < until)) {
+      const p = toParse[n++]!;
+      parsedOut.push(parsePage(p.o, p.r, p.at, p.a));
+    }
+    toParse.splice(0, n);
+    if (parsedOut.length > 0) {
+      const transfer: ArrayBuffer[] = [];
+      for (const x of parsedOut) {
+        if (x.out !== undefined) transfer.push(x.out.buffer as ArrayBuffer);
+        if (x.decoded !== undefined) transfer.push(x.decoded.buffer as ArrayBuffer);
+        if (x.heads !== undefined) transfer.push(x.heads.buffer as ArrayBuffer);
+      }
+      port.postMessage({ t: 'parsed', pages: parsedOut } satisfies FromWorker, transfer);
+      parsedOut = [];
+    }
+    if (toParse.length > 0) schedule();
+  };
+  const schedule = (): void => {
+    if (!scheduled) {
+      scheduled = true;
+      setImmediate(turn);
+    }
+  };
+  const answer = (a: PageAnswer): void => {
+    fetchedOut.push(a);
+    schedule();
+  };
+
+  /** Parse one fetched page (in place of the parse pool), marked in the shared state meanwhile. */
+  const parsePage = (o: PageOrder, r: FetchResult, at: number, a: PageAnswer): ParseNote => {
+    const ok2xx = r.outcome === 'ok';
+    const html = ok2xx && isHtml(r.contentType) && !o.sitemap;
+    const task: ParseTask = {
+      url: o.url, body: r.body, decoded: r.decoded, charset: r.charset, html, follow: html && o.follow,
+      exchange: { ip: a.ip, dateMs: Math.floor(at), requestHead: r.requestHead, responseHead: r.responseHead!, truncated: truncation(r) },
+    };
+    const x: ParseNote = { id: o.id, parse: PARSE_OK };
+    parseStart[0] = Date.now();
+    Atomics.store(parseId, 0, o.id);
+    try {
+      x.out = parseTask(task);
+    } catch (e) {
+      // Archived all the same, as a payload without links (the parse pool's rule for a parser error).
+      x.parse = (e as { code?: unknown })?.code === 'CRAWL_PARSE_LIMIT' ? PARSE_LIMIT : PARSE_ERROR;
+      x.message = (e as Error)?.message ?? String(e);
+      x.out = parseTask({ ...task, html: false, follow: false });
+    } finally {
+      Atomics.store(parseId, 0, 0);
+    }
+    // A sitemap's entries are read on the main thread (they enter URLseen like links).
+    if (ok2xx && o.sitemap) x.decoded = r.decoded.slice();
+    const rq = r.requestHead;
+    const rs = r.responseHead!;
+    const heads = new Uint8Array(rq.byteLength + rs.byteLength);
+    heads.set(rq, 0);
+    heads.set(rs, rq.byteLength);
+    x.heads = heads;
+    x.requestHeadBytes = rq.byteLength;
+    return x;
+  };
+
+  const run = async (o: PageOrder): Promise<void> => {
+    const a: PageAnswer = { id: o.id, at: 0, ip: o.ip, outcome: ABORTED, truncated: false, totalMs: 0, payloadBytes: 0, parses: false };
+    // The reserved start, then the actual starts of the previous requests (any thread's).
+    if (o.notBefore > clock()) await sleep(o.notBefore - clock());
+    for (let due = floors.due(o.host, o.ip); due > clock(); due = floors.due(o.host, o.ip)) await sleep(due - clock());
+    if (aborting) return answer(a);
+    // Stamped in the same synchronous run as the fetcher's send (its wire gate writes at once when
+    // the IP's connection is free).
+    const at = clock();
+    floors.started(o.host, o.ip, at);
+    a.at = at;
+    if (reportStarts) port.postMessage({ t: 'started', id: o.id, at, ip: o.ip } satisfies FromWorker);
+    const r = await fetcher.fetch({ url: o.url, ip: o.ip });
+    a.outcome = r.outcome;
+    if (r.ip !== '') a.ip = r.ip;
+    if (r.errorCode !== undefined) a.errorCode = r.errorCode;
+    if (r.status !== undefined) a.status = r.status;
+    if (r.contentType !== undefined) a.contentType = r.contentType;
+    if (r.location !== undefined) a.location = r.location;
+    if (r.retryAfterMs !== undefined) a.retryAfterMs = r.retryAfterMs;
+    a.truncated = r.truncated;
+    if (r.truncatedReason !== undefined) a.truncatedReason = r.truncatedReason;
+    a.totalMs = r.timings.totalMs;
+    a.payloadBytes = r.body.byteLength;
+    a.parses = !(aborting && r.outcome === ABORTED) && isHttpResponse(r);
+    if (a.parses) toParse.push({ o, r, at, a });
+    answer(a);
+  };
+
+  port.on('message', (m: ToWorker) => {
+    switch (m.t) {
+      case 'orders':
+        for (const o of m.orders) {
+          run(o).catch((e: unknown) => {
+            // Not expected (the fetcher never rejects, the parse is caught): the page still answers.
+            answer({ id: o.id, at: 0, ip: o.ip, outcome: 'CRAWL_FETCH_ERROR', errorCode: (e as Error)?.message, truncated: false, totalMs: 0, payloadBytes: 0, parses: false });
+          });
+        }
+        break;
+      case 'abort':
+        aborting = true;
+        fetcher.abortInFlight();
+        break;
+      case 'intervals':
+        fetcher.setIntervals({ minIpIntervalMs: m.minIpIntervalMs, minHostIntervalMs: m.minHostIntervalMs });
+        break;
+      case 'refuse':
+        fetcher.refuseEndpoint(m.host, m.port);
+        break;
+      case 'report-starts':
+        reportStarts = true;
+        break;
+      case 'close':
+        void fetcher.close().finally(() => port.close());
+        break;
+    }
+  });
+  port.postMessage({ t: 'ready' } satisfies FromWorker);
+}
