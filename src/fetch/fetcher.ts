@@ -471,15 +471,27 @@ export class Fetcher {
     if (ex.gate !== null) this.markStart(ex, now);
   }
 
-  /** @internal called by an Exchange when it settles. */
-  exchangeEnded(ex: Exchange): void {
+  /**
+   * @internal called by an Exchange when it settles; `clean`: its response arrived whole (else it
+   * was cut: a timeout, the body cap, an error, a close).
+   */
+  exchangeEnded(ex: Exchange, clean = true): void {
     this.live.delete(ex);
     const gate = ex.gate;
     if (gate === null) return;
     if (ex.dispatched) {
       ex.dispatched = false;
       gate.running--;
-      this.share?.release(gate.ip);
+      if (this.share !== null) {
+        // A cut exchange's socket is closed by undici in this turn of the event loop (its close
+        // phase), which may come after other threads have looked at the shared slot: it is given
+        // back on the next turn, so no other thread writes to the IP while the server is still
+        // sending on the old connection.
+        const share = this.share;
+        const ip = gate.ip;
+        if (clean) share.release(ip);
+        else setTimeout(() => share.release(ip), 0);
+      }
     }
     if (!this.closed) this.pump(gate);
     this.pruneGates();
