@@ -8,18 +8,20 @@
  * thread, over one keep-alive pool (src/fetch keeps one connection per IP), behind one wire gate.
  *
  * Batching: the orders given in one synchronous run of the scheduler go to each worker as one
- * message (sent from a microtask at the end of that run). A worker answers in two messages per turn
- * of its event loop: the fetch results of that turn (the frontier hears of them at once, which frees
- * the IP, as when the main thread fetched), then the parse results (page-worker.ts).
+ * message (sent from a microtask at the end of that run). A worker answers in one message per turn
+ * of its event loop: the fetch results of that turn (handled first: the frontier hears of them at
+ * once, which frees the IP, as when the main thread fetched), then the parse results
+ * (page-worker-serve.ts).
  *
  * Supervision, as the parse pool's (parse-pool.ts): a worker that dies (exit, out of memory under
  * resourceLimits) or hangs on a page past `timeoutMs` (it is terminated) is replaced at once, and
  * every page it held comes back with an outcome, none lost:
  *   - the page it was parsing: CRAWL_PARSE_CRASH, or CRAWL_PARSE_TIMEOUT for a hang (its body died
  *     with the worker: logged, not archived, not fetched again — it would take the worker down again);
- *   - every page it held that was not yet fetched (waiting for its floor, or on the wire):
- *     CRAWL_FETCH_ABORTED, which the frontier retries (error-policy.ts);
- *   - a page already fetched (its fetch result went to the frontier) and not yet parsed:
+ *   - every other page whose fetch result the worker had not posted (waiting for its floor, on the
+ *     wire, or fetched in the turn the worker died): CRAWL_FETCH_ABORTED, which the frontier
+ *     retries (error-policy.ts);
+ *   - a page whose fetch result was posted (it went to the frontier) and not yet parsed:
  *     CRAWL_PARSE_CRASH (its body died with the worker: logged, not archived).
  * A hang outside a parse (the fetch path runs no unbounded loop) is not watched.
  *
@@ -232,22 +234,19 @@ export class PageWorkerPool {
         if (h !== undefined) this.onStart?.(h.order, m.at, m.ip);
         return;
       }
-      if (m.t === 'fetched') {
-        for (const a of m.pages) {
-          const h = s.held.get(a.id);
-          if (h === undefined) continue;
-          h.fetched = true;
-          if (a.parses) this.unparsed++;
-          if (!a.parses) {
-            s.held.delete(a.id);
-            this.held--;
-          }
-          h.onFetched(a);
-          if (!a.parses) h.resolve(null);
+      for (const a of m.fetched) {
+        const h = s.held.get(a.id);
+        if (h === undefined) continue;
+        h.fetched = true;
+        if (a.parses) this.unparsed++;
+        else {
+          s.held.delete(a.id);
+          this.held--;
         }
-        return;
+        h.onFetched(a);
+        if (!a.parses) h.resolve(null);
       }
-      for (const x of m.pages) {
+      for (const x of m.parsed) {
         const h = s.held.get(x.id);
         if (h === undefined) continue;
         s.held.delete(x.id);
@@ -283,12 +282,19 @@ export class PageWorkerPool {
   private release(s: Slot, verdict: (id: number) => number): void {
     for (const [id, h] of s.held) {
       this.held--;
-      if (!h.fetched) {
+      const v = verdict(id);
+      if (!h.fetched && v === 0) {
         h.onFetched(this.aborted(h.order));
         h.resolve(null);
         continue;
       }
-      const v = verdict(id);
+      if (!h.fetched) {
+        // Blamed while its parse ran, before its fetch result was posted (they go out together):
+        // it was fetched (an HTTP response, its details died with the worker).
+        h.fetched = true;
+        this.unparsed++;
+        h.onFetched({ ...this.aborted(h.order), outcome: 'ok', parses: true });
+      }
       this.unparsed--;
       h.resolve({
         id, parse: v === PARSE_TIMEOUT ? PARSE_TIMEOUT : PARSE_CRASH,

@@ -113,8 +113,7 @@ export type ToWorker =
 export type FromWorker =
   | { t: 'ready' }
   | { t: 'started'; id: number; at: number; ip: string }
-  | { t: 'fetched'; pages: PageAnswer[] }
-  | { t: 'parsed'; pages: ParseNote[] };
+  | { t: 'pages'; fetched: PageAnswer[]; parsed: ParseNote[] };
 
 /** Media types parsed for links. A response without Content-Type is tried as HTML. */
 export const isHtml = (ct: string | undefined): boolean => ct === undefined || /^(text\/html|application\/xhtml\+xml)/i.test(ct);

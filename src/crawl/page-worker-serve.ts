@@ -57,17 +57,16 @@ export function serve(port: MessagePort, data: PageWorkerData, parseTask: (t: Pa
   let scheduled = false;
 
   /**
-   * One turn of the worker's page work: the fetch results first (the main thread reports them to the
-   * frontier at once, which frees the IP for its next request, as when the main thread fetched),
-   * then parses for at most PARSE_SLICE_MS (so this thread's sockets are read between slices), then
-   * their results. More pages waiting: another turn, after the event loop's I/O.
+   * One turn of the worker's page work: parses for at most PARSE_SLICE_MS (so this thread's sockets
+   * are read between slices), then one message with the turn's fetch results (the main thread
+   * reports them to the frontier first, which frees each IP for its next request, as when the main
+   * thread fetched) and its parse results. More pages waiting: another turn, after the event loop's
+   * I/O.
    */
   const turn = (): void => {
     scheduled = false;
-    if (fetchedOut.length > 0) {
-      port.postMessage({ t: 'fetched', pages: fetchedOut } satisfies FromWorker);
-      fetchedOut = [];
-    }
+    const fetched = fetchedOut;
+    fetchedOut = [];
     const until = performance.now() + PARSE_SLICE_MS;
     let n = 0;
     while (n < toParse.length && (n === 0 || performance.now() < until)) {
@@ -75,16 +74,16 @@ export function serve(port: MessagePort, data: PageWorkerData, parseTask: (t: Pa
       parsedOut.push(parsePage(p.o, p.r, p.at, p.a));
     }
     toParse.splice(0, n);
-    if (parsedOut.length > 0) {
-      const transfer: ArrayBuffer[] = [];
-      for (const x of parsedOut) {
-        if (x.out !== undefined) transfer.push(x.out.buffer as ArrayBuffer);
-        if (x.decoded !== undefined) transfer.push(x.decoded.buffer as ArrayBuffer);
-        if (x.heads !== undefined) transfer.push(x.heads.buffer as ArrayBuffer);
-      }
-      port.postMessage({ t: 'parsed', pages: parsedOut } satisfies FromWorker, transfer);
-      parsedOut = [];
+    // One message per turn: the fetch results of this turn, then the parse results.
+    const parsed = parsedOut;
+    parsedOut = [];
+    const transfer: ArrayBuffer[] = [];
+    for (const x of parsed) {
+      if (x.out !== undefined) transfer.push(x.out.buffer as ArrayBuffer);
+      if (x.decoded !== undefined) transfer.push(x.decoded.buffer as ArrayBuffer);
+      if (x.heads !== undefined) transfer.push(x.heads.buffer as ArrayBuffer);
     }
+    if (fetched.length > 0 || parsed.length > 0) port.postMessage({ t: 'pages', fetched, parsed } satisfies FromWorker, transfer);
     if (toParse.length > 0) schedule();
   };
   const schedule = (): void => {
