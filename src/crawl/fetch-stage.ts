@@ -5,12 +5,16 @@
  * robots item is fetched with its redirects (each hop held to its IP's floor) and its rules go to
  * the frontier's robots gate.
  */
-import { isHttpResponse, type FetchResult } from '../fetch/index.js';
+import { Fetcher, isHttpResponse, type FetchResult } from '../fetch/index.js';
+import type { WireShare } from '../fetch/wire-share.js';
+import type { DnsCache } from '../dns/index.js';
+import type { CrawlConfig } from './config.js';
+import { headerRecord } from './request-headers.js';
 import { ALLOW_ALL, fetchRobots } from '../robots/index.js';
 import { canonicalizeUrl, fingerprintInto, hostOf } from '../url/index.js';
 import { encodeFrontierUrl, extendHopPath, type FrontierUrl } from '../frontier/index.js';
 import { contentAux, encodeContentValue } from './drum-codec.js';
-import { politenessOutcome } from './frontier-port.js';
+import { politenessOutcome, withMargin } from './frontier-port.js';
 import { LinkTable } from './links-codec.js';
 import { ABORTED_OUTCOME } from './stop.js';
 import { archiveRobots } from './archive-hooks.js';
@@ -20,7 +24,7 @@ import { isSitemapHops } from '../sitemap/crawl.js';
 import { splitParseOutput, type EncodedGroupLike } from './links-codec.js';
 import { clock } from './page-worker-floors.js';
 import type { PageWorkerPool } from './page-worker-pool.js';
-import { PARSE_CODES, PARSE_OK, isHtml, truncation } from './page-worker-protocol.js';
+import { PARSE_CODES, PARSE_OK, isHtml, truncation, type PageFetcherOptions } from './page-worker-protocol.js';
 
 const EMPTY = new Uint8Array(0);
 /** Read once (as src/fetch does for its WIRE lines): process.env is a slow lookup for a per-page check. */
@@ -30,6 +34,35 @@ const TRACE_FETCH = process.env.DRUMCRAWL_TRACE_FETCH !== undefined && process.e
 const SKIPPED: FetchResult = {
   url: '', ip: '', outcome: 'ok', requestHead: EMPTY, body: EMPTY, decoded: EMPTY, truncated: false, startedAt: 0, timings: { totalMs: 0 },
 };
+
+/** The crawl's Fetcher: its limits, the floors at the socket and the network guard, from the config. */
+export function newFetcher(cfg: CrawlConfig, dns: DnsCache, share?: WireShare): Fetcher {
+  return new Fetcher({ ...fetcherOptions(cfg), dns, share });
+}
+
+/** The fetcher's options from the config (the main thread's Fetcher and each page worker's). */
+export function fetcherOptions(cfg: CrawlConfig): PageFetcherOptions {
+  return {
+    userAgent: cfg.userAgent,
+    maxBodyBytes: cfg.maxBodyBytes,
+    // Bodies of every type are downloaded and archived as received (PDF, images, …): what is
+    // parsed for links (HTML) is decided after the fetch, not by what is read off the wire.
+    acceptContentTypes: null,
+    totalTimeoutMs: cfg.fetchTimeoutMs,
+    connectTimeoutMs: Math.min(10_000, cfg.fetchTimeoutMs),
+    headersTimeoutMs: Math.min(15_000, cfg.fetchTimeoutMs),
+    bodyTimeoutMs: Math.min(15_000, cfg.fetchTimeoutMs),
+    // The floors where the server sees them: a request queued behind a slow one on its IP's
+    // connection is written no sooner than τs0 / τh0 after the previous one (src/fetch wire gate).
+    minIpIntervalMs: withMargin(cfg.minIpDelayMs, cfg),
+    minHostIntervalMs: withMargin(cfg.minHostDelayMs, cfg),
+    // The network guard refuses special-purpose addresses; these ranges are allowed anyway.
+    allowedNetworks: cfg.allowNetworks,
+    // --header / --tls-insecure (validated in config.ts / request-headers.ts).
+    headers: headerRecord(cfg.headers),
+    tlsRejectUnauthorized: !cfg.tlsInsecure,
+  };
+}
 
 export abstract class FetchStage extends DedupStage {
   protected startPage(fu: FrontierUrl): void {

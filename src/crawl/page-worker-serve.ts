@@ -41,20 +41,68 @@ const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, Ma
  * a faulty one here; the crawler runs parse-worker.ts's).
  */
 export function serve(port: MessagePort, data: PageWorkerData, parseTask: (t: ParseTask) => Uint8Array = parse): void {
-  const floors = new SharedFloors(data.workers, data.floors);
-  // This thread's wire gate also sees the other threads' writes and connections (wire-share.ts).
-  const fetcher = new Fetcher({ ...data.fetcher, share: floors.forThread(data.index) });
-  for (const [h, p] of data.refused) fetcher.refuseEndpoint(h, p);
-  const parseStart = new Float64Array(data.state, 0, 1);
-  const parseId = new Int32Array(data.state, 8, 1);
-  let aborting = false;
+  const w = new PageWorker(port, data, parseTask);
+  port.on('message', (m: ToWorker) => w.onMessage(m));
+  port.postMessage({ t: 'ready' } satisfies FromWorker);
+}
+
+/** One page worker's state: its Fetcher, the shared floors, the pages between fetch and answer. */
+class PageWorker {
+  private readonly floors: SharedFloors;
+  private readonly fetcher: Fetcher;
+  private readonly parseStart: Float64Array;
+  private readonly parseId: Int32Array;
+  private aborting = false;
   /** post each send at once (the crawler's 'dispatch' event and TRACE lines, in time order) */
-  let reportStarts = data.reportStarts === true;
+  private reportStarts: boolean;
   /** fetch results not yet posted, pages fetched and not yet parsed, parse results not yet posted */
-  let fetchedOut: PageAnswer[] = [];
-  const toParse: { o: PageOrder; r: FetchResult; at: number; a: PageAnswer }[] = [];
-  let parsedOut: ParseNote[] = [];
-  let scheduled = false;
+  private fetchedOut: PageAnswer[] = [];
+  private readonly toParse: { o: PageOrder; r: FetchResult; at: number; a: PageAnswer }[] = [];
+  private parsedOut: ParseNote[] = [];
+  private scheduled = false;
+
+  constructor(
+    private readonly port: MessagePort,
+    data: PageWorkerData,
+    private readonly parseTask: (t: ParseTask) => Uint8Array,
+  ) {
+    this.floors = new SharedFloors(data.workers, data.floors);
+    // This thread's wire gate also sees the other threads' writes and connections (wire-share.ts).
+    this.fetcher = new Fetcher({ ...data.fetcher, share: this.floors.forThread(data.index) });
+    for (const [h, p] of data.refused) this.fetcher.refuseEndpoint(h, p);
+    this.parseStart = new Float64Array(data.state, 0, 1);
+    this.parseId = new Int32Array(data.state, 8, 1);
+    this.reportStarts = data.reportStarts === true;
+  }
+
+  onMessage(m: ToWorker): void {
+    switch (m.t) {
+      case 'orders':
+        for (const o of m.orders) {
+          this.run(o).catch((e: unknown) => {
+            // Not expected (the fetcher never rejects, the parse is caught): the page still answers.
+            this.answer({ id: o.id, at: 0, ip: o.ip, outcome: 'CRAWL_FETCH_ERROR', errorCode: (e as Error)?.message, truncated: false, totalMs: 0, payloadBytes: 0, parses: false });
+          });
+        }
+        break;
+      case 'abort':
+        this.aborting = true;
+        this.fetcher.abortInFlight();
+        break;
+      case 'intervals':
+        this.fetcher.setIntervals({ minIpIntervalMs: m.minIpIntervalMs, minHostIntervalMs: m.minHostIntervalMs });
+        break;
+      case 'refuse':
+        this.fetcher.refuseEndpoint(m.host, m.port);
+        break;
+      case 'report-starts':
+        this.reportStarts = true;
+        break;
+      case 'close':
+        void this.fetcher.close().finally(() => this.port.close());
+        break;
+    }
+  }
 
   /**
    * One turn of the worker's page work: parses for at most PARSE_SLICE_MS (so this thread's sockets
@@ -63,42 +111,44 @@ export function serve(port: MessagePort, data: PageWorkerData, parseTask: (t: Pa
    * thread fetched) and its parse results. More pages waiting: another turn, after the event loop's
    * I/O.
    */
-  const turn = (): void => {
-    scheduled = false;
-    const fetched = fetchedOut;
-    fetchedOut = [];
+  private turn(): void {
+    this.scheduled = false;
+    const fetched = this.fetchedOut;
+    this.fetchedOut = [];
     const until = performance.now() + PARSE_SLICE_MS;
     let n = 0;
-    while (n < toParse.length && (n === 0 || performance.now() < until)) {
-      const p = toParse[n++]!;
-      parsedOut.push(parsePage(p.o, p.r, p.at, p.a));
+    while (n < this.toParse.length && (n === 0 || performance.now() < until)) {
+      const p = this.toParse[n++]!;
+      this.parsedOut.push(this.parsePage(p.o, p.r, p.at, p.a));
     }
-    toParse.splice(0, n);
+    this.toParse.splice(0, n);
     // One message per turn: the fetch results of this turn, then the parse results.
-    const parsed = parsedOut;
-    parsedOut = [];
+    const parsed = this.parsedOut;
+    this.parsedOut = [];
     const transfer: ArrayBuffer[] = [];
     for (const x of parsed) {
       if (x.out !== undefined) transfer.push(x.out.buffer as ArrayBuffer);
       if (x.decoded !== undefined) transfer.push(x.decoded.buffer as ArrayBuffer);
       if (x.heads !== undefined) transfer.push(x.heads.buffer as ArrayBuffer);
     }
-    if (fetched.length > 0 || parsed.length > 0) port.postMessage({ t: 'pages', fetched, parsed } satisfies FromWorker, transfer);
-    if (toParse.length > 0) schedule();
-  };
-  const schedule = (): void => {
-    if (!scheduled) {
-      scheduled = true;
-      setImmediate(turn);
+    if (fetched.length > 0 || parsed.length > 0) this.port.postMessage({ t: 'pages', fetched, parsed } satisfies FromWorker, transfer);
+    if (this.toParse.length > 0) this.schedule();
+  }
+
+  private schedule(): void {
+    if (!this.scheduled) {
+      this.scheduled = true;
+      setImmediate(() => this.turn());
     }
-  };
-  const answer = (a: PageAnswer): void => {
-    fetchedOut.push(a);
-    schedule();
-  };
+  }
+
+  private answer(a: PageAnswer): void {
+    this.fetchedOut.push(a);
+    this.schedule();
+  }
 
   /** Parse one fetched page (in place of the parse pool), marked in the shared state meanwhile. */
-  const parsePage = (o: PageOrder, r: FetchResult, at: number, a: PageAnswer): ParseNote => {
+  private parsePage(o: PageOrder, r: FetchResult, at: number, a: PageAnswer): ParseNote {
     const ok2xx = r.outcome === 'ok';
     const html = ok2xx && isHtml(r.contentType) && !o.sitemap;
     const task: ParseTask = {
@@ -106,17 +156,17 @@ export function serve(port: MessagePort, data: PageWorkerData, parseTask: (t: Pa
       exchange: { ip: a.ip, dateMs: Math.floor(at), requestHead: r.requestHead, responseHead: r.responseHead!, truncated: truncation(r) },
     };
     const x: ParseNote = { id: o.id, parse: PARSE_OK };
-    parseStart[0] = Date.now();
-    Atomics.store(parseId, 0, o.id);
+    this.parseStart[0] = Date.now();
+    Atomics.store(this.parseId, 0, o.id);
     try {
-      x.out = parseTask(task);
+      x.out = this.parseTask(task);
     } catch (e) {
       // Archived all the same, as a payload without links (the parse pool's rule for a parser error).
       x.parse = (e as { code?: unknown })?.code === 'CRAWL_PARSE_LIMIT' ? PARSE_LIMIT : PARSE_ERROR;
       x.message = (e as Error)?.message ?? String(e);
-      x.out = parseTask({ ...task, html: false, follow: false });
+      x.out = this.parseTask({ ...task, html: false, follow: false });
     } finally {
-      Atomics.store(parseId, 0, 0);
+      Atomics.store(this.parseId, 0, 0);
     }
     // A sitemap's entries are read on the main thread (they enter URLseen like links).
     if (ok2xx && o.sitemap) x.decoded = r.decoded.slice();
@@ -128,21 +178,23 @@ export function serve(port: MessagePort, data: PageWorkerData, parseTask: (t: Pa
     x.heads = heads;
     x.requestHeadBytes = rq.byteLength;
     return x;
-  };
+  }
 
-  const run = async (o: PageOrder): Promise<void> => {
+  /** One order: wait for the floors, send, and queue the page for its parse. */
+  private async run(o: PageOrder): Promise<void> {
     const a: PageAnswer = { id: o.id, at: 0, ip: o.ip, outcome: ABORTED, truncated: false, totalMs: 0, payloadBytes: 0, parses: false };
+    const floors = this.floors;
     // The reserved start, then the actual starts of the previous requests (any thread's).
     if (o.notBefore > clock()) await sleep(o.notBefore - clock());
     for (let due = floors.due(o.host, o.ip); due > clock(); due = floors.due(o.host, o.ip)) await sleep(due - clock());
-    if (aborting) return answer(a);
+    if (this.aborting) return this.answer(a);
     // Stamped in the same synchronous run as the fetcher's send (its wire gate writes at once when
     // the IP's connection is free).
     const at = clock();
     floors.started(o.host, o.ip, at);
     a.at = at;
-    if (reportStarts) port.postMessage({ t: 'started', id: o.id, at, ip: o.ip } satisfies FromWorker);
-    const r = await fetcher.fetch({ url: o.url, ip: o.ip });
+    if (this.reportStarts) this.port.postMessage({ t: 'started', id: o.id, at, ip: o.ip } satisfies FromWorker);
+    const r = await this.fetcher.fetch({ url: o.url, ip: o.ip });
     a.outcome = r.outcome;
     if (r.ip !== '') a.ip = r.ip;
     if (r.errorCode !== undefined) a.errorCode = r.errorCode;
@@ -154,38 +206,8 @@ export function serve(port: MessagePort, data: PageWorkerData, parseTask: (t: Pa
     if (r.truncatedReason !== undefined) a.truncatedReason = r.truncatedReason;
     a.totalMs = r.timings.totalMs;
     a.payloadBytes = r.body.byteLength;
-    a.parses = !(aborting && r.outcome === ABORTED) && isHttpResponse(r);
-    if (a.parses) toParse.push({ o, r, at, a });
-    answer(a);
-  };
-
-  port.on('message', (m: ToWorker) => {
-    switch (m.t) {
-      case 'orders':
-        for (const o of m.orders) {
-          run(o).catch((e: unknown) => {
-            // Not expected (the fetcher never rejects, the parse is caught): the page still answers.
-            answer({ id: o.id, at: 0, ip: o.ip, outcome: 'CRAWL_FETCH_ERROR', errorCode: (e as Error)?.message, truncated: false, totalMs: 0, payloadBytes: 0, parses: false });
-          });
-        }
-        break;
-      case 'abort':
-        aborting = true;
-        fetcher.abortInFlight();
-        break;
-      case 'intervals':
-        fetcher.setIntervals({ minIpIntervalMs: m.minIpIntervalMs, minHostIntervalMs: m.minHostIntervalMs });
-        break;
-      case 'refuse':
-        fetcher.refuseEndpoint(m.host, m.port);
-        break;
-      case 'report-starts':
-        reportStarts = true;
-        break;
-      case 'close':
-        void fetcher.close().finally(() => port.close());
-        break;
-    }
-  });
-  port.postMessage({ t: 'ready' } satisfies FromWorker);
+    a.parses = !(this.aborting && r.outcome === ABORTED) && isHttpResponse(r);
+    if (a.parses) this.toParse.push({ o, r, at, a });
+    this.answer(a);
+  }
 }

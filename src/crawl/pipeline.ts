@@ -47,9 +47,7 @@ import { CrawlError } from '../errors.js';
 import { DrumProxy, DrumThread } from './drum-proxy.js';
 import { discoverySuffix, encodeAux, withSuffix } from './drum-codec.js';
 import { DnsCache } from '../dns/index.js';
-import { Fetcher } from '../fetch/index.js';
 import { WarcWriter, CrawlLog } from '../store/index.js';
-import { headerRecord } from './request-headers.js';
 import { recoverWarc, relocate } from './recovery.js';
 import { dnsArchiver } from './archive-hooks.js';
 import { canonicalizeUrl, fingerprintInto, hostOf, pldOrHost } from '../url/index.js';
@@ -61,13 +59,11 @@ import {
 } from './checkpoint.js';
 import { ParsePool } from './parse-pool.js';
 import { PageWorkerPool } from './page-worker-pool.js';
-import type { PageFetcherOptions } from './page-worker-protocol.js';
-import type { WireShare } from '../fetch/wire-share.js';
 import { ProgressPrinter, RateMeter, type CrawlState, type StatusSnapshot } from './stats.js';
 import { startStatusServer, CONTROL_TOKEN_FILE, type StatusServer } from './status-server.js';
 import { graceOver } from './stop.js';
 import { AdmitLog } from './admit-log.js';
-import { FetchStage } from './fetch-stage.js';
+import { FetchStage, newFetcher, fetcherOptions } from './fetch-stage.js';
 import { LinkScope } from './link-scope.js';
 import { SitemapRouter, plainHops } from '../sitemap/crawl.js';
 import { SitemapListingLog } from '../sitemap/listing-log.js';
@@ -101,35 +97,6 @@ export interface CrawlSummary {
 }
 
 const enc = new TextEncoder();
-
-/** The crawl's Fetcher: its limits, the floors at the socket and the network guard, from the config. */
-function newFetcher(cfg: CrawlConfig, dns: DnsCache, share?: WireShare): Fetcher {
-  return new Fetcher({ ...fetcherOptions(cfg), dns, share });
-}
-
-/** The fetcher's options from the config (the main thread's Fetcher and each page worker's). */
-function fetcherOptions(cfg: CrawlConfig): PageFetcherOptions {
-  return {
-    userAgent: cfg.userAgent,
-    maxBodyBytes: cfg.maxBodyBytes,
-    // Bodies of every type are downloaded and archived as received (PDF, images, …): what is
-    // parsed for links (HTML) is decided after the fetch, not by what is read off the wire.
-    acceptContentTypes: null,
-    totalTimeoutMs: cfg.fetchTimeoutMs,
-    connectTimeoutMs: Math.min(10_000, cfg.fetchTimeoutMs),
-    headersTimeoutMs: Math.min(15_000, cfg.fetchTimeoutMs),
-    bodyTimeoutMs: Math.min(15_000, cfg.fetchTimeoutMs),
-    // The floors where the server sees them: a request queued behind a slow one on its IP's
-    // connection is written no sooner than τs0 / τh0 after the previous one (src/fetch wire gate).
-    minIpIntervalMs: withMargin(cfg.minIpDelayMs, cfg),
-    minHostIntervalMs: withMargin(cfg.minHostDelayMs, cfg),
-    // The network guard refuses special-purpose addresses; these ranges are allowed anyway.
-    allowedNetworks: cfg.allowNetworks,
-    // --header / --tls-insecure (validated in config.ts / request-headers.ts).
-    headers: headerRecord(cfg.headers),
-    tlsRejectUnauthorized: !cfg.tlsInsecure,
-  };
-}
 
 export class Crawler extends FetchStage {
   private state: CrawlState = 'starting';
