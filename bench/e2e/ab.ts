@@ -5,7 +5,10 @@
  * Reports every run and the medians of pages/s, crawler CPU per page, the per-role CPU (steady
  * window) and peak RSS.
  *
- *   node --import tsx bench/e2e/ab.ts --a <ref> --b <ref> [--pairs 3] [--seconds 30] [--out e2e-ab-<a>-<b>]
+ *   node --import tsx bench/e2e/ab.ts --a <ref> --b <ref> [--pairs 3] [--seconds 30] [--a-args='<run.ts args>'] [--b-args='<run.ts args>'] [--out e2e-ab-<a>-<b>]
+ *
+ * `--a-args` / `--b-args`: extra bench/e2e/run.ts arguments for that side's runs only, split on
+ * spaces, given with `=`: e.g. `--b-args='--page-workers on'` measures an option against a tree without it.
  *
  * Both trees must have bench/e2e/run.ts with the per-role CPU (roleCpu in its JSON).
  */
@@ -24,6 +27,7 @@ if (refA === undefined) {
   process.exit(2);
 }
 const pairs = a.num('pairs', 3);
+const extra = { A: (a.get('a-args') ?? '').split(' ').filter((x) => x !== ''), B: (a.get('b-args') ?? '').split(' ').filter((x) => x !== '') };
 const seconds = a.num('seconds', 30);
 const trees = { A: snapshotTree(refA), B: snapshotTree(refB) };
 for (const t of Object.values(trees)) buildTree(t.dir);
@@ -44,7 +48,7 @@ for (const side of order) {
   const name = `${side}${++count[side]}`;
   const out = path.join(tmp, `${name}.json`);
   process.stderr.write(`[ab] ${name} (${trees[side].commit.slice(0, 7)})\n`);
-  execFileSync('flock', ['/tmp/heavy.lock', process.execPath, '--import', 'tsx', 'bench/e2e/run.ts', '--seconds', String(seconds), '--max-pages', '300000', '--no-build', '--out', out], {
+  execFileSync('flock', ['/tmp/heavy.lock', process.execPath, '--import', 'tsx', 'bench/e2e/run.ts', '--seconds', String(seconds), '--max-pages', '300000', '--no-build', ...extra[side], '--out', out], {
     cwd: trees[side].dir, stdio: ['ignore', 'ignore', 'inherit'],
   });
   runs[name] = JSON.parse(readFileSync(out, 'utf8')) as Run;
@@ -66,10 +70,10 @@ function side(s: 'A' | 'B'): Record<string, number> {
 }
 const result = {
   bench: 'e2e-ab',
-  command: `node --import tsx bench/e2e/ab.ts --a ${refA} --b ${refB} --pairs ${pairs} --seconds ${seconds}`,
+  command: `node --import tsx bench/e2e/ab.ts --a ${refA} --b ${refB} --pairs ${pairs} --seconds ${seconds}${extra.A.length > 0 ? ` --a-args='${extra.A.join(' ')}'` : ''}${extra.B.length > 0 ? ` --b-args='${extra.B.join(' ')}'` : ''}`,
   machine: machineInfo(),
-  A: { ref: refA, commit: trees.A.commit, subject: trees.A.subject },
-  B: { ref: refB, commit: trees.B.commit, subject: trees.B.subject },
+  A: { ref: refA, commit: trees.A.commit, subject: trees.A.subject, runArgs: extra.A },
+  B: { ref: refB, commit: trees.B.commit, subject: trees.B.subject, runArgs: extra.B },
   order,
   medians: { A: side('A'), B: side('B') },
   runs,

@@ -7,7 +7,9 @@
  * thread, runtime; bench/lib/thread-cpu.ts) and from it the projected ceiling of one process on
  * 8–64 cores (`projection`, bench/lib/amdahl.ts). docs/performance.md explains both.
  *
- *   npm run bench:e2e -- [--seconds 30] [--max-pages 30000] [--workers <cores>] [--concurrency 256] [--warmup 5] [--out bench/results/e2e-throughput.json] [--from-src] [--no-build]
+ *   npm run bench:e2e -- [--seconds 30] [--max-pages 30000] [--workers <cores>] [--concurrency 256] [--warmup 5] [--page-workers on|off] [--out bench/results/e2e-throughput.json] [--from-src] [--no-build]
+ *
+ * `--page-workers` sets the crawler's option of that name (config.ts; absent: the crawler's default).
  *
  * By default it measures the product as users run it: `npm run build` (tsc → dist/) first, then
  * the crawler is loaded from dist/ (compiled JS; its worker threads run `<name>.js` directly, no
@@ -42,6 +44,7 @@ const workers = Number(arg('workers', String(Math.max(1, os.availableParallelism
 const concurrency = Number(arg('concurrency', '256'));
 const warmupS = Number(arg('warmup', '5'));
 const outFile = arg('out', 'bench/results/e2e-throughput.json');
+const pageWorkers = arg('page-workers', '');
 const fromSrc = process.argv.includes('--from-src');
 const noBuild = process.argv.includes('--no-build');
 
@@ -80,6 +83,7 @@ const cfg = resolveCrawlConfig({
   hostDelayMs: 0, ipDelayMs: 0, minHostDelayMs: 0, minIpDelayMs: 0,
   maxTimeMs: seconds * 1000, maxPages, workers, fetchConcurrency: concurrency, progress: 'plain', progressIntervalMs: 5000,
   ramBytes: 1.5 * 2 ** 30, checkpointIntervalMs: 600_000,
+  ...(pageWorkers !== '' ? { pageWorkers: pageWorkers as 'on' | 'off' } : {}),
 });
 // CPU per page per thread role (bench/lib/thread-cpu.ts): the crawler's worker threads announce
 // their thread ids and roles (src/crawl/thread-role.ts) when this variable is set before they start.
@@ -141,14 +145,14 @@ await web.close();
 const cpuMs = (cpu.user + cpu.system) / 1000;
 const result = {
   bench: 'e2e-throughput',
-  command: `npm run bench:e2e -- --seconds ${seconds} --max-pages ${maxPages} --workers ${workers} --concurrency ${concurrency} --warmup ${warmupS}${fromSrc ? ' --from-src' : ''}`,
+  command: `npm run bench:e2e -- --seconds ${seconds} --max-pages ${maxPages} --workers ${workers} --concurrency ${concurrency} --warmup ${warmupS}${pageWorkers !== '' ? ` --page-workers ${pageWorkers}` : ''}${fromSrc ? ' --from-src' : ''}`,
   /** dist: the built crawler (compiled JS, what `drumcrawl` runs); src: TypeScript through tsx */
   crawlerFrom: fromSrc ? 'src (tsx)' : 'dist',
   buildMs,
   date: new Date().toISOString(),
   machine: { cpu: os.cpus()[0]?.model, cores: os.cpus().length, node: process.version, loadavg: os.loadavg() },
   preset: 'simweb bench (2000 PLDs, ~5000 hosts, 256 IPs), politeness delays 0, one connection per IP',
-  config: { workers, fetchConcurrency: concurrency, ramBytes: cfg.ramBytes, warcCompression: cfg.warcCompression },
+  config: { workers, fetchConcurrency: concurrency, ramBytes: cfg.ramBytes, warcCompression: cfg.warcCompression, pageWorkers: cfg.pageWorkers },
   stopReason: summary.stopReason,
   pages: summary.pages,
   wallSeconds: wallMs / 1000,

@@ -20,6 +20,8 @@ import { Wakeup } from './wakeup.js';
 import type { AdmitLog } from './admit-log.js';
 import { ResumeDedup } from './resume-dedup.js';
 import { FloorGuard } from './floor-guard.js';
+import type { SharedFloors } from './page-worker-floors.js';
+import type { PageWorkerPool } from './page-worker-pool.js';
 import { PldTally } from './pld-tally.js';
 import { hostOf, pldOrHost } from '../url/index.js';
 import type { CrawlerOptions } from './pipeline.js';
@@ -88,8 +90,13 @@ export abstract class CrawlerCore extends EventEmitter {
   protected readonly fp = new Uint32Array(6);
   /** submitTable's PLD→PLD pairs (bound: the largest page's link count × 16 B) */
   protected pairScratch = new Uint32Array(1024);
+  /**
+   * The floors' actual starts shared with the page workers (page-worker-floors.ts); null when pages
+   * are fetched on this thread (--page-workers off).
+   */
+  protected readonly sharedFloors: SharedFloors | null;
   /** the floors, checked once more right before each request is sent */
-  protected readonly floors = new FloorGuard(() => this.cfg);
+  protected readonly floors: FloorGuard;
   /** Top PLDs by page fetches this run, in fixed memory (pld-tally.ts; the status page). */
   protected readonly plds = new PldTally((url) => pldOrHost(hostOf(url)));
 
@@ -103,11 +110,16 @@ export abstract class CrawlerCore extends EventEmitter {
     protected readonly fetcher: Fetcher,
     protected readonly warc: WarcWriter,
     protected readonly crawlLog: CrawlLog,
-    protected readonly pool: ParsePool,
+    /** the parse pool (--page-workers off), else null: the page workers parse */
+    protected readonly pool: ParsePool | null,
+    /** the page workers (--page-workers on), else null */
+    protected readonly pages: PageWorkerPool | null,
     protected readonly opts: CrawlerOptions,
   ) {
     super();
     this.cfg = cfg;
+    this.sharedFloors = pages?.floors ?? null;
+    this.floors = new FloorGuard(() => this.cfg, this.sharedFloors);
     this.counters = manifest ? { ...emptyCounters(), ...manifest.counters, outcomes: { ...manifest.counters.outcomes } } : emptyCounters();
     this.epoch = manifest?.epoch ?? 0;
     this.seedsInjected = manifest?.seedsInjected ?? false;

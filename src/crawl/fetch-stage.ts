@@ -5,19 +5,26 @@
  * robots item is fetched with its redirects (each hop held to its IP's floor) and its rules go to
  * the frontier's robots gate.
  */
-import { isHttpResponse, type FetchResult } from '../fetch/index.js';
+import { Fetcher, isHttpResponse, type FetchResult } from '../fetch/index.js';
+import type { WireShare } from '../fetch/wire-share.js';
+import type { DnsCache } from '../dns/index.js';
+import type { CrawlConfig } from './config.js';
+import { headerRecord } from './request-headers.js';
 import { ALLOW_ALL, fetchRobots } from '../robots/index.js';
-import type { TruncatedReason } from '../store/index.js';
 import { canonicalizeUrl, fingerprintInto, hostOf } from '../url/index.js';
 import { encodeFrontierUrl, extendHopPath, type FrontierUrl } from '../frontier/index.js';
 import { contentAux, encodeContentValue } from './drum-codec.js';
-import { politenessOutcome } from './frontier-port.js';
+import { politenessOutcome, withMargin } from './frontier-port.js';
 import { LinkTable } from './links-codec.js';
 import { ABORTED_OUTCOME } from './stop.js';
 import { archiveRobots } from './archive-hooks.js';
 import type { PageJob } from './crawler-core.js';
 import { DedupStage } from './dedup-stage.js';
 import { isSitemapHops } from '../sitemap/crawl.js';
+import { splitParseOutput, type EncodedGroupLike } from './links-codec.js';
+import { clock } from './page-worker-floors.js';
+import type { PageWorkerPool } from './page-worker-pool.js';
+import { PARSE_CODES, PARSE_OK, isHtml, truncation, type PageFetcherOptions } from './page-worker-protocol.js';
 
 const EMPTY = new Uint8Array(0);
 /** Read once (as src/fetch does for its WIRE lines): process.env is a slow lookup for a per-page check. */
@@ -28,10 +35,35 @@ const SKIPPED: FetchResult = {
   url: '', ip: '', outcome: 'ok', requestHead: EMPTY, body: EMPTY, decoded: EMPTY, truncated: false, startedAt: 0, timings: { totalMs: 0 },
 };
 
-/** A response record's WARC-Truncated value: false, or why the body is not all the server sent. */
-const truncation = (r: FetchResult): false | TruncatedReason => (r.truncated ? r.truncatedReason ?? 'unspecified' : false);
+/** The crawl's Fetcher: its limits, the floors at the socket and the network guard, from the config. */
+export function newFetcher(cfg: CrawlConfig, dns: DnsCache, share?: WireShare): Fetcher {
+  return new Fetcher({ ...fetcherOptions(cfg), dns, share });
+}
 
-const isHtml = (ct: string | undefined): boolean => ct === undefined || /^(text\/html|application\/xhtml\+xml)/i.test(ct);
+/** The fetcher's options from the config (the main thread's Fetcher and each page worker's). */
+export function fetcherOptions(cfg: CrawlConfig): PageFetcherOptions {
+  return {
+    userAgent: cfg.userAgent,
+    maxBodyBytes: cfg.maxBodyBytes,
+    // Bodies of every type are downloaded and archived as received (PDF, images, …): what is
+    // parsed for links (HTML) is decided after the fetch, not by what is read off the wire.
+    acceptContentTypes: null,
+    totalTimeoutMs: cfg.fetchTimeoutMs,
+    connectTimeoutMs: Math.min(10_000, cfg.fetchTimeoutMs),
+    headersTimeoutMs: Math.min(15_000, cfg.fetchTimeoutMs),
+    bodyTimeoutMs: Math.min(15_000, cfg.fetchTimeoutMs),
+    // The floors where the server sees them: a request queued behind a slow one on its IP's
+    // connection is written no sooner than τs0 / τh0 after the previous one (src/fetch wire gate).
+    minIpIntervalMs: withMargin(cfg.minIpDelayMs, cfg),
+    minHostIntervalMs: withMargin(cfg.minHostDelayMs, cfg),
+    // The network guard refuses special-purpose addresses; these ranges are allowed anyway.
+    allowedNetworks: cfg.allowNetworks,
+    // --header / --tls-insecure (validated in config.ts / request-headers.ts).
+    headers: headerRecord(cfg.headers),
+    tlsRejectUnauthorized: !cfg.tlsInsecure,
+  };
+}
+
 export abstract class FetchStage extends DedupStage {
   protected startPage(fu: FrontierUrl): void {
     const skip = this.again.skipAtDispatch(fu.url);
@@ -49,7 +81,7 @@ export abstract class FetchStage extends DedupStage {
     this.dispatchedThisRun++;
     const job: PageJob = { id, fu, rec, bodyBytes: 0, payloadBytes: 0, group: null };
     this.inFlightIds.add(id);
-    void this.fetchPage(job)
+    void (this.pages !== null ? this.fetchOnWorker(job, this.pages) : this.fetchPage(job))
       .catch((e) => this.fail(e))
       .finally(() => this.inFlightIds.delete(id));
   }
@@ -71,27 +103,8 @@ export abstract class FetchStage extends DedupStage {
       this.inFlightIds.delete(job.id);
     }
     job.result = r;
-    if (this.aborting && r.outcome === ABORTED_OUTCOME) {
-      // Cut short by the stop (stop.ts): not a page; the frontier still holds the URL as in
-      // flight and the stop's checkpoint snapshots it, so the resume fetches it again.
-      this.pending.delete(job.id);
-      this.count('aborted:stop');
-      this.logFetch(job, r.outcome, null);
-      this.wake.kick();
-      return;
-    }
-    job.payloadBytes = r.body.byteLength;
-    this.counters.pages++;
-    this.plds.add(fu);
-    this.counters.bytes += r.body.byteLength;
-    this.count(r.status !== undefined ? String(r.status) : r.outcome);
-    const pol = politenessOutcome(r, fu.attempts + 1, this.cfg.retryDelayScale);
-    this.frontier.done(fu, r);
-    this.wake.kick();
-    // A URL to be retried went back into the frontier's RAM (its snapshot covers it now).
-    if (pol.retry) this.pending.delete(job.id);
-    // A retry is a new hand-out of the URL, not a duplicate one.
-    if (pol.retry) this.again.retried(fu.url);
+    if (this.aborted(job, r)) return;
+    const pol = this.fetched(job, r, r.body.byteLength);
 
     if (!isHttpResponse(r)) {
       // Transport failure (DNS, connect, timeout, reset…): nothing to archive; logged with its code.
@@ -100,12 +113,7 @@ export abstract class FetchStage extends DedupStage {
       return;
     }
     this.counters.pagesOk++;
-    if (r.location !== undefined && r.status! >= 300 && r.status! < 400) {
-      // Redirects are not followed inline: the target enters as a new link (dedup, robots,
-      // politeness apply), at the same depth.
-      const target = canonicalizeUrl(r.location);
-      if (target !== null) this.submitUrl(target, fu.hops, fu.url, extendHopPath(fu.path, 'R'));
-    }
+    this.redirect(job, r);
     const ok2xx = r.outcome === 'ok';
     // A sitemap (src/sitemap/crawl.ts) is read here, before the body goes to the parse pool (which
     // archives it like any payload): its entries enter URLseen as links.
@@ -115,7 +123,7 @@ export abstract class FetchStage extends DedupStage {
     this.parsing++;
     let po;
     try {
-      po = await this.pool.run({
+      po = await this.pool!.run({
         url: fu.url, body: r.body, decoded: r.decoded, charset: r.charset, html, follow,
         exchange: { ip: fu.ip, dateMs: job.date.getTime(), requestHead: r.requestHead, responseHead: r.responseHead!, truncated: truncation(r) },
       });
@@ -134,12 +142,134 @@ export abstract class FetchStage extends DedupStage {
       this.wake.kick();
       return;
     }
-    job.table = new LinkTable(po.table);
-    job.group = po.group;
-    if (!ok2xx) {
+    await this.parsed(job, r, pol, po.table, po.group!, r.body.byteLength);
+  }
+
+  /** A fetch the stop cut short (stop.ts): not a page; true when it was one. */
+  private aborted(job: PageJob, r: FetchResult): boolean {
+    if (!(this.aborting && r.outcome === ABORTED_OUTCOME)) return false;
+    // The frontier still holds the URL as in flight and the stop's checkpoint snapshots it, so the
+    // resume fetches it again.
+    this.pending.delete(job.id);
+    this.count('aborted:stop');
+    this.logFetch(job, r.outcome, null);
+    this.wake.kick();
+    return true;
+  }
+
+  /** A page fetched (any outcome): counted and reported to the frontier; its retry verdict. */
+  private fetched(job: PageJob, r: FetchResult, payloadBytes: number): ReturnType<typeof politenessOutcome> {
+    const fu = job.fu;
+    job.payloadBytes = payloadBytes;
+    this.counters.pages++;
+    this.plds.add(fu);
+    this.counters.bytes += payloadBytes;
+    this.count(r.status !== undefined ? String(r.status) : r.outcome);
+    const pol = politenessOutcome(r, fu.attempts + 1, this.cfg.retryDelayScale);
+    this.frontier.done(fu, r);
+    this.wake.kick();
+    // A URL to be retried went back into the frontier's RAM (its snapshot covers it now).
+    if (pol.retry) this.pending.delete(job.id);
+    // A retry is a new hand-out of the URL, not a duplicate one.
+    if (pol.retry) this.again.retried(fu.url);
+    return pol;
+  }
+
+  /**
+   * Redirects are not followed inline: the target enters as a new link (dedup, robots, politeness
+   * apply), at the same depth.
+   */
+  private redirect(job: PageJob, r: FetchResult): void {
+    if (r.location === undefined || r.status! < 300 || r.status! >= 400) return;
+    const target = canonicalizeUrl(r.location);
+    if (target !== null) this.submitUrl(target, job.fu.hops, job.fu.url, extendHopPath(job.fu.path, 'R'));
+  }
+
+  /**
+   * A page fetched, parsed and encoded by a page worker (page-worker.ts, --page-workers on): the
+   * floors' earliest start is reserved here and the worker sends no sooner (nor sooner than the
+   * actual starts in the shared table). The fetch result comes back first (reported to the frontier
+   * at once, as fetchPage does), then the parse's output: only outcomes, heads and the encoded
+   * results cross, never the body.
+   */
+  private async fetchOnWorker(job: PageJob, pages: PageWorkerPool): Promise<void> {
+    const fu = job.fu;
+    const host = hostOf(fu.url);
+    let pol: ReturnType<typeof politenessOutcome> = {};
+    let fetched = false;
+    let ended = true;
+    const order = {
+      id: job.id, url: fu.url, ip: fu.ip, host, notBefore: this.floors.reserve(host, fu.ip),
+      follow: this.cfg.maxDepth === null || fu.hops < this.cfg.maxDepth, sitemap: isSitemapHops(fu.hops),
+    };
+    const parse = pages.run(order, (a) => {
+      this.inFlight--;
+      this.inFlightIds.delete(job.id);
+      fetched = true;
+      if (a.at !== 0 && !pages.reportingStarts) this.dispatched(fu.url, a.ip, false, a.at);
+      job.date = new Date(a.at !== 0 ? a.at : Date.now());
+      const r: FetchResult = {
+        url: fu.url, ip: a.ip, outcome: a.outcome, errorCode: a.errorCode, status: a.status, contentType: a.contentType,
+        location: a.location, retryAfterMs: a.retryAfterMs, truncated: a.truncated, truncatedReason: a.truncatedReason as FetchResult['truncatedReason'],
+        requestHead: EMPTY, body: EMPTY, decoded: EMPTY, startedAt: job.date.getTime(), timings: { totalMs: a.totalMs },
+      };
+      job.result = r;
+      if (this.aborted(job, r)) return;
+      pol = this.fetched(job, r, a.payloadBytes);
+      if (!a.parses) {
+        // Transport failure (DNS, connect, timeout, reset…): nothing to archive; logged with its code.
+        this.logFetch(job, r.outcome, null);
+        if (!pol.retry) this.awaitingSync.push(job.id);
+        return;
+      }
+      this.counters.pagesOk++;
+      this.redirect(job, r);
+      ended = false;
+      this.parsing++;
+    });
+    let x;
+    try {
+      x = await parse;
+    } finally {
+      if (!fetched) {
+        this.inFlight--;
+        this.inFlightIds.delete(job.id);
+      }
+      if (!ended) this.parsing--;
+    }
+    if (x === null || ended) return;
+    const r = job.result!;
+    const rq = x.requestHeadBytes ?? 0;
+    if (x.heads !== undefined) {
+      r.requestHead = x.heads.subarray(0, rq);
+      r.responseHead = x.heads.subarray(rq);
+    }
+    if (r.outcome === 'ok' && x.decoded !== undefined && this.sitemaps !== null) job.sitemapQueued = (await this.sitemaps.read(fu.url, fu.hops, x.decoded)).queued;
+    const po = x.out !== undefined ? splitParseOutput(x.out) : null;
+    if (x.parse !== PARSE_OK) {
+      // The parser failed: archived without links (CRAWL_PARSE_ERROR / LIMIT); or the worker died
+      // with the page (CRAWL_PARSE_CRASH / TIMEOUT: its body died too, nothing to archive).
+      const code = PARSE_CODES[x.parse]!;
+      this.count(code);
+      if (po?.group != null) await this.warc.appendEncoded(po.group, { url: fu.url, date: job.date!, kind: 'response', responseHead: r.responseHead ?? null });
+      this.logFetch(job, code, null);
+      ((job.sitemapQueued ?? 0) > 0 ? this.awaitingMerge : this.awaitingSync).push(job.id);
+      this.wake.kick();
+      return;
+    }
+    // (the body stayed in the worker: only the table and the encoded group are held here)
+    await this.parsed(job, r, pol, po!.table, po!.group!, 0);
+  }
+
+  /** A page's parse output (either path): non-2xx archived as is; 2xx to ContentSeen. */
+  private async parsed(job: PageJob, r: FetchResult, pol: ReturnType<typeof politenessOutcome>, table: Uint8Array, group: EncodedGroupLike, bodyBytes: number): Promise<void> {
+    const fu = job.fu;
+    job.table = new LinkTable(table);
+    job.group = group;
+    if (r.outcome !== 'ok') {
       // Non-2xx answers are archived as they are; only 2xx payloads take part in dedup.
-      await this.warc.appendEncoded(po.group!, { url: fu.url, date: job.date, kind: 'response', responseHead: r.responseHead! });
-      this.logFetch(job, r.outcome, po.group!.payloadDigest);
+      await this.warc.appendEncoded(group, { url: fu.url, date: job.date!, kind: 'response', responseHead: r.responseHead! });
+      this.logFetch(job, r.outcome, group.payloadDigest);
       if (!pol.retry) (r.location !== undefined ? this.awaitingMerge : this.awaitingSync).push(job.id);
       this.wake.kick();
       return;
@@ -150,13 +280,13 @@ export abstract class FetchStage extends DedupStage {
     contentAux[1] = job.id >>> 8;
     contentAux[2] = job.id >>> 16;
     contentAux[3] = job.id >>> 24;
-    job.bodyBytes = r.body.byteLength + po.table.byteLength + po.group!.data.byteLength;
+    job.bodyBytes = bodyBytes + table.byteLength + group.data.byteLength;
     // The encoded group holds the body now: let the fetched bytes go (the result is ours alone).
     r.body = EMPTY;
     r.decoded = EMPTY;
     this.awaitingContent.set(job.id, job);
     this.awaitingContentBytes += job.bodyBytes;
-    this.contentSeen.checkUpdate(this.fp[0]!, this.fp[1]!, encodeContentValue(fu.url, job.date), contentAux);
+    this.contentSeen.checkUpdate(this.fp[0]!, this.fp[1]!, encodeContentValue(fu.url, job.date!), contentAux);
     this.unmergedContent++;
     this.wake.kick();
   }
@@ -221,9 +351,16 @@ export abstract class FetchStage extends DedupStage {
    * (test/crawl/floor-guard.test.ts). `host` null: robots.txt (IP floor only).
    */
   private traceDispatch(host: string | null, url: string, ip: string, robots: boolean): void {
-    const now = performance.now();
-    this.floors.started(host, ip, now);
-    const at = performance.timeOrigin + now;
+    const at = clock();
+    this.floors.started(host, ip, at);
+    this.dispatched(url, ip, robots, at);
+  }
+
+  /**
+   * A request's actual start (`at` on the shared clock, page-worker-floors.ts) to the TRACE line and
+   * the 'dispatch' event: at once on this thread, when its answer comes back from a page worker.
+   */
+  protected dispatched(url: string, ip: string, robots: boolean, at: number): void {
     if (TRACE_FETCH) process.stderr.write(`TRACE ${at.toFixed(1)} ${ip} ${url}\n`);
     if (this.listenerCount('dispatch') > 0) this.emit('dispatch', { at, url, ip, robots });
   }

@@ -5,9 +5,16 @@
  * The crawler asks `guard` when a fetch is about to go, `start` again right before the send (in the
  * same synchronous run), and records the actual start with `started`. The floors are read from the
  * live config at each call, so a runtime change (POST /config) applies at once.
+ *
+ * With page workers (page-worker.ts) the page requests are sent from worker threads: the guard then
+ * only reserves each page's earliest start (`reserve`, sent with the dispatch order; the worker waits
+ * for it and for the actual starts in the shared table), and the actual starts of every request, from
+ * any thread, are kept in the shared table (page-worker-floors.ts) instead of this thread's maps.
+ * Times are on the shared clock (`clock()`: ms since the epoch).
  */
 import type { CrawlConfig } from './config.js';
 import { withMargin } from './frontier-port.js';
+import { clock, type SharedFloors } from './page-worker-floors.js';
 
 export class FloorGuard {
   private readonly lastHostStart = new Map<string, number>();
@@ -19,7 +26,8 @@ export class FloorGuard {
   /** requests the floor guard had to hold (the heaps released them early) */
   holds = 0;
 
-  constructor(private readonly config: () => CrawlConfig) {}
+  /** `shared`: the actual starts live in the table the page workers write too. */
+  constructor(private readonly config: () => CrawlConfig, private readonly shared: SharedFloors | null = null) {}
 
   private get cfg(): CrawlConfig {
     return this.config();
@@ -30,6 +38,10 @@ export class FloorGuard {
    * `host` null: robots.txt (IP floor only).
    */
   started(host: string | null, ip: string, now: number): void {
+    if (this.shared !== null) {
+      this.shared.started(host, ip, now);
+      return;
+    }
     if (host !== null && withMargin(this.cfg.minHostDelayMs, this.cfg) > 0) this.hostStarted.set(host, now);
     if (withMargin(this.cfg.minIpDelayMs, this.cfg) > 0) this.ipStarted.set(ip, now);
   }
@@ -45,10 +57,23 @@ export class FloorGuard {
    * bounded by the fetch rate × the floor.
    */
   guard(host: string | null, ip: string): Promise<void> | undefined {
+    const now = clock();
+    const start = this.reserve(host, ip, now);
+    if (start === -Infinity) return undefined;
+    if (start <= now) return this.start(host, ip);
+    return new Promise((r) => setTimeout(r, Math.ceil(start - now)));
+  }
+
+  /**
+   * The first half of `guard`: reserves the request's start (the earliest the floors allow after the
+   * previous requests' reserved and actual starts) and returns it (-Infinity: no floor), counting a
+   * hold when it is later than `now`. A page worker waits until it before the send, then checks the
+   * actual starts again (page-worker.ts).
+   */
+  reserve(host: string | null, ip: string, now = clock()): number {
     const hostFloor = withMargin(this.cfg.minHostDelayMs, this.cfg);
     const ipFloor = withMargin(this.cfg.minIpDelayMs, this.cfg);
-    if (hostFloor === 0 && ipFloor === 0) return undefined;
-    const now = performance.now();
+    if (hostFloor === 0 && ipFloor === 0) return -Infinity;
     const start = Math.max(now, this.due(host, ip, hostFloor, ipFloor, true));
     if (host !== null && hostFloor > 0) this.lastHostStart.set(host, start);
     if (ipFloor > 0) this.lastIpStart.set(ip, start);
@@ -62,9 +87,8 @@ export class FloorGuard {
       prune(this.hostStarted, hostFloor);
       prune(this.ipStarted, ipFloor);
     }
-    if (start <= now) return this.start(host, ip);
-    this.holds++;
-    return new Promise((r) => setTimeout(r, Math.ceil(start - now)));
+    if (start > now) this.holds++;
+    return start;
   }
 
   /**
@@ -75,7 +99,7 @@ export class FloorGuard {
    * shorten the gap to the next one. Floors re-read: a live change (POST /config) applies too.
    */
   start(host: string | null, ip: string): Promise<void> | undefined {
-    const now = performance.now();
+    const now = clock();
     const due = this.due(host, ip, withMargin(this.cfg.minHostDelayMs, this.cfg), withMargin(this.cfg.minIpDelayMs, this.cfg), false);
     if (due > now) return new Promise((r) => setTimeout(r, Math.ceil(due - now)));
     return undefined;
@@ -84,12 +108,13 @@ export class FloorGuard {
   /** Earliest start allowed by the previous requests' reserved (`reserved`) and actual starts. */
   private due(host: string | null, ip: string, hostFloor: number, ipFloor: number, reserved: boolean): number {
     let due = -Infinity;
+    const sh = this.shared;
     if (host !== null && hostFloor > 0) {
-      due = Math.max(due, (this.hostStarted.get(host) ?? -Infinity) + hostFloor);
+      due = Math.max(due, (sh !== null ? sh.hostStarted(host) : this.hostStarted.get(host) ?? -Infinity) + hostFloor);
       if (reserved) due = Math.max(due, (this.lastHostStart.get(host) ?? -Infinity) + hostFloor);
     }
     if (ipFloor > 0) {
-      due = Math.max(due, (this.ipStarted.get(ip) ?? -Infinity) + ipFloor);
+      due = Math.max(due, (sh !== null ? sh.ipStarted(ip) : this.ipStarted.get(ip) ?? -Infinity) + ipFloor);
       if (reserved) due = Math.max(due, (this.lastIpStart.get(ip) ?? -Infinity) + ipFloor);
     }
     return due;

@@ -24,7 +24,9 @@
  * Back-pressure (no unbounded in-RAM queue), each bound from the config:
  *   - fetches in flight ≤ fetchConcurrency;
  *   - pages in the parse pool: dispatch pauses while it is saturated (`ParsePool.saturated`: every
- *     worker has its queue of pages and as many again wait to be handed over);
+ *     worker has its queue of pages and as many again wait to be handed over); with page workers
+ *     (--page-workers on), while 16 fetched pages per worker wait for their parse there
+ *     (`PageWorkerPool.saturated`);
  *   - pages waiting for the ContentSeen answer hold their bodies: ≤ contentBatchBytes (then a
  *     ContentSeen merge runs; dispatch pauses past it);
  *   - links wait in the URLseen DRUM's own buffers (disk-backed; `needsMerge` → merge);
@@ -45,9 +47,7 @@ import { CrawlError } from '../errors.js';
 import { DrumProxy, DrumThread } from './drum-proxy.js';
 import { discoverySuffix, encodeAux, withSuffix } from './drum-codec.js';
 import { DnsCache } from '../dns/index.js';
-import { Fetcher } from '../fetch/index.js';
 import { WarcWriter, CrawlLog } from '../store/index.js';
-import { headerRecord } from './request-headers.js';
 import { recoverWarc, relocate } from './recovery.js';
 import { dnsArchiver } from './archive-hooks.js';
 import { canonicalizeUrl, fingerprintInto, hostOf, pldOrHost } from '../url/index.js';
@@ -58,11 +58,12 @@ import {
   readManifest, writeManifest, readPending, writePending, readDoneLog, DoneLog, MANIFEST_VERSION, type CheckpointManifest,
 } from './checkpoint.js';
 import { ParsePool } from './parse-pool.js';
+import { PageWorkerPool } from './page-worker-pool.js';
 import { ProgressPrinter, RateMeter, type CrawlState, type StatusSnapshot } from './stats.js';
 import { startStatusServer, CONTROL_TOKEN_FILE, type StatusServer } from './status-server.js';
 import { graceOver } from './stop.js';
 import { AdmitLog } from './admit-log.js';
-import { FetchStage } from './fetch-stage.js';
+import { FetchStage, newFetcher, fetcherOptions } from './fetch-stage.js';
 import { LinkScope } from './link-scope.js';
 import { SitemapRouter, plainHops } from '../sitemap/crawl.js';
 import { SitemapListingLog } from '../sitemap/listing-log.js';
@@ -96,31 +97,6 @@ export interface CrawlSummary {
 }
 
 const enc = new TextEncoder();
-
-/** The crawl's Fetcher: its limits, the floors at the socket and the network guard, from the config. */
-function newFetcher(cfg: CrawlConfig, dns: DnsCache): Fetcher {
-  return new Fetcher({
-    userAgent: cfg.userAgent,
-    dns,
-    maxBodyBytes: cfg.maxBodyBytes,
-    // Bodies of every type are downloaded and archived as received (PDF, images, …): what is
-    // parsed for links (HTML) is decided after the fetch, not by what is read off the wire.
-    acceptContentTypes: null,
-    totalTimeoutMs: cfg.fetchTimeoutMs,
-    connectTimeoutMs: Math.min(10_000, cfg.fetchTimeoutMs),
-    headersTimeoutMs: Math.min(15_000, cfg.fetchTimeoutMs),
-    bodyTimeoutMs: Math.min(15_000, cfg.fetchTimeoutMs),
-    // The floors where the server sees them: a request queued behind a slow one on its IP's
-    // connection is written no sooner than τs0 / τh0 after the previous one (src/fetch wire gate).
-    minIpIntervalMs: withMargin(cfg.minIpDelayMs, cfg),
-    minHostIntervalMs: withMargin(cfg.minHostDelayMs, cfg),
-    // The network guard refuses special-purpose addresses; these ranges are allowed anyway.
-    allowedNetworks: cfg.allowNetworks,
-    // --header / --tls-insecure (validated in config.ts / request-headers.ts).
-    headers: headerRecord(cfg.headers),
-    tlsRejectUnauthorized: !cfg.tlsInsecure,
-  });
-}
 
 export class Crawler extends FetchStage {
   private state: CrawlState = 'starting';
@@ -188,20 +164,23 @@ export class Crawler extends FetchStage {
     });
     const crawlLog = await CrawlLog.open(path.join(cfg.outDir, 'crawl.log'), { format: cfg.crawlLogFormat });
     const scope = manifest ? { hosts: manifest.scopeHosts, plds: manifest.scopePlds } : scopeAnchors(cfg.seeds);
-    const pool = new ParsePool(
-      {
-        images: cfg.images, include: cfg.include, exclude: cfg.exclude, scope: cfg.scope, scopeHosts: scope.hosts, scopePlds: scope.plds,
-        warc: warc.encodeOptions,
-      },
-      { threads: cfg.workers, timeoutMs: cfg.parseTimeoutMs, heapMb: Math.max(64, Math.floor(ram / 4 / cfg.workers / 2 ** 20)) },
-    );
-    const warm = pool.warmup();
+    const parseData = {
+      images: cfg.images, include: cfg.include, exclude: cfg.exclude, scope: cfg.scope, scopeHosts: scope.hosts, scopePlds: scope.plds,
+      warc: warc.encodeOptions,
+    };
+    const workerOpts = { threads: cfg.workers, timeoutMs: cfg.parseTimeoutMs, heapMb: Math.max(64, Math.floor(ram / 4 / cfg.workers / 2 ** 20)) };
+    // --page-workers on: the workers fetch, parse and encode (page-worker.ts); off: the main thread
+    // fetches and the parse pool parses and encodes.
+    const pages = cfg.pageWorkers === 'on' ? new PageWorkerPool({ ...parseData, fetcher: fetcherOptions(cfg), refused: [] }, workerOpts) : null;
+    const pool = pages === null ? new ParsePool(parseData, workerOpts) : null;
+    const warm = pages !== null ? pages.warmup() : pool!.warmup();
     warm.catch(() => undefined); // awaited below; a failure surfaces there
     try {
-      return await Crawler.openRest(cfg, manifest, opts, { warc, crawlLog, pool, warm, scope });
+      return await Crawler.openRest(cfg, manifest, opts, { warc, crawlLog, pool, pages, warm, scope });
     } catch (e) {
       // Nothing may keep the process alive after a failed open (its worker threads would).
-      await pool.close().catch(() => undefined);
+      await pool?.close().catch(() => undefined);
+      await pages?.close().catch(() => undefined);
       await warc.close().catch(() => undefined);
       await crawlLog.close().catch(() => undefined);
       throw e;
@@ -211,9 +190,9 @@ export class Crawler extends FetchStage {
   /** The rest of start(): DRUMs, frontier, fetcher, pending URLs (the parse pool boots meanwhile). */
   private static async openRest(
     cfg: CrawlConfig, manifest: CheckpointManifest | null, opts: CrawlerOptions,
-    o: { warc: WarcWriter; crawlLog: CrawlLog; pool: ParsePool; warm: Promise<void>; scope: { hosts: string[]; plds: string[] } },
+    o: { warc: WarcWriter; crawlLog: CrawlLog; pool: ParsePool | null; pages: PageWorkerPool | null; warm: Promise<void>; scope: { hosts: string[]; plds: string[] } },
   ): Promise<Crawler> {
-    const { warc, crawlLog, pool, warm, scope } = o;
+    const { warc, crawlLog, pool, pages, warm, scope } = o;
     const ram = cfg.ramBytes;
     let crawler: Crawler | undefined;
     // Both DRUMs run in worker threads (drum-proxy.ts): their merges do synchronous sequential
@@ -268,12 +247,20 @@ export class Crawler extends FetchStage {
       },
       starThread: smallDrums,
     });
-    const fetcher = newFetcher(cfg, dns);
+    // With page workers this Fetcher (robots.txt) shares its wire gate with theirs (wire-share.ts).
+    const fetcher = newFetcher(cfg, dns, pages?.floors.forThread(0));
     // The parse workers boot while the DRUM threads open (each loads its code: ~1 s apiece on a
     // loaded 2-core box, which a resume would otherwise pay one after the other).
     await warm;
-    crawler = new Crawler(cfg, manifest, urlSeen, contentSeen, frontier, dns, fetcher, warc, crawlLog, pool, opts);
+    crawler = new Crawler(cfg, manifest, urlSeen, contentSeen, frontier, dns, fetcher, warc, crawlLog, pool, pages, opts);
     const c = crawler;
+    if (pages !== null) {
+      pages.floors.setFloors(withMargin(cfg.minHostDelayMs, cfg), withMargin(cfg.minIpDelayMs, cfg));
+      // The 'dispatch' event and TRACE lines in time order: each send reported as it happens.
+      const report = (): void => pages.reportStarts((o, at, ip) => c.dispatched(o.url, ip, false, at));
+      if (process.env.DRUMCRAWL_TRACE_FETCH) report();
+      c.on('newListener', (name: string) => { if (name === 'dispatch') report(); });
+    }
     if (manifest === null) {
       c.scopeHosts.push(...scope.hosts);
       c.scopePlds.push(...scope.plds);
@@ -348,6 +335,8 @@ export class Crawler extends FetchStage {
     if ('minHostDelayMs' in change || 'minIpDelayMs' in change) {
       // The wire gate keeps the floors too (src/fetch): the same margins as at start.
       this.fetcher.setIntervals({ minIpIntervalMs: withMargin(next.minIpDelayMs, next), minHostIntervalMs: withMargin(next.minHostDelayMs, next) });
+      this.pages?.setIntervals(withMargin(next.minIpDelayMs, next), withMargin(next.minHostDelayMs, next));
+      this.sharedFloors?.setFloors(withMargin(next.minHostDelayMs, next), withMargin(next.minIpDelayMs, next));
     }
     this.cfg = next;
     if ('paused' in change) (change.paused ? this.pause() : this.resume());
@@ -386,7 +375,7 @@ export class Crawler extends FetchStage {
       dns: { lookups: d.lookups, hitRate: d.hitRate },
       robots: { lookups: f.robotsLookups, hitRate: f.robotsHitRate },
       robotsDrums: f.robotsDrums,
-      workers: { size: this.pool.threads, replaced: this.pool.replaced },
+      workers: { size: (this.pool ?? this.pages)!.threads, replaced: (this.pool ?? this.pages)!.replaced },
       outcomes: { ...this.counters.outcomes },
       rssBytes: rss,
       cpuMsPerPage: (cpu.user + cpu.system) / 1000 / pagesRun,
@@ -407,6 +396,7 @@ export class Crawler extends FetchStage {
       this.statusServer = await startStatusServer(this, this.cfg.statusPort, this.cfg.statusHost, { tokenFile: path.join(this.cfg.stateDir, CONTROL_TOKEN_FILE) });
       // A page must never make the crawler fetch (and archive) its own control surface.
       this.fetcher.refuseEndpoint(this.cfg.statusHost, this.statusServer.port);
+      this.pages?.refuseEndpoint(this.cfg.statusHost, this.statusServer.port);
       this.emit('status-server', this.statusServer.url, this.statusServer.token);
     }
     this.printer = new ProgressPrinter(() => this.snapshot(), this.opts.progressOut ?? process.stderr, this.cfg.progress, this.cfg.progressIntervalMs);
@@ -487,7 +477,8 @@ export class Crawler extends FetchStage {
 
   private backPressure(): boolean {
     return (
-      this.pool.saturated ||
+      this.pool?.saturated === true ||
+      this.pages?.saturated === true ||
       this.awaitingContentBytes >= this.contentBatchBytes ||
       this.pending.size >= this.cfg.fetchConcurrency * 64
     );
@@ -579,6 +570,7 @@ export class Crawler extends FetchStage {
       if (!this.aborting && this.stopReason !== null && this.stopReason !== 'done' && graceOver(this.stopAt) && this.inFlight + this.robotsInFlight > 0) {
         this.aborting = true;
         this.fetcher.abortInFlight();
+        this.pages?.abortInFlight();
       }
       this.startMerges(true);
       await this.wake.sleep(20);
@@ -673,7 +665,8 @@ export class Crawler extends FetchStage {
   }
   private async close(): Promise<void> {
     await this.statusServer?.close();
-    await this.pool.close();
+    await this.pool?.close();
+    await this.pages?.close();
     await this.fetcher.close();
     this.dns.close();
     await this.warc.close();

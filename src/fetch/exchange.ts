@@ -132,7 +132,8 @@ export class Exchange implements Dispatcher.DispatchHandler {
     if (this.done) return;
     this.done = true;
     clearTimeout(this.timer);
-    this.fetcher.exchangeEnded(this);
+    // Clean: the response arrived whole (the connection stays open); else it is being torn down.
+    this.fetcher.exchangeEnded(this, err === null && this.stop === null);
     const r = this.res;
     const stop = this.stop;
     if (this.status !== undefined) {

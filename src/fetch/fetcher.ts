@@ -64,6 +64,7 @@ import { FETCH_OUTCOMES as O, type FetchOutcomeCode } from './error-policy.js';
 import { addressGuard, isOwnAddress } from './address-guard.js';
 import { interimConnector } from './interim.js';
 import { Exchange, Stop } from './exchange.js';
+import type { WireShare } from './wire-share.js';
 
 export { classifyFetchError, isHttpResponse } from './outcome.js';
 
@@ -127,6 +128,11 @@ export interface FetcherOptions {
   tlsRejectUnauthorized?: boolean;
   /** DNS cache used when a request comes without `ip`. */
   dns?: DnsCache;
+  /**
+   * The wire gate shared with the Fetchers of other threads (wire-share.ts): the floors and the
+   * connection slots per IP are then judged over every thread's requests. Default: none.
+   */
+  share?: WireShare;
 }
 
 export interface FetchRequest {
@@ -183,6 +189,8 @@ export interface FetchResult {
   timings: { connectMs?: number; firstByteMs?: number; totalMs: number };
 }
 
+/** How often a gate waiting for another thread's exchange to the same IP looks again (ms). */
+const SHARE_POLL_MS = 2;
 const DEFAULT_ACCEPT_TYPES: readonly string[] = Object.freeze(['text/html', 'application/xhtml+xml', 'application/xml', 'text/xml', 'text/plain']);
 const EMPTY = new Uint8Array(0);
 
@@ -236,6 +244,7 @@ export class Fetcher {
   private readonly ownEndpoints = new Map<number, string>();
   private readonly tlsReject: boolean;
   private readonly dns: DnsCache | undefined;
+  private readonly share: WireShare | null;
   /** LRU of pools: Map iteration order is insertion order; a use re-inserts at the end. */
   private readonly pools = new Map<string, PoolEntry>();
   private readonly live = new Set<Exchange>();
@@ -278,6 +287,7 @@ export class Fetcher {
     this.addressRefusal = extra === null ? guard : (ip) => guard(ip) ?? (extra(ip) ? null : 'refused by isAddressAllowed');
     this.tlsReject = opts.tlsRejectUnauthorized ?? true;
     this.dns = opts.dns;
+    this.share = opts.share ?? null;
     const h: string[] = ['user-agent', this.userAgent, 'accept', 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8',
       'accept-encoding', opts.acceptEncoding ?? 'gzip, deflate, br'];
     for (const [k, v] of Object.entries(opts.headers ?? {})) h.push(k, v);
@@ -418,9 +428,21 @@ export class Fetcher {
           const now = performance.now();
           let due = gate.lastStart + this.ipGap;
           if (head.ex.hostKey !== null && this.hostGap > 0) due = Math.max(due, (this.hostLastStart.get(head.ex.hostKey) ?? -Infinity) + this.hostGap);
+          const share = this.share;
+          // Other threads' writes (on the shared clock, converted to this thread's performance.now()).
+          if (share !== null) due = Math.max(due, share.due(head.ex.hostKey, gate.ip) - performance.timeOrigin);
           if (due > now) {
             if (gate.timer === null) {
               gate.timer = setTimeout(() => { gate.timer = null; this.pump(gate); }, Math.ceil(due - now));
+            }
+            break;
+          }
+          if (share !== null && !share.tryAcquire(gate.ip, this.connections)) {
+            // The IP's connection is in use by another thread, which cannot wake this gate: look
+            // again shortly (only while two threads have requests for one IP, e.g. robots.txt
+            // beside a page).
+            if (gate.timer === null) {
+              gate.timer = setTimeout(() => { gate.timer = null; this.pump(gate); }, SHARE_POLL_MS);
             }
             break;
           }
@@ -441,6 +463,7 @@ export class Fetcher {
     const gate = ex.gate!;
     if (now > gate.lastStart) gate.lastStart = now;
     if (ex.hostKey !== null && this.hostGap > 0) this.hostLastStart.set(ex.hostKey, now);
+    this.share?.started(ex.hostKey, gate.ip, performance.timeOrigin + now);
   }
 
   /** @internal called by an Exchange when undici is about to write its request. */
@@ -448,14 +471,27 @@ export class Fetcher {
     if (ex.gate !== null) this.markStart(ex, now);
   }
 
-  /** @internal called by an Exchange when it settles. */
-  exchangeEnded(ex: Exchange): void {
+  /**
+   * @internal called by an Exchange when it settles; `clean`: its response arrived whole (else it
+   * was cut: a timeout, the body cap, an error, a close).
+   */
+  exchangeEnded(ex: Exchange, clean = true): void {
     this.live.delete(ex);
     const gate = ex.gate;
     if (gate === null) return;
     if (ex.dispatched) {
       ex.dispatched = false;
       gate.running--;
+      if (this.share !== null) {
+        // A cut exchange's socket is closed by undici in this turn of the event loop (its close
+        // phase), which may come after other threads have looked at the shared slot: it is given
+        // back on the next turn, so no other thread writes to the IP while the server is still
+        // sending on the old connection.
+        const share = this.share;
+        const ip = gate.ip;
+        if (clean) share.release(ip);
+        else setTimeout(() => share.release(ip), 0);
+      }
     }
     if (!this.closed) this.pump(gate);
     this.pruneGates();

@@ -1,0 +1,96 @@
+/**
+ * The page workers (src/crawl/page-worker-pool.ts) against simweb over loopback: a page comes back
+ * as its fetch result first, then one buffer with its link table and encoded WARC group (the body
+ * never crosses); a worker that dies or hangs while parsing a page is replaced, that page comes
+ * back with CRAWL_PARSE_CRASH / CRAWL_PARSE_TIMEOUT, and the pages after it are served by the new
+ * worker (test/crawl/faulty-page-worker.ts injects the faults).
+ */
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { startSimweb, type Simweb, type HostInfo } from '../../src/simweb/index.js';
+import { LOOPBACK_NETWORKS } from '../../src/fetch/index.js';
+import { PageWorkerPool } from '../../src/crawl/page-worker-pool.js';
+import { workerFileFor } from '../../src/crawl/worker-file.js';
+import { splitParseOutput, LinkTable } from '../../src/crawl/links-codec.js';
+import { PARSE_CRASH, PARSE_OK, PARSE_TIMEOUT, type PageAnswer, type ParseNote } from '../../src/crawl/page-worker-protocol.js';
+
+const UA = 'drumcrawl/0.1 (+http://crawler.test/about)';
+let sim: Simweb;
+let host: HostInfo;
+
+before(async () => {
+  sim = await startSimweb({ preset: 'hostile' });
+  const h = sim.web.findHost((x) => x.pldIndex >= 0 && x.dns === 'ok' && x.behaviour === 'normal');
+  assert.ok(h);
+  host = h;
+});
+after(async () => {
+  await sim.close();
+});
+
+function pool(worker?: string, timeoutMs = 10_000): PageWorkerPool {
+  return new PageWorkerPool(
+    {
+      images: false, include: [], exclude: [], scope: 'any', scopeHosts: [], scopePlds: [], refused: [],
+      fetcher: { userAgent: UA, allowedNetworks: LOOPBACK_NETWORKS, acceptContentTypes: null, totalTimeoutMs: 5000 },
+    },
+    { threads: 1, timeoutMs, worker },
+  );
+}
+
+let nextId = 1;
+async function page(p: PageWorkerPool, url: string): Promise<{ a: PageAnswer; x: ParseNote | null }> {
+  let a: PageAnswer | undefined;
+  const x = await p.run({ id: nextId++, url, ip: host.ip, host: host.name, notBefore: -Infinity, follow: true, sitemap: false }, (f) => { a = f; });
+  assert.ok(a, 'the fetch result came before the parse');
+  return { a, x };
+}
+
+test('page worker: fetch result, then link table + WARC group; the body stays in the worker', { timeout: 60_000 }, async () => {
+  const p = pool();
+  try {
+    await p.warmup();
+    const { a, x } = await page(p, `${sim.web.origin(host.name)}/p/5`);
+    assert.equal(a.status, 200, a.outcome);
+    assert.ok(a.at > 0 && a.payloadBytes > 0);
+    assert.equal(a.parses, true);
+    assert.ok(x !== null && x.parse === PARSE_OK && x.out !== undefined);
+    const { table, group } = splitParseOutput(x.out);
+    const t = new LinkTable(table);
+    assert.ok(t.count > 0, 'links extracted');
+    assert.ok(group !== null && group.data.byteLength > 0 && group.payloadDigest.startsWith('sha1:'));
+    assert.ok(x.heads !== undefined && x.requestHeadBytes! > 0, 'request and response heads for the CDXJ line and revisits');
+    assert.match(Buffer.from(x.heads.subarray(0, x.requestHeadBytes)).toString('latin1'), /^GET \/p\/5 HTTP\/1\.1\r\n/);
+    // A transport failure: a fetch result and no parse.
+    const dead = await page(p, 'http://127.0.0.1:9/');
+    assert.equal(dead.a.parses, false);
+    assert.equal(dead.x, null);
+    assert.equal(p.pending, 0);
+  } finally {
+    await p.close();
+  }
+});
+
+test('page worker supervision: a crash or a hang while parsing → that page CRAWL_PARSE_CRASH / TIMEOUT, the worker replaced, later pages served', { timeout: 60_000 }, async () => {
+  const p = pool(workerFileFor(new URL('./faulty-page-worker.ts', import.meta.url).href), 800);
+  try {
+    await p.warmup();
+    const origin = sim.web.origin(host.name);
+    const crash = await page(p, `${origin}/p/1?CRASH-ME`);
+    assert.equal(crash.a.parses, true, 'reported as fetched (an HTTP response) before its parse result');
+    assert.equal(crash.x?.parse, PARSE_CRASH);
+    assert.equal(p.replaced, 1);
+    const after1 = await page(p, `${origin}/p/2`);
+    assert.equal(after1.x?.parse, PARSE_OK, 'the replacement worker serves the next page');
+    const t0 = Date.now();
+    const hang = await page(p, `${origin}/p/3?HANG-ME`);
+    assert.equal(hang.x?.parse, PARSE_TIMEOUT);
+    assert.ok(Date.now() - t0 < 5000, 'given up within the timeout (and the sweep period)');
+    assert.equal(p.replaced, 2);
+    const after2 = await page(p, `${origin}/p/4`);
+    assert.equal(after2.x?.parse, PARSE_OK);
+    assert.equal(p.pending, 0);
+  } finally {
+    await p.close();
+  }
+});
