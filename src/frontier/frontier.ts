@@ -38,7 +38,7 @@ import { existsSync } from 'node:fs';
 import { decodeFrontierUrl, encodeFrontierUrlView, peekFrontierUrl, type FrontierUrl } from './record.js';
 import { CrawlError } from '../errors.js';
 import path from 'node:path';
-import { resolveFrontierOptions, validate, type Clock, type FrontierOptions } from './options.js';
+import { resolveCapacityOptions, resolveFrontierOptions, validate, type Clock, type FrontierOptions } from './options.js';
 
 export { FRONTIER_PRESETS, type Clock, type FrontierOptions, type FrontierPreset } from './options.js';
 
@@ -71,6 +71,8 @@ export interface FrontierStats {
   deferred: number;
   dropped: Record<string, number>;
   qrRescans: number;
+  /** Capacity gate (capacity.ts): hosts parked now, releases per class, low URLs sent back to BEAST by the RAM share. */
+  capacity: { parked: number; highReleased: number; lowReleased: number; lowGated: number; deferredLow: number; lowRam: number; qrLow: number } | null;
 }
 
 interface Manifest {
@@ -110,6 +112,12 @@ export class Frontier {
   private rateReleased = 0;
   private closed = false;
   private readonly peek = new Float64Array(6);
+  /** URLs in QR whose own B is ≤ B0 (the capacity gate's low class, as far as QR knows). */
+  private qrLow = 0;
+  /** Cap of the low class's URLs in RAM + QR while the high class has work (capacity.ts). */
+  private readonly lowCap: number;
+  /** Low-class URLs sent back to BEAST by that cap. */
+  private deferredLow = 0;
 
   private constructor(
     private readonly store: QueueStore,
@@ -120,7 +128,8 @@ export class Frontier {
   ) {
     this.opts = opts;
     const onDrop = extra.onDrop ?? (() => {});
-    this.pol = new Politeness(opts, onDrop);
+    this.pol = new Politeness(opts, onDrop, resolveCapacityOptions(extra, opts.b0));
+    this.lowCap = this.pol.gate === null ? Infinity : Math.max(1, Math.floor(this.pol.gate.o.lowRamShare * opts.ramUrls));
     this.refillBatch = extra.refillBatch ?? 4096;
     this.maxQr = extra.maxQr ?? 4 * opts.ramUrls;
     this.qrRescanAnswers = extra.qrRescanAnswers ?? 256;
@@ -165,7 +174,7 @@ export class Frontier {
       this.rateReleased = rel;
     }
     const lowWater = Math.max(this.minReady, (this.rate * this.horizonMs) / 2000);
-    const want = lowWater - st.potential - this.qr.length;
+    const want = lowWater - this.gatedWork(now);
     this.breadthStep = false;
     if (want > 0 || this.minBusyIps === 0 || now < this.breadthQuietUntil) return want;
     // Breadth: the work in RAM sits on too few IPs, most of them with more work than their
@@ -176,6 +185,25 @@ export class Frontier {
     if (st.ipsSaturated === 0 || 2 * st.ipsSaturated < st.ipsWithWork) return want;
     this.breadthStep = true;
     return 1;
+  }
+
+  /**
+   * The work RAM and QR hold for the horizon, counted as the capacity gate will release it: while
+   * the high class has work, the low class's share of it is at most share/(1 − share) × the high
+   * class's (+ the gate's burst), whatever the low class holds — so parked farm hosts, their
+   * always-due minted hosts and their URLs waiting in QR for robots cannot hold BEAST at its
+   * current queue while the good web's URLs wait on disk. Without the gate, or with it open:
+   * potential + QR.
+   */
+  private gatedWork(now: number): number {
+    const g = this.pol.gate;
+    const pot = this.pol.potential;
+    if (g === null || !g.active(now)) return pot + this.qr.length;
+    const ratio = g.o.share / (1 - g.o.share);
+    const qrHigh = this.qr.length - this.qrLow;
+    const allowLow = ratio * (g.highPot + qrHigh) + g.o.burst;
+    const lowPot = Math.min(g.lowPot, pot);
+    return Math.max(0, pot - lowPot) + qrHigh + Math.min(lowPot + this.qrLow, allowLow);
   }
 
   /** The last wanted() allowed a step only for breadth (see breadthFruit). */
@@ -241,7 +269,10 @@ export class Frontier {
       for (;;) {
         const recs = await snap.shift(4096);
         if (recs.length === 0) break;
-        for (const r of recs) this.qr.push(r);
+        for (const r of recs) {
+          peekFrontierUrl(r, this.peek);
+          this.pushQr(r, this.peek[4]! <= this.opts.b0);
+        }
       }
       await this.qr.commit();
       const old = this.snapshotName;
@@ -311,7 +342,7 @@ export class Frontier {
   /** URLs that had left the frontier (e.g. in flight at a crash): back through the robots gate. */
   async readmit(urls: readonly FrontierUrl[]): Promise<void> {
     this.check();
-    for (const u of urls) this.qr.push(encodeFrontierUrlView(u));
+    for (const u of urls) this.pushQr(encodeFrontierUrlView(u), u.budget <= this.opts.b0);
   }
 
   /**
@@ -427,6 +458,8 @@ export class Frontier {
     const pk = this.peek;
     const pol = this.pol;
     let added = 0;
+    const g = pol.gate;
+    const capOn = g !== null && g.active(now);
     for (const rec of recs) {
       peekFrontierUrl(rec, pk);
       if (pol.hostFull(pk[0]!, pk[1]!, now)) {
@@ -434,8 +467,16 @@ export class Frontier {
         this.deferredByGate++;
         continue;
       }
+      const low = pk[4]! <= this.opts.b0;
+      // The low class's RAM share (capacity.ts): while the high class has work, low-class URLs
+      // beyond lowCap (RAM + QR) go back to BEAST (QH, re-read at the next wrap), undecoded.
+      if (capOn && g.lowRam + this.qrLow >= this.lowCap && !g.isHighRecord(pk[2]!, pk[3]!, pk[4]!)) {
+        this.beast.deferRecord(rec);
+        this.deferredLow++;
+        continue;
+      }
       if (pol.hostWaiting(pk[0]!, pk[1]!)) {
-        this.qr.push(rec);
+        this.pushQr(rec, low);
         this.fruit++;
         continue;
       }
@@ -445,7 +486,7 @@ export class Frontier {
           added++;
           break;
         case AddResult.NeedRobots:
-          this.qr.push(rec);
+          this.pushQr(rec, low);
           this.fruit++;
           break;
         case AddResult.HostFull:
@@ -459,6 +500,11 @@ export class Frontier {
     }
     this.fruit += added;
     return added;
+  }
+
+  private pushQr(rec: Uint8Array, low: boolean): void {
+    this.qr.push(rec);
+    if (low) this.qrLow++;
   }
 
   /** One pass over QR (its length at the start), stopping early when RAM is full. */
@@ -476,14 +522,16 @@ export class Frontier {
       const pk = this.peek;
       for (const r of recs) {
         peekFrontierUrl(r, pk);
+        const low = pk[4]! <= this.opts.b0;
+        if (low && this.qrLow > 0) this.qrLow--; // QR records of an earlier run were not counted
         if (this.pol.hostWaiting(pk[0]!, pk[1]!)) {
-          this.qr.push(r);
+          this.pushQr(r, low);
           continue;
         }
         const u = decodeFrontierUrl(r);
         const res = this.pol.add(u, now);
         if (res === AddResult.Added) added++;
-        else if (res === AddResult.NeedRobots) this.qr.push(r);
+        else if (res === AddResult.NeedRobots) this.pushQr(r, low);
         // Robots known but no room for the host in RAM: QR is only for robots waits, so the URL
         // goes back to BEAST's QH, spread over the ring again at its next wrap.
         else if (res === AddResult.HostFull || res === AddResult.RamFull) this.beast.deferRecord(r);
@@ -611,6 +659,7 @@ export class Frontier {
   stats(): FrontierStats {
     const b = this.beast.stats();
     const p = this.pol.stats();
+    const g = this.pol.gate;
     return {
       j: b.j,
       current: b.current,
@@ -635,6 +684,10 @@ export class Frontier {
       deferred: b.deferred,
       dropped: Object.fromEntries(this.pol.drops),
       qrRescans: this.qrRescans,
+      capacity: g === null ? null : {
+        parked: g.parked, highReleased: g.highReleased, lowReleased: g.lowReleased, lowGated: g.lowGated,
+        deferredLow: this.deferredLow, lowRam: g.lowRam, qrLow: this.qrLow,
+      },
     };
   }
 }

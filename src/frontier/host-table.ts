@@ -16,6 +16,7 @@
  * accounting through the hooks declared at the end (implemented in pacing.ts).
  */
 import type { DelayOptions } from './budget.js';
+import { CapacityGate, CAPACITY_DEFAULTS, type CapacityOptions } from './capacity.js';
 import { IdHeap } from './heap.js';
 import type { FrontierUrl } from './record.js';
 import { U64Map } from './u64-map.js';
@@ -59,6 +60,8 @@ export const W_NONE = 0;
 export const W_HEAP = 1;
 export const W_DUE = 2;
 export const W_FLIGHT = 3;
+/** URLs queued, held back by the capacity gate (capacity.ts) on its PLD's FIFO. */
+export const W_PARK = 4;
 
 export abstract class HostTable {
   protected readonly o: PolitenessOptions;
@@ -127,6 +130,12 @@ export abstract class HostTable {
   protected sFree = -1;
   protected sUsed = 0;
 
+  /**
+   * The capacity gate (capacity.ts; null = off): the release share of low-reputation PLDs while
+   * higher ones have work, per-PLD turns inside the low class, and the low class's RAM share.
+   */
+  readonly gate: CapacityGate | null;
+
   readonly hostHeap = new IdHeap(1024);
   readonly ipHeap = new IdHeap(1024);
 
@@ -144,9 +153,12 @@ export abstract class HostTable {
   released = 0;
   robotsReleased = 0;
 
-  constructor(o: PolitenessOptions, onDrop: (u: FrontierUrl, reason: DropReason) => void) {
+  /** `capacity`: the gate's options; omitted = CAPACITY_DEFAULTS with the options' B0; null = off. */
+  constructor(o: PolitenessOptions, onDrop: (u: FrontierUrl, reason: DropReason) => void, capacity?: CapacityOptions | null) {
     this.o = o;
     this.onDrop = onDrop;
+    const c = capacity === undefined ? { b0: o.b0, ...CAPACITY_DEFAULTS } : capacity;
+    this.gate = c === null || c.share >= 1 ? null : new CapacityGate(c);
     this.sUrl = new Array<FrontierUrl | null>(o.ramUrls).fill(null);
     this.sNext = new Int32Array(o.ramUrls);
     for (let i = o.ramUrls - 1; i >= 0; i--) {
@@ -185,6 +197,7 @@ export abstract class HostTable {
     this.hPot = g(this.hPot, Float64Array);
     this.hDueNext = g(this.hDueNext, Int32Array);
     this.hIdle = g(this.hIdle, Uint8Array);
+    this.gate?.growHosts(cap);
     for (let i = cap - 1; i >= old; i--) {
       this.hFreeList.push(i);
       this.hRules.push(null);
@@ -258,6 +271,7 @@ export abstract class HostTable {
     this.hOrigin[h] = '';
     this.hFailReason[h] = '';
     this.hRobotsItem[h] = null;
+    this.gate?.hostReset(h);
     return h;
   }
 
@@ -268,7 +282,8 @@ export abstract class HostTable {
       this.hCount[h] === 0 &&
       this.hWhere[h] === W_NONE &&
       this.hRobotsItem[h] === null &&
-      this.hNextDue[h]! <= now
+      this.hNextDue[h]! <= now &&
+      (this.gate === null || !this.gate.isParked(h))
     );
   }
 
@@ -306,6 +321,7 @@ export abstract class HostTable {
 
   private freeHost(h: number, now: number): void {
     this.detachIp(h, now);
+    this.gate?.detach(h);
     this.hostIndex.delete(this.hHi[h]!, this.hLo[h]!);
     this.hState[h] = H_FREE;
     this.hRules[h] = null;
@@ -400,6 +416,7 @@ export abstract class HostTable {
     else this.sNext[this.hTail[h]!] = s;
     this.hTail[h] = s;
     this.hCount[h]!++;
+    this.gate?.ram(h, 1);
     this.touch(h);
   }
 
@@ -423,6 +440,7 @@ export abstract class HostTable {
   }
 
   protected releaseSlot(u: FrontierUrl, s: number): void {
+    if (u._host >= 0) this.gate?.ram(u._host, -1);
     this.freeSlot(s);
     u._slot = -1;
     u._host = -1;

@@ -11,6 +11,7 @@ import type { DiskStoreOptions } from './disk-store.js';
 import type { DropReason, PolitenessOptions } from './politeness.js';
 import type { FrontierUrl } from './record.js';
 import { CrawlError } from '../errors.js';
+import { CAPACITY_DEFAULTS, type CapacityOptions } from './capacity.js';
 
 export type Clock = () => number;
 
@@ -55,6 +56,16 @@ export interface FrontierOptions extends Partial<PolitenessOptions> {
   minBusyIps?: number;
   /** Cap of the breadth target as a share of the IPs known. @default 0.5 */
   busyIpShare?: number;
+  /**
+   * Capacity gate (capacity.ts): while PLDs with a budget above B0 have work, PLDs at or below B0
+   * get at most this share of the releases (pages and robots.txt fetches), in per-PLD turns.
+   * 1 = no gate. @default 0.125
+   */
+  capacityShare?: number;
+  /** The high class counts as having work this long after its last release or completion (ms). @default 2000 */
+  capacityGraceMs?: number;
+  /** Share of ramUrls the low class may hold in RAM + QR while the high class has work. @default 0.125 */
+  capacityLowRamShare?: number;
 }
 
 export const FRONTIER_PRESETS: Record<FrontierPreset, PolitenessOptions> = {
@@ -110,6 +121,17 @@ export function validate(o: PolitenessOptions): void {
   if (o.ramUrls < 1) throw new CrawlError('CRAWL_FRONTIER_OPTIONS', 'options.ramUrls must be ≥ 1');
   if (o.maxConnectionsPerIp < 1) throw new CrawlError('CRAWL_FRONTIER_OPTIONS', 'options.maxConnectionsPerIp must be ≥ 1');
   if (o.maxHosts < 16) throw new CrawlError('CRAWL_FRONTIER_OPTIONS', 'options.maxHosts must be ≥ 16');
+}
+
+/** The capacity gate's options from the frontier's (null = gate off); CRAWL_FRONTIER_OPTIONS when out of range. */
+export function resolveCapacityOptions(options: FrontierOptions, b0: number): CapacityOptions | null {
+  const share = options.capacityShare ?? CAPACITY_DEFAULTS.share;
+  const graceMs = options.capacityGraceMs ?? CAPACITY_DEFAULTS.graceMs;
+  const lowRamShare = options.capacityLowRamShare ?? CAPACITY_DEFAULTS.lowRamShare;
+  if (!(share > 0 && share <= 1) || !(graceMs >= 0) || !(lowRamShare > 0 && lowRamShare <= 1)) {
+    throw new CrawlError('CRAWL_FRONTIER_OPTIONS', 'options.capacityShare and options.capacityLowRamShare must be in (0, 1], options.capacityGraceMs ≥ 0');
+  }
+  return share >= 1 ? null : { b0, share, graceMs, burst: CAPACITY_DEFAULTS.burst, lowRamShare };
 }
 
 /** The preset named by `options.preset` (default 'default'), overridden by `options`, validated. */

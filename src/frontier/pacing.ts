@@ -6,7 +6,7 @@
  * or IP updates the potential in O(1); an operator change of the delays recomputes every due time.
  */
 import { hostDelayFor, ipDelayFor } from './budget.js';
-import { HostTable, H_FREE, W_HEAP } from './host-table.js';
+import { HostTable, H_FREE, W_HEAP, W_PARK } from './host-table.js';
 
 export abstract class Pacing extends HostTable {
   // ---------------------------------------------------------------- dispatch potential
@@ -55,13 +55,15 @@ export abstract class Pacing extends HostTable {
   protected touch(h: number): void {
     const c = this.hCount[h]!;
     const r = this.hRate[h]!;
-    this.setPot(h, c < r ? c : r);
+    // A host parked by the capacity gate is not work the heaps will release (capacity.ts).
+    this.setPot(h, this.hWhere[h] === W_PARK ? 0 : c < r ? c : r);
   }
 
   protected setPot(h: number, v: number): void {
     const old = this.hPot[h]!;
     if (old === v) return;
     this.hPot[h] = v;
+    this.gate?.pot(h, v - old);
     const i = this.hIp[h]!;
     if (i < 0) {
       this.potential += v - old;

@@ -26,7 +26,7 @@
  *   politeness.ts   release (nextReady) and the end of a fetch (fetchDone)
  */
 import { UrlKind, type FrontierUrl } from './record.js';
-import { H_FAILED, H_READY, H_ROBOTS, W_DUE, W_FLIGHT, W_HEAP, W_NONE } from './host-table.js';
+import { H_FAILED, H_READY, H_ROBOTS, W_DUE, W_FLIGHT, W_HEAP, W_NONE, W_PARK } from './host-table.js';
 import { RobotsGate } from './robots-gate.js';
 
 export type { PolitenessOptions, DropReason, RobotsRulesLike } from './host-table.js';
@@ -54,6 +54,8 @@ export class Politeness extends RobotsGate {
   nextReady(now: number, max: number, out: FrontierUrl[]): number {
     const hostHeap = this.hostHeap;
     const ipHeap = this.ipHeap;
+    const gate = this.gate;
+    if (gate !== null && gate.parked > 0) this.unpark(now);
     // Hosts whose τh has passed join their IP's due list.
     while (hostHeap.size > 0 && hostHeap.minKey() <= now) {
       const h = hostHeap.pop();
@@ -79,7 +81,13 @@ export class Politeness extends RobotsGate {
         item = lane.shift()!;
         const h = item._host;
         if (this.hRobotsItem[h] !== item) item = null; // superseded / host failed meanwhile
-        else {
+        else if (gate !== null && !gate.mayRelease(h, now)) {
+          // A robots.txt fetch is a release of its PLD like a page (capacity.ts): it waits for a
+          // turn on the PLD's FIFO; the item stays in hRobotsItem and goes back to the lane then.
+          gate.park(h);
+          item = null;
+        } else {
+          gate?.released(h, now);
           this.hRobotsItem[h] = null;
           this.hWhere[h] = W_FLIGHT;
           this.hLastStart[h] = now;
@@ -100,6 +108,17 @@ export class Politeness extends RobotsGate {
               this.hWhere[h] = W_HEAP;
             }
             continue;
+          }
+          if (gate !== null) {
+            if (!gate.mayRelease(h, now)) {
+              // A low-class host while the high class has work: it waits for its PLD's turn,
+              // its URLs stay in RAM and count no potential while parked (capacity.ts).
+              this.hWhere[h] = W_PARK;
+              this.touch(h);
+              gate.park(h);
+              continue;
+            }
+            gate.released(h, now);
           }
           const s = this.hHead[h]!;
           const u = this.sUrl[s]!;
@@ -130,10 +149,37 @@ export class Politeness extends RobotsGate {
     return n;
   }
 
+  /**
+   * Parked hosts back into the release path (capacity.ts): all of them when the gate is open,
+   * else one per credit, round-robin over their PLDs. A page host goes back to the host heap, a
+   * robots.txt fetch to its IP's lane; a host that has nothing left to release gives its credit back.
+   */
+  private unpark(now: number): void {
+    const gate = this.gate!;
+    const all = !gate.active(now);
+    for (let h = gate.nextTurn(all); h >= 0; h = gate.nextTurn(all)) {
+      let ok = false;
+      if (this.hWhere[h] === W_PARK) {
+        this.hWhere[h] = W_NONE;
+        if (this.hState[h] === H_READY && this.hCount[h]! > 0) {
+          this.hostHeap.set(h, Math.max(this.hNextDue[h]!, now));
+          this.hWhere[h] = W_HEAP;
+          ok = true;
+        } else if (this.hCount[h] === 0) this.markIdle(h);
+        this.touch(h);
+      } else if (this.hState[h] === H_ROBOTS && this.hRobotsItem[h] !== null && this.hWhere[h] !== W_FLIGHT && this.hIp[h]! >= 0) {
+        this.pushRobotsItem(h);
+        ok = true;
+      } else if (this.hCount[h] === 0 && this.hWhere[h] === W_NONE) this.markIdle(h);
+      if (!ok) gate.refund(h);
+    }
+  }
+
   /** A released item's fetch finished: frees its host/IP slots and sets the next due times. */
   fetchDone(u: FrontierUrl, outcome: FetchOutcome | undefined, now: number): void {
     const h = u._host;
     if (h < 0 || this.hWhere[h] !== W_FLIGHT) return; // unknown or already done
+    this.gate?.done(h, now);
     const i = this.hIp[h]!;
     this.hWhere[h] = W_NONE;
     if (i >= 0) this.iInFlight[i]!--;
@@ -194,7 +240,10 @@ export class Politeness extends RobotsGate {
   }
   /** Earliest time something may become releasable (null when nothing waits in RAM). */
   nextWakeup(): number | null {
-    const t = Math.min(this.hostHeap.minKey(), this.ipHeap.minKey());
+    let t = Math.min(this.hostHeap.minKey(), this.ipHeap.minKey());
+    const g = this.gate;
+    // Parked hosts: at once when a turn is due, else when the gate opens by itself.
+    if (g !== null && g.parked > 0) t = Math.min(t, g.credit >= 1 ? 0 : g.opensAt());
     return t === Infinity ? null : t;
   }
 

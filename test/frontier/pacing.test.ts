@@ -101,6 +101,9 @@ async function breadthRun(opts: { farms: number; minBusyIps?: number; refillHori
       refillHorizonMs: opts.refillHorizonMs ?? 5000,
       minReadyUrls: 100,
       ...(opts.minBusyIps === undefined ? {} : { minBusyIps: opts.minBusyIps }),
+      // The refill pacing alone: the capacity gate (which holds B = 10 farms back against B = 1000
+      // hosts by itself, test/frontier/capacity.test.ts) is off here.
+      capacityShare: 1,
     }),
     () => now,
   );
