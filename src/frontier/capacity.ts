@@ -12,8 +12,9 @@
  * already holds in RAM.
  *
  * INVARIANT (release share). While the high class has work — a high item was released or
- * finished within the last `graceMs`, or the high hosts' dispatch potential (Politeness.potential,
- * counted over high hosts only) is at least one fetch within the horizon W — counted over releases
+ * finished, or a high URL was parked in QR for its robots answer, within the last `graceMs`, or
+ * the high hosts' dispatch potential (Politeness.potential counted over high hosts only) is at
+ * least one fetch within the horizon W — counted over releases
  * (pages and robots.txt fetches alike):
  *
  *     low releases  ≤  share/(1 − share) × high releases  +  burst
@@ -74,6 +75,8 @@ export class CapacityGate {
   private hPass = new Uint8Array(0);
   private hParked = new Uint8Array(0);
   private hParkNext = new Int32Array(0);
+  /** 1: the host's robots/DNS ask was handed out while it was high; its answer is awaited. */
+  private hAsked = new Uint8Array(0);
 
   // PLD table: PLDs with a host in the host table.
   private readonly pldIndex = new U64Map(1024);
@@ -93,6 +96,8 @@ export class CapacityGate {
   /** Round-robin ring of PLDs with parked hosts. */
   private ring: number[] = [];
   private ringHead = 0;
+  /** PLDs promoted while they had parked hosts (Politeness unparks those at once). */
+  private promoted: number[] = [];
 
   /** URLs in RAM of the low class; dispatch potential of the high and low classes. */
   lowRam = 0;
@@ -125,6 +130,7 @@ export class CapacityGate {
     this.hPass = g(this.hPass, Uint8Array);
     this.hParked = g(this.hParked, Uint8Array);
     this.hParkNext = g(this.hParkNext, Int32Array);
+    this.hAsked = g(this.hAsked, Uint8Array);
     this.hPld.fill(-1, old);
   }
 
@@ -173,6 +179,32 @@ export class CapacityGate {
     this.hPass[h] = 0;
     this.hParked[h] = NOT_PARKED;
     this.hParkNext[h] = -1;
+    this.hAsked[h] = 0;
+  }
+
+  /**
+   * Robots/DNS asks of high hosts handed out and not answered, and high answers since the last QR
+   * rescan: the frontier re-reads QR once every high ask is answered, so the good web's URLs
+   * parked for robots do not wait on the low class's asks, which the gate holds back.
+   */
+  highAsked = 0;
+  highAnswers = 0;
+
+  /** Host h's robots/DNS ask was handed out. */
+  asked(h: number): void {
+    if (this.hAsked[h] === 0 && this.isHigh(h)) {
+      this.hAsked[h] = 1;
+      this.highAsked++;
+    }
+  }
+
+  /** Host h's robots/DNS answer came (known or failed). */
+  answered(h: number): void {
+    if (this.hAsked[h] === 1) {
+      this.hAsked[h] = 0;
+      this.highAsked--;
+      this.highAnswers++;
+    }
   }
 
   /** Host h belongs to PLD (pldHi, pldLo); called once, when its first URL is offered. */
@@ -214,15 +246,30 @@ export class CapacityGate {
    */
   noteBudget(h: number, b: number): void {
     const p = this.hPld[h]!;
-    if (p < 0 || !(b > this.pMaxB[p]!)) return;
+    if (p >= 0) this.raise(p, b);
+  }
+
+  private raise(p: number, b: number): void {
+    if (!(b > this.pMaxB[p]!)) return;
     const was = this.high(p);
     this.pMaxB[p] = b;
     if (!was && this.high(p)) {
+      if (this.pInRing[p] === 1) this.promoted.push(p);
       this.lowRam -= this.pRam[p]!;
       this.lowPot -= this.pPot[p]!;
       this.highPot += this.pPot[p]!;
       if (this.lowPot < 1e-9) this.lowPot = 0;
     }
+  }
+
+  /**
+   * A URL of PLD (pldHi, pldLo) was admitted with budget b: a PLD in the table whose B rose above
+   * B0 is promoted now, before that URL is read from BEAST (its hosts in RAM go at once).
+   */
+  notePldBudget(pldHi: number, pldLo: number, b: number): void {
+    if (!(b > this.o.b0)) return;
+    const p = this.pldIndex.get(pldHi, pldLo);
+    if (p >= 0) this.raise(p, b);
   }
 
   /** ±n URLs of host h in RAM. */
@@ -266,6 +313,7 @@ export class CapacityGate {
   /** Host h's item was released at `now` (after mayRelease said yes). */
   released(h: number, now: number): void {
     if (this.isHigh(h)) {
+      this.hPass[h] = 0;
       this.highReleased++;
       this.activeUntil = now + this.o.graceMs;
       if (this.credit < this.o.burst) this.credit = Math.min(this.o.burst, this.credit + this.ratio);
@@ -279,6 +327,14 @@ export class CapacityGate {
       this.credit -= 1;
       this.lowGated++;
     }
+  }
+
+  /**
+   * A URL of the high class was parked in QR for its robots/DNS answer at `now`: its robots.txt
+   * fetch follows, so the high class has work for graceMs.
+   */
+  highWaiting(now: number): void {
+    if (now + this.o.graceMs > this.activeUntil) this.activeUntil = now + this.o.graceMs;
   }
 
   /** A high item finished: the class keeps having work for graceMs (its links are on the way). */
@@ -316,20 +372,10 @@ export class CapacityGate {
     if (!all && this.credit < 1) return -1;
     while (this.ringHead < this.ring.length) {
       const p = this.ring[this.ringHead++]!;
-      const h = this.pParkHead[p]!;
-      this.pParkHead[p] = this.hParkNext[h]!;
-      if (this.pParkHead[p]! < 0) {
-        this.pParkTail[p] = -1;
-        this.pInRing[p] = 0;
-        if (this.pHosts[p] === 0) {
-          this.pldIndex.delete(this.pHi[p]!, this.pLo[p]!);
-          this.pFree.push(p);
-        }
-      } else this.ring.push(p);
+      const h = this.popParked(p);
+      if (h < 0) continue; // emptied by a promotion
+      if (this.pParkHead[p]! >= 0) this.ring.push(p);
       this.compactRing();
-      this.hParked[h] = NOT_PARKED;
-      this.hParkNext[h] = -1;
-      this.parked--;
       if (!all) {
         this.credit -= 1;
         this.hPass[h] = 1;
@@ -338,6 +384,39 @@ export class CapacityGate {
     }
     this.compactRing();
     return -1;
+  }
+
+  /**
+   * The next parked host of a PLD promoted to the high class while it had parked hosts, or -1:
+   * they go back to the release path at once, without a turn.
+   */
+  nextPromoted(): number {
+    while (this.promoted.length > 0) {
+      const p = this.promoted[this.promoted.length - 1]!;
+      const h = this.popParked(p);
+      if (h >= 0) return h;
+      this.promoted.pop();
+    }
+    return -1;
+  }
+
+  /** Takes the first parked host off PLD p's FIFO (-1 when empty); an emptied PLD leaves the ring. */
+  private popParked(p: number): number {
+    const h = this.pParkHead[p]!;
+    if (h < 0) return -1;
+    this.pParkHead[p] = this.hParkNext[h]!;
+    if (this.pParkHead[p]! < 0) {
+      this.pParkTail[p] = -1;
+      this.pInRing[p] = 0;
+      if (this.pHosts[p] === 0) {
+        this.pldIndex.delete(this.pHi[p]!, this.pLo[p]!);
+        this.pFree.push(p);
+      }
+    }
+    this.hParked[h] = NOT_PARKED;
+    this.hParkNext[h] = -1;
+    this.parked--;
+    return h;
   }
 
   /** A turn given to h found nothing to release (host failed meanwhile): the credit comes back. */

@@ -323,7 +323,11 @@ export class Frontier {
    */
   async admit(urls: readonly FrontierUrl[], opts: { durable?: boolean } = {}): Promise<void> {
     this.check();
-    for (const u of urls) this.beast.place(u);
+    const g = this.pol.gate;
+    for (const u of urls) {
+      if (g !== null && u.budget > this.opts.b0) g.notePldBudget(u.pldHi, u.pldLo, u.budget);
+      this.beast.place(u);
+    }
     if (opts.durable !== false) await this.beast.commitAppends();
   }
 
@@ -369,9 +373,15 @@ export class Frontier {
       const now = this.clock();
       // Re-read QR after enough robots answers, once all outstanding ones are in, or — when BEAST
       // has nothing left and nobody is asked — periodically (hosts that found the table full).
+      // With the capacity gate: also once every ask of the high class is answered (the low
+      // class's asks wait for turns and must not hold the good web's URLs in QR), and for
+      // low-class answers at most once per τh0 — a host's first page waits τh after its
+      // robots.txt fetch anyway, so this costs the low class nothing.
+      const g = pol.gate;
       if (
         this.answersSinceRescan >= this.qrRescanAnswers ||
         (outstanding === 0 && this.answersSinceRescan > 0) ||
+        (g !== null && g.highAsked === 0 && (g.highAnswers > 0 || (this.answersSinceRescan > 0 && now - this.lastRescanAt >= this.opts.minHostDelayMs))) ||
         (outstanding === 0 && this.beast.length === 0 && now - this.lastRescanAt >= this.qrIdleRescanMs)
       ) {
         added += await this.rescanQr();
@@ -459,7 +469,6 @@ export class Frontier {
     const pol = this.pol;
     let added = 0;
     const g = pol.gate;
-    const capOn = g !== null && g.active(now);
     for (const rec of recs) {
       peekFrontierUrl(rec, pk);
       if (pol.hostFull(pk[0]!, pk[1]!, now)) {
@@ -470,13 +479,13 @@ export class Frontier {
       const low = pk[4]! <= this.opts.b0;
       // The low class's RAM share (capacity.ts): while the high class has work, low-class URLs
       // beyond lowCap (RAM + QR) go back to BEAST (QH, re-read at the next wrap), undecoded.
-      if (capOn && g.lowRam + this.qrLow >= this.lowCap && !g.isHighRecord(pk[2]!, pk[3]!, pk[4]!)) {
+      if (g !== null && g.lowRam + this.qrLow >= this.lowCap && g.active(now) && !g.isHighRecord(pk[2]!, pk[3]!, pk[4]!)) {
         this.beast.deferRecord(rec);
         this.deferredLow++;
         continue;
       }
       if (pol.hostWaiting(pk[0]!, pk[1]!)) {
-        this.pushQr(rec, low);
+        this.pushQr(rec, low, true);
         this.fruit++;
         continue;
       }
@@ -486,7 +495,7 @@ export class Frontier {
           added++;
           break;
         case AddResult.NeedRobots:
-          this.pushQr(rec, low);
+          this.pushQr(rec, low, true);
           this.fruit++;
           break;
         case AddResult.HostFull:
@@ -502,14 +511,21 @@ export class Frontier {
     return added;
   }
 
-  private pushQr(rec: Uint8Array, low: boolean): void {
+  /**
+   * Into QR. `fresh`: read from BEAST now — a high-class URL then tells the capacity gate that
+   * its class has work (its robots.txt fetch follows); re-pushes by a QR rescan do not, so that a
+   * host whose answer never comes cannot hold the gate closed.
+   */
+  private pushQr(rec: Uint8Array, low: boolean, fresh = false): void {
     this.qr.push(rec);
     if (low) this.qrLow++;
+    else if (fresh) this.pol.gate?.highWaiting(this.clock());
   }
 
   /** One pass over QR (its length at the start), stopping early when RAM is full. */
   private async rescanQr(): Promise<number> {
     this.answersSinceRescan = 0;
+    if (this.pol.gate !== null) this.pol.gate.highAnswers = 0;
     this.qrRescans++;
     this.lastRescanAt = this.clock();
     let left = this.qr.length;

@@ -156,23 +156,30 @@ export class Politeness extends RobotsGate {
    */
   private unpark(now: number): void {
     const gate = this.gate!;
+    for (let h = gate.nextPromoted(); h >= 0; h = gate.nextPromoted()) this.requeue(h, now);
     const all = !gate.active(now);
-    for (let h = gate.nextTurn(all); h >= 0; h = gate.nextTurn(all)) {
+    for (let h = gate.nextTurn(all); h >= 0; h = gate.nextTurn(all)) if (!this.requeue(h, now)) gate.refund(h);
+  }
+
+  /** An unparked host back into the release path; false when it has nothing left to release. */
+  private requeue(h: number, now: number): boolean {
+    if (this.hWhere[h] === W_PARK) {
+      this.hWhere[h] = W_NONE;
       let ok = false;
-      if (this.hWhere[h] === W_PARK) {
-        this.hWhere[h] = W_NONE;
-        if (this.hState[h] === H_READY && this.hCount[h]! > 0) {
-          this.hostHeap.set(h, Math.max(this.hNextDue[h]!, now));
-          this.hWhere[h] = W_HEAP;
-          ok = true;
-        } else if (this.hCount[h] === 0) this.markIdle(h);
-        this.touch(h);
-      } else if (this.hState[h] === H_ROBOTS && this.hRobotsItem[h] !== null && this.hWhere[h] !== W_FLIGHT && this.hIp[h]! >= 0) {
-        this.pushRobotsItem(h);
+      if (this.hState[h] === H_READY && this.hCount[h]! > 0) {
+        this.hostHeap.set(h, Math.max(this.hNextDue[h]!, now));
+        this.hWhere[h] = W_HEAP;
         ok = true;
-      } else if (this.hCount[h] === 0 && this.hWhere[h] === W_NONE) this.markIdle(h);
-      if (!ok) gate.refund(h);
+      } else if (this.hCount[h] === 0) this.markIdle(h);
+      this.touch(h);
+      return ok;
     }
+    if (this.hState[h] === H_ROBOTS && this.hRobotsItem[h] !== null && this.hWhere[h] !== W_FLIGHT && this.hIp[h]! >= 0) {
+      this.pushRobotsItem(h);
+      return true;
+    }
+    if (this.hCount[h] === 0 && this.hWhere[h] === W_NONE) this.markIdle(h);
+    return false;
   }
 
   /** A released item's fetch finished: frees its host/IP slots and sets the next due times. */

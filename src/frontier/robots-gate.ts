@@ -142,6 +142,7 @@ export abstract class RobotsGate extends Pacing {
       const h = this.requests[this.requestsHead++]!;
       if (this.hState[h] !== H_PENDING) continue;
       this.hState[h] = H_TAKEN;
+      this.gate?.asked(h);
       const origin = this.hOrigin[h]!;
       out.push({ hostHi: this.hHi[h]!, hostLo: this.hLo[h]!, host: hostNameOf(origin), origin });
     }
@@ -186,6 +187,7 @@ export abstract class RobotsGate extends Pacing {
   robotsKnown(hi: number, lo: number, info: RobotsInfo, now: number): void {
     const h = this.hostFor(hi, lo, now, true);
     if (h < 0) return;
+    this.gate?.answered(h);
     this.hState[h] = H_READY;
     this.hRobotsItem[h] = null; // a scheduled robots fetch, if any, is no longer needed
     this.hRules[h] = info.rules;
@@ -205,6 +207,7 @@ export abstract class RobotsGate extends Pacing {
   robotsFailed(hi: number, lo: number, reason: string, now: number): void {
     const h = this.hostFor(hi, lo, now, true);
     if (h < 0) return;
+    this.gate?.answered(h);
     this.failHost(h, reason, now);
   }
 
