@@ -302,31 +302,30 @@ export class CapacityGate {
   }
 
   /**
-   * May host h be released now? High hosts always; a low host when the gate is open, when it holds
-   * a turn (pass), or when credit is left and no other low PLD waits for a turn.
+   * Host h's item is about to be released at `now`: returns false when the gate holds it back
+   * (the caller parks the host), else records the release. High hosts always go; a low host when
+   * the gate is open, when it holds a turn (pass), or when credit is left and no other low PLD
+   * waits for a turn. One call per release, on the hot path.
    */
-  mayRelease(h: number, now: number): boolean {
-    if (this.isHigh(h) || this.hPass[h] === 1 || !this.active(now)) return true;
-    return this.credit >= 1 && this.ringHead === this.ring.length;
-  }
-
-  /** Host h's item was released at `now` (after mayRelease said yes). */
-  released(h: number, now: number): void {
-    if (this.isHigh(h)) {
-      this.hPass[h] = 0;
+  take(h: number, now: number): boolean {
+    const p = this.hPld[h]!;
+    if (p < 0 || this.pMaxB[p]! > this.o.b0) {
       this.highReleased++;
+      this.hPass[h] = 0;
       this.activeUntil = now + this.o.graceMs;
       if (this.credit < this.o.burst) this.credit = Math.min(this.o.burst, this.credit + this.ratio);
-      return;
+      return true;
     }
+    if (now >= this.activeUntil && this.highPot < 1) {
+      this.lowReleased++; // the gate is open
+      return true;
+    }
+    if (this.hPass[h] === 1) this.hPass[h] = 0; // its credit was taken when the turn was given
+    else if (this.credit >= 1 && this.ringHead === this.ring.length) this.credit -= 1;
+    else return false;
     this.lowReleased++;
-    if (this.hPass[h] === 1) {
-      this.hPass[h] = 0; // its credit was taken when the turn was given
-      this.lowGated++;
-    } else if (this.active(now)) {
-      this.credit -= 1;
-      this.lowGated++;
-    }
+    this.lowGated++;
+    return true;
   }
 
   /**
@@ -339,7 +338,8 @@ export class CapacityGate {
 
   /** A high item finished: the class keeps having work for graceMs (its links are on the way). */
   done(h: number, now: number): void {
-    if (this.isHigh(h)) this.activeUntil = Math.max(this.activeUntil, now + this.o.graceMs);
+    const p = this.hPld[h]!;
+    if ((p < 0 || this.pMaxB[p]! > this.o.b0) && now + this.o.graceMs > this.activeUntil) this.activeUntil = now + this.o.graceMs;
   }
 
   /** Parks host h on its PLD's FIFO (no-op when already parked). */

@@ -81,13 +81,12 @@ export class Politeness extends RobotsGate {
         item = lane.shift()!;
         const h = item._host;
         if (this.hRobotsItem[h] !== item) item = null; // superseded / host failed meanwhile
-        else if (gate !== null && !gate.mayRelease(h, now)) {
+        else if (gate !== null && !gate.take(h, now)) {
           // A robots.txt fetch is a release of its PLD like a page (capacity.ts): it waits for a
           // turn on the PLD's FIFO; the item stays in hRobotsItem and goes back to the lane then.
           gate.park(h);
           item = null;
         } else {
-          gate?.released(h, now);
           this.hRobotsItem[h] = null;
           this.hWhere[h] = W_FLIGHT;
           this.hLastStart[h] = now;
@@ -109,16 +108,13 @@ export class Politeness extends RobotsGate {
             }
             continue;
           }
-          if (gate !== null) {
-            if (!gate.mayRelease(h, now)) {
-              // A low-class host while the high class has work: it waits for its PLD's turn,
-              // its URLs stay in RAM and count no potential while parked (capacity.ts).
-              this.hWhere[h] = W_PARK;
-              this.touch(h);
-              gate.park(h);
-              continue;
-            }
-            gate.released(h, now);
+          if (gate !== null && !gate.take(h, now)) {
+            // A low-class host while the high class has work: it waits for its PLD's turn, its
+            // URLs stay in RAM and count no potential while parked (capacity.ts).
+            this.hWhere[h] = W_PARK;
+            this.touch(h);
+            gate.park(h);
+            continue;
           }
           const s = this.hHead[h]!;
           const u = this.sUrl[s]!;
