@@ -207,9 +207,23 @@ export class CapacityGate {
     }
   }
 
-  /** Host h belongs to PLD (pldHi, pldLo); called once, when its first URL is offered. */
-  attach(h: number, pldHi: number, pldLo: number): void {
-    if (this.hPld[h]! >= 0) return;
+  /**
+   * A URL of host h (PLD pldHi/pldLo, budget b) is offered to RAM: the host joins its PLD on its
+   * first URL, and the PLD's reputation is the highest B seen — crossing B0 promotes the whole PLD
+   * at once. One call per admission, on the hot path.
+   */
+  see(h: number, pldHi: number, pldLo: number, b: number): void {
+    const p = this.hPld[h]!;
+    if (p >= 0) {
+      if (b > this.pMaxB[p]!) this.raise(p, b);
+      return;
+    }
+    this.attach(h, pldHi, pldLo);
+    this.raise(this.hPld[h]!, b);
+  }
+
+  /** Host h belongs to PLD (pldHi, pldLo). */
+  private attach(h: number, pldHi: number, pldLo: number): void {
     let p = this.pldIndex.get(pldHi, pldLo);
     if (p < 0) {
       if (this.pFree.length === 0) this.growPlds(this.pCap * 2);
@@ -240,15 +254,6 @@ export class CapacityGate {
     }
   }
 
-  /**
-   * A URL of host h carries budget b: the PLD's reputation is the highest B seen. Crossing B0
-   * promotes the whole PLD at once (its RAM and potential move to the high class).
-   */
-  noteBudget(h: number, b: number): void {
-    const p = this.hPld[h]!;
-    if (p >= 0) this.raise(p, b);
-  }
-
   private raise(p: number, b: number): void {
     if (!(b > this.pMaxB[p]!)) return;
     const was = this.high(p);
@@ -275,9 +280,10 @@ export class CapacityGate {
   /** ±n URLs of host h in RAM. */
   ram(h: number, n: number): void {
     const p = this.hPld[h]!;
-    if (p < 0) return;
-    this.pRam[p] = this.pRam[p]! + n;
-    if (!this.high(p)) this.lowRam += n;
+    if (p >= 0) {
+      this.pRam[p] += n;
+      if (this.pMaxB[p]! <= this.o.b0) this.lowRam += n;
+    }
   }
 
   /** Host h's dispatch potential changed by d. */

@@ -70,13 +70,9 @@ export abstract class RobotsGate extends Pacing {
     if (this.sFree < 0) return AddResult.RamFull;
     const h = this.hostFor(u.hostHi, u.hostLo, now, true);
     if (h < 0) return AddResult.NeedRobots; // host table full: wait in QR, asked for later
-    const g = this.gate;
-    if (g !== null) {
-      // The PLD's class is the highest B its URLs carried (capacity.ts): a URL with a higher B
-      // promotes the PLD's hosts already in RAM too.
-      g.attach(h, u.pldHi, u.pldLo);
-      g.noteBudget(h, u.budget);
-    }
+    // The PLD's class is the highest B its URLs carried (capacity.ts): a URL with a higher B
+    // promotes the PLD's hosts already in RAM too.
+    if (this.gate !== null) this.gate.see(h, u.pldHi, u.pldLo, u.budget);
     const st = this.hState[h]!;
     if (st === H_READY || st === H_FAILED) {
       if (this.hExpires[h]! <= now) {
