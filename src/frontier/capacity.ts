@@ -443,6 +443,22 @@ export class CapacityGate {
     }
   }
 
+  /**
+   * The refill's work estimate (fetches within the horizon W): the dispatch potential plus the
+   * URLs in QR (`qrLow` of them low), counted as the gate will release them. While the high class
+   * has work, the low class's share is at most share/(1 − share) × the high class's (+ burst),
+   * whatever the low class holds — so parked farm hosts, always-due minted hosts and their URLs
+   * waiting in QR for robots cannot hold BEAST at its current queue while the good web's URLs
+   * wait on disk. With the gate open: potential + QR.
+   */
+  work(potential: number, qr: number, qrLow: number, now: number): number {
+    if (!this.active(now)) return potential + qr;
+    const qrHigh = qr - qrLow;
+    const allowLow = this.ratio * (this.highPot + qrHigh) + this.o.burst;
+    const lowPot = Math.min(this.lowPot, potential);
+    return potential - lowPot + qrHigh + Math.min(lowPot + qrLow, allowLow);
+  }
+
   /** When the gate opens by itself if no high event comes (for nextWakeup), or Infinity. */
   opensAt(): number {
     return this.highPot >= 1 ? Infinity : this.activeUntil;

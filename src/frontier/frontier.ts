@@ -13,7 +13,9 @@
  *                    spread over the ring again at its next wrap (beast.ts)
  *   takeRobotsRequests / scheduleRobotsFetch / robotsKnown / robotsFailed   the QD side loop;
  *                    QR is re-read once answers have arrived
- *   nextReady(now)   URLs (and robots.txt fetches) whose host and IP are both due
+ *   nextReady(now)   URLs (and robots.txt fetches) whose host and IP are both due and that the
+ *                    capacity gate lets go (capacity.ts: while PLDs with B > B0 have work, PLDs
+ *                    with B ≤ B0 get at most 1/8 of the releases, in per-PLD turns)
  *   fetchDone(u, o)  frees the slots, sets the next due times (start to start), backs off errors
  *   commit()         checkpoint: snapshot of the URLs in RAM, then queue cursors (at-least-once)
  *
@@ -187,23 +189,10 @@ export class Frontier {
     return 1;
   }
 
-  /**
-   * The work RAM and QR hold for the horizon, counted as the capacity gate will release it: while
-   * the high class has work, the low class's share of it is at most share/(1 − share) × the high
-   * class's (+ the gate's burst), whatever the low class holds — so parked farm hosts, their
-   * always-due minted hosts and their URLs waiting in QR for robots cannot hold BEAST at its
-   * current queue while the good web's URLs wait on disk. Without the gate, or with it open:
-   * potential + QR.
-   */
+  /** The work RAM and QR hold for the horizon, as the capacity gate will release it (CapacityGate.work). */
   private gatedWork(now: number): number {
     const g = this.pol.gate;
-    const pot = this.pol.potential;
-    if (g === null || !g.active(now)) return pot + this.qr.length;
-    const ratio = g.o.share / (1 - g.o.share);
-    const qrHigh = this.qr.length - this.qrLow;
-    const allowLow = ratio * (g.highPot + qrHigh) + g.o.burst;
-    const lowPot = Math.min(g.lowPot, pot);
-    return Math.max(0, pot - lowPot) + qrHigh + Math.min(lowPot + this.qrLow, allowLow);
+    return g === null ? this.pol.potential + this.qr.length : g.work(this.pol.potential, this.qr.length, this.qrLow, now);
   }
 
   /** The last wanted() allowed a step only for breadth (see breadthFruit). */

@@ -15,7 +15,10 @@
  * floors τh0 and τs0 are applied last, so nothing can undercut them. Robots.txt fetches go through
  * the IP heap only (the host has no URL in RAM while its robots is unknown).
  *
- * Invariants: a host is in at most one of {host heap, an IP's due list, in flight}; ≤ 1 request in
+ * A due host (or robots.txt fetch) passes the capacity gate last (capacity.ts states its
+ * invariant); a host the gate holds back is parked (W_PARK) on its PLD's FIFO with its URLs.
+ *
+ * Invariants: a host is in at most one of {host heap, an IP's due list, in flight, parked}; ≤ 1 request in
  * flight per host and ≤ maxConnectionsPerIp per IP; a host is contacted at start times ≥ previous
  * start + τh0, an IP at ≥ previous start + τs0 (asserted by test/frontier simulations).
  *
