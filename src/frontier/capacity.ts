@@ -32,7 +32,7 @@
  * dispatch potential, so the refill keeps reading BEAST for the work the gate will release.
  *
  * RAM share. While the high class has work, the low class may hold at most `lowRamShare` of
- * `ramUrls` (URLs in RAM plus URLs parked in QR for robots); the frontier's refill sends further
+ * `ramUrls` (URLs queued in RAM plus URLs parked in QR for robots); the refill sends further
  * low URLs back to BEAST (QH, re-spread at the ring's next wrap; never discarded).
  *
  * Cost: O(1) per release, park and unpark; RAM: a few typed arrays per host-table entry and per
@@ -75,6 +75,9 @@ export class CapacityGate {
   private hPass = new Uint8Array(0);
   private hParked = new Uint8Array(0);
   private hParkNext = new Int32Array(0);
+  /** The host's queued URLs and dispatch potential as last synced (sync). */
+  private hCount = new Int32Array(0);
+  private hPot = new Float64Array(0);
   /** 1: the host's robots/DNS ask was handed out while it was high; its answer is awaited. */
   private hAsked = new Uint8Array(0);
 
@@ -86,7 +89,7 @@ export class CapacityGate {
   private pLo = new Uint32Array(0);
   private pMaxB = new Float64Array(0);
   private pHosts = new Int32Array(0);
-  /** URLs of the PLD in RAM (queued + in flight). */
+  /** URLs of the PLD queued in RAM (in flight not counted: that is bounded by the fetchers). */
   private pRam = new Int32Array(0);
   /** Σ hPot over the PLD's hosts (its dispatch potential, not capped per IP). */
   private pPot = new Float64Array(0);
@@ -99,7 +102,7 @@ export class CapacityGate {
   /** PLDs promoted while they had parked hosts (Politeness unparks those at once). */
   private promoted: number[] = [];
 
-  /** URLs in RAM of the low class; dispatch potential of the high and low classes. */
+  /** URLs queued in RAM of the low class; dispatch potential of the high and low classes. */
   lowRam = 0;
   highPot = 0;
   lowPot = 0;
@@ -131,6 +134,10 @@ export class CapacityGate {
     this.hParked = g(this.hParked, Uint8Array);
     this.hParkNext = g(this.hParkNext, Int32Array);
     this.hAsked = g(this.hAsked, Uint8Array);
+    this.hCount = g(this.hCount, Int32Array);
+    const pot = new Float64Array(cap);
+    pot.set(this.hPot);
+    this.hPot = pot;
     this.hPld.fill(-1, old);
   }
 
@@ -180,6 +187,8 @@ export class CapacityGate {
     this.hParked[h] = NOT_PARKED;
     this.hParkNext[h] = -1;
     this.hAsked[h] = 0;
+    this.hCount[h] = 0;
+    this.hPot[h] = 0;
   }
 
   /**
@@ -277,25 +286,26 @@ export class CapacityGate {
     if (p >= 0) this.raise(p, b);
   }
 
-  /** ±n URLs of host h in RAM. */
-  ram(h: number, n: number): void {
-    const p = this.hPld[h]!;
-    if (p >= 0) {
-      this.pRam[p] += n;
-      if (this.pMaxB[p]! <= this.o.b0) this.lowRam += n;
-    }
-  }
-
-  /** Host h's dispatch potential changed by d. */
-  pot(h: number, d: number): void {
+  /**
+   * Host h now has `count` URLs queued in RAM and dispatch potential `pot` (called by every
+   * change of either, Pacing.touch): the PLD's and its class's sums follow. One call per change.
+   */
+  sync(h: number, count: number, pot: number): void {
     const p = this.hPld[h]!;
     if (p < 0) return;
-    this.pPot[p] = this.pPot[p]! + d;
-    if (this.high(p)) {
-      this.highPot += d;
+    const dc = count - this.hCount[h]!;
+    const dp = pot - this.hPot[h]!;
+    if (dc === 0 && dp === 0) return;
+    this.hCount[h] = count;
+    this.hPot[h] = pot;
+    this.pRam[p] += dc;
+    this.pPot[p] += dp;
+    if (this.pMaxB[p]! > this.o.b0) {
+      this.highPot += dp;
       if (this.highPot < 1e-9) this.highPot = 0;
     } else {
-      this.lowPot += d;
+      this.lowRam += dc;
+      this.lowPot += dp;
       if (this.lowPot < 1e-9) this.lowPot = 0;
     }
   }

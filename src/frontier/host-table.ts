@@ -416,7 +416,6 @@ export abstract class HostTable {
     else this.sNext[this.hTail[h]!] = s;
     this.hTail[h] = s;
     this.hCount[h]!++;
-    this.gate?.ram(h, 1);
     this.touch(h);
   }
 
@@ -440,7 +439,6 @@ export abstract class HostTable {
   }
 
   protected releaseSlot(u: FrontierUrl, s: number): void {
-    if (u._host >= 0) this.gate?.ram(u._host, -1);
     this.freeSlot(s);
     u._slot = -1;
     u._host = -1;

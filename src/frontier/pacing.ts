@@ -56,14 +56,15 @@ export abstract class Pacing extends HostTable {
     const c = this.hCount[h]!;
     const r = this.hRate[h]!;
     // A host parked by the capacity gate is not work the heaps will release (capacity.ts).
-    this.setPot(h, this.hWhere[h] === W_PARK ? 0 : c < r ? c : r);
+    const v = this.hWhere[h] === W_PARK ? 0 : c < r ? c : r;
+    this.setPot(h, v);
+    if (this.gate !== null) this.gate.sync(h, c, v);
   }
 
   protected setPot(h: number, v: number): void {
     const old = this.hPot[h]!;
     if (old === v) return;
     this.hPot[h] = v;
-    this.gate?.pot(h, v - old);
     const i = this.hIp[h]!;
     if (i < 0) {
       this.potential += v - old;

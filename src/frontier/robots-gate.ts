@@ -226,7 +226,6 @@ export abstract class RobotsGate extends Pacing {
     while (s >= 0) {
       const next = this.sNext[s]!;
       const u = this.sUrl[s]!;
-      this.gate?.ram(h, -1);
       this.freeSlot(s);
       u._slot = -1;
       u._host = -1;
