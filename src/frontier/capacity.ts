@@ -70,14 +70,16 @@ export class CapacityGate {
   private activeUntil = -Infinity;
 
   // Per host (indexed like the host table).
-  private hPld = new Int32Array(0);
+  /**
+   * Per host, 4 numbers side by side (one cache line per host on the hot path): its PLD id (-1 =
+   * none yet), and as of its last sync its queued URLs, its dispatch potential and the class they
+   * were counted in (1 = high).
+   */
+  private hRec = new Float64Array(0);
   /** 1: the host was given a low-class turn (credit taken); its next release passes. */
   private hPass = new Uint8Array(0);
   private hParked = new Uint8Array(0);
   private hParkNext = new Int32Array(0);
-  /** The host's queued URLs and dispatch potential as last synced (sync). */
-  private hCount = new Int32Array(0);
-  private hPot = new Float64Array(0);
   /** 1: the host's robots/DNS ask was handed out while it was high; its answer is awaited. */
   private hAsked = new Uint8Array(0);
 
@@ -89,10 +91,6 @@ export class CapacityGate {
   private pLo = new Uint32Array(0);
   private pMaxB = new Float64Array(0);
   private pHosts = new Int32Array(0);
-  /** URLs of the PLD queued in RAM (in flight not counted: that is bounded by the fetchers). */
-  private pRam = new Int32Array(0);
-  /** Σ hPot over the PLD's hosts (its dispatch potential, not capped per IP). */
-  private pPot = new Float64Array(0);
   private pParkHead = new Int32Array(0);
   private pParkTail = new Int32Array(0);
   private pInRing = new Uint8Array(0);
@@ -123,22 +121,18 @@ export class CapacityGate {
 
   /** Grows the per-host arrays with the host table (new entries: no PLD, not parked). */
   growHosts(cap: number): void {
-    const old = this.hPld.length;
-    const g = <T extends Uint8Array | Int32Array>(a: T, C: new (n: number) => T): T => {
-      const b = new C(cap);
+    const old = this.hPass.length;
+    const g = <T extends Uint8Array | Int32Array | Float64Array>(a: T, C: new (n: number) => T, n = cap): T => {
+      const b = new C(n);
       b.set(a);
       return b;
     };
-    this.hPld = g(this.hPld, Int32Array);
+    this.hRec = g(this.hRec, Float64Array, 4 * cap);
     this.hPass = g(this.hPass, Uint8Array);
     this.hParked = g(this.hParked, Uint8Array);
     this.hParkNext = g(this.hParkNext, Int32Array);
     this.hAsked = g(this.hAsked, Uint8Array);
-    this.hCount = g(this.hCount, Int32Array);
-    const pot = new Float64Array(cap);
-    pot.set(this.hPot);
-    this.hPot = pot;
-    this.hPld.fill(-1, old);
+    for (let h = old; h < cap; h++) this.hRec[4 * h] = -1;
   }
 
   private growPlds(cap: number): void {
@@ -152,8 +146,6 @@ export class CapacityGate {
     this.pLo = g(this.pLo, Uint32Array);
     this.pMaxB = g(this.pMaxB, Float64Array);
     this.pHosts = g(this.pHosts, Int32Array);
-    this.pRam = g(this.pRam, Int32Array);
-    this.pPot = g(this.pPot, Float64Array);
     this.pParkHead = g(this.pParkHead, Int32Array);
     this.pParkTail = g(this.pParkTail, Int32Array);
     this.pInRing = g(this.pInRing, Uint8Array);
@@ -169,7 +161,7 @@ export class CapacityGate {
 
   /** The class of host h now: true = high. A host whose PLD is not known yet counts as high. */
   isHigh(h: number): boolean {
-    const p = this.hPld[h]!;
+    const p = this.hRec[4 * h]!;
     return p < 0 || this.pMaxB[p]! > this.o.b0;
   }
 
@@ -182,13 +174,14 @@ export class CapacityGate {
 
   /** A host entered the host table (fresh entry). */
   hostReset(h: number): void {
-    this.hPld[h] = -1;
+    this.hRec[4 * h] = -1;
     this.hPass[h] = 0;
     this.hParked[h] = NOT_PARKED;
     this.hParkNext[h] = -1;
     this.hAsked[h] = 0;
-    this.hCount[h] = 0;
-    this.hPot[h] = 0;
+    this.hRec[4 * h + 1] = 0;
+    this.hRec[4 * h + 2] = 0;
+    this.hRec[4 * h + 3] = 0;
   }
 
   /**
@@ -222,13 +215,13 @@ export class CapacityGate {
    * at once. One call per admission, on the hot path.
    */
   see(h: number, pldHi: number, pldLo: number, b: number): void {
-    const p = this.hPld[h]!;
+    const p = this.hRec[4 * h]!;
     if (p >= 0) {
       if (b > this.pMaxB[p]!) this.raise(p, b);
       return;
     }
     this.attach(h, pldHi, pldLo);
-    this.raise(this.hPld[h]!, b);
+    this.raise(this.hRec[4 * h]!, b);
   }
 
   /** Host h belongs to PLD (pldHi, pldLo). */
@@ -242,20 +235,18 @@ export class CapacityGate {
       this.pLo[p] = pldLo;
       this.pMaxB[p] = 0;
       this.pHosts[p] = 0;
-      this.pRam[p] = 0;
-      this.pPot[p] = 0;
       this.pParkHead[p] = -1;
       this.pParkTail[p] = -1;
       this.pInRing[p] = 0;
     }
     this.pHosts[p]!++;
-    this.hPld[h] = p;
+    this.hRec[4 * h] = p;
   }
 
   /** Host h leaves the host table (it holds no URL and is not parked). */
   detach(h: number): void {
-    const p = this.hPld[h]!;
-    this.hPld[h] = -1;
+    const p = this.hRec[4 * h]!;
+    this.hRec[4 * h] = -1;
     if (p < 0) return;
     if (--this.pHosts[p]! === 0 && this.pInRing[p] === 0) {
       this.pldIndex.delete(this.pHi[p]!, this.pLo[p]!);
@@ -269,10 +260,6 @@ export class CapacityGate {
     this.pMaxB[p] = b;
     if (!was && this.high(p)) {
       if (this.pInRing[p] === 1) this.promoted.push(p);
-      this.lowRam -= this.pRam[p]!;
-      this.lowPot -= this.pPot[p]!;
-      this.highPot += this.pPot[p]!;
-      if (this.lowPot < 1e-9) this.lowPot = 0;
     }
   }
 
@@ -288,26 +275,33 @@ export class CapacityGate {
 
   /**
    * Host h now has `count` URLs queued in RAM and dispatch potential `pot` (called by every
-   * change of either, Pacing.touch): the PLD's and its class's sums follow. One call per change.
+   * change of either, Pacing.touch): its class's sums (lowRam, lowPot, highPot) follow. A host of
+   * a promoted PLD moves its contribution to the high class at its next change (a parked one at
+   * once: promotion unparks it); the release decision itself reads the class at every release.
    */
   sync(h: number, count: number, pot: number): void {
-    const p = this.hPld[h]!;
+    const r = 4 * h;
+    const rec = this.hRec;
+    const p = rec[r]!;
     if (p < 0) return;
-    const dc = count - this.hCount[h]!;
-    const dp = pot - this.hPot[h]!;
-    if (dc === 0 && dp === 0) return;
-    this.hCount[h] = count;
-    this.hPot[h] = pot;
-    this.pRam[p] += dc;
-    this.pPot[p] += dp;
-    if (this.pMaxB[p]! > this.o.b0) {
-      this.highPot += dp;
-      if (this.highPot < 1e-9) this.highPot = 0;
-    } else {
-      this.lowRam += dc;
-      this.lowPot += dp;
-      if (this.lowPot < 1e-9) this.lowPot = 0;
+    const cls = this.pMaxB[p]! > this.o.b0 ? 1 : 0;
+    if (count === rec[r + 1] && pot === rec[r + 2] && cls === rec[r + 3]) return;
+    // Take the host's last contribution out of the class it was counted in, add the new one.
+    if (rec[r + 3] === 1) this.highPot -= rec[r + 2]!;
+    else {
+      this.lowRam -= rec[r + 1]!;
+      this.lowPot -= rec[r + 2]!;
     }
+    if (cls === 1) this.highPot += pot;
+    else {
+      this.lowRam += count;
+      this.lowPot += pot;
+    }
+    if (this.highPot < 1e-9) this.highPot = 0;
+    if (this.lowPot < 1e-9) this.lowPot = 0;
+    rec[r + 1] = count;
+    rec[r + 2] = pot;
+    rec[r + 3] = cls;
   }
 
   // ---------------------------------------------------------------- the gate
@@ -324,7 +318,7 @@ export class CapacityGate {
    * waits for a turn. One call per release, on the hot path.
    */
   take(h: number, now: number): boolean {
-    const p = this.hPld[h]!;
+    const p = this.hRec[4 * h]!;
     if (p < 0 || this.pMaxB[p]! > this.o.b0) {
       this.highReleased++;
       this.hPass[h] = 0;
@@ -354,14 +348,14 @@ export class CapacityGate {
 
   /** A high item finished: the class keeps having work for graceMs (its links are on the way). */
   done(h: number, now: number): void {
-    const p = this.hPld[h]!;
+    const p = this.hRec[4 * h]!;
     if ((p < 0 || this.pMaxB[p]! > this.o.b0) && now + this.o.graceMs > this.activeUntil) this.activeUntil = now + this.o.graceMs;
   }
 
   /** Parks host h on its PLD's FIFO (no-op when already parked). */
   park(h: number): void {
     if (this.hParked[h] !== NOT_PARKED) return;
-    const p = this.hPld[h]!;
+    const p = this.hRec[4 * h]!;
     this.hParked[h] = PARKED;
     this.hParkNext[h] = -1;
     if (this.pParkTail[p]! < 0) this.pParkHead[p] = h;
