@@ -73,8 +73,8 @@ export interface FrontierStats {
   deferred: number;
   dropped: Record<string, number>;
   qrRescans: number;
-  /** Capacity gate (capacity.ts): hosts parked now, releases per class, low URLs sent back to BEAST by the RAM share. */
-  capacity: { parked: number; highReleased: number; lowReleased: number; lowGated: number; deferredLow: number; lowRam: number; qrLow: number } | null;
+  /** Capacity gate (capacity.ts): parked hosts, low PLDs waiting for a turn, releases per class, RAM share. */
+  capacity: { parked: number; parks: number; waitingPlds: number; highReleased: number; lowReleased: number; lowGated: number; deferredLow: number; lowRam: number; qrLow: number } | null;
 }
 
 interface Manifest {
@@ -689,10 +689,8 @@ export class Frontier {
       deferred: b.deferred,
       dropped: Object.fromEntries(this.pol.drops),
       qrRescans: this.qrRescans,
-      capacity: g === null ? null : {
-        parked: g.parked, highReleased: g.highReleased, lowReleased: g.lowReleased, lowGated: g.lowGated,
-        deferredLow: this.deferredLow, lowRam: g.lowRam, qrLow: this.qrLow,
-      },
+      capacity: g === null ? null : { parked: g.parked, parks: g.parks, waitingPlds: g.waitingPlds, highReleased: g.highReleased,
+        lowReleased: g.lowReleased, lowGated: g.lowGated, deferredLow: this.deferredLow, lowRam: g.lowRam, qrLow: this.qrLow },
     };
   }
 }
