@@ -54,7 +54,8 @@ test('share bound: with 1 to 60 low PLDs and minted hosts, the low class gets â‰
         assert.ok(r.lowHeld.every((n) => n <= r.lowCap), `low class held ${Math.max(...r.lowHeld)} > cap ${r.lowCap}`);
       },
     ),
-    { numRuns: 6 },
+    // Always also: one farm minting 300 hosts, 60 farms minting hosts, 60 low PLDs of deep hosts.
+    { numRuns: 6, examples: [[1, 300, true, 5], [60, 20, true, 5], [60, 5, false, 3]] },
   );
 });
 
