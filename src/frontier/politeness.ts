@@ -46,7 +46,49 @@ export interface FetchOutcome {
   drop?: string;
 }
 
+/** EXPERIMENT: low-budget PLDs paced as one host while other PLDs have released within GRACE_MS. */
+const PLD_SLOTS = 1 << 16;
+const GRACE_MS = 2000;
+
 export class Politeness extends RobotsGate {
+  private readonly pldNext = new Float64Array(PLD_SLOTS);
+  private lastSlotA = -1;
+  private lastAtA = -Infinity;
+  private lastSlotB = -1;
+  private lastAtB = -Infinity;
+  pldPaced = 0;
+
+  /** Another PLD than slot p released within the grace period. */
+  private othersActive(p: number, now: number): boolean {
+    return (this.lastSlotA !== p && now - this.lastAtA < GRACE_MS) || (this.lastSlotB !== p && now - this.lastAtB < GRACE_MS);
+  }
+
+  private noteRelease(p: number, now: number): void {
+    if (p === this.lastSlotA) this.lastAtA = now;
+    else {
+      this.lastSlotB = this.lastSlotA;
+      this.lastAtB = this.lastAtA;
+      this.lastSlotA = p;
+      this.lastAtA = now;
+    }
+  }
+
+  /** 0: may go now; else the time host h's low PLD may next release. */
+  private pldHold(h: number, now: number): number {
+    const p = this.hPldSlot[h]!;
+    if (p < 0 || this.hLow[h] === 0) return 0;
+    const t = this.pldNext[p]!;
+    if (t > now && this.othersActive(p, now)) return t;
+    return 0;
+  }
+
+  private pldReleased(h: number, now: number): void {
+    const p = this.hPldSlot[h]!;
+    if (p < 0) return;
+    this.noteRelease(p, now);
+    if (this.hLow[h] === 1) this.pldNext[p] = now + Math.max(this.o.hostDelayMs, this.o.minHostDelayMs);
+  }
+
   /**
    * Fills `out` with up to `max` URLs whose host and IP are both due at `now`; returns the count.
    * Each released URL has `ip` set; its host and IP slots stay taken until fetchDone.
@@ -78,8 +120,16 @@ export class Politeness extends RobotsGate {
       if (lane.length > 0) {
         item = lane.shift()!;
         const h = item._host;
+        const hold = this.hRobotsItem[h] === item ? this.pldHold(h, now) : 0;
         if (this.hRobotsItem[h] !== item) item = null; // superseded / host failed meanwhile
-        else {
+        else if (hold > 0) {
+          lane.unshift(item);
+          item = null;
+          this.pldPaced++;
+          this.ipHeap.set(i, Math.max(hold, this.iNextDue[i]!));
+          continue;
+        } else {
+          this.pldReleased(h, now);
           this.hRobotsItem[h] = null;
           this.hWhere[h] = W_FLIGHT;
           this.hLastStart[h] = now;
@@ -101,6 +151,15 @@ export class Politeness extends RobotsGate {
             }
             continue;
           }
+          const hold = this.pldHold(h, now);
+          if (hold > 0) {
+            // Its low PLD released within τh: the host waits in the host heap until then.
+            this.hostHeap.set(h, hold);
+            this.hWhere[h] = W_HEAP;
+            this.pldPaced++;
+            continue;
+          }
+          this.pldReleased(h, now);
           const s = this.hHead[h]!;
           const u = this.sUrl[s]!;
           this.hHead[h] = this.sNext[s]!;
