@@ -82,6 +82,12 @@ export abstract class HostTable {
   protected hCrawlDelay = new Float64Array(0);
   protected hErrors = new Int32Array(0);
   protected hBudget = new Float64Array(0);
+  /** Slot of the host's PLD in the low-PLD pacing table (politeness.ts), -1 unknown. */
+  protected hPldSlot = new Int32Array(0);
+  /** 1: the last URL offered for this host had B ≤ B0. */
+  protected hLow = new Uint8Array(0);
+  /** Last time a URL of a PLD with B > B0 was offered to RAM or released (politeness.ts' low-PLD pace). */
+  protected lastHighAt = -Infinity;
   protected hExpires = new Float64Array(0);
   /** Retry-After deadline (kept apart from hNextDue so that a delay change can recompute it). */
   protected hRetryUntil = new Float64Array(0);
@@ -179,6 +185,8 @@ export abstract class HostTable {
     this.hCrawlDelay = g(this.hCrawlDelay, Float64Array);
     this.hErrors = g(this.hErrors, Int32Array);
     this.hBudget = g(this.hBudget, Float64Array);
+    this.hPldSlot = g(this.hPldSlot, Int32Array);
+    this.hLow = g(this.hLow, Uint8Array);
     this.hExpires = g(this.hExpires, Float64Array);
     this.hRetryUntil = g(this.hRetryUntil, Float64Array);
     this.hRate = g(this.hRate, Float64Array);
@@ -248,6 +256,8 @@ export abstract class HostTable {
     this.hCrawlDelay[h] = 0;
     this.hErrors[h] = 0;
     this.hBudget[h] = this.o.b0;
+    this.hPldSlot[h] = -1;
+    this.hLow[h] = 1;
     this.hExpires[h] = 0;
     this.hRetryUntil[h] = 0;
     this.hPot[h] = 0;

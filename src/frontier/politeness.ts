@@ -46,7 +46,41 @@ export interface FetchOutcome {
   drop?: string;
 }
 
+/** Slots of the low-PLD pacing table: direct-mapped by PLD hash, so RAM is fixed (512 KiB). */
+const PLD_SLOTS = 1 << 16;
+/** The high class counts as crawling for this long after its last URL offered or released. */
+const HIGH_GRACE_MS = 2000;
+
 export class Politeness extends RobotsGate {
+  /**
+   * Low-reputation PLDs are paced as one host (thesis VII.1, VI.2). τh spaces requests per host,
+   * so a PLD that mints host names has a due host for every free fetch slot: a farm of in-degree 1
+   * took 94–99 % of the fetches of a crawl whose real web was politeness-bound (bench:adversary).
+   * While a PLD of budget B > B0 has had a URL offered to RAM or released within HIGH_GRACE_MS
+   * (lastHighAt), a PLD with B ≤ B0 is released
+   * at most once per τh (its page and robots.txt fetches together, across all its hosts): a farm
+   * then gets one host's pace, and a one-host site is not slowed at all. When only B ≤ B0 PLDs are
+   * crawling (a crawl left with the farm, or `--budget flat`) nothing is paced per PLD.
+   * `pldNext[slot]`: the earliest next release of the low PLDs hashed to that slot (two PLDs that
+   * share a slot share its pace: a collision only slows, never speeds).
+   */
+  private readonly pldNext = new Float64Array(PLD_SLOTS);
+  /** Releases a low PLD's pace held back (stats). */
+  pldPaced = 0;
+
+  /** 0: host h may go now; else the time its low PLD may release next. */
+  private pldHold(h: number, now: number): number {
+    const p = this.hPldSlot[h]!;
+    if (p < 0 || this.hLow[h] === 0 || now - this.lastHighAt >= HIGH_GRACE_MS) return 0;
+    const t = this.pldNext[p]!;
+    return t > now ? t : 0;
+  }
+
+  private pldReleased(h: number, now: number): void {
+    if (this.hLow[h] === 0) this.lastHighAt = now;
+    else if (this.hPldSlot[h]! >= 0) this.pldNext[this.hPldSlot[h]!] = now + Math.max(this.o.hostDelayMs, this.o.minHostDelayMs);
+  }
+
   /**
    * Fills `out` with up to `max` URLs whose host and IP are both due at `now`; returns the count.
    * Each released URL has `ip` set; its host and IP slots stay taken until fetchDone.
@@ -78,8 +112,16 @@ export class Politeness extends RobotsGate {
       if (lane.length > 0) {
         item = lane.shift()!;
         const h = item._host;
+        const hold = this.hRobotsItem[h] === item ? this.pldHold(h, now) : 0;
         if (this.hRobotsItem[h] !== item) item = null; // superseded / host failed meanwhile
-        else {
+        else if (hold > 0) {
+          lane.unshift(item);
+          item = null;
+          this.pldPaced++;
+          this.ipHeap.set(i, Math.max(hold, this.iNextDue[i]!));
+          continue;
+        } else {
+          this.pldReleased(h, now);
           this.hRobotsItem[h] = null;
           this.hWhere[h] = W_FLIGHT;
           this.hLastStart[h] = now;
@@ -101,6 +143,15 @@ export class Politeness extends RobotsGate {
             }
             continue;
           }
+          const hold = this.pldHold(h, now);
+          if (hold > 0) {
+            // Its low PLD released within τh: the host waits in the host heap until then.
+            this.hostHeap.set(h, hold);
+            this.hWhere[h] = W_HEAP;
+            this.pldPaced++;
+            continue;
+          }
+          this.pldReleased(h, now);
           const s = this.hHead[h]!;
           const u = this.sUrl[s]!;
           this.hHead[h] = this.sNext[s]!;
@@ -222,6 +273,7 @@ export class Politeness extends RobotsGate {
     pendingRobots: number;
     released: number;
     robotsReleased: number;
+    pldPaced: number;
   } {
     return {
       ramUrls: this.sUsed,
@@ -234,6 +286,7 @@ export class Politeness extends RobotsGate {
       pendingRobots: this.pendingRobots,
       released: this.released,
       robotsReleased: this.robotsReleased,
+      pldPaced: this.pldPaced,
     };
   }
 }
