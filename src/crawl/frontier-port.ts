@@ -5,7 +5,7 @@
  */
 import path from 'node:path';
 import { CrawlError } from '../errors.js';
-import { Frontier, Star, budgetPreset, type FrontierUrl, type FetchOutcome as PoliteFetchOutcome } from '../frontier/index.js';
+import { Frontier, Star, TRUST_THRESHOLD, budgetPreset, type FrontierUrl, type FetchOutcome as PoliteFetchOutcome } from '../frontier/index.js';
 import type { FetchResult } from '../fetch/index.js';
 import { MAX_FETCH_ATTEMPTS, retryOutcome } from './retry-policy.js';
 import type { DnsCache } from '../dns/index.js';
@@ -104,15 +104,6 @@ export interface FrontierPortOptions {
 export function frontierRamUrls(cfg: CrawlConfig): number {
   return Math.max(1000, Math.min(1_000_000, Math.floor(cfg.ramBytes / 4 / 300)));
 }
-
-/**
- * Trusted in-degree at which a PLD's links start to count: one stray link (a farm's one bought
- * link, a comment) does not make a PLD trusted; two page votes from trusted sites do. Three stalls
- * on a sparse web grown from one seed: a real site is rarely linked from three pages of the few
- * sites trusted so far (simweb's adv-* good web, 20 PLDs, ~0.2 links to other PLDs per page: at 2
- * every good PLD is trusted by the end of its crawl, at 3 almost none).
- */
-const TRUST_THRESHOLD = 2;
 
 /** PLD pairs that start a PLDedges batch in the background (16 B each: 1 MiB). */
 const PAIR_FLUSH = 1 << 16;
@@ -365,7 +356,7 @@ export async function openFrontierPort(dir: string, cfg: CrawlConfig, dns: DnsCa
   // costs fsyncs (Z, directory, manifest); the tables are small (one entry per PLD / PLD edge).
   const pldStore = await PldStoreProxy.open(starDir, { ramBytes: Math.max(8 << 20, Math.min(64 << 20, Math.floor(cfg.ramBytes / 32))), drum: { buckets: 1 } }, opts.starThread);
   // Trusted in-degree (star.ts): a PLD is ranked only once its links count (minIndegree = threshold).
-  const trust = cfg.reputation === 'trusted' ? { threshold: TRUST_THRESHOLD } : undefined;
+  const trust = cfg.reputation === 'trusted' ? {} : undefined;
   const budgetFn = budgetPreset(cfg.budget, cfg.budgetB0, trust ? TRUST_THRESHOLD : undefined);
   const star = await Star.open(pldStore, budgetFn, path.join(starDir, 'histogram.bin'), trust);
   // RobotsCache and RobotsRequested (thesis VII.1) in the same thread as STAR's store.

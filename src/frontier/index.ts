@@ -61,7 +61,7 @@ export {
   ipDelayFor,
   IndegreeHistogram,
 } from './budget.js';
-export { Star, MemoryPldStore, edgeKey, type PldStore, type DegreeListener, type TrustOptions } from './star.js';
+export { Star, MemoryPldStore, edgeKey, TRUST_THRESHOLD, type PldStore, type DegreeListener, type TrustOptions } from './star.js';
 export { DrumPldStore, type DrumPldStoreOptions } from './star-drum.js';
 export { Beast, type BeastOptions, type BeastStats } from './beast.js';
 export { MemoryQueueStore, MemoryUrlQueue, FsQueueStore, type QueueStore, type UrlQueue, type IoCount } from './queue.js';

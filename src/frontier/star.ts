@@ -119,13 +119,22 @@ export class MemoryPldStore implements PldStore {
  * real web gives it. PLDedges stays key-only: a vote is the edge key of (source PLD ⊕ slot, target).
  */
 export interface TrustOptions {
-  /** Trusted in-degree at which a PLD's own links start to count (default 2). */
+  /** Trusted in-degree at which a PLD's own links start to count (default TRUST_THRESHOLD). */
   threshold?: number;
   /** Votes one source PLD can cast for one target (default 4). */
   votesPerSource?: number;
   /** Votes of not-yet-trusted sources kept for when they are promoted (default 2^18). */
   pendingVotes?: number;
 }
+
+/**
+ * Trusted in-degree at which a PLD's links start to count: one stray link (a farm's one bought
+ * link, a comment) does not make a PLD trusted; two page votes from trusted sites do. Three stalls
+ * on a sparse web grown from one seed: a real site is rarely linked from three pages of the few
+ * sites trusted so far (simweb's adv-* good web, 20 PLDs, ~0.2 links to other PLDs per page: at 2
+ * every good PLD is trusted by the end of its crawl, at 3 almost none).
+ */
+export const TRUST_THRESHOLD = 2;
 
 /** Source key words of the operator's vouches (seeds): never a PLD fingerprint's high word in practice. */
 const SEED_HI = 0xffffffff;
@@ -157,7 +166,7 @@ export class Star {
     private readonly histogramFile?: string,
     trust?: TrustOptions,
   ) {
-    this.trust = trust === undefined ? null : { threshold: trust.threshold ?? 2, votesPerSource: trust.votesPerSource ?? 4, pendingVotes: trust.pendingVotes ?? 1 << 18 };
+    this.trust = trust === undefined ? null : { threshold: trust.threshold ?? TRUST_THRESHOLD, votesPerSource: trust.votesPerSource ?? 4, pendingVotes: trust.pendingVotes ?? 1 << 18 };
     if (this.trust !== null && !(this.trust.threshold >= 1 && this.trust.votesPerSource >= 1)) {
       throw new RangeError('trust threshold and votesPerSource must be at least 1');
     }
