@@ -112,9 +112,10 @@ export class Politeness extends RobotsGate {
       if (lane.length > 0) {
         item = lane.shift()!;
         const h = item._host;
-        const hold = this.hRobotsItem[h] === item ? this.pldHold(h, now) : 0;
-        if (this.hRobotsItem[h] !== item) item = null; // superseded / host failed meanwhile
+        const hold = this.hRobotsItem[h] === item ? this.pldHold(h, now) : -1;
+        if (hold < 0) item = null; // superseded / host failed meanwhile
         else if (hold > 0) {
+          // Its low PLD released within τh: the item stays first in the lane, the IP waits.
           lane.unshift(item);
           item = null;
           this.pldPaced++;

@@ -70,8 +70,9 @@ export abstract class RobotsGate extends Pacing {
     if (this.sFree < 0) return AddResult.RamFull;
     const h = this.hostFor(u.hostHi, u.hostLo, now, true);
     if (h < 0) return AddResult.NeedRobots; // host table full: wait in QR, asked for later
-    // The host's PLD and class for the low-PLD pace (politeness.ts): the latest URL's budget.
-    this.hPldSlot[h] = (Math.imul(u.pldHi ^ 0x9e3779b9, 0x85ebca6b) ^ u.pldLo) >>> 16;
+    // The host's PLD slot (once per host entry) and class (the latest URL's budget) for the
+    // low-PLD pace (politeness.ts).
+    if (this.hPldSlot[h]! < 0) this.hPldSlot[h] = (Math.imul(u.pldHi ^ 0x9e3779b9, 0x85ebca6b) ^ u.pldLo) >>> 16;
     this.hLow[h] = u.budget > this.o.b0 ? 0 : 1;
     if (this.hLow[h] === 0) this.lastHighAt = now;
     const st = this.hState[h]!;
