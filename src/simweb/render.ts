@@ -191,7 +191,10 @@ export class PageRenderer {
       w.lit(B_LINK); this.wHref(w, plan, t, selfKind, selfA, baseB); w.lit(B_LINK_END);
     }
     w.lit(B_HEAD_END);
-    const third = Math.ceil(plan.n / 3) || 1;
+    // Section bounds clamped to the plan: a page of 0 or 1 links must not render entries past plan.n
+    // (the scratch plan still holds the previous page's links there).
+    const n1 = Math.min(plan.n, Math.ceil(plan.n / 3));
+    const n2 = Math.min(plan.n, 2 * n1);
     if (kind === 'frameset') {
       w.lit(B_FRAMESET);
       this.wLinks(w, plan, 0, plan.n, malformed, selfKind, selfA, baseB);
@@ -206,11 +209,11 @@ export class PageRenderer {
     }
     w.lit(B_P_OPEN);
     const endA = w.pos;
-    w.lit(B_UL); this.wLinks(w, plan, 0, third, malformed, selfKind, selfA, baseB); w.lit(B_UL_END);
+    w.lit(B_UL); this.wLinks(w, plan, 0, n1, malformed, selfKind, selfA, baseB); w.lit(B_UL_END);
     const endB = w.pos;
-    w.lit(B_DIV); this.wLinks(w, plan, third, 2 * third, malformed, selfKind, selfA, baseB); w.lit(B_DIV_END);
+    w.lit(B_DIV); this.wLinks(w, plan, n1, n2, malformed, selfKind, selfA, baseB); w.lit(B_DIV_END);
     const endC = w.pos;
-    w.lit(B_P_CLOSE); this.wLinks(w, plan, 2 * third, plan.n, malformed, selfKind, selfA, baseB); w.lit(B_END);
+    w.lit(B_P_CLOSE); this.wLinks(w, plan, n2, plan.n, malformed, selfKind, selfA, baseB); w.lit(B_END);
     const all = w.take();
     const fl = Math.max(64, size - all.length);
     const a = Math.floor(fl / 3);
