@@ -9,7 +9,7 @@
  */
 import type { DrumResult } from '../drum/index.js';
 import { decodeContentValue, decodeUniqueUrls, discoverySuffix, le32, withSuffix } from './drum-codec.js';
-import { extendHopPath, type FrontierUrl } from '../frontier/index.js';
+import { extendHopPath, pathSlot, type FrontierUrl } from '../frontier/index.js';
 import type { LinkTable } from './links-codec.js';
 import { CrawlerCore } from './crawler-core.js';
 import { DROP_CODES } from './link-scope.js';
@@ -156,8 +156,9 @@ export abstract class DedupStage extends CrawlerCore {
     }
     this.unmergedLinks += n;
     this.counters.urlsDiscovered += n;
-    // The page's STAR count P is its vote slot: distinct pages of one PLD have distinct P.
-    if (m > 0) this.frontier.addPldLinks(pairs, m, src.admitted);
+    // The page's path, query left out, is its vote slot (STAR's trusted in-degree, star.ts): copies
+    // of one page under session ids or tracking parameters are one vote, not one per copy.
+    if (m > 0) this.frontier.addPldLinks(pairs, m, pathSlot(src.url));
   }
 
   protected async mergeUrlSeen(): Promise<void> {

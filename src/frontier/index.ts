@@ -61,6 +61,7 @@ export {
   ipDelayFor,
   IndegreeHistogram,
 } from './budget.js';
+export { pathSlot } from './edge-key.js';
 export { Star, MemoryPldStore, edgeKey, TRUST_THRESHOLD, type PldStore, type DegreeListener, type TrustOptions } from './star.js';
 export { DrumPldStore, type DrumPldStoreOptions } from './star-drum.js';
 export { Beast, type BeastOptions, type BeastStats } from './beast.js';

@@ -108,9 +108,10 @@ export class MemoryPldStore implements PldStore {
  * Trusted in-degree (the reputation STAR ranks by when it is on): a link counts toward its target's
  * in-degree only if its source PLD is itself trusted — a seed's PLD (the operator vouches for it) or
  * a PLD whose own trusted in-degree has reached `threshold`. Each source PLD casts up to
- * `votesPerSource` votes for a target, one per distinct page slot (the linking page's STAR count P
- * mod votesPerSource), so a site that links to another from many pages says more than one stray
- * link, but no single site can make another trusted beyond its votes.
+ * `votesPerSource` votes for a target, one per distinct page slot (a hash of the linking page's
+ * path, query left out, mod votesPerSource: edge-key.ts, pathSlot), so a site that links to another
+ * from several pages says more than one stray link, copies of one page under session ids count
+ * once, and no single site can make another trusted beyond its votes.
  *
  * Why (thesis VI.2, VIII.2): in-degree from distinct PLDs is what a spammer pays for — one PLD per
  * point. A spammer who controls several PLDs (bought in-degree, a clique of small PLDs) gives each
@@ -129,10 +130,12 @@ export interface TrustOptions {
 
 /**
  * Trusted in-degree at which a PLD's links start to count: one stray link (a farm's one bought
- * link, a comment) does not make a PLD trusted; two page votes from trusted sites do. Three stalls
- * on a sparse web grown from one seed: a real site is rarely linked from three pages of the few
- * sites trusted so far (simweb's adv-* good web, 20 PLDs, ~0.2 links to other PLDs per page: at 2
- * every good PLD is trusted by the end of its crawl, at 3 almost none).
+ * link, a comment) does not make a PLD trusted; two page votes from trusted sites do. At 1 every
+ * farm linked once from a trusted page would be trusted, and a clique of farms then trusts itself
+ * (each member has one such link). The price is a slow start on a sparse web grown from one seed:
+ * on simweb's adv-* good web (20 PLDs, 249 links to other PLDs in 1,080 pages) only the seed's PLD
+ * reaches 2 even once the whole web is known, against all 20 at 1 — there the crawl's spam
+ * resistance comes from the low-PLD pace (pld-pace.ts), not from reputation.
  */
 export const TRUST_THRESHOLD = 2;
 

@@ -11,7 +11,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import fc from 'fast-check';
-import { Star, MemoryPldStore, DrumPldStore, crawlBudget, type PldStore } from '../../src/frontier/index.js';
+import { Star, MemoryPldStore, DrumPldStore, crawlBudget, type PldStore, pathSlot } from '../../src/frontier/index.js';
 
 const LO = 77; // every test PLD's low key word; PLD i is (i + 1, LO)
 
@@ -185,4 +185,14 @@ test('budgets early in a crawl: B ≤ B0 · d, so a PLD is not a top site only b
   assert.equal(F.budget(3, few), 30);
   assert.equal(F.budget(50, few), 500);
   assert.equal(F.budget(5000, few), 10_000);
+});
+
+test('vote slot: a page\'s path, query and fragment left out — session-id copies of one page are one slot', () => {
+  const a = pathSlot('http://www.site.test/p/0');
+  assert.equal(pathSlot('http://www.site.test/p/0?sid=1a2b3c4d'), a);
+  assert.equal(pathSlot('https://WWW.SITE.TEST:8443/p/0#top'), a);
+  assert.equal(pathSlot('http://www.site.test'), pathSlot('http://other.test'));
+  const slots = new Set<number>();
+  for (let n = 0; n < 64; n++) slots.add(pathSlot(`http://www.site.test/p/${n}`) % 4);
+  assert.equal(slots.size, 4, 'distinct pages fill the four vote slots');
 });
