@@ -50,8 +50,7 @@ export interface FrontierPort {
   commitAdmits(): Promise<void>;
   /** URLs that were in flight at a crash/stop: back in, without a new STAR count. */
   readmit(urls: FrontierUrl[]): Promise<void>;
-  /** PLD→PLD link pairs (packed [srcHi, srcLo, dstHi, dstLo]*) for STAR's in-degree. */
-  /** PLD→PLD pairs of one page; `slot`: the page's vote slot for STAR's trusted in-degree (its P). */
+  /** PLD→PLD pairs of one page; `slot`: the page's vote slot for STAR's trusted in-degree (pathSlot of its URL). */
   addPldLinks(pairs: Uint32Array, count: number, slot?: number): void;
   /** The operator vouches for these PLDs (the seeds'): packed [hi, lo]*. */
   vouch(keys: Uint32Array, count: number): Promise<void>;
@@ -62,7 +61,7 @@ export interface FrontierPort {
   nextReady(now: number, max: number): FrontierUrl[];
   /** ms timestamp when something becomes due, or null. */
   nextWakeup(): number | null;
-  /** URLs ready or waiting in RAM for their host/IP. */
+  /** URLs waiting in RAM for their host/IP, of PLDs with B > B0 once any has been seen (Politeness.readyRanked). */
   readyCount(): number;
   /** Nothing queued anywhere (RAM, BEAST, QR) and nothing waiting for DNS/robots. */
   isEmpty(): boolean;
@@ -241,8 +240,7 @@ class FrontierAdapter implements FrontierPort {
   }
 
   readyCount(): number {
-    const st = this.fstats();
-    return st.ramUrls - st.inFlight;
+    return this.f.readyRanked();
   }
 
   isEmpty(): boolean {

@@ -84,6 +84,8 @@ const META = 'frontier.json';
 const WRAP_WAIT_MAX = 1024;
 /** …or this long (ms): admissions that came meanwhile (e.g. new hosts) wait no longer. */
 const WRAP_WAIT_MS = 500;
+/** Longest wait (ms) of a robots answer for its URLs in QR while other answers are outstanding. */
+const QR_RESCAN_MS = 250;
 
 export class Frontier {
   private readonly pol: Politeness;
@@ -95,6 +97,8 @@ export class Frontier {
   private refilling: Promise<number> | null = null;
   private answersSinceRescan = 0;
   private lastRescanAt = -Infinity;
+  /** Wall time (ms) the last QR rescan took. */
+  private lastRescanMs = 0;
   private qrRescans = 0;
   private readonly refillBatch: number;
   private readonly maxQr: number;
@@ -165,7 +169,10 @@ export class Frontier {
       this.rateReleased = rel;
     }
     const lowWater = Math.max(this.minReady, (this.rate * this.horizonMs) / 2000);
-    const want = lowWater - st.potential - this.qr.length;
+    // QR's URLs wait for robots answers, which a paced PLD's hosts get one per τh (politeness.ts):
+    // QR counts up to half the mark, so that a farm's hosts parked there cannot hold BEAST on its
+    // current queue while the real web's URLs wait in the next ones.
+    const want = lowWater - st.dispatchable(now) - Math.min(this.qr.length, lowWater / 2);
     this.breadthStep = false;
     if (want > 0 || this.minBusyIps === 0 || now < this.breadthQuietUntil) return want;
     // Breadth: the work in RAM sits on too few IPs, most of them with more work than their
@@ -191,7 +198,7 @@ export class Frontier {
    * test/frontier/pacing.test.ts).
    */
   private breadthFruit(before: number): void {
-    const gained = this.pol.potential + this.qr.length - before;
+    const gained = this.pol.dispatchable(this.clock()) + this.qr.length - before;
     const perIp = this.horizonMs / Math.max(1, this.pol.meanFetchMs);
     if (gained < perIp) this.breadthQuietUntil = this.clock() + this.horizonMs / 5;
   }
@@ -341,6 +348,10 @@ export class Frontier {
       if (
         this.answersSinceRescan >= this.qrRescanAnswers ||
         (outstanding === 0 && this.answersSinceRescan > 0) ||
+        // …or once an answer has waited QR_RESCAN_MS, and at most 1/9 of the time rescanning: a
+        // farm's hosts, paced to one robots.txt fetch per τh, keep answers outstanding and slow
+        // to reach qrRescanAnswers, and the real web's URLs would wait in QR meanwhile.
+        (this.answersSinceRescan > 0 && now - this.lastRescanAt >= Math.max(QR_RESCAN_MS, 8 * this.lastRescanMs)) ||
         (outstanding === 0 && this.beast.length === 0 && now - this.lastRescanAt >= this.qrIdleRescanMs)
       ) {
         added += await this.rescanQr();
@@ -382,7 +393,7 @@ export class Frontier {
       }
       const fruit0 = this.fruit;
       const breadth = this.breadthStep;
-      const before = breadth ? this.pol.potential + this.qr.length : 0;
+      const before = breadth ? this.pol.dispatchable(this.clock()) + this.qr.length : 0;
       const n = this.gate(recs);
       if (breadth) this.breadthFruit(before);
       added += n;
@@ -463,6 +474,15 @@ export class Frontier {
 
   /** One pass over QR (its length at the start), stopping early when RAM is full. */
   private async rescanQr(): Promise<number> {
+    const t0 = performance.now();
+    try {
+      return await this.rescanQrPass();
+    } finally {
+      this.lastRescanMs = performance.now() - t0;
+    }
+  }
+
+  private async rescanQrPass(): Promise<number> {
     this.answersSinceRescan = 0;
     this.qrRescans++;
     this.lastRescanAt = this.clock();
@@ -549,6 +569,11 @@ export class Frontier {
   fetchDone(u: FrontierUrl, outcome?: FetchOutcome): void {
     this.doneSinceStarved++;
     this.pol.fetchDone(u, outcome, this.clock());
+  }
+
+  /** URLs waiting in RAM of PLDs with B > B0 (Politeness.readyRanked). */
+  readyRanked(): number {
+    return this.pol.readyRanked();
   }
 
   /** When the next item may become due (null = nothing waits in RAM; call refill). */

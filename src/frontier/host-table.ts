@@ -15,6 +15,7 @@
  * arrays only, no allocation per release. A table change updates the delay and dispatch-potential
  * accounting through the hooks declared at the end (implemented in pacing.ts).
  */
+import { PldPace } from './pld-pace.js';
 import type { DelayOptions } from './budget.js';
 import { IdHeap } from './heap.js';
 import type { FrontierUrl } from './record.js';
@@ -82,12 +83,14 @@ export abstract class HostTable {
   protected hCrawlDelay = new Float64Array(0);
   protected hErrors = new Int32Array(0);
   protected hBudget = new Float64Array(0);
-  /** Slot of the host's PLD in the low-PLD pacing table (politeness.ts), -1 unknown. */
+  /** Slot of the host's PLD in the low-PLD pace (pld-pace.ts), -1 unknown. */
   protected hPldSlot = new Int32Array(0);
   /** 1: the last URL offered for this host had B ≤ B0. */
   protected hLow = new Uint8Array(0);
-  /** Last time a URL of a PLD with B > B0 was offered to RAM or released (politeness.ts' low-PLD pace). */
-  protected lastHighAt = -Infinity;
+  /** 1 + the PLD slot this host's potential is counted under as B ≤ B0 (pld-pace.ts), 0 = none. */
+  protected hPotSlot = new Int32Array(0);
+  /** The low-PLD pace (pld-pace.ts): fixed RAM, τh read from the options as they stand. */
+  protected readonly pace = new PldPace(() => Math.max(this.o.hostDelayMs, this.o.minHostDelayMs));
   protected hExpires = new Float64Array(0);
   /** Retry-After deadline (kept apart from hNextDue so that a delay change can recompute it). */
   protected hRetryUntil = new Float64Array(0);
@@ -145,6 +148,9 @@ export abstract class HostTable {
   private ipIdle: number[] = [];
 
   protected inFlightPages = 0;
+  /** URLs of B ≤ B0 (by the URL's own budget) in RAM, and in flight: the low-PLD pace's class (politeness.ts). */
+  protected sLow = 0;
+  protected inFlightLow = 0;
   protected inFlightRobots = 0;
   readonly drops = new Map<string, number>();
   released = 0;
@@ -187,6 +193,7 @@ export abstract class HostTable {
     this.hBudget = g(this.hBudget, Float64Array);
     this.hPldSlot = g(this.hPldSlot, Int32Array);
     this.hLow = g(this.hLow, Uint8Array);
+    this.hPotSlot = g(this.hPotSlot, Int32Array);
     this.hExpires = g(this.hExpires, Float64Array);
     this.hRetryUntil = g(this.hRetryUntil, Float64Array);
     this.hRate = g(this.hRate, Float64Array);
@@ -402,6 +409,7 @@ export abstract class HostTable {
     const s = this.sFree;
     this.sFree = this.sNext[s]!;
     this.sUsed++;
+    if (u.budget <= this.o.b0) this.sLow++;
     this.sUrl[s] = u;
     this.sNext[s] = -1;
     u._slot = s;
@@ -414,6 +422,7 @@ export abstract class HostTable {
   }
 
   protected freeSlot(s: number): void {
+    if (this.sUrl[s]!.budget <= this.o.b0) this.sLow--;
     this.sUrl[s] = null;
     this.sNext[s] = this.sFree;
     this.sFree = s;

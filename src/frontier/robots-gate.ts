@@ -16,6 +16,7 @@
 import { FrontierUrl, UrlKind, hostNameOf, originOf, pathAndQueryOf } from './record.js';
 import { H_FAILED, H_PENDING, H_READY, H_ROBOTS, H_TAKEN, W_FLIGHT, W_HEAP, W_NONE, type RobotsRulesLike } from './host-table.js';
 import { Pacing } from './pacing.js';
+import { pldSlot } from './pld-pace.js';
 
 export interface RobotsInfo {
   /** Rules for our user agent; null = allow everything. */
@@ -71,10 +72,10 @@ export abstract class RobotsGate extends Pacing {
     const h = this.hostFor(u.hostHi, u.hostLo, now, true);
     if (h < 0) return AddResult.NeedRobots; // host table full: wait in QR, asked for later
     // The host's PLD slot (once per host entry) and class (the latest URL's budget) for the
-    // low-PLD pace (politeness.ts).
-    if (this.hPldSlot[h]! < 0) this.hPldSlot[h] = (Math.imul(u.pldHi ^ 0x9e3779b9, 0x85ebca6b) ^ u.pldLo) >>> 16;
+    // low-PLD pace (pld-pace.ts); an offered URL makes its PLD active there.
+    if (this.hPldSlot[h]! < 0) this.hPldSlot[h] = pldSlot(u.pldHi, u.pldLo);
     this.hLow[h] = u.budget > this.o.b0 ? 0 : 1;
-    if (this.hLow[h] === 0) this.lastHighAt = now;
+    this.pace.active(this.hPldSlot[h]!, this.hLow[h] === 0, now);
     const st = this.hState[h]!;
     if (st === H_READY || st === H_FAILED) {
       if (this.hExpires[h]! <= now) {

@@ -1,12 +1,16 @@
 /**
- * The low-PLD pace (src/frontier/politeness.ts): while a PLD of budget B > B0 is crawling, a PLD
- * with B ≤ B0 is released at most once per τh across all its hosts (pages and robots.txt fetches),
- * so a farm that mints host names gets one host's pace; with no B > B0 PLD crawling nothing is
- * paced per PLD. Simulated clock, every fetch completes at once.
+ * The low-PLD pace (src/frontier/politeness.ts): once the crawl has ranked PLDs (B > B0), a PLD
+ * with B ≤ B0 is released at most once per τh across all its hosts (pages and robots.txt fetches)
+ * while another PLD has URLs queued, so a farm that mints host names gets one host's pace; a crawl
+ * left with the farm alone, or one with no ranked PLD (--budget flat), is not paced per PLD. The
+ * refill counts a paced PLD's work as one host's (Politeness.dispatchable), so a farm in RAM does
+ * not hold BEAST on its current queue. Simulated clock, every fetch completes at once.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Frontier, FrontierUrl, UrlKind } from '../../src/frontier/index.js';
+import { AddResult, Politeness } from '../../src/frontier/politeness.js';
+import { resolveFrontierOptions } from '../../src/frontier/options.js';
 import { fastOptions } from './fast-options.js';
 
 const TAU_H = 100; // fastOptions' hostDelayMs
@@ -18,6 +22,8 @@ interface Site {
   hosts: number;
   urlsPerHost: number;
   budget: number;
+  /** Admitted counts P run on across hosts (1 … hosts·urlsPerHost) rather than per host (1 … urlsPerHost). */
+  spread?: boolean;
 }
 
 /**
@@ -34,7 +40,7 @@ async function crawl(sites: Site[], ms: number): Promise<Map<number, number>> {
     for (let h = 0; h < s.hosts; h++) {
       for (let k = 0; k < s.urlsPerHost; k++) {
         urls.push(new FrontierUrl({
-          url: `http://h${h}.p${s.pld}.test/${id++}`, hostHi: s.pld * 100_000 + h, hostLo: 7, pldHi: s.pld, pldLo: 9, budget: s.budget, admitted: k + 1,
+          url: `http://h${h}.p${s.pld}.test/${id++}`, hostHi: s.pld * 100_000 + h, hostLo: 7, pldHi: s.pld, pldLo: 9, budget: s.budget, admitted: s.spread ? h * s.urlsPerHost + k + 1 : k + 1,
         }));
       }
     }
@@ -89,4 +95,67 @@ test('a one-host low PLD keeps its own pace next to a ranked PLD', async () => {
   const alone = await crawl([small], ms);
   const both = await crawl([good, { ...small, at: 1500 }], ms);
   assert.ok((both.get(1) ?? 0) >= 0.9 * (alone.get(1) ?? 0), `one-host PLD ${both.get(1)} next to a ranked one vs ${alone.get(1)} alone`);
+});
+
+
+test('with a ranked crawl, a farm is paced while another low PLD has work, and not once it is alone', async () => {
+  const ms = 3000;
+  const ranked: Site = { pld: 3, hosts: 1, urlsPerHost: 3, budget: 1000 }; // crawled within the first 300 ms
+  const farm: Site = { pld: 1, hosts: 300, urlsPerHost: 3, budget: 10, at: 2500 };
+  const small: Site = { pld: 2, hosts: 1, urlsPerHost: 100, budget: 10, at: 2500 };
+  const both = await crawl([ranked, farm, small], ms);
+  const farmOnly = await crawl([ranked, farm], ms);
+  assert.ok((both.get(1) ?? 0) <= ms / TAU_H + 1, `farm next to a low PLD with work: ${both.get(1)} releases (≤ ${ms / TAU_H + 1})`);
+  assert.ok((both.get(2) ?? 0) >= 0.9 * (ms / TAU_H), `the one-host PLD keeps its pace: ${both.get(2)}`);
+  assert.ok((farmOnly.get(1) ?? 0) > 10 * (ms / TAU_H), `the farm alone is not paced per PLD: ${farmOnly.get(1)}`);
+});
+
+test('the refill counts a paced farm as one host: dispatchable = potential with each low PLD capped at W/τh', () => {
+  const pol = new Politeness(resolveFrontierOptions(fastOptions({ maxUrlsPerHost: 1000 })), () => {});
+  const W = 5000;
+  pol.setHorizon(W);
+  const now = 1_000_000;
+  const put = (pld: number, hosts: number, urls: number, budget: number): void => {
+    for (let h = 0; h < hosts; h++) {
+      for (let k = 0; k < urls; k++) {
+        const u = new FrontierUrl({ url: `http://h${h}.p${pld}.test/${k}`, hostHi: pld * 100_000 + h, hostLo: 7, pldHi: pld, pldLo: 9, budget, admitted: k + 1 });
+        if (pol.add(u, now) === AddResult.NeedRobots) {
+          pol.robotsKnown(u.hostHi, u.hostLo, { rules: null, ip: `10.${h % 200}.0.${pld}`, expiresAt: Infinity }, now);
+          assert.equal(pol.add(u, now), AddResult.Added);
+        }
+      }
+    }
+  };
+  put(2, 2, 100, 1000); // ranked: 2 hosts of 100 URLs
+  const ranked = pol.potential;
+  put(1, 300, 20, 10); // the farm: 300 hosts × 20 URLs, each host 20 ≤ W/τh
+  const oneHost = W / TAU_H;
+  assert.equal(pol.potential, ranked + 300 * 20, 'every host counted on its own');
+  assert.equal(pol.dispatchable(now), ranked + oneHost, 'the farm counted as one host');
+  assert.equal(pol.dispatchable(now + 10_000), pol.potential, 'no other PLD active any more: no pace, nothing capped');
+});
+
+test('readyRanked (the pipeline\'s work on hand): every URL until a ranked PLD is seen, then only ranked PLDs\' URLs', () => {
+  const pol = new Politeness(resolveFrontierOptions(fastOptions({ maxUrlsPerHost: 1000 })), () => {});
+  const now = 1_000_000;
+  const put = (pld: number, hosts: number, urls: number, budget: number): void => {
+    for (let h = 0; h < hosts; h++) {
+      for (let k = 0; k < urls; k++) {
+        const u = new FrontierUrl({ url: `http://h${h}.p${pld}.test/${k}`, hostHi: pld * 100_000 + h, hostLo: 7, pldHi: pld, pldLo: 9, budget, admitted: k + 1 });
+        if (pol.add(u, now) === AddResult.NeedRobots) {
+          pol.robotsKnown(u.hostHi, u.hostLo, { rules: null, ip: `10.${h % 200}.0.${pld}`, expiresAt: Infinity }, now);
+          pol.add(u, now);
+        }
+      }
+    }
+  };
+  put(1, 50, 20, 10);
+  assert.equal(pol.readyRanked(), 1000, 'no ranked PLD yet (a flat crawl): every URL counts');
+  put(2, 2, 30, 1000);
+  assert.equal(pol.readyRanked(), 60, 'the farm\'s 1,000 URLs no longer count');
+  const out: FrontierUrl[] = [];
+  const n = pol.nextReady(now, 1000, out);
+  const ranked = out.slice(0, n).filter((u) => u.budget > 10).length;
+  assert.ok(ranked > 0 && n > ranked, `released ${ranked} ranked of ${n}`);
+  assert.equal(pol.readyRanked(), 60 - ranked, 'URLs in flight are not on hand');
 });

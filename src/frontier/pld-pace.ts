@@ -1,0 +1,115 @@
+/**
+ * The low-PLD pace: a PLD with budget B ≤ B0 is released as one host (thesis VII.1, VI.2).
+ *
+ * τh spaces requests per host, so a PLD that mints host names has a due host for every free fetch
+ * slot: a farm of in-degree 1 took 94–99 % of the fetches of a crawl whose real web was
+ * politeness-bound (bench:adversary). The invariant kept here, for a crawl that ranks PLDs (a PLD
+ * with B > B0 has been seen; not `--budget flat`):
+ *
+ *   while another PLD has had a URL offered to RAM or released within ACTIVE_MS, a PLD with
+ *   B ≤ B0 is released at most once per τh — its pages and robots.txt fetches together, across all
+ *   its hosts.
+ *
+ * So a farm gets one host's pace whatever its host count, a one-host site is not slowed at all,
+ * PLDs with B > B0 keep τh per host, and a crawl left with one PLD (the farm alone) runs at full
+ * speed. The refill's measure of work on hand counts a paced PLD as one host too (`dispatchable`):
+ * counting a paced farm's hosts one by one kept BEAST on its current queue while the real web's
+ * URLs waited in the next ones (the ring read at the farm's pace).
+ *
+ * RAM is fixed: PLDs are direct-mapped to SLOTS slots by hash (1 MiB in all). Two PLDs that share
+ * a slot share its pace and count as one PLD: a collision only slows, never speeds.
+ */
+const SLOTS = 1 << 16;
+/** Another PLD counts as crawling for this long after its last URL offered or released (ms). */
+const ACTIVE_MS = 2000;
+
+/** The slot of a PLD key (hi, lo) in the pace's tables. */
+export function pldSlot(pldHi: number, pldLo: number): number {
+  return (Math.imul(pldHi ^ 0x9e3779b9, 0x85ebca6b) ^ pldLo) >>> 16;
+}
+
+export class PldPace {
+  /** Earliest next release of the low PLDs hashed to each slot. */
+  private readonly next = new Float64Array(SLOTS);
+  /** The two most recently active distinct slots and when (enough to ask "another PLD than p?"). */
+  private slotA = -1;
+  private atA = -Infinity;
+  private slotB = -1;
+  private atB = -Infinity;
+  /** A URL of a PLD with B > B0 has been offered: the crawl ranks PLDs. */
+  private ranked = false;
+  /**
+   * The B ≤ B0 hosts' part of the dispatch potential, per slot (pot) and in total (low), and the
+   * total with each slot capped at one host's W/τh (lowCapped).
+   */
+  private readonly pot = new Float64Array(SLOTS);
+  private low = 0;
+  private lowCapped = 0;
+  private cap = 0;
+  /** Releases the pace held back (stats). */
+  held = 0;
+
+  constructor(private readonly delayMs: () => number) {}
+
+  /** A URL of the PLD in `slot` (B > B0 when `high`) was offered to RAM or released at `now`. */
+  active(slot: number, high: boolean, now: number): void {
+    if (high) this.ranked = true;
+    if (slot === this.slotA) this.atA = now;
+    else {
+      this.slotB = this.slotA;
+      this.atB = this.atA;
+      this.slotA = slot;
+      this.atA = now;
+    }
+  }
+
+  /** Whether a PLD other than `slot` was active within ACTIVE_MS (and the crawl ranks PLDs). */
+  private othersActive(slot: number, now: number): boolean {
+    if (!this.ranked) return false;
+    const at = this.slotA !== slot ? this.atA : this.atB;
+    return now - at < ACTIVE_MS;
+  }
+
+  /** 0: a low PLD's host in `slot` may be released now; else the time it may next. */
+  hold(slot: number, now: number): number {
+    if (!this.othersActive(slot, now)) return 0;
+    const t = this.next[slot]!;
+    if (t <= now) return 0;
+    this.held++;
+    return t;
+  }
+
+  /** A low PLD's item (page or robots.txt) in `slot` was released at `now`. */
+  released(slot: number, now: number): void {
+    this.next[slot] = now + this.delayMs();
+    this.active(slot, false, now);
+  }
+
+  /** A low host's potential in `slot` changed from `before` to `after`. */
+  potChanged(slot: number, before: number, after: number): void {
+    const s0 = this.pot[slot]!;
+    const s1 = Math.max(0, s0 + after - before);
+    this.pot[slot] = s1;
+    this.low = Math.max(0, this.low + s1 - s0);
+    this.lowCapped = Math.max(0, this.lowCapped + Math.min(s1, this.cap) - Math.min(s0, this.cap));
+  }
+
+  /** One host's fetches within the horizon (W/τh): the most a paced PLD counts for. */
+  setCap(cap: number): void {
+    this.cap = cap;
+    let capped = 0;
+    for (let p = 0; p < SLOTS; p++) capped += Math.min(this.pot[p]!, cap);
+    this.lowCapped = capped;
+  }
+
+  /** `potential` with each paced PLD counted as at most one host, while the pace holds. */
+  dispatchable(potential: number, now: number): number {
+    if (!this.ranked || (now - this.atA >= ACTIVE_MS || now - this.atB >= ACTIVE_MS)) return potential;
+    return Math.max(0, potential - this.low + this.lowCapped);
+  }
+
+  /** The crawl ranks PLDs (a URL with B > B0 was offered). */
+  get isRanked(): boolean {
+    return this.ranked;
+  }
+}
