@@ -33,6 +33,7 @@ import {
   type RobotsRequest,
 } from './politeness.js';
 import { MemoryQueueStore, type QueueStore, type UrlQueue } from './queue.js';
+import { pldSlot } from './pld-pace.js';
 import { FileBeastStore, MemoryBeastStore, type BeastStore } from './log-queue.js';
 import { existsSync } from 'node:fs';
 import { decodeFrontierUrl, encodeFrontierUrlView, peekFrontierUrl, type FrontierUrl } from './record.js';
@@ -438,15 +439,19 @@ export class Frontier {
     const pk = this.peek;
     const pol = this.pol;
     let added = 0;
+    const b0 = this.opts.b0;
     for (const rec of recs) {
       peekFrontierUrl(rec, pk);
-      if (pol.hostFull(pk[0]!, pk[1]!, now)) {
+      // A B ≤ B0 URL: its PLD's slot in the low-PLD pace, whose bound on URLs in hand it obeys.
+      const slot = pk[4]! <= b0 ? pldSlot(pk[2]!, pk[3]!) : -1;
+      if (pol.hostFull(pk[0]!, pk[1]!, now) || (slot >= 0 && !pol.mayTakeLow(slot, now))) {
         this.beast.deferRecord(rec);
         this.deferredByGate++;
         continue;
       }
       if (pol.hostWaiting(pk[0]!, pk[1]!)) {
         this.qr.push(rec);
+        if (slot >= 0) pol.tookLow(slot);
         this.fruit++;
         continue;
       }
@@ -454,9 +459,11 @@ export class Frontier {
       switch (pol.add(u, now)) {
         case AddResult.Added:
           added++;
+          if (slot >= 0) pol.tookLow(slot);
           break;
         case AddResult.NeedRobots:
           this.qr.push(rec);
+          if (slot >= 0) pol.tookLow(slot);
           this.fruit++;
           break;
         case AddResult.HostFull:
@@ -494,16 +501,22 @@ export class Frontier {
       if (recs.length === 0) break;
       left -= recs.length;
       const pk = this.peek;
+      const b0 = this.opts.b0;
       for (const r of recs) {
         peekFrontierUrl(r, pk);
+        // Out of QR: a low PLD's URL leaves its count in hand, and is counted again where it goes.
+        const slot = pk[4]! <= b0 ? pldSlot(pk[2]!, pk[3]!) : -1;
+        if (slot >= 0) this.pol.leftLow(slot);
         if (this.pol.hostWaiting(pk[0]!, pk[1]!)) {
           this.qr.push(r);
+          if (slot >= 0) this.pol.tookLow(slot);
           continue;
         }
         const u = decodeFrontierUrl(r);
         const res = this.pol.add(u, now);
         if (res === AddResult.Added) added++;
-        else if (res === AddResult.NeedRobots) this.qr.push(r);
+        if ((res === AddResult.Added || res === AddResult.NeedRobots) && slot >= 0) this.pol.tookLow(slot);
+        if (res === AddResult.NeedRobots) this.qr.push(r);
         // Robots known but no room for the host in RAM: QR is only for robots waits, so the URL
         // goes back to BEAST's QH, spread over the ring again at its next wrap.
         else if (res === AddResult.HostFull || res === AddResult.RamFull) this.beast.deferRecord(r);

@@ -15,7 +15,7 @@
  * arrays only, no allocation per release. A table change updates the delay and dispatch-potential
  * accounting through the hooks declared at the end (implemented in pacing.ts).
  */
-import { PldPace } from './pld-pace.js';
+import { PldPace, pldSlot } from './pld-pace.js';
 import type { DelayOptions } from './budget.js';
 import { IdHeap } from './heap.js';
 import type { FrontierUrl } from './record.js';
@@ -87,8 +87,8 @@ export abstract class HostTable {
   protected hPldSlot = new Int32Array(0);
   /** 1: the last URL offered for this host had B ≤ B0. */
   protected hLow = new Uint8Array(0);
-  /** 1 + the PLD slot this host's potential is counted under as B ≤ B0 (pld-pace.ts), 0 = none. */
-  protected hPotSlot = new Int32Array(0);
+  /** 1: this host's part of the dispatch potential is counted as B ≤ B0's (pld-pace.ts). */
+  protected hPotLow = new Uint8Array(0);
   /** The low-PLD pace (pld-pace.ts): fixed RAM, τh read from the options as they stand. */
   protected readonly pace = new PldPace(() => Math.max(this.o.hostDelayMs, this.o.minHostDelayMs));
   protected hExpires = new Float64Array(0);
@@ -193,7 +193,7 @@ export abstract class HostTable {
     this.hBudget = g(this.hBudget, Float64Array);
     this.hPldSlot = g(this.hPldSlot, Int32Array);
     this.hLow = g(this.hLow, Uint8Array);
-    this.hPotSlot = g(this.hPotSlot, Int32Array);
+    this.hPotLow = g(this.hPotLow, Uint8Array);
     this.hExpires = g(this.hExpires, Float64Array);
     this.hRetryUntil = g(this.hRetryUntil, Float64Array);
     this.hRate = g(this.hRate, Float64Array);
@@ -265,6 +265,7 @@ export abstract class HostTable {
     this.hBudget[h] = this.o.b0;
     this.hPldSlot[h] = -1;
     this.hLow[h] = 1;
+    this.hPotLow[h] = 0;
     this.hExpires[h] = 0;
     this.hRetryUntil[h] = 0;
     this.hPot[h] = 0;
@@ -422,7 +423,12 @@ export abstract class HostTable {
   }
 
   protected freeSlot(s: number): void {
-    if (this.sUrl[s]!.budget <= this.o.b0) this.sLow--;
+    const u = this.sUrl[s]!;
+    if (u.budget <= this.o.b0) {
+      this.sLow--;
+      const h = u._host;
+      this.pace.left(h >= 0 && this.hPldSlot[h]! >= 0 ? this.hPldSlot[h]! : pldSlot(u.pldHi, u.pldLo));
+    }
     this.sUrl[s] = null;
     this.sNext[s] = this.sFree;
     this.sFree = s;

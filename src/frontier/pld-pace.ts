@@ -38,22 +38,25 @@ export class PldPace {
   private atB = -Infinity;
   /** A URL of a PLD with B > B0 has been offered: the crawl ranks PLDs. */
   private ranked = false;
-  /**
-   * The B ≤ B0 hosts' part of the dispatch potential, per slot (pot) and in total (low), and the
-   * total with each slot capped at one host's W/τh (lowCapped).
-   */
-  private readonly pot = new Float64Array(SLOTS);
+  /** The B ≤ B0 hosts' part of the dispatch potential (dispatchable). */
   private low = 0;
-  private lowCapped = 0;
-  private cap = 0;
   /** Releases the pace held back (stats). */
   held = 0;
+  /**
+   * URLs of the low PLDs in each slot held in RAM or parked in QR, and the most a paced PLD may
+   * hold (two horizons of its one-host pace): beyond it the refill sends its URLs back to BEAST.
+   * Without the bound a paced farm fills QR and the host table with minted hosts at the pace the
+   * ring is read, and the real web's hosts then find no room.
+   */
+  private readonly inHand = new Int32Array(SLOTS);
+  private handCap = 64;
 
   constructor(private readonly delayMs: () => number) {}
 
   /** A URL of the PLD in `slot` (B > B0 when `high`) was offered to RAM or released at `now`. */
   active(slot: number, high: boolean, now: number): void {
     if (high) this.ranked = true;
+    else if (!this.ranked) return; // nothing is paced in a crawl that does not rank PLDs
     if (slot === this.slotA) this.atA = now;
     else {
       this.slotB = this.slotA;
@@ -81,31 +84,50 @@ export class PldPace {
 
   /** A low PLD's item (page or robots.txt) in `slot` was released at `now`. */
   released(slot: number, now: number): void {
+    if (!this.ranked) return;
     this.next[slot] = now + this.delayMs();
     this.active(slot, false, now);
   }
 
-  /** A low host's potential in `slot` changed from `before` to `after`. */
-  potChanged(slot: number, before: number, after: number): void {
-    const s0 = this.pot[slot]!;
-    const s1 = Math.max(0, s0 + after - before);
-    this.pot[slot] = s1;
-    this.low = Math.max(0, this.low + s1 - s0);
-    this.lowCapped = Math.max(0, this.lowCapped + Math.min(s1, this.cap) - Math.min(s0, this.cap));
+  /** A low host's part of the dispatch potential changed from `before` to `after`. */
+  potChanged(before: number, after: number): void {
+    this.low = Math.max(0, this.low + after - before);
   }
 
-  /** One host's fetches within the horizon (W/τh): the most a paced PLD counts for. */
-  setCap(cap: number): void {
-    this.cap = cap;
-    let capped = 0;
-    for (let p = 0; p < SLOTS; p++) capped += Math.min(this.pot[p]!, cap);
-    this.lowCapped = capped;
+  /** One host's fetches within the refill horizon (W/τh): a paced PLD holds at most twice that in hand. */
+  setHorizonFetches(n: number): void {
+    this.handCap = Math.max(64, Math.ceil(2 * n));
   }
 
-  /** `potential` with each paced PLD counted as at most one host, while the pace holds. */
+  /**
+   * `potential` without the paced PLDs' part, while the pace holds: their URLs go out at one host's
+   * pace whatever the ring does, so they must not hold BEAST on its current queue (a paced farm's
+   * URLs waiting for robots answers kept the ring still for tens of seconds while the real web's
+   * URLs waited in the next queues). What they may hold in hand is bounded instead (mayTake).
+   */
   dispatchable(potential: number, now: number): number {
-    if (!this.ranked || (now - this.atA >= ACTIVE_MS || now - this.atB >= ACTIVE_MS)) return potential;
-    return Math.max(0, potential - this.low + this.lowCapped);
+    if (!this.paceOn(now)) return potential;
+    return Math.max(0, potential - this.low);
+  }
+
+  /** The pace holds for some PLD: the crawl ranks PLDs and two PLDs were active within ACTIVE_MS. */
+  private paceOn(now: number): boolean {
+    return this.ranked && now - this.atA < ACTIVE_MS && now - this.atB < ACTIVE_MS;
+  }
+
+  /** May a low PLD's URL (slot) enter RAM or QR now? Always, unless the pace holds it and it holds its cap. */
+  mayTake(slot: number, now: number): boolean {
+    return this.inHand[slot]! < this.handCap || !this.othersActive(slot, now);
+  }
+
+  /** A low PLD's URL entered RAM or QR (took) or left it (left). */
+  took(slot: number): void {
+    if (this.ranked) this.inHand[slot]!++;
+  }
+
+  /** (Counted only in a crawl that ranks PLDs; a URL taken before the first ranked one is not.) */
+  left(slot: number): void {
+    if (this.ranked && this.inHand[slot]! > 0) this.inHand[slot]!--;
   }
 
   /** The crawl ranks PLDs (a URL with B > B0 was offered). */

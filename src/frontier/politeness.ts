@@ -55,6 +55,22 @@ export class Politeness extends RobotsGate {
     return this.pace.dispatchable(this.potential, now);
   }
 
+  /**
+   * The bound on a paced low PLD's URLs in RAM + QR (pld-pace.ts): whether one more of the PLD in
+   * `slot` may come in now (tookLow when it did; freeSlot and the QR rescan count them out).
+   */
+  mayTakeLow(slot: number, now: number): boolean {
+    return this.pace.mayTake(slot, now);
+  }
+
+  tookLow(slot: number): void {
+    this.pace.took(slot);
+  }
+
+  leftLow(slot: number): void {
+    this.pace.left(slot);
+  }
+
   /** Releases the low-PLD pace held back (stats). */
   get pldPaced(): number {
     return this.pace.held;
@@ -63,16 +79,16 @@ export class Politeness extends RobotsGate {
   protected override setPot(h: number, v: number): void {
     const old = this.hPot[h]!;
     super.setPot(h, v);
-    const had = this.hPotSlot[h]!;
-    const want = v > 0 && this.hLow[h] === 1 && this.hPldSlot[h]! >= 0 ? this.hPldSlot[h]! + 1 : 0;
-    if (had === 0 && want === 0) return;
-    if (had > 0) this.pace.potChanged(had - 1, old, 0);
-    if (want > 0) this.pace.potChanged(want - 1, 0, v);
-    this.hPotSlot[h] = want;
+    // The host's potential counts as low while it was counted so (hPotLow), whatever hLow says now.
+    const had = this.hPotLow[h]! === 1;
+    const want = v > 0 && this.hLow[h] === 1;
+    if (!had && !want) return;
+    this.pace.potChanged(had ? old : 0, want ? v : 0);
+    this.hPotLow[h] = want ? 1 : 0;
   }
 
   override delaysChanged(): void {
-    this.pace.setCap(this.rateOf(Math.max(this.o.hostDelayMs, this.o.minHostDelayMs)));
+    this.pace.setHorizonFetches(this.rateOf(Math.max(this.o.hostDelayMs, this.o.minHostDelayMs)));
     super.delaysChanged();
   }
 

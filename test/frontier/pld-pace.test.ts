@@ -110,10 +110,9 @@ test('with a ranked crawl, a farm is paced while another low PLD has work, and n
   assert.ok((farmOnly.get(1) ?? 0) > 10 * (ms / TAU_H), `the farm alone is not paced per PLD: ${farmOnly.get(1)}`);
 });
 
-test('the refill counts a paced farm as one host: dispatchable = potential with each low PLD capped at W/τh', () => {
+test('the refill does not count a paced farm\'s work: dispatchable = potential less the low PLDs\' part while the pace holds', () => {
   const pol = new Politeness(resolveFrontierOptions(fastOptions({ maxUrlsPerHost: 1000 })), () => {});
-  const W = 5000;
-  pol.setHorizon(W);
+  pol.setHorizon(5000);
   const now = 1_000_000;
   const put = (pld: number, hosts: number, urls: number, budget: number): void => {
     for (let h = 0; h < hosts; h++) {
@@ -129,9 +128,8 @@ test('the refill counts a paced farm as one host: dispatchable = potential with 
   put(2, 2, 100, 1000); // ranked: 2 hosts of 100 URLs
   const ranked = pol.potential;
   put(1, 300, 20, 10); // the farm: 300 hosts × 20 URLs, each host 20 ≤ W/τh
-  const oneHost = W / TAU_H;
   assert.equal(pol.potential, ranked + 300 * 20, 'every host counted on its own');
-  assert.equal(pol.dispatchable(now), ranked + oneHost, 'the farm counted as one host');
+  assert.equal(pol.dispatchable(now), ranked, 'the paced farm not counted');
   assert.equal(pol.dispatchable(now + 10_000), pol.potential, 'no other PLD active any more: no pace, nothing capped');
 });
 
@@ -159,3 +157,24 @@ test('readyRanked (the pipeline\'s work on hand): every URL until a ranked PLD i
   assert.ok(ranked > 0 && n > ranked, `released ${ranked} ranked of ${n}`);
   assert.equal(pol.readyRanked(), 60 - ranked, 'URLs in flight are not on hand');
 });
+
+test('a paced PLD holds at most two horizons of its pace in RAM + QR; the rest waits in BEAST', async () => {
+  const clock = { now: 1_000_000 };
+  const f = await Frontier.open(null, fastOptions({ refillHorizonMs: 5000 }), () => clock.now);
+  const site = (pld: number, host: number, k: number, budget: number): FrontierUrl =>
+    new FrontierUrl({ url: `http://h${host}.p${pld}.test/${k}`, hostHi: pld * 100_000 + host, hostLo: 7, pldHi: pld, pldLo: 9, budget, admitted: 1 });
+  const farm: FrontierUrl[] = [];
+  for (let h = 0; h < 2000; h++) farm.push(site(1, h, 0, 10)); // minted hosts, one URL each
+  await f.admit([site(3, 0, 0, 1000), site(2, 0, 0, 10), site(2, 0, 1, 10)], { durable: false });
+  await f.admit(farm, { durable: false });
+  for (let i = 0; i < 20; i++) {
+    await f.refill();
+    clock.now += 10;
+  }
+  const st = f.stats();
+  const cap = 2 * (5000 / TAU_H);
+  assert.ok(st.qr + st.ramUrls <= cap + 3, `in RAM + QR: ${st.qr + st.ramUrls} (farm cap ${cap}, plus 3 other URLs)`);
+  assert.ok(st.beastQueued + st.qf >= 2000 - cap, `the rest of the farm waits in BEAST (its queues, QF and QH): ${st.beastQueued + st.qf}`);
+  await f.close();
+});
+
