@@ -59,13 +59,15 @@ export interface MeasureOptions {
   scratch: string;
   /** Keep crawling this many seconds after 100 % good coverage (the farm alone). */
   tailS?: number;
+  /** simweb parameters over the preset's (e.g. traps off, so that the good web has an end). */
+  params?: Partial<WebParams>;
   log?: (s: string) => void;
 }
 
 const FARM = /(^|\.)farm\d+\.test$/;
 
 export async function measureCoverage(o: MeasureOptions): Promise<CoverageRun> {
-  const params: Partial<WebParams> = o.adversary ? {} : { spamFarms: 0 };
+  const params: Partial<WebParams> = { ...(o.params ?? {}), ...(o.adversary ? {} : { spamFarms: 0 }) };
   const sim = await startSimweb({ preset: o.preset, seed: o.seed ?? 1, params, logCapacity: 1000 });
   const good = new Set<string>();
   for (const u of sim.web.reachable(sim.seeds, { userAgent: ADVERSARY_UA })) {

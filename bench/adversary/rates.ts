@@ -4,8 +4,8 @@
  *
  *   farmAloneRate  the host-minting farm of `adv-mint` crawled from its own home page, nothing else
  *                  in the crawl: its fetches per second over a steady window. bench:adversary
- *                  compares it with the farm's rate in the tail of the crawl with the good web
- *                  (measure.ts `tailS`), when only the farm has work left.
+ *                  compares it with the farm's rate in the tail of a crawl of adv-mint with traps
+ *                  off (measure.ts `tailS`), when only the farm has work left.
  *   pairRates      two legitimate PLDs of equal budget (both seeds, so the operator vouches for both):
  *                  one politeness-bound by Crawl-delay: 1 (1 page/s), one fast; the fast one's
  *                  pages/s crawled alone and crawled together with the slow one.

@@ -48,7 +48,7 @@ const loadBefore = os.loadavg();
 try {
   for (const preset of presets) {
     const without = await measureCoverage({ preset, adversary: false, seed, timeLimitS: seconds, extra, root: tree.dir, scratch, log });
-    const withAdv = await measureCoverage({ preset, adversary: true, seed, timeLimitS: seconds, extra, root: tree.dir, scratch, log, tailS });
+    const withAdv = await measureCoverage({ preset, adversary: true, seed, timeLimitS: seconds, extra, root: tree.dir, scratch, log });
     // Not reaching 90 % within the limit counts as the limit (a lower bound of the real ratio).
     const slowdown = ratio(withAdv.t90 ?? seconds, without.t90);
     rows.push({ preset, without, with: withAdv, slowdownT90: slowdown });
@@ -69,7 +69,12 @@ try {
     log(`adv-mint farm alone: ${alone.toFixed(0)} fetches/s`);
     pair = await pairRates({ ...w, seed, windowS: 8 });
     log(`two PLDs: fast alone ${pair.fastAlone.toFixed(1)}/s, together ${pair.fastTogether.toFixed(1)}/s (slow ${pair.slowTogether.toFixed(2)}/s)`);
-    const tail = rows.find((r) => r.preset === 'adv-mint')?.with.farmTailRate ?? null;
+    // The farm once the good web is done: adv-mint with its traps off, since a calendar or a
+    // session-id trap never ends and is other PLDs' work (the farm is then paced beside it).
+    const tailRun = await measureCoverage({
+      preset: 'adv-mint', adversary: true, params: { traps: { calendar: 0, session: 0 } }, seed, timeLimitS: seconds, extra, root: tree.dir, scratch, log, tailS,
+    });
+    const tail = tailRun.farmTailRate;
     farmRates = { aloneRate: sig(alone, 3), tailRate: tail === null ? null : sig(tail, 3), ratio: tail === null || alone === 0 ? null : sig(tail / alone, 3) };
   }
 } finally {
@@ -87,7 +92,7 @@ const result = {
   kind: 'REAL CRAWL: drumcrawl crawl (child process) against simweb over loopback TCP + DNS; fetches counted by the server; good web = WebGraph.reachable',
   presets: rows.map((r) => ({ preset: r.preset, slowdownT90: r.slowdownT90, adversaryShareTo90: sig(r.with.adversaryShareTo90, 3), without: slim(r.without), with: slim(r.with) })),
   ...(withRates ? {
-    farmAlone: { ...farmRates, what: 'adv-mint farm fetches/s crawled alone from its home page vs in the tail of the crawl with the good web (1 s after 100 % good coverage, for --tail − 1 s); the issue asks ratio ≥ 0.9' },
+    farmAlone: { ...farmRates, what: 'adv-mint farm fetches/s crawled alone from its home page vs in the tail of a crawl of adv-mint with its traps off (1 s after 100 % good coverage, for --tail − 1 s); the issue asks ratio ≥ 0.9' },
     legitimatePair: { ...pair, what: 'two PLDs of equal budget (both seeds): one Crawl-delay 1 s, one fast (τh 50 ms); fast fetches/s alone vs together over an 8 s window after 3 s; the issue asks ratio ≥ 0.9' },
   } : {}),
 };
