@@ -36,8 +36,8 @@ export interface CoverageRun {
   /** [seconds, good pages covered, fetches, farm fetches] every 250 ms. */
   timeline: Array<[number, number, number, number]>;
   /**
-   * With `tailS`: the farm's fetches per second over the tail — from 1 s after 100 % good coverage
-   * for `tailS` − 1 s, when only the farm has work left (null without a tail or when 100 % was not
+   * With `tailS`: the farm's fetches per second over the tail — from TAIL_FROM_S after 100 % good
+   * coverage to `tailS` after it, when only the farm has work left (null without a tail or when 100 % was not
    * reached).
    */
   farmTailRate: number | null;
@@ -65,6 +65,12 @@ export interface MeasureOptions {
 }
 
 const FARM = /(^|\.)farm\d+\.test$/;
+/**
+ * The farm's tail rate is counted from this many seconds after 100 % good coverage: the low-PLD
+ * pace holds for 2 s after the last other PLD's URL (src/frontier/pld-pace.ts, ACTIVE_MS), and the
+ * farm's URLs sent back to BEAST meanwhile take a round of the ring to come back.
+ */
+export const TAIL_FROM_S = 3;
 
 export async function measureCoverage(o: MeasureOptions): Promise<CoverageRun> {
   const params: Partial<WebParams> = { ...(o.params ?? {}), ...(o.adversary ? {} : { spamFarms: 0 }) };
@@ -119,7 +125,7 @@ export async function measureCoverage(o: MeasureOptions): Promise<CoverageRun> {
     farmTo90 = farm;
   }
   const r: CoverageRun = {
-    farmTailRate: o.tailS === undefined || marks[2] === null ? null : windowRate(timeline, marks[2] + 1, marks[2] + o.tailS),
+    farmTailRate: o.tailS === undefined || marks[2] === null ? null : windowRate(timeline, marks[2] + TAIL_FROM_S, marks[2] + o.tailS),
     preset: o.preset, adversary: o.adversary, goodPages: good.size, t50: marks[0]!, t90: marks[1]!, t100: marks[2]!,
     fetchesTo90, farmFetchesTo90: farmTo90, adversaryShareTo90: fetchesTo90 === 0 ? 0 : farmTo90 / fetchesTo90,
     fetches, farmFetches: farm, goodCovered: covered.size, seconds: end, pagesPerSecond: end > 0 ? fetches / end : 0,

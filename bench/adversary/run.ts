@@ -20,7 +20,7 @@ import { ADVERSARY_PRESET_NAMES, type AdversaryPreset } from '../../src/simweb/p
 import { SHARED_MACHINE_NOTE, args, commandLine, machineInfo, mdTable, sig, writeResult, writeSvg } from '../lib/report.js';
 import { lineChart } from '../lib/svg.js';
 import { snapshotTree } from '../lib/snapshot.js';
-import { measureCoverage, type CoverageRun } from './measure.js';
+import { TAIL_FROM_S, measureCoverage, type CoverageRun } from './measure.js';
 import { farmAloneRate, pairRates, type PairRates } from './rates.js';
 import { adversaryCrawlArgs } from './config.js';
 
@@ -33,7 +33,7 @@ const outName = `adversary-${a.get('out') ?? 'run'}`;
 const extra = (a.get('flags') ?? '').split(' ').filter(Boolean);
 const withRates = a.has('rates');
 /** Seconds crawled after 100 % good coverage in the runs with the adversary (the farm alone). */
-const tailS = withRates ? a.num('tail', 6) : undefined;
+const tailS = withRates ? a.num('tail', 9) : undefined;
 const tree = snapshotTree(a.get('tree') ?? 'working-tree');
 const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'dc-adversary-'));
 const log = (s: string): void => void process.stderr.write(`[adversary] ${new Date().toISOString().slice(11, 19)} ${s}\n`);
@@ -64,7 +64,7 @@ try {
     log(`wrote ${writeSvg(`${outName}-${preset}`, svg)}`);
   }
   if (withRates) {
-    const w = { warmS: 3, windowS: tailS! - 1, scratch, root: tree.dir };
+    const w = { warmS: 3, windowS: tailS! - TAIL_FROM_S, scratch, root: tree.dir };
     const alone = await farmAloneRate({ ...w, seed });
     log(`adv-mint farm alone: ${alone.toFixed(0)} fetches/s`);
     pair = await pairRates({ ...w, seed, windowS: 8 });
@@ -92,7 +92,7 @@ const result = {
   kind: 'REAL CRAWL: drumcrawl crawl (child process) against simweb over loopback TCP + DNS; fetches counted by the server; good web = WebGraph.reachable',
   presets: rows.map((r) => ({ preset: r.preset, slowdownT90: r.slowdownT90, adversaryShareTo90: sig(r.with.adversaryShareTo90, 3), without: slim(r.without), with: slim(r.with) })),
   ...(withRates ? {
-    farmAlone: { ...farmRates, what: 'adv-mint farm fetches/s crawled alone from its home page vs in the tail of a crawl of adv-mint with its traps off (1 s after 100 % good coverage, for --tail − 1 s); the issue asks ratio ≥ 0.9' },
+    farmAlone: { ...farmRates, what: 'adv-mint farm fetches/s crawled alone from its home page vs in the tail of a crawl of adv-mint with its traps off (from 3 s after 100 % good coverage to --tail s after it); the issue asks ratio ≥ 0.9' },
     legitimatePair: { ...pair, what: 'two PLDs of equal budget (both seeds): one Crawl-delay 1 s, one fast (τh 50 ms); fast fetches/s alone vs together over an 8 s window after 3 s; the issue asks ratio ≥ 0.9' },
   } : {}),
 };

@@ -6,7 +6,7 @@
  * politeness-bound (bench:adversary). The invariant kept here, for a crawl that ranks PLDs (a PLD
  * with B > B0 has been seen; not `--budget flat`):
  *
- *   while another PLD has had a URL offered to RAM or released within ACTIVE_MS, a PLD with
+ *   while another PLD has had a URL offered to RAM or released within ACTIVE_MS (or 2·τh), a PLD with
  *   B ≤ B0 is released at most once per τh — its pages and robots.txt fetches together, across all
  *   its hosts.
  *
@@ -20,7 +20,11 @@
  * a slot share its pace and count as one PLD: a collision only slows, never speeds.
  */
 const SLOTS = 1 << 16;
-/** Another PLD counts as crawling for this long after its last URL offered or released (ms). */
+/**
+ * Another PLD counts as crawling for this long after its last URL offered or released (ms), or for
+ * two of its τh if longer: a PLD crawled at τh = 10 s (the irlbot preset) is active between its
+ * releases.
+ */
 const ACTIVE_MS = 2000;
 
 /** The slot of a PLD key (hi, lo) in the pace's tables. */
@@ -53,6 +57,10 @@ export class PldPace {
 
   constructor(private readonly delayMs: () => number) {}
 
+  private activeMs(): number {
+    return Math.max(ACTIVE_MS, 2 * this.delayMs());
+  }
+
   /** A URL of the PLD in `slot` (B > B0 when `high`) was offered to RAM or released at `now`. */
   active(slot: number, high: boolean, now: number): void {
     if (high) this.ranked = true;
@@ -70,7 +78,7 @@ export class PldPace {
   private othersActive(slot: number, now: number): boolean {
     if (!this.ranked) return false;
     const at = this.slotA !== slot ? this.atA : this.atB;
-    return now - at < ACTIVE_MS;
+    return now - at < this.activeMs();
   }
 
   /** 0: a low PLD's host in `slot` may be released now; else the time it may next. */
@@ -112,7 +120,8 @@ export class PldPace {
 
   /** The pace holds for some PLD: the crawl ranks PLDs and two PLDs were active within ACTIVE_MS. */
   private paceOn(now: number): boolean {
-    return this.ranked && now - this.atA < ACTIVE_MS && now - this.atB < ACTIVE_MS;
+    const w = this.activeMs();
+    return this.ranked && now - this.atA < w && now - this.atB < w;
   }
 
   /** May a low PLD's URL (slot) enter RAM or QR now? Always, unless the pace holds it and it holds its cap. */
