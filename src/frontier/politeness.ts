@@ -24,6 +24,8 @@
  *   pacing.ts       τh / τs per host and IP, and the dispatch potential that paces the refill
  *   robots-gate.ts  admission and the robots/DNS state machine (QD, QR)
  *   politeness.ts   release (nextReady) and the end of a fetch (fetchDone)
+ * and, held by the host table, the low-PLD pace (pld-pace.ts: a PLD with B ≤ B0 released as one
+ * host while another PLD crawls), which release consults and the refill's work measure obeys.
  */
 import { UrlKind, type FrontierUrl } from './record.js';
 import { H_FAILED, H_READY, H_ROBOTS, W_DUE, W_FLIGHT, W_HEAP, W_NONE } from './host-table.js';
