@@ -34,6 +34,8 @@ const extra = (a.get('flags') ?? '').split(' ').filter(Boolean);
 const withRates = a.has('rates');
 /** Seconds crawled after 100 % good coverage in the runs with the adversary (the farm alone). */
 const tailS = withRates ? a.num('tail', 9) : undefined;
+/** Seconds the farm crawled alone runs before its rate is counted (see farmAloneRate below). */
+const FARM_WARM_S = 10;
 const tree = snapshotTree(a.get('tree') ?? 'working-tree');
 const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'dc-adversary-'));
 const log = (s: string): void => void process.stderr.write(`[adversary] ${new Date().toISOString().slice(11, 19)} ${s}\n`);
@@ -65,7 +67,10 @@ try {
   }
   if (withRates) {
     const w = { warmS: 3, windowS: tailS! - TAIL_FROM_S, scratch, root: tree.dir };
-    const alone = await farmAloneRate({ ...w, seed });
+    // The farm alone in the same regime as in the tail: past its first seconds, while BEAST's ring
+    // is short and all of a new farm's URLs sit in its first queues (a farm alone does ~1,500
+    // fetches/s at 3–9 s and ~1,250 at 10–15 s on this box).
+    const alone = await farmAloneRate({ ...w, warmS: FARM_WARM_S, seed });
     log(`adv-mint farm alone: ${alone.toFixed(0)} fetches/s`);
     pair = await pairRates({ ...w, seed, windowS: 8 });
     log(`two PLDs: fast alone ${pair.fastAlone.toFixed(1)}/s, together ${pair.fastTogether.toFixed(1)}/s (slow ${pair.slowTogether.toFixed(2)}/s)`);
@@ -92,7 +97,7 @@ const result = {
   kind: 'REAL CRAWL: drumcrawl crawl (child process) against simweb over loopback TCP + DNS; fetches counted by the server; good web = WebGraph.reachable',
   presets: rows.map((r) => ({ preset: r.preset, slowdownT90: r.slowdownT90, adversaryShareTo90: sig(r.with.adversaryShareTo90, 3), without: slim(r.without), with: slim(r.with) })),
   ...(withRates ? {
-    farmAlone: { ...farmRates, what: 'adv-mint farm fetches/s crawled alone from its home page vs in the tail of a crawl of adv-mint with its traps off (from 3 s after 100 % good coverage to --tail s after it); the issue asks ratio ≥ 0.9' },
+    farmAlone: { ...farmRates, what: 'adv-mint farm fetches/s crawled alone from its home page (counted from 10 s on) vs in the tail of a crawl of adv-mint with its traps off (from 3 s after 100 % good coverage to --tail s after it); the issue asks ratio ≥ 0.9' },
     legitimatePair: { ...pair, what: 'two PLDs of equal budget (both seeds): one Crawl-delay 1 s, one fast (τh 50 ms); fast fetches/s alone vs together over an 8 s window after 3 s; the issue asks ratio ≥ 0.9' },
   } : {}),
 };
