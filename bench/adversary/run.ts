@@ -67,9 +67,9 @@ try {
   }
   if (withRates) {
     const w = { warmS: 3, windowS: tailS! - TAIL_FROM_S, scratch, root: tree.dir };
-    // The farm alone in the same regime as in the tail: past its first seconds, while BEAST's ring
-    // is short and all of a new farm's URLs sit in its first queues (a farm alone does ~1,500
-    // fetches/s at 3–9 s and ~1,250 at 10–15 s on this box).
+    // The farm alone in the regime it is in in the tail: past its first seconds, in which BEAST's
+    // ring is short and all of a new farm's URLs sit in its first queues, and it is crawled faster
+    // than later (docs/benchmarks.md, "Spam resistance on adversarial webs").
     const alone = await farmAloneRate({ ...w, warmS: FARM_WARM_S, seed });
     log(`adv-mint farm alone: ${alone.toFixed(0)} fetches/s`);
     pair = await pairRates({ ...w, seed, windowS: 8 });
