@@ -6,15 +6,16 @@
  * politeness-bound (bench:adversary). The invariant kept here, for a crawl that ranks PLDs (a PLD
  * with B > B0 has been seen; not `--budget flat`):
  *
- *   while another PLD has had a URL offered to RAM or released within ACTIVE_MS (or 2·τh), a PLD with
- *   B ≤ B0 is released at most once per τh — its pages and robots.txt fetches together, across all
- *   its hosts.
+ *   while another PLD has had a URL taken into RAM or QR, or released, within ACTIVE_MS (or two of
+ *   τh, if longer), a PLD with B ≤ B0 is released at most once per τh — its pages and robots.txt
+ *   fetches together, across all its hosts — holds at most two horizons of that pace in RAM and QR
+ *   (the rest waits in BEAST), and its work does not count toward BEAST's move to the next queue.
  *
  * So a farm gets one host's pace whatever its host count, a one-host site is not slowed at all,
  * PLDs with B > B0 keep τh per host, and a crawl left with one PLD (the farm alone) runs at full
- * speed. The refill's measure of work on hand counts a paced PLD as one host too (`dispatchable`):
- * counting a paced farm's hosts one by one kept BEAST on its current queue while the real web's
- * URLs waited in the next ones (the ring read at the farm's pace).
+ * speed. Leaving the paced PLDs' work out of the refill's measure (`dispatchable`) keeps the ring
+ * moving at the real web's pace: counting it had kept BEAST on its current queue while the real
+ * web's URLs waited in the next ones (the ring read at the farm's pace).
  *
  * RAM is fixed: PLDs are direct-mapped to SLOTS slots by hash (1 MiB in all). Two PLDs that share
  * a slot share its pace and count as one PLD: a collision only slows, never speeds.
@@ -61,7 +62,12 @@ export class PldPace {
     return Math.max(ACTIVE_MS, 2 * this.delayMs());
   }
 
-  /** A URL of the PLD in `slot` (B > B0 when `high`) was offered to RAM or released at `now`. */
+  /** A URL with B > B0 was offered: the crawl ranks PLDs. */
+  sawRanked(): void {
+    this.ranked = true;
+  }
+
+  /** A URL of the PLD in `slot` (B > B0 when `high`) entered RAM or QR, or was released, at `now`. */
   active(slot: number, high: boolean, now: number): void {
     if (high) this.ranked = true;
     else if (!this.ranked) return; // nothing is paced in a crawl that does not rank PLDs

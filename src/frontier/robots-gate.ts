@@ -72,10 +72,11 @@ export abstract class RobotsGate extends Pacing {
     const h = this.hostFor(u.hostHi, u.hostLo, now, true);
     if (h < 0) return AddResult.NeedRobots; // host table full: wait in QR, asked for later
     // The host's PLD slot (once per host entry) and class (the latest URL's budget) for the
-    // low-PLD pace (pld-pace.ts); an offered URL makes its PLD active there.
+    // low-PLD pace (pld-pace.ts). A URL taken into RAM or parked for robots makes its PLD active
+    // there; one dropped (disallowed, host failed) or sent back does not: it is no work.
     if (this.hPldSlot[h]! < 0) this.hPldSlot[h] = pldSlot(u.pldHi, u.pldLo);
     this.hLow[h] = u.budget > this.o.b0 ? 0 : 1;
-    this.pace.active(this.hPldSlot[h]!, this.hLow[h] === 0, now);
+    if (this.hLow[h] === 0) this.pace.sawRanked();
     const st = this.hState[h]!;
     if (st === H_READY || st === H_FAILED) {
       if (this.hExpires[h]! <= now) {
@@ -83,6 +84,7 @@ export abstract class RobotsGate extends Pacing {
         this.hState[h] = H_PENDING;
         if (this.hOrigin[h] === '') this.hOrigin[h] = originOf(u.url);
         this.requests.push(h);
+        this.pace.active(this.hPldSlot[h]!, this.hLow[h] === 0, now);
         return AddResult.NeedRobots;
       }
     }
@@ -91,6 +93,7 @@ export abstract class RobotsGate extends Pacing {
         this.hOrigin[h] = originOf(u.url);
         if (st === H_PENDING) this.requests.push(h);
       }
+      this.pace.active(this.hPldSlot[h]!, this.hLow[h] === 0, now);
       return AddResult.NeedRobots;
     }
     if (st === H_FAILED) {
@@ -113,6 +116,7 @@ export abstract class RobotsGate extends Pacing {
     }
     this.enqueue(h, u);
     if (this.hWhere[h] === W_NONE) this.hostHeap.set(h, this.hNextDue[h]!), (this.hWhere[h] = W_HEAP);
+    this.pace.active(this.hPldSlot[h]!, this.hLow[h] === 0, now);
     return AddResult.Added;
   }
 
