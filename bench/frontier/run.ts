@@ -7,11 +7,17 @@
  *
  *   npm run bench:frontier -- [--hosts 1000000] [--hosts-per-ip 10] [--seconds 5]
  *   npm run bench:frontier -- --pipeline …   (the frontier on disk as the crawl drives it: pipeline.ts)
+ *   npm run bench:frontier -- --ab A,B …    (several commits' release rates in one sitting: ab.ts)
  */
 import os from 'node:os';
 import { writeFileSync, mkdirSync } from 'node:fs';
 import { FrontierUrl, Politeness, type PolitenessOptions } from '../../src/frontier/index.js';
 
+if (process.argv.includes('--ab')) {
+  // Several commits' release rates in one sitting (bench/frontier/ab.ts).
+  await import('./ab.js');
+  process.exit(0);
+}
 if (process.argv.includes('--pipeline')) {
   // The frontier on disk as the crawl drives it (bench/frontier/pipeline.ts).
   await import('./pipeline.js');
