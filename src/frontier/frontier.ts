@@ -143,8 +143,9 @@ export class Frontier {
   /**
    * How far below the low-water mark the dispatchable work is: half the recent page release rate
    * × horizon (at least minReadyUrls) minus what RAM and QR hold for that horizon
-   * (Politeness.potential counts each host at most W/τh and each IP at most W·conns/τs). > 0 means
-   * BEAST may move on to its next queue. Infinity without pacing.
+   * (Politeness.potential counts each host at most W/τh and each IP at most W·conns/τs;
+   * Politeness.dispatchable leaves out the PLDs the low-PLD pace holds, whose URLs in hand are
+   * bounded instead). > 0 means BEAST may move on to its next queue. Infinity without pacing.
    *
    * Why not "fill RAM": with RAM ≫ backlog every queue of the ring sits in RAM at once, and the
    * heaps (one request per host per τh) then serve PLDs by host count: a farm of thousands of
@@ -170,7 +171,7 @@ export class Frontier {
       this.rateReleased = rel;
     }
     const lowWater = Math.max(this.minReady, (this.rate * this.horizonMs) / 2000);
-    // QR's URLs wait for robots answers, which a paced PLD's hosts get one per τh (politeness.ts):
+    // QR's URLs wait for robots answers, which a paced PLD's hosts get one per τh (pld-pace.ts):
     // QR counts up to half the mark, so that a farm's hosts parked there cannot hold BEAST on its
     // current queue while the real web's URLs wait in the next ones.
     const want = lowWater - st.dispatchable(now) - Math.min(this.qr.length, lowWater / 2);
@@ -513,13 +514,24 @@ export class Frontier {
           continue;
         }
         const u = decodeFrontierUrl(r);
-        const res = this.pol.add(u, now);
-        if (res === AddResult.Added) added++;
-        if ((res === AddResult.Added || res === AddResult.NeedRobots) && slot >= 0) this.pol.tookLow(slot);
-        if (res === AddResult.NeedRobots) this.qr.push(r);
-        // Robots known but no room for the host in RAM: QR is only for robots waits, so the URL
-        // goes back to BEAST's QH, spread over the ring again at its next wrap.
-        else if (res === AddResult.HostFull || res === AddResult.RamFull) this.beast.deferRecord(r);
+        switch (this.pol.add(u, now)) {
+          case AddResult.Added:
+            added++;
+            if (slot >= 0) this.pol.tookLow(slot);
+            break;
+          case AddResult.NeedRobots:
+            this.qr.push(r);
+            if (slot >= 0) this.pol.tookLow(slot);
+            break;
+          // Robots known but no room for the host in RAM: QR is only for robots waits, so the URL
+          // goes back to BEAST's QH, spread over the ring again at its next wrap.
+          case AddResult.HostFull:
+          case AddResult.RamFull:
+            this.beast.deferRecord(r);
+            break;
+          default:
+            break; // dropped (reported through onDrop)
+        }
       }
     }
     return added;
