@@ -2,8 +2,8 @@
  * The two "never held back for nothing" measurements of issue #18, as real crawls (the crawler in
  * its own process, flags from config.ts) against simweb over loopback, counted by the server:
  *
- *   farmAloneRate  the host-minting farm of `adv-mint` crawled from its own home page, nothing else
- *                  in the crawl: its fetches per second over a steady window. bench:adversary
+ *   farmAloneRate  the host-minting farm of `adv-mint` found from a one-page seed that links to it,
+ *                  nothing else in the crawl: its fetches per second over a steady window. bench:adversary
  *                  compares it with the farm's rate in the tail of a crawl of adv-mint with traps
  *                  off (measure.ts `tailS`), when only the farm has work left.
  *   pairRates      two legitimate PLDs of equal budget (both seeds, so the operator vouches for both):
@@ -56,9 +56,18 @@ async function crawlWindow(
 
 const FARM = /(^|\.)farm\d+\.test$/;
 
-/** The adv-mint farm crawled alone, from its own home page: farm fetches per second. */
+/**
+ * adv-mint's farm with a good web of one page that links to it, seeded there: the farm is found as
+ * in adv-mint (not a seed, so its budget is B0, not a vouched seed's) and is alone once that page
+ * is fetched.
+ */
+const FARM_ONLY: Partial<WebParams> = {
+  plds: 1, hostsPerPldMean: 1, hostsPerPldMax: 1, pagesPerHostMin: 1, pagesPerHostMax: 1, seedCount: 1, traps: {}, robots: {},
+};
+
+/** The adv-mint farm crawled alone (found from a one-page seed, see FARM_ONLY): farm fetches per second. */
 export async function farmAloneRate(o: { seed?: number; warmS: number; windowS: number; scratch: string; root?: string }): Promise<number> {
-  const w = await crawlWindow('adv-mint', {}, ({ httpPort }) => [`http://www.farm0.test:${httpPort}/p/0`], o);
+  const w = await crawlWindow('adv-mint', FARM_ONLY, ({ seeds }) => seeds, o);
   return w.rate((h) => FARM.test(h));
 }
 

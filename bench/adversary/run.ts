@@ -97,7 +97,7 @@ const result = {
   kind: 'REAL CRAWL: drumcrawl crawl (child process) against simweb over loopback TCP + DNS; fetches counted by the server; good web = WebGraph.reachable',
   presets: rows.map((r) => ({ preset: r.preset, slowdownT90: r.slowdownT90, adversaryShareTo90: sig(r.with.adversaryShareTo90, 3), without: slim(r.without), with: slim(r.with) })),
   ...(withRates ? {
-    farmAlone: { ...farmRates, what: 'adv-mint farm fetches/s crawled alone from its home page (counted from 10 s on) vs in the tail of a crawl of adv-mint with its traps off (from 3 s after 100 % good coverage to --tail s after it); the issue asks ratio ≥ 0.9' },
+    farmAlone: { ...farmRates, what: 'adv-mint farm fetches/s crawled alone, found from a one-page seed (counted from 10 s on), vs in the tail of a crawl of adv-mint with its traps off (from 3 s after 100 % good coverage to --tail s after it); the issue asks ratio ≥ 0.9' },
     legitimatePair: { ...pair, what: 'two PLDs of equal budget (both seeds): one Crawl-delay 1 s, one fast (τh 50 ms); fast fetches/s alone vs together over an 8 s window after 3 s; the issue asks ratio ≥ 0.9' },
   } : {}),
 };
