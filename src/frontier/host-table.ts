@@ -427,7 +427,7 @@ export abstract class HostTable {
     if (u.budget <= this.o.b0) {
       this.sLow--;
       const h = u._host;
-      this.pace.left(h >= 0 && this.hPldSlot[h]! >= 0 ? this.hPldSlot[h]! : pldSlot(u.pldHi, u.pldLo));
+      if (this.pace.ranked) this.pace.left(h >= 0 && this.hPldSlot[h]! >= 0 ? this.hPldSlot[h]! : pldSlot(u.pldHi, u.pldLo));
     }
     this.sUrl[s] = null;
     this.sNext[s] = this.sFree;

@@ -41,8 +41,8 @@ export class PldPace {
   private atA = -Infinity;
   private slotB = -1;
   private atB = -Infinity;
-  /** A URL of a PLD with B > B0 has been offered: the crawl ranks PLDs. */
-  private ranked = false;
+  /** A URL of a PLD with B > B0 has been offered: the crawl ranks PLDs (read on hot paths to skip the pace). */
+  ranked = false;
   /** The B ≤ B0 hosts' part of the dispatch potential (dispatchable). */
   private low = 0;
   /** Releases the pace held back (stats). */
@@ -145,8 +145,4 @@ export class PldPace {
     if (this.ranked && this.inHand[slot]! > 0) this.inHand[slot]!--;
   }
 
-  /** The crawl ranks PLDs (a URL with B > B0 was offered). */
-  get isRanked(): boolean {
-    return this.ranked;
-  }
 }

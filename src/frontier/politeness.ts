@@ -79,6 +79,8 @@ export class Politeness extends RobotsGate {
   }
 
   protected override setPot(h: number, v: number): void {
+    // Counted once the crawl ranks PLDs (before, nothing is paced and nothing was flagged).
+    if (!this.pace.ranked && this.hPotLow[h] === 0) return super.setPot(h, v);
     const old = this.hPot[h]!;
     super.setPot(h, v);
     // The host's potential counts as low while it was counted so (hPotLow), whatever hLow says now.
@@ -97,12 +99,12 @@ export class Politeness extends RobotsGate {
   /** 0: host h may go now; else the time its low PLD may release next (pld-pace.ts). */
   private pldHold(h: number, now: number): number {
     const p = this.hPldSlot[h]!;
-    return p < 0 || this.hLow[h] === 0 ? 0 : this.pace.hold(p, now);
+    return p < 0 || this.hLow[h] === 0 || !this.pace.ranked ? 0 : this.pace.hold(p, now);
   }
 
   private pldReleased(h: number, now: number): void {
     const p = this.hPldSlot[h]!;
-    if (p < 0) return;
+    if (p < 0 || !this.pace.ranked) return;
     if (this.hLow[h] === 0) this.pace.active(p, true, now);
     else this.pace.released(p, now);
   }
@@ -281,7 +283,7 @@ export class Politeness extends RobotsGate {
    */
   readyRanked(): number {
     const ready = this.sUsed - this.inFlightPages;
-    if (!this.pace.isRanked) return ready;
+    if (!this.pace.ranked) return ready;
     return ready - (this.sLow - this.inFlightLow);
   }
 

@@ -116,7 +116,7 @@ export abstract class RobotsGate extends Pacing {
     }
     this.enqueue(h, u);
     if (this.hWhere[h] === W_NONE) this.hostHeap.set(h, this.hNextDue[h]!), (this.hWhere[h] = W_HEAP);
-    this.pace.active(this.hPldSlot[h]!, this.hLow[h] === 0, now);
+    if (this.pace.ranked) this.pace.active(this.hPldSlot[h]!, this.hLow[h] === 0, now);
     return AddResult.Added;
   }
 
