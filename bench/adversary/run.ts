@@ -8,7 +8,7 @@
  *   npm run bench:adversary                          # every preset → bench/results/adversary-run.{json}, one SVG per preset
  *   npm run bench:adversary -- --presets adv-mint --out baseline --seconds 30
  *   npm run bench:adversary -- --tree HEAD           # crawl with a clean extract of a commit (default: the checkout)
- *   npm run bench:adversary -- --rates               # also: the farm alone vs the farm after the good web
+ *   npm run bench:adversary -- --rates [--presets none]  # also (or only): the farm alone vs the farm after the good web
  *                                                    # is done (--tail s), and two legitimate PLDs (rates.ts)
  *
  * Run it under `flock /tmp/heavy.lock`; on a shared machine compare ratios within one run.
@@ -25,7 +25,8 @@ import { farmAloneRate, pairRates, type PairRates } from './rates.js';
 import { adversaryCrawlArgs } from './config.js';
 
 const a = args();
-const presets = (a.get('presets') ?? ADVERSARY_PRESET_NAMES.join(',')).split(',') as AdversaryPreset[];
+// `--presets none` with `--rates`: the rate measurements only.
+const presets = (a.get('presets') === 'none' ? [] : (a.get('presets') ?? ADVERSARY_PRESET_NAMES.join(',')).split(',')) as AdversaryPreset[];
 for (const p of presets) if (!ADVERSARY_PRESET_NAMES.includes(p)) throw new Error(`--presets: unknown preset ${p} (${ADVERSARY_PRESET_NAMES.join(', ')})`);
 const seconds = a.num('seconds', 30);
 const seed = a.num('seed', 1);
