@@ -41,6 +41,8 @@ export interface CoverageRun {
    * reached).
    */
   farmTailRate: number | null;
+  /** The same from TAIL_STEADY_S on: past the farm's ramp once the pace lets it go (null likewise). */
+  farmTailSteadyRate: number | null;
   exitCode: number | null;
   stderrTail: string;
 }
@@ -71,6 +73,11 @@ const FARM = /(^|\.)farm\d+\.test$/;
  * farm's URLs sent back to BEAST meanwhile take a round of the ring to come back.
  */
 export const TAIL_FROM_S = 3;
+/**
+ * …and, separately, from this many: the farm's hosts first need their robots.txt and its URLs sent
+ * back to BEAST while paced come back at the ring's next wrap, a ramp of a second or two.
+ */
+export const TAIL_STEADY_S = 6;
 
 export async function measureCoverage(o: MeasureOptions): Promise<CoverageRun> {
   const params: Partial<WebParams> = { ...(o.params ?? {}), ...(o.adversary ? {} : { spamFarms: 0 }) };
@@ -126,6 +133,7 @@ export async function measureCoverage(o: MeasureOptions): Promise<CoverageRun> {
   }
   const r: CoverageRun = {
     farmTailRate: o.tailS === undefined || marks[2] === null ? null : windowRate(timeline, marks[2] + TAIL_FROM_S, marks[2] + o.tailS),
+    farmTailSteadyRate: o.tailS === undefined || marks[2] === null ? null : windowRate(timeline, marks[2] + TAIL_STEADY_S, marks[2] + o.tailS),
     preset: o.preset, adversary: o.adversary, goodPages: good.size, t50: marks[0]!, t90: marks[1]!, t100: marks[2]!,
     fetchesTo90, farmFetchesTo90: farmTo90, adversaryShareTo90: fetchesTo90 === 0 ? 0 : farmTo90 / fetchesTo90,
     fetches, farmFetches: farm, goodCovered: covered.size, seconds: end, pagesPerSecond: end > 0 ? fetches / end : 0,

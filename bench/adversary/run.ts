@@ -34,7 +34,7 @@ const outName = `adversary-${a.get('out') ?? 'run'}`;
 const extra = (a.get('flags') ?? '').split(' ').filter(Boolean);
 const withRates = a.has('rates');
 /** Seconds crawled after 100 % good coverage in the runs with the adversary (the farm alone). */
-const tailS = withRates ? a.num('tail', 9) : undefined;
+const tailS = withRates ? a.num('tail', 12) : undefined;
 /** Seconds the farm crawled alone runs before its rate is counted (see farmAloneRate below). */
 const FARM_WARM_S = 10;
 const tree = snapshotTree(a.get('tree') ?? 'working-tree');
@@ -46,7 +46,7 @@ const slim = (r: CoverageRun) => ({ ...r, timeline: r.timeline.filter((_, i) => 
 
 const rows: Array<{ preset: string; without: CoverageRun; with: CoverageRun; slowdownT90: number | null }> = [];
 let pair: PairRates | null = null;
-let farmRates: { aloneRate: number; tailRate: number | null; ratio: number | null } | null = null;
+let farmRates: { aloneRate: number; tailRate: number | null; ratio: number | null; steadyTailRate: number | null; steadyRatio: number | null } | null = null;
 const loadBefore = os.loadavg();
 try {
   for (const preset of presets) {
@@ -81,7 +81,11 @@ try {
       preset: 'adv-mint', adversary: true, params: { traps: { calendar: 0, session: 0 } }, seed, timeLimitS: seconds, extra, root: tree.dir, scratch, log, tailS,
     });
     const tail = tailRun.farmTailRate;
-    farmRates = { aloneRate: sig(alone, 3), tailRate: tail === null ? null : sig(tail, 3), ratio: tail === null || alone === 0 ? null : sig(tail / alone, 3) };
+    const steady = tailRun.farmTailSteadyRate;
+    farmRates = {
+      aloneRate: sig(alone, 3), tailRate: tail === null ? null : sig(tail, 3), ratio: tail === null || alone === 0 ? null : sig(tail / alone, 3),
+      steadyTailRate: steady === null ? null : sig(steady, 3), steadyRatio: steady === null || alone === 0 ? null : sig(steady / alone, 3),
+    };
   }
 } finally {
   fs.rmSync(scratch, { recursive: true, force: true });
@@ -98,7 +102,7 @@ const result = {
   kind: 'REAL CRAWL: drumcrawl crawl (child process) against simweb over loopback TCP + DNS; fetches counted by the server; good web = WebGraph.reachable',
   presets: rows.map((r) => ({ preset: r.preset, slowdownT90: r.slowdownT90, adversaryShareTo90: sig(r.with.adversaryShareTo90, 3), without: slim(r.without), with: slim(r.with) })),
   ...(withRates ? {
-    farmAlone: { ...farmRates, what: 'adv-mint farm fetches/s crawled alone, found from a one-page seed (counted from 10 s on), vs in the tail of a crawl of adv-mint with its traps off (from 3 s after 100 % good coverage to --tail s after it); the issue asks ratio ≥ 0.9' },
+    farmAlone: { ...farmRates, what: 'adv-mint farm fetches/s crawled alone, found from a one-page seed (counted from 10 s on), vs in the tail of a crawl of adv-mint with its traps off (from 3 s after 100 % good coverage to --tail s after it; steady*: from 6 s); the issue asks ratio ≥ 0.9' },
     legitimatePair: { ...pair, what: 'two PLDs of equal budget (both seeds): one Crawl-delay 1 s, one fast (τh 50 ms); fast fetches/s alone vs together over an 8 s window after 3 s; the issue asks ratio ≥ 0.9' },
   } : {}),
 };
@@ -109,5 +113,8 @@ console.log(mdTable(['preset', 'good pages', 't50 / t90 / t100 alone (s)', 't50 
     `${f(r.with.t50)} / ${f(r.with.t90)} / ${f(r.with.t100)}`, r.slowdownT90 === null ? '—' : r.slowdownT90.toFixed(2),
     `${(100 * r.with.adversaryShareTo90).toFixed(1)} %`, `${r.without.pagesPerSecond.toFixed(0)} / ${r.with.pagesPerSecond.toFixed(0)}`])));
 console.log(`wrote ${jf}`);
-if (farmRates !== null) console.log(`farm alone ${farmRates.aloneRate}/s, after the good web ${farmRates.tailRate ?? '—'}/s: ratio ${farmRates.ratio ?? '—'}`);
+if (farmRates !== null) {
+  console.log(`farm alone ${farmRates.aloneRate}/s, after the good web ${farmRates.tailRate ?? '—'}/s from 3 s (ratio ${farmRates.ratio ?? '—'}), ` +
+    `${farmRates.steadyTailRate ?? '—'}/s from 6 s (ratio ${farmRates.steadyRatio ?? '—'})`);
+}
 if (pair !== null) console.log(`two PLDs of equal budget: fast ${sig(pair.fastAlone, 3)}/s alone, ${sig(pair.fastTogether, 3)}/s together (ratio ${sig(pair.ratio, 3)}); slow ${sig(pair.slowTogether, 3)}/s`);
