@@ -17,14 +17,14 @@
  * moving at the real web's pace: counting it had kept BEAST on its current queue while the real
  * web's URLs waited in the next ones (the ring read at the farm's pace).
  *
- * RAM is fixed: PLDs are direct-mapped to SLOTS slots by hash (1 MiB in all). Two PLDs that share
+ * RAM is fixed: PLDs are direct-mapped to SLOTS slots by hash (768 KiB in all). Two PLDs that share
  * a slot share its pace and count as one PLD: a collision only slows, never speeds.
  */
 const SLOTS = 1 << 16;
 /**
- * Another PLD counts as crawling for this long after its last URL offered or released (ms), or for
- * two of its τh if longer: a PLD crawled at τh = 10 s (the irlbot preset) is active between its
- * releases.
+ * Another PLD counts as crawling for this long (ms) after its last URL taken into RAM or QR or
+ * released, or for two of τh if longer: a PLD crawled at τh = 10 s (the irlbot preset) is active
+ * between its releases.
  */
 const ACTIVE_MS = 2000;
 
@@ -144,5 +144,4 @@ export class PldPace {
   left(slot: number): void {
     if (this.ranked && this.inHand[slot]! > 0) this.inHand[slot]!--;
   }
-
 }
