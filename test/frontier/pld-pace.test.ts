@@ -110,21 +110,24 @@ test('with a ranked crawl, a farm is paced while another low PLD has work, and n
   assert.ok((farmOnly.get(1) ?? 0) > 10 * (ms / TAU_H), `the farm alone is not paced per PLD: ${farmOnly.get(1)}`);
 });
 
+/** Puts `urls` URLs on each of `hosts` hosts of PLD `pld` into RAM (robots known at once). */
+function fill(pol: Politeness, now: number, pld: number, hosts: number, urls: number, budget: number): void {
+  for (let h = 0; h < hosts; h++) {
+    for (let k = 0; k < urls; k++) {
+      const u = new FrontierUrl({ url: `http://h${h}.p${pld}.test/${k}`, hostHi: pld * 100_000 + h, hostLo: 7, pldHi: pld, pldLo: 9, budget, admitted: k + 1 });
+      if (pol.add(u, now) === AddResult.NeedRobots) {
+        pol.robotsKnown(u.hostHi, u.hostLo, { rules: null, ip: `10.${h % 200}.0.${pld}`, expiresAt: Infinity }, now);
+        assert.equal(pol.add(u, now), AddResult.Added);
+      }
+    }
+  }
+}
+
 test('the refill does not count a paced farm\'s work: dispatchable = potential less the low PLDs\' part while the pace holds', () => {
   const pol = new Politeness(resolveFrontierOptions(fastOptions({ maxUrlsPerHost: 1000 })), () => {});
   pol.setHorizon(5000);
   const now = 1_000_000;
-  const put = (pld: number, hosts: number, urls: number, budget: number): void => {
-    for (let h = 0; h < hosts; h++) {
-      for (let k = 0; k < urls; k++) {
-        const u = new FrontierUrl({ url: `http://h${h}.p${pld}.test/${k}`, hostHi: pld * 100_000 + h, hostLo: 7, pldHi: pld, pldLo: 9, budget, admitted: k + 1 });
-        if (pol.add(u, now) === AddResult.NeedRobots) {
-          pol.robotsKnown(u.hostHi, u.hostLo, { rules: null, ip: `10.${h % 200}.0.${pld}`, expiresAt: Infinity }, now);
-          assert.equal(pol.add(u, now), AddResult.Added);
-        }
-      }
-    }
-  };
+  const put = (pld: number, hosts: number, urls: number, budget: number): void => fill(pol, now, pld, hosts, urls, budget);
   put(2, 2, 100, 1000); // ranked: 2 hosts of 100 URLs
   const ranked = pol.potential;
   put(1, 300, 20, 10); // the farm: 300 hosts × 20 URLs, each host 20 ≤ W/τh
@@ -136,17 +139,7 @@ test('the refill does not count a paced farm\'s work: dispatchable = potential l
 test('readyRanked (the pipeline\'s work on hand): every URL until a ranked PLD is seen, then only ranked PLDs\' URLs', () => {
   const pol = new Politeness(resolveFrontierOptions(fastOptions({ maxUrlsPerHost: 1000 })), () => {});
   const now = 1_000_000;
-  const put = (pld: number, hosts: number, urls: number, budget: number): void => {
-    for (let h = 0; h < hosts; h++) {
-      for (let k = 0; k < urls; k++) {
-        const u = new FrontierUrl({ url: `http://h${h}.p${pld}.test/${k}`, hostHi: pld * 100_000 + h, hostLo: 7, pldHi: pld, pldLo: 9, budget, admitted: k + 1 });
-        if (pol.add(u, now) === AddResult.NeedRobots) {
-          pol.robotsKnown(u.hostHi, u.hostLo, { rules: null, ip: `10.${h % 200}.0.${pld}`, expiresAt: Infinity }, now);
-          pol.add(u, now);
-        }
-      }
-    }
-  };
+  const put = (pld: number, hosts: number, urls: number, budget: number): void => fill(pol, now, pld, hosts, urls, budget);
   put(1, 50, 20, 10);
   assert.equal(pol.readyRanked(), 1000, 'no ranked PLD yet (a flat crawl): every URL counts');
   put(2, 2, 30, 1000);
