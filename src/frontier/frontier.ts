@@ -440,11 +440,10 @@ export class Frontier {
     const pk = this.peek;
     const pol = this.pol;
     let added = 0;
-    const b0 = this.opts.b0;
     for (const rec of recs) {
       peekFrontierUrl(rec, pk);
-      // A B ≤ B0 URL: its PLD's slot in the low-PLD pace, whose bound on URLs in hand it obeys.
-      const slot = pk[4]! <= b0 ? pldSlot(pk[2]!, pk[3]!) : -1;
+      // A B ≤ B0 URL obeys the low-PLD pace's bound on its PLD's URLs in hand.
+      const slot = this.lowSlot(pk);
       if (pol.hostFull(pk[0]!, pk[1]!, now) || (slot >= 0 && !pol.mayTakeLow(slot, now))) {
         this.beast.deferRecord(rec);
         this.deferredByGate++;
@@ -480,6 +479,11 @@ export class Frontier {
     return added;
   }
 
+  /** The low-PLD pace's slot of a peeked record whose budget is ≤ B0 (pld-pace.ts), else -1. */
+  private lowSlot(pk: Float64Array): number {
+    return pk[4]! <= this.opts.b0 ? pldSlot(pk[2]!, pk[3]!) : -1;
+  }
+
   /** One pass over QR (its length at the start), stopping early when RAM is full. */
   private async rescanQr(): Promise<number> {
     const t0 = performance.now();
@@ -502,11 +506,10 @@ export class Frontier {
       if (recs.length === 0) break;
       left -= recs.length;
       const pk = this.peek;
-      const b0 = this.opts.b0;
       for (const r of recs) {
         peekFrontierUrl(r, pk);
         // Out of QR: a low PLD's URL leaves its count in hand, and is counted again where it goes.
-        const slot = pk[4]! <= b0 ? pldSlot(pk[2]!, pk[3]!) : -1;
+        const slot = this.lowSlot(pk);
         if (slot >= 0) this.pol.leftLow(slot);
         if (this.pol.hostWaiting(pk[0]!, pk[1]!)) {
           this.qr.push(r);

@@ -15,7 +15,7 @@
  * arrays only, no allocation per release. A table change updates the delay and dispatch-potential
  * accounting through the hooks declared at the end (implemented in pacing.ts).
  */
-import { PldPace, pldSlot } from './pld-pace.js';
+import { PldPace } from './pld-pace.js';
 import type { DelayOptions } from './budget.js';
 import { IdHeap } from './heap.js';
 import type { FrontierUrl } from './record.js';
@@ -426,8 +426,8 @@ export abstract class HostTable {
     const u = this.sUrl[s]!;
     if (u.budget <= this.o.b0) {
       this.sLow--;
-      const h = u._host;
-      if (this.pace.ranked) this.pace.left(h >= 0 && this.hPldSlot[h]! >= 0 ? this.hPldSlot[h]! : pldSlot(u.pldHi, u.pldLo));
+      // A URL in RAM has its host (set by enqueue), whose PLD slot add() set before.
+      if (this.pace.ranked) this.pace.left(this.hPldSlot[u._host]!);
     }
     this.sUrl[s] = null;
     this.sNext[s] = this.sFree;

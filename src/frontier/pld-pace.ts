@@ -67,10 +67,9 @@ export class PldPace {
     this.ranked = true;
   }
 
-  /** A URL of the PLD in `slot` (B > B0 when `high`) entered RAM or QR, or was released, at `now`. */
-  active(slot: number, high: boolean, now: number): void {
-    if (high) this.ranked = true;
-    else if (!this.ranked) return; // nothing is paced in a crawl that does not rank PLDs
+  /** A URL of the PLD in `slot` entered RAM or QR, or was released, at `now`. */
+  active(slot: number, now: number): void {
+    if (!this.ranked) return; // nothing is paced in a crawl that does not rank PLDs
     if (slot === this.slotA) this.atA = now;
     else {
       this.slotB = this.slotA;
@@ -100,7 +99,7 @@ export class PldPace {
   released(slot: number, now: number): void {
     if (!this.ranked) return;
     this.next[slot] = now + this.delayMs();
-    this.active(slot, false, now);
+    this.active(slot, now);
   }
 
   /** A low host's part of the dispatch potential changed from `before` to `after`. */

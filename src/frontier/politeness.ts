@@ -105,7 +105,7 @@ export class Politeness extends RobotsGate {
   private pldReleased(h: number, now: number): void {
     const p = this.hPldSlot[h]!;
     if (p < 0 || !this.pace.ranked) return;
-    if (this.hLow[h] === 0) this.pace.active(p, true, now);
+    if (this.hLow[h] === 0) this.pace.active(p, now);
     else this.pace.released(p, now);
   }
 

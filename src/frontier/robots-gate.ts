@@ -84,7 +84,7 @@ export abstract class RobotsGate extends Pacing {
         this.hState[h] = H_PENDING;
         if (this.hOrigin[h] === '') this.hOrigin[h] = originOf(u.url);
         this.requests.push(h);
-        this.pace.active(this.hPldSlot[h]!, this.hLow[h] === 0, now);
+        this.pace.active(this.hPldSlot[h]!, now);
         return AddResult.NeedRobots;
       }
     }
@@ -93,7 +93,7 @@ export abstract class RobotsGate extends Pacing {
         this.hOrigin[h] = originOf(u.url);
         if (st === H_PENDING) this.requests.push(h);
       }
-      this.pace.active(this.hPldSlot[h]!, this.hLow[h] === 0, now);
+      this.pace.active(this.hPldSlot[h]!, now);
       return AddResult.NeedRobots;
     }
     if (st === H_FAILED) {
@@ -116,7 +116,7 @@ export abstract class RobotsGate extends Pacing {
     }
     this.enqueue(h, u);
     if (this.hWhere[h] === W_NONE) this.hostHeap.set(h, this.hNextDue[h]!), (this.hWhere[h] = W_HEAP);
-    if (this.pace.ranked) this.pace.active(this.hPldSlot[h]!, this.hLow[h] === 0, now);
+    this.pace.active(this.hPldSlot[h]!, now);
     return AddResult.Added;
   }
 
