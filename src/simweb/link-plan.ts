@@ -144,6 +144,10 @@ export function planLinks(web: HostModel, info: HostInfo, n: number, sid: number
         plan.push(KIND_FARM, k, entryHost % hostSpace, h3(seed ^ S_FARM, k, 2) & 0xffff, -1, 0, h3(seed, k, 3));
       }
     }
+    for (let r = 1; r <= p.ringLinks && r < p.plds; r++) {
+      plan.ensure(1);
+      plan.push(KIND_PLD, (info.pldIndex + r) % p.plds, 0, 0, -1, 0, h2(hp, 200 + r));
+    }
     if (info.trap && info.trap !== 'session' && n % 5 === 0) {
       plan.pushSpecial(info.pldIndex, info.hostIndex, info.trap === 'calendar' ? '/cal/2026/1' : '/t/a/', 0, h2(hp, 99));
     }

@@ -123,6 +123,12 @@ export interface WebParams {
   spamHostsPerFarm: number;
   /** Links per farm page to the home pages of other farms (bought in-degree, link cliques). */
   spamCrossLinks: number;
+  /**
+   * Links of every ordinary HTML page to the home pages of the next `ringLinks` PLDs (pld<i+1>,
+   * pld<i+2>, … mod plds): a web whose sites link to each other from every page, so that trust
+   * spreads from a seed through all of it. 0 = none.
+   */
+  ringLinks: number;
   /** Hostile tuning. */
   trickleBytes: number;
   trickleIntervalMs: number;
@@ -172,6 +178,7 @@ export const DEFAULT_PARAMS: WebParams = {
   spamIps: 0,
   spamHostsPerFarm: 0,
   spamCrossLinks: 0,
+  ringLinks: 0,
   trickleBytes: 512,
   trickleIntervalMs: 50,
   retryAfterS: 2,
@@ -247,7 +254,7 @@ export function resolveParams(preset: SimwebPreset | undefined, overrides?: Part
   if (p.pagesPerHostMax < p.pagesPerHostMin) bad('pagesPerHostMax', 'must be ≥ pagesPerHostMin');
   if (!(p.hostsPerPldMean >= 1)) bad('hostsPerPldMean', 'must be ≥ 1');
   for (const k of ['linksPerPageMean', 'pldZipf', 'pageBytesMean', 'dnsTtl', 'crawlDelaySeconds', 'spamInLinks',
-    'spamLinksPerPage', 'spamIps', 'spamHostsPerFarm', 'spamCrossLinks', 'trickleIntervalMs', 'retryAfterS', 'bombDecodedBytes', 'hugeBodyBytes', 'spamFarms'] as const) nonNeg(k);
+    'spamLinksPerPage', 'spamIps', 'spamHostsPerFarm', 'spamCrossLinks', 'ringLinks', 'trickleIntervalMs', 'retryAfterS', 'bombDecodedBytes', 'hugeBodyBytes', 'spamFarms'] as const) nonNeg(k);
   if (!(p.ipSkew > 0)) bad('ipSkew', 'must be > 0');
   for (const k of ['dupLinkShare', 'intraHostShare', 'intraPldShare', 'nonHtmlShare', 'framesetShare',
     'baseHrefShare', 'crawlDelayShare', 'v6Share', 'sitemapShare'] as const) share(k);

@@ -47,3 +47,27 @@ test('adv-mint mints hosts; adv-bought and adv-clique farms link to each other',
     assert.ok(linkedFarms.size >= Math.min(5, w.params.spamFarms - 1), `${name}: farm0 links to ${linkedFarms.size} other farms`);
   }
 });
+
+test('the good web of every preset is the issue\'s: each HTML page links to the home pages of the next two PLDs', () => {
+  for (const name of ADVERSARY_PRESET_NAMES) {
+    const w = new WebGraph(resolveParams(name), 1, 8080);
+    const plds = w.params.plds;
+    let html = 0;
+    for (const h of w.hosts()) {
+      if (h.farm >= 0) continue;
+      for (let n = 0; n < Math.min(10, w.pageCount(h.pldIndex, h.hostIndex)); n++) {
+        if (w.pageKind(h, n) !== 'html') continue;
+        html++;
+        const links = new Set(w.pageLinks(h, n).links.map((l) => `${l.host}${l.path}`));
+        for (const r of [1, 2]) assert.ok(links.has(`www.pld${(h.pldIndex + r) % plds}.test/p/0`), `${name}: ${h.name}/p/${n} links to pld${(h.pldIndex + r) % plds}`);
+      }
+    }
+    assert.ok(html >= 5 * plds, `${name}: ${html} HTML pages checked`);
+  }
+  // ringLinks 0 (simweb's default): the same page without those two links.
+  const linksOf = (ringLinks?: number): string[] => {
+    const w = new WebGraph(resolveParams('adv-mint', ringLinks === undefined ? {} : { ringLinks }), 1, 8080);
+    return w.pageLinks(w.hostInfo('www.pld3.test')!, 5).links.map((l) => `${l.host}${l.path}`);
+  };
+  assert.deepEqual(linksOf().sort(), [...linksOf(0), 'www.pld4.test/p/0', 'www.pld5.test/p/0'].sort());
+});

@@ -13,14 +13,16 @@ import type { WebParams } from '../params.js';
 export type AdversaryPreset = 'adv-mint' | 'adv-bought' | 'adv-clique' | 'adv-deep';
 
 /**
- * The good web of the measurements: 20 PLDs of one or two hosts of 40 pages, a few links per page
- * (each page links to the next one, so hosts are deep chains), on 8 IPs, some robots rules and
- * calendar and session-id traps. About a thousand good pages, found from one seed.
+ * The good web of the measurements, the issue's: 20 PLDs of two hosts (www and one more) of 40
+ * pages, a few links per page (each page links to the next one, so hosts are deep chains), and
+ * every page links to the home pages of the next two PLDs, so that the sites vouch for each other
+ * and trust spreads from the seed through all of them; on 8 IPs, some robots rules and calendar
+ * and session-id traps. About a thousand good pages, found from one seed.
  */
 const GOOD_WEB: Partial<WebParams> = {
   plds: 20, hostsPerPldMean: 2, hostsPerPldMax: 2, pagesPerHostMin: 40, pagesPerHostMax: 40,
   linksPerPageMean: 4, intraHostShare: 0.7, intraPldShare: 0.1, pldZipf: 0.5, pageBytesMean: 4096,
-  ips: 8, ipSkew: 1, seedCount: 1, robots: { rules: 0.15, absent: 0.2 },
+  ringLinks: 2, ips: 8, ipSkew: 1, seedCount: 1, robots: { rules: 0.15, absent: 0.2 },
   traps: { calendar: 0.1, session: 0.1 },
 };
 
