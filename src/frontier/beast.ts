@@ -178,7 +178,7 @@ export class Beast {
   private readonly maxPassPlds: number;
   private readonly batch: number;
   private readonly counters = new U64Map(1024);
-  private readonly peek = new Float64Array(6);
+  private readonly peek = new Float64Array(7);
   /** Serialises next()/checkpoint()/close() (admissions and commitAppends need no lock). */
   private lock: Promise<void> = Promise.resolve();
 
@@ -579,9 +579,12 @@ export class Beast {
       if (this.opts.rebudget) {
         const urls = recs.map(decodeFrontierUrl);
         const before = urls.map((u) => u.budget);
+        const beforeD = urls.map((u) => u.indegree);
         await this.opts.rebudget(urls);
         recs = recs.slice();
-        for (let i = 0; i < urls.length; i++) if (urls[i]!.budget !== before[i]) recs[i] = encodeFrontierUrl(urls[i]!);
+        for (let i = 0; i < urls.length; i++) {
+          if (urls[i]!.budget !== before[i] || urls[i]!.indegree !== beforeD[i]) recs[i] = encodeFrontierUrl(urls[i]!);
+        }
       }
       const pk = this.peek;
       for (let i = 0; i < recs.length; i++) {

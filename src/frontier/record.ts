@@ -2,14 +2,15 @@
  * FrontierUrl: what a URL carries between URLseen/STAR and the fetchers, and its compact binary form,
  * which is what BEAST's queues and QR store on disk (so it is kept small: varints + URL bytes).
  *
- * Wire format (version 2), all varints unsigned LEB128:
- *   u8 version=2 | varint urlLen | url bytes (UTF-8; canonical URLs are ASCII) | varint hops
+ * Wire format (version 3), all varints unsigned LEB128:
+ *   u8 version=3 | varint urlLen | url bytes (UTF-8; canonical URLs are ASCII) | varint hops
  *   | u32 hostHi u32 hostLo u32 pldHi u32 pldLo (big-endian) | varint budget B | varint admitted P
- *   | varint discoveredAt (ms since epoch, < 2^53) | varint attempts
+ *   | varint indegree + 1 | varint discoveredAt (ms since epoch, < 2^53) | varint attempts
  *   | varint viaLen | via bytes | varint pathLen | path bytes
  * `via` (the page the URL was found on) and `path` (the hop path, Heritrix's L/R letters, at most
- * HOP_PATH_MAX letters after a count) are what crawl.log reports for the URL. A version 1 record
- * (the same without the last four fields) reads with both empty. A typical 60-byte URL found on a
+ * HOP_PATH_MAX letters after a count) are what crawl.log reports for the URL. `indegree` is the
+ * PLD's in-degree d as STAR gave it with B (-1: not known); a version 2 record (the same without
+ * it) reads with -1, a version 1 record (nor the last four fields) with -1 and both texts empty. A typical 60-byte URL found on a
  * 60-byte page encodes in ~155 bytes.
  */
 import { CrawlError } from '../errors.js';
@@ -31,6 +32,8 @@ export interface FrontierUrlInit {
   budget: number;
   /** STAR count P: this URL is the P-th unique URL of its PLD to pass budget enforcement (1-based). */
   admitted: number;
+  /** The PLD's in-degree d when STAR gave B (the trusted in-degree with trust on); -1 = not known. */
+  indegree?: number;
   discoveredAt?: number;
   attempts?: number;
   via?: string;
@@ -51,6 +54,8 @@ export class FrontierUrl {
   pldLo: number;
   budget: number;
   admitted: number;
+  /** The PLD's in-degree d when STAR gave B (trusted in-degree with trust on); -1 = not known. */
+  indegree: number;
   discoveredAt: number;
   attempts: number;
   /** URL of the page this URL was found on ('' for a seed). Stored on disk. */
@@ -77,6 +82,7 @@ export class FrontierUrl {
     this.pldLo = init.pldLo >>> 0;
     this.budget = init.budget;
     this.admitted = init.admitted;
+    this.indegree = init.indegree ?? -1;
     this.discoveredAt = init.discoveredAt ?? 0;
     this.attempts = init.attempts ?? 0;
     this.via = init.via ?? '';
@@ -169,11 +175,11 @@ function encodeToScratch(u: FrontierUrl): number {
   // Buffer#write('latin1'), measured).
   const url = u.url;
   const n = url.length;
-  const need = n + 74 + 3 * (u.via.length + u.path.length);
+  const need = n + 84 + 3 * (u.via.length + u.path.length);
   if (scratch.length < need) setScratch(new Uint8Array(need * 2));
   const buf = scratch;
   let o = 0;
-  buf[o++] = 2;
+  buf[o++] = 3;
   o = putVarint(buf, o, n);
   const start = o;
   for (let i = 0; i < n; i++) {
@@ -185,13 +191,13 @@ function encodeToScratch(u: FrontierUrl): number {
 }
 
 function encodeUtf8ToScratch(u: FrontierUrl): number {
-  const need = (u.url.length + u.via.length + u.path.length) * 3 + 74;
+  const need = (u.url.length + u.via.length + u.path.length) * 3 + 84;
   if (scratch.length < need) setScratch(new Uint8Array(need * 2));
   const buf = scratch;
   // URL bytes first into a temp position after a maximal 5-byte length prefix, then compact.
   const { written } = encoder.encodeInto(u.url, buf.subarray(6));
   let o = 0;
-  buf[o++] = 2;
+  buf[o++] = 3;
   const lenStart = o;
   const lenBytes = putVarint(tmp, 0, written);
   buf.copyWithin(lenStart + lenBytes, 6, 6 + written);
@@ -209,6 +215,7 @@ function putFields(buf: Uint8Array, o: number, u: FrontierUrl): number {
   o = putU32(buf, o, u.pldLo);
   o = putVarint(buf, o, Math.max(0, Math.floor(u.budget)));
   o = putVarint(buf, o, Math.max(0, Math.floor(u.admitted)));
+  o = putVarint(buf, o, Math.max(0, Math.floor(u.indegree) + 1));
   o = putVarint(buf, o, Math.max(0, Math.floor(u.discoveredAt)));
   o = putVarint(buf, o, u.attempts);
   o = putText(buf, o, u.via);
@@ -256,7 +263,7 @@ function readU32(b: Uint8Array): number {
 export function decodeFrontierUrl(b: Uint8Array): FrontierUrl {
   dPos = 0;
   const version = b.length === 0 ? 0 : b[dPos++]!;
-  if (version !== 1 && version !== 2) bad(`version ${b[0]}`);
+  if (version < 1 || version > 3) bad(`version ${b[0]}`);
   const len = readVarint(b);
   const o = dPos;
   if (o + len > b.length) bad('truncated url');
@@ -278,12 +285,13 @@ export function decodeFrontierUrl(b: Uint8Array): FrontierUrl {
   const pldLo = readU32(b);
   const budget = readVarint(b);
   const admitted = readVarint(b);
+  const indegree = version === 3 ? readVarint(b) - 1 : -1;
   const discoveredAt = readVarint(b);
   const attempts = readVarint(b);
-  const via = version === 2 ? readText(b) : '';
-  const path = version === 2 ? readText(b) : '';
+  const via = version >= 2 ? readText(b) : '';
+  const path = version >= 2 ? readText(b) : '';
   if (dPos !== b.length) bad('trailing bytes');
-  return new FrontierUrl({ url, hops, hostHi, hostLo, pldHi, pldLo, budget, admitted, discoveredAt, attempts, via, path });
+  return new FrontierUrl({ url, hops, hostHi, hostLo, pldHi, pldLo, budget, admitted, indegree, discoveredAt, attempts, via, path });
 }
 
 function readText(b: Uint8Array): string {
@@ -298,11 +306,13 @@ function readText(b: Uint8Array): string {
 /**
  * Reads the keys and (B, P) of an encoded record without building the URL string (BEAST's QF
  * re-spread and the QR re-scan look at millions of records and need only these).
- * out[0..3] = hostHi, hostLo, pldHi, pldLo; out[4] = budget; out[5] = admitted.
+ * out[0..3] = hostHi, hostLo, pldHi, pldLo; out[4] = budget; out[5] = admitted; out[6] = indegree
+ * (-1 when not known).
  */
 export function peekFrontierUrl(b: Uint8Array, out: Float64Array): void {
   dPos = 0;
-  if (b.length === 0 || (b[0] !== 1 && b[0] !== 2)) bad(`version ${b[0]}`);
+  const version = b.length === 0 ? 0 : b[0]!;
+  if (version < 1 || version > 3) bad(`version ${b[0]}`);
   dPos = 1;
   const len = readVarint(b);
   dPos += len;
@@ -313,6 +323,7 @@ export function peekFrontierUrl(b: Uint8Array, out: Float64Array): void {
   out[3] = readU32(b);
   out[4] = readVarint(b);
   out[5] = readVarint(b);
+  out[6] = version === 3 ? readVarint(b) - 1 : -1;
 }
 
 /** Path + query of an absolute URL (what robots rules match), without the fragment. */

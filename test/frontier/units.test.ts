@@ -104,7 +104,7 @@ test('codec is compact and rejects garbage with CRAWL_FRONTIER_BAD_RECORD', () =
   const u = new FrontierUrl({ url: 'http://www.example.com/some/page.html', hops: 3, hostHi: 1, hostLo: 2, pldHi: 3, pldLo: 4, budget: 10, admitted: 42, discoveredAt: Date.now() });
   const b = encodeFrontierUrl(u);
   assert.ok(b.length <= u.url.length + 32, `${b.length} bytes`);
-  for (const bad of [new Uint8Array(0), b.subarray(0, b.length - 1), Uint8Array.from([...b, 0]), Uint8Array.from([3, ...b.subarray(1)])]) {
+  for (const bad of [new Uint8Array(0), b.subarray(0, b.length - 1), Uint8Array.from([...b, 0]), Uint8Array.from([4, ...b.subarray(1)])]) {
     assert.throws(() => decodeFrontierUrl(bad), (e) => isCrawlError(e, 'CRAWL_FRONTIER_BAD_RECORD'));
   }
 });
