@@ -60,14 +60,16 @@ async function hostStar(port: MessagePort, { dir, starOpts }: HostData): Promise
       case 'addEdges': {
         let deg = new Float64Array(256);
         let k = 0;
-        await store.addEdges(m.buf!, n, (from, to) => {
-          if (k + 2 > deg.length) {
+        await store.addEdges(m.buf!, n, (from, to, hi, lo) => {
+          if (k + 4 > deg.length) {
             const nd = new Float64Array(deg.length * 2);
             nd.set(deg);
             deg = nd;
           }
           deg[k++] = from;
           deg[k++] = to;
+          deg[k++] = hi;
+          deg[k++] = lo;
         });
         const out = deg.slice(0, k);
         port.postMessage({ t: 'done', id: m.id, degrees: out }, [out.buffer]);

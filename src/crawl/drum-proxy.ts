@@ -358,7 +358,7 @@ export class PldStoreProxy implements PldStore {
   async addEdges(edges: Uint32Array, count: number, onDegree: DegreeListener): Promise<void> {
     const r = await this.call('addEdges', edges.slice(0, count * 4), count);
     const d = r.degrees!;
-    for (let i = 0; i < d.length; i += 2) onDegree(d[i]!, d[i + 1]!);
+    for (let i = 0; i < d.length; i += 4) onDegree(d[i]!, d[i + 1]!, d[i + 2]!, d[i + 3]!);
   }
 
   async admit(keys: Uint32Array, count: number, outD: Float64Array, outP: Float64Array): Promise<void> {

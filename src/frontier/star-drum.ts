@@ -91,7 +91,7 @@ export class DrumPldStore implements PldStore {
   private onIndegree(r: DrumResult): void {
     if (r.op === 'update') {
       const from = d32(r.value, 0);
-      this.onDegree?.(from, from + 1);
+      this.onDegree?.(from, from + 1, r.keyHi, r.keyLo);
     } else this.sink?.(r);
   }
 

@@ -19,8 +19,8 @@ import { readFile } from 'node:fs/promises';
 import { edgeKey } from './edge-key.js';
 import { PendingVotes } from './pending-votes.js';
 
-/** Called for every change of a PLD's in-degree (from = 0 for a PLD first seen as a target). */
-export type DegreeListener = (from: number, to: number) => void;
+/** Called for every change of a PLD's in-degree (from = 0 for a PLD first seen as a target); (hi, lo) is the PLD's key. */
+export type DegreeListener = (from: number, to: number, hi: number, lo: number) => void;
 
 /** The storage behind STAR: PLDedges + PLDindegree. Batched; keys are (hi, lo) uint32 pairs. */
 export interface PldStore {
@@ -78,7 +78,7 @@ export class MemoryPldStore implements PldStore {
       const t = this.id(edges[o + 2]!, edges[o + 3]!);
       const from = this.d[t]!;
       this.d[t] = from + 1;
-      onDegree(from, from + 1);
+      onDegree(from, from + 1, edges[o + 2]!, edges[o + 3]!);
     }
   }
 
@@ -139,6 +139,13 @@ export interface TrustOptions {
  */
 export const TRUST_THRESHOLD = 2;
 
+/**
+ * Promotions kept for takePromoted between two calls: the frontier learns of them so that URLs
+ * STAR budgeted before their PLD was trusted do not wait as untrusted (pld-pace.ts). Beyond the
+ * bound a promotion is not reported, and such a PLD's old URLs wait as untrusted: it only slows.
+ */
+const MAX_PROMOTED = 1 << 16;
+
 /** Source key words of the operator's vouches (seeds): never a PLD fingerprint's high word in practice. */
 const SEED_HI = 0xffffffff;
 
@@ -150,9 +157,16 @@ export class Star {
   private edgeBuf = new Uint32Array(4096);
   /** A PLD crossed the trust threshold since PendingVotes were last looked at. */
   private promoted = false;
-  private readonly onDegree: DegreeListener = (from, to) => {
+  /** Keys of PLDs that crossed the trust threshold, packed [hi, lo]*, until takePromoted (at most MAX_PROMOTED). */
+  private promotedKeys: number[] = [];
+  /** vouch() is adding the operator's votes: a seed's PLD is trusted, not promoted through links. */
+  private vouching = false;
+  private readonly onDegree: DegreeListener = (from, to, hi, lo) => {
     this.histogram.move(from, to);
-    if (this.trust !== null && from < this.trust.threshold && to >= this.trust.threshold) this.promoted = true;
+    if (this.trust !== null && from < this.trust.threshold && to >= this.trust.threshold) {
+      this.promoted = true;
+      if (!this.vouching && this.promotedKeys.length < 2 * MAX_PROMOTED) this.promotedKeys.push(hi, lo);
+    }
   };
 
   /** null: plain in-degree (every distinct source PLD counts once), as in the thesis. */
@@ -187,6 +201,16 @@ export class Star {
       }
     }
     return s;
+  }
+
+  /**
+   * The PLDs that crossed the trust threshold since the last call, packed [hi, lo]* (empty with
+   * trust off): a PLD's URLs budgeted before then still carry the B of an untrusted PLD.
+   */
+  takePromoted(): Uint32Array {
+    const out = Uint32Array.from(this.promotedKeys);
+    this.promotedKeys = [];
+    return out;
   }
 
   /** B = F(d) under the current ranking. */
@@ -305,10 +329,15 @@ export class Star {
         m++;
       }
     }
-    await this.store.addEdges(this.edgeBuf, m, this.onDegree);
+    this.vouching = true;
+    try {
+      await this.store.addEdges(this.edgeBuf, m, this.onDegree);
+    } finally {
+      this.vouching = false;
+    }
   }
 
-  /** Batched check+update: gives each unique URL its (B, P); mutates `budget` and `admitted`. */
+  /** Batched check+update: gives each unique URL its (B, P) and d; mutates `budget`, `admitted` and `indegree`. */
   async assign(urls: readonly FrontierUrl[]): Promise<void> {
     const n = urls.length;
     if (n === 0) return;
@@ -322,6 +351,7 @@ export class Star {
       const u = urls[i]!;
       u.budget = this.budgetFor(this.outD[i]!);
       u.admitted = this.outP[i]!;
+      u.indegree = this.outD[i]!;
     }
   }
 
@@ -335,7 +365,10 @@ export class Star {
       this.keys[2 * i + 1] = urls[i]!.pldLo;
     }
     await this.store.indegrees(this.keys, n, this.outD);
-    for (let i = 0; i < n; i++) urls[i]!.budget = this.budgetFor(this.outD[i]!);
+    for (let i = 0; i < n; i++) {
+      urls[i]!.budget = this.budgetFor(this.outD[i]!);
+      urls[i]!.indegree = this.outD[i]!;
+    }
   }
 
   async commit(): Promise<void> {

@@ -2,7 +2,8 @@
  * STAR's trusted in-degree (src/frontier/star.ts): links count only from trusted source PLDs (the
  * seeds' PLDs, vouched for by the operator, and PLDs whose trusted in-degree reached the threshold),
  * up to `votesPerSource` page slots per source. Checked against a plain model with fast-check, on
- * both stores (RAM and DRUM), and on the spam shapes of issue #18: a host-minting farm, bought
+ * both stores (RAM and DRUM) — with the PLDs promoted through links, which the frontier is told
+ * of (takePromoted) — and on the spam shapes of issue #18: a host-minting farm, bought
  * in-degree and a clique, each linked once from the real web.
  */
 import { test } from 'node:test';
@@ -20,8 +21,9 @@ const LO = 77; // every test PLD's low key word; PLD i is (i + 1, LO)
  * a vote of a source not trusted then waits, and counts once a later round finds its source
  * trusted (rounds run while a PLD crossed the threshold, at most 8 per batch, as star.ts does).
  */
-function model(seeds: number[], batches: Array<Array<[number, number, number]>>, threshold: number, votes: number): Map<number, number> {
+function model(seeds: number[], batches: Array<Array<[number, number, number]>>, threshold: number, votes: number): { d: Map<number, number>; promoted: Set<number> } {
   const d = new Map<number, number>();
+  const promotedByLinks = new Set<number>(); // crossed the threshold through links (not a seed's vouch)
   const seen = new Set<string>();
   const pending = new Map<string, number>(); // vote key → source
   let promoted = false;
@@ -30,7 +32,10 @@ function model(seeds: number[], batches: Array<Array<[number, number, number]>>,
     seen.add(k);
     const from = d.get(t) ?? 0;
     d.set(t, from + 1);
-    if (from < threshold && from + 1 >= threshold) promoted = true;
+    if (from < threshold && from + 1 >= threshold) {
+      promoted = true;
+      if (s >= 0) promotedByLinks.add(t);
+    }
   };
   for (const s of seeds) for (let v = 0; v < threshold; v++) vote(-1, s, `seed:${v}>${s}`);
   for (const batch of batches) {
@@ -49,7 +54,7 @@ function model(seeds: number[], batches: Array<Array<[number, number, number]>>,
       for (const [k, s] of now) vote(s, Number(k.split('>')[1]), k);
     }
   }
-  return d;
+  return { d, promoted: promotedByLinks };
 }
 
 async function feed(star: Star, seeds: number[], batches: Array<Array<[number, number, number]>>): Promise<void> {
@@ -93,7 +98,16 @@ test('trusted in-degree equals the model on random link batches (RAM store)', as
         const star = new Star(store, crawlBudget(), undefined, { threshold, votesPerSource: votes });
         await feed(star, seeds, batches);
         const want = model(seeds, batches, threshold, votes);
-        assert.deepEqual(await degrees(store, n), Array.from({ length: n }, (_, i) => want.get(i) ?? 0));
+        assert.deepEqual(await degrees(store, n), Array.from({ length: n }, (_, i) => want.d.get(i) ?? 0));
+        // The PLDs promoted through links, each reported once (a seed's vouch is not a promotion).
+        const got = star.takePromoted();
+        const keys: number[] = [];
+        for (let i = 0; i < got.length; i += 2) {
+          assert.equal(got[i + 1], LO);
+          keys.push(got[i]! - 1);
+        }
+        assert.deepEqual(keys.sort((a, b) => a - b), [...want.promoted].sort((a, b) => a - b));
+        assert.equal(star.takePromoted().length, 0, 'taken once');
       },
     ),
     { numRuns: 300 },
@@ -115,6 +129,8 @@ test('trusted in-degree on the DRUM store equals the RAM store', async () => {
             await feed(a, seeds, batches);
             await feed(b, seeds, batches);
             assert.deepEqual(await degrees(drum, 10), await degrees(a.store, 10));
+            const pairsOf = (k: Uint32Array): string[] => Array.from({ length: k.length / 2 }, (_, i) => `${k[2 * i]}:${k[2 * i + 1]}`).sort();
+            assert.deepEqual(pairsOf(b.takePromoted()), pairsOf(a.takePromoted()), 'the same PLDs promoted, with their keys');
           } finally {
             await drum.close();
           }
