@@ -14,6 +14,10 @@ import type { CrawlConfig } from './config.js';
 import { PldStoreProxy, type DrumThread } from './drum-proxy.js';
 import { openRobotsStage, type RobotsStage, type RobotsTotals } from './robots-stage.js';
 
+/** PLDedges flushes: at most this often (ms), and taking at most 1/EDGE_FLUSH_SHARE of the time. */
+const EDGE_FLUSH_MIN_MS = 100;
+const EDGE_FLUSH_SHARE = 10;
+
 export interface FrontierStats {
   queued: number;
   readyCount: number;
@@ -120,6 +124,7 @@ class FrontierAdapter implements FrontierPort {
   private pairCount = 0;
   private refilling = false;
   private lastEdgeFlush = -Infinity;
+  private edgeFlushEveryMs = 1000;
   private edgeFlushing: Promise<void> | null = null;
   /**
    * The frontier's async operations (admit, readmit, refill, commit) run one at a time: BEAST
@@ -147,16 +152,23 @@ class FrontierAdapter implements FrontierPort {
     const n = this.pairCount;
     this.pairCount = 0;
     await this.star.addLinks(this.pairBuf, n, this.slotBuf); // copies what it needs before its first await
+    const promoted = this.star.takePromoted();
+    if (promoted.length > 0) this.f.trustPromoted(promoted);
   }
 
   async admit(urls: FrontierUrl[], opts?: { durable?: boolean }): Promise<void> {
-    // PLD in-degrees before budgets, at most once a second: each PLDedges batch is two DRUM merge
-    // rounds (edges, then the in-degree increments), and a URLseen merge delivers ~k result chunks
-    // back to back. Budgets thus reflect every link seen up to ≤ 1 s before (thesis VI.2 batches
-    // PLDedges the same way; B only needs the in-degree's rank, not the last link).
-    if (performance.now() - this.lastEdgeFlush >= 1000) {
-      this.lastEdgeFlush = performance.now();
+    // PLD in-degrees before budgets, at least once a second and as often as every EDGE_FLUSH_MIN_MS,
+    // spending at most 1/EDGE_FLUSH_SHARE of the time on them: each PLDedges batch is two DRUM
+    // merge rounds (edges, then the in-degree increments), whose cost grows with the tables, and a
+    // URLseen merge delivers ~k result chunks back to back. Budgets thus reflect every link seen
+    // up to ≤ 1 s before (thesis VI.2 batches PLDedges the same way; B only needs the in-degree's
+    // rank, not the last link); while the tables are small, trust reaches a newly linked PLD — and
+    // its pages leave the untrusted pace (pld-pace.ts) — within a fraction of that.
+    const t0 = performance.now();
+    if (t0 - this.lastEdgeFlush >= this.edgeFlushEveryMs) {
+      this.lastEdgeFlush = t0;
       await this.flushLinks();
+      this.edgeFlushEveryMs = Math.min(1000, Math.max(EDGE_FLUSH_MIN_MS, EDGE_FLUSH_SHARE * (performance.now() - t0)));
     }
     await this.star.assign(urls);
     // Append (no fsync), then one commit of everything appended so far (fdatasyncs of the touched
@@ -336,6 +348,9 @@ function frontierDelays(cfg: CrawlConfig): { hostDelayMs: number; ipDelayMs: num
 }
 
 export async function openFrontierPort(dir: string, cfg: CrawlConfig, dns: DnsCache, opts: FrontierPortOptions = {}): Promise<FrontierPort> {
+  // Trusted in-degree (star.ts): a PLD is ranked only once its links count (minIndegree = threshold),
+  // and the pages of a PLD below it keep the untrusted pace (pld-pace.ts).
+  const trust = cfg.reputation === 'trusted' ? {} : undefined;
   const f = await Frontier.open(dir, {
     preset: 'default',
     ...frontierDelays(cfg),
@@ -344,6 +359,7 @@ export async function openFrontierPort(dir: string, cfg: CrawlConfig, dns: DnsCa
     ...(cfg.hostTableSize !== null ? { maxHosts: cfg.hostTableSize } : {}),
     // Every outcome gets the retries its policy promises (429: 5 retries = 6 attempts).
     maxAttempts: MAX_FETCH_ATTEMPTS,
+    trustThreshold: trust ? TRUST_THRESHOLD : 0,
     onDrop: opts.onDrop,
   });
   // STAR's tables (PLDedges, PLDindegree) on DRUM, beside the frontier; the rank histogram is
@@ -353,8 +369,6 @@ export async function openFrontierPort(dir: string, cfg: CrawlConfig, dns: DnsCa
   // bucket: every call merges all buckets anyway (same bytes for any k), and each bucket merge
   // costs fsyncs (Z, directory, manifest); the tables are small (one entry per PLD / PLD edge).
   const pldStore = await PldStoreProxy.open(starDir, { ramBytes: Math.max(8 << 20, Math.min(64 << 20, Math.floor(cfg.ramBytes / 32))), drum: { buckets: 1 } }, opts.starThread);
-  // Trusted in-degree (star.ts): a PLD is ranked only once its links count (minIndegree = threshold).
-  const trust = cfg.reputation === 'trusted' ? {} : undefined;
   const budgetFn = budgetPreset(cfg.budget, cfg.budgetB0, trust ? TRUST_THRESHOLD : undefined);
   const star = await Star.open(pldStore, budgetFn, path.join(starDir, 'histogram.bin'), trust);
   // RobotsCache and RobotsRequested (thesis VII.1) in the same thread as STAR's store.

@@ -114,7 +114,7 @@ export class Frontier {
   private rateAt = -1;
   private rateReleased = 0;
   private closed = false;
-  private readonly peek = new Float64Array(6);
+  private readonly peek = new Float64Array(7);
 
   private constructor(
     private readonly store: QueueStore,
@@ -479,9 +479,11 @@ export class Frontier {
     return added;
   }
 
-  /** The low-PLD pace's slot of a peeked record whose budget is ≤ B0 (pld-pace.ts), else -1. */
+  /** The low-PLD pace's slot of a peeked record with B ≤ B0 whose PLD is not ranked since (pld-pace.ts), else -1. */
   private lowSlot(pk: Float64Array): number {
-    return pk[4]! <= this.opts.b0 ? pldSlot(pk[2]!, pk[3]!) : -1;
+    if (pk[4]! > this.opts.b0) return -1;
+    const slot = pldSlot(pk[2]!, pk[3]!);
+    return this.pol.isRankedPld(slot, pk[2]!, pk[3]!) ? -1 : slot;
   }
 
   /** One pass over QR (its length at the start), stopping early when RAM is full. */
@@ -597,6 +599,11 @@ export class Frontier {
   fetchDone(u: FrontierUrl, outcome?: FetchOutcome): void {
     this.doneSinceStarved++;
     this.pol.fetchDone(u, outcome, this.clock());
+  }
+
+  /** PLDs STAR promoted through links (Star.takePromoted): their URLs in the frontier count as trusted. */
+  trustPromoted(keys: Uint32Array): void {
+    this.pol.trustPromoted(keys);
   }
 
   /** URLs waiting in RAM of PLDs with B > B0 (Politeness.readyRanked). */

@@ -43,6 +43,11 @@ export interface PolitenessOptions extends DelayOptions {
   maxAttempts: number;
   /** How long a failed / dead host stays failed before it is tried again. */
   failedHostTtlMs: number;
+  /**
+   * STAR's trust threshold when it ranks by trusted in-degree, else 0: a URL whose PLD's in-degree
+   * is below it is untrusted, and its pages keep the untrusted pace (pld-pace.ts).
+   */
+  trustThreshold?: number;
 }
 
 export type DropReason = 'robots' | 'host-failed' | 'host-errors' | 'max-attempts' | (string & {});
@@ -85,8 +90,13 @@ export abstract class HostTable {
   protected hBudget = new Float64Array(0);
   /** Slot of the host's PLD in the low-PLD pace (pld-pace.ts), -1 unknown. */
   protected hPldSlot = new Int32Array(0);
+  /** The host's PLD key (set with hPldSlot), for the pace's ranked-PLD table. */
+  protected hPldHi = new Uint32Array(0);
+  protected hPldLo = new Uint32Array(0);
   /** 1: the last URL offered for this host had B ≤ B0. */
   protected hLow = new Uint8Array(0);
+  /** 1: the last URL offered for this host had a trusted in-degree below the threshold (pld-pace.ts). */
+  protected hUntrusted = new Uint8Array(0);
   /** 1: this host's part of the dispatch potential is counted as B ≤ B0's (pld-pace.ts). */
   protected hPotLow = new Uint8Array(0);
   /** The low-PLD pace (pld-pace.ts): fixed RAM, τh read from the options as they stand. */
@@ -192,7 +202,10 @@ export abstract class HostTable {
     this.hErrors = g(this.hErrors, Int32Array);
     this.hBudget = g(this.hBudget, Float64Array);
     this.hPldSlot = g(this.hPldSlot, Int32Array);
+    this.hPldHi = g(this.hPldHi, Uint32Array);
+    this.hPldLo = g(this.hPldLo, Uint32Array);
     this.hLow = g(this.hLow, Uint8Array);
+    this.hUntrusted = g(this.hUntrusted, Uint8Array);
     this.hPotLow = g(this.hPotLow, Uint8Array);
     this.hExpires = g(this.hExpires, Float64Array);
     this.hRetryUntil = g(this.hRetryUntil, Float64Array);
@@ -265,6 +278,7 @@ export abstract class HostTable {
     this.hBudget[h] = this.o.b0;
     this.hPldSlot[h] = -1;
     this.hLow[h] = 1;
+    this.hUntrusted[h] = 0;
     this.hPotLow[h] = 0;
     this.hExpires[h] = 0;
     this.hRetryUntil[h] = 0;
@@ -445,6 +459,9 @@ export abstract class HostTable {
     if (this.iInFlight[i]! >= this.o.maxConnectionsPerIp) return;
     if (this.iDueCount[i] === 0 && this.iRobots[i]!.length === 0) return;
     if (!this.ipHeap.has(i)) this.ipHeap.set(i, this.iNextDue[i]!);
+    // Keyed later for a robots.txt the low-PLD pace holds (Politeness.nextReady): a due host
+    // brings the IP back to its own next due time.
+    else if (this.iDueCount[i]! > 0 && this.ipHeap.keyOf(i) > this.iNextDue[i]!) this.ipHeap.set(i, this.iNextDue[i]!);
   }
 
   protected releaseSlot(u: FrontierUrl, s: number): void {

@@ -74,6 +74,7 @@ export const FRONTIER_PRESETS: Record<FrontierPreset, PolitenessOptions> = {
     maxHostErrors: 8,
     maxAttempts: 3,
     failedHostTtlMs: 3_600_000,
+    trustThreshold: 0,
   },
   /**
    * IRLbot's whole-web values: τh = 40 s for low-ranked PLDs, τs = 1 s, B0 = 10 (thesis VII.1), and
@@ -94,6 +95,7 @@ export const FRONTIER_PRESETS: Record<FrontierPreset, PolitenessOptions> = {
     maxHostErrors: 8,
     maxAttempts: 3,
     failedHostTtlMs: 6 * 3_600_000,
+    trustThreshold: 0,
   },
 };
 
@@ -107,6 +109,7 @@ export function validate(o: PolitenessOptions): void {
   };
   for (const k of ['hostDelayMs', 'minHostDelayMs', 'ipDelayMs', 'minIpDelayMs', 'b0', 'maxCrawlDelayMs', 'maxBackoffMs', 'failedHostTtlMs'] as const) pos(k);
   for (const k of ['ramUrls', 'maxUrlsPerHost', 'maxHosts', 'maxConnectionsPerIp', 'maxHostErrors', 'maxAttempts'] as const) pos(k, true);
+  if (o.trustThreshold !== undefined) pos('trustThreshold', true);
   if (o.ramUrls < 1) throw new CrawlError('CRAWL_FRONTIER_OPTIONS', 'options.ramUrls must be ≥ 1');
   if (o.maxConnectionsPerIp < 1) throw new CrawlError('CRAWL_FRONTIER_OPTIONS', 'options.maxConnectionsPerIp must be ≥ 1');
   if (o.maxHosts < 16) throw new CrawlError('CRAWL_FRONTIER_OPTIONS', 'options.maxHosts must be ≥ 16');

@@ -1,26 +1,51 @@
 /**
- * The low-PLD pace: a PLD with budget B ≤ B0 is released as one host (thesis VII.1, VI.2).
+ * The low-PLD pace (thesis VII.1, VI.2): a PLD with budget B ≤ B0 is released as one host, and an
+ * untrusted PLD's pages and new hosts at 1/UNTRUSTED_PACE of that.
  *
  * τh spaces requests per host, so a PLD that mints host names has a due host for every free fetch
  * slot: a farm of in-degree 1 took 94–99 % of the fetches of a crawl whose real web was
- * politeness-bound (bench:adversary). The invariant kept here, for a crawl that ranks PLDs (a PLD
- * with B > B0 has been seen; not `--budget flat`):
+ * politeness-bound (bench:adversary). And a clique of small PLDs is many PLDs: at one host's pace
+ * each, 60 spam PLDs linking to each other took 85–90 % of them. The invariants kept here, in a
+ * crawl that ranks PLDs (a PLD with B > B0 has been seen; not `--budget flat`):
  *
- *   while another PLD has had a URL taken into RAM or QR, or released, within ACTIVE_MS (or two of
- *   τh, if longer), a PLD with B ≤ B0 is released at most once per τh — its pages and robots.txt
- *   fetches together, across all its hosts — holds at most two horizons of that pace in RAM and QR
- *   (the rest waits in BEAST), and its work does not count toward BEAST's move to the next queue.
+ *   1. while another PLD has had a URL taken into RAM or QR, or released, within ACTIVE_MS (or two
+ *      of τh, if longer), a PLD with B ≤ B0 is released at most once per τh — its pages and
+ *      robots.txt fetches together, across all its hosts — holds at most two horizons of that pace
+ *      in RAM and QR (the rest waits in BEAST), and its work does not count toward BEAST's move to
+ *      the next queue;
+ *   2. with STAR ranking by trusted in-degree (star.ts), while a page of a PLD trusted through links
+ *      (promoted by STAR, not only vouched for as a seed's) was released within ACTIVE_MS, a PLD
+ *      whose trusted in-degree is below the threshold releases, after its first, at most one page
+ *      and the robots.txt of at most one new host per UNTRUSTED_PACE · τh.
  *
- * So a farm gets one host's pace whatever its host count, a one-host site is not slowed at all,
- * PLDs with B > B0 keep τh per host, and a crawl left with one PLD (the farm alone) runs at full
- * speed. Leaving the paced PLDs' work out of the refill's measure (`dispatchable`) keeps the ring
- * moving at the real web's pace: counting it had kept BEAST on its current queue while the real
- * web's URLs waited in the next ones (the ring read at the farm's pace).
+ * So a farm gets one host's pace whatever its host count, a clique of N untrusted PLDs N/32 hosts'
+ * worth once the real web has shown it is trusted, a one-host site is not slowed by (1), PLDs with
+ * B > B0 keep τh per host, and a crawl left with one PLD (the farm alone) runs at full speed. (2)
+ * waits for trust earned through links: before that, nothing tells a farm from a real site that no
+ * trusted page links to yet (on a sparse web grown from one seed, trust never spreads), and slowing
+ * every untrusted PLD while the seed's site is crawled holds the crawl back for nothing (a sparse
+ * web's good pages took twice as long). A PLD STAR promotes leaves (2) at once: the frontier is told
+ * (Frontier.trustPromoted), and a host (2) holds asks again within τh. Leaving the paced PLDs' work
+ * out of the refill's measure (`dispatchable`) keeps the ring moving at the real web's pace:
+ * counting it had kept BEAST on its current queue while the real web's URLs waited in the next ones.
  *
- * RAM is fixed: PLDs are direct-mapped to SLOTS slots by hash (768 KiB in all). Two PLDs that share
- * a slot share its pace and count as one PLD: a collision only slows, never speeds.
+ * RAM is fixed: PLDs are direct-mapped to SLOTS slots by hash (2.4 MiB in all). Two PLDs that share
+ * a slot share its pace and count as one PLD: a collision only slows, never speeds. What is known of
+ * a slot's PLD (ranked, trusted) is checked against its key: a collision only forgets it.
  */
 const SLOTS = 1 << 16;
+/**
+ * Invariant (2)'s slowdown of an untrusted PLD: a clique of 60 PLDs then gets about two hosts'
+ * worth, under a sixth of what a thousand-page real web crawls at (bench:adversary, adv-clique).
+ */
+const UNTRUSTED_PACE = 32;
+/**
+ * What the pace knows of a PLD: a URL with B > B0 was taken in (ranked); one with a trusted
+ * in-degree was, or STAR promoted it (trusted); STAR promoted it through links (earned).
+ */
+const F_RANKED = 1;
+const F_TRUSTED = 2;
+const F_EARNED = 4;
 /**
  * Another PLD counts as crawling for this long (ms) after its last URL taken into RAM or QR or
  * released, or for two of τh if longer: a PLD crawled at τh = 10 s (the irlbot preset) is active
@@ -34,8 +59,13 @@ export function pldSlot(pldHi: number, pldLo: number): number {
 }
 
 export class PldPace {
-  /** Earliest next release of the low PLDs hashed to each slot. */
+  /** Earliest next release (page or robots.txt) of the low PLDs hashed to each slot. */
   private readonly next = new Float64Array(SLOTS);
+  /** Earliest next page, and next robots.txt (a new host), of an untrusted PLD in each slot at the untrusted pace. */
+  private readonly nextPage = new Float64Array(SLOTS);
+  private readonly nextHost = new Float64Array(SLOTS);
+  /** When a page of a PLD trusted through links (`promoted`) was last released: invariant (2) holds. */
+  private earnedAt = -Infinity;
   /** The two most recently active distinct slots and when (enough to ask "another PLD than p?"). */
   private slotA = -1;
   private atA = -Infinity;
@@ -62,9 +92,57 @@ export class PldPace {
     return Math.max(ACTIVE_MS, 2 * this.delayMs());
   }
 
-  /** A URL with B > B0 was offered: the crawl ranks PLDs. */
-  sawRanked(): void {
-    this.ranked = true;
+  /**
+   * What is known of the PLD last seen in each slot (its key, and F_* flags): a PLD keeps its class
+   * after its first ranked or trusted URL or its promotion, though URLs STAR budgeted before (in QR,
+   * in BEAST's queues) still carry B0 and the in-degree of then. Checked against the key, so a
+   * slot's collision never promotes a PLD; it only forgets one (which then waits as it was).
+   */
+  private readonly knownHi = new Uint32Array(SLOTS);
+  private readonly knownLo = new Uint32Array(SLOTS);
+  private readonly known = new Uint8Array(SLOTS);
+
+  private mark(slot: number, hi: number, lo: number, f: number): void {
+    if (this.known[slot] !== 0 && this.knownHi[slot] === hi && this.knownLo[slot] === lo) this.known[slot]! |= f;
+    else {
+      this.knownHi[slot] = hi;
+      this.knownLo[slot] = lo;
+      this.known[slot] = f;
+    }
+  }
+
+  private flags(slot: number, hi: number, lo: number): number {
+    return this.knownHi[slot] === hi && this.knownLo[slot] === lo ? this.known[slot]! : 0;
+  }
+
+  /**
+   * A URL of PLD (hi, lo) was taken in with B > B0 (`ranked`: the crawl ranks PLDs, and so does this
+   * PLD) and/or a trusted in-degree (`trusted`).
+   */
+  saw(slot: number, hi: number, lo: number, ranked: boolean, trusted: boolean): void {
+    if (ranked) this.ranked = true;
+    const f = (ranked ? F_RANKED : 0) | (trusted ? F_TRUSTED : 0);
+    if (f !== 0) this.mark(slot, hi, lo, f);
+  }
+
+  /** PLD (hi, lo) became trusted through links (STAR's promotion; not the operator's vouch for a seed). */
+  promoted(slot: number, hi: number, lo: number): void {
+    this.mark(slot, hi, lo, F_TRUSTED | F_EARNED);
+  }
+
+  /** Whether PLD (hi, lo) in `slot` has had a URL with B > B0 taken in. */
+  isRanked(slot: number, hi: number, lo: number): boolean {
+    return (this.flags(slot, hi, lo) & F_RANKED) !== 0;
+  }
+
+  /** Whether PLD (hi, lo) in `slot` has had a URL with a trusted in-degree taken in, or was promoted. */
+  isTrusted(slot: number, hi: number, lo: number): boolean {
+    return (this.flags(slot, hi, lo) & F_TRUSTED) !== 0;
+  }
+
+  /** A page of PLD (hi, lo) was released at `now`: one of a PLD promoted through links keeps the untrusted pace on. */
+  pageReleased(slot: number, hi: number, lo: number, now: number): void {
+    if ((this.flags(slot, hi, lo) & F_EARNED) !== 0) this.earnedAt = now;
   }
 
   /** A URL of the PLD in `slot` entered RAM or QR, or was released, at `now`. */
@@ -86,19 +164,35 @@ export class PldPace {
     return now - at < this.activeMs();
   }
 
-  /** 0: a low PLD's host in `slot` may be released now; else the time it may next. */
-  hold(slot: number, now: number): number {
+  /** Whether invariant (2) holds: a page of a PLD trusted through links was released within ACTIVE_MS. */
+  private earnedOn(now: number): boolean {
+    return now - this.earnedAt < this.activeMs();
+  }
+
+  /**
+   * 0: a low PLD's host in `slot` may release its next item now; else the time it may next.
+   * `untrusted`: the item (a page: `page`, or a robots.txt) is an untrusted PLD's, which also keeps
+   * the untrusted pace, pages and new hosts each.
+   */
+  hold(slot: number, now: number, untrusted: boolean, page: boolean): number {
     if (!this.othersActive(slot, now)) return 0;
-    const t = this.next[slot]!;
+    let t = this.next[slot]!;
+    // Held by the untrusted pace: asked again within τh, as the PLD may be promoted (or the
+    // trusted PLDs' pages stop) meanwhile.
+    if (untrusted && this.earnedOn(now)) {
+      const slow = page ? this.nextPage[slot]! : this.nextHost[slot]!;
+      t = Math.max(t, Math.min(slow, now + this.delayMs()));
+    }
     if (t <= now) return 0;
     this.held++;
     return t;
   }
 
-  /** A low PLD's item (page or robots.txt) in `slot` was released at `now`. */
-  released(slot: number, now: number): void {
+  /** A low PLD's item (a page: `page`, or robots.txt) in `slot` was released at `now`. */
+  released(slot: number, now: number, page: boolean): void {
     if (!this.ranked) return;
     this.next[slot] = now + this.delayMs();
+    (page ? this.nextPage : this.nextHost)[slot] = now + UNTRUSTED_PACE * this.delayMs();
     this.active(slot, now);
   }
 

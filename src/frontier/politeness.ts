@@ -25,8 +25,10 @@
  *   robots-gate.ts  admission and the robots/DNS state machine (QD, QR)
  *   politeness.ts   release (nextReady) and the end of a fetch (fetchDone)
  * and, held by the host table, the low-PLD pace (pld-pace.ts: a PLD with B ≤ B0 released as one
- * host while another PLD crawls), which release consults and the refill's work measure obeys.
+ * host while another PLD crawls, an untrusted one slower while trusted PLDs crawl), which release
+ * consults and the refill's work measure obeys.
  */
+import { pldSlot } from './pld-pace.js';
 import { UrlKind, type FrontierUrl } from './record.js';
 import { H_FAILED, H_READY, H_ROBOTS, W_DUE, W_FLIGHT, W_HEAP, W_NONE } from './host-table.js';
 import { RobotsGate } from './robots-gate.js';
@@ -65,6 +67,16 @@ export class Politeness extends RobotsGate {
     return this.pace.mayTake(slot, now);
   }
 
+  /** Whether the PLD (hi, lo) in pace slot `slot` has had a URL with B > B0 taken in (pld-pace.ts). */
+  isRankedPld(slot: number, hi: number, lo: number): boolean {
+    return this.pace.isRanked(slot, hi, lo);
+  }
+
+  /** PLDs STAR promoted through links (packed [hi, lo]*): their URLs already in the frontier count as trusted. */
+  trustPromoted(keys: Uint32Array): void {
+    for (let i = 0; i + 1 < keys.length; i += 2) this.pace.promoted(pldSlot(keys[i]!, keys[i + 1]!), keys[i]!, keys[i + 1]!);
+  }
+
   tookLow(slot: number): void {
     this.pace.took(slot);
   }
@@ -97,16 +109,25 @@ export class Politeness extends RobotsGate {
   }
 
   /** 0: host h may go now; else the time its low PLD may release next (pld-pace.ts). */
-  private pldHold(h: number, now: number): number {
+  private pldHold(h: number, now: number, page: boolean): number {
     const p = this.hPldSlot[h]!;
-    return p < 0 || this.hLow[h] === 0 || !this.pace.ranked ? 0 : this.pace.hold(p, now);
+    if (p < 0 || !this.pace.ranked) return 0;
+    // A PLD ranked or trusted since the URL that set the host's class came in (URLs STAR budgeted
+    // before carry B0 and the in-degree of then): its class from now on.
+    const hi = this.hPldHi[h]!;
+    const lo = this.hPldLo[h]!;
+    if (this.hLow[h] === 1 && this.pace.isRanked(p, hi, lo)) this.hLow[h] = 0;
+    if (this.hLow[h] === 0) return 0;
+    if (this.hUntrusted[h] === 1 && this.pace.isTrusted(p, hi, lo)) this.hUntrusted[h] = 0;
+    return this.pace.hold(p, now, this.hUntrusted[h] === 1, page);
   }
 
-  private pldReleased(h: number, now: number): void {
+  private pldReleased(h: number, now: number, page: boolean): void {
     const p = this.hPldSlot[h]!;
     if (p < 0 || !this.pace.ranked) return;
+    if (page) this.pace.pageReleased(p, this.hPldHi[h]!, this.hPldLo[h]!, now);
     if (this.hLow[h] === 0) this.pace.active(p, now);
-    else this.pace.released(p, now);
+    else this.pace.released(p, now, page);
   }
 
   /**
@@ -135,68 +156,15 @@ export class Politeness extends RobotsGate {
     let n = 0;
     while (n < max && ipHeap.size > 0 && ipHeap.minKey() <= now) {
       const i = ipHeap.pop();
-      let item: FrontierUrl | null = null;
-      const lane = this.iRobots[i]!;
-      if (lane.length > 0) {
-        item = lane.shift()!;
-        const h = item._host;
-        const hold = this.hRobotsItem[h] === item ? this.pldHold(h, now) : -1;
-        if (hold < 0) item = null; // superseded / host failed meanwhile
-        else if (hold > 0) {
-          // Its low PLD released within τh: the item stays first in the lane, the IP waits.
-          lane.unshift(item);
-          item = null;
-          this.ipHeap.set(i, Math.max(hold, this.iNextDue[i]!));
-          continue;
-        } else {
-          this.pldReleased(h, now);
-          this.hRobotsItem[h] = null;
-          this.hWhere[h] = W_FLIGHT;
-          this.hLastStart[h] = now;
-          this.hNextDue[h] = now + this.hostDelay(h);
-          this.inFlightRobots++;
-          this.robotsReleased++;
-        }
-      } else {
-        while (this.iDueCount[i]! > 0) {
-          const h = this.iDueHead[i]!;
-          this.iDueHead[i] = this.hDueNext[h]!;
-          if (this.iDueHead[i]! < 0) this.iDueTail[i] = -1;
-          this.iDueCount[i]!--;
-          if (this.hState[h] !== H_READY || this.hCount[h] === 0 || this.hIp[h] !== i) {
-            this.hWhere[h] = W_NONE;
-            if (this.hState[h] === H_READY && this.hCount[h]! > 0) {
-              this.hostHeap.set(h, this.hNextDue[h]!); // moved to another IP
-              this.hWhere[h] = W_HEAP;
-            }
-            continue;
-          }
-          const hold = this.pldHold(h, now);
-          if (hold > 0) {
-            // Its low PLD released within τh: the host waits in the host heap until then.
-            this.hostHeap.set(h, hold);
-            this.hWhere[h] = W_HEAP;
-            continue;
-          }
-          this.pldReleased(h, now);
-          const s = this.hHead[h]!;
-          const u = this.sUrl[s]!;
-          this.hHead[h] = this.sNext[s]!;
-          if (this.hHead[h]! < 0) this.hTail[h] = -1;
-          this.hCount[h]!--;
-          this.touch(h);
-          this.hWhere[h] = W_FLIGHT;
-          this.hLastStart[h] = now;
-          this.hNextDue[h] = now + this.hostDelay(h); // start to start
-          this.inFlightPages++;
-          if (u.budget <= this.o.b0) this.inFlightLow++;
-          this.released++;
-          item = u;
-          break;
-        }
-      }
+      // The IP's robots.txt lane first (hosts waiting for their rules have nothing else), then its
+      // due hosts: an item the low-PLD pace holds does not hold the IP's other work.
+      let item = this.takeRobots(i, now);
+      const robotsHold = this.robotsHold;
+      if (item === null) item = this.takeDuePage(i, now);
       if (item === null) {
-        this.wakeIp(i);
+        // Nothing released: the IP comes back when its held robots.txt may go, or as it has work.
+        if (robotsHold > 0 && this.iDueCount[i] === 0) this.ipHeap.set(i, Math.max(robotsHold, this.iNextDue[i]!));
+        else this.wakeIp(i);
         continue;
       }
       item.ip = this.hAddr[item._host] || this.iName[i]!;
@@ -207,6 +175,82 @@ export class Politeness extends RobotsGate {
       out[n++] = item;
     }
     return n;
+  }
+
+  /** Earliest time a robots.txt item that takeRobots held may go (0: none held). */
+  private robotsHold = 0;
+
+  /**
+   * The first robots.txt item of IP i's lane that may go now (released), or null; items the
+   * low-PLD pace holds go to the back of the lane (robotsHold: the earliest they may go), items of
+   * hosts whose robots fetch is no longer needed are dropped.
+   */
+  private takeRobots(i: number, now: number): FrontierUrl | null {
+    const lane = this.iRobots[i]!;
+    this.robotsHold = 0;
+    for (let k = lane.length; k > 0; k--) {
+      const item = lane.shift()!;
+      const h = item._host;
+      if (this.hRobotsItem[h] !== item) continue; // superseded / host failed meanwhile
+      const hold = this.pldHold(h, now, false);
+      if (hold > 0) {
+        lane.push(item);
+        this.robotsHold = this.robotsHold === 0 ? hold : Math.min(this.robotsHold, hold);
+        continue;
+      }
+      this.pldReleased(h, now, false);
+      this.hRobotsItem[h] = null;
+      this.hWhere[h] = W_FLIGHT;
+      this.hLastStart[h] = now;
+      this.hNextDue[h] = now + this.hostDelay(h);
+      this.inFlightRobots++;
+      this.robotsReleased++;
+      return item;
+    }
+    return null;
+  }
+
+  /**
+   * The next URL of IP i's due hosts that may go now (released), or null; a host the low-PLD pace
+   * holds waits in the host heap, one that left the IP goes back to the heap.
+   */
+  private takeDuePage(i: number, now: number): FrontierUrl | null {
+    while (this.iDueCount[i]! > 0) {
+      const h = this.iDueHead[i]!;
+      this.iDueHead[i] = this.hDueNext[h]!;
+      if (this.iDueHead[i]! < 0) this.iDueTail[i] = -1;
+      this.iDueCount[i]!--;
+      if (this.hState[h] !== H_READY || this.hCount[h] === 0 || this.hIp[h] !== i) {
+        this.hWhere[h] = W_NONE;
+        if (this.hState[h] === H_READY && this.hCount[h]! > 0) {
+          this.hostHeap.set(h, this.hNextDue[h]!); // moved to another IP
+          this.hWhere[h] = W_HEAP;
+        }
+        continue;
+      }
+      const hold = this.pldHold(h, now, true);
+      if (hold > 0) {
+        // Its low PLD released within τh: the host waits in the host heap until then.
+        this.hostHeap.set(h, hold);
+        this.hWhere[h] = W_HEAP;
+        continue;
+      }
+      this.pldReleased(h, now, true);
+      const s = this.hHead[h]!;
+      const u = this.sUrl[s]!;
+      this.hHead[h] = this.sNext[s]!;
+      if (this.hHead[h]! < 0) this.hTail[h] = -1;
+      this.hCount[h]!--;
+      this.touch(h);
+      this.hWhere[h] = W_FLIGHT;
+      this.hLastStart[h] = now;
+      this.hNextDue[h] = now + this.hostDelay(h); // start to start
+      this.inFlightPages++;
+      if (u.budget <= this.o.b0) this.inFlightLow++;
+      this.released++;
+      return u;
+    }
+    return null;
   }
 
   /** A released item's fetch finished: frees its host/IP slots and sets the next due times. */

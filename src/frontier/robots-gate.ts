@@ -74,9 +74,17 @@ export abstract class RobotsGate extends Pacing {
     // The host's PLD slot (once per host entry) and class (the latest URL's budget) for the
     // low-PLD pace (pld-pace.ts). A URL taken into RAM or parked for robots makes its PLD active
     // there; one dropped (disallowed, host failed) or sent back does not: it is no work.
-    if (this.hPldSlot[h]! < 0) this.hPldSlot[h] = pldSlot(u.pldHi, u.pldLo);
-    this.hLow[h] = u.budget > this.o.b0 ? 0 : 1;
-    if (this.hLow[h] === 0) this.pace.sawRanked();
+    if (this.hPldSlot[h]! < 0) {
+      this.hPldSlot[h] = pldSlot(u.pldHi, u.pldLo);
+      this.hPldHi[h] = u.pldHi;
+      this.hPldLo[h] = u.pldLo;
+    }
+    // Untrusted: STAR gave the URL a trusted in-degree below the threshold (pld-pace.ts).
+    const T = this.o.trustThreshold ?? 0;
+    const untrusted = T > 0 && u.indegree >= 0 && u.indegree < T;
+    this.pace.saw(this.hPldSlot[h]!, u.pldHi, u.pldLo, u.budget > this.o.b0, T > 0 && u.indegree >= T);
+    this.hLow[h] = u.budget > this.o.b0 || this.pace.isRanked(this.hPldSlot[h]!, u.pldHi, u.pldLo) ? 0 : 1;
+    this.hUntrusted[h] = untrusted ? 1 : 0;
     const st = this.hState[h]!;
     if (st === H_READY || st === H_FAILED) {
       if (this.hExpires[h]! <= now) {

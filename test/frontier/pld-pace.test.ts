@@ -13,58 +13,7 @@ import { AddResult, Politeness } from '../../src/frontier/politeness.js';
 import { resolveFrontierOptions } from '../../src/frontier/options.js';
 import { fastOptions } from './fast-options.js';
 
-const TAU_H = 100; // fastOptions' hostDelayMs
-
-interface Site {
-  pld: number;
-  /** Admitted this many ms after the start (a farm is found after the seeds). */
-  at?: number;
-  hosts: number;
-  urlsPerHost: number;
-  budget: number;
-  /** Admitted counts P run on across hosts (1 … hosts·urlsPerHost) rather than per host (1 … urlsPerHost). */
-  spread?: boolean;
-}
-
-/**
- * Crawls `sites` for `ms` of simulated time after the last one is admitted; returns the releases
- * (pages + robots.txt) per PLD in that window.
- */
-async function crawl(sites: Site[], ms: number): Promise<Map<number, number>> {
-  const clock = { now: 1_000_000 };
-  const t0 = clock.now;
-  const f = await Frontier.open(null, fastOptions({ maxConnectionsPerIp: 4, maxUrlsPerHost: 1000 }), () => clock.now);
-  let id = 0;
-  const admit = async (s: Site): Promise<void> => {
-    const urls: FrontierUrl[] = [];
-    for (let h = 0; h < s.hosts; h++) {
-      for (let k = 0; k < s.urlsPerHost; k++) {
-        urls.push(new FrontierUrl({
-          url: `http://h${h}.p${s.pld}.test/${id++}`, hostHi: s.pld * 100_000 + h, hostLo: 7, pldHi: s.pld, pldLo: 9, budget: s.budget, admitted: s.spread ? h * s.urlsPerHost + k + 1 : k + 1,
-        }));
-      }
-    }
-    await f.admit(urls, { durable: false });
-  };
-  const waiting = [...sites].sort((a, b) => (a.at ?? 0) - (b.at ?? 0));
-  const start = t0 + Math.max(...sites.map((s) => s.at ?? 0));
-  const released = new Map<number, number>();
-  const end = start + ms;
-  while (clock.now < end) {
-    while (waiting.length > 0 && t0 + (waiting[0]!.at ?? 0) <= clock.now) await admit(waiting.shift()!);
-    await f.refill();
-    for (const q of f.takeRobotsRequests(1000)) f.scheduleRobotsFetch(q.hostHi, q.hostLo, `10.${q.hostHi % 200}.0.${(q.hostHi >>> 8) % 250}`);
-    for (const u of f.nextReady(clock.now, 1000)) {
-      const pld = Math.floor(u.hostHi / 100_000);
-      if (clock.now >= start) released.set(pld, (released.get(pld) ?? 0) + 1);
-      if (u.kind === UrlKind.Robots) f.robotsKnown(u.hostHi, u.hostLo, { rules: null, ip: u.ip, expiresAt: Infinity });
-      f.fetchDone(u);
-    }
-    clock.now += 1;
-  }
-  await f.close();
-  return released;
-}
+import { TAU_H, crawl, type Site } from './pace-sim.js';
 
 test('a minting farm (B0, 300 hosts) gets one host\'s pace while a ranked PLD crawls; the ranked PLD is not slowed', async () => {
   const ms = 3000;
@@ -171,3 +120,28 @@ test('a paced PLD holds at most two horizons of its pace in RAM + QR; the rest w
   await f.close();
 });
 
+
+test('a robots.txt fetch the pace holds does not hold up its IP\'s other hosts', () => {
+  const pol = new Politeness(resolveFrontierOptions(fastOptions({ maxUrlsPerHost: 1000, maxConnectionsPerIp: 8 })), () => {});
+  const t0 = 1_000_000;
+  fill(pol, t0, 2, 1, 400, 1000); // a ranked host on 10.0.0.2, one URL per 20 ms (τh0)
+  // A low PLD's 20 new hosts on the same IP, all waiting for their robots.txt.
+  for (let h = 0; h < 20; h++) {
+    const u = new FrontierUrl({ url: `http://h${h}.p1.test/`, hostHi: 100_000 + h, hostLo: 7, pldHi: 1, pldLo: 9, budget: 10, admitted: 1 });
+    assert.equal(pol.add(u, t0), AddResult.NeedRobots);
+  }
+  for (const q of pol.takeRobotsRequests(100)) assert.ok(pol.scheduleRobotsFetch(q.hostHi, q.hostLo, '10.0.0.2', t0));
+  let ranked = 0;
+  let robots = 0;
+  const out: FrontierUrl[] = [];
+  for (let now = t0; now < t0 + 2000; now++) {
+    const n = pol.nextReady(now, 100, out);
+    for (const u of out.slice(0, n)) {
+      if (u.kind === UrlKind.Robots) robots++;
+      else if (u.pldHi === 2) ranked++;
+      pol.fetchDone(u, undefined, now);
+    }
+  }
+  assert.ok(robots >= 15 && robots <= 2000 / TAU_H + 1, `the low PLD's robots.txt at one host's pace: ${robots}`);
+  assert.ok(ranked >= 0.9 * (2000 / 20), `the ranked host on the same IP kept its pace: ${ranked} releases (of ${2000 / 20})`);
+});
