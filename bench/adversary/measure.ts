@@ -28,6 +28,8 @@ export interface CoverageRun {
   fetchesTo90: number;
   farmFetchesTo90: number;
   adversaryShareTo90: number;
+  /** The same share with robots.txt requests (any status) counted as fetches too. */
+  adversaryShareWithRobotsTo90: number;
   fetches: number;
   farmFetches: number;
   goodCovered: number;
@@ -88,6 +90,7 @@ export async function measureCoverage(o: MeasureOptions): Promise<CoverageRun> {
     good.add(x.hostname + x.pathname + x.search); // the server logs the host without the port
   }
   let t0 = 0, fetches = 0, farm = 0, fetchesTo90 = -1, farmTo90 = 0;
+  let robots = 0, farmRobots = 0, robotsTo90 = -1, farmRobotsTo90 = 0;
   const covered = new Set<string>();
   const marks: Array<number | null> = [null, null, null];
   const need = [Math.ceil(0.5 * good.size), Math.ceil(0.9 * good.size), good.size];
@@ -95,8 +98,13 @@ export async function measureCoverage(o: MeasureOptions): Promise<CoverageRun> {
   sim.log.add = (e: RequestLogEntry): void => {
     origAdd(e);
     if (t0 === 0) t0 = e.start;
-    if (isRobotsPath(e.path) || e.status < 200 || e.status > 299) return;
     const host = e.host.toLowerCase().replace(/:\d+$/, '');
+    if (isRobotsPath(e.path)) {
+      robots++;
+      if (FARM.test(host)) farmRobots++;
+      return;
+    }
+    if (e.status < 200 || e.status > 299) return;
     fetches++;
     if (FARM.test(host)) farm++;
     const key = host + e.path;
@@ -107,6 +115,8 @@ export async function measureCoverage(o: MeasureOptions): Promise<CoverageRun> {
     if (fetchesTo90 < 0 && marks[1] !== null) {
       fetchesTo90 = fetches;
       farmTo90 = farm;
+      robotsTo90 = robots;
+      farmRobotsTo90 = farmRobots;
     }
   };
   const dir = fs.mkdtempSync(path.join(o.scratch, `adv-${o.preset}-`));
@@ -130,18 +140,21 @@ export async function measureCoverage(o: MeasureOptions): Promise<CoverageRun> {
   if (fetchesTo90 < 0) {
     fetchesTo90 = fetches;
     farmTo90 = farm;
+    robotsTo90 = robots;
+    farmRobotsTo90 = farmRobots;
   }
   const r: CoverageRun = {
     farmTailRate: o.tailS === undefined || marks[2] === null ? null : windowRate(timeline, marks[2] + TAIL_FROM_S, marks[2] + o.tailS),
     farmTailSteadyRate: o.tailS === undefined || marks[2] === null ? null : windowRate(timeline, marks[2] + TAIL_STEADY_S, marks[2] + o.tailS),
     preset: o.preset, adversary: o.adversary, goodPages: good.size, t50: marks[0]!, t90: marks[1]!, t100: marks[2]!,
     fetchesTo90, farmFetchesTo90: farmTo90, adversaryShareTo90: fetchesTo90 === 0 ? 0 : farmTo90 / fetchesTo90,
+    adversaryShareWithRobotsTo90: fetchesTo90 + robotsTo90 === 0 ? 0 : (farmTo90 + farmRobotsTo90) / (fetchesTo90 + robotsTo90),
     fetches, farmFetches: farm, goodCovered: covered.size, seconds: end, pagesPerSecond: end > 0 ? fetches / end : 0,
     timeline, exitCode: child.isRunning() ? null : await child.exited,
     stderrTail: child.stderrTail().split('\n').filter(Boolean).slice(-3).join(' | ').slice(0, 600),
   };
   o.log?.(`${o.preset} ${o.adversary ? 'with' : 'without'} adversary: ${r.goodCovered}/${r.goodPages} good, t90 ${r.t90 ?? '—'} s, ` +
-    `farm ${r.farmFetchesTo90}/${r.fetchesTo90} before 90 %, ${r.fetches} fetches in ${end.toFixed(1)} s, load ${os.loadavg()[0]!.toFixed(1)}`);
+    `farm ${r.farmFetchesTo90}/${r.fetchesTo90} before 90 % (${(100 * r.adversaryShareWithRobotsTo90).toFixed(1)} % with robots.txt), ${r.fetches} fetches in ${end.toFixed(1)} s, load ${os.loadavg()[0]!.toFixed(1)}`);
   return r;
 }
 

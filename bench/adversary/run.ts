@@ -8,6 +8,7 @@
  *   npm run bench:adversary                          # every preset → bench/results/adversary-run.{json}, one SVG per preset
  *   npm run bench:adversary -- --presets adv-mint --out baseline --seconds 30
  *   npm run bench:adversary -- --tree HEAD           # crawl with a clean extract of a commit (default: the checkout)
+ *   npm run bench:adversary -- --params '{"ringLinks":0}'  # simweb parameters over every preset's (here: a good web trust does not spread through)
  *   npm run bench:adversary -- --rates [--presets none]  # also (or only): the farm alone vs the farm after the good web
  *                                                    # is done (--tail s), and two legitimate PLDs (rates.ts)
  *
@@ -17,6 +18,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { ADVERSARY_PRESET_NAMES, type AdversaryPreset } from '../../src/simweb/presets/adversary.js';
+import type { WebParams } from '../../src/simweb/index.js';
 import { SHARED_MACHINE_NOTE, args, commandLine, machineInfo, mdTable, sig, writeResult, writeSvg } from '../lib/report.js';
 import { lineChart } from '../lib/svg.js';
 import { snapshotTree } from '../lib/snapshot.js';
@@ -32,6 +34,8 @@ const seconds = a.num('seconds', 30);
 const seed = a.num('seed', 1);
 const outName = `adversary-${a.get('out') ?? 'run'}`;
 const extra = (a.get('flags') ?? '').split(' ').filter(Boolean);
+/** simweb parameters over every preset's (JSON), e.g. `--params '{"ringLinks":0}'` for a web trust does not spread through. */
+const params = parseParams(a.get('params'));
 const withRates = a.has('rates');
 /** Seconds crawled after 100 % good coverage in the runs with the adversary (the farm alone). */
 const tailS = withRates ? a.num('tail', 12) : undefined;
@@ -50,8 +54,8 @@ let farmRates: { aloneRate: number; tailRate: number | null; ratio: number | nul
 const loadBefore = os.loadavg();
 try {
   for (const preset of presets) {
-    const without = await measureCoverage({ preset, adversary: false, seed, timeLimitS: seconds, extra, root: tree.dir, scratch, log });
-    const withAdv = await measureCoverage({ preset, adversary: true, seed, timeLimitS: seconds, extra, root: tree.dir, scratch, log });
+    const without = await measureCoverage({ preset, adversary: false, params, seed, timeLimitS: seconds, extra, root: tree.dir, scratch, log });
+    const withAdv = await measureCoverage({ preset, adversary: true, params, seed, timeLimitS: seconds, extra, root: tree.dir, scratch, log });
     // Not reaching 90 % within the limit counts as the limit (a lower bound of the real ratio).
     const slowdown = ratio(withAdv.t90 ?? seconds, without.t90);
     rows.push({ preset, without, with: withAdv, slowdownT90: slowdown });
@@ -98,9 +102,12 @@ const result = {
   machine: { ...machineInfo(), loadavgBefore: loadBefore.map((x) => sig(x, 3)), loadavgAfter: os.loadavg().map((x) => sig(x, 3)) },
   note: SHARED_MACHINE_NOTE + ' Each preset runs without and then with its adversary back to back; the slowdown ratio is within that pair.',
   crawler: { commit: tree.commit, subject: tree.subject },
-  parameters: { seed, timeLimitSecondsPerRun: seconds, crawlFlags: adversaryCrawlArgs({ seeds: ['<seeds>'], dnsServer: '<dns>', dir: '<dir>', extra }) },
+  parameters: { seed, timeLimitSecondsPerRun: seconds, simwebParams: params, crawlFlags: adversaryCrawlArgs({ seeds: ['<seeds>'], dnsServer: '<dns>', dir: '<dir>', extra }) },
   kind: 'REAL CRAWL: drumcrawl crawl (child process) against simweb over loopback TCP + DNS; fetches counted by the server; good web = WebGraph.reachable',
-  presets: rows.map((r) => ({ preset: r.preset, slowdownT90: r.slowdownT90, adversaryShareTo90: sig(r.with.adversaryShareTo90, 3), without: slim(r.without), with: slim(r.with) })),
+  presets: rows.map((r) => ({
+    preset: r.preset, slowdownT90: r.slowdownT90, adversaryShareTo90: sig(r.with.adversaryShareTo90, 3),
+    adversaryShareWithRobotsTo90: sig(r.with.adversaryShareWithRobotsTo90, 3), without: slim(r.without), with: slim(r.with),
+  })),
   ...(withRates ? {
     farmAlone: { ...farmRates, what: 'adv-mint farm fetches/s crawled alone, found from a one-page seed (counted from 10 s on), vs in the tail of a crawl of adv-mint with its traps off (from 3 s after 100 % good coverage to --tail s after it; steady*: from 6 s); the issue asks ratio ≥ 0.9' },
     legitimatePair: { ...pair, what: 'two PLDs of equal budget (both seeds): one Crawl-delay 1 s, one fast (τh 50 ms); fast fetches/s alone vs together over an 8 s window after 3 s; the issue asks ratio ≥ 0.9' },
@@ -108,13 +115,24 @@ const result = {
 };
 const jf = writeResult(outName, result);
 const f = (x: number | null): string => (x === null ? '—' : x.toFixed(1));
-console.log(mdTable(['preset', 'good pages', 't50 / t90 / t100 alone (s)', 't50 / t90 / t100 with (s)', 'slowdown t90', 'adversary share to 90 %', 'pages/s alone / with'],
+console.log(mdTable(['preset', 'good pages', 't50 / t90 / t100 alone (s)', 't50 / t90 / t100 with (s)', 'slowdown t90', 'adversary share to 90 % (with robots.txt)', 'pages/s alone / with'],
   rows.map((r) => [r.preset, r.without.goodPages, `${f(r.without.t50)} / ${f(r.without.t90)} / ${f(r.without.t100)}`,
     `${f(r.with.t50)} / ${f(r.with.t90)} / ${f(r.with.t100)}`, r.slowdownT90 === null ? '—' : r.slowdownT90.toFixed(2),
-    `${(100 * r.with.adversaryShareTo90).toFixed(1)} %`, `${r.without.pagesPerSecond.toFixed(0)} / ${r.with.pagesPerSecond.toFixed(0)}`])));
+    `${(100 * r.with.adversaryShareTo90).toFixed(1)} % (${(100 * r.with.adversaryShareWithRobotsTo90).toFixed(1)} %)`, `${r.without.pagesPerSecond.toFixed(0)} / ${r.with.pagesPerSecond.toFixed(0)}`])));
 console.log(`wrote ${jf}`);
 if (farmRates !== null) {
   console.log(`farm alone ${farmRates.aloneRate}/s, after the good web ${farmRates.tailRate ?? '—'}/s from 3 s (ratio ${farmRates.ratio ?? '—'}), ` +
     `${farmRates.steadyTailRate ?? '—'}/s from 6 s (ratio ${farmRates.steadyRatio ?? '—'})`);
 }
 if (pair !== null) console.log(`two PLDs of equal budget: fast ${sig(pair.fastAlone, 3)}/s alone, ${sig(pair.fastTogether, 3)}/s together (ratio ${sig(pair.ratio, 3)}); slow ${sig(pair.slowTogether, 3)}/s`);
+
+function parseParams(v: string | undefined): Partial<WebParams> {
+  if (v === undefined) return {};
+  try {
+    const p: unknown = JSON.parse(v);
+    if (p !== null && typeof p === 'object' && !Array.isArray(p)) return p as Partial<WebParams>;
+  } catch {
+    // reported below
+  }
+  throw new Error(`--params: a JSON object of simweb parameters (got ${v})`);
+}
