@@ -16,10 +16,13 @@
  *   2. with STAR ranking by trusted in-degree (star.ts), while a page of a PLD trusted through links
  *      (promoted by STAR, not only vouched for as a seed's) was released within ACTIVE_MS, a PLD
  *      whose trusted in-degree is below the threshold releases, after its first, at most one page
- *      and the robots.txt of at most one new host per UNTRUSTED_PACE · τh.
+ *      and the robots.txt of at most one new host per UNTRUSTED_PACE · τh; and all such PLDs
+ *      together release at most one item per τh plus UNTRUSTED_SHARE of all releases (1/7 of the
+ *      trusted PLDs' pages).
  *
- * So a farm gets one host's pace whatever its host count, a clique of N untrusted PLDs N/32 hosts'
- * worth once the real web has shown it is trusted, a one-host site is not slowed by (1), PLDs with
+ * So a farm gets one host's pace whatever its host count, a clique of untrusted PLDs at most an
+ * eighth of the crawl (beyond one host's pace) however many PLDs it buys, once the real web has
+ * shown it is trusted; a one-host site is not slowed by (1), PLDs with
  * B > B0 keep τh per host, and a crawl left with one PLD (the farm alone) runs at full speed. (2)
  * waits for trust earned through links: before that, nothing tells a farm from a real site that no
  * trusted page links to yet (on a sparse web grown from one seed, trust never spreads), and slowing
@@ -34,11 +37,15 @@
  * a slot's PLD (ranked, trusted) is checked against its key: a collision only forgets it.
  */
 const SLOTS = 1 << 16;
-/**
- * Invariant (2)'s slowdown of an untrusted PLD: a clique of 60 PLDs then gets about two hosts'
- * worth, under a sixth of what a thousand-page real web crawls at (bench:adversary, adv-clique).
- */
+/** Invariant (2)'s slowdown of an untrusted PLD: a clique of 60 PLDs then gets about two hosts' worth. */
 const UNTRUSTED_PACE = 32;
+/**
+ * …and the untrusted PLDs together take at most one release per τh plus this share of the releases
+ * (of the trusted PLDs' pages: 1/7 of them), whatever their number. TOKEN_CAP bounds what the share
+ * saves up while the untrusted PLDs have nothing due.
+ */
+const UNTRUSTED_SHARE = 1 / 8;
+const TOKEN_CAP = 16;
 /**
  * What the pace knows of a PLD: a URL with B > B0 was taken in (ranked); one with a trusted
  * in-degree was, or STAR promoted it (trusted); STAR promoted it through links (earned).
@@ -66,6 +73,9 @@ export class PldPace {
   private readonly nextHost = new Float64Array(SLOTS);
   /** When a page of a PLD trusted through links (`promoted`) was last released: invariant (2) holds. */
   private earnedAt = -Infinity;
+  /** Releases the untrusted PLDs have earned beyond their floor, and when the floor is free next. */
+  private tokens = 0;
+  private nextClass = 0;
   /** The two most recently active distinct slots and when (enough to ask "another PLD than p?"). */
   private slotA = -1;
   private atA = -Infinity;
@@ -140,9 +150,13 @@ export class PldPace {
     return (this.flags(slot, hi, lo) & F_TRUSTED) !== 0;
   }
 
-  /** A page of PLD (hi, lo) was released at `now`: one of a PLD promoted through links keeps the untrusted pace on. */
-  pageReleased(slot: number, hi: number, lo: number, now: number): void {
+  /**
+   * A page of PLD (hi, lo) was released at `now`: one of a PLD promoted through links keeps
+   * invariant (2) on, and a trusted PLD's (`trusted`) earns the untrusted PLDs their share.
+   */
+  pageReleased(slot: number, hi: number, lo: number, now: number, trusted: boolean): void {
     if ((this.flags(slot, hi, lo) & F_EARNED) !== 0) this.earnedAt = now;
+    if (trusted) this.tokens = Math.min(TOKEN_CAP, this.tokens + UNTRUSTED_SHARE / (1 - UNTRUSTED_SHARE));
   }
 
   /** A URL of the PLD in `slot` entered RAM or QR, or was released, at `now`. */
@@ -180,7 +194,8 @@ export class PldPace {
     // Held by the untrusted pace: asked again within τh, as the PLD may be promoted (or the
     // trusted PLDs' pages stop) meanwhile.
     if (untrusted && this.earnedOn(now)) {
-      const slow = page ? this.nextPage[slot]! : this.nextHost[slot]!;
+      let slow = page ? this.nextPage[slot]! : this.nextHost[slot]!;
+      if (this.tokens < 1) slow = Math.max(slow, this.nextClass);
       t = Math.max(t, Math.min(slow, now + this.delayMs()));
     }
     if (t <= now) return 0;
@@ -188,11 +203,16 @@ export class PldPace {
     return t;
   }
 
-  /** A low PLD's item (a page: `page`, or robots.txt) in `slot` was released at `now`. */
-  released(slot: number, now: number, page: boolean): void {
+  /** A low PLD's item (a page: `page`, or robots.txt; of an untrusted PLD: `untrusted`) in `slot` was released at `now`. */
+  released(slot: number, now: number, page: boolean, untrusted: boolean): void {
     if (!this.ranked) return;
     this.next[slot] = now + this.delayMs();
     (page ? this.nextPage : this.nextHost)[slot] = now + UNTRUSTED_PACE * this.delayMs();
+    if (untrusted && this.earnedOn(now)) {
+      // The untrusted PLDs' floor first, then their share.
+      if (this.nextClass <= now) this.nextClass = now + this.delayMs();
+      else this.tokens = Math.max(0, this.tokens - 1);
+    }
     this.active(slot, now);
   }
 

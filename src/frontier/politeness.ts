@@ -125,9 +125,10 @@ export class Politeness extends RobotsGate {
   private pldReleased(h: number, now: number, page: boolean): void {
     const p = this.hPldSlot[h]!;
     if (p < 0 || !this.pace.ranked) return;
-    if (page) this.pace.pageReleased(p, this.hPldHi[h]!, this.hPldLo[h]!, now);
+    const untrusted = this.hLow[h] === 1 && this.hUntrusted[h] === 1;
+    if (page) this.pace.pageReleased(p, this.hPldHi[h]!, this.hPldLo[h]!, now, !untrusted);
     if (this.hLow[h] === 0) this.pace.active(p, now);
-    else this.pace.released(p, now, page);
+    else this.pace.released(p, now, page, untrusted);
   }
 
   /**

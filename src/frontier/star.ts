@@ -132,10 +132,11 @@ export interface TrustOptions {
  * Trusted in-degree at which a PLD's links start to count: one stray link (a farm's one bought
  * link, a comment) does not make a PLD trusted; two page votes from trusted sites do. At 1 every
  * farm linked once from a trusted page would be trusted, and a clique of farms then trusts itself
- * (each member has one such link). The price is a slow start on a sparse web grown from one seed:
- * on simweb's adv-* good web (20 PLDs, 249 links to other PLDs in 1,080 pages) only the seed's PLD
- * reaches 2 even once the whole web is known, against all 20 at 1 — there the crawl's spam
- * resistance comes from the low-PLD pace (pld-pace.ts), not from reputation.
+ * (each member has one such link). On simweb's adv-* good web, whose sites link to the next two
+ * from every page, trust reaches all 20 PLDs as they are crawled. The price is on a sparse web
+ * grown from one seed: with those links removed (20 PLDs, 249 links to other PLDs in 1,080 pages)
+ * only the seed's PLD reaches 2, against all 20 at 1 — there reputation tells the real web from a
+ * farm nothing, and spam resistance is the low-PLD pace's (1) alone (pld-pace.ts).
  */
 export const TRUST_THRESHOLD = 2;
 

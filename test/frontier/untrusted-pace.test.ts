@@ -2,8 +2,9 @@
  * The untrusted pace (src/frontier/pld-pace.ts): with STAR ranking by trusted in-degree
  * (trustThreshold > 0), while a PLD trusted through links has pages released, the pages of a PLD
  * whose trusted in-degree is below the threshold go out at 1/32 of one host's pace, and so do its
- * new hosts (robots.txt fetches) after its first — a clique of N small PLDs gets N/32 hosts' worth,
- * a PLD that mints hosts one new host per 32 τh. Nothing is
+ * new hosts (robots.txt fetches) after its first — a PLD that mints hosts gets one new host per
+ * 32 τh — and all such PLDs together take at most one release per τh plus 1/7 of the trusted
+ * PLDs' pages, however many they are. Nothing is
  * slowed for being untrusted while only the seeds' PLDs (trusted by the operator's vouch) crawl,
  * nor in a crawl that does not rank by trust; a PLD promoted after its URLs were budgeted leaves
  * the pace at once. Simulated clock (pace-sim.ts), every fetch completes at once.
@@ -34,9 +35,21 @@ test('next to a PLD trusted through links, an untrusted clique\'s pages and new 
   const bound = clique.length * (1 + Math.ceil(ms / (SLOW * TAU_H)));
   assert.ok(pages <= bound, `clique pages ${pages} in ${ms} ms (≤ ${bound})`);
   assert.ok(robots <= bound, `clique robots.txt ${robots} in ${ms} ms (≤ ${bound})`);
-  assert.ok(pages >= clique.length && robots >= 2 * clique.length, `every clique PLD still crawled: ${pages} pages, ${robots} robots.txt`);
+  for (const p of cliquePlds) assert.ok((r.pages.get(p) ?? 0) >= 1, `clique PLD ${p} still crawled: ${r.pages.get(p)} pages`);
+  assert.ok(robots > clique.length, `clique PLDs' further hosts too: ${robots} robots.txt`);
   const alone = await crawlCounts([good, steady, { pld: 3, hosts: 0, urlsPerHost: 0, budget: 10, at: 1000 }], ms, { ...TRUST, promote: EARNED });
   for (const p of [2, 4]) assert.ok((r.pages.get(p) ?? 0) >= 0.9 * (alone.pages.get(p) ?? 0), `trusted PLD ${p}: ${r.pages.get(p)} pages with the clique vs ${alone.pages.get(p)} alone`);
+});
+
+test('however many untrusted PLDs there are, together they take one release per τh plus 1/7 of the trusted pages', async () => {
+  const ms = 6000;
+  const many: Site[] = Array.from({ length: 300 }, (_, i) => ({ pld: 100 + i, hosts: 3, urlsPerHost: 10, budget: 10, indegree: 0, at: 1000 }));
+  const r = await crawlCounts([good, steady, ...many], ms, { ...TRUST, promote: EARNED });
+  const spam = sum(r.all, many.map((s) => s.pld));
+  const trustedPages = (r.pages.get(2) ?? 0) + (r.pages.get(4) ?? 0);
+  const bound = ms / TAU_H + 1 + trustedPages / 7 + 16; // floor + share + what the share saved up (TOKEN_CAP)
+  assert.ok(spam <= bound, `300 untrusted PLDs: ${spam} releases in ${ms} ms (≤ ${bound.toFixed(0)}; ${trustedPages} trusted pages)`);
+  assert.ok(spam >= ms / TAU_H / 2, `and they are still crawled: ${spam} releases`);
 });
 
 test('while only a seed\'s PLD (vouched, not promoted through links) crawls, untrusted PLDs keep one host\'s pace each', async () => {
