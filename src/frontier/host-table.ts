@@ -68,6 +68,8 @@ export const W_FLIGHT = 3;
 
 export abstract class HostTable {
   protected readonly o: PolitenessOptions;
+  /** o.trustThreshold, 0 when not given (read per URL taken in). */
+  protected readonly trustThreshold: number;
   private readonly onDrop: (u: FrontierUrl, reason: DropReason) => void;
 
   // Host table (ids from a free list; arrays grow by doubling up to maxHosts).
@@ -135,6 +137,8 @@ export abstract class HostTable {
   protected iDueHead = new Int32Array(0);
   protected iDueTail = new Int32Array(0);
   protected iDueCount = new Int32Array(0);
+  /** 1: the IP is keyed in the IP heap for a robots.txt the low-PLD pace holds (Politeness.nextReady). */
+  protected iRobotsWait = new Uint8Array(0);
   protected iSumB = new Float64Array(0);
   protected iHosts = new Int32Array(0);
   protected iRobots: FrontierUrl[][] = [];
@@ -168,6 +172,7 @@ export abstract class HostTable {
 
   constructor(o: PolitenessOptions, onDrop: (u: FrontierUrl, reason: DropReason) => void) {
     this.o = o;
+    this.trustThreshold = o.trustThreshold ?? 0;
     this.onDrop = onDrop;
     this.sUrl = new Array<FrontierUrl | null>(o.ramUrls).fill(null);
     this.sNext = new Int32Array(o.ramUrls);
@@ -240,6 +245,7 @@ export abstract class HostTable {
     this.iDueHead = g(this.iDueHead, Int32Array);
     this.iDueTail = g(this.iDueTail, Int32Array);
     this.iDueCount = g(this.iDueCount, Int32Array);
+    this.iRobotsWait = g(this.iRobotsWait, Uint8Array);
     this.iSumB = g(this.iSumB, Float64Array);
     this.iHosts = g(this.iHosts, Int32Array);
     this.iLive = g(this.iLive, Uint8Array);
@@ -363,6 +369,7 @@ export abstract class HostTable {
     this.iDueHead[i] = -1;
     this.iDueTail[i] = -1;
     this.iDueCount[i] = 0;
+    this.iRobotsWait[i] = 0;
     this.iSumB[i] = 0;
     this.iHosts[i] = 0;
     this.iLive[i] = 1;
@@ -461,7 +468,10 @@ export abstract class HostTable {
     if (!this.ipHeap.has(i)) this.ipHeap.set(i, this.iNextDue[i]!);
     // Keyed later for a robots.txt the low-PLD pace holds (Politeness.nextReady): a due host
     // brings the IP back to its own next due time.
-    else if (this.iDueCount[i]! > 0 && this.ipHeap.keyOf(i) > this.iNextDue[i]!) this.ipHeap.set(i, this.iNextDue[i]!);
+    else if (this.iRobotsWait[i] === 1 && this.iDueCount[i]! > 0) {
+      this.iRobotsWait[i] = 0;
+      if (this.ipHeap.keyOf(i) > this.iNextDue[i]!) this.ipHeap.set(i, this.iNextDue[i]!);
+    }
   }
 
   protected releaseSlot(u: FrontierUrl, s: number): void {

@@ -157,6 +157,7 @@ export class Politeness extends RobotsGate {
     let n = 0;
     while (n < max && ipHeap.size > 0 && ipHeap.minKey() <= now) {
       const i = ipHeap.pop();
+      this.iRobotsWait[i] = 0;
       // The IP's robots.txt lane first (hosts waiting for their rules have nothing else), then its
       // due hosts: an item the low-PLD pace holds does not hold the IP's other work.
       let item = this.takeRobots(i, now);
@@ -164,8 +165,10 @@ export class Politeness extends RobotsGate {
       if (item === null) item = this.takeDuePage(i, now);
       if (item === null) {
         // Nothing released: the IP comes back when its held robots.txt may go, or as it has work.
-        if (robotsHold > 0 && this.iDueCount[i] === 0) this.ipHeap.set(i, Math.max(robotsHold, this.iNextDue[i]!));
-        else this.wakeIp(i);
+        if (robotsHold > 0 && this.iDueCount[i] === 0) {
+          this.ipHeap.set(i, Math.max(robotsHold, this.iNextDue[i]!));
+          this.iRobotsWait[i] = 1;
+        } else this.wakeIp(i);
         continue;
       }
       item.ip = this.hAddr[item._host] || this.iName[i]!;

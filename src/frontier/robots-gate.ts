@@ -80,11 +80,17 @@ export abstract class RobotsGate extends Pacing {
       this.hPldLo[h] = u.pldLo;
     }
     // Untrusted: STAR gave the URL a trusted in-degree below the threshold (pld-pace.ts).
-    const T = this.o.trustThreshold ?? 0;
-    const untrusted = T > 0 && u.indegree >= 0 && u.indegree < T;
-    this.pace.saw(this.hPldSlot[h]!, u.pldHi, u.pldLo, u.budget > this.o.b0, T > 0 && u.indegree >= T);
-    this.hLow[h] = u.budget > this.o.b0 || this.pace.isRanked(this.hPldSlot[h]!, u.pldHi, u.pldLo) ? 0 : 1;
-    this.hUntrusted[h] = untrusted ? 1 : 0;
+    const T = this.trustThreshold;
+    const p = this.hPldSlot[h]!;
+    if (u.budget > this.o.b0) {
+      this.hLow[h] = 0;
+      this.pace.saw(p, u.pldHi, u.pldLo, true, T > 0 && u.indegree >= T);
+    } else {
+      // (Nothing is known ranked before the first ranked URL.)
+      this.hLow[h] = this.pace.ranked && this.pace.isRanked(p, u.pldHi, u.pldLo) ? 0 : 1;
+      if (T > 0 && u.indegree >= T) this.pace.saw(p, u.pldHi, u.pldLo, false, true);
+    }
+    this.hUntrusted[h] = T > 0 && u.indegree >= 0 && u.indegree < T ? 1 : 0;
     const st = this.hState[h]!;
     if (st === H_READY || st === H_FAILED) {
       if (this.hExpires[h]! <= now) {
