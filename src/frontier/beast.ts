@@ -57,7 +57,7 @@
  * next pass). The manifest has j + 2 entries (+ 2 during a re-spread).
  */
 import { CrawlError } from '../errors.js';
-import { decodeFrontierUrl, encodeFrontierUrl, encodeFrontierUrlView, peekFrontierUrl, type FrontierUrl } from './record.js';
+import { decodeFrontierUrl, encodeFrontierUrlView, peekFrontierUrl, rebudgetRecords, type FrontierUrl } from './record.js';
 import type { BeastQueue, BeastStore, QueueState } from './log-queue.js';
 import { U64Map } from './u64-map.js';
 
@@ -576,16 +576,7 @@ export class Beast {
     for (;;) {
       let recs = src.q!.shiftSync(this.batch);
       if (recs.length === 0) break;
-      if (this.opts.rebudget) {
-        const urls = recs.map(decodeFrontierUrl);
-        const before = urls.map((u) => u.budget);
-        const beforeD = urls.map((u) => u.indegree);
-        await this.opts.rebudget(urls);
-        recs = recs.slice();
-        for (let i = 0; i < urls.length; i++) {
-          if (urls[i]!.budget !== before[i] || urls[i]!.indegree !== beforeD[i]) recs[i] = encodeFrontierUrl(urls[i]!);
-        }
-      }
+      if (this.opts.rebudget) recs = await rebudgetRecords(recs, this.opts.rebudget);
       const pk = this.peek;
       for (let i = 0; i < recs.length; i++) {
         const rec = recs[i]!;

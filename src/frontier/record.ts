@@ -326,6 +326,17 @@ export function peekFrontierUrl(b: Uint8Array, out: Float64Array): void {
   out[6] = version === 3 ? readVarint(b) - 1 : -1;
 }
 
+/**
+ * `recs` with their URLs re-budgeted by `hook` (e.g. STAR's rebudget: B and d as they stand now):
+ * decoded, passed to the hook, and re-encoded where B or d changed; a new array.
+ */
+export async function rebudgetRecords(recs: Uint8Array[], hook: (urls: FrontierUrl[]) => Promise<void>): Promise<Uint8Array[]> {
+  const urls = recs.map(decodeFrontierUrl);
+  const before = urls.map((u) => [u.budget, u.indegree]);
+  await hook(urls);
+  return recs.map((r, i) => (urls[i]!.budget !== before[i]![0] || urls[i]!.indegree !== before[i]![1] ? encodeFrontierUrl(urls[i]!) : r));
+}
+
 /** Path + query of an absolute URL (what robots rules match), without the fragment. */
 export function pathAndQueryOf(url: string): string {
   const s = url.indexOf('://');
