@@ -14,7 +14,8 @@
  *      in RAM and QR (the rest waits in BEAST), and its work does not count toward BEAST's move to
  *      the next queue;
  *   2. with STAR ranking by trusted in-degree (star.ts), while a page of a PLD trusted through links
- *      (promoted by STAR, not only vouched for as a seed's) was released within ACTIVE_MS, a PLD
+ *      (promoted by STAR, not only vouched for as a seed's), or pages of two trusted PLDs, were
+ *      released within ACTIVE_MS, a PLD
  *      whose trusted in-degree is below the threshold releases, after its first, at most one page
  *      and the robots.txt of at most one new host per UNTRUSTED_PACE · τh; and all such PLDs
  *      together release at most one item per τh plus UNTRUSTED_SHARE of all releases (1/7 of the
@@ -24,10 +25,10 @@
  * eighth of the crawl (beyond one host's pace) however many PLDs it buys, once the real web has
  * shown it is trusted; a one-host site is not slowed by (1), PLDs with
  * B > B0 keep τh per host, and a crawl left with one PLD (the farm alone) runs at full speed. (2)
- * waits for trust earned through links: before that, nothing tells a farm from a real site that no
- * trusted page links to yet (on a sparse web grown from one seed, trust never spreads), and slowing
- * every untrusted PLD while the seed's site is crawled holds the crawl back for nothing (a sparse
- * web's good pages took twice as long). A PLD STAR promotes leaves (2) at once: the frontier is told
+ * waits for a trusted web of more than the one seed's site: before that, nothing tells a farm from
+ * a real site that no trusted page links to yet (on a sparse web grown from one seed, trust never
+ * spreads), and slowing every untrusted PLD while the seed's site is crawled holds the crawl back
+ * for nothing. A PLD STAR promotes leaves (2) at once: the frontier is told
  * (Frontier.trustPromoted), and a host (2) holds asks again within τh. Leaving the paced PLDs' work
  * out of the refill's measure (`dispatchable`) keeps the ring moving at the real web's pace:
  * counting it had kept BEAST on its current queue while the real web's URLs waited in the next ones.
@@ -73,6 +74,10 @@ export class PldPace {
   private readonly nextHost = new Float64Array(SLOTS);
   /** When a page of a PLD trusted through links (`promoted`) was last released: invariant (2) holds. */
   private earnedAt = -Infinity;
+  /** The two most recent distinct slots with a trusted PLD's page released, and when: two trusted sites crawling hold (2) too. */
+  private trustedA = -1;
+  private trustedAtA = -Infinity;
+  private trustedAtB = -Infinity;
   /** Releases the untrusted PLDs have earned beyond their floor, and when the floor is free next. */
   private tokens = 0;
   private nextClass = 0;
@@ -156,7 +161,13 @@ export class PldPace {
    */
   pageReleased(slot: number, hi: number, lo: number, now: number, trusted: boolean): void {
     if ((this.flags(slot, hi, lo) & F_EARNED) !== 0) this.earnedAt = now;
-    if (trusted) this.tokens = Math.min(TOKEN_CAP, this.tokens + UNTRUSTED_SHARE / (1 - UNTRUSTED_SHARE));
+    if (!trusted) return;
+    this.tokens = Math.min(TOKEN_CAP, this.tokens + UNTRUSTED_SHARE / (1 - UNTRUSTED_SHARE));
+    if (slot !== this.trustedA) {
+      this.trustedA = slot;
+      this.trustedAtB = this.trustedAtA;
+    }
+    this.trustedAtA = now;
   }
 
   /** A URL of the PLD in `slot` entered RAM or QR, or was released, at `now`. */
@@ -178,9 +189,13 @@ export class PldPace {
     return now - at < this.activeMs();
   }
 
-  /** Whether invariant (2) holds: a page of a PLD trusted through links was released within ACTIVE_MS. */
+  /**
+   * Whether invariant (2) holds: a page of a PLD trusted through links, or pages of two trusted
+   * PLDs (the seeds' PLDs count: the operator vouches for them), were released within ACTIVE_MS.
+   */
   private earnedOn(now: number): boolean {
-    return now - this.earnedAt < this.activeMs();
+    const w = this.activeMs();
+    return now - this.earnedAt < w || (now - this.trustedAtA < w && now - this.trustedAtB < w);
   }
 
   /**

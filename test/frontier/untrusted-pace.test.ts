@@ -5,7 +5,7 @@
  * new hosts (robots.txt fetches) after its first — a PLD that mints hosts gets one new host per
  * 32 τh — and all such PLDs together take at most one release per τh plus 1/7 of the trusted
  * PLDs' pages, however many they are. Nothing is
- * slowed for being untrusted while only the seeds' PLDs (trusted by the operator's vouch) crawl,
+ * slowed for being untrusted while only one seed's PLD (trusted by the operator's vouch) crawls,
  * nor in a crawl that does not rank by trust; a PLD promoted after its URLs were budgeted leaves
  * the pace at once. Simulated clock (pace-sim.ts), every fetch completes at once.
  */
@@ -50,6 +50,14 @@ test('however many untrusted PLDs there are, together they take one release per 
   const bound = ms / TAU_H + 1 + trustedPages / 7 + 16; // floor + share + what the share saved up (TOKEN_CAP)
   assert.ok(spam <= bound, `300 untrusted PLDs: ${spam} releases in ${ms} ms (≤ ${bound.toFixed(0)}; ${trustedPages} trusted pages)`);
   assert.ok(spam >= ms / TAU_H / 2, `and they are still crawled: ${spam} releases`);
+});
+
+test('two seeds\' PLDs (vouched, none promoted) crawling hold it too', async () => {
+  const ms = 6000;
+  // Two trusted sites of budget B0 with work for the whole window, neither promoted through links.
+  const r = await crawlCounts([good, { ...steady, pld: 6 }, { ...steady, pld: 7 }, ...clique], ms, TRUST);
+  const bound = clique.length * (1 + Math.ceil(ms / (SLOW * TAU_H)));
+  assert.ok(sum(r.pages, cliquePlds) <= bound, `clique pages ${sum(r.pages, cliquePlds)} next to two seeds' PLDs (≤ ${bound})`);
 });
 
 test('while only a seed\'s PLD (vouched, not promoted through links) crawls, untrusted PLDs keep one host\'s pace each', async () => {
