@@ -15,23 +15,22 @@
  *      the next queue;
  *   2. with STAR ranking by trusted in-degree (star.ts), while a page of a PLD trusted through links
  *      (promoted by STAR, not only vouched for as a seed's), or pages of two trusted PLDs, were
- *      released within ACTIVE_MS, a PLD
- *      whose trusted in-degree is below the threshold releases, after its first, at most one page
- *      and the robots.txt of at most one new host per UNTRUSTED_PACE · τh; and all such PLDs
- *      together release at most one item per τh plus UNTRUSTED_SHARE of all releases (1/7 of the
- *      trusted PLDs' pages).
+ *      released within ACTIVE_MS, a PLD whose trusted in-degree is below the threshold releases,
+ *      after its first, at most one page and the robots.txt of at most one new host per
+ *      UNTRUSTED_PACE · τh; and all such PLDs together release at most one item per τh plus
+ *      UNTRUSTED_SHARE of all releases (1/7 of the trusted PLDs' pages).
  *
- * So a farm gets one host's pace whatever its host count, a clique of untrusted PLDs at most an
- * eighth of the crawl (beyond one host's pace) however many PLDs it buys, once the real web has
- * shown it is trusted; a one-host site is not slowed by (1), PLDs with
- * B > B0 keep τh per host, and a crawl left with one PLD (the farm alone) runs at full speed. (2)
- * waits for a trusted web of more than the one seed's site: before that, nothing tells a farm from
- * a real site that no trusted page links to yet (on a sparse web grown from one seed, trust never
- * spreads), and slowing every untrusted PLD while the seed's site is crawled holds the crawl back
- * for nothing. A PLD STAR promotes leaves (2) at once: the frontier is told
- * (Frontier.trustPromoted), and a host (2) holds asks again within τh. Leaving the paced PLDs' work
- * out of the refill's measure (`dispatchable`) keeps the ring moving at the real web's pace:
- * counting it had kept BEAST on its current queue while the real web's URLs waited in the next ones.
+ * So a farm gets one host's pace whatever its host count; a clique of untrusted PLDs, once the
+ * crawl has a trusted web, at most an eighth of the crawl beyond one host's pace however many PLDs
+ * it buys; a one-host site is not slowed by (1); PLDs with B > B0 keep τh per host; and a crawl
+ * left with one PLD (the farm alone) runs at full speed. (2) waits for a trusted web of more than
+ * one seed's site: before that, nothing tells a farm from a real site that no trusted page links to
+ * yet (on a sparse web grown from one seed, trust never spreads), and slowing every untrusted PLD
+ * while the seed's site is crawled would hold the crawl back for nothing. A PLD STAR promotes
+ * leaves (2) at once: the frontier is told (Frontier.trustPromoted), and a host (2) holds asks
+ * again within τh. Leaving the paced PLDs' work out of the refill's measure (`dispatchable`) keeps
+ * the ring moving at the real web's pace: counting it had kept BEAST on its current queue while
+ * the real web's URLs waited in the next ones.
  *
  * RAM is fixed: PLDs are direct-mapped to SLOTS slots by hash (2.4 MiB in all). Two PLDs that share
  * a slot share its pace and count as one PLD: a collision only slows, never speeds. What is known of
@@ -193,7 +192,7 @@ export class PldPace {
    * Whether invariant (2) holds: a page of a PLD trusted through links, or pages of two trusted
    * PLDs (the seeds' PLDs count: the operator vouches for them), were released within ACTIVE_MS.
    */
-  private earnedOn(now: number): boolean {
+  private trustedWebOn(now: number): boolean {
     const w = this.activeMs();
     return now - this.earnedAt < w || (now - this.trustedAtA < w && now - this.trustedAtB < w);
   }
@@ -208,7 +207,7 @@ export class PldPace {
     let t = this.next[slot]!;
     // Held by the untrusted pace: asked again within τh, as the PLD may be promoted (or the
     // trusted PLDs' pages stop) meanwhile.
-    if (untrusted && this.earnedOn(now)) {
+    if (untrusted && this.trustedWebOn(now)) {
       let slow = page ? this.nextPage[slot]! : this.nextHost[slot]!;
       if (this.tokens < 1) slow = Math.max(slow, this.nextClass);
       t = Math.max(t, Math.min(slow, now + this.delayMs()));
@@ -223,7 +222,7 @@ export class PldPace {
     if (!this.ranked) return;
     this.next[slot] = now + this.delayMs();
     (page ? this.nextPage : this.nextHost)[slot] = now + UNTRUSTED_PACE * this.delayMs();
-    if (untrusted && this.earnedOn(now)) {
+    if (untrusted && this.trustedWebOn(now)) {
       // The untrusted PLDs' floor first, then their share.
       if (this.nextClass <= now) this.nextClass = now + this.delayMs();
       else this.tokens = Math.max(0, this.tokens - 1);
