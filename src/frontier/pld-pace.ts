@@ -18,10 +18,10 @@
  *      released within ACTIVE_MS, a PLD whose trusted in-degree is below the threshold releases,
  *      after its first, at most one page and the robots.txt of at most one new host per
  *      UNTRUSTED_PACE · τh; and all such PLDs together release at most one item per τh plus
- *      UNTRUSTED_SHARE of all releases (1/7 of the trusted PLDs' pages).
+ *      UNTRUSTED_SHARE of all releases (1/15 of the trusted PLDs' pages).
  *
  * So a farm gets one host's pace whatever its host count; a clique of untrusted PLDs, once the
- * crawl has a trusted web, at most an eighth of the crawl beyond one host's pace however many PLDs
+ * crawl has a trusted web, at most a sixteenth of the crawl beyond one host's pace however many PLDs
  * it buys; a one-host site is not slowed by (1); PLDs with B > B0 keep τh per host; and a crawl
  * left with one PLD (the farm alone) runs at full speed. (2) waits for a trusted web of more than
  * one seed's site: before that, nothing tells a farm from a real site that no trusted page links to
@@ -41,10 +41,10 @@ const SLOTS = 1 << 16;
 const UNTRUSTED_PACE = 32;
 /**
  * …and the untrusted PLDs together take at most one release per τh plus this share of the releases
- * (of the trusted PLDs' pages: 1/7 of them), whatever their number. TOKEN_CAP bounds what the share
+ * (of the trusted PLDs' pages: 1/15 of them), whatever their number. TOKEN_CAP bounds what the share
  * saves up while the untrusted PLDs have nothing due.
  */
-const UNTRUSTED_SHARE = 1 / 8;
+const UNTRUSTED_SHARE = 1 / 16;
 const TOKEN_CAP = 16;
 /**
  * What the pace knows of a PLD: a URL with B > B0 was taken in (ranked); one with a trusted

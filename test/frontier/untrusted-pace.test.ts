@@ -3,7 +3,7 @@
  * (trustThreshold > 0), while a PLD trusted through links has pages released, the pages of a PLD
  * whose trusted in-degree is below the threshold go out at 1/32 of one host's pace, and so do its
  * new hosts (robots.txt fetches) after its first — a PLD that mints hosts gets one new host per
- * 32 τh — and all such PLDs together take at most one release per τh plus 1/7 of the trusted
+ * 32 τh — and all such PLDs together take at most one release per τh plus 1/15 of the trusted
  * PLDs' pages, however many they are. Nothing is
  * slowed for being untrusted while only one seed's PLD (trusted by the operator's vouch) crawls,
  * nor in a crawl that does not rank by trust; a PLD promoted after its URLs were budgeted leaves
@@ -41,13 +41,13 @@ test('next to a PLD trusted through links, an untrusted clique\'s pages and new 
   for (const p of [2, 4]) assert.ok((r.pages.get(p) ?? 0) >= 0.9 * (alone.pages.get(p) ?? 0), `trusted PLD ${p}: ${r.pages.get(p)} pages with the clique vs ${alone.pages.get(p)} alone`);
 });
 
-test('however many untrusted PLDs there are, together they take one release per τh plus 1/7 of the trusted pages', async () => {
+test('however many untrusted PLDs there are, together they take one release per τh plus 1/15 of the trusted pages', async () => {
   const ms = 6000;
   const many: Site[] = Array.from({ length: 300 }, (_, i) => ({ pld: 100 + i, hosts: 3, urlsPerHost: 10, budget: 10, indegree: 0, at: 1000 }));
   const r = await crawlCounts([good, steady, ...many], ms, { ...TRUST, promote: EARNED });
   const spam = sum(r.all, many.map((s) => s.pld));
   const trustedPages = (r.pages.get(2) ?? 0) + (r.pages.get(4) ?? 0);
-  const bound = ms / TAU_H + 1 + trustedPages / 7 + 16; // floor + share + what the share saved up (TOKEN_CAP)
+  const bound = ms / TAU_H + 1 + trustedPages / 15 + 16; // floor + share + what the share saved up (TOKEN_CAP)
   assert.ok(spam <= bound, `300 untrusted PLDs: ${spam} releases in ${ms} ms (≤ ${bound.toFixed(0)}; ${trustedPages} trusted pages)`);
   assert.ok(spam >= ms / TAU_H / 2, `and they are still crawled: ${spam} releases`);
 });
