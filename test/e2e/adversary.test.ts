@@ -5,9 +5,10 @@
  * 200 IPs of its own) and the clique (`adv-clique`: 60 spam PLDs of 3 hosts each, linking to each
  * other's home pages, each linked once from the good web) — with default settings besides the
  * measurement's delays (bench/adversary/config.ts). Judged from the server's request log
- * (bench/adversary/measure.ts): the same seed crawled without and then with the adversary; the time
- * to 90 % of the good web may grow by at most 1.25×, and the adversary may take at most 25 % of the
- * fetches before 90 % good coverage, robots.txt requests counted too.
+ * (bench/adversary/measure.ts): the same seed crawled without and then with the adversary, three
+ * times; the median time to 90 % of the good web may grow by at most 1.25×, and in every run the
+ * adversary may take at most 25 % of the fetches before 90 % good coverage, robots.txt requests
+ * counted too.
  *
  * A run stops by itself at 100 % good coverage or after its time limit.
  */
@@ -19,26 +20,38 @@ import * as path from 'node:path';
 import { measureCoverage } from '../../bench/adversary/measure.js';
 
 const LIMIT_S = 25;
-// Both runs stop at 100 % good coverage: about 10 s each when the crawl is fine.
+// Every run stops at 100 % good coverage: about 10 s each when the crawl is fine.
+
+/** Alone/with pairs per preset, interleaved: the slowdown is median(with) / median(alone). */
+const PAIRS = 3;
+const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 for (const [preset, what] of [['adv-mint', 'a host-minting farm'], ['adv-clique', 'a clique of 60 spam PLDs']] as const) {
-  test(`${what} neither slows the good web past 1.25× nor takes more than 25 % of its fetches`, { timeout: 240_000 }, async (t) => {
+  test(`${what} neither slows the good web past 1.25× nor takes more than 25 % of its fetches`, { timeout: 400_000 }, async (t) => {
     const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'dc-adv-e2e-'));
     const lines: string[] = [];
     const log = (s: string): void => void lines.push(s);
     try {
-      const alone = await measureCoverage({ preset, adversary: false, timeLimitS: LIMIT_S, scratch, log });
-      const withAdv = await measureCoverage({ preset, adversary: true, timeLimitS: LIMIT_S, scratch, log });
-      const why = `\n${lines.join('\n')}\nwith the adversary, stderr: ${withAdv.stderrTail}`;
-      assert.ok(alone.t90 !== null, `the good web alone reaches 90 % within ${LIMIT_S} s${why}`);
-      assert.ok(withAdv.t90 !== null, `with the adversary the good web reaches 90 % within ${LIMIT_S} s${why}`);
-      const slowdown = withAdv.t90 / alone.t90;
-      t.diagnostic(`${preset}: t90 ${alone.t90.toFixed(2)} s alone, ${withAdv.t90.toFixed(2)} s with the adversary (×${slowdown.toFixed(2)}); ` +
-        `${withAdv.farmFetchesTo90} of ${withAdv.fetchesTo90} fetches before 90 % (${(100 * withAdv.adversaryShareWithRobotsTo90).toFixed(1)} % with robots.txt)`);
-      assert.ok(slowdown <= 1.25, `slowdown t90 ${slowdown.toFixed(2)} (${withAdv.t90} s / ${alone.t90} s) ≤ 1.25${why}`);
-      assert.ok(withAdv.farmFetchesTo90 > 0, `the adversary was found and crawled${why}`);
-      assert.ok(withAdv.adversaryShareTo90 <= 0.25, `share before 90 %: ${(100 * withAdv.adversaryShareTo90).toFixed(1)} % ≤ 25 %${why}`);
-      assert.ok(withAdv.adversaryShareWithRobotsTo90 <= 0.25, `share before 90 % with robots.txt: ${(100 * withAdv.adversaryShareWithRobotsTo90).toFixed(1)} % ≤ 25 %${why}`);
+      // Interleaved, so that a neighbour's load on this shared box (the suite runs two files at a
+      // time) weighs on both sides alike; one pair's ratio alone moved by ±0.15 under load.
+      const alone: number[] = [];
+      const withAdv: Array<Awaited<ReturnType<typeof measureCoverage>>> = [];
+      for (let k = 0; k < PAIRS; k++) {
+        const a = await measureCoverage({ preset, adversary: false, timeLimitS: LIMIT_S, scratch, log });
+        const w = await measureCoverage({ preset, adversary: true, timeLimitS: LIMIT_S, scratch, log });
+        const why = `\n${lines.join('\n')}\nwith the adversary, stderr: ${w.stderrTail}`;
+        assert.ok(a.t90 !== null, `the good web alone reaches 90 % within ${LIMIT_S} s${why}`);
+        assert.ok(w.t90 !== null, `with the adversary the good web reaches 90 % within ${LIMIT_S} s${why}`);
+        assert.ok(w.farmFetchesTo90 > 0, `the adversary was found and crawled${why}`);
+        assert.ok(w.adversaryShareTo90 <= 0.25, `share before 90 %: ${(100 * w.adversaryShareTo90).toFixed(1)} % ≤ 25 %${why}`);
+        assert.ok(w.adversaryShareWithRobotsTo90 <= 0.25, `share before 90 % with robots.txt: ${(100 * w.adversaryShareWithRobotsTo90).toFixed(1)} % ≤ 25 %${why}`);
+        alone.push(a.t90);
+        withAdv.push(w);
+      }
+      const slowdown = median(withAdv.map((w) => w.t90!)) / median(alone);
+      t.diagnostic(`${preset}: t90 alone ${alone.map((x) => x.toFixed(2)).join(', ')} s; with the adversary ${withAdv.map((w) => w.t90!.toFixed(2)).join(', ')} s ` +
+        `(×${slowdown.toFixed(2)} of the medians); shares ${withAdv.map((w) => `${(100 * w.adversaryShareTo90).toFixed(1)} % (${(100 * w.adversaryShareWithRobotsTo90).toFixed(1)} % with robots.txt)`).join(', ')}`);
+      assert.ok(slowdown <= 1.25, `slowdown t90 ${slowdown.toFixed(2)} (medians) ≤ 1.25\n${lines.join('\n')}`);
     } finally {
       fs.rmSync(scratch, { recursive: true, force: true });
     }
