@@ -479,9 +479,9 @@ export class Frontier {
     return added;
   }
 
-  /** The low-PLD pace's slot of a peeked record with B ≤ B0 whose PLD is not ranked since (pld-pace.ts), else -1. */
+  /** The low-PLD pace's slot of a peeked record with B ≤ B0 whose PLD is not ranked since, in a crawl that ranks PLDs (pld-pace.ts), else -1. */
   private lowSlot(pk: Float64Array): number {
-    if (pk[4]! > this.opts.b0) return -1;
+    if (pk[4]! > this.opts.b0 || !this.pol.ranksPlds) return -1;
     const slot = pldSlot(pk[2]!, pk[3]!);
     return this.pol.isRankedPld(slot, pk[2]!, pk[3]!) ? -1 : slot;
   }

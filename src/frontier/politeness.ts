@@ -67,6 +67,11 @@ export class Politeness extends RobotsGate {
     return this.pace.mayTake(slot, now);
   }
 
+  /** Whether the crawl ranks PLDs (a URL with B > B0 was taken in): before, nothing is paced per PLD. */
+  get ranksPlds(): boolean {
+    return this.pace.ranked;
+  }
+
   /** Whether the PLD (hi, lo) in pace slot `slot` has had a URL with B > B0 taken in (pld-pace.ts). */
   isRankedPld(slot: number, hi: number, lo: number): boolean {
     return this.pace.isRanked(slot, hi, lo);
@@ -126,7 +131,8 @@ export class Politeness extends RobotsGate {
     const p = this.hPldSlot[h]!;
     if (p < 0 || !this.pace.ranked) return;
     const untrusted = this.hLow[h] === 1 && this.hUntrusted[h] === 1;
-    if (page) this.pace.pageReleased(p, this.hPldHi[h]!, this.hPldLo[h]!, now, !untrusted);
+    // Invariant (2)'s bookkeeping, only in a crawl that ranks by trust (per page released).
+    if (page && this.trustThreshold > 0) this.pace.pageReleased(p, this.hPldHi[h]!, this.hPldLo[h]!, now, !untrusted);
     if (this.hLow[h] === 0) this.pace.active(p, now);
     else this.pace.released(p, now, page, untrusted);
   }
