@@ -8,7 +8,7 @@
  * DRUM worker threads, one of each kind at a time.
  */
 import type { DrumResult } from '../drum/index.js';
-import { decodeContentValue, decodeUniqueUrls, discoverySuffix, le32, withSuffix } from './drum-codec.js';
+import { decodeContentValue, scanUniqueUrls, discoverySuffix, le32, withSuffix } from './drum-codec.js';
 import { extendHopPath, pathSlot, type FrontierUrl } from '../frontier/index.js';
 import type { LinkTable } from './links-codec.js';
 import { CrawlerCore } from './crawler-core.js';
@@ -188,16 +188,16 @@ export abstract class DedupStage extends CrawlerCore {
   protected async onUrlSeenResults(batch: Uint8Array): Promise<void> {
     const admits = this.admitLog;
     const again = this.again;
-    const unique = decodeUniqueUrls(batch, Date.now(), (hi, lo) => {
+    const unique = scanUniqueUrls(batch, (hi, lo) => {
       admits?.add(hi, lo);
       return again.keepUnique(hi, lo);
     });
-    this.counters.urlsSeen += unique.length;
-    if (unique.length === 0) return;
+    this.counters.urlsSeen += unique.count;
+    if (unique.count === 0) return;
     // Admitted at once, not in the scheduler's next turn (that wait cost up to 500 ms per result
     // chunk, ~16 chunks per merge): STAR runs in a worker thread, BEAST appends without blocking
     // I/O; the commit (fdatasyncs, on the thread pool) runs once per bucket in beforeCommit.
-    await this.frontier.admit(unique, { durable: false });
+    await this.frontier.admitUnique(unique, Date.now());
     this.wake.kick();
   }
 

@@ -8,7 +8,7 @@
  *   result: u8 op | u8 unique | u32 hi | u32 lo | u32 valueLen (or none) | value | u32 auxLen (or none) | aux
  */
 import type { DrumOp, DrumResult, DrumResultChunk } from '../drum/index.js';
-import { FrontierUrl } from '../frontier/index.js';
+import { FrontierUrl, type RecordBytes } from '../frontier/index.js';
 
 const NONE = 0xffffffff;
 const OPS: readonly DrumOp[] = ['check', 'update', 'checkUpdate'];
@@ -268,18 +268,74 @@ export function withSuffix(url: Uint8Array, suffix: Uint8Array): Uint8Array {
   return tailScratch.subarray(0, n);
 }
 
-/** URLseen's unique URLs from one result chunk (drum-codec layout, aux = encodeAux's). */
-export function decodeUniqueUrls(buf: Uint8Array, now: number, keep: (hi: number, lo: number) => boolean): FrontierUrl[] {
-  const b = Buffer.from(buf.buffer, buf.byteOffset, buf.byteLength);
-  const out: FrontierUrl[] = [];
-  forEachResult(buf, (_op, unique, hi, lo, _vo, _vl, a, n) => {
-    if (!unique || n < AUX_HEADER || !keep(hi, lo)) return;
-    const end = a + n;
-    const urlEnd = b.indexOf(0, a + AUX_HEADER);
-    const viaEnd = urlEnd < 0 || urlEnd >= end ? -1 : b.indexOf(0, urlEnd + 1);
-    const hasSuffix = viaEnd > urlEnd && viaEnd < end;
-    out.push(new FrontierUrl({
-      url: urlTextAt(b, a + AUX_HEADER, hasSuffix ? urlEnd : end),
+/**
+ * URLseen's unique URLs of one result chunk (aux = encodeAux's), as offsets into the chunk: no
+ * string and no object per URL (URLseen delivers ~25 per page to the main thread). Per URL i:
+ * pos[4i..4i+3] = aux start, URL end, via end (= URL end when the aux has no discovery suffix),
+ * aux end; plds[2i], plds[2i+1] = its PLD key, the layout STAR's assignKeys takes.
+ */
+export class UniqueUrls {
+  count = 0;
+  pos = new Int32Array(256);
+  plds = new Uint32Array(128);
+  constructor(readonly buf: Buffer) {}
+
+  push(a: number, urlEnd: number, viaEnd: number, end: number): void {
+    const i = this.count++;
+    if (this.pos.length < 4 * this.count) {
+      const p = new Int32Array(this.pos.length * 2);
+      p.set(this.pos);
+      this.pos = p;
+      const k = new Uint32Array(this.plds.length * 2);
+      k.set(this.plds);
+      this.plds = k;
+    }
+    this.pos[4 * i] = a;
+    this.pos[4 * i + 1] = urlEnd;
+    this.pos[4 * i + 2] = viaEnd;
+    this.pos[4 * i + 3] = end;
+    this.plds[2 * i] = le32(this.buf, a + 8);
+    this.plds[2 * i + 1] = le32(this.buf, a + 12);
+  }
+
+  /** URL i's aux holds only ASCII (canonical URLs always do): its record can be copied from the bytes. */
+  ascii(i: number): boolean {
+    const b = this.buf;
+    for (let j = this.pos[4 * i]! + AUX_HEADER, end = this.pos[4 * i + 3]!; j < end; j++) if (b[j]! >= 0x80) return false;
+    return true;
+  }
+
+  /** URL i's texts and keys into `f` (encodeFrontierRecordBytes); B, P, d and the date are the caller's. */
+  fields(i: number, f: RecordBytes): void {
+    const b = this.buf;
+    const a = this.pos[4 * i]!;
+    const urlEnd = this.pos[4 * i + 1]!;
+    const viaEnd = this.pos[4 * i + 2]!;
+    const end = this.pos[4 * i + 3]!;
+    f.src = b;
+    f.urlFrom = a + AUX_HEADER;
+    f.urlTo = urlEnd;
+    f.viaFrom = viaEnd === urlEnd ? urlEnd : urlEnd + 1;
+    f.viaTo = viaEnd;
+    f.pathFrom = viaEnd === urlEnd ? end : viaEnd + 1;
+    f.pathTo = end;
+    f.hostHi = le32(b, a);
+    f.hostLo = le32(b, a + 4);
+    f.pldHi = le32(b, a + 8);
+    f.pldLo = le32(b, a + 12);
+    f.hops = le32(b, a + 16);
+  }
+
+  /** URL i as a FrontierUrl (B and P 0): the string path, for a URL that is not ASCII. */
+  url(i: number, now: number): FrontierUrl {
+    const b = this.buf;
+    const a = this.pos[4 * i]!;
+    const urlEnd = this.pos[4 * i + 1]!;
+    const viaEnd = this.pos[4 * i + 2]!;
+    const end = this.pos[4 * i + 3]!;
+    const hasSuffix = viaEnd !== urlEnd;
+    return new FrontierUrl({
+      url: urlTextAt(b, a + AUX_HEADER, urlEnd),
       via: hasSuffix ? urlTextAt(b, urlEnd + 1, viaEnd) : '',
       path: hasSuffix ? b.toString('latin1', viaEnd + 1, end) : '',
       hostHi: le32(b, a),
@@ -290,7 +346,24 @@ export function decodeUniqueUrls(buf: Uint8Array, now: number, keep: (hi: number
       budget: 0,
       admitted: 0,
       discoveredAt: now,
-    }));
+    });
+  }
+}
+
+/**
+ * The unique URLs of a URLseen result chunk whose key `keep` accepts. An aux is the URL, then
+ * either nothing or NUL via NUL path (discoverySuffix); canonical URLs hold no NUL.
+ */
+export function scanUniqueUrls(buf: Uint8Array, keep: (hi: number, lo: number) => boolean): UniqueUrls {
+  const b = Buffer.from(buf.buffer, buf.byteOffset, buf.byteLength);
+  const out = new UniqueUrls(b);
+  forEachResult(buf, (_op, unique, hi, lo, _vo, _vl, a, n) => {
+    if (!unique || n < AUX_HEADER || !keep(hi, lo)) return;
+    const end = a + n;
+    const urlEnd = b.indexOf(0, a + AUX_HEADER);
+    const viaEnd = urlEnd < 0 || urlEnd >= end ? -1 : b.indexOf(0, urlEnd + 1);
+    if (viaEnd > urlEnd && viaEnd < end) out.push(a, urlEnd, viaEnd, end);
+    else out.push(a, end, end, end);
   });
   return out;
 }

@@ -5,7 +5,8 @@
  */
 import path from 'node:path';
 import { CrawlError } from '../errors.js';
-import { Frontier, Star, TRUST_THRESHOLD, budgetPreset, type FrontierUrl, type FetchOutcome as PoliteFetchOutcome } from '../frontier/index.js';
+import { Frontier, Star, TRUST_THRESHOLD, budgetPreset, encodeFrontierRecordBytes, encodeFrontierUrl, type FrontierUrl, type RecordBytes, type FetchOutcome as PoliteFetchOutcome } from '../frontier/index.js';
+import type { UniqueUrls } from './drum-codec.js';
 import type { FetchResult } from '../fetch/index.js';
 import { MAX_FETCH_ATTEMPTS, retryOutcome } from './retry-policy.js';
 import type { DnsCache } from '../dns/index.js';
@@ -50,6 +51,8 @@ export interface FrontierPort {
    * unless `durable: false`: then only placed, and `commitAdmits()` makes them durable.
    */
   admit(urls: FrontierUrl[], opts?: { durable?: boolean }): Promise<void>;
+  /** admit() of one URLseen result chunk's unique URLs, from their bytes; not yet durable. */
+  admitUnique(u: UniqueUrls, discoveredAt: number): Promise<void>;
   /** Everything admitted so far durable (BEAST's fdatasyncs on the libuv pool). */
   commitAdmits(): Promise<void>;
   /** URLs that were in flight at a crash/stop: back in, without a new STAR count. */
@@ -157,25 +160,72 @@ class FrontierAdapter implements FrontierPort {
   }
 
   async admit(urls: FrontierUrl[], opts?: { durable?: boolean }): Promise<void> {
-    // PLD in-degrees before budgets, at least once a second and as often as every EDGE_FLUSH_MIN_MS,
-    // spending at most 1/EDGE_FLUSH_SHARE of the time on them: each PLDedges batch is two DRUM
-    // merge rounds (edges, then the in-degree increments), whose cost grows with the tables, and a
-    // URLseen merge delivers ~k result chunks back to back. Budgets thus reflect every link seen
-    // up to ≤ 1 s before (thesis VI.2 batches PLDedges the same way; B only needs the in-degree's
-    // rank, not the last link); while the tables are small, trust reaches a newly linked PLD — and
-    // its pages leave the untrusted pace (pld-pace.ts) — within a fraction of that.
-    const t0 = performance.now();
-    if (t0 - this.lastEdgeFlush >= this.edgeFlushEveryMs) {
-      this.lastEdgeFlush = t0;
-      await this.flushLinks();
-      this.edgeFlushEveryMs = Math.min(1000, Math.max(EDGE_FLUSH_MIN_MS, EDGE_FLUSH_SHARE * (performance.now() - t0)));
-    }
+    await this.flushLinksIfDue();
     await this.star.assign(urls);
     // Append (no fsync), then one commit of everything appended so far (fdatasyncs of the touched
     // queue files + BEAST's manifest, on the libuv pool): durable when this resolves, which is what
     // URLseen's DRUM waits for before it commits its own merge (at-least-once).
     await this.serial(() => this.f.admit(urls, { durable: false }));
     if (opts?.durable !== false) await this.f.commitAdmits();
+  }
+
+  /**
+   * admit() without a FrontierUrl per URL: STAR's (B, P, d) by PLD key into three arrays, then
+   * each record written from the chunk's bytes (encodeFrontierRecordBytes) and placed in BEAST.
+   * A URL that is not ASCII takes the string path; both write the same record bytes.
+   */
+  async admitUnique(u: UniqueUrls, discoveredAt: number): Promise<void> {
+    const n = u.count;
+    if (n === 0) return;
+    await this.flushLinksIfDue();
+    const budget = new Float64Array(n);
+    const admitted = new Float64Array(n);
+    const indegree = new Float64Array(n);
+    await this.star.assignKeys(u.plds, n, budget, admitted, indegree);
+    const f = this.fields;
+    await this.serial(async () => {
+      f.discoveredAt = discoveredAt;
+      for (let i = 0; i < n; i++) {
+        let rec: Uint8Array;
+        if (u.ascii(i)) {
+          u.fields(i, f);
+          f.budget = budget[i]!;
+          f.admitted = admitted[i]!;
+          f.indegree = indegree[i]!;
+          rec = encodeFrontierRecordBytes(f);
+        } else {
+          const url = u.url(i, discoveredAt);
+          url.budget = budget[i]!;
+          url.admitted = admitted[i]!;
+          url.indegree = indegree[i]!;
+          rec = encodeFrontierUrl(url);
+        }
+        this.f.admitRecord(rec, budget[i]!, admitted[i]!);
+      }
+    });
+  }
+
+  /** One reused RecordBytes for admitUnique (its texts are ranges of the chunk being admitted). */
+  private readonly fields: RecordBytes = {
+    src: new Uint8Array(0), urlFrom: 0, urlTo: 0, viaFrom: 0, viaTo: 0, pathFrom: 0, pathTo: 0,
+    hops: 0, hostHi: 0, hostLo: 0, pldHi: 0, pldLo: 0, budget: 0, admitted: 0, indegree: -1, discoveredAt: 0,
+  };
+
+  /**
+   * PLD in-degrees before budgets, at least once a second and as often as every EDGE_FLUSH_MIN_MS,
+   * spending at most 1/EDGE_FLUSH_SHARE of the time on them: each PLDedges batch is two DRUM
+   * merge rounds (edges, then the in-degree increments), whose cost grows with the tables, and a
+   * URLseen merge delivers ~k result chunks back to back. Budgets thus reflect every link seen
+   * up to ≤ 1 s before (thesis VI.2 batches PLDedges the same way; B only needs the in-degree's
+   * rank, not the last link); while the tables are small, trust reaches a newly linked PLD — and
+   * its pages leave the untrusted pace (pld-pace.ts) — within a fraction of that.
+   */
+  private async flushLinksIfDue(): Promise<void> {
+    const t0 = performance.now();
+    if (t0 - this.lastEdgeFlush < this.edgeFlushEveryMs) return;
+    this.lastEdgeFlush = t0;
+    await this.flushLinks();
+    this.edgeFlushEveryMs = Math.min(1000, Math.max(EDGE_FLUSH_MIN_MS, EDGE_FLUSH_SHARE * (performance.now() - t0)));
   }
 
   commitAdmits(): Promise<void> {

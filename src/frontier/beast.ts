@@ -336,10 +336,13 @@ export class Beast {
 
   /** Fresh admission of a URL carrying STAR's (B, P): queue ceil(P/B) ahead, or QF. */
   place(u: FrontierUrl, record?: Uint8Array): void {
-    const rec = record ?? encodeFrontierUrlView(u); // push copies it
+    this.placeRecord(record ?? encodeFrontierUrlView(u), u.budget, u.admitted);
+  }
+
+  /** place() of an encoded record carrying STAR's (B, P); push copies it. */
+  placeRecord(rec: Uint8Array, B: number, P: number): void {
     this.admittedCount++;
-    const B = u.budget;
-    const k = B > 0 ? Math.ceil(Math.max(1, u.admitted) / B) : Infinity;
+    const k = B > 0 ? Math.ceil(Math.max(1, P) / B) : Infinity;
     let r: QRef;
     if (k < this.j) r = this.ring[(this.c + k) % this.j]!;
     else {

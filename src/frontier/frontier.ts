@@ -305,6 +305,12 @@ export class Frontier {
     if (opts.durable !== false) await this.beast.commitAppends();
   }
 
+  /** admit() of one encoded record with its STAR (B, P), not yet durable (commitAdmits). */
+  admitRecord(rec: Uint8Array, budget: number, admitted: number): void {
+    this.check();
+    this.beast.placeRecord(rec, budget, admitted);
+  }
+
   /**
    * Makes every URL admitted so far (also with `{ durable: false }`) durable: one fdatasync per
    * BEAST queue file appended to since the last commit plus one for BEAST's combined manifest, all

@@ -231,6 +231,70 @@ function putText(buf: Uint8Array, o: number, s: string): number {
   return o + lenBytes + written;
 }
 
+/**
+ * A record's fields for encodeFrontierRecordBytes: the texts as byte ranges of one source buffer
+ * (URLseen's result chunk), the rest as numbers. One reused object per caller: nothing is
+ * allocated per URL.
+ */
+export interface RecordBytes {
+  src: Uint8Array;
+  urlFrom: number;
+  urlTo: number;
+  viaFrom: number;
+  viaTo: number;
+  pathFrom: number;
+  pathTo: number;
+  hops: number;
+  hostHi: number;
+  hostLo: number;
+  pldHi: number;
+  pldLo: number;
+  budget: number;
+  admitted: number;
+  indegree: number;
+  discoveredAt: number;
+}
+
+/**
+ * encodeFrontierUrlView of a fresh URL (attempts 0) whose texts are already bytes: the same record
+ * bytes, written by copying the ranges instead of building the URL, via and path strings and
+ * encoding them again (URLseen delivers ~25 unique URLs per page to the main thread; the strings
+ * were half of that path's cost and most of its garbage). The ranges must be ASCII, for which the
+ * string path is the identity (the caller checks; a non-ASCII URL takes the string path). A view
+ * of the shared scratch, valid until the next encode.
+ */
+export function encodeFrontierRecordBytes(f: RecordBytes): Uint8Array {
+  const urlLen = f.urlTo - f.urlFrom;
+  const viaLen = f.viaTo - f.viaFrom;
+  const pathLen = f.pathTo - f.pathFrom;
+  const need = urlLen + viaLen + pathLen + 84;
+  if (scratch.length < need) setScratch(new Uint8Array(need * 2));
+  const buf = scratch;
+  const src = f.src;
+  let o = 0;
+  buf[o++] = 3;
+  o = putVarint(buf, o, urlLen);
+  o = putVarint(buf, copyRange(buf, o, src, f.urlFrom, f.urlTo), f.hops);
+  o = putU32(buf, o, f.hostHi);
+  o = putU32(buf, o, f.hostLo);
+  o = putU32(buf, o, f.pldHi);
+  o = putU32(buf, o, f.pldLo);
+  o = putVarint(buf, o, Math.max(0, Math.floor(f.budget)));
+  o = putVarint(buf, o, Math.max(0, Math.floor(f.admitted)));
+  o = putVarint(buf, o, Math.max(0, Math.floor(f.indegree) + 1));
+  o = putVarint(buf, o, Math.max(0, Math.floor(f.discoveredAt)));
+  buf[o++] = 0; // attempts
+  o = putVarint(buf, o, viaLen);
+  o = putVarint(buf, copyRange(buf, o, src, f.viaFrom, f.viaTo), pathLen);
+  return buf.subarray(0, copyRange(buf, o, src, f.pathFrom, f.pathTo));
+}
+
+/** src[from, to) to buf at o; returns the end. A loop: no view object per range (~60-byte ranges). */
+function copyRange(buf: Uint8Array, o: number, src: Uint8Array, from: number, to: number): number {
+  for (let i = from; i < to; i++) buf[o++] = src[i]!;
+  return o;
+}
+
 function bad(msg: string): never {
   throw new CrawlError('CRAWL_FRONTIER_BAD_RECORD', `corrupt frontier record: ${msg}`);
 }

@@ -356,6 +356,22 @@ export class Star {
     }
   }
 
+  /**
+   * assign() for PLD keys given as words (two per URL, as URLseen's result scan lays them out):
+   * URL i's B, P and d into budget[i], admitted[i] and indegree[i]. No FrontierUrl needed.
+   */
+  async assignKeys(keys: Uint32Array, n: number, budget: Float64Array, admitted: Float64Array, indegree: Float64Array): Promise<void> {
+    if (n === 0) return;
+    this.ensure(n);
+    await this.store.admit(keys, n, this.outD, this.outP);
+    for (let i = 0; i < n; i++) {
+      const d = this.outD[i]!;
+      budget[i] = this.budgetFor(d);
+      admitted[i] = this.outP[i]!;
+      indegree[i] = d;
+    }
+  }
+
   /** Re-budgets URLs waiting in QF with their PLD's current B (P unchanged) — BEAST's hook. */
   async rebudget(urls: readonly FrontierUrl[]): Promise<void> {
     const n = urls.length;
