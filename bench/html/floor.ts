@@ -24,7 +24,7 @@ import { mkdtempSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
 import { decodeHtml, extractLinks, payloadDigest } from '../../src/html/index.js';
 import { encodeExchangeRecords } from '../../src/store/index.js';
 import { parseToTable } from '../../src/crawl/parse-worker.js';
-import { LinkTable } from '../../src/crawl/links-codec.js';
+import { LinkTable, encodeLinks } from '../../src/crawl/links-codec.js';
 import { BatchWriter, decodeResults } from '../../src/crawl/drum-codec.js';
 import { Drum } from '../../src/drum/index.js';
 import { DnsCache } from '../../src/dns/index.js';
@@ -88,10 +88,13 @@ ms.warcNone = perItem(idx, (i) => encodeExchangeRecords(exch(i), { compression: 
   const url = new TextEncoder().encode('http://h12.pld345.test:8080/p/12345');
   for (let i = 0; i < 4096; i++) rw.result({ op: 'checkUpdate', keyHi: i, keyLo: i, unique: true, value: null, aux: url });
   const results = rw.take();
+  // a page's 25 links, handed over as one link table (the URLseen thread writes the tuples)
+  const table = encodeLinks(Array.from({ length: 25 }, (_, k) => ({ hi: k, lo: k * 7, hostHi: 1, hostLo: 2, pldHi: 3, pldLo: 4, url: `http://h12.pld345.test:8080/p/${12345 + k}` })));
+  const suffix = new TextEncoder().encode('\0http://h12.pld345.test:8080/p/1\0LL');
   const n = 200_000;
   const t0 = cpuMs();
-  for (let i = 0; i < n; i++) {
-    w.tupleWords('checkUpdate', i, i * 7, 1, 2, 3, 4, 5, url);
+  for (let i = 0; i < n / 25; i++) {
+    w.linkTable(table, 25, 2, suffix);
     if (w.length > 1 << 20) w.take();
   }
   for (let i = 0; i < n / 4096; i++) decodeResults(results);

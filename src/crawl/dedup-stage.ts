@@ -8,7 +8,7 @@
  * DRUM worker threads, one of each kind at a time.
  */
 import type { DrumResult } from '../drum/index.js';
-import { decodeContentValue, scanUniqueUrls, discoverySuffix, le32, withSuffix } from './drum-codec.js';
+import { decodeContentValue, scanUniqueUrls, discoverySuffix, le32 } from './drum-codec.js';
 import { extendHopPath, pathSlot, type FrontierUrl } from '../frontier/index.js';
 import type { LinkTable } from './links-codec.js';
 import { CrawlerCore } from './crawler-core.js';
@@ -141,11 +141,11 @@ export abstract class DedupStage extends CrawlerCore {
     if (this.pairScratch.length < n * 4) this.pairScratch = new Uint32Array(Math.max(n * 4, this.pairScratch.length * 2));
     const pairs = this.pairScratch;
     let m = 0;
+    // The whole table in one copy: URLseen's thread writes each link's tuple (encodeAux's aux).
+    this.urlSeen.linkTable(t.buf, n, hops, suffix);
     for (let i = 0; i < n; i++) {
       const pHi = t.word(i, 4);
       const pLo = t.word(i, 5);
-      // aux as encodeAux lays it out, written straight into the DRUM batch (no per-link array)
-      this.urlSeen.checkUpdateWords(t.word(i, 0), t.word(i, 1), t.word(i, 2), t.word(i, 3), pHi, pLo, hops, withSuffix(t.urlBytes(i), suffix));
       if (pHi !== src.pldHi || pLo !== src.pldLo) {
         pairs[m * 4] = src.pldHi;
         pairs[m * 4 + 1] = src.pldLo;

@@ -5,12 +5,17 @@
  * capture and the page's job id).
  *
  *   tuple:  u8 op | u32 hi | u32 lo | u32 valueLen (0xffffffff = none) | value | u32 auxLen (or none) | aux
+ *   links:  u8 3 | u32 hops | u32 suffixLen | suffix | u32 tableLen | link table (links-codec.ts)
+ *           — a page's links, expanded in the DRUM thread into one checkUpdate per link
  *   result: u8 op | u8 unique | u32 hi | u32 lo | u32 valueLen (or none) | value | u32 auxLen (or none) | aux
  */
 import type { DrumOp, DrumResult, DrumResultChunk } from '../drum/index.js';
 import { FrontierUrl, type RecordBytes } from '../frontier/index.js';
+import { LinkTable } from './links-codec.js';
 
 const NONE = 0xffffffff;
+/** Op code of a link-table entry (BatchWriter.linkTable); tuple ops are 0–2. */
+const LINKS = 3;
 const OPS: readonly DrumOp[] = ['check', 'update', 'checkUpdate'];
 const OP_CODE: Record<DrumOp, number> = { check: 0, update: 1, checkUpdate: 2 };
 
@@ -56,28 +61,23 @@ export class BatchWriter {
     this.count++;
   }
   /**
-   * A tuple without value whose aux is five u32 words (LE) followed by `tail` — written in place,
-   * no intermediate aux array (the pipeline's URLseen aux: host key, PLD key, hops + URL bytes).
+   * A page's link table as one entry (`links` of them): the URLseen thread expands it into one
+   * checkUpdate per link with encodeAux's aux (host key, PLD key, `hops`, URL bytes + `suffix`),
+   * so the event loop copies the table once instead of writing a tuple per link.
    */
-  tupleWords(op: DrumOp, hi: number, lo: number, w0: number, w1: number, w2: number, w3: number, w4: number, tail: Uint8Array): void {
-    const n = 20 + tail.byteLength;
-    this.ensure(9 + 8 + n);
+  linkTable(table: Uint8Array, links: number, hops: number, suffix: Uint8Array): void {
+    this.ensure(13 + suffix.byteLength + table.byteLength);
     const dv = this.dv;
     let p = this.length;
-    this.buf[p] = OP_CODE[op];
-    dv.setUint32(p + 1, hi >>> 0, true);
-    dv.setUint32(p + 5, lo >>> 0, true);
-    dv.setUint32(p + 9, NONE, true);
-    dv.setUint32(p + 13, n, true);
-    p += 17;
-    dv.setUint32(p, w0 >>> 0, true);
-    dv.setUint32(p + 4, w1 >>> 0, true);
-    dv.setUint32(p + 8, w2 >>> 0, true);
-    dv.setUint32(p + 12, w3 >>> 0, true);
-    dv.setUint32(p + 16, w4 >>> 0, true);
-    this.buf.set(tail, p + 20);
-    this.length = p + n;
-    this.count++;
+    this.buf[p] = LINKS;
+    dv.setUint32(p + 1, hops >>> 0, true);
+    dv.setUint32(p + 5, suffix.byteLength, true);
+    this.buf.set(suffix, p + 9);
+    p += 9 + suffix.byteLength;
+    dv.setUint32(p, table.byteLength, true);
+    this.buf.set(table, p + 4);
+    this.length = p + 4 + table.byteLength;
+    this.count += links;
   }
   result(r: DrumResult): void {
     this.ensure(10);
@@ -153,6 +153,10 @@ export function forEachTuple(
   const end = buf.byteLength;
   let p = 0;
   while (p < end) {
+    if (buf[p] === LINKS) {
+      p = expandLinks(buf, dv, p, fn);
+      continue;
+    }
     const op = OPS[buf[p]!]!;
     const hi = dv.getUint32(p + 1, true);
     const lo = dv.getUint32(p + 5, true);
@@ -173,6 +177,41 @@ export function forEachTuple(
     }
     fn(op, hi, lo, value, aux);
   }
+}
+
+/** URLseen aux of the link being expanded (bound: the longest URL + suffix seen). */
+let linkAux = new Uint8Array(4096);
+
+/** The link-table entry at p as checkUpdate tuples (BatchWriter.linkTable); returns the entry's end. */
+function expandLinks(buf: Uint8Array, dv: DataView, p: number, fn: (op: DrumOp, hi: number, lo: number, value: Uint8Array | null, aux: Uint8Array | null) => void): number {
+  const hops = dv.getUint32(p + 1, true);
+  const sl = dv.getUint32(p + 5, true);
+  const suffix = buf.subarray(p + 9, p + 9 + sl);
+  p += 9 + sl;
+  const tl = dv.getUint32(p, true);
+  const t = new LinkTable(buf.subarray(p + 4, p + 4 + tl));
+  for (let i = 0; i < t.count; i++) {
+    const url = t.urlBytes(i);
+    const n = AUX_HEADER + url.byteLength + sl;
+    if (linkAux.byteLength < n) linkAux = new Uint8Array(n * 2);
+    const a = linkAux;
+    putLe32(a, 0, t.word(i, 2));
+    putLe32(a, 4, t.word(i, 3));
+    putLe32(a, 8, t.word(i, 4));
+    putLe32(a, 12, t.word(i, 5));
+    putLe32(a, 16, hops);
+    a.set(url, AUX_HEADER);
+    a.set(suffix, AUX_HEADER + url.byteLength);
+    fn('checkUpdate', t.word(i, 0), t.word(i, 1), null, a.subarray(0, n));
+  }
+  return p + 4 + tl;
+}
+
+function putLe32(b: Uint8Array, o: number, v: number): void {
+  b[o] = v & 0xff;
+  b[o + 1] = (v >>> 8) & 0xff;
+  b[o + 2] = (v >>> 16) & 0xff;
+  b[o + 3] = v >>> 24;
 }
 
 /**

@@ -240,9 +240,9 @@ export class DrumProxy {
     this.maybeShip();
   }
 
-  /** checkUpdate without value; aux = five u32 words + `tail`, encoded straight into the batch. */
-  checkUpdateWords(hi: number, lo: number, w0: number, w1: number, w2: number, w3: number, w4: number, tail: Uint8Array): void {
-    this.batch.tupleWords('checkUpdate', hi, lo, w0, w1, w2, w3, w4, tail);
+  /** A page's links as one entry, expanded into checkUpdate tuples in the DRUM thread (BatchWriter.linkTable). */
+  linkTable(table: Uint8Array, links: number, hops: number, suffix: Uint8Array): void {
+    this.batch.linkTable(table, links, hops, suffix);
     this.maybeShip();
   }
 

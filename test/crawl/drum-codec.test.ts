@@ -1,33 +1,41 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { BatchWriter, decodeResults, encodeResultChunk, forEachResult, forEachTuple } from '../../src/crawl/drum-codec.js';
+import { BatchWriter, decodeResults, discoverySuffix, encodeAux, encodeResultChunk, forEachResult, forEachTuple } from '../../src/crawl/drum-codec.js';
+import { encodeLinks, type LinkEntry } from '../../src/crawl/links-codec.js';
 import type { DrumResult, DrumResultChunk } from '../../src/drum/index.js';
 
 const show = (b: Uint8Array | null): string => (b === null ? 'null' : [...b].join(','));
 
-test('drum-codec: tuples round-trip through one batch (values/aux absent, empty, long; tupleWords aux layout)', () => {
+test('drum-codec: tuples round-trip through one batch (values/aux absent, empty, long; link tables expand to encodeAux tuples)', () => {
   const w = new BatchWriter(16); // starts tiny: the batch grows several times
   const want: string[] = [];
+  let count = 0;
   for (let i = 0; i < 2000; i++) {
     const hi = (i * 2654435761) >>> 0;
     const lo = (i * 40503) >>> 0;
     if (i % 4 === 0) {
-      const tail = new Uint8Array(i % 97).fill(i & 255);
-      w.tupleWords('checkUpdate', hi, lo, 1, 0xffffffff, i, 7, i % 9, tail);
-      const aux = new Uint8Array(20 + tail.length);
-      const dv = new DataView(aux.buffer);
-      [1, 0xffffffff, i, 7, i % 9].forEach((x, k) => dv.setUint32(4 * k, x, true));
-      aux.set(tail, 20);
-      want.push(`checkUpdate ${hi} ${lo} null ${show(aux)}`);
+      // a page's link table (i % 7 links, some with long URLs) and its discovery suffix
+      const links: LinkEntry[] = [];
+      for (let k = 0; k < i % 7; k++) {
+        links.push({ hi: hi + k, lo, hostHi: k, hostLo: 0xffffffff, pldHi: i, pldLo: 7, url: `http://h${k}.test/${'p'.repeat((i * k) % 300)}` });
+      }
+      const suffix = i % 8 === 0 ? new Uint8Array(0) : discoverySuffix(`http://page${i}.test/`, 'L'.repeat(i % 9));
+      w.linkTable(encodeLinks(links), links.length, i % 9, suffix);
+      count += links.length;
+      for (const l of links) {
+        const aux = encodeAux(l.hostHi, l.hostLo, l.pldHi, l.pldLo, i % 9, new Uint8Array([...new TextEncoder().encode(l.url), ...suffix]));
+        want.push(`checkUpdate ${(l.hi >>> 0)} ${l.lo} null ${show(aux)}`);
+      }
       continue;
     }
+    count++;
     const op = i % 3 === 0 ? 'check' : i % 3 === 1 ? 'update' : 'checkUpdate';
     const v = i % 5 === 0 ? null : new Uint8Array(i % 300).fill((i * 7) & 255);
     const a = i % 7 === 0 ? null : new Uint8Array(i % 13).fill((i * 3) & 255);
     w.tuple(op, hi, lo, v, a);
     want.push(`${op} ${hi} ${lo} ${show(v)} ${show(a)}`);
   }
-  assert.equal(w.count, 2000);
+  assert.equal(w.count, count);
   const got: string[] = [];
   forEachTuple(w.take(), (op, hi, lo, v, a) => got.push(`${op} ${hi} ${lo} ${show(v)} ${show(a)}`));
   assert.deepEqual(got, want);
