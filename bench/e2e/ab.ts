@@ -64,7 +64,7 @@ function side(s: 'A' | 'B'): Record<string, number> {
   return {
     pagesPerSec: median(rs.map((r) => r.pagesPerSec)),
     crawlerCpuMsPerPageAfterOpen: median(rs.map((r) => r.crawlerCpuMsPerPageAfterOpen)),
-    mainMsPerPage: role('main'), parseMsPerPage: role('parse'), drumMsPerPage: role('drum'), runtimeMsPerPage: role('runtime'),
+    mainMsPerPage: role('main'), parseMsPerPage: role('parse'), drumMsPerPage: role('drum'), archiveMsPerPage: role('archive'), runtimeMsPerPage: role('runtime'),
     peakRssMB: median(rs.map((r) => r.peakRssMB)),
   };
 }

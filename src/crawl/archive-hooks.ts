@@ -7,7 +7,7 @@
  * Neither takes part in ContentSeen dedup: robots.txt is fetched once per host per day at most,
  * and a DNS answer is not a page.
  */
-import type { WarcWriter } from '../store/index.js';
+import type { ArchiveThread } from './archive-thread.js';
 import { isHttpResponse, type FetchResult } from '../fetch/index.js';
 import type { DnsCacheOptions } from '../dns/index.js';
 
@@ -17,7 +17,7 @@ function truncation(r: FetchResult): false | 'length' | 'time' | 'disconnect' | 
 }
 
 /** Archive the HTTP answers of one robots.txt fetch (its hops, in order). */
-export async function archiveRobots(warc: WarcWriter, results: readonly FetchResult[]): Promise<void> {
+export async function archiveRobots(warc: ArchiveThread, results: readonly FetchResult[]): Promise<void> {
   for (const r of results) {
     if (!isHttpResponse(r)) continue;
     await warc.writeExchange({
@@ -32,7 +32,7 @@ export async function archiveRobots(warc: WarcWriter, results: readonly FetchRes
  * `onError` (the crawler stops with a checkpoint); one refused because the writer has closed (an
  * answer arriving during shutdown) is not an error.
  */
-export function dnsArchiver(warc: WarcWriter, onError: (e: unknown) => void): NonNullable<DnsCacheOptions['onAnswer']> {
+export function dnsArchiver(warc: ArchiveThread, onError: (e: unknown) => void): NonNullable<DnsCacheOptions['onAnswer']> {
   return (a) => {
     warc.writeDns(a).catch((e: unknown) => {
       if ((e as { code?: string }).code !== 'CRAWL_STORE_CLOSED') onError(e);

@@ -10,7 +10,8 @@ import type { DrumProxy } from './drum-proxy.js';
 import type { DnsCache } from '../dns/index.js';
 import type { Fetcher, FetchResult } from '../fetch/index.js';
 import type { EncodedGroupLike, LinkTable } from './links-codec.js';
-import type { WarcWriter, CrawlLog } from '../store/index.js';
+import type { CrawlLog } from '../store/index.js';
+import type { ArchiveThread } from './archive-thread.js';
 import type { FrontierUrl } from '../frontier/index.js';
 import type { FrontierPort } from './frontier-port.js';
 import type { CrawlConfig } from './config.js';
@@ -108,7 +109,7 @@ export abstract class CrawlerCore extends EventEmitter {
     protected readonly frontier: FrontierPort,
     protected readonly dns: DnsCache,
     protected readonly fetcher: Fetcher,
-    protected readonly warc: WarcWriter,
+    protected readonly warc: ArchiveThread,
     protected readonly crawlLog: CrawlLog,
     /** the parse pool (--page-workers off), else null: the page workers parse */
     protected readonly pool: ParsePool | null,

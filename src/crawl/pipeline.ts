@@ -47,7 +47,8 @@ import { CrawlError } from '../errors.js';
 import { DrumProxy, DrumThread } from './drum-proxy.js';
 import { discoverySuffix, encodeAux, withSuffix } from './drum-codec.js';
 import { DnsCache } from '../dns/index.js';
-import { WarcWriter, CrawlLog } from '../store/index.js';
+import { CrawlLog } from '../store/index.js';
+import { ArchiveThread } from './archive-thread.js';
 import { recoverWarc, relocate } from './recovery.js';
 import { dnsArchiver } from './archive-hooks.js';
 import { canonicalizeUrl, fingerprintInto, hostOf, pldOrHost } from '../url/index.js';
@@ -155,7 +156,7 @@ export class Crawler extends FetchStage {
     // RAM split (ramBytes): DRUM buffers 1/8 each for URLseen, 1/32 ContentSeen, the frontier 1/4,
     // parse workers' heaps 1/4 across the pool, the rest for fetch buffers, bodies and V8.
     const ram = cfg.ramBytes;
-    const warc = await WarcWriter.open({
+    const warc = await ArchiveThread.open({
       dir: cfg.outDir,
       prefix: 'drumcrawl',
       compression: cfg.warcCompression,
@@ -190,7 +191,7 @@ export class Crawler extends FetchStage {
   /** The rest of start(): DRUMs, frontier, fetcher, pending URLs (the parse pool boots meanwhile). */
   private static async openRest(
     cfg: CrawlConfig, manifest: CheckpointManifest | null, opts: CrawlerOptions,
-    o: { warc: WarcWriter; crawlLog: CrawlLog; pool: ParsePool | null; pages: PageWorkerPool | null; warm: Promise<void>; scope: { hosts: string[]; plds: string[] } },
+    o: { warc: ArchiveThread; crawlLog: CrawlLog; pool: ParsePool | null; pages: PageWorkerPool | null; warm: Promise<void>; scope: { hosts: string[]; plds: string[] } },
   ): Promise<Crawler> {
     const { warc, crawlLog, pool, pages, warm, scope } = o;
     const ram = cfg.ramBytes;
@@ -611,7 +612,7 @@ export class Crawler extends FetchStage {
     this.lastCheckpoint = Date.now();
     this.epoch++;
     const cpu = process.cpuUsage(this.cpuStart);
-    const pos = this.warc.position();
+    const pos = await this.warc.position();
     const m: CheckpointManifest = {
       version: MANIFEST_VERSION,
       epoch: this.epoch,

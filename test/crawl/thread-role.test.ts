@@ -88,7 +88,7 @@ test('thread roles: with DRUMCRAWL_THREAD_ROLES a DRUM thread names its tid per 
   }
 });
 
-test('projection: the main thread, each DRUM thread and the whole CPU per page bound pages/s', () => {
+test('projection: the main thread, each DRUM thread, the archive thread and the whole CPU per page bound pages/s', () => {
   const role = (r: string, ms: number): { role: string; threads: number; msPerPage: number; userMsPerPage: number; sysMsPerPage: number; share: number } =>
     ({ role: r, threads: 1, msPerPage: ms, userMsPerPage: ms, sysMsPerPage: 0, share: 0 });
   // total 1.0 ms/page: 8 cores → 8,000 by CPU; main 0.25 → 4,000; DRUM 0.05 → 20,000
@@ -101,4 +101,8 @@ test('projection: the main thread, each DRUM thread and the whole CPU per page b
   // a DRUM thread slower than the main thread is the bound
   const q = projectCeiling([role('main', 0.01), role('drum:urlseen', 0.1), role('parse', 0.1)], [64]);
   assert.deepEqual(q.ceilings, [{ cores: 64, pagesPerSec: 10000, bound: 'drum:urlseen' }]);
+  // the WARC writer's thread is serial too; page workers are not
+  const r = projectCeiling([role('main', 0.01), role('archive', 0.05), role('page', 0.2), role('drum:urlseen', 0.02)], [64]);
+  assert.deepEqual(r.ceilings, [{ cores: 64, pagesPerSec: 20000, bound: 'archive' }]);
+  assert.deepEqual(r.serialMsPerPage, { archive: 0.05, 'drum:urlseen': 0.02 });
 });
