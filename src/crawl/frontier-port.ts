@@ -205,9 +205,12 @@ class FrontierAdapter implements FrontierPort {
     });
   }
 
-  /** One reused RecordBytes for admitUnique (its texts are ranges of the chunk being admitted). */
+  /**
+   * One reused RecordBytes for admitUnique (its texts are ranges of the chunk being admitted, a
+   * Buffer: `src` holds only Buffers, so the copy loop's element reads stay monomorphic).
+   */
   private readonly fields: RecordBytes = {
-    src: new Uint8Array(0), urlFrom: 0, urlTo: 0, viaFrom: 0, viaTo: 0, pathFrom: 0, pathTo: 0,
+    src: Buffer.alloc(0), urlFrom: 0, urlTo: 0, viaFrom: 0, viaTo: 0, pathFrom: 0, pathTo: 0,
     hops: 0, hostHi: 0, hostLo: 0, pldHi: 0, pldLo: 0, budget: 0, admitted: 0, indegree: -1, discoveredAt: 0,
   };
 
