@@ -18,7 +18,7 @@
  */
 import { BlockList, isIP } from 'node:net';
 import os from 'node:os';
-import { networkPredicate } from './limits.js';
+import { inIpv4Net, ipv4Net, ipv4Number, networkPredicate, type Ipv4Net } from './limits.js';
 
 /** [CIDR, name] — IPv4 special-purpose ranges refused by default. */
 export const SPECIAL_IPV4: readonly (readonly [string, string])[] = Object.freeze([
@@ -69,7 +69,11 @@ function table(entries: readonly (readonly [string, string])[], type: 'ipv4' | '
   });
 }
 
-const V4 = table(SPECIAL_IPV4, 'ipv4');
+// IPv4 ranges as numbers (limits.ts ipv4Net): checked on every fetch, without a SocketAddress per check
+const V4 = SPECIAL_IPV4.map(([cidr, name]) => {
+  const [a, bits] = cidr.split('/');
+  return { net: ipv4Net(a!, Number(bits)), name, cidr } as { net: Ipv4Net; name: string; cidr: string };
+});
 const V6 = table(SPECIAL_IPV6, 'ipv6');
 const V6_OUTSIDE = table(NAMED_OUTSIDE_GLOBAL, 'ipv6');
 const GLOBAL_UNICAST = table([['2000::/3', '']], 'ipv6')[0]!.bl;
@@ -130,7 +134,8 @@ export function specialAddress(ip: string): string | null {
   const fam = isIP(ip);
   if (fam === 0) return 'not an IP address';
   if (fam === 4) {
-    for (const e of V4) if (e.bl.check(ip, 'ipv4')) return `${e.name} ${e.cidr}`;
+    const n = ipv4Number(ip);
+    for (const e of V4) if (inIpv4Net(n, e.net)) return `${e.name} ${e.cidr}`;
     return null;
   }
   const v4 = embeddedIpv4(ip);

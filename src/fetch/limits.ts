@@ -8,9 +8,52 @@ import zlib from 'node:zlib';
 /** Loopback only: what tests and the embedded simweb demo use. */
 export const LOOPBACK_NETWORKS: readonly string[] = Object.freeze(['127.0.0.0/8', '::1/128']);
 
-/** A predicate over IP literals built from CIDR strings (`10.0.0.0/8`, `::1/128`, or a bare IP). */
+/**
+ * An IPv4 dotted quad (as `isIP` accepts it: four decimal octets) as an unsigned 32-bit number.
+ * The fetcher checks every connection's address against up to 17 IPv4 networks; `BlockList.check`
+ * builds a `SocketAddress` (a native object) on each call, this only splits the string
+ * (docs/performance.md, "Main thread").
+ */
+export function ipv4Number(ip: string): number {
+  let n = 0;
+  let octet = 0;
+  for (let i = 0; i < ip.length; i++) {
+    const c = ip.charCodeAt(i);
+    if (c === 46 /* . */) {
+      n = n * 256 + octet;
+      octet = 0;
+    } else octet = octet * 10 + (c - 48);
+  }
+  return n * 256 + octet;
+}
+
+/** An IPv4 network as numbers: `ipv4Number(ip) & mask === net` for the addresses inside it. */
+export interface Ipv4Net {
+  net: number;
+  mask: number;
+}
+
+/** `a.b.c.d` and a prefix length (0–32) as an Ipv4Net. */
+export function ipv4Net(addr: string, bits: number): Ipv4Net {
+  const mask = bits === 0 ? 0 : (0xffffffff << (32 - bits)) >>> 0;
+  return { net: (ipv4Number(addr) & mask) >>> 0, mask };
+}
+
+/** Is the IPv4 address (as ipv4Number) inside the network? */
+export function inIpv4Net(n: number, r: Ipv4Net): boolean {
+  return ((n & r.mask) >>> 0) === r.net;
+}
+
+/**
+ * A predicate over IP literals built from CIDR strings (`10.0.0.0/8`, `::1/128`, or a bare IP).
+ * An IPv4 address inside one of the IPv4 networks is decided by arithmetic; otherwise the
+ * BlockList decides, as for every IPv6 address (it also matches an IPv4 address against
+ * IPv4-mapped IPv6 networks).
+ */
 export function networkPredicate(cidrs: readonly string[]): (ip: string) => boolean {
   const bl = new BlockList();
+  const v4: Ipv4Net[] = [];
+  let v6Rules = false;
   for (const c of cidrs) {
     const slash = c.indexOf('/');
     const addr = slash < 0 ? c : c.slice(0, slash);
@@ -22,10 +65,17 @@ export function networkPredicate(cidrs: readonly string[]): (ip: string) => bool
     const bits = slash < 0 ? (fam === 4 ? 32 : 128) : Number(bitsText);
     if (!Number.isInteger(bits) || bits < 0 || bits > (fam === 4 ? 32 : 128)) throw new TypeError(`allowedNetworks: bad prefix: ${c}`);
     bl.addSubnet(addr, bits, type);
+    if (fam === 4) v4.push(ipv4Net(addr, bits));
+    else v6Rules = true;
   }
   return (ip: string): boolean => {
     const fam = isIP(ip);
-    return fam !== 0 && bl.check(ip, fam === 4 ? 'ipv4' : 'ipv6');
+    if (fam === 4) {
+      const n = ipv4Number(ip);
+      for (const r of v4) if (inIpv4Net(n, r)) return true;
+      return v6Rules && bl.check(ip, 'ipv4');
+    }
+    return fam !== 0 && bl.check(ip, 'ipv6');
   };
 }
 
