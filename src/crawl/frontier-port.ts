@@ -47,11 +47,9 @@ export interface RobotsOutcome {
 
 export interface FrontierPort {
   /**
-   * Unique URLs from URLseen: STAR gives (B, P), BEAST places them. Durable when it resolves,
-   * unless `durable: false`: then only placed, and `commitAdmits()` makes them durable.
+   * One URLseen result chunk's unique URLs, from their bytes: STAR gives (B, P), BEAST places them;
+   * placed, not yet durable: `commitAdmits()` makes them durable.
    */
-  admit(urls: FrontierUrl[], opts?: { durable?: boolean }): Promise<void>;
-  /** admit() of one URLseen result chunk's unique URLs, from their bytes; not yet durable. */
   admitUnique(u: UniqueUrls, discoveredAt: number): Promise<void>;
   /** Everything admitted so far durable (BEAST's fdatasyncs on the libuv pool). */
   commitAdmits(): Promise<void>;
@@ -159,20 +157,13 @@ class FrontierAdapter implements FrontierPort {
     if (promoted.length > 0) this.f.trustPromoted(promoted);
   }
 
-  async admit(urls: FrontierUrl[], opts?: { durable?: boolean }): Promise<void> {
-    await this.flushLinksIfDue();
-    await this.star.assign(urls);
-    // Append (no fsync), then one commit of everything appended so far (fdatasyncs of the touched
-    // queue files + BEAST's manifest, on the libuv pool): durable when this resolves, which is what
-    // URLseen's DRUM waits for before it commits its own merge (at-least-once).
-    await this.serial(() => this.f.admit(urls, { durable: false }));
-    if (opts?.durable !== false) await this.f.commitAdmits();
-  }
-
   /**
-   * admit() without a FrontierUrl per URL: STAR's (B, P, d) by PLD key into three arrays, then
-   * each record written from the chunk's bytes (encodeFrontierRecordBytes) and placed in BEAST.
-   * A URL that is not ASCII takes the string path; both write the same record bytes.
+   * No FrontierUrl per URL: STAR's (B, P, d) by PLD key into three arrays, then each record written
+   * from the chunk's bytes (encodeFrontierRecordBytes) and placed in BEAST (appended, no fsync: the
+   * commit of everything appended so far — fdatasyncs of the touched queue files and BEAST's
+   * manifest, on the libuv pool — is commitAdmits(), which URLseen's DRUM awaits before it commits
+   * its own merge: at-least-once). A URL that is not ASCII takes the string path; both write the
+   * same record bytes.
    */
   async admitUnique(u: UniqueUrls, discoveredAt: number): Promise<void> {
     const n = u.count;

@@ -7,13 +7,15 @@
  *        │            parse pool (piscina) ─► ContentSeen DRUM (payload digest) ┘
  *        │                                      │ unique: links
  *        │                                      ▼
- *        └── frontier.admit ◄── STAR ◄── URLseen DRUM (check+update, aux = URL record)
+ *        └── frontier.admitUnique ◄── STAR ◄── URLseen DRUM (check+update, aux = URL record)
  *   DNS + robots side loop: frontier robots items → DnsCache → fetchRobots → frontier.robotsDone
  *
  * Event loop: I/O and scheduling only. CPU-heavy work (HTML decode, link extraction,
- * canonicalization, hashing, digests) runs in the parse pool and comes back as one compact buffer.
+ * canonicalization, hashing, digests) runs in the parse pool and comes back as one compact buffer
+ * (or, with --page-workers on, the fetch too runs on workers: page-worker-pool.ts).
  * The DRUMs run in two worker threads: URLseen alone, ContentSeen with STAR's PLD store (one
- * isolate for both: drum-proxy.ts DrumThread).
+ * isolate for both: drum-proxy.ts DrumThread). The WARC writer runs in a thread of its own
+ * (archive-thread.ts).
  *
  * The crawler is one object built in layers, one concept per file: crawler-core.ts (the state the
  * stages share), dedup-stage.ts (the ContentSeen and URLseen stages and when they merge),

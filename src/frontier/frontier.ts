@@ -2,6 +2,7 @@
  * The frontier: BEAST's disk queues → robots gate (QR) → politeness (host heap × IP heap) → fetchers.
  *
  *   admit(urls)      unique URLs carrying STAR's (B, P) → BEAST queue ceil(P/B) ahead, or QF
+ *                    (admitRecord: one already encoded, from URLseen's result bytes)
  *   refill()         re-reads QR once robots answers have come in, then reads BEAST's current
  *                    queue up to the free RAM (RAM never holds more than ramUrls: the thesis' "no
  *                    memory backlog", VII.1). BEAST moves on to its next queue only when the work
@@ -24,14 +25,7 @@
  */
 import { Beast } from './beast.js';
 import { openDiskQueueStore } from './disk-store.js';
-import {
-  AddResult,
-  Politeness,
-  type FetchOutcome,
-  type PolitenessOptions,
-  type RobotsInfo,
-  type RobotsRequest,
-} from './politeness.js';
+import { AddResult, Politeness, type FetchOutcome, type PolitenessOptions, type RobotsInfo, type RobotsRequest } from './politeness.js';
 import { MemoryQueueStore, type QueueStore, type UrlQueue } from './queue.js';
 import { pldSlot } from './pld-pace.js';
 import { FileBeastStore, MemoryBeastStore, type BeastStore } from './log-queue.js';
