@@ -27,8 +27,14 @@ import { workerFile } from './worker-file.js';
 /** The writer's options that cross to the thread (no functions). */
 export type ArchiveOptions = Omit<WarcWriterOptions, 'now'>;
 
-/** Calls sent and not yet done, in bytes, beyond which appendEncoded waits. */
-const MAX_INFLIGHT_BYTES = 32 << 20;
+/**
+ * Calls sent and not yet done, in bytes, beyond which appendEncoded waits: ~1,100 pages of the
+ * bench web (7 KB of gzip records each), a lag the thread catches up on in under a second; the
+ * close() at the end of a crawl waits for it. (32 MiB cost 55 MB more peak RSS than the writer
+ * on the main thread, and up to a second more at the end of a bench:e2e run:
+ * bench/results/e2e-ab-e80a48a-8735110.json.)
+ */
+const MAX_INFLIGHT_BYTES = 8 << 20;
 /**
  * Calls are sent SEND_EVERY_MS after the first one queued (a message per turn of the event loop
  * cost the main thread more than the packing), or at once when the packed groups reach
