@@ -48,8 +48,14 @@ export interface PageWorkerPoolOptions {
 
 /** fetched pages waiting for their parse per worker before dispatch pauses (see `saturated`) */
 const UNPARSED_PER_WORKER = 16;
-/** young generation per page worker (MiB), inside its heap budget (as the parse pool's) */
-const YOUNG_MB = 8;
+/**
+ * Young generation per page worker (MiB), inside its heap budget. Larger than a parse worker's 8:
+ * the fetch path (undici's per-request objects, chunks) fills it several times faster, and with 8
+ * the scavenges cost the runtime threads ~0.04 ms per page more (bench:e2e --page-workers on,
+ * alternated single runs 8 / 32: steady 1,705 / 1,848 and 1,680 / 1,853 pages/s, runtime 0.221 /
+ * 0.186 and 0.226 / 0.183 ms per page; the A/B is in docs/performance.md, "Page workers").
+ */
+const YOUNG_MB = 32;
 
 interface Held {
   order: PageOrder;
