@@ -22,6 +22,7 @@ import { Worker } from 'node:worker_threads';
 import { CrawlError } from '../errors.js';
 import type { CdxSource, DnsAnswerInput, EncodedGroup, ExchangeInput, RevisitInput, WarcCompression, WarcWriterOptions } from '../store/index.js';
 import { groupMetaSize, writeGroupMeta } from './links-codec.js';
+import { GrowableBytes } from './growable-bytes.js';
 import { workerFile } from './worker-file.js';
 
 /** The writer's options that cross to the thread (no functions). */
@@ -83,22 +84,7 @@ const enc = new TextEncoder();
  *   u32 dataLen | data | u32 headLen (NONE: no head) | head | f64 date ms | u8 kind
  *   | u32 urlLen | url (UTF-8) | u32 metaLen | group meta (writeGroupMeta)
  */
-class Pack {
-  buf = new Uint8Array(1 << 16);
-  dv = new DataView(this.buf.buffer);
-  length = 0;
-  count = 0;
-
-  private ensure(n: number): void {
-    if (this.length + n <= this.buf.byteLength) return;
-    let cap = this.buf.byteLength * 2;
-    while (cap < this.length + n) cap *= 2;
-    const nb = new Uint8Array(cap);
-    nb.set(this.buf.subarray(0, this.length));
-    this.buf = nb;
-    this.dv = new DataView(nb.buffer);
-  }
-
+class Pack extends GrowableBytes {
   add(g: EncodedGroup, index: CdxSource): void {
     const head = index.responseHead;
     this.ensure(25 + g.data.byteLength + (head?.byteLength ?? 0) + 3 * index.url.length + groupMetaSize(g));

@@ -10,8 +10,9 @@
  *   result: u8 op | u8 unique | u32 hi | u32 lo | u32 valueLen (or none) | value | u32 auxLen (or none) | aux
  */
 import type { DrumOp, DrumResult, DrumResultChunk } from '../drum/index.js';
-import { FrontierUrl, type RecordBytes } from '../frontier/index.js';
+import { FrontierUrl, emptyRecordBytes, type RecordBytes } from '../frontier/index.js';
 import { LinkTable } from './links-codec.js';
+import { GrowableBytes } from './growable-bytes.js';
 
 const NONE = 0xffffffff;
 /** Op code of a link-table entry (BatchWriter.linkTable); tuple ops are 0–2. */
@@ -19,25 +20,8 @@ const LINKS = 3;
 const OPS: readonly DrumOp[] = ['check', 'update', 'checkUpdate'];
 const OP_CODE: Record<DrumOp, number> = { check: 0, update: 1, checkUpdate: 2 };
 
-/** A growable byte buffer for one batch. */
-export class BatchWriter {
-  private buf: Uint8Array;
-  private dv: DataView;
-  length = 0;
-  count = 0;
-  constructor(initial = 1 << 16) {
-    this.buf = new Uint8Array(initial);
-    this.dv = new DataView(this.buf.buffer);
-  }
-  private ensure(n: number): void {
-    if (this.length + n <= this.buf.byteLength) return;
-    let cap = this.buf.byteLength * 2;
-    while (cap < this.length + n) cap *= 2;
-    const nb = new Uint8Array(cap);
-    nb.set(this.buf.subarray(0, this.length));
-    this.buf = nb;
-    this.dv = new DataView(nb.buffer);
-  }
+/** One batch of tuples (or results) being written. */
+export class BatchWriter extends GrowableBytes {
   private bytes(b: Uint8Array | null | undefined): void {
     if (b === null || b === undefined) {
       this.ensure(4);
@@ -367,26 +351,25 @@ export class UniqueUrls {
 
   /** URL i as a FrontierUrl (B and P 0): the string path, for a URL that is not ASCII. */
   url(i: number, now: number): FrontierUrl {
+    const f = this.scratch;
+    this.fields(i, f);
     const b = this.buf;
-    const a = this.pos[4 * i]!;
-    const urlEnd = this.pos[4 * i + 1]!;
-    const viaEnd = this.pos[4 * i + 2]!;
-    const end = this.pos[4 * i + 3]!;
-    const hasSuffix = viaEnd !== urlEnd;
     return new FrontierUrl({
-      url: urlTextAt(b, a + AUX_HEADER, urlEnd),
-      via: hasSuffix ? urlTextAt(b, urlEnd + 1, viaEnd) : '',
-      path: hasSuffix ? b.toString('latin1', viaEnd + 1, end) : '',
-      hostHi: le32(b, a),
-      hostLo: le32(b, a + 4),
-      pldHi: le32(b, a + 8),
-      pldLo: le32(b, a + 12),
-      hops: le32(b, a + 16),
+      url: urlTextAt(b, f.urlFrom, f.urlTo),
+      via: urlTextAt(b, f.viaFrom, f.viaTo),
+      path: b.toString('latin1', f.pathFrom, f.pathTo),
+      hostHi: f.hostHi,
+      hostLo: f.hostLo,
+      pldHi: f.pldHi,
+      pldLo: f.pldLo,
+      hops: f.hops,
       budget: 0,
       admitted: 0,
       discoveredAt: now,
     });
   }
+
+  private readonly scratch = emptyRecordBytes();
 }
 
 /**

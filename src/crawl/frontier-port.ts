@@ -5,7 +5,7 @@
  */
 import path from 'node:path';
 import { CrawlError } from '../errors.js';
-import { Frontier, Star, TRUST_THRESHOLD, budgetPreset, encodeFrontierRecordBytes, encodeFrontierUrl, type FrontierUrl, type RecordBytes, type FetchOutcome as PoliteFetchOutcome } from '../frontier/index.js';
+import { Frontier, Star, TRUST_THRESHOLD, budgetPreset, emptyRecordBytes, encodeFrontierRecordBytes, encodeFrontierUrl, type FrontierUrl, type FetchOutcome as PoliteFetchOutcome } from '../frontier/index.js';
 import type { UniqueUrls } from './drum-codec.js';
 import type { FetchResult } from '../fetch/index.js';
 import { MAX_FETCH_ATTEMPTS, retryOutcome } from './retry-policy.js';
@@ -200,10 +200,7 @@ class FrontierAdapter implements FrontierPort {
    * One reused RecordBytes for admitUnique (its texts are ranges of the chunk being admitted, a
    * Buffer: `src` holds only Buffers, so the copy loop's element reads stay monomorphic).
    */
-  private readonly fields: RecordBytes = {
-    src: Buffer.alloc(0), urlFrom: 0, urlTo: 0, viaFrom: 0, viaTo: 0, pathFrom: 0, pathTo: 0,
-    hops: 0, hostHi: 0, hostLo: 0, pldHi: 0, pldLo: 0, budget: 0, admitted: 0, indegree: -1, discoveredAt: 0,
-  };
+  private readonly fields = emptyRecordBytes();
 
   /**
    * PLD in-degrees before budgets, at least once a second and as often as every EDGE_FLUSH_MIN_MS,

@@ -255,6 +255,14 @@ export interface RecordBytes {
   discoveredAt: number;
 }
 
+/** A RecordBytes to fill (reused by its owner: one per caller, not one per URL). */
+export function emptyRecordBytes(): RecordBytes {
+  return {
+    src: Buffer.alloc(0), urlFrom: 0, urlTo: 0, viaFrom: 0, viaTo: 0, pathFrom: 0, pathTo: 0,
+    hops: 0, hostHi: 0, hostLo: 0, pldHi: 0, pldLo: 0, budget: 0, admitted: 0, indegree: -1, discoveredAt: 0,
+  };
+}
+
 /**
  * encodeFrontierUrlView of a fresh URL (attempts 0) whose texts are already bytes: the same record
  * bytes, written by copying the ranges instead of building the URL, via and path strings and

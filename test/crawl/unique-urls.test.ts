@@ -9,7 +9,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { BatchWriter, discoverySuffix, encodeAux, scanUniqueUrls, withSuffix } from '../../src/crawl/drum-codec.js';
-import { FrontierUrl, decodeFrontierUrl, encodeFrontierRecordBytes, encodeFrontierUrl, type RecordBytes } from '../../src/frontier/index.js';
+import { FrontierUrl, decodeFrontierUrl, emptyRecordBytes, encodeFrontierRecordBytes, encodeFrontierUrl } from '../../src/frontier/index.js';
 
 const enc = new TextEncoder();
 
@@ -71,7 +71,7 @@ test('UniqueUrls: the record written from a result chunk\'s bytes equals encodeF
       const kept = links.filter((l) => l.unique && l.keep);
       assert.deepEqual(asked, links.flatMap((l, i) => (l.unique ? [i] : [])), 'keep is asked for each unique URL, in order');
       assert.equal(u.count, kept.length);
-      const f: RecordBytes = { src: chunk, urlFrom: 0, urlTo: 0, viaFrom: 0, viaTo: 0, pathFrom: 0, pathTo: 0, hops: 0, hostHi: 0, hostLo: 0, pldHi: 0, pldLo: 0, budget: 0, admitted: 0, indegree: 0, discoveredAt: now };
+      const f = emptyRecordBytes();
       kept.forEach((l, i) => {
         assert.deepEqual([u.plds[2 * i], u.plds[2 * i + 1]], [l.words[2], l.words[3]], 'PLD key words for STAR');
         const want = encodeFrontierUrl(model(l, now));
