@@ -51,9 +51,10 @@ const UNPARSED_PER_WORKER = 16;
 /**
  * Young generation per page worker (MiB), inside its heap budget. Larger than a parse worker's 8:
  * the fetch path (undici's per-request objects, chunks) fills it several times faster, and with 8
- * the scavenges cost the runtime threads ~0.04 ms per page more (bench:e2e --page-workers on,
- * alternated single runs 8 / 32: steady 1,705 / 1,848 and 1,680 / 1,853 pages/s, runtime 0.221 /
- * 0.186 and 0.226 / 0.183 ms per page; the A/B is in docs/performance.md, "Page workers").
+ * the scavenges cost the runtime threads 0.03 ms per page more. Three alternated pairs of
+ * bench:e2e --page-workers on, 8 against 32 (bench/results/e2e-ab-cca20be-5f7e54d-pageworkers-2.json):
+ * runtime 0.212 → 0.183, main 0.132 → 0.120, crawler CPU 1.138 → 1.118 ms per page, steady
+ * pages/s 1,715–1,809 → 1,892–1,974, peak RSS 1.07×.
  */
 const YOUNG_MB = 32;
 
