@@ -10,13 +10,14 @@
  * groups packed into one transferred buffer (their record lists in binary, links-codec.ts
  * writeGroupMeta), the other records structured-cloned. The thread runs them in the order they
  * were made, so the files are those a WarcWriter in this thread would write, and a later sync()
- * or position() covers every call made before it. A call resolves when queued: a
- * write's failure is reported by the thread and rejects every later call, sync() included (the
- * pipeline marks a page done only after a sync: nothing is lost unnoticed).
+ * or position() covers every call made before it. A call resolves when queued: a write's failure
+ * is reported by the thread and rejects every later call, sync() included (the pipeline marks a
+ * page done only after a sync: nothing is lost unnoticed).
  *
- * RAM here: the queued calls (≤ PACK_SEND_BYTES of groups) plus the calls sent and not yet done, at most
- * MAX_INFLIGHT_BYTES (appendEncoded waits beyond it: the writer's disk sets the pace); the thread's
- * writer buffers 1 MiB (WarcWriterOptions.bufferBytes) and its V8 heap is capped (ARCHIVE_LIMITS).
+ * RAM here: the queued calls (≤ PACK_SEND_BYTES of groups) plus the calls sent and not yet done,
+ * at most MAX_INFLIGHT_BYTES (appendEncoded waits beyond it: the thread sets the pace); the
+ * thread's writer buffers 1 MiB (WarcWriterOptions.bufferBytes) and its V8 heap is capped
+ * (ARCHIVE_LIMITS).
  */
 import { Worker } from 'node:worker_threads';
 import { CrawlError } from '../errors.js';
