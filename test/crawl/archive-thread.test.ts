@@ -11,6 +11,7 @@ import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import fc from 'fast-check';
+import type { Worker } from 'node:worker_threads';
 import { ArchiveThread } from '../../src/crawl/archive-thread.js';
 import {
   WarcWriter, cdxjPathFor, encodeExchangeRecords, readCdxj, type CdxSource, type WarcCompression,
@@ -158,5 +159,23 @@ test('ArchiveThread: a write that fails in the thread rejects the next sync with
     await assert.rejects(ArchiveThread.open({ dir: path.join(root, 'u', 'nope', '\0') }), (e: unknown) => isCrawlError(e, 'CRAWL_STORE_WRITE'));
   } finally {
     rmSync(root, { recursive: true, force: true });
+  }
+});
+
+test('ArchiveThread: the thread dying under a crawl fails every later call with CRAWL_ARCHIVE_WORKER_EXIT', { timeout: 20_000 }, async () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'drumcrawl-archive-'));
+  try {
+    const t = await ArchiveThread.open({ dir, compression: 'gzip' });
+    await t.writeDns({ host: 'a.test', date: DATE, server: '127.0.0.53', records: [{ address: '127.0.0.9', ttl: 60 }] });
+    await t.sync();
+    // as an out-of-memory kill or a native crash ends it: from outside, not through close()
+    await (t as unknown as { worker: Worker }).worker.terminate();
+    const dead = (e: unknown): boolean => isCrawlError(e, 'CRAWL_ARCHIVE_WORKER_EXIT');
+    await assert.rejects(t.sync(), dead);
+    await assert.rejects(t.writeDns({ host: 'b.test', date: DATE, server: '127.0.0.53', records: [] }), dead);
+    await assert.rejects(t.position(), dead);
+    await t.close();
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
   }
 });
