@@ -49,14 +49,19 @@ export interface PageWorkerPoolOptions {
 /** fetched pages waiting for their parse per worker before dispatch pauses (see `saturated`) */
 const UNPARSED_PER_WORKER = 16;
 /**
- * Young generation per page worker (MiB), inside its heap budget. Larger than a parse worker's 8:
- * the fetch path (undici's per-request objects, chunks) fills it several times faster, and with 8
- * the scavenges cost the runtime threads 0.03 ms per page more. Three alternated pairs of
- * bench:e2e --page-workers on, 8 against 32 (bench/results/e2e-ab-cca20be-5f7e54d-pageworkers-2.json):
- * runtime 0.212 → 0.183, main 0.132 → 0.120, crawler CPU 1.138 → 1.118 ms per page, steady
- * pages/s 1,715–1,809 → 1,892–1,974, peak RSS 1.07×.
+ * Young generation per page worker (MiB): a quarter of its heap budget, 8 to 32. Larger than a
+ * parse worker's 8: the fetch path (undici's per-request objects, chunks) fills it several times
+ * faster, and with 8 the scavenges cost the runtime threads 0.03 ms per page more. Three
+ * alternated pairs of bench:e2e --page-workers on (default --ram: 192 MiB per worker), 8 against
+ * 32 (bench/results/e2e-ab-cca20be-5f7e54d-pageworkers-2.json): runtime 0.212 → 0.183, main
+ * 0.132 → 0.120, crawler CPU 1.138 → 1.118 ms per page, peak RSS 1.07×. Not more than a quarter:
+ * at --ram 512M (64 MiB per worker) a 32 MiB young generation left 32 MiB of old space, and the
+ * crawl ran at 832 instead of 1,786 pages/s, 2.18 instead of 0.97 ms per page (bench:peers,
+ * bench/results/peers-30s-c256-d010574-pageworkers.json, peers-30s-c256-cca20be-pageworkers-young8.json).
  */
-const YOUNG_MB = 32;
+export function pageWorkerYoungMb(heapMb: number): number {
+  return Math.max(8, Math.min(32, Math.floor(heapMb / 4)));
+}
 
 interface Held {
   order: PageOrder;
@@ -226,7 +231,7 @@ export class PageWorkerPool {
     const heapMb = this.opts.heapMb;
     const worker = new Worker(this.opts.worker ?? workerFile('page-worker'), {
       workerData: { ...this.data, state, index: index + 1 } satisfies PageWorkerData,
-      resourceLimits: heapMb ? { maxOldGenerationSizeMb: Math.max(16, heapMb - YOUNG_MB), maxYoungGenerationSizeMb: YOUNG_MB } : undefined,
+      resourceLimits: heapMb ? { maxOldGenerationSizeMb: Math.max(16, heapMb - pageWorkerYoungMb(heapMb)), maxYoungGenerationSizeMb: pageWorkerYoungMb(heapMb) } : undefined,
     });
     let ready!: () => void;
     const s: Slot = {
