@@ -208,6 +208,15 @@ function encodeUtf8ToScratch(u: FrontierUrl): number {
 
 /** The fields after the URL bytes (same order in both encoders); returns the end offset. */
 function putFields(buf: Uint8Array, o: number, u: FrontierUrl): number {
+  o = putNumbers(buf, o, u, u.attempts);
+  o = putText(buf, o, u.via);
+  return putText(buf, o, u.path);
+}
+
+/** The fields between the URL and the texts, as both encoders write them. */
+type RecordNumbers = Pick<FrontierUrl, 'hops' | 'hostHi' | 'hostLo' | 'pldHi' | 'pldLo' | 'budget' | 'admitted' | 'indegree' | 'discoveredAt'>;
+
+function putNumbers(buf: Uint8Array, o: number, u: RecordNumbers, attempts: number): number {
   o = putVarint(buf, o, u.hops);
   o = putU32(buf, o, u.hostHi);
   o = putU32(buf, o, u.hostLo);
@@ -217,9 +226,7 @@ function putFields(buf: Uint8Array, o: number, u: FrontierUrl): number {
   o = putVarint(buf, o, Math.max(0, Math.floor(u.admitted)));
   o = putVarint(buf, o, Math.max(0, Math.floor(u.indegree) + 1));
   o = putVarint(buf, o, Math.max(0, Math.floor(u.discoveredAt)));
-  o = putVarint(buf, o, u.attempts);
-  o = putText(buf, o, u.via);
-  return putText(buf, o, u.path);
+  return putVarint(buf, o, attempts);
 }
 
 /** varint byte length + UTF-8 bytes (the caller sized `buf` for 3 bytes per char + 5). */
@@ -236,7 +243,7 @@ function putText(buf: Uint8Array, o: number, s: string): number {
  * (URLseen's result chunk), the rest as numbers. One reused object per caller: nothing is
  * allocated per URL.
  */
-export interface RecordBytes {
+export interface RecordBytes extends RecordNumbers {
   src: Uint8Array;
   urlFrom: number;
   urlTo: number;
@@ -244,15 +251,6 @@ export interface RecordBytes {
   viaTo: number;
   pathFrom: number;
   pathTo: number;
-  hops: number;
-  hostHi: number;
-  hostLo: number;
-  pldHi: number;
-  pldLo: number;
-  budget: number;
-  admitted: number;
-  indegree: number;
-  discoveredAt: number;
 }
 
 /** A RecordBytes to fill (reused by its owner: one per caller, not one per URL). */
@@ -282,16 +280,7 @@ export function encodeFrontierRecordBytes(f: RecordBytes): Uint8Array {
   let o = 0;
   buf[o++] = 3;
   o = putVarint(buf, o, urlLen);
-  o = putVarint(buf, copyRange(buf, o, src, f.urlFrom, f.urlTo), f.hops);
-  o = putU32(buf, o, f.hostHi);
-  o = putU32(buf, o, f.hostLo);
-  o = putU32(buf, o, f.pldHi);
-  o = putU32(buf, o, f.pldLo);
-  o = putVarint(buf, o, Math.max(0, Math.floor(f.budget)));
-  o = putVarint(buf, o, Math.max(0, Math.floor(f.admitted)));
-  o = putVarint(buf, o, Math.max(0, Math.floor(f.indegree) + 1));
-  o = putVarint(buf, o, Math.max(0, Math.floor(f.discoveredAt)));
-  buf[o++] = 0; // attempts
+  o = putNumbers(buf, copyRange(buf, o, src, f.urlFrom, f.urlTo), f, 0); // a fresh URL: 0 attempts
   o = putVarint(buf, o, viaLen);
   o = putVarint(buf, copyRange(buf, o, src, f.viaFrom, f.viaTo), pathLen);
   return buf.subarray(0, copyRange(buf, o, src, f.pathFrom, f.pathTo));

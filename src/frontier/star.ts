@@ -347,12 +347,15 @@ export class Star {
       this.keys[2 * i] = urls[i]!.pldHi;
       this.keys[2 * i + 1] = urls[i]!.pldLo;
     }
-    await this.store.admit(this.keys, n, this.outD, this.outP);
+    const budget = new Float64Array(n);
+    const admitted = new Float64Array(n);
+    const indegree = new Float64Array(n);
+    await this.assignKeys(this.keys, n, budget, admitted, indegree);
     for (let i = 0; i < n; i++) {
       const u = urls[i]!;
-      u.budget = this.budgetFor(this.outD[i]!);
-      u.admitted = this.outP[i]!;
-      u.indegree = this.outD[i]!;
+      u.budget = budget[i]!;
+      u.admitted = admitted[i]!;
+      u.indegree = indegree[i]!;
     }
   }
 
