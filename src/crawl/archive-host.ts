@@ -7,15 +7,12 @@
  * then refuses every later call.
  */
 import { parentPort } from 'node:worker_threads';
-import { WarcWriter, type CdxSource, type EncodedGroup } from '../store/index.js';
-import { readGroupMeta } from './links-codec.js';
+import { WarcWriter } from '../store/index.js';
+import { PackReader } from './archive-pack.js';
 import { announceThreadRole } from './thread-role.js';
 import type { ArchiveCall, FromArchive, ToArchive } from './archive-thread.js';
 
 const port = parentPort!;
-const KINDS: CdxSource['kind'][] = ['response', 'revisit', 'other'];
-const NONE = 0xffffffff;
-const dec = new TextDecoder();
 
 let writer: WarcWriter | null = null;
 let failed = false;
@@ -29,38 +26,6 @@ function reportFailure(e: unknown): void {
   const crawl = typeof err.code === 'string' && err.code.startsWith('CRAWL_');
   const message = crawl ? err.message : `cannot write the WARC output: ${err.message ?? String(e)}`;
   port.postMessage({ t: 'failed', error: { message, code: crawl ? err.code : 'CRAWL_STORE_WRITE' } } satisfies FromArchive);
-}
-
-/** A write message's packed groups, read in order (Pack's layout in archive-thread.ts). */
-class PackReader {
-  private p = 0;
-  private readonly dv: DataView;
-  constructor(private readonly pack: Uint8Array) {
-    this.dv = new DataView(pack.buffer, pack.byteOffset, pack.byteLength);
-  }
-
-  /** The next group, appended with its index source. */
-  append(w: WarcWriter): Promise<unknown> {
-    const { pack, dv } = this;
-    let p = this.p;
-    const dataLen = dv.getUint32(p, true);
-    const data = pack.subarray(p + 4, p + 4 + dataLen);
-    p += 4 + dataLen;
-    const headLen = dv.getUint32(p, true);
-    const head = headLen === NONE ? null : pack.subarray(p + 4, p + 4 + headLen);
-    p += 4 + (headLen === NONE ? 0 : headLen);
-    const date = new Date(dv.getFloat64(p, true));
-    const kind = KINDS[pack[p + 8]!]!;
-    const urlLen = dv.getUint32(p + 9, true);
-    const url = dec.decode(pack.subarray(p + 13, p + 13 + urlLen));
-    p += 13 + urlLen;
-    const metaLen = dv.getUint32(p, true);
-    const meta = readGroupMeta(pack, dv, p + 4, p + 4 + metaLen);
-    p += 4 + metaLen;
-    this.p = p;
-    const g: EncodedGroup = { data, records: meta.records, recordId: meta.records[0]?.recordId ?? '', payloadDigest: meta.payloadDigest };
-    return w.appendEncoded(g, { url, date, kind, responseHead: head });
-  }
 }
 
 function runCall(w: WarcWriter, c: ArchiveCall): Promise<unknown> {

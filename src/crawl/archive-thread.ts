@@ -7,10 +7,10 @@
  * happen there.
  *
  * Calls are queued and sent together every SEND_EVERY_MS, in one message: the pages' encoded
- * groups packed into one transferred buffer (their record lists in binary, links-codec.ts
- * writeGroupMeta), the other records structured-cloned. The thread runs them in the order they
- * were made, so the files are those a WarcWriter in this thread would write, and a later sync()
- * or position() covers every call made before it. A call resolves when queued: a write's failure
+ * groups packed into one transferred buffer (archive-pack.ts), the other records
+ * structured-cloned. The thread runs them in the order they were made, so the files are those a
+ * WarcWriter in this thread would write, and a later sync() or position() covers every call made
+ * before it. A call resolves when queued: a write's failure
  * is reported by the thread and rejects every later call, sync() included (the pipeline marks a
  * page done only after a sync: nothing is lost unnoticed).
  *
@@ -22,8 +22,7 @@
 import { Worker } from 'node:worker_threads';
 import { CrawlError } from '../errors.js';
 import type { CdxSource, DnsAnswerInput, EncodedGroup, ExchangeInput, RevisitInput, WarcCompression, WarcWriterOptions } from '../store/index.js';
-import { groupMetaSize, writeGroupMeta } from './links-codec.js';
-import { GrowableBytes } from './growable-bytes.js';
+import { Pack } from './archive-pack.js';
 import { workerFile } from './worker-file.js';
 
 /** The writer's options that cross to the thread (no functions). */
@@ -75,48 +74,6 @@ export type FromArchive =
 
 interface EncodeOptions { compression: WarcCompression; gzipLevel: number; zstdLevel: number }
 interface Position { file: string; offset: number }
-
-const KINDS: CdxSource['kind'][] = ['response', 'revisit', 'other'];
-const NONE = 0xffffffff;
-const enc = new TextEncoder();
-
-/**
- * One page's group as the thread reads it (unpackGroup):
- *   u32 dataLen | data | u32 headLen (NONE: no head) | head | f64 date ms | u8 kind
- *   | u32 urlLen | url (UTF-8) | u32 metaLen | group meta (writeGroupMeta)
- */
-class Pack extends GrowableBytes {
-  add(g: EncodedGroup, index: CdxSource): void {
-    const head = index.responseHead;
-    this.ensure(25 + g.data.byteLength + (head?.byteLength ?? 0) + 3 * index.url.length + groupMetaSize(g));
-    let p = this.length;
-    this.dv.setUint32(p, g.data.byteLength, true);
-    this.buf.set(g.data, p + 4);
-    p += 4 + g.data.byteLength;
-    this.dv.setUint32(p, head === null ? NONE : head.byteLength, true);
-    if (head !== null) this.buf.set(head, p + 4);
-    p += 4 + (head?.byteLength ?? 0);
-    this.dv.setFloat64(p, index.date.getTime(), true);
-    this.buf[p + 8] = KINDS.indexOf(index.kind);
-    const { written } = enc.encodeInto(index.url, this.buf.subarray(p + 13));
-    this.dv.setUint32(p + 9, written, true);
-    p += 13 + written;
-    const end = writeGroupMeta(this.buf, this.dv, p + 4, g);
-    this.dv.setUint32(p, end - p - 4, true);
-    this.length = end;
-    this.count++;
-  }
-
-  /** The packed groups, in the buffer itself (to transfer: no copy); the next ones go to a fresh one. */
-  take(): Uint8Array {
-    const out = this.buf.subarray(0, this.length);
-    this.buf = new Uint8Array(Math.max(1 << 16, this.length + (this.length >> 2)));
-    this.dv = new DataView(this.buf.buffer);
-    this.length = 0;
-    this.count = 0;
-    return out;
-  }
-}
 
 export class ArchiveThread {
   private readonly pack = new Pack();
