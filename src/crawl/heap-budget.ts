@@ -56,3 +56,40 @@ export function heapWarning(ramBytes: number, limitBytes: number = v8.getHeapSta
   }
   return null;
 }
+
+/** workers started by startWithInitialOldSpace whose isolate does not exist yet */
+let initialOldPending = 0;
+
+/**
+ * Starts a worker (`start`) whose isolate gets `initialOldMb` as its first old-generation limit
+ * (V8's --initial-old-space-size; node's resourceLimits has no such field). V8 reads the flag when
+ * it creates an isolate, and the flag is process-wide: it is set here and cleared once every
+ * worker started this way is online (its isolate exists) or gone. An isolate another caller
+ * creates in that window gets it too, so the caller waits for 'online' before starting other
+ * workers (PageWorkerPool.online). The worker's resourceLimits still cap its old generation:
+ * V8 keeps the initial limit below that cap.
+ */
+export function startWithInitialOldSpace<W extends NodeJS.EventEmitter>(initialOldMb: number, start: () => W): W {
+  v8.setFlagsFromString(`--initial-old-space-size=${Math.max(0, Math.floor(initialOldMb))}`);
+  initialOldPending++;
+  let w: W;
+  try {
+    w = start();
+  } catch (e) {
+    settle();
+    throw e;
+  }
+  let settled = false;
+  const once = (): void => {
+    if (settled) return;
+    settled = true;
+    settle();
+  };
+  w.once('online', once);
+  w.once('exit', once);
+  return w;
+}
+
+function settle(): void {
+  if (--initialOldPending === 0) v8.setFlagsFromString('--initial-old-space-size=0');
+}

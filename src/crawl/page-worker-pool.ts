@@ -30,6 +30,7 @@
  */
 import { Worker } from 'node:worker_threads';
 import { workerFile } from './worker-file.js';
+import { startWithInitialOldSpace } from './heap-budget.js';
 import { SharedFloors, slotOf } from './page-worker-floors.js';
 import {
   PARSE_CRASH, PARSE_TIMEOUT,
@@ -63,6 +64,17 @@ export function pageWorkerYoungMb(heapMb: number): number {
   return Math.max(8, Math.min(32, Math.floor(heapMb / 4)));
 }
 
+/**
+ * First old-generation limit per page worker (MiB): 64, at most half its old-space cap. Left to
+ * V8, the limit starts and stays a young generation above the live heap (~21 MiB): a page worker
+ * then ran a full mark-compact every half second (38–40 per worker in a 20 s bench:e2e run, each
+ * after ~1.3 MiB of old-space allocation), and the concurrent marking cost the runtime threads
+ * ~0.07 ms per page. From 64 MiB the same run had none (`--trace-gc`).
+ */
+export function pageWorkerInitialOldMb(heapMb: number): number {
+  return Math.min(64, Math.floor(Math.max(16, heapMb - pageWorkerYoungMb(heapMb)) / 2));
+}
+
 interface Held {
   order: PageOrder;
   onFetched: (a: PageAnswer) => void;
@@ -82,6 +94,8 @@ interface Slot {
   /** the id of the page this worker was terminated for (a hang) */
   timedOut: number;
   ready: Promise<void>;
+  /** the worker's isolate exists (or it is gone) */
+  online: Promise<void>;
   gone: boolean;
 }
 
@@ -132,6 +146,14 @@ export class PageWorkerPool {
    */
   get saturated(): boolean {
     return this.unparsed >= UNPARSED_PER_WORKER * this.slots.length;
+  }
+
+  /**
+   * Resolves once every worker's isolate exists: until then V8's --initial-old-space-size is set
+   * for them (startWithInitialOldSpace), so no other worker thread should start before.
+   */
+  async online(): Promise<void> {
+    await Promise.all(this.slots.map((s) => s.online));
   }
 
   /** Resolves once every worker has loaded its code (a cold start is not a page's time). */
@@ -229,15 +251,17 @@ export class PageWorkerPool {
   private spawn(index: number): Slot {
     const state = new SharedArrayBuffer(16);
     const heapMb = this.opts.heapMb;
-    const worker = new Worker(this.opts.worker ?? workerFile('page-worker'), {
+    const start = (): Worker => new Worker(this.opts.worker ?? workerFile('page-worker'), {
       workerData: { ...this.data, state, index: index + 1 } satisfies PageWorkerData,
       resourceLimits: heapMb ? { maxOldGenerationSizeMb: Math.max(16, heapMb - pageWorkerYoungMb(heapMb)), maxYoungGenerationSizeMb: pageWorkerYoungMb(heapMb) } : undefined,
     });
+    const worker = heapMb ? startWithInitialOldSpace(pageWorkerInitialOldMb(heapMb), start) : start();
     let ready!: () => void;
     const s: Slot = {
       index, worker, held: new Map(), outbox: [], state, timedOut: 0, gone: false,
       parseStart: new Float64Array(state, 0, 1), parseId: new Int32Array(state, 8, 1),
       ready: new Promise<void>((r) => { ready = r; }),
+      online: new Promise<void>((r) => { worker.once('online', r); worker.once('exit', () => r()); }),
     };
     worker.on('message', (m: FromWorker) => {
       if (m.t === 'ready') return ready();

@@ -175,6 +175,8 @@ export class Crawler extends FetchStage {
     // --page-workers on: the workers fetch, parse and encode (page-worker.ts); off: the main thread
     // fetches and the parse pool parses and encodes.
     const pages = cfg.pageWorkers === 'on' ? new PageWorkerPool({ ...parseData, fetcher: fetcherOptions(cfg), refused: [] }, workerOpts) : null;
+    // The page workers' isolates before the DRUM threads' (a process-wide flag while they start).
+    await pages?.online();
     const pool = pages === null ? new ParsePool(parseData, workerOpts) : null;
     const warm = pages !== null ? pages.warmup() : pool!.warmup();
     warm.catch(() => undefined); // awaited below; a failure surfaces there

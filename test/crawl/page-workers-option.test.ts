@@ -7,7 +7,9 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { resolveCrawlConfig, CRAWL_FLAGS } from '../../src/crawl/config.js';
-import { pageWorkerYoungMb } from '../../src/crawl/page-worker-pool.js';
+import { Worker } from 'node:worker_threads';
+import { pageWorkerInitialOldMb, pageWorkerYoungMb } from '../../src/crawl/page-worker-pool.js';
+import { startWithInitialOldSpace } from '../../src/crawl/heap-budget.js';
 
 const base = { seeds: ['http://example.test/'], userAgent: 'drumcrawl-test/0.1 (+https://example.test/bot)' };
 
@@ -47,4 +49,49 @@ test('a page worker\'s young generation: a quarter of its heap budget, 8 to 32 M
   );
   // --ram 512M on 2 cores: 64 MiB per worker (the case that ran at half speed with a fixed 32)
   assert.equal(pageWorkerYoungMb(64), 16);
+});
+
+test('a page worker\'s first old-generation limit: 64 MiB, at most half its old-space cap', () => {
+  fc.assert(
+    fc.property(fc.integer({ min: 32, max: 1 << 16 }), (heapMb) => {
+      const init = pageWorkerInitialOldMb(heapMb);
+      const oldCap = Math.max(16, heapMb - pageWorkerYoungMb(heapMb));
+      assert.ok(init >= 8 && init <= 64, `${init}`);
+      assert.ok(init <= oldCap / 2, `${init} of ${oldCap}`);
+      if (heapMb >= 160) assert.equal(init, 64);
+    }),
+  );
+});
+
+// A worker that keeps ~30 MiB alive (promoted to the old generation) and counts its full collections.
+const RETAINER = `
+const { parentPort } = require('node:worker_threads');
+const { PerformanceObserver, constants } = require('node:perf_hooks');
+let majors = 0;
+const obs = new PerformanceObserver((l) => {
+  for (const e of l.getEntries()) if (e.detail.kind === constants.NODE_PERFORMANCE_GC_MAJOR) majors++;
+});
+obs.observe({ entryTypes: ['gc'] });
+const keep = [];
+for (let i = 0; i < 30 * 1024; i++) keep.push(new Array(128).fill(i));
+setTimeout(() => { obs.disconnect(); parentPort.postMessage(majors); }, 50);
+`;
+
+test('startWithInitialOldSpace: that worker grows its old generation without full collections; one started after it is online gets V8\'s default', async () => {
+  const start = (): Worker => new Worker(RETAINER, { eval: true, resourceLimits: { maxOldGenerationSizeMb: 160, maxYoungGenerationSizeMb: 32 } });
+  const majors = (w: Worker): Promise<number> => new Promise((resolve, reject) => {
+    w.once('message', resolve);
+    w.once('error', reject);
+  });
+  const a = startWithInitialOldSpace(96, start);
+  const aMajors = majors(a);
+  await new Promise((r) => a.once('online', r));
+  const b = start();
+  try {
+    assert.equal(await aMajors, 0);
+    assert.ok((await majors(b)) >= 1, 'the flag was cleared once the first worker was online');
+  } finally {
+    await a.terminate();
+    await b.terminate();
+  }
 });
