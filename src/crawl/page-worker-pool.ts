@@ -69,7 +69,10 @@ export function pageWorkerYoungMb(heapMb: number): number {
  * V8, the limit starts and stays a young generation above the live heap (~21 MiB): a page worker
  * then ran a full mark-compact every half second (38–40 per worker in a 20 s bench:e2e run, each
  * after ~1.3 MiB of old-space allocation), and the concurrent marking cost the runtime threads
- * ~0.07 ms per page. From 64 MiB the same run had none (`--trace-gc`).
+ * ~0.07 ms per page. From 64 MiB the same run had none (`--trace-gc`). Three alternated pairs of
+ * bench:e2e with page workers on both sides, V8's start against this
+ * (bench/results/e2e-ab-4b9659e-13b0c59-pw-both.json): runtime threads 0.201 → 0.139 ms per page,
+ * crawler CPU 0.90×, pages/s 1.10×, peak RSS 1.00×.
  */
 export function pageWorkerInitialOldMb(heapMb: number): number {
   return Math.min(64, Math.floor(Math.max(16, heapMb - pageWorkerYoungMb(heapMb)) / 2));
