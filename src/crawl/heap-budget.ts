@@ -66,8 +66,8 @@ let initialOldPending = 0;
  * it creates an isolate, and the flag is process-wide: it is set here and cleared once every
  * worker started this way is online (its isolate exists) or gone. An isolate another caller
  * creates in that window gets it too, so the caller waits for 'online' before starting other
- * workers (PageWorkerPool.online). The worker's resourceLimits still cap its old generation:
- * V8 keeps the initial limit below that cap.
+ * workers (PageWorkerPool.online). The worker's resourceLimits still cap its old generation;
+ * callers keep `initialOldMb` well under that cap (pageWorkerInitialOldMb: at most half).
  */
 export function startWithInitialOldSpace<W extends NodeJS.EventEmitter>(initialOldMb: number, start: () => W): W {
   v8.setFlagsFromString(`--initial-old-space-size=${Math.max(0, Math.floor(initialOldMb))}`);
