@@ -10,7 +10,8 @@
  * `--a-args` / `--b-args`: extra bench/e2e/run.ts arguments for that side's runs only, split on
  * spaces, given with `=`: e.g. `--b-args='--page-workers on'` measures an option against a tree without it.
  *
- * Both trees must have bench/e2e/run.ts with the per-role CPU (roleCpu in its JSON).
+ * Both trees must have bench/e2e/run.ts with the per-role CPU (roleCpu in its JSON). Both run
+ * under bin/drumcrawl's malloc settings (bench/lib/launcher-env.ts), whatever their own run.ts does.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -18,6 +19,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { args, machineInfo, writeResult } from '../lib/report.js';
 import { buildTree, snapshotTree } from '../lib/snapshot.js';
+import { launcherEnv } from '../lib/launcher-env.js';
 
 const a = args();
 const refA = a.get('a');
@@ -49,7 +51,9 @@ for (const side of order) {
   const out = path.join(tmp, `${name}.json`);
   process.stderr.write(`[ab] ${name} (${trees[side].commit.slice(0, 7)})\n`);
   execFileSync('flock', ['/tmp/heavy.lock', process.execPath, '--import', 'tsx', 'bench/e2e/run.ts', '--seconds', String(seconds), '--max-pages', '300000', '--no-build', ...extra[side], '--out', out], {
-    cwd: trees[side].dir, stdio: ['ignore', 'ignore', 'inherit'],
+    // Both trees under bin/drumcrawl's malloc settings, as users run the crawler (a tree's own
+    // run.ts may not apply them: bench/lib/launcher-env.ts).
+    cwd: trees[side].dir, stdio: ['ignore', 'ignore', 'inherit'], env: launcherEnv(),
   });
   runs[name] = JSON.parse(readFileSync(out, 'utf8')) as Run;
 }
@@ -77,7 +81,7 @@ const result = {
   order,
   medians: { A: side('A'), B: side('B') },
   runs,
-  note: 'Each run: node --import tsx bench/e2e/run.ts --seconds S --max-pages 300000 --no-build in the built tree, under flock /tmp/heavy.lock. The box is shared (other engineers\' unlocked runs): compare A with B within this file only.',
+  note: 'Each run: node --import tsx bench/e2e/run.ts --seconds S --max-pages 300000 --no-build in the built tree, under flock /tmp/heavy.lock, with bin/drumcrawl\'s malloc settings (MALLOC_ARENA_MAX, MALLOC_MMAP_THRESHOLD_) in its environment. The box is shared (other engineers\' unlocked runs): compare A with B within this file only.',
 };
 const file = writeResult(a.get('out') ?? `e2e-ab-${trees.A.commit.slice(0, 7)}-${trees.B.commit.slice(0, 7)}`, result);
 rmSync(tmp, { recursive: true, force: true });

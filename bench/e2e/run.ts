@@ -20,12 +20,13 @@
 import os from 'node:os';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import path from 'node:path';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { forkSimweb, tempDir, SIMWEB_NETWORKS } from '../../test/e2e/harness.js';
 import { CLK_TCK, ThreadCpuSampler, type CpuSample } from '../lib/thread-cpu.js';
 import { projectCeiling } from '../lib/amdahl.js';
+import { launcherEnv, launcherDefaults, startedWithLauncherEnv } from '../lib/launcher-env.js';
 
 type ConfigModule = typeof import('../../src/crawl/config.js');
 type PipelineModule = typeof import('../../src/crawl/pipeline.js');
@@ -47,6 +48,15 @@ const outFile = arg('out', 'bench/results/e2e-throughput.json');
 const pageWorkers = arg('page-workers', '');
 const fromSrc = process.argv.includes('--from-src');
 const noBuild = process.argv.includes('--no-build');
+
+// The crawler as bin/drumcrawl starts it: glibc reads the launcher's malloc settings only when the
+// process starts, so without them the bench runs itself again with them (bench/lib/launcher-env.ts).
+// The main thread's V8 limits stay node's own: the launcher's for the bench's --ram 1.5G (672 MiB
+// old space, 16 MiB semi-spaces) are far above the 100–150 MiB the main heap reaches here.
+if (!startedWithLauncherEnv()) {
+  const again = spawnSync(process.execPath, [...process.execArgv, ...process.argv.slice(1)], { env: launcherEnv(), stdio: 'inherit' });
+  process.exit(again.status ?? 1);
+}
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 let buildMs: number | null = null;
@@ -153,6 +163,8 @@ const result = {
   machine: { cpu: os.cpus()[0]?.model, cores: os.cpus().length, node: process.version, loadavg: os.loadavg() },
   preset: 'simweb bench (2000 PLDs, ~5000 hosts, 256 IPs), politeness delays 0, one connection per IP',
   config: { workers, fetchConcurrency: concurrency, ramBytes: cfg.ramBytes, warcCompression: cfg.warcCompression, pageWorkers: cfg.pageWorkers },
+  /** the launcher's environment the crawler ran with (bin/drumcrawl; bench/lib/launcher-env.ts) */
+  env: Object.fromEntries(Object.keys(launcherDefaults()).map((k) => [k, process.env[k] ?? null])),
   stopReason: summary.stopReason,
   pages: summary.pages,
   wallSeconds: wallMs / 1000,

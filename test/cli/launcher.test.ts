@@ -15,6 +15,7 @@ import fc from 'fast-check';
 import { defaultCrawlConfig } from '../../src/crawl/config.js';
 import { parseSize } from '../../src/crawl/config-values.js';
 import { heapWarning, mainHeapFlags } from '../../src/crawl/heap-budget.js';
+import { launcherDefaults, launcherEnv } from '../../bench/lib/launcher-env.js';
 
 const MiB = 1024 * 1024;
 
@@ -140,4 +141,19 @@ test('heap budget: the main isolate keeps the launcher\'s limit, a worker starte
   assert.equal(heapWarning(512 * MiB, main * MiB), null, 'the launcher\'s limit fits --ram 512M');
   assert.match(heapWarning(512 * MiB, 4144 * MiB) ?? '', /not held under --ram/);
   assert.match(heapWarning(8192 * MiB, main * MiB) ?? '', /avoids running out of heap/);
+});
+
+test('launcher: the benches read the same malloc settings from it as it gives the crawler (bench/lib/launcher-env.ts)', () => {
+  const { root, link } = layout(true);
+  try {
+    const r = run(link, ['crawl']);
+    assert.equal(r.status, 0, r.stderr);
+    const out = JSON.parse(r.stdout) as { arena: string | null; mmap: string | null };
+    assert.deepEqual(launcherDefaults(), { MALLOC_ARENA_MAX: out.arena, MALLOC_MMAP_THRESHOLD_: out.mmap });
+    // A value already set wins, as in the launcher.
+    assert.equal(launcherEnv({ MALLOC_ARENA_MAX: '8' }).MALLOC_ARENA_MAX, '8');
+    assert.equal(launcherEnv({}).MALLOC_MMAP_THRESHOLD_, out.mmap);
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
 });

@@ -78,6 +78,7 @@ fs.copyFileSync(path.join(REPO_ROOT, 'bench/e2e/peers/crawlee_peer.mjs'), path.j
 // checkout's dist/ as before): the checkout is shared with engineers editing src/ at the same time.
 const tree = snapshotTree(a.get('tree') ?? 'HEAD');
 const drumcrawlCli = path.join(tree.dir, 'dist/cli/main.js');
+const drumcrawlLauncher = path.join(tree.dir, 'bin/drumcrawl');
 if (!a.has('no-build') || tree.commit !== 'working-tree') {
   log(`building drumcrawl (${tree.commit === 'working-tree' ? 'working tree' : tree.commit.slice(0, 10)})`);
   const b = spawnSync(process.execPath, [path.join(REPO_ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'], { cwd: tree.dir, stdio: ['ignore', 'ignore', 'inherit'] });
@@ -185,8 +186,9 @@ function specs(): RunSpec[] {
     return {
       crawler: 'drumcrawl', politeness: polite ? 'on' : 'off', viaProxy: false,
       how: polite ? `robots on (always), --host-delay ${ms} ms, --ip-delay 0, concurrency ${concurrency}, WARC gzip written` : `--host-delay ${drumOffDelay} --ip-delay ${drumOffDelay} (robots.txt still obeyed: not switchable), concurrency ${concurrency}, WARC gzip written`,
-      cmd: process.execPath,
-      argv: [drumcrawlCli, 'crawl', ...sim.seeds, '--dns-server', sim.dnsServer, ...SIMWEB_ALLOW_FLAGS, '--state', path.join(d, 'state'), '--out', path.join(d, 'out'),
+      // bin/drumcrawl, as users start it: the main heap's limits from --ram, the malloc settings.
+      cmd: drumcrawlLauncher,
+      argv: ['crawl', ...sim.seeds, '--dns-server', sim.dnsServer, ...SIMWEB_ALLOW_FLAGS, '--state', path.join(d, 'state'), '--out', path.join(d, 'out'),
         '--host-delay', polite ? ms : drumOffDelay, '--ip-delay', polite ? '0' : drumOffDelay,
         '--min-host-delay', polite ? ms : drumOffDelay, '--min-ip-delay', polite ? '0' : drumOffDelay,
         '--max-pages', String(polite ? politeBudget : budget), '--concurrency', String(concurrency), '--progress', 'none', '--scope', 'any',
