@@ -5,7 +5,9 @@
  *   node --cpu-prof --cpu-prof-dir=/tmp/prof --import tsx bench/e2e/run.ts --seconds 30 --max-pages 300000 --out /tmp/prof/e2e.json
  *   node --import tsx bench/e2e/profile-groups.ts --profile /tmp/prof/CPU.<…>.<pid>.0.001.cpuprofile --result /tmp/prof/e2e.json [--out e2e-main-profile]  (→ bench/results/<name>.json)
  *
- * (`…<pid>.0.…` is the main thread's profile: thread id 0.) Only the samples inside the bench's
+ * (`…<pid>.0.…` is the main thread's profile: thread id 0. bench:e2e runs itself again under the
+ * launcher's malloc settings when they are not in its environment (bench/lib/launcher-env.ts): the
+ * crawl's profiles are then the child's, the larger set of files.) Only the samples inside the bench's
  * steady window (`roleCpu.steady.monoUs`: V8 stamps samples on the same monotonic clock) count,
  * and they are divided by that window's pages.
  *
