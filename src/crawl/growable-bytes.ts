@@ -1,6 +1,6 @@
 /**
  * A byte buffer that doubles when full, with a DataView over it: the batches the event loop writes
- * for its worker threads (drum-codec.ts BatchWriter for the DRUM threads, archive-thread.ts Pack
+ * for its worker threads (drum-codec.ts BatchWriter for the DRUM threads, archive-pack.ts Pack
  * for the WARC writer's thread). Bound: the largest batch written between two takes.
  */
 export class GrowableBytes {
