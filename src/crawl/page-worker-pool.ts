@@ -75,7 +75,12 @@ export function pageWorkerYoungMb(heapMb: number): number {
  * crawler CPU 0.90×, pages/s 1.10×, peak RSS 1.00×.
  */
 export function pageWorkerInitialOldMb(heapMb: number): number {
-  return Math.min(64, Math.floor(Math.max(16, heapMb - pageWorkerYoungMb(heapMb)) / 2));
+  return Math.min(64, Math.floor(pageWorkerOldMb(heapMb) / 2));
+}
+
+/** Old-space cap per page worker (MiB): its heap budget less the young generation, at least 16. */
+function pageWorkerOldMb(heapMb: number): number {
+  return Math.max(16, heapMb - pageWorkerYoungMb(heapMb));
 }
 
 interface Held {
@@ -256,7 +261,7 @@ export class PageWorkerPool {
     const heapMb = this.opts.heapMb;
     const start = (): Worker => new Worker(this.opts.worker ?? workerFile('page-worker'), {
       workerData: { ...this.data, state, index: index + 1 } satisfies PageWorkerData,
-      resourceLimits: heapMb ? { maxOldGenerationSizeMb: Math.max(16, heapMb - pageWorkerYoungMb(heapMb)), maxYoungGenerationSizeMb: pageWorkerYoungMb(heapMb) } : undefined,
+      resourceLimits: heapMb ? { maxOldGenerationSizeMb: pageWorkerOldMb(heapMb), maxYoungGenerationSizeMb: pageWorkerYoungMb(heapMb) } : undefined,
     });
     const worker = heapMb ? startWithInitialOldSpace(pageWorkerInitialOldMb(heapMb), start) : start();
     let ready!: () => void;
