@@ -18,7 +18,7 @@
  */
 import { BlockList, isIP } from 'node:net';
 import os from 'node:os';
-import { inIpv4Net, ipv4Net, ipv4Number, networkPredicate, type Ipv4Net } from './limits.js';
+import { inIpv4Net, ipv4Net, ipv4Number, networkPredicate } from './limits.js';
 
 /** [CIDR, name] — IPv4 special-purpose ranges refused by default. */
 export const SPECIAL_IPV4: readonly (readonly [string, string])[] = Object.freeze([
@@ -60,11 +60,11 @@ const NAMED_OUTSIDE_GLOBAL: readonly (readonly [string, string])[] = [
   ['ff00::/8', 'multicast'],
 ];
 
-function table(entries: readonly (readonly [string, string])[], type: 'ipv4' | 'ipv6'): Array<{ bl: BlockList; name: string; cidr: string }> {
+function ipv6Table(entries: readonly (readonly [string, string])[]): Array<{ bl: BlockList; name: string; cidr: string }> {
   return entries.map(([cidr, name]) => {
     const bl = new BlockList();
     const [a, bits] = cidr.split('/');
-    bl.addSubnet(a!, Number(bits), type);
+    bl.addSubnet(a!, Number(bits), 'ipv6');
     return { bl, name, cidr };
   });
 }
@@ -72,11 +72,11 @@ function table(entries: readonly (readonly [string, string])[], type: 'ipv4' | '
 // IPv4 ranges as numbers (limits.ts ipv4Net): checked on every fetch, without a SocketAddress per check
 const V4 = SPECIAL_IPV4.map(([cidr, name]) => {
   const [a, bits] = cidr.split('/');
-  return { net: ipv4Net(a!, Number(bits)), name, cidr } as { net: Ipv4Net; name: string; cidr: string };
+  return { net: ipv4Net(a!, Number(bits)), name, cidr };
 });
-const V6 = table(SPECIAL_IPV6, 'ipv6');
-const V6_OUTSIDE = table(NAMED_OUTSIDE_GLOBAL, 'ipv6');
-const GLOBAL_UNICAST = table([['2000::/3', '']], 'ipv6')[0]!.bl;
+const V6 = ipv6Table(SPECIAL_IPV6);
+const V6_OUTSIDE = ipv6Table(NAMED_OUTSIDE_GLOBAL);
+const GLOBAL_UNICAST = ipv6Table([['2000::/3', '']])[0]!.bl;
 
 /** The 16 bytes of an IPv6 literal (isIP(ip) === 6), an embedded dotted quad included. */
 function v6Bytes(ip: string): Uint8Array {
