@@ -1,6 +1,6 @@
 /**
  * The crawl configuration of the adversary measurements, in one place (bench/adversary and
- * test/e2e/adversary*.test.ts build every crawl from it): the crawler's CLI flags for a crawl of a
+ * test/e2e/adversary.solo.test.ts build every crawl from it): the crawler's CLI flags for a crawl of a
  * simweb over loopback. Delays are the issue's measurement's (τh = τh0 = 50 ms, τs = τs0 = 10 ms,
  * scaled down from the thesis' seconds so that a ~1,000-page good web is crawled in seconds);
  * every other setting — budgets, RAM, concurrency, BEAST — is the crawler's default.
