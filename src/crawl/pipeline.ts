@@ -89,6 +89,7 @@ export interface CrawlSummary {
   pagesPerSec: number;
   /** null when this run fetched no page (a ratio over zero pages means nothing) */
   cpuMsPerPage: number | null;
+  /** the process's peak RSS (the kernel's high-water mark: in one process, earlier runs too) */
   peakRssBytes: number;
   outcomes: Record<string, number>;
   warcDir: string;
@@ -115,7 +116,6 @@ export class Crawler extends FetchStage {
   private rateTimer: NodeJS.Timeout | null = null;
   private checkpoints = 0;
   private lastCheckpointAt: string | null = null;
-  private peakRss = 0;
   private readonly runStart = Date.now();
   private readonly cpuStart = process.cpuUsage();
   private readonly startedAt = new Date();
@@ -354,7 +354,6 @@ export class Crawler extends FetchStage {
     const f = this.frontier.stats();
     const d = this.dns.stats();
     const rss = process.memoryUsage.rss();
-    if (rss > this.peakRss) this.peakRss = rss;
     const cpu = process.cpuUsage(this.cpuStart);
     const pagesRun = Math.max(1, this.dispatchedThisRun);
     return {
@@ -410,8 +409,6 @@ export class Crawler extends FetchStage {
       const now = Date.now();
       this.pageRate.sample(now, this.counters.pages);
       this.byteRate.sample(now, this.counters.bytes);
-      const rss = process.memoryUsage.rss();
-      if (rss > this.peakRss) this.peakRss = rss;
     }, 500);
     this.rateTimer.unref();
     if (this.opts.handleSignals) {
@@ -653,7 +650,7 @@ export class Crawler extends FetchStage {
       elapsedMs: elapsed,
       pagesPerSec: (this.dispatchedThisRun * 1000) / Math.max(1, elapsed),
       cpuMsPerPage: this.dispatchedThisRun === 0 ? null : (cpu.user + cpu.system) / 1000 / this.dispatchedThisRun,
-      peakRssBytes: this.peakRss,
+      peakRssBytes: process.resourceUsage().maxRSS * 1024,
       outcomes: { ...this.counters.outcomes },
       warcDir: this.cfg.outDir,
       warcFiles: files.map((f) => path.join(this.cfg.outDir, f)),

@@ -6,7 +6,10 @@
  * moved, renamed or copied since. A resume works on the directory it is given: the state is that
  * directory; the output directory keeps its place relative to the state (e.g. `state/warc` or a
  * sibling `../out` moved together with it) when that place exists, else stays where it was
- * recorded; an explicit `--out` wins.
+ * recorded; an explicit `--out` wins. When it is at neither place the resume is refused
+ * (CRAWL_OUT_MISSING): the archive moved away under another name, or was deleted, and continuing
+ * into a new empty directory there would split the crawl's output without the user knowing (and
+ * leave the torn tail of the moved WARC uncut); `--out` says where it is, or where to go on.
  *
  * WARC. Everything up to the checkpoint's recorded `(file, offset)` was synced before the manifest
  * was renamed into place, so it is never read again (recovery cost does not grow with the archive).
@@ -18,6 +21,7 @@
  */
 import { readdir, stat, rm } from 'node:fs/promises';
 import path from 'node:path';
+import { CrawlError } from '../errors.js';
 import { scanWarc, truncateTornWarc, recoverCdxj, removeCdxj } from '../store/index.js';
 
 /** `<prefix>-<stamp>-<serial>.warc[.gz|.zst]` → its writer part and serial. */
@@ -40,11 +44,11 @@ export interface RecoveredFile {
 export async function relocate(given: string, recordedState: string, recordedOut: string, outOverride?: string): Promise<{ stateDir: string; outDir: string }> {
   const stateDir = path.resolve(given);
   if (outOverride !== undefined) return { stateDir, outDir: path.resolve(outOverride) };
-  if (path.resolve(recordedState) === stateDir) return { stateDir, outDir: recordedOut };
+  const recorded = path.resolve(recordedOut);
   const moved = path.resolve(stateDir, path.relative(recordedState, recordedOut));
-  if (await isDir(moved)) return { stateDir, outDir: moved };
-  if (await isDir(recordedOut)) return { stateDir, outDir: recordedOut };
-  return { stateDir, outDir: moved };
+  for (const outDir of moved === recorded ? [recorded] : [moved, recorded]) if (await isDir(outDir)) return { stateDir, outDir };
+  const places = moved === recorded ? recorded : `${moved} (beside the state) nor at ${recorded} (where it was recorded)`;
+  throw new CrawlError('CRAWL_OUT_MISSING', `the crawl's output directory is not at ${places}: give resume --out <dir> with where it is now, or with a new directory to go on in`);
 }
 
 async function isDir(p: string): Promise<boolean> {

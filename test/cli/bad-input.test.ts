@@ -113,6 +113,10 @@ const CASES: Case[] = [
   { name: 'resume: no checkpoint', setup: (d) => mkdirSync(path.join(d, 'state')), args: (d) => ['resume', path.join(d, 'state')], code: 'CRAWL_STATE_MISSING', message: /holds no checkpoint to resume/ },
   { name: 'resume: a startup option', setup: manifest({}), args: (d) => ['resume', path.join(d, 'state'), '--ram', '1G'], code: USAGE, message: /unknown option '--ram'/ },
   { name: 'resume: stored output dir under /proc', setup: manifest({ outDir: '/proc/x' }), args: (d) => ['resume', path.join(d, 'state')], code: UNUSABLE, message: /output directory \/proc\/x is on the proc pseudo file system/ },
+  // The output directory is at neither place resume looks (beside the moved state, where it was
+  // recorded): refused, and no empty output directory is started at either.
+  { name: 'resume: output directory moved away under another name', setup: (d) => manifest({ stateDir: path.join(d, 'state'), outDir: path.join(d, 'out') })(d), args: (d) => ['resume', path.join(d, 'state')], code: 'CRAWL_OUT_MISSING', message: /output directory is not at \S+\/out: give resume --out/ },
+  { name: 'resume: state moved, output at neither place', setup: manifest({ stateDir: '/gone/a/state', outDir: '/gone/a/out' }), args: (d) => ['resume', path.join(d, 'state')], code: 'CRAWL_OUT_MISSING', message: /not at \S+\/out \(beside the state\) nor at \/gone\/a\/out \(where it was recorded\)/ },
   { name: 'resume: path below a device file', args: () => ['resume', '/dev/null/x'], code: UNUSABLE, message: /state \/dev\/null\/x cannot be a directory/ },
   { name: 'stats: a device file', args: () => ['stats', '/dev/null'], code: 'CRAWL_STATE_MISSING', message: /\/dev\/null is not a state directory/ },
   // demo

@@ -89,4 +89,8 @@ test('relocate: a moved state dir is used where it is; the output dir moves with
   assert.deepEqual(await relocate(path.join(now, 'state'), '/gone/x/state', kept), { stateDir: path.join(now, 'state'), outDir: kept });
   // --out wins.
   assert.equal((await relocate(path.join(now, 'state'), '/gone/a/state', '/gone/a/out', '/tmp/z')).outDir, '/tmp/z');
+  // At neither place (moved under another name, or deleted), whether the state moved or not.
+  await assert.rejects(relocate(path.join(now, 'state'), '/gone/y/state', '/gone/y/elsewhere'), { code: 'CRAWL_OUT_MISSING' });
+  await assert.rejects(relocate(path.join(now, 'state'), path.join(now, 'state'), path.join(now, 'out-renamed')), { code: 'CRAWL_OUT_MISSING' });
+  assert.deepEqual(readdirSync(now).sort(), ['out', 'state'], 'nothing created');
 });

@@ -157,6 +157,17 @@ test('tiny web: every reachable allowed page fetched exactly once, polite, robot
     const m = await readManifest(path.join(dir, 'state'));
     assert.equal(m?.finished, true);
     assert.equal(m?.pending, 0);
+
+    // Resumed once done: it ends at once, requests nothing, and its summary still gives the
+    // process's peak RSS (a run shorter than the 500 ms sampler reported 0).
+    const served = await web.requests();
+    const again = await Crawler.resume(path.join(dir, 'state'), { statusPort: null, progress: 'none' });
+    const rssAtStart = process.memoryUsage.rss();
+    const s2 = await again.run();
+    assert.equal(s2.stopReason, 'done');
+    assert.equal(s2.pages, summary.pages);
+    assert.equal(await web.requests(), served, 'the finished crawl, resumed, requested nothing');
+    assert.ok(s2.peakRssBytes >= rssAtStart, `peak RSS ${s2.peakRssBytes} ≥ the RSS at the run's start ${rssAtStart}`);
   } finally {
     await web.close();
   }

@@ -15,7 +15,7 @@ export const EXIT_USAGE = 2;
  */
 export const USAGE_CODES: ReadonlySet<string> = new Set([
   'CRAWL_CLI_USAGE', 'CRAWL_CONFIG_INVALID', 'CRAWL_DIR_UNUSABLE', 'CRAWL_DIR_FULL',
-  'CRAWL_STATE_EXISTS', 'CRAWL_STATE_MISSING', 'CRAWL_SIMWEB_BAD_PARAM', 'CRAWL_SIMWEB_LISTEN',
+  'CRAWL_STATE_EXISTS', 'CRAWL_STATE_MISSING', 'CRAWL_OUT_MISSING', 'CRAWL_SIMWEB_BAD_PARAM', 'CRAWL_SIMWEB_LISTEN',
 ]);
 
 /** `drumcrawl: <CRAWL_*>: <message>` and the exit status for any thrown value. */

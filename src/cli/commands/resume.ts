@@ -19,8 +19,9 @@ export function registerResumeCommand(program: Command): void {
     .argument('<state>', 'state directory of the crawl');
   for (const f of CRAWL_FLAGS) {
     if (!RESUMABLE.has(f.key)) continue;
-    cmd.option(f.kind === 'bool' ? `--${f.name}` : `--${f.name} ${f.value}`, f.description);
+    cmd.option(f.kind === 'bool' ? `--${f.name}` : `--${f.name} ${f.value}`, resumeDescription(f.key, f.description));
   }
+  cmd.addHelpText('after', '\nA flag not given keeps the value the crawl last ran with.');
   cmd.action(async (state: string) => {
     await runGuarded(async () => {
       const raw = rawArgsAfter(program, 'resume').filter((a) => a !== state);
@@ -55,4 +56,13 @@ export function registerResumeCommand(program: Command): void {
       printSummary(await crawler.run());
     });
   });
+}
+
+/**
+ * A flag's help on resume: its default is the crawl's recorded value, not the crawl command's
+ * default, so that part is left out; --out says where the output directory is looked for.
+ */
+function resumeDescription(key: string, description: string): string {
+  if (key === 'outDir') return 'where the output directory is now (default: beside the state as when the crawl started, else where it was recorded)';
+  return description.replace(/\s*\(default[^)]*\)/, '');
 }
