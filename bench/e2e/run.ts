@@ -112,10 +112,15 @@ const t0 = performance.now();
 const openSample = sampler.sample(0);
 const samples: { s: CpuSample; running: boolean }[] = [];
 let snapshotMs = 0;
+// Peak RSS sampled every 500 ms and at each snapshot, not the summary's kernel high-water mark: the
+// trees an A/B compares (ab.ts runs each tree's own run.ts) then measure it alike.
+let peakRss = 0;
+const rssTimer = setInterval(() => void (peakRss = Math.max(peakRss, process.memoryUsage.rss())), 500);
 const cpuTimer = setInterval(() => {
   const s0 = performance.now();
   const snap = crawler.snapshot();
   snapshotMs += performance.now() - s0;
+  peakRss = Math.max(peakRss, snap.rssBytes);
   samples.push({ s: sampler.sample(snap.pages), running: snap.state === 'running' });
 }, 1000);
 // DRUMCRAWL_BENCH_TRACE=1: one line per second of the scheduler's state (what holds dispatch back).
@@ -133,6 +138,7 @@ const summary = await crawler.run();
 if (trace !== null) clearInterval(trace);
 const wallMs = performance.now() - t0;
 clearInterval(cpuTimer);
+clearInterval(rssTimer);
 sampler.close();
 const running = samples.filter((x) => x.running).map((x) => x.s);
 const lastRunning = running.at(-1) ?? openSample;
@@ -176,7 +182,7 @@ const result = {
   openCpuMs: (cpu.user + cpu.system - cpuAfterOpen.user - cpuAfterOpen.system) / 1000,
   crawlerCpuCoresUsed: cpuMs / wallMs,
   simwebCpuMsPerPage: serverCpu0 !== null && serverCpu1 !== null ? (serverCpu1 - serverCpu0) / Math.max(1, summary.pages) : null,
-  peakRssMB: summary.peakRssBytes / 2 ** 20,
+  peakRssMB: peakRss / 2 ** 20,
   /**
    * CPU ms per page per thread role (utime + stime from /proc/self/task/<tid>/stat, bench/lib/thread-cpu.ts):
    * main; parse (all parse workers); each DRUM thread by the DRUMs it hosts; runtime = process total
