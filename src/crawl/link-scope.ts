@@ -7,7 +7,7 @@
  *   CRAWL_SCOPE_OUT — outside --scope (the seeds' hosts for `host`, their PLDs for `pld`);
  *   CRAWL_SCOPE_EXCLUDED — matches an --exclude regex, or none of the --include ones.
  */
-import { pldOrHost, trapCheck } from '../url/index.js';
+import { canonicalizeUrl, hostOf, pldOrHost, trapCheck } from '../url/index.js';
 import type { CrawlScope } from './config.js';
 
 export type LinkDropCode = 'CRAWL_TRAP_URL' | 'CRAWL_SCOPE_OUT' | 'CRAWL_SCOPE_EXCLUDED';
@@ -51,4 +51,18 @@ export class LinkScope {
     if (trapCheck(url) !== null) return 'CRAWL_TRAP_URL';
     return this.scopeCode(url, host);
   }
+}
+
+/** The seeds' hosts and PLDs: what --scope host / pld keeps to (stored in the checkpoint, so a resume keeps them). */
+export function scopeAnchors(seeds: readonly string[]): { hosts: string[]; plds: string[] } {
+  const hosts = new Set<string>();
+  const plds = new Set<string>();
+  for (const s of seeds) {
+    const c = canonicalizeUrl(s);
+    if (c === null) continue;
+    const h = hostOf(c);
+    hosts.add(h);
+    plds.add(pldOrHost(h));
+  }
+  return { hosts: [...hosts], plds: [...plds] };
 }

@@ -67,7 +67,8 @@ import { startStatusServer, CONTROL_TOKEN_FILE, type StatusServer } from './stat
 import { graceOver } from './stop.js';
 import { AdmitLog } from './admit-log.js';
 import { FetchStage, newFetcher, fetcherOptions } from './fetch-stage.js';
-import { LinkScope } from './link-scope.js';
+import { LinkScope, scopeAnchors } from './link-scope.js';
+import { StateLock } from './state-lock.js';
 import { SitemapRouter, plainHops } from '../sitemap/crawl.js';
 import { SitemapListingLog } from '../sitemap/listing-log.js';
 
@@ -114,6 +115,7 @@ export class Crawler extends FetchStage {
   private readonly pageRate = new RateMeter();
   private readonly byteRate = new RateMeter();
   private rateTimer: NodeJS.Timeout | null = null;
+  private stateLock: StateLock | null = null;
   private checkpoints = 0;
   private lastCheckpointAt: string | null = null;
   private readonly runStart = Date.now();
@@ -123,14 +125,14 @@ export class Crawler extends FetchStage {
   private statusServer: StatusServer | null = null;
   private signalHandler: ((sig: NodeJS.Signals) => void) | null = null;
 
-  /**
-   * Open a crawl. A state dir that already holds a checkpoint is resumed (the stored startup
-   * config is kept; `overrides` may change runtime options and the status/progress settings).
-   */
+  /** Open a new crawl in `config.stateDir` (refused when it holds one already: resume that). */
   static async open(config: CrawlConfig, opts: CrawlerOptions = {}): Promise<Crawler> {
-    const manifest = await readManifest(config.stateDir);
-    if (manifest !== null) throw new CrawlError('CRAWL_STATE_EXISTS', `${config.stateDir} already holds a crawl; use \`drumcrawl resume ${config.stateDir}\``);
-    return Crawler.start(config, null, opts);
+    await mkdir(config.stateDir, { recursive: true });
+    return Crawler.locked(config.stateDir, async () => {
+      const manifest = await readManifest(config.stateDir);
+      if (manifest !== null) throw new CrawlError('CRAWL_STATE_EXISTS', `${config.stateDir} already holds a crawl; use \`drumcrawl resume ${config.stateDir}\``);
+      return Crawler.start(config, null, opts);
+    });
   }
 
   /**
@@ -138,8 +140,13 @@ export class Crawler extends FetchStage {
    * relocate: the paths recorded in the manifest are not trusted after a move or a copy).
    */
   static async resume(stateDir: string, overrides: CrawlConfigInput = {}, opts: CrawlerOptions = {}): Promise<Crawler> {
-    const manifest = await readManifest(path.resolve(stateDir));
-    if (manifest === null) throw new CrawlError('CRAWL_STATE_MISSING', `${stateDir} holds no checkpoint to resume`);
+    if ((await readManifest(path.resolve(stateDir))) === null) throw new CrawlError('CRAWL_STATE_MISSING', `${stateDir} holds no checkpoint to resume`);
+    return Crawler.locked(path.resolve(stateDir), () => Crawler.resumeLocked(stateDir, overrides, opts));
+  }
+
+  private static async resumeLocked(stateDir: string, overrides: CrawlConfigInput, opts: CrawlerOptions): Promise<Crawler> {
+    // Again holding the lock: its last holder may have checkpointed since (replaced, never removed).
+    const manifest = (await readManifest(path.resolve(stateDir)))!;
     const where = await relocate(stateDir, manifest.config.stateDir, manifest.config.outDir, overrides.outDir as string | undefined);
     // The limits (--max-pages, --max-time) belong to the command that names them: a resume runs
     // without the last run's limits unless it is given its own (a stored limit that was reached
@@ -147,6 +154,17 @@ export class Crawler extends FetchStage {
     const stored: CrawlConfigInput = { ...(manifest.config as CrawlConfigInput), maxPages: null, maxTimeMs: null };
     const cfg = resolveCrawlConfig({ ...stored, ...overrides, ...where });
     return Crawler.start(cfg, manifest, opts);
+  }
+
+  /** `open` run holding the state directory's lock (state-lock.ts); the crawler releases it when it closes. */
+  private static async locked(stateDir: string, open: () => Promise<Crawler>): Promise<Crawler> {
+    const lock = await StateLock.acquire(stateDir);
+    const crawler = await open().catch(async (e: unknown) => {
+      await lock.release();
+      throw e;
+    });
+    crawler.stateLock = lock;
+    return crawler;
   }
 
   private static async start(cfg: CrawlConfig, manifest: CheckpointManifest | null, opts: CrawlerOptions): Promise<Crawler> {
@@ -678,19 +696,6 @@ export class Crawler extends FetchStage {
     await this.urlSeen.close();
     await this.contentSeen.close();
     await this.frontier.close();
+    await this.stateLock?.release();
   }
 }
-
-function scopeAnchors(seeds: readonly string[]): { hosts: string[]; plds: string[] } {
-  const hosts = new Set<string>();
-  const plds = new Set<string>();
-  for (const s of seeds) {
-    const c = canonicalizeUrl(s);
-    if (c === null) continue;
-    const h = hostOf(c);
-    hosts.add(h);
-    plds.add(pldOrHost(h));
-  }
-  return { hosts: [...hosts], plds: [...plds] };
-}
-

@@ -13,7 +13,8 @@
  *   - nothing is requested twice except the in-flight window of a SIGKILL (stop-resume-judge.ts);
  *   - every WARC record reads back with warcio, with block and payload digests that recompute, and
  *     every response holds its whole body or says why not (WARC-Truncated);
- *   - a moved state directory resumes where it now is (nothing is created at the old path).
+ *   - a moved state directory resumes where it now is (nothing is created at the old path);
+ *   - a second `resume` of the state while the first resume runs is refused (CRAWL_STATE_LOCKED).
  * The fast variant runs one round of four stops (in `npm test`); DRUMCRAWL_LONG=1 runs three rounds
  * of all eight, at other moments, on a larger web, moving the directories between rounds.
  * A WARC file of another program lies in the output directory from the second run on: it must
@@ -126,6 +127,16 @@ test(`stop and resume in every way (${LONG ? 'three rounds' : 'one round'}): not
       const run = k === 0 ? cli([...crawlCommand(settings(dir)), ...extra], env) : cli(['resume', state, '--progress', 'none', ...extra], env);
       live.push(run);
       const readyAt = k === 0 ? null : await run.waitFor(/^status server: /m);
+      if (k === 1) {
+        // A second process on the live state is refused before it touches anything (what it would
+        // have damaged, this crawl's state and WARC, is judged below). Started once this run has
+        // made requests: its start-up CPU is not in this run's first-request latency, judged below.
+        await untilRequests(web, (await web.requests()) + 20, run);
+        const second = cli(['resume', state, '--progress', 'none']);
+        live.push(second);
+        assert.equal(await exitWithin(second, 60_000, 'a second resume of a live state'), 2, second.out());
+        assert.match(second.out(), /CRAWL_STATE_LOCKED: state \S+ is in use by drumcrawl process \d+/);
+      }
       const rec: RunRecord = { stop, spawnedAt, exitedAt: 0, readyAt, killedAt: null, doneAtKill: null, checkpointStartAtKill: null };
       runs.push(rec);
       // The moment: 100–350 more requests into the run (the web has thousands).
