@@ -159,10 +159,7 @@ export class Crawler extends FetchStage {
   /** `open` run holding the state directory's lock (state-lock.ts); the crawler releases it when it closes. */
   private static async locked(stateDir: string, open: () => Promise<Crawler>): Promise<Crawler> {
     const lock = await StateLock.acquire(stateDir);
-    const crawler = await open().catch(async (e: unknown) => {
-      await lock.release();
-      throw e;
-    });
+    const crawler = await open().catch(async (e: unknown) => { await lock.release(); throw e; });
     crawler.stateLock = lock;
     return crawler;
   }
