@@ -693,6 +693,6 @@ export class Crawler extends FetchStage {
     await this.urlSeen.close();
     await this.contentSeen.close();
     await this.frontier.close();
-    await this.stateLock?.release();
+    await this.stateLock?.release(); // not after a failed close: a part of it may still write the state
   }
 }
