@@ -176,7 +176,7 @@ export abstract class DedupStage extends CrawlerCore {
     this.again.mergeEnded();
     if (process.env.DRUMCRAWL_DEBUG_TIMING) console.error(`url merge in ${(performance.now() - t0).toFixed(0)} ms`);
     // Every page whose links that merge covered is now durable once its WARC record is.
-    this.awaitingSync.push(...covered);
+    for (const p of covered) this.awaitingSync.push(p);
     await this.syncOutputs();
   }
 

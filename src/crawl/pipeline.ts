@@ -282,8 +282,8 @@ export class Crawler extends FetchStage {
       c.on('newListener', (name: string) => { if (name === 'dispatch') report(); });
     }
     if (manifest === null) {
-      c.scopeHosts.push(...scope.hosts);
-      c.scopePlds.push(...scope.plds);
+      for (const h of scope.hosts) c.scopeHosts.push(h); // a loop: a spread of 10^5 seeds' hosts overflows the stack
+      for (const p of scope.plds) c.scopePlds.push(p);
     } else {
       // URLs that were in flight at the crash (or at the last checkpoint): fetch them again.
       const recs = await readPending(cfg.stateDir);

@@ -129,7 +129,8 @@ export class RobotsJournal {
       gens.push(next++);
     }
     const recovered: JournalRecord[] = [];
-    for (const g of gens) recovered.push(...decodeJournal(readIfPresent(`${cur}.${g}`)).records);
+    // Record by record: a spread of a large generation's records would overflow the stack.
+    for (const g of gens) for (const r of decodeJournal(readIfPresent(`${cur}.${g}`)).records) recovered.push(r);
     const journal = new RobotsJournal(dir, gens);
     return { journal, recovered, upTo: gens.at(-1) ?? null };
   }

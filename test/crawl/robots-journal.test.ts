@@ -4,7 +4,7 @@
  *   any byte on (a torn write), decodes to exactly the complete records before it (property test;
  *   fast-check prints its seed on failure);
  * - rotation: sealed files are deleted only by the release of the merge that covers them, and a
- *   reopen recovers every answer not released, in the order written;
+ *   reopen recovers every answer not released, in the order written, however many (300,000);
  * - replay: answers a process had journaled before it was SIGKILLed (no RobotsCache merge ran)
  *   are in RobotsCache after the next open — its hosts are answered without a robots.txt
  *   request — and are counted (`journalReplayed`); the journal is empty afterwards.
@@ -98,6 +98,23 @@ test('journal rotation: sealed files go only with their release; a reopen recove
     await writeFile(path.join(dir, JOURNAL_FILE), concat([good, encodeJournalRecord(9, 10, e(10)).subarray(0, 11)]));
     ({ journal, recovered } = RobotsJournal.open(dir));
     assert.deepEqual(recovered.map((r) => r.hostLo), [9]);
+    journal.close(false);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
+test('a journal generation of 300,000 answers (a crawl killed between robots rounds) is recovered whole', async () => {
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'dc-robots-jnl-big-'));
+  try {
+    const n = 300_000;
+    const entry = new Uint8Array(12).fill(7);
+    const parts: Uint8Array[] = [];
+    for (let i = 0; i < n; i++) parts.push(encodeJournalRecord(5, i, entry));
+    await writeFile(path.join(dir, JOURNAL_FILE), concat(parts));
+    const { journal, recovered } = RobotsJournal.open(dir);
+    assert.equal(recovered.length, n);
+    assert.equal(recovered[n - 1]!.hostLo, n - 1);
     journal.close(false);
   } finally {
     await rm(dir, { recursive: true, force: true });
