@@ -74,6 +74,11 @@ export async function lockName(stateDir: string): Promise<string> {
   return `\0drumcrawl-state-${st.dev}-${st.ino}`;
 }
 
+/** Who holds the lock of the existing directory `stateDir` (null: nobody, or no answer within ASK_MS). */
+export async function lockHolder(stateDir: string): Promise<LockHolder | null> {
+  return askHolder(await lockName(stateDir));
+}
+
 /** Who holds the lock `name`, as the holder says; null when it does not answer within ASK_MS. */
 async function askHolder(name: string): Promise<LockHolder | null> {
   return new Promise((resolve) => {

@@ -114,6 +114,7 @@ test('SIGTERM: drains, checkpoints, exits 0; the live block and the summary agre
     const st = cli(['stats', state]);
     assert.equal(await st.done, 0);
     assert.match(st.out(), /pages\s+\d+ fetched/);
+    assert.match(st.out(), /^process +none running on this state$/m);
     const res = cli(['resume', state, '--progress', 'none']);
     assert.equal(await res.done, 0, res.out());
     assert.equal((await readManifest(state))!.finished, true);

@@ -135,7 +135,11 @@ test(`stop and resume in every way (${LONG ? 'three rounds' : 'one round'}): not
         const second = cli(['resume', state, '--progress', 'none']);
         live.push(second);
         assert.equal(await exitWithin(second, 60_000, 'a second resume of a live state'), 2, second.out());
-        assert.match(second.out(), /CRAWL_STATE_LOCKED: state \S+ is in use by drumcrawl process \d+/);
+        assert.match(second.out(), new RegExp(`CRAWL_STATE_LOCKED: state \\S+ is in use by drumcrawl process ${run.child.pid} `));
+        // `stats` reads the live state and says who crawls it.
+        const st = cli(['stats', state]);
+        assert.equal(await exitWithin(st, 60_000, 'stats of a live state'), 0, st.out());
+        assert.match(st.out(), new RegExp(`^process +crawling as pid ${run.child.pid} since `, 'm'));
       }
       const rec: RunRecord = { stop, spawnedAt, exitedAt: 0, readyAt, killedAt: null, doneAtKill: null, checkpointStartAtKill: null };
       runs.push(rec);

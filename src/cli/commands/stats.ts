@@ -1,4 +1,4 @@
-/** `drumcrawl stats <state> [--json]` — what the last checkpoint says (works while a crawl runs). */
+/** `drumcrawl stats <state> [--json]` — what the last checkpoint says, and whether a crawl runs on it now. */
 import type { Command } from 'commander';
 import { readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
@@ -18,8 +18,10 @@ export function registerStatsCommand(program: Command): void {
         const { readManifest } = await import('../../crawl/checkpoint.js');
         const { readRobotsTotals } = await import('../../crawl/robots-stage.js');
         const { formatRobotsDrums } = await import('../../crawl/robots-metrics.js');
+        const { lockHolder } = await import('../../crawl/state-lock.js');
         const m = await readManifest(path.resolve(state));
         if (m === null) throw new CrawlError('CRAWL_STATE_MISSING', `${state} holds no checkpoint`);
+        const holder = await lockHolder(path.resolve(state));
         if (opts.json) {
           process.stdout.write(JSON.stringify(m, null, 2) + '\n');
           return;
@@ -40,6 +42,7 @@ export function registerStatsCommand(program: Command): void {
         process.stdout.write(
           [
             `state        ${path.resolve(state)}`,
+            `process      ${holder === null ? 'none running on this state' : `crawling as pid ${holder.pid} since ${holder.since}`}`,
             `checkpoint   epoch ${m.epoch} at ${m.writtenAt} (${m.reason})${m.finished ? ', crawl finished' : ''}`,
             `pages        ${c.pages} fetched, ${c.pagesOk} with an HTTP response, ${(c.bytes / 1e6).toFixed(1)} MB`,
             `URLs         ${c.urlsSeen} unique of ${c.urlsDiscovered} discovered; ${m.pending} to re-fetch on resume`,
