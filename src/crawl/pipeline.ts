@@ -62,7 +62,7 @@ import {
 } from './checkpoint.js';
 import { ParsePool } from './parse-pool.js';
 import { PageWorkerPool } from './page-worker-pool.js';
-import { ProgressPrinter, RateMeter, type CrawlState, type StatusSnapshot } from './stats.js';
+import { ProgressPrinter, RateMeter, type CrawlState, type CrawlSummary, type StatusSnapshot } from './stats.js';
 import { startStatusServer, CONTROL_TOKEN_FILE, type StatusServer } from './status-server.js';
 import { graceOver } from './stop.js';
 import { AdmitLog } from './admit-log.js';
@@ -79,27 +79,7 @@ export interface CrawlerOptions {
   handleSignals?: boolean;
 }
 
-export interface CrawlSummary {
-  stopReason: string;
-  finished: boolean;
-  pages: number;
-  bytes: number;
-  duplicates: number;
-  urlsSeen: number;
-  elapsedMs: number;
-  pagesPerSec: number;
-  /** null when this run fetched no page (a ratio over zero pages means nothing) */
-  cpuMsPerPage: number | null;
-  /** the process's peak RSS (the kernel's high-water mark: in one process, earlier runs too) */
-  peakRssBytes: number;
-  outcomes: Record<string, number>;
-  warcDir: string;
-  warcFiles: string[];
-  stateDir: string;
-  statusUrl: string | null;
-  /** requests released by the heaps before a floor had passed, held by the last-step guard */
-  floorGuardHolds: number;
-}
+export type { CrawlSummary } from './stats.js';
 
 const enc = new TextEncoder();
 
@@ -116,6 +96,8 @@ export class Crawler extends FetchStage {
   private readonly byteRate = new RateMeter();
   private rateTimer: NodeJS.Timeout | null = null;
   private stateLock: StateLock | null = null;
+  /** The first error that stopped the crawl (fail()): what run() rejects with. */
+  private failure: unknown = null;
   private checkpoints = 0;
   private lastCheckpointAt: string | null = null;
   private readonly runStart = Date.now();
@@ -444,7 +426,9 @@ export class Crawler extends FetchStage {
       await this.loop();
       await this.drain();
       const reason = this.finished ? 'done' : `stop:${this.stopReason ?? 'stop'}`;
-      await this.checkpoint(reason);
+      // After a failure the crawl resumes from its last checkpoint; this one is tried all the same.
+      await this.checkpoint(reason).catch((e: unknown) => { throw this.failure ?? e; });
+      if (this.failure !== null) throw this.failure;
       // The live block ends with the same word as the summary: done only when the frontier ran dry.
       this.state = this.finished ? 'done' : 'stopped';
       return await this.summary();
@@ -455,7 +439,8 @@ export class Crawler extends FetchStage {
         process.off('SIGINT', this.signalHandler);
         process.off('SIGTERM', this.signalHandler);
       }
-      await this.close();
+      // What stopped the crawl is what run() reports, not a part that then failed to close too.
+      await this.close().catch((e: unknown) => { if (this.failure === null) throw e; });
     }
   }
 
@@ -583,7 +568,8 @@ export class Crawler extends FetchStage {
   // drain, checkpoint, close
 
   private async drain(): Promise<void> {
-    while (!this.hurry && (!this.idle() || this.merging > 0)) {
+    // Not after a failure (fail()): the pages it left half done never finish, and they stay pending.
+    while (!this.hurry && this.failure === null && (!this.idle() || this.merging > 0)) {
       if (!this.aborting && this.stopReason !== null && this.stopReason !== 'done' && graceOver(this.stopAt) && this.inFlight + this.robotsInFlight > 0) {
         this.aborting = true;
         this.fetcher.abortInFlight();
@@ -678,21 +664,18 @@ export class Crawler extends FetchStage {
     // An unexpected error in a fetch/parse task: stop the crawl with a checkpoint rather than
     // continue with a page silently missing; the page stays in the pending set for `resume`.
     this.emit('error-event', e);
+    this.failure ??= e;
     if (this.stopReason === null) this.stop(`error:${(e as { code?: string }).code ?? (e as Error).message}`);
   }
+  /** Close every part, each even when one before it failed; then throw the first failure. */
   private async close(): Promise<void> {
-    await this.statusServer?.close();
-    await this.pool?.close();
-    await this.pages?.close();
-    await this.fetcher.close();
-    this.dns.close();
-    await this.warc.close();
-    await this.crawlLog.close();
-    await this.sitemapLog?.close();
-    this.doneLog?.close();
-    await this.urlSeen.close();
-    await this.contentSeen.close();
-    await this.frontier.close();
-    await this.stateLock?.release(); // not after a failed close: a part of it may still write the state
+    let first: unknown = null;
+    for (const part of [
+      () => this.statusServer?.close(), () => this.pool?.close(), () => this.pages?.close(), () => this.fetcher.close(),
+      () => this.dns.close(), () => this.warc.close(), () => this.crawlLog.close(), () => this.sitemapLog?.close(),
+      () => this.doneLog?.close(), () => this.urlSeen.close(), () => this.contentSeen.close(), () => this.frontier.close(),
+    ]) await Promise.resolve().then(part).catch((e: unknown) => { first ??= e; });
+    if (first !== null) throw first; // the lock is kept: a part that failed to close may still write the state
+    await this.stateLock?.release();
   }
 }

@@ -229,3 +229,26 @@ export class ProgressPrinter {
     if (this.mode !== 'none') this.print();
   }
 }
+
+/** What `Crawler.run()` returns: the end of a run (the CLI prints it). */
+export interface CrawlSummary {
+  stopReason: string;
+  finished: boolean;
+  pages: number;
+  bytes: number;
+  duplicates: number;
+  urlsSeen: number;
+  elapsedMs: number;
+  pagesPerSec: number;
+  /** null when this run fetched no page (a ratio over zero pages means nothing) */
+  cpuMsPerPage: number | null;
+  /** the process's peak RSS (the kernel's high-water mark: in one process, earlier runs too) */
+  peakRssBytes: number;
+  outcomes: Record<string, number>;
+  warcDir: string;
+  warcFiles: string[];
+  stateDir: string;
+  statusUrl: string | null;
+  /** requests released by the heaps before a floor had passed, held by the last-step guard */
+  floorGuardHolds: number;
+}

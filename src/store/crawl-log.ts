@@ -129,7 +129,7 @@ export class CrawlLog {
       const data = this.lines.join('');
       this.lines = [];
       this.pending = 0;
-      this.chain = this.chain.then(() => this.fh.appendFile(data));
+      this.chain = this.chain.then(() => this.fh.appendFile(data).catch(writeFailed));
     }
     return this.chain;
   }
@@ -137,7 +137,7 @@ export class CrawlLog {
   /** flush + fsync (checkpoints). */
   async sync(): Promise<void> {
     await this.flush();
-    await this.fh.sync();
+    await this.fh.sync().catch(writeFailed);
   }
 
   async close(): Promise<void> {
@@ -146,4 +146,9 @@ export class CrawlLog {
     this.closed = true;
     await this.fh.close();
   }
+}
+
+/** A file-system error (ENOSPC, EIO…) of the crawl log, under the code the WARC writer's carry too. */
+function writeFailed(e: unknown): never {
+  throw new CrawlError('CRAWL_STORE_WRITE', `cannot write the crawl log: ${(e as Error).message}`);
 }

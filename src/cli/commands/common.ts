@@ -85,6 +85,19 @@ function mb(n: number): string {
   return (n / 1e6).toFixed(1) + ' MB';
 }
 
+/**
+ * Run a crawl to its end and print the summary. A crawl stopped by an error rejects (exit 1); its
+ * message then also says how to go on: a resume from the last checkpoint, once the cause is fixed.
+ */
+export async function runAndReport(crawler: { run(): Promise<CrawlSummary>; config: { stateDir: string } }): Promise<void> {
+  try {
+    printSummary(await crawler.run());
+  } catch (e) {
+    if (e instanceof Error) e.message += ` (once that is fixed the crawl goes on from its last checkpoint: ${selfCommand()} resume ${shellQuote(crawler.config.stateDir)})`;
+    throw e;
+  }
+}
+
 export function printSummary(s: CrawlSummary, out: NodeJS.WritableStream = process.stdout): void {
   const outcomes = Object.entries(s.outcomes).sort((a, b) => b[1] - a[1]).map(([k, v]) => `${k}=${v}`).join(' ');
   out.write(

@@ -7,7 +7,7 @@ import { CRAWL_FLAGS, loadCrawlConfig, ramFloorWarning } from '../../crawl/confi
 import { heapWarning } from '../../crawl/heap-budget.js';
 import { CrawlError } from '../../errors.js';
 import { checkDir, checkPortFree, createDirs } from '../preflight.js';
-import { announceStatusServer, printSummary, runGuarded } from './common.js';
+import { announceStatusServer, runAndReport, runGuarded } from './common.js';
 
 export function registerCrawlCommand(program: Command): void {
   const cmd = program
@@ -43,8 +43,7 @@ export function registerCrawlCommand(program: Command): void {
       const { Crawler } = await import('../../crawl/pipeline.js');
       const crawler = await Crawler.open(cfg, { handleSignals: true });
       crawler.on('status-server', (url: string, token: string) => announceStatusServer(url, token, crawler.config.stateDir));
-      const summary = await crawler.run();
-      printSummary(summary);
+      await runAndReport(crawler);
     });
   });
 }

@@ -5,7 +5,7 @@ import { parseCrawlArgs, RUNTIME_KEYS, CRAWL_FLAGS, ramFloorWarning, resolveCraw
 import { heapWarning } from '../../crawl/heap-budget.js';
 import { CrawlError } from '../../errors.js';
 import { checkDir, checkPortFree, createDirs } from '../preflight.js';
-import { announceStatusServer, printSummary, runGuarded } from './common.js';
+import { announceStatusServer, runAndReport, runGuarded } from './common.js';
 import { rawArgsAfter } from './crawl.js';
 
 /** Startup options a resumed crawl may still change (they do not alter the state's shape; --out
@@ -53,7 +53,7 @@ export function registerResumeCommand(program: Command): void {
       process.stderr.write(`resumed: state recovered and opened in ${(performance.now() - t0).toFixed(0)} ms\n`);
       for (const warn of [ramFloorWarning(crawler.config), heapWarning(crawler.config.ramBytes)]) if (warn !== null) process.stderr.write(`drumcrawl: warning: ${warn}\n`);
       crawler.on('status-server', (url: string, token: string) => announceStatusServer(url, token, crawler.config.stateDir));
-      printSummary(await crawler.run());
+      await runAndReport(crawler);
     });
   });
 }
