@@ -14,7 +14,8 @@
  *   - every WARC record reads back with warcio, with block and payload digests that recompute, and
  *     every response holds its whole body or says why not (WARC-Truncated);
  *   - a moved state directory resumes where it now is (nothing is created at the old path);
- *   - a second `resume` of the state while the first resume runs is refused (CRAWL_STATE_LOCKED).
+ *   - a second `resume` of the state while a resume runs is refused (CRAWL_STATE_LOCKED), and
+ *     `stats` names the running one.
  * The fast variant runs one round of four stops (in `npm test`); DRUMCRAWL_LONG=1 runs three rounds
  * of all eight, at other moments, on a larger web, moving the directories between rounds.
  * A WARC file of another program lies in the output directory from the second run on: it must
@@ -47,9 +48,12 @@ const ROUND: Stop[] = ['sigint', 'max-pages', 'sigkill', 'post-stop', 'sigterm',
  */
 const FAST_ROUND: Stop[] = ['sigint', 'sigkill', 'post-stop', 'sigkill-checkpoint'];
 
-/** The web: ~3,700 reachable pages (fast), ~8,600 (long), on 8 / 12 IPs. */
+/**
+ * The web: ~3,700 reachable pages (fast), twice the ~8,600 that 24 stops of 100–350 requests each
+ * (and their resumes' first seconds) ran out of (long), on 8 / 16 IPs.
+ */
 const WEB = LONG
-  ? { plds: 60, hostsPerPldMean: 3, hostsPerPldMax: 5, pagesPerHostMin: 40, pagesPerHostMax: 80, ips: 12, linksPerPageMean: 12, seedCount: 4 }
+  ? { plds: 120, hostsPerPldMean: 3, hostsPerPldMax: 5, pagesPerHostMin: 40, pagesPerHostMax: 80, ips: 16, linksPerPageMean: 12, seedCount: 4 }
   : { plds: 30, hostsPerPldMean: 3, hostsPerPldMax: 5, pagesPerHostMin: 40, pagesPerHostMax: 80, ips: 8, linksPerPageMean: 12, seedCount: 3 };
 
 /** Another program's WARC: a complete record, then bytes that are not WARC (a scan would cut them). */
@@ -104,6 +108,7 @@ test(`stop and resume in every way (${LONG ? 'three rounds' : 'one round'}): not
     const log: string[] = [];
     const outs: string[] = [];
     let finished = false;
+    let lockChecked = false;
     for (let k = 0; k <= stops.length && !finished; k++) {
       const stop: Stop | 'end' = k < stops.length ? stops[k]! : 'end';
       // The directory is moved before the last run (and between rounds in the long variant).
@@ -127,11 +132,22 @@ test(`stop and resume in every way (${LONG ? 'three rounds' : 'one round'}): not
       const run = k === 0 ? cli([...crawlCommand(settings(dir)), ...extra], env) : cli(['resume', state, '--progress', 'none', ...extra], env);
       live.push(run);
       const readyAt = k === 0 ? null : await run.waitFor(/^status server: /m);
-      if (k === 1) {
+      // Once, in the first resume that only an outside stop ends (a --max-pages or --max-time run
+      // may end before the checks do).
+      if (k >= 1 && !lockChecked && ['sigint', 'sigkill', 'sigterm', 'post-stop'].includes(stop)) {
+        lockChecked = true;
         // A second process on the live state is refused before it touches anything (what it would
         // have damaged, this crawl's state and WARC, is judged below). Started once this run has
         // made requests: its start-up CPU is not in this run's first-request latency, judged below.
         await untilRequests(web, (await web.requests()) + 20, run);
+        // Paused meanwhile, so that the checks take none of the web the later stops need.
+        const control = async (what: 'pause' | 'resume'): Promise<void> => {
+          const url = /status server: (\S+)\/status/.exec(run.out())![1]!;
+          const token = readFileSync(path.join(state, 'control-token'), 'utf8').trim();
+          const res = await fetch(`${url}/${what}`, { method: 'POST', headers: { authorization: `Bearer ${token}` } });
+          assert.equal(res.status, 200, `POST /${what}`);
+        };
+        await control('pause');
         const second = cli(['resume', state, '--progress', 'none']);
         live.push(second);
         assert.equal(await exitWithin(second, 60_000, 'a second resume of a live state'), 2, second.out());
@@ -140,6 +156,7 @@ test(`stop and resume in every way (${LONG ? 'three rounds' : 'one round'}): not
         const st = cli(['stats', state]);
         assert.equal(await exitWithin(st, 60_000, 'stats of a live state'), 0, st.out());
         assert.match(st.out(), new RegExp(`^process +crawling as pid ${run.child.pid} since `, 'm'));
+        await control('resume');
       }
       const rec: RunRecord = { stop, spawnedAt, exitedAt: 0, readyAt, killedAt: null, doneAtKill: null, checkpointStartAtKill: null };
       runs.push(rec);
@@ -187,6 +204,7 @@ test(`stop and resume in every way (${LONG ? 'three rounds' : 'one round'}): not
       if (finished && stop !== 'end') assert.fail(`the web ran out before the stops did (run ${k + 1}): make it larger ${note}`);
     }
     console.log(`seed ${seed}: ${log.join('; ')}`);
+    assert.ok(lockChecked, 'a second resume was tried beside a live one');
     assert.ok(finished, 'the last resume finished the crawl');
     assert.ok(!existsSync(first), 'nothing was created at the state directory\'s old path');
 
