@@ -11,13 +11,15 @@
  *   links-codec.ts   the compact transferred buffer a worker returns
  *   drum-proxy.ts    DRUMs in worker threads (drum-host.ts; DrumThread hosts several), binary batches (drum-codec.ts)
  *   checkpoint.ts    manifest + pending set, written atomically
- *   stats.ts         status snapshot, its metric families, progress printer
+ *   state-lock.ts    one process per state directory (an abstract socket the kernel frees)
+ *   stats.ts         status snapshot, its metric families, progress printer, the run's summary
  *   status-server.ts GET / (status-page.ts), /status, /history (status-history.ts), /metrics; POST verbs
  *   metrics-exposition.ts  Prometheus text builder that refuses names promtool warns about
  *   pld-tally.ts     top PLDs by pages in fixed memory (Space-Saving); build-info.ts  version, commit, node
  *
- * API: `Crawler.open(config, opts)`,
- * `Crawler.resume(stateDir, overrides, opts)`, `crawler.run(): Promise<CrawlSummary>`,
+ * API: `Crawler.open(config, opts)`, `Crawler.resume(stateDir, overrides, opts)` (both take the
+ * state's lock: state-lock.ts), `crawler.run(): Promise<CrawlSummary>` (rejects with the error that
+ * stopped a crawl; it resumes from its last checkpoint),
  * `pause()`, `resume()`, `stop(reason)`, `setRuntime(change)`, `snapshot()`, `checkpoint(reason)`;
  * events 'checkpoint' (manifest), 'status-server' (url, control token), 'error-event' (error).
  */
