@@ -17,6 +17,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { inMountNamespace, shq as q } from '../e2e/harness.js';
 
 const MAIN = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url));
 // The tsx loader by absolute URL: the child's cwd is a temp directory without node_modules.
@@ -179,7 +180,6 @@ function run(argv: string[], cwd: string): Promise<Outcome> {
 function argvFor(c: Case, dir: string): string[] {
   const cli = [process.execPath, '--import', TSX, MAIN, ...c.args(dir)];
   if (!c.mounts) return cli;
-  const q = (s: string): string => `'${s.replace(/'/g, `'\\''`)}'`;
   const script = [
     `mount -t tmpfs -o ro,size=64k drumcrawl-ro ${q(path.join(dir, 'ro'))}`,
     `mount -t tmpfs -o size=64k drumcrawl-full ${q(path.join(dir, 'full'))}`,
@@ -189,7 +189,7 @@ function argvFor(c: Case, dir: string): string[] {
     `echo "@@ro[$(ls -A ${q(path.join(dir, 'ro'))} | tr '\\n' ' ')] @@full[$(ls -A ${q(path.join(dir, 'full'))} | tr '\\n' ' ')]"`,
     'exit $rc',
   ].join('\n');
-  return ['unshare', ...(process.getuid?.() === 0 ? ['-m'] : ['-r', '-m']), 'sh', '-c', script];
+  return inMountNamespace(script);
 }
 
 describe('bad input to the command line: exit 2, one CRAWL_* line, nothing created, within 20 s', { concurrency: 2 }, () => {

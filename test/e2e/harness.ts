@@ -83,6 +83,19 @@ export async function forkSimweb(preset: string, params?: object, opts: { log?: 
   };
 }
 
+/** `s` quoted for sh. */
+export function shq(s: string): string {
+  return `'${s.replace(/'/g, `'\\''`)}'`;
+}
+
+/**
+ * argv that runs the sh `script` in a private mount namespace (`unshare -m`; `-rm`, a user
+ * namespace too, when not root), so that the tmpfs mounts it makes vanish with it.
+ */
+export function inMountNamespace(script: string): string[] {
+  return ['unshare', ...(process.getuid?.() === 0 ? ['-m'] : ['-r', '-m']), 'sh', '-c', script];
+}
+
 export async function tempDir(prefix: string): Promise<string> {
   return mkdtemp(path.join(os.tmpdir(), `dc-${prefix}-`));
 }

@@ -14,15 +14,13 @@ import { spawn } from 'node:child_process';
 import { mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { crawlFlags, crawlSettings, forkSimweb, tempDir } from './harness.js';
+import { crawlFlags, crawlSettings, forkSimweb, inMountNamespace, shq as q, tempDir } from './harness.js';
 import { readWarcDir, warcProblems } from './warc-read.js';
 
 const MAIN = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url));
 const TSX = import.meta.resolve('tsx');
 /** Each CLI run inside the namespace is killed after this long (a hang fails the test). */
 const RUN_LIMIT_S = 90;
-
-const q = (s: string): string => `'${s.replace(/'/g, `'\\''`)}'`;
 
 test('the output disk fills up: the crawl stops at once with CRAWL_STORE_WRITE (exit 1); after space is freed, resume repairs the WARC and goes on', { timeout: 300_000 }, async () => {
   const web = await forkSimweb('bench');
@@ -47,7 +45,8 @@ test('the output disk fills up: the crawl stops at once with CRAWL_STORE_WRITE (
     ].join('\n');
     const t0 = Date.now();
     const stdout = await new Promise<string>((resolve) => {
-      const c = spawn('unshare', [...(process.getuid?.() === 0 ? ['-m'] : ['-r', '-m']), 'sh', '-c', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+      const [cmd, ...argv] = inMountNamespace(script);
+      const c = spawn(cmd!, argv, { stdio: ['ignore', 'pipe', 'inherit'] });
       let s = '';
       c.stdout.on('data', (d: Buffer) => { s += d.toString(); });
       c.on('close', () => resolve(s));
