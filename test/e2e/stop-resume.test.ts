@@ -82,6 +82,17 @@ after(() => {
   for (const r of live) if (r.child.exitCode === null && r.child.signalCode === null) r.child.kill('SIGKILL');
 });
 
+/**
+ * POST a verb to the run's status server (its "status server:" line), with the control token the
+ * crawl wrote to its state directory (status-server.ts); it must answer 200.
+ */
+async function control(run: CliRun, state: string, verb: 'pause' | 'resume' | 'stop'): Promise<void> {
+  const url = /status server: (\S+)\/status/.exec(run.out())![1]!;
+  const token = readFileSync(path.join(state, 'control-token'), 'utf8').trim();
+  const res = await fetch(`${url}/${verb}`, { method: 'POST', headers: { authorization: `Bearer ${token}` } });
+  assert.equal(res.status, 200, `POST /${verb}`);
+}
+
 /** Wait until the server has answered `n` requests in all (bounded: 60 s). */
 async function untilRequests(web: SimwebChild, n: number, run: CliRun): Promise<void> {
   for (let i = 0; i < 1200 && (await web.requests()) < n; i++) {
@@ -141,13 +152,7 @@ test(`stop and resume in every way (${LONG ? 'three rounds' : 'one round'}): not
         // made requests: its start-up CPU is not in this run's first-request latency, judged below.
         await untilRequests(web, (await web.requests()) + 20, run);
         // Paused meanwhile, so that the checks take none of the web the later stops need.
-        const control = async (what: 'pause' | 'resume'): Promise<void> => {
-          const url = /status server: (\S+)\/status/.exec(run.out())![1]!;
-          const token = readFileSync(path.join(state, 'control-token'), 'utf8').trim();
-          const res = await fetch(`${url}/${what}`, { method: 'POST', headers: { authorization: `Bearer ${token}` } });
-          assert.equal(res.status, 200, `POST /${what}`);
-        };
-        await control('pause');
+        await control(run, state, 'pause');
         const second = cli(['resume', state, '--progress', 'none']);
         live.push(second);
         assert.equal(await exitWithin(second, 60_000, 'a second resume of a live state'), 2, second.out());
@@ -156,7 +161,7 @@ test(`stop and resume in every way (${LONG ? 'three rounds' : 'one round'}): not
         const st = cli(['stats', state]);
         assert.equal(await exitWithin(st, 60_000, 'stats of a live state'), 0, st.out());
         assert.match(st.out(), new RegExp(`^process +crawling as pid ${run.child.pid} since `, 'm'));
-        await control('resume');
+        await control(run, state, 'resume');
       }
       const rec: RunRecord = { stop, spawnedAt, exitedAt: 0, readyAt, killedAt: null, doneAtKill: null, checkpointStartAtKill: null };
       runs.push(rec);
@@ -170,13 +175,9 @@ test(`stop and resume in every way (${LONG ? 'three rounds' : 'one round'}): not
         run.child.kill(stop === 'sigint' ? 'SIGINT' : stop === 'sigterm' ? 'SIGTERM' : 'SIGKILL');
       } else if (stop === 'post-stop') {
         await run.waitFor(/status server: \S+\/status/);
-        const url = /status server: (\S+)\/status/.exec(run.out())![1]!;
         await untilRequests(web, moment, run);
         signalledAt = Date.now();
-        // The control token the crawl printed and wrote to its state directory (status-server.ts).
-        const token = readFileSync(path.join(state, 'control-token'), 'utf8').trim();
-        const res = await fetch(`${url}/stop`, { method: 'POST', headers: { authorization: `Bearer ${token}` } });
-        assert.equal(res.status, 200);
+        await control(run, state, 'stop');
       } else if (stop.endsWith('-checkpoint')) {
         await untilRequests(web, moment, run);
         // The next checkpoint's first stage line: the checkpoint is under way.
