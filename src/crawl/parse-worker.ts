@@ -268,7 +268,10 @@ function parseBatch(b: WireBatch): Uint8Array {
 /** One page: its ParseOutput. */
 export function parse(input: ParseTask | WireTask): ParseOutput {
   const task = 'wire' in input ? unpackTask(input) : input;
-  return ob.slice(0, parseInto(task, 0));
+  // parseInto may replace `ob` with a larger buffer: read it only after (`ob.slice(0, parseInto(…))`
+  // would slice the buffer the page started in, cutting a page whose output outgrew it).
+  const end = parseInto(task, 0);
+  return ob.slice(0, end);
 }
 
 /**

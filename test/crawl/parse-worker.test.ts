@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { parsePage } from '../../src/crawl/parse-worker.js';
-import { LinkTable } from '../../src/crawl/links-codec.js';
+import { parse, parsePage } from '../../src/crawl/parse-worker.js';
+import { LinkTable, splitParseOutput } from '../../src/crawl/links-codec.js';
 import { urlFingerprint, hostKeyInto, pldKeyInto, splitKey } from '../../src/url/index.js';
 
 // The parse worker's keys (host/PLD keys are cached per host across pages, bounded) must equal
@@ -28,4 +28,23 @@ test('parsePage: URL, host and PLD keys equal src/url\'s, across pages and past 
     }
     assert.equal(t.url(1), 'http://www.page.test/dir/rel0');
   }
+});
+
+// One page's output (parse(): the page workers' path) outgrowing the worker's first output buffer
+// (256 KiB) came back cut at that size, without its WARC group: a real manual's table of contents
+// (test/realweb) stopped the crawl with "WARC group meta: record id not ASCII".
+test('parse(): a page whose table and WARC records outgrow the first output buffer comes back whole', () => {
+  let html = '<html>';
+  for (let i = 0; i < 12_000; i++) html += `<a href="/section-${i}/page-${i}.html">entry ${i}</a>\n`;
+  const body = new TextEncoder().encode(html);
+  const head = new TextEncoder().encode('HTTP/1.1 200 OK\r\ncontent-type: text/html\r\n\r\n');
+  const out = parse({ url: 'http://www.page.test/contents.html', body, decoded: body, html: true, follow: true,
+    exchange: { ip: '127.0.0.2', dateMs: 0, requestHead: head, responseHead: head } });
+  assert.ok(out.byteLength > 256 * 1024, `output ${out.byteLength} bytes`);
+  const { table, group } = splitParseOutput(out);
+  assert.equal(new LinkTable(table).count, 12_000);
+  assert.ok(group !== null, 'the WARC group is there');
+  assert.deepEqual(group.records.map((r) => r.type), ['response', 'request', 'metadata']);
+  for (const r of group.records) assert.match(r.recordId, /^<urn:uuid:[0-9a-f-]{36}>$/);
+  assert.equal(group.records.at(-1)!.offset + group.records.at(-1)!.length, group.data.byteLength);
 });
