@@ -39,7 +39,7 @@ test('parse(): a page whose table and WARC records outgrow the first output buff
   const body = new TextEncoder().encode(html);
   const head = new TextEncoder().encode('HTTP/1.1 200 OK\r\ncontent-type: text/html\r\n\r\n');
   const out = parse({ url: 'http://www.page.test/contents.html', body, decoded: body, html: true, follow: true,
-    exchange: { ip: '127.0.0.2', dateMs: 0, requestHead: head, responseHead: head } });
+    exchange: { ip: '127.0.0.2', dateMs: 0, requestHead: head, responseHead: head, truncated: false } });
   assert.ok(out.byteLength > 256 * 1024, `output ${out.byteLength} bytes`);
   const { table, group } = splitParseOutput(out);
   assert.equal(new LinkTable(table).count, 12_000);
