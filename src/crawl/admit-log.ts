@@ -23,11 +23,27 @@ import path from 'node:path';
 
 export const ADMITS_FILE = 'admits.bin';
 
+/** A set of 64-bit keys (hi, lo). */
+export interface KeySet {
+  readonly size: number;
+  has(hi: number, lo: number): boolean;
+}
+
 export class AdmitLog {
   private keys = new Uint32Array(2048);
   private n = 0;
 
-  constructor(private readonly stateDir: string) {}
+  private constructor(private readonly stateDir: string) {}
+
+  /**
+   * The log of a crawl whose BEAST manifest names `admitMark` (Frontier.admitMark), and the keys
+   * whose re-delivery by URLseen must not be admitted again (see the top comment).
+   */
+  static async open(stateDir: string, admitMark: number): Promise<{ log: AdmitLog; redelivered: KeySet }> {
+    void admitMark;
+    const keys = await AdmitLog.load(stateDir);
+    return { log: new AdmitLog(stateDir), redelivered: { size: keys.size, has: (hi, lo) => keys.has(admitKey(hi, lo)) } };
+  }
 
   /** A unique key URLseen delivered (called per unique result). */
   add(hi: number, lo: number): void {
@@ -41,8 +57,18 @@ export class AdmitLog {
     this.n++;
   }
 
+  /**
+   * URLseen's beforeCommit for `bucket`: `commitBeast` makes what the bucket delivered durable in
+   * BEAST (Frontier.commitAdmits), and this log records the bucket's keys.
+   */
+  async beforeCommit(bucket: number, commitBeast: (mark?: number) => Promise<void>): Promise<void> {
+    void bucket;
+    await commitBeast();
+    await this.commit();
+  }
+
   /** Call once BEAST holds the delivered URLs durably: the file becomes this bucket's keys. */
-  async commit(): Promise<void> {
+  private async commit(): Promise<void> {
     const file = path.join(this.stateDir, ADMITS_FILE);
     const tmp = `${file}.tmp`;
     const bytes = new Uint8Array(this.keys.buffer, 0, this.n * 8).slice();
@@ -52,7 +78,7 @@ export class AdmitLog {
   }
 
   /** The keys of the last committed bucket (see the top comment), as `hi:lo` strings. */
-  static async load(stateDir: string): Promise<Set<string>> {
+  private static async load(stateDir: string): Promise<Set<string>> {
     let b: Buffer;
     try {
       b = await readFile(path.join(stateDir, ADMITS_FILE));
@@ -66,4 +92,4 @@ export class AdmitLog {
   }
 }
 
-export const admitKey = (hi: number, lo: number): string => `${hi}:${lo}`;
+const admitKey = (hi: number, lo: number): string => `${hi}:${lo}`;

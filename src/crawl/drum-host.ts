@@ -127,10 +127,10 @@ async function hostDrum(port: MessagePort, { dir, opts, beforeCommit }: HostData
     // (a rejection reaches DRUM, which then commits nothing of this bucket).
     ...(beforeCommit === true
       ? {
-        beforeCommit: async () => {
+        beforeCommit: async (bucket: number) => {
           const id = nextChunk++;
           const done = acked(id);
-          port.postMessage({ t: 'beforeCommit', id });
+          port.postMessage({ t: 'beforeCommit', id, bucket });
           await done;
         },
       }

@@ -136,10 +136,10 @@ export class DrumProxy {
     private readonly onResults: (batch: Uint8Array) => Promise<void> | void,
     stats: DrumProxyStats,
     private readonly batchBytes: number,
-    private readonly beforeCommit?: () => Promise<void> | void,
+    private readonly beforeCommit?: (bucket: number) => Promise<void> | void,
   ) {
     this.lastStats = stats;
-    worker.on('message', (m: { t: string; id?: number; buf?: Uint8Array; needsMerge?: boolean; stats?: DrumProxyStats; error?: { message: string; code?: string } }) => {
+    worker.on('message', (m: { t: string; id?: number; bucket?: number; buf?: Uint8Array; needsMerge?: boolean; stats?: DrumProxyStats; error?: { message: string; code?: string } }) => {
       switch (m.t) {
         case 'state':
           this.needs = m.needsMerge!;
@@ -158,7 +158,7 @@ export class DrumProxy {
           // Sent only after the bucket's last chunk was acked, i.e. after its onResults resolved.
           const id = m.id!;
           Promise.resolve()
-            .then(() => this.beforeCommit?.())
+            .then(() => this.beforeCommit?.(m.bucket!))
             .then(
               () => worker.postMessage({ t: 'ack', id }),
               (e: Error & { code?: string }) => worker.postMessage({ t: 'ack', id, error: { message: e.message, code: e.code } }),
@@ -295,7 +295,7 @@ export interface DrumProxyHostOptions {
   /** tuples buffered here before a batch is shipped (bytes; default 1 MiB) */
   batchBytes?: number;
   /** DrumOptions.beforeCommit, run here on the event loop (one round trip per bucket commit) */
-  beforeCommit?: () => Promise<void> | void;
+  beforeCommit?: (bucket: number) => Promise<void> | void;
   /** host the instance in this thread (shared with other instances); default: a thread of its own */
   thread?: DrumThread;
   /** young generation of the thread of its own, MiB (default DRUM_HOST_LIMITS'); ignored with `thread` */

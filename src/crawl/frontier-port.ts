@@ -51,8 +51,13 @@ export interface FrontierPort {
    * placed, not yet durable: `commitAdmits()` makes them durable.
    */
   admitUnique(u: UniqueUrls, discoveredAt: number): Promise<void>;
-  /** Everything admitted so far durable (BEAST's fdatasyncs on the libuv pool). */
-  commitAdmits(): Promise<void>;
+  /**
+   * Everything admitted so far durable (BEAST's fdatasyncs on the libuv pool); with `mark`, BEAST's
+   * manifest names it (admitMark: whether this commit landed before a crash).
+   */
+  commitAdmits(mark?: number): Promise<void>;
+  /** The last commitAdmits mark that is durable (at open) or asked for since. */
+  readonly admitMark: number;
   /** URLs that were in flight at a crash/stop: back in, without a new STAR count. */
   readmit(urls: FrontierUrl[]): Promise<void>;
   /** PLD→PLD pairs of one page; `slot`: the page's vote slot for STAR's trusted in-degree (pathSlot of its URL). */
@@ -219,8 +224,12 @@ class FrontierAdapter implements FrontierPort {
     this.edgeFlushEveryMs = Math.min(1000, Math.max(EDGE_FLUSH_MIN_MS, EDGE_FLUSH_SHARE * (performance.now() - t0)));
   }
 
-  commitAdmits(): Promise<void> {
-    return this.f.commitAdmits();
+  commitAdmits(mark?: number): Promise<void> {
+    return this.f.commitAdmits(mark);
+  }
+
+  get admitMark(): number {
+    return this.f.admitMark;
   }
 
   async readmit(urls: FrontierUrl[]): Promise<void> {

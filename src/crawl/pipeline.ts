@@ -218,10 +218,7 @@ export class Crawler extends FetchStage {
         // result chunks are only placed (onUrlSeenResults) — at-least-once holds, one fdatasync
         // round per bucket.
         // Then admits.bin names the bucket's keys (admit-log.ts: no re-admission after a kill).
-        beforeCommit: async () => {
-          await crawler!.frontier.commitAdmits();
-          await crawler!.admitLog?.commit();
-        },
+        beforeCommit: (bucket) => crawler!.admitLog!.beforeCommit(bucket, (mark) => crawler!.frontier.commitAdmits(mark)),
         // A larger young generation than the other DRUM hosts (drum-proxy.ts, DRUM_HOST_LIMITS):
         // measured when URLseen's delivery still made an object per result (drum-proxy.ts).
         youngGenMb: 24,
@@ -266,6 +263,7 @@ export class Crawler extends FetchStage {
     if (manifest === null) {
       for (const h of scope.hosts) c.scopeHosts.push(h); // a loop: a spread of 10^5 seeds' hosts overflows the stack
       for (const p of scope.plds) c.scopePlds.push(p);
+      c.admitLog = (await AdmitLog.open(cfg.stateDir, frontier.admitMark)).log;
     } else {
       // URLs that were in flight at the crash (or at the last checkpoint): fetch them again.
       const recs = await readPending(cfg.stateDir);
@@ -273,16 +271,17 @@ export class Crawler extends FetchStage {
       // (its cursors are from the checkpoint); dispatch skips them, so only the in-flight window is
       // fetched twice.
       for (const d of await readDoneLog(cfg.stateDir)) c.again.addDone(decodeFrontierUrl(d).url, d);
+      const admits = await AdmitLog.open(cfg.stateDir, frontier.admitMark);
+      c.admitLog = admits.log;
+      c.again.setRedelivered(admits.redelivered);
       const back = recs.map((r) => decodeFrontierUrl(r));
       c.again.addReadmitted(back.map((u) => u.url));
       if (back.length > 0) await frontier.readmit(back);
-      c.again.setRedelivered(await AdmitLog.load(cfg.stateDir));
       // (Re-admitted URLs are durable in QR once the frontier commits; pending.bin keeps them
       // until then — the first checkpoint rewrites it.)
       await frontier.commit();
       await writePending(cfg.stateDir, []);
     }
-    c.admitLog = new AdmitLog(cfg.stateDir);
     c.sitemapLog = await SitemapListingLog.open(path.join(cfg.outDir, 'sitemaps.log'));
     c.sitemaps = new SitemapRouter(
       cfg.sitemaps,

@@ -16,7 +16,9 @@
  *     URLs already reached BEAST before the kill is not admitted again (keepUnique). Bound: one
  *     bucket's unique URLs; cleared when the run's first URLseen merge ends.
  */
-import { admitKey } from './admit-log.js';
+import type { KeySet } from './admit-log.js';
+
+const NO_KEYS: KeySet = { size: 0, has: () => false };
 
 export type SkipReason = 'done-before-crash' | 'handed-out-twice';
 
@@ -27,8 +29,8 @@ export class ResumeDedup {
   private readonly skipped = new Set<string>();
   /** pending.bin URLs → handed out in this run already */
   private readonly readmitted = new Map<string, boolean>();
-  /** admits.bin keys (`hi:lo`), until the run's first URLseen merge has ended */
-  private redelivered = new Set<string>();
+  /** admits.bin keys, until the run's first URLseen merge has ended */
+  private redelivered: KeySet = NO_KEYS;
 
   /** done.log's entries (url, record) of the checkpoint being resumed */
   addDone(url: string, rec: Uint8Array): void {
@@ -40,8 +42,8 @@ export class ResumeDedup {
     for (const u of urls) this.readmitted.set(u, false);
   }
 
-  /** admits.bin's keys (AdmitLog.load) */
-  setRedelivered(keys: Set<string>): void {
+  /** admits.bin's keys (AdmitLog.open) */
+  setRedelivered(keys: KeySet): void {
     this.redelivered = keys;
   }
 
@@ -66,12 +68,12 @@ export class ResumeDedup {
 
   /** Admit URLseen's unique key? false only for a re-delivery named in admits.bin. */
   keepUnique(hi: number, lo: number): boolean {
-    return this.redelivered.size === 0 || !this.redelivered.has(admitKey(hi, lo));
+    return this.redelivered.size === 0 || !this.redelivered.has(hi, lo);
   }
 
   /** A URLseen merge of this run ended: it re-delivered the uncommitted bucket, if there was one. */
   mergeEnded(): void {
-    if (this.redelivered.size > 0) this.redelivered = new Set();
+    this.redelivered = NO_KEYS;
   }
 
   /** done.log entries not yet handed out (a checkpoint keeps them in its done.log). */

@@ -140,7 +140,7 @@ export class BucketMerger {
     this.clock.phase('zPass');
     // 4. Arrival order: stream the aux files and hand results onward in chunks.
     if (this.deliver !== 'none') await this.delivery.deliverChunks(i, gens, n, ops, hi, lo, uniq, prev);
-    if (this.beforeCommit !== undefined) await this.beforeCommit();
+    if (this.beforeCommit !== undefined) await this.beforeCommit(i);
     this.clock.phase('deliver');
     return { zKeys, zBytes, added, loaded: { hi, lo, ops, uniq } };
   }

@@ -87,9 +87,9 @@ export interface DrumOptions {
    * Called once per bucket merge after its last onResults call (also when it delivered nothing)
    * and before DRUM commits Z. A consumer may acknowledge chunks at once and make them durable
    * here instead — one commit (fsync) per bucket rather than per chunk. A throw commits nothing,
-   * like a failing onResults.
+   * like a failing onResults. `bucket`: the bucket about to be committed (0 … k−1).
    */
-  beforeCommit?: () => Promise<void> | void;
+  beforeCommit?: (bucket: number) => Promise<void> | void;
 }
 
 export interface DrumStats {

@@ -103,6 +103,8 @@ interface Manifest {
   doublings: number;
   respreads: number;
   switches: number;
+  /** The highest mark a commitAppends(mark) asked for (absent in older manifests: 0). */
+  mark?: number;
 }
 
 /** One queue: its handle (null once released) and what the next manifest says about it. */
@@ -166,6 +168,8 @@ export class Beast {
   private doublings = 0;
   private respreads = 0;
   private switches = 0;
+  /** See commitAppends(mark): the last mark asked for; every later manifest names it. */
+  private mark = 0;
   private admittedCount = 0;
   private toQf = 0;
   private deferredCount = 0;
@@ -230,6 +234,7 @@ export class Beast {
       this.doublings = m.doublings;
       this.respreads = m.respreads;
       this.switches = m.switches;
+      this.mark = m.mark ?? 0;
       this.ring = m.ring.map((x) => this.fromEntry(x, true));
       this.qf = this.fromEntry(m.qf, true);
       this.qh = this.fromEntry(m.qh, true);
@@ -282,6 +287,7 @@ export class Beast {
       doublings: this.doublings,
       respreads: this.respreads,
       switches: this.switches,
+      mark: this.mark,
     };
   }
 
@@ -610,10 +616,25 @@ export class Beast {
    * Makes everything admitted (and deferred) so far durable: one fdatasync per touched queue file
    * and one for the combined manifest, on the thread pool. Needs no lock: the synchronous part
    * (writing buffered tails, building the manifest) cannot interleave with a read; concurrent
-   * calls are chained. Resolves when durable.
+   * calls are chained. Resolves when durable. With a `mark` above the last one, the manifest is
+   * written even if nothing was appended, and names the mark (committedMark).
    */
-  commitAppends(): Promise<void> {
+  commitAppends(mark?: number): Promise<void> {
+    if (mark !== undefined && mark > this.mark) {
+      this.mark = mark;
+      return this.capture(true);
+    }
     return this.capture();
+  }
+
+  /**
+   * The mark of the last manifest (at open: of the last durable one). A consumer that must know
+   * whether a commitAppends of its own landed before a crash — whose records are in BEAST or not —
+   * passes it an increasing mark: the commit landed iff `mark` is at least that mark after reopening
+   * (the manifest is written atomically, in commit order, and names every append made before).
+   */
+  get committedMark(): number {
+    return this.mark;
   }
 
   /**

@@ -311,10 +311,17 @@ export class Frontier {
    * on the libuv thread pool (the event loop keeps running). The pipeline admits each URLseen
    * result chunk with `{ durable: false }` and calls this once per merge, before DRUM makes the
    * merge durable. Safe to call at any time, also while refill() runs; calls are chained.
+   * `mark` (increasing): once this resolves, and after any crash from then on, `admitMark` is at
+   * least `mark` — a crash before it lands leaves admitMark below it (BEAST's commitAppends).
    */
-  commitAdmits(): Promise<void> {
+  commitAdmits(mark?: number): Promise<void> {
     this.check();
-    return this.beast.commitAppends();
+    return this.beast.commitAppends(mark);
+  }
+
+  /** The highest commitAdmits mark that is durable (read at open), or asked for since. */
+  get admitMark(): number {
+    return this.beast.committedMark;
   }
 
   /** URLs that had left the frontier (e.g. in flight at a crash): back through the robots gate. */

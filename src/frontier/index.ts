@@ -22,8 +22,9 @@
  *
  *   const f = await Frontier.open(dir | null, opts: FrontierOptions, clock = Date.now);
  *   await f.admit(urls, { durable = true });           // → BEAST; durable ⇒ on disk when resolved
- *   await f.commitAdmits();                            // everything admitted so far (also durable:false) durable;
- *                                                      // fsyncs on the thread pool; call once per URLseen merge
+ *   await f.commitAdmits(mark?);                       // everything admitted so far (also durable:false) durable;
+ *                                                      // fsyncs on the thread pool; call once per URLseen merge;
+ *   f.admitMark                                        // the last mark durable: did a commitAdmits(mark) land?
  *   await f.readmit(urls);                             // URLs back from a crash → QR
  *   await f.refill();                                  // disk → RAM, paced by the crawl rate (refillHorizonMs) and RAM (call often)
  *   f.takeRobotsRequests(max): RobotsRequest[]         // {hostHi, hostLo, host, origin}, once per host

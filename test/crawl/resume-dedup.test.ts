@@ -49,20 +49,24 @@ test('dispatch: done.log URLs never fetched, pending.bin URLs fetched once per h
   );
 });
 
-test('admits.bin: the last committed bucket\'s keys are dropped on re-delivery until the first merge ends', async () => {
+test('admits log: a bucket\'s keys are dropped on re-delivery until the first merge ends', async () => {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'dc-admits-'));
-  const log = new AdmitLog(dir);
+  let mark = 0;
+  const commitBeast = async (m?: number): Promise<void> => {
+    if (m !== undefined) mark = m;
+  };
+  const { log } = await AdmitLog.open(dir, mark);
   for (let i = 0; i < 5000; i++) log.add(i, i * 7);
-  await log.commit(); // bucket 1 committed to BEAST
+  await log.beforeCommit(0, commitBeast); // bucket 0 committed to BEAST
   log.add(99_999, 1);
-  await log.commit(); // bucket 2: the file now names only its keys
-  const keys = await AdmitLog.load(dir);
-  assert.equal(keys.size, 1);
+  await log.beforeCommit(0, commitBeast); // its next merge: the log names only that merge's keys
+  const { redelivered } = await AdmitLog.open(dir, mark);
+  assert.equal(redelivered.size, 1);
   const d = new ResumeDedup();
-  d.setRedelivered(keys);
+  d.setRedelivered(redelivered);
   assert.equal(d.keepUnique(99_999, 1), false, 're-delivery of a key BEAST holds');
-  assert.equal(d.keepUnique(3, 21), true, 'a key of an older (committed) bucket is not in the file');
+  assert.equal(d.keepUnique(3, 21), true, 'a key of an older (committed) merge of the bucket is not in the log');
   d.mergeEnded();
   assert.equal(d.keepUnique(99_999, 1), true, 'after the first merge nothing is dropped');
-  assert.equal((await AdmitLog.load(mkdtempSync(path.join(os.tmpdir(), 'dc-admits-')))).size, 0, 'no file: nothing dropped');
+  assert.equal((await AdmitLog.open(mkdtempSync(path.join(os.tmpdir(), 'dc-admits-')), 0)).redelivered.size, 0, 'no log: nothing dropped');
 });
