@@ -20,8 +20,8 @@
 import { open, rm, stat, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { gunzipSync } from 'node:zlib';
-import { decompress as zstdDecompress } from 'zstd-napi';
-import { scanWarc } from './warc-scan.js';
+import { Decompressor } from 'zstd-napi';
+import { readWarcDictionary, scanWarc } from './warc-scan.js';
 import { cdxjLineFor, type CdxSource } from './cdxj.js';
 import { cdxjOpenPathFor, cdxjPathFor, parseCdxjLine, sortLinesFile } from './cdxj-writer.js';
 
@@ -110,6 +110,10 @@ export async function indexWarcRecords(warcFile: string, from = 0, to = Infinity
   const scan = await scanWarc(warcFile, { fromOffset: from, collect: true });
   const name = path.basename(warcFile);
   const out: string[] = [];
+  // zstd: each frame needs the file's dictionary, when it has one (warc-zstd)
+  const zd = scan.format === 'zstd' ? new Decompressor() : null;
+  const dict = zd !== null ? await readWarcDictionary(warcFile) : null;
+  if (dict !== null) zd!.loadDictionary(dict);
   const fh = await open(warcFile, 'r');
   try {
     for (const r of scan.list ?? []) {
@@ -117,7 +121,7 @@ export async function indexWarcRecords(warcFile: string, from = 0, to = Infinity
       if (r.type !== 'response' && r.type !== 'revisit' && r.type !== 'resource' && r.type !== 'metadata') continue;
       const raw = Buffer.alloc(r.length);
       await fh.read(raw, 0, r.length, r.offset);
-      const rec = scan.format === 'gzip' ? gunzipSync(raw) : scan.format === 'zstd' ? Buffer.from(zstdDecompress(raw)) : raw;
+      const rec = scan.format === 'gzip' ? gunzipSync(raw) : zd !== null ? Buffer.from(zd.decompress(raw)) : raw;
       const src = cdxSourceOf(rec);
       if (src !== null) out.push(cdxjLineFor(src, name, r.offset, scan.format === 'none' ? r.length - PLAIN_TRAILER : r.length));
     }

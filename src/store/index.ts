@@ -24,6 +24,11 @@ export { surtKey, cdxTimestamp, cdxjLine, cdxjLineFor, httpHeadInfo, type CdxEnt
 export { CdxjSidecar, cdxjPathFor, cdxjOpenPathFor, sortLinesFile, readCdxj, parseCdxjLine } from './cdxj-writer.js';
 export { recoverCdxj, removeCdxj, indexWarcRecords, cdxSourceOf } from './cdxj-recover.js';
 export { encodeDnsRecord, dnsBlock, dnsRecordLine, type DnsAnswerInput } from './dns-record.js';
-export { scanWarc, truncateTornWarc, type ScanResult, type ScannedRecord, type WarcFormat } from './warc-scan.js';
+export { scanWarc, truncateTornWarc, readWarcDictionary, type ScanResult, type ScannedRecord, type WarcFormat } from './warc-scan.js';
+export {
+  buildDictionary, dictionaryFrame, dictionaryFromUserData, dictionaryId, decompressWarcZst, newDictSlot, publishDictionary, slotDictionary,
+  zstdFrameHeader, DICT_FRAME_MAGIC, DICT_MAGIC, MAX_DICT_BYTES,
+} from './zstd-dict.js';
+export { trainDictionary, trainContent, type TrainOptions } from './zstd-train.js';
 export { CrawlLog, formatCrawlLogLine, parseCrawlLogLine, mediaType, CRAWL_LOG_COLUMNS, type CrawlLogEntry, type CrawlLogFormat } from './crawl-log.js';
 export { formatHeritrixLine, parseHeritrixLine, heritrixStatus, heritrixMime, HERITRIX_STATUS, type HeritrixLine } from './crawl-log-heritrix.js';

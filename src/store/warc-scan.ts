@@ -1,6 +1,11 @@
 /**
  * Record-by-record scan of a (possibly torn) WARC file: plain, per-record gzip members, or zstd
- * frames (with skippable frames, e.g. a zstd-WARC dictionary frame, passed over). Used on resume to
+ * frames as the IIPC warc-zstd proposal defines them (zstd-dict.ts): a dictionary frame at the
+ * start is loaded and every frame decompressed with it; each frame must carry Frame_Content_Size,
+ * Content_Checksum (checked as it ends) and, in a file with a dictionary, that dictionary's
+ * Dictionary_ID (a frame without it, with another one, or naming one in a file without a
+ * dictionary is an error); other skippable frames (extension frames) are passed over, except at
+ * the start of the file. Used on resume to
  * cut a record that was half-written when the crawler died (truncateTornWarc), to read the tail
  * after a checkpoint's offset (`fromOffset`), and by tests.
  *
@@ -28,6 +33,7 @@
 import { open, type FileHandle } from 'node:fs/promises';
 import { createInflateRaw, inflateRawSync, crc32, constants as zc } from 'node:zlib';
 import zstdBinding from 'zstd-napi/binding.js';
+import { DICT_FRAME_MAGIC, MAX_DICT_BYTES, ZSTD_MAGIC, dictionaryFromUserData, dictionaryId, isSkippableMagic, zstdFrameHeader } from './zstd-dict.js';
 
 /** zstd's own streaming decompressor (ZSTD_decompressStream), synchronous, from zstd-napi's native binding. */
 const { DCtx, ResetDirective } = zstdBinding;
@@ -281,7 +287,7 @@ class RecordStream {
 
 function detect(b: Buffer): WarcFormat {
   if (b.length >= 2 && b[0] === 0x1f && b[1] === 0x8b) return 'gzip';
-  if (b.length >= 4 && (b.readUInt32LE(0) === 0xfd2fb528 || (b.readUInt32LE(0) & 0xfffffff0) === 0x184d2a50)) return 'zstd';
+  if (b.length >= 4 && (b.readUInt32LE(0) === ZSTD_MAGIC || isSkippableMagic(b.readUInt32LE(0)))) return 'zstd';
   return 'none';
 }
 
@@ -468,20 +474,93 @@ async function gzipStream(win: Window, off: number, p: number, sink: (d: Uint8Ar
 }
 
 let dctx: InstanceType<typeof DCtx> | null = null;
+/** the decompression context of the last file with a dictionary, by Dictionary_ID */
+let dictCtx: { id: number; dctx: InstanceType<typeof DCtx> } | null = null;
 const zout = Buffer.allocUnsafe(CHUNK);
 
+/** How a `.warc.zst` file's frames are read: its dictionary's ID (0: none) and context. */
+interface ZstdFile { dictId: number; dctx: InstanceType<typeof DCtx>; dataStart: number }
+
+/**
+ * The file's dictionary frame, if it begins with one, loaded (the frame is read whatever offset
+ * the scan starts at); an error when it is not a valid dictionary frame, or when the file begins
+ * with another skippable frame (warc-zstd §3: the file must begin with a zstd or dictionary frame).
+ */
+async function zstdFile(win: Window): Promise<ZstdFile | { error: string }> {
+  const v = win.peek(0, 8) ?? (await win.view(0, 8));
+  const magic = v.length >= 4 ? v.readUInt32LE(0) : 0;
+  if (magic !== DICT_FRAME_MAGIC) {
+    if (isSkippableMagic(magic)) return { error: 'file begins with an extension (skippable) frame' };
+    dctx ??= new DCtx();
+    return { dictId: 0, dctx, dataStart: 0 };
+  }
+  const dict = await readDictionaryFrame(win);
+  if (typeof dict === 'string') return { error: dict };
+  const id = dictionaryId(dict.dict);
+  if (dictCtx === null || dictCtx.id !== id) {
+    const c = new DCtx();
+    c.loadDictionary(dict.dict);
+    dictCtx = { id, dctx: c };
+  }
+  return { dictId: id, dctx: dictCtx.dctx, dataStart: dict.end };
+}
+
+/** The dictionary in the dictionary frame at offset 0, and where the frame ends; or an error. */
+async function readDictionaryFrame(win: Window): Promise<{ dict: Uint8Array; end: number } | string> {
+  const v = await win.view(0, 8);
+  if (v.length < 8) return 'torn dictionary frame';
+  const len = v.readUInt32LE(4);
+  if (len > MAX_DICT_BYTES) return `dictionary frame larger than ${MAX_DICT_BYTES} bytes`;
+  if (8 + len > win.size) return 'torn dictionary frame';
+  const user = Buffer.allocUnsafe(len);
+  for (let got = 0; got < len; ) {
+    const piece = await win.view(8 + got, Math.min(CHUNK, len - got));
+    const n = Math.min(piece.length, len - got);
+    piece.copy(user, got, 0, n);
+    got += n;
+  }
+  const dict = dictionaryFromUserData(user);
+  return typeof dict === 'string' ? dict : { dict, end: 8 + len };
+}
+
+/**
+ * The dictionary of a `.warc.zst` file (null: it has no dictionary frame, or is not zstd); throws
+ * when its dictionary frame is not a valid one. For readers of single records (CDXJ recovery).
+ */
+export async function readWarcDictionary(file: string): Promise<Uint8Array | null> {
+  const fh = await open(file, 'r');
+  try {
+    const win = new Window(fh, (await fh.stat()).size);
+    const v = await win.view(0, 8);
+    if (v.length < 8 || v.readUInt32LE(0) !== DICT_FRAME_MAGIC) return null;
+    const d = await readDictionaryFrame(win);
+    if (typeof d === 'string') throw new Error(`${file}: ${d}`);
+    return d.dict;
+  } finally {
+    await fh.close();
+  }
+}
+
 /** One zstd frame (or skippable frame) at `off`, decompressed in pieces into `sink` (RFC 8878 §3.1). */
-async function zstdFrame(win: Window, off: number, sink: (d: Uint8Array) => boolean): Promise<Unit> {
-  const v = win.peek(off, 8) ?? (await win.view(off, 8));
+async function zstdFrame(win: Window, off: number, z: ZstdFile, sink: (d: Uint8Array) => boolean): Promise<Unit> {
+  const v = win.peek(off, 18) ?? (await win.view(off, 18));
   if (v.length < 8) return { error: 'torn zstd frame' };
   const magic = v.readUInt32LE(0);
-  if ((magic & 0xfffffff0) === 0x184d2a50) {
+  if (isSkippableMagic(magic)) {
+    if (magic === DICT_FRAME_MAGIC && off !== 0) return { error: 'dictionary frame after the start of the file' };
     const len = 8 + v.readUInt32LE(4);
     return off + len > win.size ? { error: 'torn zstd frame' } : { len };
   }
-  if (magic !== 0xfd2fb528) return { error: 'not a zstd frame' };
-  dctx ??= new DCtx();
-  dctx.reset(ResetDirective.sessionOnly);
+  if (magic !== ZSTD_MAGIC) return { error: 'not a zstd frame' };
+  const h = zstdFrameHeader(v);
+  if (h === null) return { error: 'torn zstd frame' };
+  if (!h.contentSize) return { error: 'zstd frame without Frame_Content_Size' };
+  if (!h.checksum) return { error: 'zstd frame without Content_Checksum' };
+  if (h.dictId !== z.dictId) {
+    return { error: z.dictId === 0 ? `zstd frame names dictionary ${h.dictId}, and the file has no dictionary frame` : `zstd frame with Dictionary_ID ${h.dictId} in a file whose dictionary is ${z.dictId}` };
+  }
+  const dc = z.dctx;
+  dc.reset(ResetDirective.sessionOnly);
   let pos = off;
   for (;;) {
     if (pos >= win.size) return { error: 'torn zstd frame' };
@@ -489,7 +568,7 @@ async function zstdFrame(win: Window, off: number, sink: (d: Uint8Array) => bool
     for (;;) {
       let r: [number, number, number];
       try {
-        r = dctx.decompressStream(zout, src);
+        r = dc.decompressStream(zout, src);
       } catch (e) {
         return { error: `corrupt zstd frame (${(e as Error).message})` };
       }
@@ -564,8 +643,19 @@ async function scanUnits(win: Window, from: number, format: 'gzip' | 'zstd', res
     (_i, h) => { if (collect) done.push({ h, start: recStart }); else doneCount++; },
   );
   const sink = (d: Uint8Array) => rs.feed(d);
+  let z: ZstdFile | null = null;
+  if (format === 'zstd') {
+    const f = await zstdFile(win);
+    if ('error' in f) { res.error = f.error; return res; }
+    z = f;
+    if (off < f.dataStart) {
+      if (off !== 0) { res.error = `fromOffset ${off} is inside the dictionary frame`; return res; }
+      off = f.dataStart;
+      res.validLength = off;
+    }
+  }
   while (off < win.size) {
-    const u = format === 'gzip' ? await gzipMember(win, off, sink) : await zstdFrame(win, off, sink);
+    const u = z === null ? await gzipMember(win, off, sink) : await zstdFrame(win, off, z, sink);
     if (rs.error !== null) { res.error = rs.error; return res; }
     if ('error' in u) { res.error = u.error; return res; }
     const end = off + u.len;

@@ -20,6 +20,7 @@
  */
 import { mkdir, open, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
+import { Decompressor } from 'zstd-napi';
 import { CrawlError } from '../errors.js';
 import { CdxjSidecar } from './cdxj-writer.js';
 import { cdxjLineFor, type CdxSource } from './cdxj.js';
@@ -28,6 +29,8 @@ import {
   compressRecord, encodeExchangeRecords, encodeRevisitRecords, fileExtension, warcinfoRecord,
   type EncodedGroup, type ExchangeInput, type RevisitInput, type WarcCompression,
 } from './warc-record.js';
+import { dictionaryFrame, dictionaryId, publishDictionary, slotDictionary, zstdFrameHeader } from './zstd-dict.js';
+import { trainDictionary } from './zstd-train.js';
 
 export interface WarcWriterOptions {
   dir: string;
@@ -43,6 +46,21 @@ export interface WarcWriterOptions {
   now?: () => Date;
   /** Write a CDXJ index beside each file (default true). */
   cdxj?: boolean;
+  /**
+   * zstd: the shared dictionary slot (zstd-dict.ts newDictSlot), the same one the encoders in
+   * other threads get through `encodeOptions`. A dictionary in it when the writer opens starts
+   * every file; an empty slot with `zstdTrain` gets one trained from the first records.
+   */
+  zstdDict?: SharedArrayBuffer;
+  /**
+   * zstd with an empty slot: once `sampleBytes` of records (each cut to its first 64 KiB) have been
+   * written, train a dictionary of `dictBytes` on them (zstd-train.ts), publish it in the slot and
+   * start a new file with it. The records before are in files without a dictionary. false: no
+   * training. @default false
+   */
+  zstdTrain?: false | { sampleBytes?: number; dictBytes?: number };
+  /** Store the dictionary compressed in each file's dictionary frame. @default true */
+  zstdDictCompressed?: boolean;
 }
 
 export interface WriteResult {
@@ -78,7 +96,15 @@ export class WarcWriter {
   /** indexes of rotated-away files being sorted */
   private finishing = new Set<Promise<unknown>>();
   private finishError: unknown = null;
-  private readonly opts: Required<Omit<WarcWriterOptions, 'info' | 'now'>> & Pick<WarcWriterOptions, 'info'> & { now: () => Date };
+  private readonly opts: Required<Omit<WarcWriterOptions, 'info' | 'now' | 'zstdDict' | 'zstdTrain' | 'zstdDictCompressed'>> & Pick<WarcWriterOptions, 'info'> & { now: () => Date };
+  /** zstd: the shared slot, the dictionary of the current file (null: none) and its ID (0: none) */
+  private readonly slot: SharedArrayBuffer | undefined;
+  private dict: Uint8Array | null = null;
+  private dictId = 0;
+  private readonly dictCompressed: boolean;
+  /** zstd training: samples gathered so far (null: not training) */
+  private sampler: { bytes: number; target: number; dictBytes: number; parts: Uint8Array[] } | null = null;
+  private plainDecoder: Decompressor | null = null;
   /** Files finished (rotated away from) or current, in creation order. */
   readonly files: string[] = [];
 
@@ -107,6 +133,21 @@ export class WarcWriter {
       now: o.now ?? (() => new Date()),
       cdxj: o.cdxj ?? true,
     };
+    this.dictCompressed = o.zstdDictCompressed ?? true;
+    this.slot = compression === 'zstd' ? o.zstdDict : undefined;
+    if (this.slot !== undefined) {
+      const d = slotDictionary(this.slot);
+      if (d !== null) {
+        this.dict = d;
+        this.dictId = dictionaryId(d);
+      } else if (o.zstdTrain !== undefined && o.zstdTrain !== false) {
+        const target = o.zstdTrain.sampleBytes ?? 1 << 20;
+        const dictBytes = o.zstdTrain.dictBytes ?? 65536;
+        int('zstdTrain.sampleBytes', target, 1024, 1 << 30);
+        int('zstdTrain.dictBytes', dictBytes, 256, this.slot.byteLength - 8 - 1024);
+        this.sampler = { bytes: 0, target, dictBytes, parts: [] };
+      }
+    }
   }
 
   static async open(opts: WarcWriterOptions): Promise<WarcWriter> {
@@ -117,8 +158,14 @@ export class WarcWriter {
   }
 
   /** Options for encodeExchangeRecords/encodeRevisitRecords in a worker, matching this writer. */
-  get encodeOptions(): { compression: WarcCompression; gzipLevel: number; zstdLevel: number } {
-    return { compression: this.opts.compression, gzipLevel: this.opts.gzipLevel, zstdLevel: this.opts.zstdLevel };
+  get encodeOptions(): { compression: WarcCompression; gzipLevel: number; zstdLevel: number; zstdDict?: SharedArrayBuffer } {
+    const o = { compression: this.opts.compression, gzipLevel: this.opts.gzipLevel, zstdLevel: this.opts.zstdLevel };
+    return this.slot === undefined ? o : { ...o, zstdDict: this.slot };
+  }
+
+  /** The Dictionary_ID of the current file's dictionary (0: none). */
+  get dictionaryId(): number {
+    return this.dictId;
   }
 
   private async startFile(): Promise<void> {
@@ -132,6 +179,8 @@ export class WarcWriter {
     this.files.push(this.file);
     if (this.opts.cdxj) this.cdx = await CdxjSidecar.create(this.file);
     this.size = 0;
+    // warc-zstd: the dictionary frame first, so that the file reads alone
+    if (this.dict !== null) this.push(dictionaryFrame(this.dict, this.dictCompressed));
     const info = warcinfoRecord({ filename: name, date: now, info: this.opts.info });
     this.warcinfoId = info.recordId;
     this.push(compressRecord(info.record, this.encodeOptions));
@@ -189,6 +238,7 @@ export class WarcWriter {
 
   private async append(g: EncodedGroup, index?: CdxSource): Promise<WriteResult> {
     if (this.closed) throw new CrawlError('CRAWL_STORE_CLOSED', 'WarcWriter is closed');
+    if (this.slot !== undefined) g = this.matchDictionary(g);
     if (this.needsRotation(g.data.length)) await this.rotate();
     const base = this.size;
     this.push(g.data);
@@ -200,7 +250,64 @@ export class WarcWriter {
       this.cdx.add(cdxjLineFor({ payloadDigest: g.payloadDigest, ...index }, path.basename(this.file), res.offset, len));
     }
     if (this.bufBytes >= this.opts.bufferBytes) await this.flushBuffer();
+    if (this.sampler !== null) await this.sample(g);
     return res;
+  }
+
+  /**
+   * zstd with a slot: a group whose frames name another dictionary than the current file's
+   * (encoded in a worker before the slot's dictionary was published) is decompressed and
+   * compressed again with the file's; one naming a dictionary the writer does not have is refused.
+   */
+  private matchDictionary(g: EncodedGroup): EncodedGroup {
+    const id = zstdFrameHeader(g.data)?.dictId ?? 0;
+    if (id === this.dictId) return g;
+    if (id !== 0) throw new CrawlError('CRAWL_STORE_DICT', `a record group was compressed with zstd dictionary ${id}, which this WARC writer does not have (its dictionary: ${this.dictId})`);
+    this.plainDecoder ??= new Decompressor();
+    const parts: Uint8Array[] = [];
+    for (const r of g.records) parts.push(compressRecord(this.plainDecoder.decompress(g.data.subarray(r.offset, r.offset + r.length)), this.encodeOptions));
+    let total = 0;
+    for (const p of parts) total += p.length;
+    const data = new Uint8Array(total);
+    const records: EncodedGroup['records'] = [];
+    let o = 0;
+    for (let i = 0; i < parts.length; i++) {
+      data.set(parts[i]!, o);
+      records.push({ ...g.records[i]!, offset: o, length: parts[i]!.length });
+      o += parts[i]!.length;
+    }
+    return { ...g, data, records };
+  }
+
+  /**
+   * Training: keep the group's records (decompressed, each cut to 64 KiB) until the target is
+   * reached, then train, start a file with the dictionary and publish it to the encoders.
+   */
+  private async sample(g: EncodedGroup): Promise<void> {
+    const s = this.sampler!;
+    // (only while the files have no dictionary: the sampler ends when one is trained)
+    const dec = (this.plainDecoder ??= new Decompressor());
+    for (const r of g.records) {
+      const rec = dec.decompress(g.data.subarray(r.offset, r.offset + r.length));
+      const part = rec.subarray(0, Math.min(rec.length, 65536, s.target - s.bytes));
+      s.parts.push(Uint8Array.from(part));
+      s.bytes += part.length;
+      if (s.bytes >= s.target) break;
+    }
+    if (s.bytes < s.target) return;
+    this.sampler = null;
+    const samples = new Uint8Array(s.bytes);
+    let o = 0;
+    for (const p of s.parts) { samples.set(p, o); o += p.length; }
+    const dict = trainDictionary(samples, { dictBytes: s.dictBytes });
+    // Published first (this writer's own records, the new file's warcinfo included, are encoded
+    // with it from here on; nothing else is appended before the rotation, which runs inside this
+    // serialized append), then the next file starts with it. Groups the workers encoded before
+    // they saw it are re-encoded here (matchDictionary).
+    publishDictionary(this.slot!, dict);
+    this.dict = dict;
+    this.dictId = dictionaryId(dict);
+    await this.rotate();
   }
 
   private async rotate(): Promise<void> {

@@ -3,8 +3,8 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { WARCParser } from 'warcio';
-import { decompress } from 'zstd-napi';
 import { base32Encode } from '../../src/util/digest.js';
+import { decompressWarcZst } from '../../src/store/zstd-dict.js';
 
 export interface WarcRec {
   file: string;
@@ -29,7 +29,7 @@ export async function readWarcDir(dir: string, only?: (file: string) => boolean)
   const out: WarcRec[] = [];
   for (const f of readdirSync(dir).filter((x) => /\.warc(\.gz|\.zst)?$/.test(x) && (only?.(x) ?? true)).sort()) {
     let data: Uint8Array = readFileSync(path.join(dir, f));
-    if (f.endsWith('.zst')) data = decompress(data);
+    if (f.endsWith('.zst')) data = decompressWarcZst(data);
     const parser = new WARCParser((async function* () { yield data; })(), { parseHttp: false });
     for await (const rec of parser) {
       const block = new Uint8Array(await rec.readFully(false));

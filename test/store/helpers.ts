@@ -2,8 +2,8 @@
 import { readFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { WARCParser } from 'warcio';
-import { decompress } from 'zstd-napi';
 import { base32Encode } from '../../src/util/digest.js';
+import { decompressWarcZst } from '../../src/store/zstd-dict.js';
 
 export interface ReadRecord {
   type: string;
@@ -20,10 +20,10 @@ export function sha1(...b: Uint8Array[]): string {
   return 'sha1:' + base32Encode(h.digest());
 }
 
-/** All records via warcio (zstd files are decompressed first: warcio has no zstd support). */
+/** All records via warcio (zstd files are decompressed first, with their dictionary frame's dictionary: warcio has no zstd support). */
 export async function readWarc(file: string): Promise<ReadRecord[]> {
   let data: Uint8Array = readFileSync(file);
-  if (file.endsWith('.zst')) data = decompress(data);
+  if (file.endsWith('.zst')) data = decompressWarcZst(data);
   const parser = new WARCParser((async function* () { yield data; })(), { parseHttp: false });
   const out: ReadRecord[] = [];
   for await (const rec of parser) {
