@@ -72,7 +72,7 @@ export type FromArchive =
   | { t: 'done'; id: number; position: Position }
   | { t: 'failed'; error: { message: string; code?: string } };
 
-interface EncodeOptions { compression: WarcCompression; gzipLevel: number; zstdLevel: number }
+interface EncodeOptions { compression: WarcCompression; gzipLevel: number; zstdLevel: number; zstdDict?: SharedArrayBuffer }
 interface Position { file: string; offset: number }
 
 export class ArchiveThread {

@@ -113,3 +113,10 @@ export function cidr(key: string, v: string): string {
   }
   return t;
 }
+
+/** A zstd compression level, 1–22. */
+export function zstdLevel(v: unknown): number {
+  const n = nonNegInt('warcZstdLevel', v, { min: 1 })!;
+  if (n > 22) throw invalid('warcZstdLevel', `must be an integer from 1 to 22 (got ${n})`, n);
+  return n;
+}

@@ -21,7 +21,7 @@ import path from 'node:path';
 import { CrawlError } from '../errors.js';
 import { canonicalizeUrl } from '../url/index.js';
 import { normalizeHeaders } from './request-headers.js';
-import { CRAWL_CONFIG_INVALID, bool, cidr, hostPort, invalid, nonNegInt, oneOf, parseDurationMs, parseSize, positiveNumber, str, strList } from './config-values.js';
+import { CRAWL_CONFIG_INVALID, bool, cidr, hostPort, invalid, nonNegInt, oneOf, parseDurationMs, parseSize, positiveNumber, str, strList, zstdLevel } from './config-values.js';
 
 export { CRAWL_CONFIG_INVALID, parseDurationMs, parseSize };
 
@@ -98,6 +98,15 @@ export interface StartupOptions {
   warcCompression: WarcCompression;
   /** Rotate WARC files at this size. @default 1 GiB */
   warcMaxFileBytes: number;
+  /** zstd WARC: compression level, 1–22 (docs/output-format.md has the measured trade-off). @default 3 */
+  warcZstdLevel: number;
+  /**
+   * zstd WARC: the dictionary every file begins with (IIPC warc-zstd): 'train' trains one from the
+   * crawl's first 1 MiB of records (the files before it have none; a resume reuses the last file's),
+   * 'off' writes none, any other value is the path of a zstd dictionary file (RFC 8878 §5, e.g.
+   * from `zstd --train`). @default 'train'
+   */
+  warcZstdDictionary: string;
   /**
    * Archive every DNS answer the crawler asks a server for as a `dns:` response record, as Heritrix
    * does (docs/output-format.md). On by default: it records which address each host's pages came
@@ -197,6 +206,8 @@ export function defaultCrawlConfig(): StartupOptions & RuntimeOptions {
     hostTableSize: null,
     warcCompression: 'gzip',
     warcMaxFileBytes: GiB,
+    warcZstdLevel: 3,
+    warcZstdDictionary: 'train',
     warcDns: true,
     statusPort: null,
     statusHost: '127.0.0.1',
@@ -322,6 +333,8 @@ export function resolveCrawlConfig(input: CrawlConfigInput, opts: { cwd?: string
     hostTableSize: nonNegInt('hostTableSize', raw.hostTableSize, { nullable: true, min: 16 }),
     warcCompression: oneOf('warcCompression', raw.warcCompression, ['gzip', 'zstd', 'none'] as const),
     warcMaxFileBytes,
+    warcZstdLevel: zstdLevel(raw.warcZstdLevel),
+    warcZstdDictionary: raw.warcZstdDictionary === 'train' || raw.warcZstdDictionary === 'off' ? raw.warcZstdDictionary : path.resolve(cwd, str('warcZstdDictionary', raw.warcZstdDictionary)),
     warcDns: bool('warcDns', raw.warcDns),
     statusPort,
     statusHost: str('statusHost', raw.statusHost),
@@ -472,6 +485,8 @@ export const CRAWL_FLAGS: readonly FlagSpec[] = [
   { name: 'host-table', value: '<n>', key: 'hostTableSize', kind: 'value', description: 'entries of the RAM host table, at least 16 (default: from --ram)', parse: int('hostTableSize') },
   { name: 'concurrency', value: '<n>', key: 'fetchConcurrency', kind: 'value', description: 'max concurrent fetches (default 256)', parse: int('fetchConcurrency') },
   { name: 'warc-compression', value: '<gzip|zstd|none>', key: 'warcCompression', kind: 'value', description: 'WARC record compression (default gzip)', parse: id },
+  { name: 'warc-zstd-level', value: '<1-22>', key: 'warcZstdLevel', kind: 'value', description: 'zstd WARC compression level (default 3)', parse: int('warcZstdLevel') },
+  { name: 'warc-zstd-dictionary', value: '<train|off|file>', key: 'warcZstdDictionary', kind: 'value', description: "zstd WARC dictionary at the start of each file: trained from the crawl's first records (default train), none, or a zstd dictionary file", parse: id },
   { name: 'warc-max-size', value: '<size>', key: 'warcMaxFileBytes', kind: 'value', description: 'rotate WARC files at this size (default 1G)', parse: (v) => parseSize(v, 'warcMaxFileBytes') },
   { name: 'warc-dns', value: '', key: 'warcDns', kind: 'bool', description: 'archive DNS answers as dns: records (default on; --warc-dns=false turns it off)', parse: () => true },
   { name: 'status-port', value: '<port>', key: 'statusPort', kind: 'value', description: 'serve /metrics and /status on 127.0.0.1:port (0 = any free port)', parse: int('statusPort') },

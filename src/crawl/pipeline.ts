@@ -50,6 +50,7 @@ import { DrumProxy, DrumThread } from './drum-proxy.js';
 import { discoverySuffix, encodeAux, withSuffix } from './drum-codec.js';
 import { DnsCache } from '../dns/index.js';
 import { CrawlLog } from '../store/index.js';
+import { zstdArchiveOptions } from './archive-zstd.js';
 import { ArchiveThread } from './archive-thread.js';
 import { recoverWarc, relocate } from './recovery.js';
 import { dnsArchiver } from './archive-hooks.js';
@@ -160,6 +161,7 @@ export class Crawler extends FetchStage {
       prefix: 'drumcrawl',
       compression: cfg.warcCompression,
       maxFileBytes: cfg.warcMaxFileBytes,
+      ...(await zstdArchiveOptions(cfg, manifest?.warc ?? null)),
       info: { software: 'drumcrawl/0.1', 'http-header-user-agent': cfg.userAgent, format: 'WARC File Format 1.1' },
     });
     const crawlLog = await CrawlLog.open(path.join(cfg.outDir, 'crawl.log'), { format: cfg.crawlLogFormat });

@@ -10,7 +10,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
+import { readWarcDictionary, scanWarc } from '../../src/store/index.js';
 import { readManifest, readDoneLog } from '../../src/crawl/checkpoint.js';
 import { decodeFrontierUrl } from '../../src/frontier/index.js';
 import { cli, crawlCommand, crawlSettings, forkSimweb, seededRandom, sleep, tempDir } from './harness.js';
@@ -26,7 +27,9 @@ async function waitForManifest(state: string, timeoutMs = 60_000): Promise<void>
   throw new Error('no checkpoint appeared');
 }
 
-test('SIGKILL ×3 + resume: same fetched set as an uninterrupted crawl, re-fetches only from the in-flight window, WARC readable', { timeout: 240_000 }, async () => {
+// gzip (the default) and zstd with its dictionary trained from the first records (the kills fall
+// before and after the training; a resume takes its checkpoint's file's dictionary).
+for (const compression of ['gzip', 'zstd'] as const) test(`SIGKILL ×3 + resume (${compression} WARC): same fetched set as an uninterrupted crawl, re-fetches only from the in-flight window, WARC readable`, { timeout: 240_000 }, async () => {
   // ~1,400 pages on 6 IPs: a crawl long enough for three kills.
   const web = await forkSimweb('tiny', { plds: 8, hostsPerPldMean: 2.5, hostsPerPldMax: 4, pagesPerHostMin: 50, pagesPerHostMax: 90, ips: 6, linksPerPageMean: 12 });
   const seed = Number(process.env.DRUMCRAWL_KILL_SEED ?? 1);
@@ -40,6 +43,7 @@ test('SIGKILL ×3 + resume: same fetched set as an uninterrupted crawl, re-fetch
     const input = crawlSettings(web, {
       stateDir: state, outDir: out, hostDelayMs: 60, ipDelayMs: 15, minHostDelayMs: 60, minIpDelayMs: 15,
       politenessMarginMs: 40, checkpointIntervalMs: 60_000, workers: 1, ramBytes: 256 * 2 ** 20, fetchConcurrency: 16, fetchTimeoutMs: 5000,
+      warcCompression: compression,
     });
     const runs: RunRecord[] = [];
     let run = cli(crawlCommand(input));
@@ -79,6 +83,18 @@ test('SIGKILL ×3 + resume: same fetched set as an uninterrupted crawl, re-fetch
     // WARC: every record of every file parses and its digests are there and recompute (torn tails were cut).
     const recs = await readWarcDir(out);
     assert.deepEqual(warcProblems(recs), []);
+    // and through the project's own scanner, whole (one frame or member per record)
+    const files = readdirSync(out).filter((f) => /\.warc(\.gz|\.zst)$/.test(f)).map((f) => path.join(out, f));
+    for (const f of files) {
+      const sc = await scanWarc(f);
+      assert.equal(sc.error, undefined, f);
+      assert.equal(sc.validLength, sc.fileLength, f);
+    }
+    assert.equal(files.length > 0 && files.every((f) => f.endsWith(compression === 'zstd' ? '.warc.zst' : '.warc.gz')), true);
+    if (compression === 'zstd') {
+      const dicts = await Promise.all(files.map((f) => readWarcDictionary(f)));
+      assert.ok(dicts.some((d) => d !== null), 'a dictionary was trained and begins the files after it');
+    }
     const captured = new Set(recs.filter((x) => x.type === 'response' || x.type === 'revisit').map((x) => x.uri!));
     for (const u of fetched) if (r.statusByUrl[u]! < 500) assert.ok(captured.has(u), `${u} is in the WARC`);
   } finally {
@@ -86,14 +102,16 @@ test('SIGKILL ×3 + resume: same fetched set as an uninterrupted crawl, re-fetch
   }
 });
 
-test('SIGTERM: drains, checkpoints, exits 0; the live block and the summary agree; the summary\'s resume command runs; resume finishes', { timeout: 180_000 }, async () => {
+// zstd WARC here (gzip, the default, in stop-resume.test.ts): a graceful stop and its resume lose
+// nothing from a dictionary-compressed archive either.
+test('SIGTERM (zstd WARC): drains, checkpoints, exits 0; the live block and the summary agree; the summary\'s resume command runs; resume finishes; every WARC file scans whole', { timeout: 180_000 }, async () => {
   const web = await forkSimweb('tiny');
   try {
     const dir = await tempDir('e2e-term');
     const state = path.join(dir, 'state');
     const run = cli(crawlCommand(crawlSettings(web, {
       stateDir: state, outDir: path.join(dir, 'warc'), hostDelayMs: 100, ipDelayMs: 25, minHostDelayMs: 100, minIpDelayMs: 25, workers: 1,
-      progress: 'plain', progressIntervalMs: 600_000,
+      progress: 'plain', progressIntervalMs: 600_000, warcCompression: 'zstd',
     })));
     await waitForManifest(state);
     await sleep(1500);
@@ -126,6 +144,15 @@ test('SIGTERM: drains, checkpoints, exits 0; the live block and the summary agre
     const r = await web.report({ hostMs: 100, ipMs: 25 });
     assert.deepEqual([...new Set(r.pageFetches)].sort(), [...r.reachable!].sort());
     assert.deepEqual(r.duplicates, [], 'a graceful stop re-fetches nothing');
+    const out = path.join(dir, 'warc');
+    const recs = await readWarcDir(out);
+    assert.deepEqual(warcProblems(recs), []);
+    const captured = new Set(recs.filter((x) => x.type === 'response' || x.type === 'revisit').map((x) => x.uri!));
+    for (const u of new Set(r.pageFetches)) if (r.statusByUrl[u]! < 500) assert.ok(captured.has(u), `${u} is in the WARC`);
+    for (const f of readdirSync(out).filter((x) => x.endsWith('.warc.zst'))) {
+      const sc = await scanWarc(path.join(out, f));
+      assert.deepEqual([sc.error, sc.validLength], [undefined, sc.fileLength], f);
+    }
   } finally {
     await web.close();
   }

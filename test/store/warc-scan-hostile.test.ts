@@ -94,7 +94,7 @@ const shapes: { name: string; make: (size: number) => Buffer; ext: string; check
   },
   {
     name: 'huge Content-Length over small zstd frames',
-    make: (size) => hugeRecordSmallUnits(size, (b) => zstdFrameOf(b)), // frames as warc-zstd asks: content size and checksum
+    make: (size) => hugeRecordSmallUnits(size, (b) => Buffer.from(zstdFrameOf(b))), // frames as warc-zstd asks: content size and checksum
     ext: '.warc.zst',
     check: (r) => {
       assert.equal(r.error, 'file ends inside a record');
