@@ -148,6 +148,10 @@ export class Crawler extends FetchStage {
   }
 
   private static async start(cfg: CrawlConfig, manifest: CheckpointManifest | null, opts: CrawlerOptions): Promise<Crawler> {
+    // First: a --warc-zstd-dictionary file that is not one is refused before anything is created.
+    // (On a resume the checkpoint's WARC file gives the dictionary: it sits before every offset
+    // recovery may cut at.)
+    const zstdOpts = await zstdArchiveOptions(cfg, manifest?.warc ?? null);
     await mkdir(cfg.stateDir, { recursive: true });
     await mkdir(cfg.outDir, { recursive: true });
     // Only this crawl's WARC bytes after the checkpoint's offset are read (recovery.ts).
@@ -161,7 +165,7 @@ export class Crawler extends FetchStage {
       prefix: 'drumcrawl',
       compression: cfg.warcCompression,
       maxFileBytes: cfg.warcMaxFileBytes,
-      ...(await zstdArchiveOptions(cfg, manifest?.warc ?? null)),
+      ...zstdOpts,
       info: { software: 'drumcrawl/0.1', 'http-header-user-agent': cfg.userAgent, format: 'WARC File Format 1.1' },
     });
     const crawlLog = await CrawlLog.open(path.join(cfg.outDir, 'crawl.log'), { format: cfg.crawlLogFormat });

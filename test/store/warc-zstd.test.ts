@@ -316,3 +316,31 @@ test('buildDictionary: an RFC 8878 §5 dictionary libzstd loads for compression 
   assert.equal(dc.decompress(out, dst.subarray(0, n)), src.length);
   assert.deepStrictEqual(new Uint8Array(out), src);
 });
+
+test('--warc-zstd-dictionary: a file that is not a dictionary is refused (CRAWL_CONFIG_INVALID); a zstd --train style file is taken; a resume takes its checkpoint file\'s dictionary', async () => {
+  const { zstdArchiveOptions } = await import('../../src/crawl/archive-zstd.js');
+  const dir = tmp();
+  try {
+    const base = { warcCompression: 'zstd', warcZstdLevel: 1, outDir: dir };
+    writeFileSync(path.join(dir, 'junk'), 'not a dictionary at all');
+    await assert.rejects(zstdArchiveOptions({ ...base, warcZstdDictionary: path.join(dir, 'junk') }, null), (e: Error & { code?: string }) => e.code === 'CRAWL_CONFIG_INVALID' && /not a zstd dictionary/.test(e.message));
+    await assert.rejects(zstdArchiveOptions({ ...base, warcZstdDictionary: path.join(dir, 'missing') }, null), (e: Error & { code?: string }) => e.code === 'CRAWL_CONFIG_INVALID');
+    const dict = someDictionary(77777);
+    writeFileSync(path.join(dir, 'html.dict'), dict);
+    const given = await zstdArchiveOptions({ ...base, warcZstdDictionary: path.join(dir, 'html.dict') }, null);
+    assert.deepStrictEqual(slotDictionary(given.zstdDict!), dict);
+    assert.equal(given.zstdTrain, undefined);
+    assert.deepStrictEqual(await zstdArchiveOptions({ ...base, warcCompression: 'gzip', warcZstdDictionary: 'train' }, null), {});
+    assert.equal((await zstdArchiveOptions({ ...base, warcZstdDictionary: 'off' }, null)).zstdDict, undefined);
+    const fresh = await zstdArchiveOptions({ ...base, warcZstdDictionary: 'train' }, null);
+    assert.equal(slotDictionary(fresh.zstdDict!), null);
+    assert.ok(fresh.zstdTrain);
+    // resume: the checkpoint names a file with a dictionary frame
+    const { f } = await dictFile(path.join(dir, 'w'), dict);
+    const resumed = await zstdArchiveOptions({ ...base, outDir: path.dirname(f), warcZstdDictionary: 'train' }, { file: path.basename(f) });
+    assert.deepStrictEqual(slotDictionary(resumed.zstdDict!), dict);
+    assert.equal(resumed.zstdTrain, undefined);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
