@@ -24,7 +24,7 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync, readdirSync } from 'node:fs';
 import { BroadcastChannel } from 'node:worker_threads';
-import { THREAD_ROLE_CHANNEL, type ThreadRoleAnnouncement } from '../../src/crawl/thread-role.js';
+import { THREAD_ROLE_CHANNEL, watchGc, type ThreadRoleAnnouncement } from '../../src/crawl/thread-role.js';
 
 /** Clock ticks per second of /proc's utime and stime. */
 export const CLK_TCK = ((): number => {
@@ -53,6 +53,8 @@ export interface CpuSample {
   proc: { user: number; sys: number };
   /** per live thread id: user and sys ms */
   threads: Map<number, { user: number; sys: number }>;
+  /** per thread id: its isolate's GC pauses so far, ms (as last posted: src/crawl/thread-role.ts) */
+  gc: Map<number, number>;
 }
 
 export interface RoleCost {
@@ -64,11 +66,19 @@ export interface RoleCost {
   sysMsPerPage: number;
   /** share of the process' CPU in the window */
   share: number;
+  /**
+   * GC pauses of the role's isolates per page (PerformanceObserver 'gc' durations: wall time the
+   * thread spent in GC, most of it CPU on that thread); null for runtime (V8's helper threads do
+   * concurrent marking and sweeping: their CPU is runtime's own)
+   */
+  gcMsPerPage: number | null;
 }
 
 export class ThreadCpuSampler {
   /** tid → role ('main', 'parse', 'drum:urlseen+…') */
   readonly roles = new Map<number, string>([[process.pid, 'main']]);
+  /** tid → GC pause ms so far, as last posted */
+  private readonly gcTotals = new Map<number, number>();
   private readonly channel: BroadcastChannel;
   /** wall ms spent in sample() (main thread) */
   sampleCostMs = 0;
@@ -78,12 +88,19 @@ export class ThreadCpuSampler {
     this.channel = new BroadcastChannel(THREAD_ROLE_CHANNEL);
     this.channel.onmessage = (e: unknown) => {
       const m = (e as { data: ThreadRoleAnnouncement }).data;
+      if (m.gcMs !== undefined) {
+        this.gcTotals.set(m.tid, m.gcMs);
+        return;
+      }
+      if (m.role === undefined) return;
       // a DRUM thread announces once per instance it hosts: join them into one role name
       const prev = this.roles.get(m.tid);
       if (prev === undefined) this.roles.set(m.tid, m.role);
       else if (prev.startsWith('drum:') && m.role.startsWith('drum:')) this.roles.set(m.tid, `${prev}+${m.role.slice(5)}`);
     };
     this.channel.unref();
+    // the main thread's own GC, posted on the same channel
+    watchGc(process.pid);
   }
 
   sample(pages: number): CpuSample {
@@ -100,7 +117,7 @@ export class ThreadCpuSampler {
     const t = performance.now();
     this.sampleCostMs += t - t0;
     this.samples++;
-    return { t, monoUs: Number(process.hrtime.bigint() / 1000n), pages, proc, threads };
+    return { t, monoUs: Number(process.hrtime.bigint() / 1000n), pages, proc, threads, gc: new Map(this.gcTotals) };
   }
 
   /**
@@ -111,7 +128,7 @@ export class ThreadCpuSampler {
   roleCosts(a: CpuSample, b: CpuSample): RoleCost[] {
     const pages = Math.max(1, b.pages - a.pages);
     const total = b.proc.user + b.proc.sys - a.proc.user - a.proc.sys;
-    const sums = new Map<string, { threads: number; user: number; sys: number }>();
+    const sums = new Map<string, { threads: number; user: number; sys: number; gc: number }>();
     let unnamed = 0;
     for (const [tid, cb] of b.threads) {
       const role = this.roles.get(tid);
@@ -120,10 +137,11 @@ export class ThreadCpuSampler {
         unnamed++;
         continue;
       }
-      const s = sums.get(role) ?? { threads: 0, user: 0, sys: 0 };
+      const s = sums.get(role) ?? { threads: 0, user: 0, sys: 0, gc: 0 };
       s.threads++;
       s.user += cb.user - ca.user;
       s.sys += cb.sys - ca.sys;
+      s.gc += (b.gc.get(tid) ?? 0) - (a.gc.get(tid) ?? 0);
       sums.set(role, s);
     }
     const named = [...sums.values()].reduce((x, s) => ({ user: x.user + s.user, sys: x.sys + s.sys }), { user: 0, sys: 0 });
@@ -131,6 +149,7 @@ export class ThreadCpuSampler {
       threads: unnamed,
       user: b.proc.user - a.proc.user - named.user,
       sys: b.proc.sys - a.proc.sys - named.sys,
+      gc: NaN,
     });
     const order = (r: string): number => (r === 'main' ? 0 : r === 'parse' ? 1 : r.startsWith('drum:') ? 2 : 3);
     return [...sums]
@@ -139,6 +158,7 @@ export class ThreadCpuSampler {
         role, threads: s.threads,
         msPerPage: (s.user + s.sys) / pages, userMsPerPage: s.user / pages, sysMsPerPage: s.sys / pages,
         share: total > 0 ? (s.user + s.sys) / total : 0,
+        gcMsPerPage: Number.isNaN(s.gc) ? null : s.gc / pages,
       }));
   }
 

@@ -6,19 +6,63 @@
  * per instance it hosts), on a BroadcastChannel that the bench listens to; the bench then reads
  * each thread's CPU time from /proc/<pid>/task/<tid>/stat itself.
  *
+ * GC time: an announcing thread also watches its own isolate's garbage collections
+ * (PerformanceObserver 'gc' entries: the pause each one cost this thread, whatever the kind) and
+ * posts its running total on the same channel every GC_REPORT_MS (an unref'd timer), so the bench
+ * can say how much of each role's CPU is GC pauses (`watchGc`; the main thread calls it itself).
+ * The bench's windows are seconds long, so a total up to GC_REPORT_MS old at either end changes a
+ * per-page figure by a few percent of itself at most.
+ *
  * Off by default: without the variable this is one environment lookup per thread start, nothing
  * per page. Linux only (the thread id comes from /proc/thread-self); elsewhere it does nothing.
  */
 import { readlinkSync } from 'node:fs';
+import { PerformanceObserver } from 'node:perf_hooks';
 import { BroadcastChannel } from 'node:worker_threads';
 
 /** The BroadcastChannel name the announcements go to. */
 export const THREAD_ROLE_CHANNEL = 'drumcrawl:thread-roles';
 
-/** What a thread announces: its Linux thread id and its role ('parse', 'drum:urlseen', …). */
+/**
+ * What a thread announces: its Linux thread id and its role ('parse', 'drum:urlseen', …); or, with
+ * `gcMs`, its isolate's GC pauses so far (ms) and their count.
+ */
 export interface ThreadRoleAnnouncement {
   tid: number;
-  role: string;
+  role?: string;
+  gcMs?: number;
+  gcCount?: number;
+}
+
+/** How often a watched thread posts its GC total. */
+export const GC_REPORT_MS = 200;
+let watching = false;
+
+/**
+ * Sum this thread's GC pauses and post the total every GC_REPORT_MS for thread `tid` (once per
+ * thread; later calls do nothing).
+ */
+export function watchGc(tid: number): void {
+  if (watching) return;
+  watching = true;
+  let gcMs = 0;
+  let gcCount = 0;
+  const obs = new PerformanceObserver((list) => {
+    for (const e of list.getEntries()) {
+      gcMs += e.duration;
+      gcCount++;
+    }
+  });
+  obs.observe({ entryTypes: ['gc'] });
+  const ch = new BroadcastChannel(THREAD_ROLE_CHANNEL);
+  ch.unref();
+  let last = 0;
+  const t = setInterval(() => {
+    if (gcCount === last) return;
+    last = gcCount;
+    ch.postMessage({ tid, gcMs, gcCount } satisfies ThreadRoleAnnouncement);
+  }, GC_REPORT_MS);
+  t.unref();
 }
 
 /** Announce this thread's role when `DRUMCRAWL_THREAD_ROLES` is set; otherwise do nothing. */
@@ -35,4 +79,5 @@ export function announceThreadRole(role: string): void {
   const ch = new BroadcastChannel(THREAD_ROLE_CHANNEL);
   ch.postMessage({ tid, role } satisfies ThreadRoleAnnouncement);
   ch.close();
+  watchGc(tid);
 }
