@@ -39,7 +39,8 @@ interface Run {
   pagesPerSec: number;
   crawlerCpuMsPerPageAfterOpen: number;
   peakRssMB: number;
-  roleCpu: { steady: { roles: { role: string; msPerPage: number }[] } };
+  warcBytesPerPage?: number;
+  roleCpu: { steady: { roles: { role: string; msPerPage: number; gcMsPerPage?: number | null }[] } };
   machine: { loadavg: number[] };
 }
 const runs: Record<string, Run> = {};
@@ -70,6 +71,11 @@ function side(s: 'A' | 'B'): Record<string, number> {
     crawlerCpuMsPerPageAfterOpen: median(rs.map((r) => r.crawlerCpuMsPerPageAfterOpen)),
     mainMsPerPage: role('main'), parseMsPerPage: role('parse'), drumMsPerPage: role('drum'), archiveMsPerPage: role('archive'), runtimeMsPerPage: role('runtime'),
     peakRssMB: median(rs.map((r) => r.peakRssMB)),
+    // trees whose run.ts reports them
+    ...(rs.every((r) => r.warcBytesPerPage !== undefined) ? { warcBytesPerPage: median(rs.map((r) => r.warcBytesPerPage!)) } : {}),
+    ...(rs.every((r) => r.roleCpu.steady.roles.some((x) => x.gcMsPerPage != null))
+      ? { gcMsPerPage: median(rs.map((r) => r.roleCpu.steady.roles.reduce((t, x) => t + (x.gcMsPerPage ?? 0), 0))) }
+      : {}),
   };
 }
 const result = {

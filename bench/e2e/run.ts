@@ -21,7 +21,7 @@ import os from 'node:os';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import path from 'node:path';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
+import { readFileSync, writeFileSync, mkdirSync, readdirSync, statSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { forkSimweb, tempDir, SIMWEB_NETWORKS } from '../../test/e2e/harness.js';
 import { CLK_TCK, ThreadCpuSampler, type CpuSample } from '../lib/thread-cpu.js';
@@ -46,6 +46,13 @@ const concurrency = Number(arg('concurrency', '256'));
 const warmupS = Number(arg('warmup', '5'));
 const outFile = arg('out', 'bench/results/e2e-throughput.json');
 const pageWorkers = arg('page-workers', '');
+// WARC options (defaults: the crawler's): --warc-compression gzip|zstd|none, --warc-zstd-level n,
+// --warc-zstd-dictionary train|off|<file>
+const warcArgs = Object.fromEntries(
+  ([['warc-compression', 'warcCompression'], ['warc-zstd-level', 'warcZstdLevel'], ['warc-zstd-dictionary', 'warcZstdDictionary']] as const)
+    .filter(([f]) => process.argv.includes(`--${f}`))
+    .map(([f, k]) => [k, f === 'warc-zstd-level' ? Number(arg(f, '')) : arg(f, '')]),
+);
 const fromSrc = process.argv.includes('--from-src');
 const noBuild = process.argv.includes('--no-build');
 
@@ -94,6 +101,7 @@ const cfg = resolveCrawlConfig({
   maxTimeMs: seconds * 1000, maxPages, workers, fetchConcurrency: concurrency, progress: 'plain', progressIntervalMs: 5000,
   ramBytes: 1.5 * 2 ** 30, checkpointIntervalMs: 600_000,
   ...(pageWorkers !== '' ? { pageWorkers: pageWorkers as 'on' | 'off' } : {}),
+  ...warcArgs,
 });
 // CPU per page per thread role (bench/lib/thread-cpu.ts): the crawler's worker threads announce
 // their thread ids and roles (src/crawl/thread-role.ts) when this variable is set before they start.
@@ -159,16 +167,19 @@ const serverCpu1 = childCpuMs(web.pid);
 await web.close();
 
 const cpuMs = (cpu.user + cpu.system) / 1000;
+// the archive written: its WARC files' bytes (CDXJ and crawl log apart)
+let warcBytes = 0;
+for (const f of readdirSync(path.join(dir, 'warc'))) if (/\.warc(\.gz|\.zst)?$/.test(f)) warcBytes += statSync(path.join(dir, 'warc', f)).size;
 const result = {
   bench: 'e2e-throughput',
-  command: `npm run bench:e2e -- --seconds ${seconds} --max-pages ${maxPages} --workers ${workers} --concurrency ${concurrency} --warmup ${warmupS}${pageWorkers !== '' ? ` --page-workers ${pageWorkers}` : ''}${fromSrc ? ' --from-src' : ''}`,
+  command: `npm run bench:e2e -- --seconds ${seconds} --max-pages ${maxPages} --workers ${workers} --concurrency ${concurrency} --warmup ${warmupS}${pageWorkers !== '' ? ` --page-workers ${pageWorkers}` : ''}${Object.entries(warcArgs).map(([k, v]) => ` --${k.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)} ${v}`).join('')}${fromSrc ? ' --from-src' : ''}`,
   /** dist: the built crawler (compiled JS, what `drumcrawl` runs); src: TypeScript through tsx */
   crawlerFrom: fromSrc ? 'src (tsx)' : 'dist',
   buildMs,
   date: new Date().toISOString(),
   machine: { cpu: os.cpus()[0]?.model, cores: os.cpus().length, node: process.version, loadavg: os.loadavg() },
   preset: 'simweb bench (2000 PLDs, ~5000 hosts, 256 IPs), politeness delays 0, one connection per IP',
-  config: { workers, fetchConcurrency: concurrency, ramBytes: cfg.ramBytes, warcCompression: cfg.warcCompression, pageWorkers: cfg.pageWorkers },
+  config: { workers, fetchConcurrency: concurrency, ramBytes: cfg.ramBytes, warcCompression: cfg.warcCompression, warcZstdLevel: cfg.warcZstdLevel, warcZstdDictionary: cfg.warcZstdDictionary, pageWorkers: cfg.pageWorkers },
   /** the launcher's environment the crawler ran with (bin/drumcrawl; bench/lib/launcher-env.ts) */
   env: Object.fromEntries(Object.keys(launcherDefaults()).map((k) => [k, process.env[k] ?? null])),
   stopReason: summary.stopReason,
@@ -183,6 +194,8 @@ const result = {
   crawlerCpuCoresUsed: cpuMs / wallMs,
   simwebCpuMsPerPage: serverCpu0 !== null && serverCpu1 !== null ? (serverCpu1 - serverCpu0) / Math.max(1, summary.pages) : null,
   peakRssMB: peakRss / 2 ** 20,
+  /** bytes of the WARC files written, per page crawled */
+  warcBytesPerPage: warcBytes / Math.max(1, summary.pages),
   /**
    * CPU ms per page per thread role (utime + stime from /proc/self/task/<tid>/stat, bench/lib/thread-cpu.ts):
    * main; parse (all parse workers); each DRUM thread by the DRUMs it hosts; runtime = process total
