@@ -126,7 +126,14 @@ let peakRss = 0;
 const rssTimer = setInterval(() => void (peakRss = Math.max(peakRss, process.memoryUsage.rss())), 500);
 const cpuTimer = setInterval(() => {
   const s0 = performance.now();
-  const snap = crawler.snapshot();
+  let snap: ReturnType<typeof crawler.snapshot>;
+  try {
+    snap = crawler.snapshot();
+  } catch {
+    // the crawl is closing (its frontier already closed: Beast.stats reads a freed queue); the
+    // steady window ends at the last sample taken while it ran
+    return;
+  }
   snapshotMs += performance.now() - s0;
   peakRss = Math.max(peakRss, snap.rssBytes);
   samples.push({ s: sampler.sample(snap.pages), running: snap.state === 'running' });
