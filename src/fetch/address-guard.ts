@@ -8,6 +8,9 @@
  * IPv6 addresses that embed an IPv4 address (IPv4-mapped `::ffff:a.b.c.d`, NAT64 `64:ff9b::/96`,
  * 6to4 `2002::/16`) are judged by the embedded IPv4 address; other IPv6 addresses outside the
  * global unicast block 2000::/3 are refused (nothing outside it is assigned for public unicast).
+ * `allow` judges each family by its own rules: an IPv6 allowance never opens an IPv4 range (not
+ * through the IPv4-mapped, NAT64, 6to4 or IPv4-compatible spelling of an IPv4 address), an IPv4
+ * allowance never opens an IPv6 range.
  *
  * The check runs on the IP the fetcher is about to connect to (the DNS answer it uses for the
  * connection, or the IP literal of the URL after WHATWG parsing has turned `0x7f000001`,
@@ -127,6 +130,26 @@ export function embeddedIpv4(ip: string): string | null {
 }
 
 /**
+ * The IPv4 address carried by an IPv6 address of a range that is itself refused: IPv4-compatible
+ * `::a.b.c.d` (::/96, deprecated, RFC 4291 §2.5.5.1; `::` and `::1` carry none) and the /96 form
+ * of local-use NAT64 (64:ff9b:1::/48, RFC 8215). An allowance for the IPv6 range lets such an
+ * address through only if the IPv4 address it carries is allowed too.
+ */
+export function carriedIpv4(ip: string): string | null {
+  if (isIP(ip) !== 6) return null;
+  const b = v6Bytes(ip);
+  let zeros12 = true;
+  for (let i = 0; i < 12; i++) if (b[i] !== 0) zeros12 = false;
+  if (zeros12) return b[12] === 0 && b[13] === 0 && b[14] === 0 && b[15]! <= 1 ? null : quad(b, 12);
+  if (b[0] === 0x00 && b[1] === 0x64 && b[2] === 0xff && b[3] === 0x9b && b[4] === 0x00 && b[5] === 0x01) {
+    let z = true;
+    for (let i = 6; i < 12; i++) if (b[i] !== 0) z = false;
+    if (z) return quad(b, 12);
+  }
+  return null;
+}
+
+/**
  * Why `ip` is a special-purpose address ('loopback 127.0.0.0/8', …), or null for a public one.
  * A string that is not an IP literal is reported as such (never allowed).
  */
@@ -151,20 +174,37 @@ export function specialAddress(ip: string): string | null {
 
 /**
  * The guard as a function: null when `ip` may be connected to, else the reason it may not.
- * `allow` (CIDRs) admits special addresses explicitly; an IPv4-mapped or NAT64/6to4 address is
- * allowed when its embedded IPv4 address is. Throws TypeError on a malformed CIDR.
+ * `allow` (CIDRs) admits special addresses explicitly, each family by its own rules only: an IPv4
+ * address by the IPv4 CIDRs; an IPv6 address that stands for an IPv4 address (IPv4-mapped, NAT64,
+ * 6to4: embeddedIpv4) by the IPv4 CIDRs, as that IPv4 address; any other IPv6 address by the IPv6
+ * CIDRs, and one that carries an IPv4 address (carriedIpv4) only if that address passes too. So
+ * `::/0`, `::/1` or `::ffff:0:0/96` never open an IPv4 special-purpose range, and `0.0.0.0/0`
+ * never opens an IPv6 one. Throws TypeError on a malformed CIDR.
  */
 export function addressGuard(allow: readonly string[] = []): (ip: string) => string | null {
-  const allowed = allow.length === 0 ? null : networkPredicate(allow);
+  const allowed = allow.length === 0 ? (): boolean => false : networkPredicate(allow);
+  const judgeV4 = (v4: string): string | null => {
+    const why = specialAddress(v4);
+    return why === null || allowed(v4) ? null : why;
+  };
   return (ip: string): string | null => {
+    const fam = isIP(ip);
+    if (fam === 0) return 'not an IP address';
+    if (fam === 4) return judgeV4(ip);
+    const v4 = embeddedIpv4(ip);
+    if (v4 !== null) {
+      const why = judgeV4(v4);
+      return why === null ? null : `${why} (embedded in ${ip})`;
+    }
     const why = specialAddress(ip);
     if (why === null) return null;
-    if (allowed !== null) {
-      if (allowed(ip)) return null;
-      const v4 = embeddedIpv4(ip);
-      if (v4 !== null && allowed(v4)) return null;
+    if (!allowed(ip)) return why;
+    const carried = carriedIpv4(ip);
+    if (carried !== null) {
+      const whyV4 = judgeV4(carried);
+      if (whyV4 !== null) return `${whyV4} (carried in ${ip})`;
     }
-    return why;
+    return null;
   };
 }
 

@@ -46,9 +46,11 @@ export function inIpv4Net(n: number, r: Ipv4Net): boolean {
 
 /**
  * A predicate over IP literals built from CIDR strings (`10.0.0.0/8`, `::1/128`, or a bare IP).
- * An IPv4 address inside one of the IPv4 networks is decided by arithmetic; otherwise the
- * BlockList decides, as for every IPv6 address (it also matches an IPv4 address against
- * IPv4-mapped IPv6 networks).
+ * Each family is judged by its own rules only: an IPv4 address by the IPv4 networks (arithmetic),
+ * an IPv6 address by the IPv6 networks (a BlockList holding IPv6 subnets only). node's BlockList
+ * alone would cross families (an IPv6 rule `::/0` or `::ffff:0:0/96` matches every IPv4 address,
+ * an IPv4 rule matches IPv4-mapped IPv6 addresses); the network guard (address-guard.ts) turns an
+ * IPv6 address that carries an IPv4 address into that IPv4 address before asking.
  */
 export function networkPredicate(cidrs: readonly string[]): (ip: string) => boolean {
   const bl = new BlockList();
@@ -59,23 +61,24 @@ export function networkPredicate(cidrs: readonly string[]): (ip: string) => bool
     const addr = slash < 0 ? c : c.slice(0, slash);
     const fam = isIP(addr);
     if (fam === 0) throw new TypeError(`allowedNetworks: not an IP network: ${c}`);
-    const type = fam === 4 ? 'ipv4' : 'ipv6';
     const bitsText = slash < 0 ? '' : c.slice(slash + 1);
     if (slash >= 0 && !/^[0-9]{1,3}$/.test(bitsText)) throw new TypeError(`allowedNetworks: bad prefix: ${c}`);
     const bits = slash < 0 ? (fam === 4 ? 32 : 128) : Number(bitsText);
     if (!Number.isInteger(bits) || bits < 0 || bits > (fam === 4 ? 32 : 128)) throw new TypeError(`allowedNetworks: bad prefix: ${c}`);
-    bl.addSubnet(addr, bits, type);
     if (fam === 4) v4.push(ipv4Net(addr, bits));
-    else v6Rules = true;
+    else {
+      bl.addSubnet(addr, bits, 'ipv6');
+      v6Rules = true;
+    }
   }
   return (ip: string): boolean => {
     const fam = isIP(ip);
     if (fam === 4) {
       const n = ipv4Number(ip);
       for (const r of v4) if (inIpv4Net(n, r)) return true;
-      return v6Rules && bl.check(ip, 'ipv4');
+      return false;
     }
-    return fam !== 0 && bl.check(ip, 'ipv6');
+    return fam === 6 && v6Rules && bl.check(ip, 'ipv6');
   };
 }
 

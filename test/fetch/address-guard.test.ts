@@ -67,6 +67,45 @@ test('property: any address inside a refused IPv4 range is refused in every IPv6
   }), { seed: Number(process.env.FC_SEED ?? 0x5eed), numRuns: 2000 });
 });
 
+test('property: an IPv6 allowance never opens an IPv4 special-purpose range, an IPv4 allowance never an IPv6 one', () => {
+  // Every IPv4 special-purpose range, an address anywhere inside it, in each IPv6 spelling that
+  // carries it; allowances: the widest IPv6 ones (and the carriers' own ranges) next to IPv4
+  // networks that do not hold the address.
+  const specials = [
+    [0x00000000, 8], [0x0a000000, 8], [0x64400000, 10], [0x7f000000, 8], [0xa9fe0000, 16], [0xac100000, 12], [0xc0000000, 24],
+    [0xc0000200, 24], [0xc0586300, 24], [0xc0a80000, 16], [0xc6120000, 15], [0xc6336400, 24], [0xcb007100, 24], [0xe0000000, 4],
+    [0xf0000000, 4], [0xffffffff, 32],
+  ] as const;
+  const quad = (n: number): string => `${n >>> 24}.${(n >>> 16) & 255}.${(n >>> 8) & 255}.${n & 255}`;
+  const v4addr = fc.constantFrom(...specials).chain(([base, bits]) => fc.integer({ min: 0, max: 2 ** (32 - bits) - 1 }).map((low) => (base + low) >>> 0));
+  const v6allow = fc.subarray(['::/0', '::/1', '::/2', '::ffff:0:0/96', '::ffff:0.0.0.0/97', '64:ff9b::/96', '64:ff9b:1::/48', '2002::/16', '::/96', '::/8', '2000::/3', '0::/4'], { minLength: 1 });
+  fc.assert(fc.property(v4addr, v6allow, fc.array(fc.integer({ min: 0, max: 0xffffffff }), { maxLength: 3 }), (n, v6, others) => {
+    const v4 = quad(n);
+    // IPv4 networks (a /24 around a random address) that miss this address
+    const v4allow = others.map((o) => `${quad((o & 0xffffff00) >>> 0)}/24`).filter((c) => (((n & 0xffffff00) >>> 0) !== (((Number(c.split('.')[0]) << 24) | (Number(c.split('.')[1]) << 16) | (Number(c.split('.')[2]) << 8)) >>> 0)));
+    const g = addressGuard([...v6, ...v4allow]);
+    const hex = `${((n >>> 16) & 0xffff).toString(16)}:${(n & 0xffff).toString(16)}`;
+    // spellings that stand for the IPv4 address, and the deprecated ranges that carry one
+    const embedded = [v4, `::ffff:${v4}`, `::ffff:${hex}`, `64:ff9b::${hex}`, `64:ff9b::${v4}`, `2002:${hex}::1`, `2002:${hex}:ffff::`];
+    const carried = [`64:ff9b:1::${hex}`, ...(n > 1 ? [`::${hex}`, `::${v4}`] : [])];
+    for (const ip of [...embedded, ...carried]) if (g(ip) === null) return false;
+    // the same address allowed as IPv4 passes in every spelling that stands for it
+    const g4 = addressGuard([...v6, `${v4}/32`]);
+    for (const ip of embedded) if (g4(ip) !== null) return false;
+    return true;
+  }), { seed: Number(process.env.FC_SEED ?? 0x6a4d), numRuns: 3000 });
+  // An IPv4 allowance of everything opens no IPv6 range
+  const g = addressGuard(['0.0.0.0/0']);
+  for (const ip of ['::', '::1', 'fe80::1', 'fc00::1', 'fd12::1', 'ff02::1', '100::1', '2001:db8::1', '2001::1', '64:ff9b:1::1', '3fff::1']) {
+    assert.notEqual(g(ip), null, ip);
+  }
+  // and ::/0 opens the IPv6 ones (its own family), public IPv4 stays open
+  const g6 = addressGuard(['::/0']);
+  for (const ip of ['::1', 'fe80::1', 'fd12::1', '2001:db8::1']) assert.equal(g6(ip), null, ip);
+  assert.equal(g6('8.8.8.8'), null);
+  assert.match(g6('::7f00:1')!, /loopback 127\.0\.0\.0\/8 \(carried in ::7f00:1\)/);
+});
+
 test('fetcher: DNS rebinding to a forbidden address, localhost and the own status endpoint are refused before connecting', { timeout: 30_000 }, async () => {
   const sim = await startSimweb({ preset: 'tiny', log: true });
   const host = 'www.pld0.test';

@@ -2,7 +2,9 @@
  * IPv4 network membership by arithmetic (src/fetch/limits.ts ipv4Number / ipv4Net, used by the
  * network guard on every fetch) decides exactly as node's BlockList: for random addresses — many
  * at the edges of the networks — and random CIDR lists (IPv4, IPv6, IPv4-mapped IPv6), the allow
- * predicate and the special-range refusal agree with a BlockList built from the same CIDRs.
+ * predicate and the special-range refusal agree with BlockLists built from the same CIDRs, one per
+ * family (each family is judged by its own rules only: a BlockList holding both would match an
+ * IPv4 address against `::/0` and an IPv4-mapped address against an IPv4 rule).
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -18,15 +20,16 @@ const v4Cidr = fc.tuple(fc.integer({ min: 0, max: 0xffffffff }), fc.integer({ mi
   const mask = bits === 0 ? 0 : (0xffffffff << (32 - bits)) >>> 0;
   return { cidr: `${quad((n & mask) >>> 0)}/${bits}`, first: (n & mask) >>> 0, size: 2 ** (32 - bits) };
 });
-const v6Cidr = fc.constantFrom('::1/128', 'fd00::/8', '::ffff:10.0.0.0/104', '::ffff:0:0/96', '2001:db8::/32');
+const v6Cidr = fc.constantFrom('::1/128', 'fd00::/8', '::ffff:10.0.0.0/104', '::ffff:0:0/96', '2001:db8::/32', '::/0', '::/1');
 
 function reference(cidrs: readonly string[]): (ip: string, type: 'ipv4' | 'ipv6') => boolean {
-  const bl = new BlockList();
+  const bl = { ipv4: new BlockList(), ipv6: new BlockList() };
   for (const c of cidrs) {
     const [a, bits] = c.split('/');
-    bl.addSubnet(a!, Number(bits), a!.includes(':') ? 'ipv6' : 'ipv4');
+    const type = a!.includes(':') ? 'ipv6' : 'ipv4';
+    bl[type].addSubnet(a!, Number(bits), type);
   }
-  return (ip, type) => bl.check(ip, type);
+  return (ip, type) => bl[type].check(ip, type);
 }
 
 test('ipv4Number reads a dotted quad as an unsigned 32-bit number', () => {
