@@ -35,7 +35,7 @@ import { crc32 } from 'node:zlib';
 import { writeFileAtomic, writeFileAtomicSync } from '../disk/index.js';
 import path from 'node:path';
 import { CrawlError } from '../errors.js';
-import type { CrawlConfig } from './config.js';
+import { type CrawlConfig, type CrawlConfigInput, resolveCrawlConfig } from './config.js';
 
 export const MANIFEST_FILE = 'manifest.json';
 export const PENDING_FILE = 'pending.bin';
@@ -87,35 +87,118 @@ export interface CheckpointManifest {
   scopePlds: string[];
   /** number of URLs in pending.bin at this checkpoint */
   pending: number;
+  /**
+   * CRC-32 (hex) of the manifest's compact JSON without this field (manifestChecksum): damage or a
+   * hand edit is refused on resume. Absent in manifests written before it existed (they are
+   * checked field by field all the same).
+   */
+  checksum?: string;
 }
 
 // Atomic durable replacement (temp + fsync + rename + fsync dir) is src/disk's helper.
 export { writeFileAtomic } from '../disk/index.js';
 
+/** The manifest's checksum: CRC-32 (hex) of its compact JSON without the `checksum` field. */
+export function manifestChecksum(m: Omit<CheckpointManifest, 'checksum'> & { checksum?: string }): string {
+  const { checksum: _omit, ...body } = m;
+  void _omit;
+  return crc32(JSON.stringify(body)).toString(16).padStart(8, '0');
+}
+
 export async function writeManifest(stateDir: string, m: CheckpointManifest): Promise<void> {
   await mkdir(stateDir, { recursive: true });
-  await writeFileAtomic(path.join(stateDir, MANIFEST_FILE), JSON.stringify(m, null, 2) + '\n');
+  const { checksum: _old, ...body } = m;
+  void _old;
+  const sealed = { ...body, checksum: manifestChecksum(body) };
+  await writeFileAtomic(path.join(stateDir, MANIFEST_FILE), JSON.stringify(sealed, null, 2) + '\n');
+}
+
+const MANIFEST_KEYS = new Set(['version', 'epoch', 'startedAt', 'writtenAt', 'reason', 'finished', 'config', 'counters', 'warc', 'seedsInjected',
+  'scopeHosts', 'scopePlds', 'pending', 'checksum']);
+/** A WARC file name as the writer makes them (`<prefix>-<stamp>-<serial>.warc[.gz|.zst]`): a bare name, never a path. */
+const WARC_FILE_NAME = /^[A-Za-z0-9._-]+\.warc(?:\.gz|\.zst)?$/;
+
+/**
+ * The manifest's fields have the types and ranges its writer gives them; anything else is damage
+ * or an edit (CRAWL_CHECKPOINT_CORRUPT naming the field). The recorded configuration is checked by
+ * the configuration's own validator when a resume uses it (resolveRecordedConfig).
+ */
+function checkManifestShape(m: Record<string, unknown>, file: string): void {
+  const bad = (field: string, why: string): CrawlError =>
+    new CrawlError('CRAWL_CHECKPOINT_CORRUPT', `${file}: ${field} ${why}; the manifest is damaged or was edited, nothing was resumed (the crawl's other files are untouched: restore manifest.json from a copy of the state directory)`);
+  const count = (v: unknown): boolean => typeof v === 'number' && Number.isSafeInteger(v) && v >= 0;
+  for (const k of Object.keys(m)) if (!MANIFEST_KEYS.has(k)) throw bad(k, 'is not a field of a checkpoint manifest');
+  if (!count(m.epoch)) throw bad('epoch', 'must be a non-negative integer');
+  if (!count(m.pending)) throw bad('pending', 'must be a non-negative integer');
+  for (const k of ['writtenAt', 'reason'] as const) if (typeof m[k] !== 'string') throw bad(k, 'must be a string');
+  if (m.startedAt !== undefined && typeof m.startedAt !== 'string') throw bad('startedAt', 'must be a string');
+  for (const k of ['finished', 'seedsInjected'] as const) if (typeof m[k] !== 'boolean') throw bad(k, 'must be true or false');
+  for (const k of ['scopeHosts', 'scopePlds'] as const) {
+    const v = m[k];
+    if (!Array.isArray(v) || v.some((x) => typeof x !== 'string' || x.length > 253)) throw bad(k, 'must be a list of host names');
+  }
+  const c = m.counters as Record<string, unknown> | null;
+  if (c === null || typeof c !== 'object' || Array.isArray(c)) throw bad('counters', 'must be an object');
+  for (const k of Object.keys(emptyCounters()) as (keyof CrawlCounters)[]) {
+    if (k === 'outcomes') {
+      const o = c.outcomes as Record<string, unknown> | null;
+      if (o === null || typeof o !== 'object' || Array.isArray(o) || Object.values(o).some((x) => !count(x))) throw bad('counters.outcomes', 'must map codes to counts');
+    } else if (!count(c[k])) throw bad(`counters.${k}`, 'must be a non-negative integer');
+  }
+  const w = m.warc as Record<string, unknown> | null;
+  if (w !== null) {
+    if (typeof w !== 'object' || Array.isArray(w)) throw bad('warc', 'must be null or { file, offset }');
+    if (typeof w.file !== 'string' || !WARC_FILE_NAME.test(w.file)) throw bad('warc.file', `must be the bare name of a WARC file (got ${JSON.stringify(w.file)})`);
+    if (!count(w.offset)) throw bad('warc.offset', 'must be a non-negative integer');
+  }
+  if (m.config === null || typeof m.config !== 'object' || Array.isArray(m.config)) throw bad('config', 'must be an object');
+  if (m.checksum !== undefined) {
+    if (typeof m.checksum !== 'string') throw bad('checksum', 'must be a string');
+    const want = manifestChecksum(m as unknown as CheckpointManifest);
+    if (m.checksum !== want) throw bad('checksum', `does not match its content (${m.checksum}, content gives ${want})`);
+  }
 }
 
 /** The manifest, or null when the state dir holds no checkpoint yet. */
 export async function readManifest(stateDir: string): Promise<CheckpointManifest | null> {
+  const file = path.join(stateDir, MANIFEST_FILE);
   let text: string;
   try {
-    text = await readFile(path.join(stateDir, MANIFEST_FILE), 'utf8');
+    text = await readFile(file, 'utf8');
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === 'ENOENT') return null;
-    throw e;
+    throw new CrawlError('CRAWL_CHECKPOINT_CORRUPT', `${file} could not be read: ${(e as Error).message}`, { cause: e });
   }
   let m: CheckpointManifest;
   try {
     m = JSON.parse(text) as CheckpointManifest;
   } catch (e) {
-    throw new CrawlError('CRAWL_CHECKPOINT_CORRUPT', `${path.join(stateDir, MANIFEST_FILE)} is not valid JSON`, { cause: e });
+    throw new CrawlError('CRAWL_CHECKPOINT_CORRUPT', `${file} is not valid JSON (${(e as Error).message}): the manifest is damaged, nothing was resumed (the crawl's other files are untouched: restore manifest.json from a copy of the state directory)`, { cause: e });
   }
+  if (m === null || typeof m !== 'object' || Array.isArray(m)) throw new CrawlError('CRAWL_CHECKPOINT_CORRUPT', `${file} does not hold a JSON object: the manifest is damaged, nothing was resumed`);
   if (m.version !== MANIFEST_VERSION) {
-    throw new CrawlError('CRAWL_CHECKPOINT_VERSION', `checkpoint version ${m.version} is not supported (expected ${MANIFEST_VERSION})`);
+    throw new CrawlError('CRAWL_CHECKPOINT_VERSION', `${file}: checkpoint version ${JSON.stringify(m.version)} is not supported (expected ${MANIFEST_VERSION})`);
   }
+  checkManifestShape(m as unknown as Record<string, unknown>, file);
   return m;
+}
+
+/**
+ * The configuration a resume runs with: the manifest's recorded one, checked by the same validator
+ * as the command line's (config-rules.ts), then the resume's own flags over it. A recorded value
+ * the validator refuses (a manifest edited to `statusHost: 0.0.0.0` or `allowNetworks: ["0/0"]`) is
+ * CRAWL_MANIFEST_INVALID naming the file and the value: nothing is opened. The limits (maxPages,
+ * maxTimeMs) belong to the command that names them and are not taken from the manifest.
+ */
+export function resolveRecordedConfig(stateDir: string, manifest: CheckpointManifest, where: CrawlConfigInput, overrides: CrawlConfigInput = {}): CrawlConfig {
+  const stored: CrawlConfigInput = { ...(manifest.config as CrawlConfigInput), maxPages: null, maxTimeMs: null };
+  try {
+    resolveCrawlConfig({ ...stored, ...where });
+  } catch (e) {
+    if ((e as { code?: string }).code !== 'CRAWL_CONFIG_INVALID') throw e;
+    throw new CrawlError('CRAWL_MANIFEST_INVALID', `${path.join(stateDir, MANIFEST_FILE)} records a configuration the crawler refuses: ${(e as Error).message}; the manifest was edited or damaged, nothing was resumed`, { cause: e });
+  }
+  return resolveCrawlConfig({ ...stored, ...overrides, ...where });
 }
 
 /**

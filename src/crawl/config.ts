@@ -15,13 +15,11 @@
  */
 import { constants as FS } from 'node:fs';
 import { open, stat } from 'node:fs/promises';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { CrawlError } from '../errors.js';
-import { canonicalizeUrl } from '../url/index.js';
-import { normalizeHeaders } from './request-headers.js';
-import { CRAWL_CONFIG_INVALID, bool, cidr, hostPort, invalid, nonNegInt, oneOf, parseDurationMs, parseSize, positiveNumber, str, strList, zstdLevel } from './config-values.js';
+import { CRAWL_CONFIG_INVALID, bool, invalid, parseDurationMs, parseSize, str, strList } from './config-values.js';
+import { CONFIG_RULES, type ConfigKey, type Rule, checkConfigRelations, checkConfigValue } from './config-rules.js';
 
 export { CRAWL_CONFIG_INVALID, parseDurationMs, parseSize };
 
@@ -240,6 +238,9 @@ export function defaultCrawlConfig(): StartupOptions & RuntimeOptions {
 }
 
 const ALL_KEYS = new Set<string>(Object.keys(defaultCrawlConfig()));
+// Every option has exactly one rule (config-rules.ts): a key without one does not compile.
+const RULE_FOR_EVERY_KEY: Record<keyof (StartupOptions & RuntimeOptions), Rule> = CONFIG_RULES;
+void RULE_FOR_EVERY_KEY;
 
 /**
  * Merge `input` over the defaults and validate every field. Unknown keys are an error (a typo in a
@@ -271,119 +272,17 @@ export function resolveCrawlConfig(input: CrawlConfigInput, opts: { cwd?: string
   for (const k of Object.keys(input)) {
     if (!ALL_KEYS.has(k)) throw invalid(k, `is not a known option (known: ${[...ALL_KEYS].sort().join(', ')})`);
   }
-  const d = defaultCrawlConfig();
-  const raw: Record<string, unknown> = { ...d };
+  const raw: Record<string, unknown> = { ...defaultCrawlConfig() };
   for (const [k, v] of Object.entries(input)) if (v !== undefined) raw[k] = v;
-
-  const ramBytes = parseSize(raw.ramBytes as string | number, 'ramBytes');
-  if (ramBytes < MIN_RAM_BYTES) {
-    throw invalid('ramBytes', `must be at least 256M (got ${ramBytes} bytes): below that the DRUM shares fall under their floors, and the process itself needs more (see docs/configuration.md)`, ramBytes);
+  // Each value by its rule (config-rules.ts), then the rules between values.
+  const cfg: Record<string, unknown> = {};
+  for (const k of Object.keys(CONFIG_RULES) as ConfigKey[]) cfg[k] = checkConfigValue(k, raw[k], cwd);
+  const out = cfg as unknown as StartupOptions & RuntimeOptions;
+  if (out.ramBytes < MIN_RAM_BYTES) {
+    throw invalid('ramBytes', `must be at least 256M (got ${out.ramBytes} bytes): below that the DRUM shares fall under their floors, and the process itself needs more (see docs/configuration.md)`, out.ramBytes);
   }
-  const warcMaxFileBytes = parseSize(raw.warcMaxFileBytes as string | number, 'warcMaxFileBytes');
-  if (warcMaxFileBytes < 1 * MiB) throw invalid('warcMaxFileBytes', 'must be at least 1M', warcMaxFileBytes);
-  const maxBodyBytes = parseSize(raw.maxBodyBytes as string | number, 'maxBodyBytes');
-  if (maxBodyBytes < 1024) throw invalid('maxBodyBytes', 'must be at least 1K', maxBodyBytes);
-
-  const include = strList('include', raw.include);
-  const exclude = strList('exclude', raw.exclude);
-  for (const [k, list] of [['include', include], ['exclude', exclude]] as const) {
-    for (const re of list) {
-      try {
-        new RegExp(re);
-      } catch (e) {
-        throw invalid(k, `has an invalid regular expression ${JSON.stringify(re)}: ${(e as Error).message}`, re);
-      }
-    }
-  }
-
-  const seeds = strList('seeds', raw.seeds);
-  for (const s of seeds) {
-    // The crawl canonicalizes every seed (docs/url.md); one it would drop is refused here instead.
-    if (!/^https?:\/\//i.test(s) || canonicalizeUrl(s) === null) {
-      throw invalid('seeds', `entries must be absolute http(s) URLs (got ${JSON.stringify(s.length > 200 ? s.slice(0, 200) + '…' : s)})`, s);
-    }
-  }
-
-  const statusPort = nonNegInt('statusPort', raw.statusPort, { nullable: true });
-  if (statusPort !== null && statusPort > 65535) throw invalid('statusPort', 'must be ≤ 65535', statusPort);
-
-  const dur = (k: string, nullable = false): number | null => {
-    const v = raw[k];
-    if (v === null && nullable) return null;
-    if (typeof v === 'string') return parseDurationMs(v, k, 'ms');
-    return nonNegInt(k, v);
-  };
-
-  const cfg: StartupOptions & RuntimeOptions = {
-    seeds,
-    seedsFile: raw.seedsFile === null ? null : path.resolve(cwd, str('seedsFile', raw.seedsFile)),
-    stateDir: path.resolve(cwd, str('stateDir', raw.stateDir)),
-    outDir: path.resolve(cwd, str('outDir', raw.outDir)),
-    dnsServers: strList('dnsServers', raw.dnsServers).map((s) => hostPort('dnsServers', s)),
-    allowNetworks: strList('allowNetworks', raw.allowNetworks).map((c) => cidr('allowNetworks', c)),
-    userAgent: str('userAgent', raw.userAgent),
-    maxDepth: nonNegInt('maxDepth', raw.maxDepth, { nullable: true }),
-    scope: oneOf('scope', raw.scope, ['any', 'pld', 'host'] as const),
-    sitemaps: oneOf('sitemaps', raw.sitemaps, ['robots', 'robots+root', 'off'] as const),
-    include,
-    exclude,
-    ramBytes,
-    workers: nonNegInt('workers', raw.workers, { min: 1 })!,
-    fetchConcurrency: nonNegInt('fetchConcurrency', raw.fetchConcurrency, { min: 1 })!,
-    hostTableSize: nonNegInt('hostTableSize', raw.hostTableSize, { nullable: true, min: 16 }),
-    warcCompression: oneOf('warcCompression', raw.warcCompression, ['gzip', 'zstd', 'none'] as const),
-    warcMaxFileBytes,
-    warcZstdLevel: zstdLevel(raw.warcZstdLevel),
-    warcZstdDictionary: raw.warcZstdDictionary === 'train' || raw.warcZstdDictionary === 'off' ? raw.warcZstdDictionary : path.resolve(cwd, str('warcZstdDictionary', raw.warcZstdDictionary)),
-    warcDns: bool('warcDns', raw.warcDns),
-    statusPort,
-    statusHost: str('statusHost', raw.statusHost),
-    checkpointIntervalMs: dur('checkpointIntervalMs')!,
-    progress: oneOf('progress', raw.progress, ['auto', 'tty', 'plain', 'none'] as const),
-    progressIntervalMs: dur('progressIntervalMs')!,
-    maxBodyBytes,
-    fetchTimeoutMs: dur('fetchTimeoutMs')!,
-    retryDelayScale: positiveNumber('retryDelayScale', raw.retryDelayScale, 1000),
-    images: bool('images', raw.images),
-    parseTimeoutMs: dur('parseTimeoutMs')!,
-    headers: normalizeHeaders(raw.headers),
-    tlsInsecure: bool('tlsInsecure', raw.tlsInsecure),
-    crawlLogFormat: oneOf('crawlLogFormat', raw.crawlLogFormat, ['drumcrawl', 'heritrix'] as const),
-    pageWorkers: oneOf('pageWorkers', raw.pageWorkers, ['on', 'off'] as const),
-    politenessMarginMs: dur('politenessMarginMs')!,
-    budget: oneOf('budget', raw.budget, ['crawl', 'flat', 'proportional', 'inverse', 'popular-only'] as const),
-    budgetB0: nonNegInt('budgetB0', raw.budgetB0, { min: 1 })!,
-    reputation: oneOf('reputation', raw.reputation, ['trusted', 'indegree'] as const),
-    hostDelayMs: dur('hostDelayMs')!,
-    ipDelayMs: dur('ipDelayMs')!,
-    minHostDelayMs: dur('minHostDelayMs')!,
-    minIpDelayMs: dur('minIpDelayMs')!,
-    maxPages: nonNegInt('maxPages', raw.maxPages, { nullable: true }),
-    maxTimeMs: dur('maxTimeMs', true),
-    paused: bool('paused', raw.paused),
-  };
-  if (/[\r\n]/.test(cfg.userAgent)) throw invalid('userAgent', 'must not contain line breaks', cfg.userAgent);
-  // The fetcher's own rule (src/fetch): a crawler must say who runs it and how to reach them.
-  if (!/https?:\/\/\S+/.test(cfg.userAgent)) {
-    throw invalid('userAgent', `must contain a contact URL, e.g. "mybot/1.0 (+https://example.org/bot)" (got ${JSON.stringify(cfg.userAgent)})`, cfg.userAgent);
-  }
-  if (net.isIP(cfg.statusHost) === 0) throw invalid('statusHost', `must be an IP address (got ${JSON.stringify(cfg.statusHost)})`, cfg.statusHost);
-  checkDelays(cfg);
-  if (cfg.workers > 256) throw invalid('workers', `must be ≤ 256 (got ${cfg.workers})`, cfg.workers);
-  if (cfg.checkpointIntervalMs < 100) throw invalid('checkpointIntervalMs', 'must be at least 100 ms', cfg.checkpointIntervalMs);
-  if (cfg.progressIntervalMs < 50) throw invalid('progressIntervalMs', 'must be at least 50 ms', cfg.progressIntervalMs);
-  if (cfg.parseTimeoutMs < 10) throw invalid('parseTimeoutMs', 'must be at least 10 ms', cfg.parseTimeoutMs);
-  if (cfg.fetchTimeoutMs < 10) throw invalid('fetchTimeoutMs', 'must be at least 10 ms', cfg.fetchTimeoutMs);
-  return Object.freeze(cfg);
-}
-
-function checkDelays(c: RuntimeOptions): void {
-  if (c.minHostDelayMs > c.hostDelayMs) {
-    throw invalid('minHostDelayMs', `(τh0 = ${c.minHostDelayMs}) must not exceed hostDelayMs (τh = ${c.hostDelayMs})`, c.minHostDelayMs);
-  }
-  if (c.minIpDelayMs > c.ipDelayMs) {
-    throw invalid('minIpDelayMs', `(τs0 = ${c.minIpDelayMs}) must not exceed ipDelayMs (τs = ${c.ipDelayMs})`, c.minIpDelayMs);
-  }
+  checkConfigRelations(out);
+  return Object.freeze(out);
 }
 
 /**

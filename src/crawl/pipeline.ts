@@ -57,9 +57,9 @@ import { dnsArchiver } from './archive-hooks.js';
 import { canonicalizeUrl, fingerprintInto, hostOf, pldOrHost } from '../url/index.js';
 import { decodeFrontierUrl } from '../frontier/index.js';
 import { openFrontierPort, withMargin } from './frontier-port.js';
-import { type CrawlConfig, applyRuntimeChange, resolveCrawlConfig, type CrawlConfigInput } from './config.js';
+import { type CrawlConfig, applyRuntimeChange, type CrawlConfigInput } from './config.js';
 import {
-  readManifest, writeManifest, readPending, writePending, readDoneLog, DoneLog, MANIFEST_VERSION, type CheckpointManifest,
+  readManifest, writeManifest, resolveRecordedConfig, readPending, writePending, readDoneLog, DoneLog, MANIFEST_VERSION, type CheckpointManifest,
 } from './checkpoint.js';
 import { ParsePool } from './parse-pool.js';
 import { PageWorkerPool } from './page-worker-pool.js';
@@ -134,8 +134,7 @@ export class Crawler extends FetchStage {
     // The limits (--max-pages, --max-time) belong to the command that names them: a resume runs
     // without the last run's limits unless it is given its own (a stored limit that was reached
     // would end every resume at once).
-    const stored: CrawlConfigInput = { ...(manifest.config as CrawlConfigInput), maxPages: null, maxTimeMs: null };
-    const cfg = resolveCrawlConfig({ ...stored, ...overrides, ...where });
+    const cfg = resolveRecordedConfig(path.resolve(stateDir), manifest, where, overrides);
     return Crawler.start(cfg, manifest, opts);
   }
 

@@ -51,7 +51,13 @@ const crawl = (...extra: string[]) => (d: string): string[] => ['crawl', seed, .
 const withConfig = (d: string): string[] => ['crawl', seed, ...dirs(d), '--config', path.join(d, 'c.json')];
 const manifest = (cfg: Record<string, unknown>): Setup => (d) => {
   mkdirSync(path.join(d, 'state'));
-  writeFileSync(path.join(d, 'state', 'manifest.json'), JSON.stringify({ version: 1, config: cfg }));
+  // A manifest of the crawler's shape (checkpoint.ts checks each field), without a checksum (as
+  // written before manifests carried one), recording only the given config keys.
+  const counters = { pages: 0, pagesOk: 0, bytes: 0, urlsSeen: 0, urlsDiscovered: 0, duplicates: 0, robotsFetches: 0, workersReplaced: 0, outcomes: {}, crawlMs: 0, cpuMicros: 0 };
+  writeFileSync(path.join(d, 'state', 'manifest.json'), JSON.stringify({
+    version: 1, epoch: 1, writtenAt: new Date(0).toISOString(), reason: 'stop:signal', finished: false, config: cfg, counters,
+    warc: null, seedsInjected: true, scopeHosts: ['a.test'], scopePlds: ['a.test'], pending: 0,
+  }));
 };
 
 const INVALID = 'CRAWL_CONFIG_INVALID';

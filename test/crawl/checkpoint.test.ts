@@ -20,7 +20,9 @@ test('manifest round-trips and the write leaves no temp file behind', async () =
     warc: { file: 'a.warc.gz', offset: 123 }, seedsInjected: true, scopeHosts: ['a.test'], scopePlds: ['a.test'], pending: 0,
   };
   await writeManifest(dir, m);
-  assert.deepEqual(await readManifest(dir), JSON.parse(JSON.stringify(m)));
+  const { checksum, ...read } = (await readManifest(dir))!;
+  assert.match(checksum ?? '', /^[0-9a-f]{8}$/, 'the manifest is sealed with its CRC-32');
+  assert.deepEqual(read, JSON.parse(JSON.stringify(m)));
   assert.deepEqual(await readdir(dir), ['manifest.json']);
   await writeFile(path.join(dir, 'manifest.json'), '{"version": 99}');
   await assert.rejects(readManifest(dir), /version 99 is not supported/);

@@ -1,7 +1,7 @@
 /** `drumcrawl resume <state> [runtime flags]` — continue from the last checkpoint. */
 import path from 'node:path';
 import type { Command } from 'commander';
-import { parseCrawlArgs, RUNTIME_KEYS, CRAWL_FLAGS, ramFloorWarning, resolveCrawlConfig, type CrawlConfigInput } from '../../crawl/config.js';
+import { parseCrawlArgs, RUNTIME_KEYS, CRAWL_FLAGS, ramFloorWarning, type CrawlConfigInput } from '../../crawl/config.js';
 import { heapWarning } from '../../crawl/heap-budget.js';
 import { CrawlError } from '../../errors.js';
 import { checkDir, checkPortFree, createDirs } from '../preflight.js';
@@ -42,7 +42,8 @@ export function registerResumeCommand(program: Command): void {
       const where = typeof recorded.stateDir === 'string' && typeof recorded.outDir === 'string'
         ? await relocate(stateDir, recorded.stateDir, recorded.outDir, input.outDir as string | undefined)
         : { stateDir, outDir: (input.outDir ?? recorded.outDir) as string | undefined };
-      const cfg = resolveCrawlConfig({ ...recorded, ...input, stateDir: where.stateDir, outDir: where.outDir });
+      const { resolveRecordedConfig } = await import('../../crawl/checkpoint.js');
+      const cfg = resolveRecordedConfig(stateDir, manifest, { stateDir: where.stateDir, outDir: where.outDir }, input);
       const outPlan = await checkDir('output directory', cfg.outDir);
       if (cfg.statusPort !== null) await checkPortFree('statusPort', cfg.statusPort, cfg.statusHost);
       await createDirs([outPlan]);
