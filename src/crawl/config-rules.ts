@@ -111,7 +111,7 @@ function headers(key: string, v: unknown): string[] {
 /** `train`, `off`, or a dictionary file's path (resolved against the working directory). */
 function zstdDictionary(key: string, v: unknown, cwd: string): string {
   if (v === 'train' || v === 'off') return v;
-  if (typeof v !== 'string' || v.trim() === '') throw invalid(key, `must be train, off or a file (got ${JSON.stringify(v)})`, v);
+  if (typeof v !== 'string' || v.trim() === '') throw invalid(key, `must be a non-empty string: train, off or a file (got ${JSON.stringify(v)})`, v);
   if (v.includes('\0')) throw invalid(key, 'must not contain a NUL character', v);
   const p = path.resolve(cwd, v);
   if (Buffer.byteLength(p) > MAX_PATH_BYTES) throw invalid(key, `must be at most ${MAX_PATH_BYTES} bytes long`, p.length);

@@ -359,6 +359,10 @@ const int = (key: string) => (v: string): number => {
   return Number(v);
 };
 const ms = (key: string) => (v: string): number => parseDurationMs(v, key, 'ms');
+const num = (key: string) => (v: string): number => {
+  if (!/^\s*(\d+(\.\d*)?|\.\d+)(e[-+]?\d+)?\s*$/i.test(v)) throw invalid(key, `must be a number (got ${JSON.stringify(v)})`, v);
+  return Number(v);
+};
 
 export const CRAWL_FLAGS: readonly FlagSpec[] = [
   { name: 'config', value: '<file>', key: 'config', kind: 'value', description: 'JSON config file (same keys as the flags or the config object); flags override it', parse: id },
@@ -394,7 +398,7 @@ export const CRAWL_FLAGS: readonly FlagSpec[] = [
   { name: 'progress-interval', value: '<ms>', key: 'progressIntervalMs', kind: 'value', description: 'plain status line period (default 10000)', parse: ms('progressIntervalMs') },
   { name: 'max-body', value: '<size>', key: 'maxBodyBytes', kind: 'value', description: 'body size cap per page (default 8M)', parse: (v) => parseSize(v, 'maxBodyBytes') },
   { name: 'fetch-timeout', value: '<ms>', key: 'fetchTimeoutMs', kind: 'value', description: 'per-fetch timeout (default 30000)', parse: ms('fetchTimeoutMs') },
-  { name: 'retry-delay-scale', value: '<x>', key: 'retryDelayScale', kind: 'value', description: 'multiply the retry backoffs and host penalties of docs/errors.md (default 1)', parse: id },
+  { name: 'retry-delay-scale', value: '<x>', key: 'retryDelayScale', kind: 'value', description: 'multiply the retry backoffs and host penalties of docs/errors.md (default 1)', parse: num('retryDelayScale') },
   { name: 'politeness-margin', value: '<ms>', key: 'politenessMarginMs', kind: 'value', description: 'added to non-zero delays to absorb dispatch jitter (default 5)', parse: ms('politenessMarginMs') },
   { name: 'budget', value: '<crawl|flat|proportional|inverse|popular-only>', key: 'budget', kind: 'value', description: 'STAR budget function F(d) (default crawl)', parse: id },
   { name: 'budget-b0', value: '<n>', key: 'budgetB0', kind: 'value', description: 'B0: default pages per PLD per BEAST pass (default 10)', parse: int('budgetB0') },
