@@ -18,7 +18,9 @@
  * file is replaced by rename without fsync: a SIGKILL cannot tear it, and losing it to a power cut
  * costs only re-fetches, never a URL.
  */
-import { readFile, rename, writeFile } from 'node:fs/promises';
+import { closeSync, writeSync } from 'node:fs';
+import { readFile, rename } from 'node:fs/promises';
+import { createOwnFileSync } from '../disk/safe-fs.js';
 import path from 'node:path';
 
 export const ADMITS_FILE = 'admits.bin';
@@ -73,7 +75,14 @@ export class AdmitLog {
     const tmp = `${file}.tmp`;
     const bytes = new Uint8Array(this.keys.buffer, 0, this.n * 8).slice();
     this.n = 0;
-    await writeFile(tmp, bytes);
+    // Created afresh, never through a link planted at the temp name (src/disk/safe-fs.ts).
+    const fd = createOwnFileSync(tmp);
+    try {
+      let off = 0;
+      while (off < bytes.length) off += writeSync(fd, bytes, off, bytes.length - off);
+    } finally {
+      closeSync(fd);
+    }
     await rename(tmp, file);
   }
 

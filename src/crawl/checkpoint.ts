@@ -32,7 +32,7 @@
 import { readFile, mkdir } from 'node:fs/promises';
 import fs from 'node:fs';
 import { crc32 } from 'node:zlib';
-import { writeFileAtomic, writeFileAtomicSync } from '../disk/index.js';
+import { writeFileAtomic, writeFileAtomicSync, openOwnFileSync } from '../disk/index.js';
 import path from 'node:path';
 import { CrawlError } from '../errors.js';
 import { type CrawlConfig, type CrawlConfigInput, resolveCrawlConfig } from './config.js';
@@ -323,7 +323,7 @@ export class DoneLog {
       if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
     }
     if (size !== valid.byteLength) writeFileAtomicSync(file, valid);
-    return new DoneLog(file, fs.openSync(file, 'a'));
+    return new DoneLog(file, openOwnFileSync(file, 'a'));
   }
 
   append(records: readonly Uint8Array[]): void {
@@ -349,7 +349,7 @@ export class DoneLog {
     fs.closeSync(this.fd);
     this.fd = -1;
     writeFileAtomicSync(this.file, encodeDoneRecords(recs));
-    this.fd = fs.openSync(this.file, 'a');
+    this.fd = openOwnFileSync(this.file, 'a');
   }
 
   close(): void {

@@ -46,6 +46,7 @@
 import { mkdir, readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { CrawlError } from '../errors.js';
+import { checkOwnTree } from '../disk/safe-fs.js';
 import { DrumProxy, DrumThread } from './drum-proxy.js';
 import { discoverySuffix, encodeAux, withSuffix } from './drum-codec.js';
 import { DnsCache } from '../dns/index.js';
@@ -147,6 +148,10 @@ export class Crawler extends FetchStage {
   }
 
   private static async start(cfg: CrawlConfig, manifest: CheckpointManifest | null, opts: CrawlerOptions): Promise<Crawler> {
+    // Nothing below the two directories may lead elsewhere (a link or hard link planted where the
+    // crawler keeps its own files): checked before anything in them is opened (src/disk/safe-fs.ts).
+    checkOwnTree(cfg.stateDir);
+    checkOwnTree(cfg.outDir);
     // First: a --warc-zstd-dictionary file that is not one is refused before anything is created.
     // (On a resume the checkpoint's WARC file gives the dictionary: it sits before every offset
     // recovery may cut at.)

@@ -25,6 +25,7 @@ import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { open } from 'node:fs/promises';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { openOwnFile } from '../disk/safe-fs.js';
 import { buildInfo } from './build-info.js';
 import { renderPrometheus, type StatusSnapshot } from './stats.js';
 import { StatusHistory, type HistoryOptions } from './status-history.js';
@@ -86,7 +87,8 @@ function allowedHosts(host: string, port: number): Set<string> {
 
 /** Write the token file: mode 0600 from its creation (no window in which others may read it). */
 async function writeTokenFile(file: string, token: string): Promise<void> {
-  const fh = await open(file, 'w', 0o600);
+  // Never through a link planted at its name (src/disk/safe-fs.ts); the mode is set through the descriptor.
+  const fh = await openOwnFile(file, 'w', 0o600);
   try {
     await fh.chmod(0o600); // an existing file keeps its mode on open: set it
     await fh.writeFile(token + '\n');

@@ -7,6 +7,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { IoCounters } from './io-counters.js';
+import { createOwnFileSync } from './safe-fs.js';
 
 /** fsync a directory so that creations, renames and unlinks inside it are durable. */
 export function fsyncDir(dir: string): void {
@@ -22,7 +23,8 @@ export function fsyncDir(dir: string): void {
 export function writeFileAtomicSync(file: string, data: Uint8Array | string, io?: IoCounters, kind = 'manifest'): void {
   const tmp = `${file}.tmp`;
   const bytes = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
-  const fd = fs.openSync(tmp, 'w');
+  // Never through a link planted at the temp name (safe-fs.ts); rename replaces a link at `file`.
+  const fd = createOwnFileSync(tmp);
   try {
     let off = 0;
     while (off < bytes.length) off += fs.writeSync(fd, bytes, off, bytes.length - off);

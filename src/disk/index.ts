@@ -30,3 +30,4 @@ export { writeFileAtomic, writeFileAtomicSync, fsyncDir } from './atomic.js';
 export { varintSize, writeVarint, readVarint, compareKey, putByteKey } from './codec.js';
 export { DiskErrorCode } from './errors.js';
 export { SortedRunReader, SortedRunWriter } from './sorted-file.js';
+export { CRAWL_STATE_LINK, checkOwnTree, checkOwnDir, mkdirOwn, openOwnFile, openOwnFileSync, createOwnFileSync } from './safe-fs.js';

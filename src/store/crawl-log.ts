@@ -17,7 +17,8 @@
  * them, close() flushes and closes. Fields cannot contain TAB/CR/LF (replaced by a space) so that
  * one line is always one record.
  */
-import { open, type FileHandle } from 'node:fs/promises';
+import type { FileHandle } from 'node:fs/promises';
+import { openOwnFile } from '../disk/safe-fs.js';
 import { CrawlError } from '../errors.js';
 import { formatHeritrixLine } from './crawl-log-heritrix.js';
 
@@ -89,7 +90,7 @@ export class CrawlLog {
 
   /** Opens for append (a resumed crawl continues the same log). `format` default 'drumcrawl'. */
   static async open(path: string, opts?: { bufferBytes?: number; format?: CrawlLogFormat }): Promise<CrawlLog> {
-    return new CrawlLog(await open(path, 'a'), opts?.bufferBytes ?? 64 * 1024, opts?.format ?? 'drumcrawl');
+    return new CrawlLog(await openOwnFile(path, 'a'), opts?.bufferBytes ?? 64 * 1024, opts?.format ?? 'drumcrawl');
   }
 
   /** Bytes of lines not yet handed to the file (≤ bufferBytes + one line). */

@@ -34,6 +34,8 @@ export function registerResumeCommand(program: Command): void {
       // recorded in the manifest are not trusted: the state may have been moved (relocate).
       const stateDir = path.resolve(state);
       const statePlan = await checkDir('state', stateDir);
+      const { checkOwnTree } = await import('../../disk/safe-fs.js');
+      if (statePlan.missing.length === 0) checkOwnTree(stateDir); // before the manifest is read: it may be a link
       const { readManifest } = await import('../../crawl/checkpoint.js');
       const manifest = statePlan.missing.length > 0 ? null : await readManifest(stateDir);
       if (manifest === null) throw new CrawlError('CRAWL_STATE_MISSING', `${state} holds no checkpoint to resume`);
