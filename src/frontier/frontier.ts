@@ -234,7 +234,17 @@ export class Frontier {
     this.qr = await this.store.open('qr');
     const text = await this.store.readMeta(META);
     if (text !== null) {
-      const m = JSON.parse(text) as Manifest;
+      // Damage (truncation, flipped bits) is a checkpoint fault naming the file, never a bare
+      // JSON.parse error: nothing is resumed from it (docs/operations.md, "A damaged state").
+      let m: Manifest;
+      try {
+        m = JSON.parse(text) as Manifest;
+      } catch (cause) {
+        throw new CrawlError('CRAWL_CHECKPOINT_CORRUPT', `frontier/${META} is not valid JSON (${(cause as Error).message}): the frontier's checkpoint is damaged, nothing was resumed (restore the state directory from a copy)`, { cause });
+      }
+      if (m === null || typeof m !== 'object' || !Number.isSafeInteger(m.seq) || m.seq < 0 || (m.snapshot !== null && (typeof m.snapshot !== 'string' || !/^[A-Za-z0-9._-]+$/.test(m.snapshot)))) {
+        throw new CrawlError('CRAWL_CHECKPOINT_CORRUPT', `frontier/${META} does not hold the frontier's checkpoint (seq, snapshot): it is damaged, nothing was resumed (restore the state directory from a copy)`);
+      }
       this.seq = m.seq;
       this.snapshotName = m.snapshot;
     }
