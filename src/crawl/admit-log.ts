@@ -1,5 +1,6 @@
 /**
- * admits.bin: the URLseen keys of the last bucket merge whose unique URLs are durably in BEAST.
+ * The admit log: per URLseen bucket, the keys of its last merge whose unique URLs are durably in
+ * BEAST — so that a resumed run does not admit them a second time.
  *
  * URLseen's DRUM delivers a bucket's unique URLs, waits for its beforeCommit (the frontier makes
  * them durable in BEAST), and only then commits the bucket (drum.ts, steps c–d). A SIGKILL between
@@ -8,22 +9,39 @@
  * and be fetched twice within that run — after each of several kills, once more (thesis V: URLseen
  * is what keeps a URL from being crawled twice).
  *
- * So after BEAST's commit, beforeCommit replaces this file with the keys the bucket delivered
- * (every unique key, also those dropped as re-deliveries: they are in BEAST from before). A resume
- * loads it, and until its first URLseen merge has ended (that merge re-delivers the uncommitted
- * bucket, if any), unique results whose key is in it are not admitted again. Entries of a bucket
- * that did commit are never reported unique again, so a stale file costs nothing.
+ * beforeCommit of bucket i (every unique key the merge delivered, also those dropped as
+ * re-deliveries: they are in BEAST from before):
+ *   1. writes `admits-<i>.next`: a sequence number s (one more than any before) and the keys
+ *      (temp file + rename: a SIGKILL cannot tear it);
+ *   2. commits BEAST with mark s (Frontier.commitAdmits): BEAST's manifest, written atomically,
+ *      names s and every URL appended before — so after a crash, BEAST holds these URLs iff its
+ *      mark (Frontier.admitMark) is ≥ s;
+ *   3. renames `admits-<i>.next` to `admits-<i>.bin`.
+ * A resume (open) promotes each `.next` whose number BEAST's mark reaches to `.bin` and deletes the
+ * others (their URLs never reached BEAST: dropping their re-delivery would lose them); then every
+ * `.bin` names URLs that are in BEAST, and until the run's first URLseen merge has ended (it
+ * re-delivers every bucket a kill left uncommitted) a unique result whose key is in one of them is
+ * not admitted again. One file per bucket, because the merge that commits one bucket must not
+ * erase what another, still uncommitted, bucket delivered (a kill in the resumed run's first merge
+ * after bucket 0 committed and before the re-delivered bucket 3 did would otherwise re-admit
+ * bucket 3 in the run after). Entries of a merge that DRUM did commit are never reported unique
+ * again, so stale entries cost nothing. A merge that delivered no unique key writes nothing: its
+ * re-delivery admits nothing.
  *
- * Bound: one bucket merge's unique URLs, 8 bytes each, on disk and (after a resume) in RAM. The
- * file is replaced by rename without fsync: a SIGKILL cannot tear it, and losing it to a power cut
- * costs only re-fetches, never a URL.
+ * Bound: on disk, k (URLseen's buckets) merges' unique keys, 8 bytes each; in RAM, the keys of the
+ * merge being delivered, and after a resume those of the k files in a hash set (≈ 26 bytes a key)
+ * until the first merge ends. Files are replaced without fsync: losing one to a power cut costs
+ * only re-fetches, never a URL.
  */
 import { closeSync, writeSync } from 'node:fs';
-import { readFile, rename } from 'node:fs/promises';
-import { createOwnFileSync } from '../disk/safe-fs.js';
+import { readFile, readdir, rename, unlink } from 'node:fs/promises';
 import path from 'node:path';
+import { createOwnFileSync } from '../disk/safe-fs.js';
+import { U64Map } from '../frontier/u64-map.js';
 
-export const ADMITS_FILE = 'admits.bin';
+const MAGIC = 0x324d4441; // "ADM2"
+const HEADER = 16; // magic u32, count u32, sequence number f64
+const NAME = /^admits-(\d+)\.(bin|next|tmp)$/;
 
 /** A set of 64-bit keys (hi, lo). */
 export interface KeySet {
@@ -35,19 +53,58 @@ export class AdmitLog {
   private keys = new Uint32Array(2048);
   private n = 0;
 
-  private constructor(private readonly stateDir: string) {}
+  private constructor(
+    private readonly stateDir: string,
+    /** the last sequence number used */
+    private seq: number,
+  ) {}
 
   /**
-   * The log of a crawl whose BEAST manifest names `admitMark` (Frontier.admitMark), and the keys
-   * whose re-delivery by URLseen must not be admitted again (see the top comment).
+   * The log of a crawl whose BEAST manifest names `admitMark` (Frontier.admitMark, read before
+   * anything commits BEAST in this run), and the keys whose re-delivery by URLseen must not be
+   * admitted again (see the top comment).
    */
   static async open(stateDir: string, admitMark: number): Promise<{ log: AdmitLog; redelivered: KeySet }> {
-    void admitMark;
-    const keys = await AdmitLog.load(stateDir);
-    return { log: new AdmitLog(stateDir), redelivered: { size: keys.size, has: (hi, lo) => keys.has(admitKey(hi, lo)) } };
+    let names: string[];
+    try {
+      names = await readdir(stateDir);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'ENOENT') return { log: new AdmitLog(stateDir, admitMark), redelivered: new U64Set(new U64Map(16)) };
+      throw e;
+    }
+    const file = (n: string): string => path.join(stateDir, n);
+    const files: { b: string; kind: string }[] = [];
+    for (const n of names) {
+      const m = NAME.exec(n);
+      if (m !== null) files.push({ b: m[1]!, kind: m[2]! });
+    }
+    let seq = admitMark;
+    for (const { b, kind } of files) {
+      if (kind === 'tmp') await unlink(file(`admits-${b}.tmp`));
+      if (kind !== 'next') continue;
+      const next = file(`admits-${b}.next`);
+      const rec = parse(await readFile(next));
+      if (rec !== null && rec.seq <= admitMark) await rename(next, file(`admits-${b}.bin`));
+      else await unlink(next);
+    }
+    const set = new U64Map(1024);
+    for (const b of new Set(files.map((f) => f.b))) {
+      let bytes: Buffer;
+      try {
+        bytes = await readFile(file(`admits-${b}.bin`));
+      } catch (e) {
+        if ((e as NodeJS.ErrnoException).code === 'ENOENT') continue; // only a `.next`, deleted above, or a `.tmp`
+        throw e;
+      }
+      const rec = parse(bytes);
+      if (rec === null) continue; // not ours, or cut by a power loss: only re-fetches follow
+      seq = Math.max(seq, rec.seq);
+      for (let i = 0; i < rec.count; i++) set.set(bytes.readUInt32LE(HEADER + 8 * i), bytes.readUInt32LE(HEADER + 8 * i + 4), 1);
+    }
+    return { log: new AdmitLog(stateDir, seq), redelivered: new U64Set(set) };
   }
 
-  /** A unique key URLseen delivered (called per unique result). */
+  /** A unique key URLseen delivered (called per unique result, re-deliveries included). */
   add(hi: number, lo: number): void {
     if (2 * this.n + 2 > this.keys.length) {
       const k = new Uint32Array(this.keys.length * 2);
@@ -60,21 +117,24 @@ export class AdmitLog {
   }
 
   /**
-   * URLseen's beforeCommit for `bucket`: `commitBeast` makes what the bucket delivered durable in
-   * BEAST (Frontier.commitAdmits), and this log records the bucket's keys.
+   * URLseen's beforeCommit for `bucket`: `commitBeast(mark)` makes what the bucket delivered
+   * durable in BEAST (Frontier.commitAdmits), around it steps 1 and 3 of the top comment.
    */
   async beforeCommit(bucket: number, commitBeast: (mark?: number) => Promise<void>): Promise<void> {
-    void bucket;
-    await commitBeast();
-    await this.commit();
-  }
-
-  /** Call once BEAST holds the delivered URLs durably: the file becomes this bucket's keys. */
-  private async commit(): Promise<void> {
-    const file = path.join(this.stateDir, ADMITS_FILE);
-    const tmp = `${file}.tmp`;
-    const bytes = new Uint8Array(this.keys.buffer, 0, this.n * 8).slice();
+    if (this.n === 0) {
+      await commitBeast();
+      return;
+    }
+    const bytes = new Uint8Array(HEADER + this.n * 8);
+    const dv = new DataView(bytes.buffer);
+    const seq = ++this.seq;
+    dv.setUint32(0, MAGIC, true);
+    dv.setUint32(4, this.n, true);
+    dv.setFloat64(8, seq, true);
+    bytes.set(new Uint8Array(this.keys.buffer, 0, this.n * 8), HEADER);
     this.n = 0;
+    const tmp = path.join(this.stateDir, `admits-${bucket}.tmp`);
+    const next = path.join(this.stateDir, `admits-${bucket}.next`);
     // Created afresh, never through a link planted at the temp name (src/disk/safe-fs.ts).
     const fd = createOwnFileSync(tmp);
     try {
@@ -83,22 +143,28 @@ export class AdmitLog {
     } finally {
       closeSync(fd);
     }
-    await rename(tmp, file);
-  }
-
-  /** The keys of the last committed bucket (see the top comment), as `hi:lo` strings. */
-  private static async load(stateDir: string): Promise<Set<string>> {
-    let b: Buffer;
-    try {
-      b = await readFile(path.join(stateDir, ADMITS_FILE));
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code === 'ENOENT') return new Set();
-      throw e;
-    }
-    const out = new Set<string>();
-    for (let p = 0; p + 8 <= b.byteLength; p += 8) out.add(admitKey(b.readUInt32LE(p), b.readUInt32LE(p + 4)));
-    return out;
+    await rename(tmp, next);
+    await commitBeast(seq);
+    await rename(next, path.join(this.stateDir, `admits-${bucket}.bin`));
   }
 }
 
-const admitKey = (hi: number, lo: number): string => `${hi}:${lo}`;
+/** A file's sequence number and key count, or null when it is not a whole admit-log file. */
+function parse(b: Buffer): { seq: number; count: number } | null {
+  if (b.byteLength < HEADER || b.readUInt32LE(0) !== MAGIC) return null;
+  const count = b.readUInt32LE(4);
+  if (b.byteLength !== HEADER + 8 * count) return null;
+  return { seq: b.readDoubleLE(8), count };
+}
+
+class U64Set implements KeySet {
+  constructor(private readonly map: U64Map) {}
+
+  get size(): number {
+    return this.map.size;
+  }
+
+  has(hi: number, lo: number): boolean {
+    return this.map.get(hi, lo) >= 0;
+  }
+}

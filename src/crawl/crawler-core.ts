@@ -66,7 +66,7 @@ export abstract class CrawlerCore extends EventEmitter {
   protected doneLog: DoneLog | null = null;
   /** what a resumed run must not fetch again (resume-dedup.ts) */
   protected readonly again = new ResumeDedup();
-  /** URLseen's unique keys of the current bucket merge, made durable in admits.bin (admit-log.ts) */
+  /** URLseen's unique keys of the current bucket merge, recorded by the admit log (admit-log.ts) */
   protected admitLog: AdmitLog | null = null;
   /** ids of page fetches in progress */
   protected readonly inFlightIds = new Set<number>();

@@ -226,8 +226,8 @@ export class Crawler extends FetchStage {
       {
         // One BEAST commit per bucket merge, before DRUM commits it (DRUM's beforeCommit): the
         // result chunks are only placed (onUrlSeenResults) — at-least-once holds, one fdatasync
-        // round per bucket.
-        // Then admits.bin names the bucket's keys (admit-log.ts: no re-admission after a kill).
+        // round per bucket. The admit log records the bucket's keys around it, so that a resumed
+        // run does not admit them again (admit-log.ts).
         beforeCommit: (bucket) => crawler!.admitLog!.beforeCommit(bucket, (mark) => crawler!.frontier.commitAdmits(mark)),
         // A larger young generation than the other DRUM hosts (drum-proxy.ts, DRUM_HOST_LIMITS):
         // measured when URLseen's delivery still made an object per result (drum-proxy.ts).

@@ -12,9 +12,9 @@
  *     frontier's committed state too, so it may be handed out twice: the first time it is fetched,
  *     later times dropped ('handed-out-twice'); a retry (503, reset…) is a new hand-out. Bound: the
  *     pending set at the checkpoint.
- *   - admits.bin (admit-log.ts): URLseen's re-delivery, in the run's first merge, of a bucket whose
- *     URLs already reached BEAST before the kill is not admitted again (keepUnique). Bound: one
- *     bucket's unique URLs; cleared when the run's first URLseen merge ends.
+ *   - the admit log (admit-log.ts): URLseen's re-delivery, in the run's first merge, of a bucket
+ *     whose URLs already reached BEAST before the kill is not admitted again (keepUnique). Bound:
+ *     one merge's unique keys per URLseen bucket; cleared when the run's first URLseen merge ends.
  */
 import type { KeySet } from './admit-log.js';
 
@@ -29,7 +29,7 @@ export class ResumeDedup {
   private readonly skipped = new Set<string>();
   /** pending.bin URLs → handed out in this run already */
   private readonly readmitted = new Map<string, boolean>();
-  /** admits.bin keys, until the run's first URLseen merge has ended */
+  /** the admit log's keys, until the run's first URLseen merge has ended */
   private redelivered: KeySet = NO_KEYS;
 
   /** done.log's entries (url, record) of the checkpoint being resumed */
@@ -42,7 +42,7 @@ export class ResumeDedup {
     for (const u of urls) this.readmitted.set(u, false);
   }
 
-  /** admits.bin's keys (AdmitLog.open) */
+  /** the admit log's keys (AdmitLog.open) */
   setRedelivered(keys: KeySet): void {
     this.redelivered = keys;
   }
@@ -66,7 +66,7 @@ export class ResumeDedup {
     if (this.readmitted.has(url)) this.readmitted.set(url, false);
   }
 
-  /** Admit URLseen's unique key? false only for a re-delivery named in admits.bin. */
+  /** Admit URLseen's unique key? false only for a re-delivery the admit log names. */
   keepUnique(hi: number, lo: number): boolean {
     return this.redelivered.size === 0 || !this.redelivered.has(hi, lo);
   }
