@@ -103,8 +103,7 @@ interface Manifest {
   doublings: number;
   respreads: number;
   switches: number;
-  /** The highest mark a commitAppends(mark) asked for (absent in older manifests: 0). */
-  mark?: number;
+  mark?: number; // committedMark (absent in older manifests: 0)
 }
 
 /** One queue: its handle (null once released) and what the next manifest says about it. */
@@ -168,8 +167,7 @@ export class Beast {
   private doublings = 0;
   private respreads = 0;
   private switches = 0;
-  /** See commitAppends(mark): the last mark asked for; every later manifest names it. */
-  private mark = 0;
+  committedMark = 0; // see commitAppends
   private admittedCount = 0;
   private toQf = 0;
   private deferredCount = 0;
@@ -234,7 +232,7 @@ export class Beast {
       this.doublings = m.doublings;
       this.respreads = m.respreads;
       this.switches = m.switches;
-      this.mark = m.mark ?? 0;
+      this.committedMark = m.mark ?? 0;
       this.ring = m.ring.map((x) => this.fromEntry(x, true));
       this.qf = this.fromEntry(m.qf, true);
       this.qh = this.fromEntry(m.qh, true);
@@ -287,7 +285,7 @@ export class Beast {
       doublings: this.doublings,
       respreads: this.respreads,
       switches: this.switches,
-      mark: this.mark,
+      mark: this.committedMark,
     };
   }
 
@@ -296,9 +294,10 @@ export class Beast {
    * names them at their new ends. Then, after the previous commits: fdatasync of those queues (and
    * of the queue directory when files were created), then the manifest. Resolves when durable.
    */
-  private capture(force = false): Promise<void> {
+  private capture(force = false, mark = 0): Promise<void> {
     if (this.failure !== null) return Promise.reject(this.failure);
-    if (this.unsynced.size === 0 && !force) return this.chain;
+    if (this.unsynced.size === 0 && !force && mark <= this.committedMark) return this.chain;
+    this.committedMark = Math.max(this.committedMark, mark);
     const refs = [...this.unsynced];
     this.unsynced.clear();
     const qs: BeastQueue[] = [];
@@ -613,29 +612,12 @@ export class Beast {
   }
 
   /**
-   * Makes everything admitted (and deferred) so far durable: one fdatasync per touched queue file
-   * and one for the combined manifest, on the thread pool. Needs no lock: the synchronous part
-   * (writing buffered tails, building the manifest) cannot interleave with a read; concurrent
-   * calls are chained. Resolves when durable. With a `mark` above the last one, the manifest is
-   * written even if nothing was appended, and names the mark (committedMark).
+   * Makes everything admitted (and deferred) so far durable: an fdatasync per touched queue file and
+   * one for the manifest, on the thread pool; no lock (the synchronous part cannot interleave with a
+   * read); calls are chained. A `mark` above `committedMark` becomes it, named by this manifest (even
+   * with nothing appended) and every later one: after a crash, committedMark ≥ mark iff it landed.
    */
-  commitAppends(mark?: number): Promise<void> {
-    if (mark !== undefined && mark > this.mark) {
-      this.mark = mark;
-      return this.capture(true);
-    }
-    return this.capture();
-  }
-
-  /**
-   * The mark of the last manifest (at open: of the last durable one). A consumer that must know
-   * whether a commitAppends of its own landed before a crash — whose records are in BEAST or not —
-   * passes it an increasing mark: the commit landed iff `mark` is at least that mark after reopening
-   * (the manifest is written atomically, in commit order, and names every append made before).
-   */
-  get committedMark(): number {
-    return this.mark;
-  }
+  commitAppends(mark = 0): Promise<void> { return this.capture(false, mark); }
 
   /**
    * Full checkpoint. Call only once everything read from BEAST so far is durable elsewhere (the

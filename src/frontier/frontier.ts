@@ -316,23 +316,16 @@ export class Frontier {
   }
 
   /**
-   * Makes every URL admitted so far (also with `{ durable: false }`) durable: one fdatasync per
-   * BEAST queue file appended to since the last commit plus one for BEAST's combined manifest, all
-   * on the libuv thread pool (the event loop keeps running). The pipeline admits each URLseen
-   * result chunk with `{ durable: false }` and calls this once per merge, before DRUM makes the
-   * merge durable. Safe to call at any time, also while refill() runs; calls are chained.
-   * `mark` (increasing): once this resolves, and after any crash from then on, `admitMark` is at
-   * least `mark` — a crash before it lands leaves admitMark below it (BEAST's commitAppends).
+   * Makes every URL admitted so far (also `{ durable: false }`) durable: an fdatasync per touched BEAST
+   * queue file and one for its manifest, on the libuv pool; once per URLseen merge, before DRUM commits
+   * it; safe at any time (chained). A `mark`: after a crash, admitMark ≥ mark iff this commit landed.
    */
   commitAdmits(mark?: number): Promise<void> {
     this.check();
     return this.beast.commitAppends(mark);
   }
 
-  /** The highest commitAdmits mark that is durable (read at open), or asked for since. */
-  get admitMark(): number {
-    return this.beast.committedMark;
-  }
+  get admitMark(): number { return this.beast.committedMark; } // see commitAdmits
 
   /** URLs that had left the frontier (e.g. in flight at a crash): back through the robots gate. */
   async readmit(urls: readonly FrontierUrl[]): Promise<void> {
