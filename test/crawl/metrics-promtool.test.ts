@@ -61,7 +61,7 @@ test('live /metrics of a CLI crawl passes promtool check metrics; build info, st
     stateDir, outDir: path.join(dir, 'warc'), statusPort: 0, maxTimeMs: 90_000, hostDelayMs: 200, minHostDelayMs: 100,
     ipDelayMs: 20, minIpDelayMs: 10, workers: 1, ramBytes: 256 * 2 ** 20,
   })));
-  await run.waitFor(/^status page: \S+\n/m, 60_000);
+  await run.waitFor(/^status page: \S+\n/m);
   const [, url, token] = /^status page: (http:\/\/127\.0\.0\.1:\d+)\/#token=([A-Za-z0-9_-]+)$/m.exec(run.out()) ?? [];
   assert.ok(url !== undefined && token !== undefined, `the CLI prints the page link with the token in the fragment:\n${run.out()}`);
   assert.equal(readFileSync(path.join(stateDir, 'control-token'), 'utf8').trim(), token, 'the printed token is the one in <state>/control-token');

@@ -12,7 +12,7 @@ import { readdir, readFile, rm } from 'node:fs/promises';
 import { CDXIndexer } from 'warcio';
 import { readManifest } from '../../src/crawl/checkpoint.js';
 import { cdxjPathFor, parseCdxjLine } from '../../src/store/index.js';
-import { cli, crawlCommand, crawlSettings, forkSimweb, seededRandom, sleep, tempDir } from './harness.js';
+import { cli, crawlCommand, crawlSettings, forkSimweb, seededRandom, tempDir, untilCheckpoint, untilServed } from './harness.js';
 import { readWarcDir, warcProblems } from './warc-read.js';
 
 async function warcioLines(file: string): Promise<string[]> {
@@ -23,7 +23,7 @@ async function warcioLines(file: string): Promise<string[]> {
   return out.sort();
 }
 
-test('CDXJ after SIGKILL ×2 + resume: one finished index per WARC file, equal to warcio\'s', { timeout: 150_000 }, async () => {
+test('CDXJ after SIGKILL ×2 + resume: one finished index per WARC file, equal to warcio\'s', { timeout: 900_000 }, async () => {
   const web = await forkSimweb('tiny', { plds: 12, pagesPerHostMin: 40, pagesPerHostMax: 70, ips: 4, linksPerPageMean: 12, nonHtmlShare: 0.2 });
   const seed = Number(process.env.DRUMCRAWL_KILL_SEED ?? 1);
   const random = seededRandom(seed);
@@ -37,9 +37,9 @@ test('CDXJ after SIGKILL ×2 + resume: one finished index per WARC file, equal t
       checkpointIntervalMs: 700, warcMaxFileBytes: 1024 * 1024, workers: 1, ramBytes: 256 * 2 ** 20, fetchConcurrency: 16, fetchTimeoutMs: 5000,
     })));
     for (let k = 0; k < 2; k++) {
-      for (let i = 0; i < 600 && (await readManifest(state).catch(() => null)) === null; i++) await sleep(100);
+      await untilCheckpoint(state, run);
       const target = (await web.requests()) + 100 + Math.floor(random() * 200);
-      for (let i = 0; i < 1200 && (await web.requests()) < target; i++) await sleep(50);
+      await untilServed(web, target, run);
       run.child.kill('SIGKILL');
       assert.equal(await run.done, -9, `kill ${k + 1} (seed ${seed}) landed before the crawl ended`);
       run = cli(['resume', state, '--progress', 'none']);

@@ -6,6 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { SimwebReport } from './simweb-child.js';
 import { CRAWL_FLAGS, type CrawlConfigInput } from '../../src/crawl/config.js';
+import { readManifest } from '../../src/crawl/checkpoint.js';
 
 export const UA = 'drumcrawl-test/0.1 (+https://example.test/bot)';
 
@@ -141,7 +142,11 @@ export interface CliRun {
   done: Promise<number | null>;
   /** stdout + stderr so far */
   out(): string;
-  /** Date.now() when a line matching `re` first appeared (waits for it; rejects after timeoutMs or at exit) */
+  /**
+   * Date.now() when a line matching `re` first appeared (waits for it; rejects at exit, or after
+   * timeoutMs — a bound on a hang, default 10 min: starting the CLI through tsx takes tens of
+   * seconds on a loaded box)
+   */
   waitFor(re: RegExp, timeoutMs?: number): Promise<number>;
 }
 
@@ -168,7 +173,7 @@ export function cli(args: string[], env: NodeJS.ProcessEnv = {}): CliRun {
   }));
   return {
     child, done, out: () => out,
-    waitFor: (re, timeoutMs = 60_000) => {
+    waitFor: (re, timeoutMs = 600_000) => {
       if (re.test(out)) return Promise.resolve(Date.now());
       return new Promise<number>((resolve, reject) => {
         const t = setTimeout(() => reject(new Error(`no ${re} within ${timeoutMs} ms:\n${out}`)), timeoutMs);
@@ -185,6 +190,23 @@ export function cli(args: string[], env: NodeJS.ProcessEnv = {}): CliRun {
 }
 
 export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * Wait until the server has answered `n` requests in all, or `run` has ended. No wall-clock bound:
+ * how long a crawl takes to get there depends on the box's load; the test's timeout bounds a hang.
+ */
+export async function untilServed(web: Pick<SimwebChild, 'requests'>, n: number, run: CliRun): Promise<void> {
+  while ((await web.requests()) < n && run.child.exitCode === null && run.child.signalCode === null) await sleep(50);
+}
+
+/** Wait until `state` holds a checkpoint; fails if `run` ends first (the test's timeout bounds a hang). */
+export async function untilCheckpoint(state: string, run: CliRun): Promise<void> {
+  for (;;) {
+    if ((await readManifest(state).catch(() => null)) !== null) return;
+    if (run.child.exitCode !== null || run.child.signalCode !== null) throw new Error(`the run ended before its first checkpoint:\n${run.out()}`);
+    await sleep(100);
+  }
+}
 
 /** A seeded PRNG (LCG) for the moments of stops: the seed is printed, a failure replays with it. */
 export function seededRandom(seed: number): () => number {

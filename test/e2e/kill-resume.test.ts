@@ -14,22 +14,13 @@ import { existsSync, readdirSync } from 'node:fs';
 import { readWarcDictionary, scanWarc } from '../../src/store/index.js';
 import { readManifest, readDoneLog } from '../../src/crawl/checkpoint.js';
 import { decodeFrontierUrl } from '../../src/frontier/index.js';
-import { cli, crawlCommand, crawlSettings, forkSimweb, seededRandom, sleep, tempDir } from './harness.js';
+import { cli, crawlCommand, crawlSettings, forkSimweb, seededRandom, tempDir, untilCheckpoint, untilServed } from './harness.js';
 import { readWarcDir, warcProblems } from './warc-read.js';
 import { repeatedRequests, type RunRecord } from './stop-resume-judge.js';
 
-async function waitForManifest(state: string, timeoutMs = 60_000): Promise<void> {
-  const t0 = Date.now();
-  while (Date.now() - t0 < timeoutMs) {
-    if ((await readManifest(state).catch(() => null)) !== null) return;
-    await sleep(100);
-  }
-  throw new Error('no checkpoint appeared');
-}
-
 // gzip (the default) and zstd with its dictionary trained from the first records (the kills fall
 // before and after the training; a resume takes its checkpoint's file's dictionary).
-for (const compression of ['gzip', 'zstd'] as const) test(`SIGKILL ×3 + resume (${compression} WARC): same fetched set as an uninterrupted crawl, re-fetches only from the in-flight window, WARC readable`, { timeout: 240_000 }, async () => {
+for (const compression of ['gzip', 'zstd'] as const) test(`SIGKILL ×3 + resume (${compression} WARC): same fetched set as an uninterrupted crawl, re-fetches only from the in-flight window, WARC readable`, { timeout: 1_200_000 }, async () => {
   // ~1,400 pages on 6 IPs: a crawl long enough for three kills.
   const web = await forkSimweb('tiny', { plds: 8, hostsPerPldMean: 2.5, hostsPerPldMax: 4, pagesPerHostMin: 50, pagesPerHostMax: 90, ips: 6, linksPerPageMean: 12 });
   const seed = Number(process.env.DRUMCRAWL_KILL_SEED ?? 1);
@@ -49,10 +40,10 @@ for (const compression of ['gzip', 'zstd'] as const) test(`SIGKILL ×3 + resume 
     let run = cli(crawlCommand(input));
     let rec: RunRecord = { stop: 'sigkill', spawnedAt: Date.now(), exitedAt: 0, readyAt: null, killedAt: null, doneAtKill: null, checkpointStartAtKill: null };
     for (let k = 0; k < 3; k++) {
-      await waitForManifest(state);
+      await untilCheckpoint(state, run);
       // A random moment in the middle of the run: after 150–350 more requests.
       const target = (await web.requests()) + 150 + Math.floor(random() * 200);
-      for (let i = 0; i < 1200 && (await web.requests()) < target; i++) await sleep(50);
+      await untilServed(web, target, run);
       rec.killedAt = Date.now();
       run.child.kill('SIGKILL');
       assert.equal(await run.done, -9, `kill ${k + 1} (seed ${seed}) landed before the crawl ended`);
@@ -104,7 +95,7 @@ for (const compression of ['gzip', 'zstd'] as const) test(`SIGKILL ×3 + resume 
 
 // zstd WARC here (gzip, the default, in stop-resume.test.ts): a graceful stop and its resume lose
 // nothing from a dictionary-compressed archive either.
-test('SIGTERM (zstd WARC): drains, checkpoints, exits 0; the live block and the summary agree; the summary\'s resume command runs; resume finishes; every WARC file scans whole', { timeout: 180_000 }, async () => {
+test('SIGTERM (zstd WARC): drains, checkpoints, exits 0; the live block and the summary agree; the summary\'s resume command runs; resume finishes; every WARC file scans whole', { timeout: 900_000 }, async () => {
   const web = await forkSimweb('tiny');
   try {
     const dir = await tempDir('e2e-term');
@@ -113,8 +104,9 @@ test('SIGTERM (zstd WARC): drains, checkpoints, exits 0; the live block and the 
       stateDir: state, outDir: path.join(dir, 'warc'), hostDelayMs: 100, ipDelayMs: 25, minHostDelayMs: 100, minIpDelayMs: 25, workers: 1,
       progress: 'plain', progressIntervalMs: 600_000, warcCompression: 'zstd',
     })));
-    await waitForManifest(state);
-    await sleep(1500);
+    await untilCheckpoint(state, run);
+    // In the middle of the crawl: pages fetched, more to come.
+    await untilServed(web, (await web.requests()) + 40, run);
     run.child.kill('SIGTERM');
     assert.equal(await run.done, 0, run.out());
     const m = await readManifest(state);
