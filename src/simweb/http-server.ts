@@ -59,12 +59,19 @@ export interface ConnectionStats {
   maxOpenPerIp: Map<string, number>;
   /** Connections accepted since start. */
   accepted: number;
+  /**
+   * Requests read whose log entry is not written yet: an answer still being written (logged once
+   * handed to the kernel), or a silent one waiting for its connection to close. A test that reads
+   * the log waits for 0 (no clock involved).
+   */
+  unlogged: number;
 }
 
 export class SimHttpServer {
   readonly port: number;
   private readonly servers: net.Server[];
   private readonly sockets = new Set<net.Socket>();
+  private readonly conns = new Set<Conn>();
   private readonly openPerIp = new Map<string, number>();
   private readonly maxPerIp = new Map<string, number>();
   private accepted = 0;
@@ -166,7 +173,9 @@ export class SimHttpServer {
   }
 
   connectionStats(): ConnectionStats {
-    return { open: this.sockets.size, maxOpenPerIp: new Map(this.maxPerIp), accepted: this.accepted };
+    let unlogged = 0;
+    for (const c of this.conns) if (c.unlogged) unlogged++;
+    return { open: this.sockets.size, maxOpenPerIp: new Map(this.maxPerIp), accepted: this.accepted, unlogged };
   }
 
   async close(): Promise<void> {
@@ -186,10 +195,12 @@ export class SimHttpServer {
     this.openPerIp.set(ip, open);
     if (open > (this.maxPerIp.get(ip) ?? 0)) this.maxPerIp.set(ip, open);
     const conn = new Conn(this, socket, this.intern(ip), ++this.connSeq);
+    this.conns.add(conn);
     socket.on('data', (d: Buffer) => conn.onData(d));
     socket.on('error', () => { /* peers reset connections; nothing to do */ });
     socket.on('close', () => {
       this.sockets.delete(socket);
+      this.conns.delete(conn);
       this.openPerIp.set(ip, (this.openPerIp.get(ip) ?? 1) - 1);
       conn.onClose();
     });
@@ -379,6 +390,11 @@ class Conn {
 
   constructor(private readonly srv: SimHttpServer, private readonly socket: net.Socket, private readonly localIp: string,
     private readonly id: number) {}
+
+  /** A request was read and its log entry is not written yet. */
+  get unlogged(): boolean {
+    return this.pending !== null;
+  }
 
   onData(d: Buffer): void {
     this.buf = this.buf ? Buffer.concat([this.buf, d]) : d;

@@ -6,7 +6,7 @@
  *
  * API (docs/simweb.md), including:
  *  - Simweb: `ips` (every simulated IP), `dnsPort`, `connectionStats()` (live open connections,
- *    max open per IP, accepted), `dnsStats()`; SimwebOptions: `logCapacity` (ring size, default 200,000).
+ *    max open per IP, accepted, requests not yet logged), `dnsStats()`; SimwebOptions: `logCapacity` (ring size, default 200,000).
  *  - RequestLogEntry: also `conn` (connection number) and `userAgent`.
  *  - RequestLog: `length`, `total`, `dropped`, `enabled`; checkers return `Violation[]`
  *    (`{ check, key, message, entries }`) except `pagesPerPld()`, which returns `Map<pld, count>`.

@@ -60,7 +60,7 @@ test('NXDOMAIN / NODATA cached for negativeTtlMs, SERVFAIL for failureTtlMs, dro
     assert.deepEqual(await dns.resolve(nd), { error: DNS_CODES.NODATA, ttlMs: 50_000, cached: false });
     const t0 = performance.now();
     assert.deepEqual(await dns.resolve(drop), { error: DNS_CODES.TIMEOUT, ttlMs: 10_000, cached: false });
-    assert.ok(performance.now() - t0 < 2000);
+    assert.ok(performance.now() - t0 >= 150, 'not given up before its 150 ms timeout');
     const q1 = sim.dnsStats().queries;
     assert.equal(q1 - q0, 5, 'one query each, and the no-answer host (no A record) is asked for AAAA too');
     now += 9_999;

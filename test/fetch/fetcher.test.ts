@@ -23,8 +23,9 @@ function aHost(): HostInfo {
 }
 
 async function socketsClosed(): Promise<void> {
+  // (A bound on a hang, not a speed: the server sees the closes within milliseconds.)
   const t0 = Date.now();
-  while (sim.connectionStats().open > 0 && Date.now() - t0 < 3000) await new Promise((r) => setTimeout(r, 20));
+  while (sim.connectionStats().open > 0 && Date.now() - t0 < 60_000) await new Promise((r) => setTimeout(r, 20));
   assert.equal(sim.connectionStats().open, 0);
 }
 

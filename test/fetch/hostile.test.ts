@@ -24,7 +24,9 @@ before(async () => {
   // The gzip bomb inflates to 128 MiB here, 16× the decoded cap (1 GiB, simweb's default, under
   // DRUMCRAWL_LONG): the server builds it with zlib level 9, ~1.5 s per 128 MiB on this machine.
   sim = await startSimweb({ preset: 'hostile', params: LONG ? {} : { bombDecodedBytes: 128 * MiB } });
-  dns = new DnsCache({ servers: [sim.dnsServer], timeoutMs: 200, tries: 1 });
+  // A DNS answer from this process's own server can be seconds late on a loaded box: the timeout is
+  // generous (only the 'drop' host, which never answers, waits for it).
+  dns = new DnsCache({ servers: [sim.dnsServer], timeoutMs: 5000, tries: 1 });
 });
 after(async () => {
   dns.close();
@@ -35,8 +37,9 @@ after(async () => {
 
 /** Every test closes its fetcher; then the server must see every connection closed. */
 afterEach(async () => {
+  // (A bound on a hang, not a speed: the server sees the closes within milliseconds.)
   const t0 = Date.now();
-  while (sim.connectionStats().open > 0 && Date.now() - t0 < 3000) await new Promise((r) => setTimeout(r, 20));
+  while (sim.connectionStats().open > 0 && Date.now() - t0 < 60_000) await new Promise((r) => setTimeout(r, 20));
   assert.equal(sim.connectionStats().open, 0, 'sockets back to zero');
 });
 
@@ -100,17 +103,19 @@ test('idle body timeout: a trickle slower than bodyTimeoutMs is cut with CRAWL_F
   const f = new Fetcher({ userAgent: UA, dns: d2, allowedNetworks: LOOPBACK_NETWORKS, bodyTimeoutMs: 300, totalTimeoutMs: 10_000 });
   try {
     const h = slow.web.findHost((x) => x.pldIndex >= 0 && x.dns === 'ok' && x.behaviour === 'trickle')!;
-    const t0 = performance.now();
     const r = await f.fetch({ url: `${slow.web.origin(h.name)}/p/1` });
+    // Cut by the idle-body timeout, not by the 10 s total (a trickle of 512 B per 2.5 s takes
+    // longer than that to send a page): the outcome says which timer fired, whatever the load.
     assert.equal(r.outcome, O.BODY_TIMEOUT, `${r.outcome} ${r.errorCode ?? ''}`);
     assert.equal(r.status, 200);
     assert.equal(r.truncated, true);
-    assert.ok(performance.now() - t0 < 2500, 'cut before the next piece');
+    assert.equal(r.truncatedReason, 'time');
   } finally {
     await f.close();
     d2.close();
+    // (A bound on a hang, not a speed: the server sees the closes within milliseconds.)
     const t0 = Date.now();
-    while (slow.connectionStats().open > 0 && Date.now() - t0 < 3000) await new Promise((r) => setTimeout(r, 20));
+    while (slow.connectionStats().open > 0 && Date.now() - t0 < 60_000) await new Promise((r) => setTimeout(r, 20));
     assert.equal(slow.connectionStats().open, 0);
     await slow.close();
   }
@@ -227,7 +232,8 @@ test('close() while requests hang: every fetch resolves CRAWL_FETCH_ABORTED', as
   const f = fetcher({ headersTimeoutMs: 60_000, totalTimeoutMs: 60_000 });
   const h = hostWith((x) => x.behaviour === 'no-response', 'behaviour no-response');
   const pending = [1, 2, 3].map((n) => f.fetch({ url: page(h, n) }));
-  await new Promise((r) => setTimeout(r, 100));
+  // Hanging: the server has read them (and will never answer).
+  while (sim.connectionStats().unlogged < 3) await new Promise((r) => setTimeout(r, 10));
   await f.close();
   const rs = await Promise.all(pending);
   for (const r of rs) assert.equal(r.outcome, O.ABORTED);
