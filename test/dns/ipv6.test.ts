@@ -15,6 +15,7 @@ import { resolveCrawlConfig } from '../../src/crawl/config.js';
 import { Crawler } from '../../src/crawl/pipeline.js';
 import { parseCrawlLogLine, type CrawlLogEntry } from '../../src/store/index.js';
 import { tempDir, UA } from '../e2e/harness.js';
+import { wireLog } from '../e2e/wire-log.js';
 
 const dirs: string[] = [];
 const webs: Simweb[] = [];
@@ -63,13 +64,15 @@ async function crawl(web: Simweb, name: string, allowNetworks: string[]): Promis
   const crawler = await Crawler.open(resolveCrawlConfig({
     seeds: web.seeds, stateDir: path.join(dir, 'state'), outDir: path.join(dir, 'out'), dnsServers: [web.dnsServer], allowNetworks, userAgent: UA,
     progress: 'none', workers: 1, ramBytes: 256 * 2 ** 20, hostDelayMs: 20, minHostDelayMs: 20, ipDelayMs: 100, minIpDelayMs: 100,
-    maxPages: 60, maxTimeMs: 20_000, retryDelayScale: 0.001, budget: 'flat', scope: 'any',
+    maxPages: 60, retryDelayScale: 0.001, budget: 'flat', scope: 'any',
   }));
   await crawler.run();
   return (await readFile(path.join(dir, 'out', 'crawl.log'), 'utf8')).split('\n').filter((l) => l !== '').map(parseCrawlLogLine);
 }
 
-test('crawl: IPv6-only hosts are fetched on ::1 when ::1/128 is allowed, refused by the guard otherwise', { timeout: 90_000 }, async () => {
+// Each crawl ends at 60 pages or when its frontier runs dry, never at a time limit (what it reaches
+// would depend on the box's load); the timeout bounds a hang.
+test('crawl: IPv6-only hosts are fetched on ::1 when ::1/128 is allowed, refused by the guard otherwise', { timeout: 900_000 }, async () => {
   const web = await startSimweb({ preset: 'tiny', params: { v6Share: 0.5 } });
   webs.push(web);
   const isV6Url = (u: string): boolean => web.web.hostInfo(new URL(u).hostname)?.ip === '::1';
@@ -80,7 +83,9 @@ test('crawl: IPv6-only hosts are fetched on ::1 when ::1/128 is allowed, refused
   assert.ok(blocked.length > 0, 'IPv6-only hosts are refused by the network guard');
 
   web.log.clear();
+  const wire = wireLog();
   const entries = await crawl(web, 'allowed', ['127.0.0.0/8', '::1/128']);
+  wire.stop();
   const served = web.log.entries().filter((e) => e.localIp === '::1');
   assert.ok(served.some((e) => e.status === 200 && e.path !== '/robots.txt'), `pages served on ::1: ${served.length}`);
   assert.ok(served.some((e) => e.path === '/robots.txt'), 'robots.txt of an IPv6-only host asked on ::1');
@@ -91,9 +96,8 @@ test('crawl: IPv6-only hosts are fetched on ::1 when ::1/128 is allowed, refused
     assert.ok(served.some((s) => s.host === u.hostname && s.path === u.pathname + u.search && s.status === 200), `${e.url} was served on ::1`);
   }
   // One politeness queue for the IPv6 server (its /64): requests on ::1 spaced by τs0 = 100 ms.
-  // simweb runs in this process here, so a stall of the crawler's event loop can stamp a request
-  // late and shorten a logged gap: judged with 40 ms of slack (the e2e suite's child-process simweb
-  // judges the exact floors).
-  const violations = web.log.minIntervalPerIp(60).filter((v) => v.key === '::1');
-  assert.deepEqual(violations.map((v) => v.message), []);
+  // simweb runs in this process here, so a stall of the event loop can stamp a request late and
+  // shorten a logged gap: a gap logged shorter is judged on the crawler's socket writes (wire-log.ts).
+  const violations = web.log.minIntervalPerIp(100).filter((v) => v.key === '::1');
+  assert.deepEqual(wire.unexcused(violations.map((v) => v.entries), violations.map((v) => v.message), 100), []);
 });
