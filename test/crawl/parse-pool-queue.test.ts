@@ -25,11 +25,13 @@ function links(o: ParseOutcome): string[] {
   return Array.from({ length: t.count }, (_, i) => t.url(i));
 }
 
-test('parse pool: pages queued behind a crash or a hang in the same worker are re-run, not lost', async () => {
-  const pool = new ParsePool(wd, { threads: 1, timeoutMs: 1500, concurrentTasksPerWorker: 2, batch: 4, worker });
+// The crash runs in a pool whose parse timeout is far above any load (a crash noticed after a short
+// timeout has fired is reported CRAWL_PARSE_TIMEOUT), the hang in one with a 3 s timeout.
+test('parse pool: pages queued behind a crash or a hang in the same worker are re-run, not lost', { timeout: 600_000 }, async () => {
+  let pool = new ParsePool(wd, { threads: 1, timeoutMs: 300_000, concurrentTasksPerWorker: 2, batch: 4, worker });
   try {
     await pool.warmup();
-    // crash in the 2nd of 4 queued pages, then a hang in the 2nd of the next 4
+    // crash in the 2nd of 4 queued pages
     const a = [pool.run(page(0)), pool.run(page(1, 'CRASH-ME')), pool.run(page(2)), pool.run(page(3)), pool.run(page(4))];
     assert.equal(pool.pending, 5);
     const ra = await Promise.all(a);
@@ -37,13 +39,20 @@ test('parse pool: pages queued behind a crash or a hang in the same worker are r
     assert.equal(ra[1]!.ok ? 'ok' : ra[1]!.code, 'CRAWL_PARSE_CRASH');
     for (const i of [2, 3, 4]) assert.deepEqual(links(ra[i]!), [`http://p${i}.test/l/${i}`, `http://o${i}.test/`]);
     await until(() => pool.replaced === 1, 'one replacement');
-
+    assert.equal(pool.pending, 0);
+  } finally {
+    await pool.close();
+  }
+  pool = new ParsePool(wd, { threads: 1, timeoutMs: 3000, concurrentTasksPerWorker: 2, batch: 4, worker });
+  try {
+    await pool.warmup();
+    // a hang in the 2nd of 4
     const b = [pool.run(page(5)), pool.run(page(6, 'HANG-ME')), pool.run(page(7)), pool.run(page(8))];
     const rb = await Promise.all(b);
     assert.deepEqual(links(rb[0]!), ['http://p5.test/l/5', 'http://o5.test/']);
     assert.equal(rb[1]!.ok ? 'ok' : rb[1]!.code, 'CRAWL_PARSE_TIMEOUT');
     for (const i of [2, 3]) assert.deepEqual(links(rb[i]!), [`http://p${i + 5}.test/l/${i + 5}`, `http://o${i + 5}.test/`]);
-    await until(() => pool.replaced === 2, 'two replacements');
+    await until(() => pool.replaced === 1, 'one replacement');
     assert.equal(pool.pending, 0);
   } finally {
     await pool.close();
@@ -88,15 +97,14 @@ test('parse pool: a worker that dies between pages is replaced every time; the p
   }
 });
 
-test('parse pool: a worker that hangs outside any page is found stuck, replaced, and the page given up after 3 re-runs', async () => {
+// A supervisor that never found the hang would leave the page unanswered: the test's timeout (far
+// above the three re-runs' worker starts on a loaded box) bounds it.
+test('parse pool: a worker that hangs outside any page is found stuck, replaced, and the page given up after 3 re-runs', { timeout: 600_000 }, async () => {
   const pool = new ParsePool(wd, { threads: 1, timeoutMs: 20_000, concurrentTasksPerWorker: 1, batch: 1, worker, stuckMs: 400 });
   try {
     await pool.warmup();
-    // bounded: a supervisor that never finds the hang would leave this page unanswered
-    let timer: NodeJS.Timeout | undefined;
-    const o = await Promise.race([pool.run(page(23, 'HANG-BETWEEN')), new Promise<'no answer'>((r) => { timer = setTimeout(() => r('no answer'), 15_000); })]);
-    clearTimeout(timer);
-    assert.equal(o === 'no answer' ? o : o.ok ? 'ok' : o.code, 'CRAWL_PARSE_CRASH');
+    const o = await pool.run(page(23, 'HANG-BETWEEN'));
+    assert.equal(o.ok ? 'ok' : o.code, 'CRAWL_PARSE_CRASH');
     await until(() => pool.replaced >= 1, 'a replacement');
     await pool.warmup();
     assert.deepEqual(links(await pool.run(page(24))), ['http://p24.test/l/24', 'http://o24.test/']);
@@ -111,11 +119,10 @@ test('parse pool: an 8 MB page of nested <svg> is CRAWL_PARSE_LIMIT, quickly; no
   try {
     await pool.warmup();
     const b = enc.encode('<html><body>' + '<svg>'.repeat((8 << 20) / 5));
-    const t0 = Date.now();
     const o = await pool.run({ url: 'http://deep.test/', body: b, decoded: b, html: true, follow: true });
-    const ms = Date.now() - t0;
+    // The depth limit, not the 20 s parse timeout (CRAWL_PARSE_TIMEOUT) nor the heap cap (a dead
+    // worker: CRAWL_PARSE_CRASH, replaced), ended it: the outcome says which, whatever the load.
     assert.equal(o.ok ? 'ok' : o.code, 'CRAWL_PARSE_LIMIT', JSON.stringify(o.ok ? null : o.message));
-    assert.ok(ms < 5000, `${ms} ms`);
     assert.deepEqual(links(await pool.run(page(22))), ['http://p22.test/l/22', 'http://o22.test/']);
     assert.equal(pool.replaced, 0);
   } finally {

@@ -31,13 +31,20 @@ async function withDrumThread(dir: string, during: () => Promise<void>): Promise
   }
 }
 
-/** Announcements heard while `f` runs, and for 300 ms after (they cross threads asynchronously). */
-async function heard(f: () => Promise<void>): Promise<ThreadRoleAnnouncement[]> {
+/**
+ * Announcements heard while `f` runs (they cross threads asynchronously). `f` gets a function that
+ * waits until `n` have been heard (no clock: on a loaded box they may take seconds); after `f`,
+ * announcements still arriving within 300 ms are heard too (for a test that expects none).
+ */
+async function heard(f: (until: (n: number) => Promise<void>) => Promise<void>): Promise<ThreadRoleAnnouncement[]> {
   const got: ThreadRoleAnnouncement[] = [];
   const ch = new BroadcastChannel(THREAD_ROLE_CHANNEL);
   ch.onmessage = (e: unknown) => got.push((e as { data: ThreadRoleAnnouncement }).data);
+  const until = async (n: number): Promise<void> => {
+    while (got.length < n) await new Promise((r) => setTimeout(r, 10));
+  };
   try {
-    await f();
+    await f(until);
     await new Promise((r) => setTimeout(r, 300));
   } finally {
     ch.close();
@@ -63,8 +70,11 @@ test('thread roles: with DRUMCRAWL_THREAD_ROLES a DRUM thread names its tid per 
   try {
     let costs: ReturnType<ThreadCpuSampler['roleCosts']> = [];
     const live: number[] = [];
-    const got = await heard(() => withDrumThread(dir, async () => {
-      await new Promise((r) => setTimeout(r, 200)); // the announcements reach the sampler
+    const got = await heard((heardAll) => withDrumThread(dir, async () => {
+      // the announcements (one per hosted DRUM) have reached this thread, and so the sampler, whose
+      // channel listens beside this one
+      await heardAll(2);
+      while (![...sampler.roles.values()].some((r) => r.startsWith('drum:') && r.includes('+'))) await new Promise((r) => setTimeout(r, 10));
       const a = sampler.sample(0);
       const b = sampler.sample(100);
       live.push(...b.threads.keys());
