@@ -49,8 +49,6 @@ const KILL_WINDOW_MS = 120;
 const KILL_WINDOW_SMALL_MS = 300;
 // CPU-bound children on 2 shared cores: more in parallel only slows each one down.
 const PARALLEL = 4;
-// A safety stop for a badly overloaded machine (the kill-count assertion then reports it).
-const CAP_MS = LONG ? Infinity : 240000;
 // The child and the verifier are bundled to plain JS once (esbuild): a tsx child spends ~0.5 s of
 // CPU compiling before it runs, a bundled one ~0.05 s. The bundles live under node_modules/.cache
 // so that their bare imports (zstd-napi) resolve.
@@ -246,7 +244,7 @@ test(`crash campaign: ${TARGET_KILLS} SIGKILLed children (${EPOCHS} per reposito
   const start = Date.now();
   const worker = async (): Promise<void> => {
     // Each repository under way will add up to EPOCHS kills.
-    while (next * EPOCHS < TARGET_KILLS && Date.now() - start < CAP_MS) {
+    while (next * EPOCHS < TARGET_KILLS) {
       const r = await slot(next++, phase, verifier);
       kills += r.kills;
       children += r.children;
@@ -260,7 +258,7 @@ test(`crash campaign: ${TARGET_KILLS} SIGKILLed children (${EPOCHS} per reposito
   const sec = (Date.now() - start) / 1000;
   console.log(`# crash campaign: ${kills} kills of ${children} children in ${sec.toFixed(1)} s (${next} repositories); left behind: ${JSON.stringify(phase)}`);
   assert.ok(kills >= children * 0.85, `only ${kills} of ${children} children were killed before finishing`);
-  assert.ok(children >= TARGET_KILLS, `only ${children} children ran within ${CAP_MS / 1000} s`);
+  assert.ok(children >= TARGET_KILLS, `only ${children} children ran`);
   // The campaign must actually hit merges in progress, not only appends.
   assert.ok(phase.orphanZ + phase.multiGen > 0, 'no kill landed inside a merge');
   // ... and over recycled files: spares made, and pending generations written over

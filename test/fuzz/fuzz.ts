@@ -60,9 +60,11 @@ export function amplifiedBytes(maxUnit = 256): fc.Arbitrary<Uint8Array> {
 
 /**
  * Assert that `work` is linear on the inputs `make(size)` builds: CPU ms per KB at 64 KB, 1 MB and
- * 5 MB (best of `tries` runs; a loaded box only ever adds time) — the 5 MB input costs at most
- * `ratio` × per KB what the smaller ones cost (a quadratic cost would be 5× / 80×), and at most
- * `maxMsPerKb`.
+ * 5 MB (best of `tries` runs) — the 5 MB input costs at most `ratio` × per KB what the 1 MB one
+ * costs (a quadratic cost would be 5×), and at most `maxMsPerKb`. The 64 KB figure is printed, not
+ * compared: an input that fits in the CPU's caches costs less per KB than one that does not, and
+ * how much less depends on what else the box runs (a linear decoder measured 5.6× more per KB at
+ * 1 MB than at 64 KB at load 40, and 1.8× at 5 MB than at 1 MB).
  */
 export function assertLinear(name: string, make: (size: number) => string | Uint8Array, work: (input: string | Uint8Array) => void, maxMsPerKb: number, ratio = 4, tries = 2): number[] {
   const perKb: number[] = [];
@@ -78,8 +80,9 @@ export function assertLinear(name: string, make: (size: number) => string | Uint
     perKb.push(best / (input.length / KB));
   }
   const msg = `${name}: ms per KB at 64 KB / 1 MB / 5 MB: ${perKb.map((x) => x.toFixed(5)).join(' / ')}`;
+  console.log(msg);
   const floor = 0.001; // below this, timer resolution dominates
-  assert.ok(perKb[2]! <= ratio * Math.max(perKb[1]!, floor) && perKb[2]! <= ratio * Math.max(perKb[0]!, floor), msg);
+  assert.ok(perKb[2]! <= ratio * Math.max(perKb[1]!, floor), msg);
   assert.ok(perKb[2]! <= maxMsPerKb, msg);
   return perKb;
 }
