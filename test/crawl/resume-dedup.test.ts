@@ -2,7 +2,7 @@
  * What a resumed run must not fetch again (src/crawl/resume-dedup.ts, src/crawl/admit-log.ts): a
  * done.log URL never gets a request however often the frontier hands it out; a pending.bin URL
  * gets exactly one per hand-out cycle (a retry starts a new one); URLseen's re-delivery of keys
- * admits.bin names is dropped until the first merge ends. Property tests print their seed on failure.
+ * the admit log names is dropped until the first merge ends. Property tests print their seed on failure.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
