@@ -19,7 +19,7 @@ const CANDIDATES = ['chromium', 'chromium-browser', 'google-chrome', 'google-chr
 export function findChromium(): string | null {
   for (const bin of [process.env.CHROMIUM, ...CANDIDATES]) {
     if (bin === undefined || bin === '') continue;
-    const r = spawnSync(bin, ['--version'], { encoding: 'utf8', timeout: 20_000 });
+    const r = spawnSync(bin, ['--version'], { encoding: 'utf8', timeout: 120_000 });
     if (r.status === 0 && /chrom/i.test(r.stdout)) return bin;
   }
   return null;
@@ -62,8 +62,11 @@ export class Browser {
     });
   }
 
-  /** One DevTools command (to a page when `sessionId` is given); rejects after `timeoutMs`. */
-  send(method: string, params: Record<string, unknown> = {}, sessionId?: string, timeoutMs = 20_000): Promise<Record<string, unknown>> {
+  /**
+   * One DevTools command (to a page when `sessionId` is given); rejects after `timeoutMs` (a bound
+   * on a hang: Chromium on a loaded box answers slowly, never wrongly).
+   */
+  send(method: string, params: Record<string, unknown> = {}, sessionId?: string, timeoutMs = 120_000): Promise<Record<string, unknown>> {
     if (this.exited) return Promise.reject(new Error('chromium exited'));
     const id = this.nextId++;
     const msg = JSON.stringify({ id, method, params, ...(sessionId !== undefined ? { sessionId } : {}) });
@@ -132,8 +135,8 @@ export class Page {
     return r.result.value as T;
   }
 
-  /** Evaluate `predicate` every 100 ms until it is truthy (bounded by timeoutMs). */
-  async waitFor(predicate: string, timeoutMs = 15_000): Promise<void> {
+  /** Evaluate `predicate` every 100 ms until it is truthy (timeoutMs bounds a hang, not a speed). */
+  async waitFor(predicate: string, timeoutMs = 300_000): Promise<void> {
     const end = Date.now() + timeoutMs;
     while (!(await this.eval<boolean>(`Boolean(${predicate})`))) {
       if (Date.now() > end) throw new Error(`page: ${predicate} not true within ${timeoutMs} ms`);

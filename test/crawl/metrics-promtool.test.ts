@@ -52,13 +52,15 @@ test('promtool and the in-repo checker give the same verdict on the old metric n
   assert.deepEqual(p.lines.sort(), promlint(old).problems.map((x) => `${x.metric} ${x.text}`).sort());
 });
 
-test('live /metrics of a CLI crawl passes promtool check metrics; build info, state, checkpoint time', { timeout: 120_000 }, async () => {
+// No clock decides here: the crawl runs until the test stops it (SIGINT), the metrics are read once
+// it has fetched 10 pages; the timeout bounds a hang.
+test('live /metrics of a CLI crawl passes promtool check metrics; build info, state, checkpoint time', { timeout: 900_000 }, async () => {
   promtool(''); // fails here, with the install hint, when promtool is missing
   web = await forkSimweb('tiny');
   dir = await tempDir('metrics-promtool');
   const stateDir = path.join(dir, 'state');
   run = cli(crawlCommand(crawlSettings(web, {
-    stateDir, outDir: path.join(dir, 'warc'), statusPort: 0, maxTimeMs: 90_000, hostDelayMs: 200, minHostDelayMs: 100,
+    stateDir, outDir: path.join(dir, 'warc'), statusPort: 0, hostDelayMs: 200, minHostDelayMs: 100,
     ipDelayMs: 20, minIpDelayMs: 10, workers: 1, ramBytes: 256 * 2 ** 20,
   })));
   await run.waitFor(/^status page: \S+\n/m);
@@ -66,11 +68,7 @@ test('live /metrics of a CLI crawl passes promtool check metrics; build info, st
   assert.ok(url !== undefined && token !== undefined, `the CLI prints the page link with the token in the fragment:\n${run.out()}`);
   assert.equal(readFileSync(path.join(stateDir, 'control-token'), 'utf8').trim(), token, 'the printed token is the one in <state>/control-token');
   const status = async (): Promise<StatusSnapshot> => (await (await fetch(`${url}/status`)).json()) as StatusSnapshot;
-  const end = Date.now() + 60_000;
-  while ((await status()).pages < 10) {
-    assert.ok(Date.now() < end, 'the crawl fetched 10 pages within 60 s');
-    await new Promise((r) => setTimeout(r, 200));
-  }
+  while ((await status()).pages < 10) await new Promise((r) => setTimeout(r, 200));
 
   const before = await status();
   const res = await fetch(`${url}/metrics`);
@@ -97,6 +95,6 @@ test('live /metrics of a CLI crawl passes promtool check metrics; build info, st
 
   // SIGINT: a graceful stop; the CLI exits by itself.
   run.child.kill('SIGINT');
-  const code = await Promise.race([run.done, new Promise((r) => setTimeout(() => r('timeout'), 60_000))]);
+  const code = await Promise.race([run.done, new Promise((r) => setTimeout(() => r('timeout'), 600_000))]);
   assert.equal(code, 0, run.out().slice(-2000));
 });

@@ -58,8 +58,8 @@ function readPage(page: Page): Promise<{ values: Record<string, string>; outcome
 
 const num = (text: string): number => Number(text.replace(/,/g, ''));
 
-/** Poll `cond` every 100 ms, bounded. */
-async function until(what: string, cond: () => Promise<boolean>, ms = 20_000): Promise<void> {
+/** Poll `cond` every 100 ms; `ms` bounds a hang (far above a loaded box's times), not a speed. */
+async function until(what: string, cond: () => Promise<boolean>, ms = 300_000): Promise<void> {
   const end = Date.now() + ms;
   while (!(await cond())) {
     if (Date.now() > end) throw new Error(`${what}: not within ${ms} ms`);
@@ -67,19 +67,20 @@ async function until(what: string, cond: () => Promise<boolean>, ms = 20_000): P
   }
 }
 
-test('status page in headless Chromium: numbers match GET /status, chart drawn, token from the fragment, buttons steer', { timeout: 120_000 }, async (t) => {
+test('status page in headless Chromium: numbers match GET /status, chart drawn, token from the fragment, buttons steer', { timeout: 1_800_000 }, async (t) => {
   browser = launchChromium();
   web = await forkSimweb('demo');
   dir = await tempDir('status-page');
   crawler = await Crawler.open(resolveCrawlConfig(crawlSettings(web, {
-    stateDir: path.join(dir, 'state'), outDir: path.join(dir, 'warc'), statusPort: 0, maxTimeMs: 100_000,
+    // No time limit: the page's Stop button ends the crawl (the demo web does not run dry first).
+    stateDir: path.join(dir, 'state'), outDir: path.join(dir, 'warc'), statusPort: 0,
     hostDelayMs: 150, minHostDelayMs: 100, ipDelayMs: 20, minIpDelayMs: 10, workers: 1, ramBytes: 256 * 2 ** 20, fetchTimeoutMs: 5000,
   })));
   const started = new Promise<{ url: string; token: string }>((resolve) => crawler!.once('status-server', (url: string, token: string) => resolve({ url, token })));
   const run = crawler.run();
   running = run;
   const { url, token } = await started;
-  await until('40 pages fetched', async () => (await status(url)).pages >= 40, 60_000);
+  await until('40 pages fetched', async () => (await status(url)).pages >= 40);
 
   const page = await browser.newPage(1280, 1500);
   const requested: string[] = [];
@@ -98,7 +99,7 @@ test('status page in headless Chromium: numbers match GET /status, chart drawn, 
 
   // Running: numbers shown and the charts drawn from at least 3 history samples (fine ring: every 2 s).
   await page.waitFor("document.querySelector('[data-k=state]').dataset.v === 'running'");
-  await page.waitFor("[...document.querySelectorAll('#chart-pages polyline[data-series=pages]')].some((p) => p.getAttribute('points').split(' ').length >= 2)", 20_000);
+  await page.waitFor("[...document.querySelectorAll('#chart-pages polyline[data-series=pages]')].some((p) => p.getAttribute('points').split(' ').length >= 2)");
   await page.waitFor("document.querySelectorAll('#plds tr').length > 0 && document.querySelectorAll('#outcomes tr').length > 0");
   const shot = await page.screenshot();
   assert.deepEqual([...shot.subarray(0, 8)], [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a], 'a PNG');
