@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 
 const main = fileURLToPath(new URL('../src/cli/main.ts', import.meta.url));
-const run = (...args: string[]) => spawnSync(process.execPath, ['--import', 'tsx', main, ...args], { encoding: 'utf8', timeout: 60_000 });
+const run = (...args: string[]) => spawnSync(process.execPath, ['--import', 'tsx', main, ...args], { encoding: 'utf8', timeout: 600_000 });
 
 test('drumcrawl --help lists the program and its commands, exits 0', () => {
   const r = run('--help');

@@ -162,7 +162,7 @@ test('ArchiveThread: a write that fails in the thread rejects the next sync with
   }
 });
 
-test('ArchiveThread: the thread dying under a crawl fails every later call with CRAWL_ARCHIVE_WORKER_EXIT', { timeout: 20_000 }, async () => {
+test('ArchiveThread: the thread dying under a crawl fails every later call with CRAWL_ARCHIVE_WORKER_EXIT', { timeout: 600_000 }, async () => {
   const dir = mkdtempSync(path.join(tmpdir(), 'drumcrawl-archive-'));
   try {
     const t = await ArchiveThread.open({ dir, compression: 'gzip' });

@@ -38,7 +38,7 @@ async function crawl(web: Simweb, dir: string, over: object): Promise<{ out: str
   const crawler = await Crawler.open(resolveCrawlConfig({
     seeds: web.seeds, stateDir: path.join(dir, 'state'), outDir: out, dnsServers: [web.dnsServer], allowNetworks: SIMWEB_NETWORKS,
     userAgent: UA, hostDelayMs: 10, minHostDelayMs: 5, ipDelayMs: 0, minIpDelayMs: 0, progress: 'none', workers: 1,
-    ramBytes: 256 * 2 ** 20, fetchTimeoutMs: 5000, maxTimeMs: 40_000, scope: 'any', ...over,
+    ramBytes: 256 * 2 ** 20, fetchTimeoutMs: 5000, scope: 'any', ...over,
   }));
   await crawler.run();
   const recs: (ReadRecord & { file: string })[] = [];
@@ -51,7 +51,7 @@ async function crawl(web: Simweb, dir: string, over: object): Promise<{ out: str
 const uri = (r: ReadRecord): string => r.headers.get('warc-target-uri') ?? '';
 const httpHead = (r: ReadRecord): string => Buffer.from(r.block.subarray(0, r.block.length - (r.payload?.length ?? 0))).toString('latin1');
 
-test('capture: every body archived as sent (binary types too), robots.txt and DNS answers, CDXJ = warcio, 20 URLs resolved through the CDXJ', { timeout: 120_000 }, async () => {
+test('capture: every body archived as sent (binary types too), robots.txt and DNS answers, CDXJ = warcio, 20 URLs resolved through the CDXJ', { timeout: 900_000 }, async () => {
   const web = await startSimweb({ preset: 'tiny', seed: 7, params: { nonHtmlShare: 0.35, pagesPerHostMin: 10, pagesPerHostMax: 16 } });
   const dir = await tempDir('capture-archive');
   try {
@@ -160,7 +160,7 @@ test('capture: every body archived as sent (binary types too), robots.txt and DN
   }
 });
 
-test('capture: --warc-dns=false archives no dns: record', { timeout: 60_000 }, async () => {
+test('capture: --warc-dns=false archives no dns: record', { timeout: 900_000 }, async () => {
   const web = await startSimweb({ preset: 'tiny', seed: 7 });
   const dir = await tempDir('capture-nodns');
   try {

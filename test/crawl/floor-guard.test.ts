@@ -148,7 +148,7 @@ const request = fc.record({
   afterMs: fc.integer({ min: 0, max: 40 }),
 });
 
-test('floor guard: page dispatches to a host ≥ τh0 + margin apart, to an IP ≥ τs0 + margin apart (robots.txt included), however late the clock reads', { timeout: 60_000 }, async () => {
+test('floor guard: page dispatches to a host ≥ τh0 + margin apart, to an IP ≥ τs0 + margin apart (robots.txt included), however late the clock reads', { timeout: 600_000 }, async () => {
   await fc.assert(
     fc.asyncProperty(
       fc.array(request, { minLength: 2, maxLength: 12 }),

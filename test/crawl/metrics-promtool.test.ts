@@ -22,7 +22,7 @@ const REPO = fileURLToPath(new URL('../../', import.meta.url));
 
 /** promtool check metrics on `text`: exit status and output lines. */
 function promtool(text: string): { status: number | null; lines: string[] } {
-  const r = spawnSync('promtool', ['check', 'metrics'], { input: text, encoding: 'utf8', timeout: 30_000 });
+  const r = spawnSync('promtool', ['check', 'metrics'], { input: text, encoding: 'utf8', timeout: 300_000 });
   if (r.error !== undefined) {
     throw new Error(`promtool could not run (${r.error.message}): install the Debian package prometheus (\`apt-get install -y prometheus\`; .ci/run does)`);
   }

@@ -46,7 +46,7 @@ async function page(p: PageWorkerPool, url: string): Promise<{ a: PageAnswer; x:
   return { a, x };
 }
 
-test('page worker: fetch result, then link table + WARC group; the body stays in the worker', { timeout: 60_000 }, async () => {
+test('page worker: fetch result, then link table + WARC group; the body stays in the worker', { timeout: 600_000 }, async () => {
   const p = pool();
   try {
     await p.warmup();

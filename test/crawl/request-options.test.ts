@@ -39,7 +39,7 @@ test('--header and headers: flags, config file forms, one normal form', () => {
   }
 });
 
-test('--header: every request simweb answers carries the headers, robots.txt included', { timeout: 60_000 }, async () => {
+test('--header: every request simweb answers carries the headers, robots.txt included', { timeout: 900_000 }, async () => {
   const web = await startSimweb({ preset: 'tiny' });
   const dir = await tempDir('req-headers');
   dirs.push(dir);
@@ -47,7 +47,7 @@ test('--header: every request simweb answers carries the headers, robots.txt inc
     const crawler = await Crawler.open(resolveCrawlConfig({
       seeds: web.seeds, stateDir: path.join(dir, 'state'), outDir: path.join(dir, 'out'), dnsServers: [web.dnsServer], allowNetworks: SIMWEB_NETWORKS,
       userAgent: UA, progress: 'none', workers: 1, ramBytes: 256 * 2 ** 20, hostDelayMs: 10, minHostDelayMs: 10, ipDelayMs: 0, minIpDelayMs: 0,
-      maxPages: 25, maxTimeMs: 20_000, headers: ['X-Crawl-Test: alpha', 'From: ops@example.test'],
+      maxPages: 25, headers: ['X-Crawl-Test: alpha', 'From: ops@example.test'],
     }));
     await crawler.run();
     const entries = web.log.entries();
@@ -70,7 +70,7 @@ function selfSigned(dir: string): { key: Buffer; cert: Buffer } {
   return { key: readFileSync(key), cert: readFileSync(cert) };
 }
 
-test('--tls-insecure: a self-signed HTTPS server is refused without it (robots.txt unreachable, seed dropped) and crawled with it', { timeout: 60_000 }, async () => {
+test('--tls-insecure: a self-signed HTTPS server is refused without it (robots.txt unreachable, seed dropped) and crawled with it', { timeout: 900_000 }, async () => {
   const dir = await tempDir('tls');
   dirs.push(dir);
   const seen: string[] = [];
@@ -89,7 +89,7 @@ test('--tls-insecure: a self-signed HTTPS server is refused without it (robots.t
     const out = path.join(dir, name, 'out');
     const crawler = await Crawler.open(resolveCrawlConfig({
       seeds: [seed], stateDir: path.join(dir, name, 'state'), outDir: out, allowNetworks: ['127.0.0.1/32'], userAgent: UA, progress: 'none',
-      workers: 1, ramBytes: 256 * 2 ** 20, hostDelayMs: 10, minHostDelayMs: 10, ipDelayMs: 0, minIpDelayMs: 0, maxTimeMs: 15_000, tlsInsecure,
+      workers: 1, ramBytes: 256 * 2 ** 20, hostDelayMs: 10, minHostDelayMs: 10, ipDelayMs: 0, minIpDelayMs: 0, tlsInsecure,
       fetchTimeoutMs: 5000, retryDelayScale: 0.001,
     }));
     await crawler.run();

@@ -142,7 +142,7 @@ class Recorder implements RobotsStageFrontier {
 }
 
 
-test('robots stage: answers journaled by a process SIGKILLed before any RobotsCache merge are replayed at the next open', { timeout: 60_000 }, async () => {
+test('robots stage: answers journaled by a process SIGKILLed before any RobotsCache merge are replayed at the next open', { timeout: 600_000 }, async () => {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'dc-robots-replay-'));
   const dns = new DnsCache();
   let stage: RobotsStage | null = null;

@@ -46,7 +46,7 @@ class Recorder implements RobotsStageFrontier {
 
 const RULES = compileRobots(parseRobotsTxt('User-agent: *\nDisallow: /private/\nCrawl-delay: 2\nSitemap: http://127.0.0.1/s.xml\n'), 'drumcrawl');
 
-test('robots stage: asked once, then answered from RobotsCache in the run and after a reopen; expired entries are asked again', { timeout: 60_000 }, async () => {
+test('robots stage: asked once, then answered from RobotsCache in the run and after a reopen; expired entries are asked again', { timeout: 600_000 }, async () => {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'dc-robots-stage-'));
   const dns = new DnsCache();
   try {
@@ -85,7 +85,7 @@ test('robots stage: asked once, then answered from RobotsCache in the run and af
   }
 });
 
-test('robots stage: a host asked by an earlier run whose answer never reached RobotsCache is asked again and counted as lost', { timeout: 60_000 }, async () => {
+test('robots stage: a host asked by an earlier run whose answer never reached RobotsCache is asked again and counted as lost', { timeout: 600_000 }, async () => {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'dc-robots-lost-'));
   const dns = new DnsCache();
   try {

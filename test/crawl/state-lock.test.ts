@@ -99,7 +99,7 @@ const RACER = `
 import { existsSync } from 'node:fs';
 import { StateLock } from ${JSON.stringify(new URL('../../src/crawl/state-lock.ts', import.meta.url).href)};
 const [state, go, release] = process.argv.slice(-3);
-const until = async (f) => { for (let i = 0; i < 60000 && !existsSync(f); i++) await new Promise((r) => setTimeout(r, 1)); };
+const until = async (f) => { while (!existsSync(f)) await new Promise((r) => setTimeout(r, 1)); };
 console.log('ready');
 await until(go);
 try {
@@ -123,21 +123,25 @@ function startRacers(script: string, n: number, state: string, go: string, relea
   });
 }
 
+/** Until every racer is `done` (no clock: starting a racer through tsx takes seconds on a loaded box; the test's timeout bounds a hang). */
 async function waitAll(rs: Racer[], done: (r: Racer) => boolean): Promise<void> {
-  for (let i = 0; i < 6000 && !rs.every(done); i++) await new Promise((r) => setTimeout(r, 10));
+  while (!rs.every(done)) await new Promise((r) => setTimeout(r, 10));
 }
 
-test('processes racing for one state: exactly one wins, the others are refused naming it, every round; SIGKILL frees it', { timeout: 120_000 }, async () => {
+test('processes racing for one state: exactly one wins, the others are refused naming it, every round; SIGKILL frees it', { timeout: 900_000 }, async () => {
   const dir = tmp();
+  const all: Racer[] = [];
   try {
     const script = path.join(dir, 'racer.mts');
     writeFileSync(script, RACER);
     for (let round = 0; round < 3; round++) {
+      // (the racers wait for their files without a clock: a failed round must not leave them behind)
       const state = path.join(dir, `state${round}`);
       const go = path.join(dir, `go${round}`);
       const release = path.join(dir, `release${round}`);
       mkdirSync(state);
       const racers = startRacers(script, 5, state, go, release);
+      all.push(...racers);
       await waitAll(racers, (r) => r.lines.includes('ready'));
       writeFileSync(go, '');
       // Each has decided; a winner holds the lock meanwhile, so a late racer cannot win after it.
@@ -159,6 +163,7 @@ test('processes racing for one state: exactly one wins, the others are refused n
       assert.deepEqual(readdirSync(state), [], `round ${round}: nothing written to the state directory`);
     }
   } finally {
+    for (const r of all) r.kill();
     rmSync(dir, { recursive: true, force: true });
   }
 });

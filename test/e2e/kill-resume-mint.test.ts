@@ -19,7 +19,7 @@ import { readFileSync } from 'node:fs';
 import { readManifest, readDoneLog } from '../../src/crawl/checkpoint.js';
 import { decodeFrontierUrl } from '../../src/frontier/index.js';
 import { parseCrawlLogLine } from '../../src/store/index.js';
-import { cli, crawlCommand, crawlSettings, forkSimweb, seededRandom, sleep, tempDir, type CliRun } from './harness.js';
+import { cli, crawlCommand, crawlSettings, forkSimweb, seededRandom, tempDir, untilCheckpoint, untilServed, type CliRun } from './harness.js';
 import { repeatedRequests, type RunRecord } from './stop-resume-judge.js';
 
 const LONG = process.env.DRUMCRAWL_LONG === '1';
@@ -31,7 +31,7 @@ if (LONG) after(() => {
   for (const r of live) if (r.child.exitCode === null && r.child.signalCode === null) r.child.kill('SIGKILL');
 });
 
-if (LONG) test('adv-mint web, SIGKILL ×3 + resume, then --max-time: no URL twice within a run, re-fetches only from the kills\' in-flight windows', { timeout: 300_000 }, async () => {
+if (LONG) test('adv-mint web, SIGKILL ×3 + resume, then --max-time: no URL twice within a run, re-fetches only from the kills\' in-flight windows', { timeout: 1_800_000 }, async () => {
   const web = await forkSimweb('adv-mint');
   const seed = Number(process.env.DRUMCRAWL_KILL_SEED ?? 1);
   const random = seededRandom(seed);
@@ -51,10 +51,10 @@ if (LONG) test('adv-mint web, SIGKILL ×3 + resume, then --max-time: no URL twic
       const rec: RunRecord = { stop: k < 3 ? 'sigkill' : 'max-time', spawnedAt, exitedAt: 0, readyAt: null, killedAt: null, doneAtKill: null, checkpointStartAtKill: null };
       runs.push(rec);
       if (k < 3) {
-        for (let i = 0; i < 600 && (await readManifest(state).catch(() => null)) === null; i++) await sleep(100);
+        await untilCheckpoint(state, run);
         // A random moment: after 400–1,200 more requests.
         const target = (await web.requests()) + 400 + Math.floor(random() * 800);
-        for (let i = 0; i < 1200 && (await web.requests()) < target && run.child.exitCode === null; i++) await sleep(50);
+        await untilServed(web, target, run);
         rec.killedAt = Date.now();
         run.child.kill('SIGKILL');
         assert.equal(await run.done, -9, `kill ${k + 1} (seed ${seed}) landed before the crawl ended`);

@@ -106,7 +106,7 @@ test('property: an IPv6 allowance never opens an IPv4 special-purpose range, an 
   assert.match(g6('::7f00:1')!, /loopback 127\.0\.0\.0\/8 \(carried in ::7f00:1\)/);
 });
 
-test('fetcher: DNS rebinding to a forbidden address, localhost and the own status endpoint are refused before connecting', { timeout: 30_000 }, async () => {
+test('fetcher: DNS rebinding to a forbidden address, localhost and the own status endpoint are refused before connecting', { timeout: 600_000 }, async () => {
   const sim = await startSimweb({ preset: 'tiny', log: true });
   const host = 'www.pld0.test';
   const good = sim.web.hostInfo(host)!.ip;

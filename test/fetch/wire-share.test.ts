@@ -68,7 +68,7 @@ async function untilRead(n: number): Promise<void> {
 // The requests carry their IP (no DNS lookup in the way), the silent host's exchange is ended by the
 // test (never by a timeout racing the other request), and the order of writes is read from undici's
 // own record of them (wire-log.ts): nothing here depends on how fast the box is.
-test('shared wire gate: a request waits while another Fetcher holds the IP’s connection, then the IP floor (without the share: at once)', { timeout: 120_000 }, async () => {
+test('shared wire gate: a request waits while another Fetcher holds the IP’s connection, then the IP floor (without the share: at once)', { timeout: 600_000 }, async () => {
   const { slow, normal } = oneIp();
   const IP_GAP = 60;
   const slowFetcher = (o: Partial<FetcherOptions>): Fetcher => fetcher({ headersTimeoutMs: 600_000, totalTimeoutMs: 600_000, ...o });
@@ -126,7 +126,7 @@ test('shared wire gate: a request waits while another Fetcher holds the IP’s c
   }
 });
 
-test('shared wire gate: the IP floor counts from the other Fetcher’s write', { timeout: 120_000 }, async () => {
+test('shared wire gate: the IP floor counts from the other Fetcher’s write', { timeout: 600_000 }, async () => {
   const { normal } = oneIp();
   const IP_GAP = 300;
   // undici's record of a write comes right after the gate's stamp, in the same synchronous step.

@@ -80,7 +80,7 @@ async function entriesFor(keys: Set<string>): Promise<RequestLogEntry[]> {
   return sim.log.entries().filter((e) => keys.has(`${e.host}${e.path}`));
 }
 
-test('one fetch = at most one request on the wire, for every hostile behaviour, fresh and reused connections, alone and queued', { timeout: 60_000 }, async () => {
+test('one fetch = at most one request on the wire, for every hostile behaviour, fresh and reused connections, alone and queued', { timeout: 600_000 }, async () => {
   const behaviours: Behaviour[] = ['reset', 'no-response', 'trickle', 'server-error', 'too-many-requests', 'bomb', 'huge-body',
     'redirect-chain', 'wrong-type', 'gzip', 'br', 'malformed'];
   const f = fetcher();
@@ -152,7 +152,7 @@ async function startsOf(urls: string[]): Promise<Array<{ key: string; start: num
 // follows the gate's own stamp (undici's onConnect) in the same synchronous step: 1 ms of slack.
 const WIRE_SLACK = 1;
 
-test('wire gate: requests queued behind a slow exchange go out ≥ τs0 apart per IP and ≥ τh0 per host (without it: back to back)', { timeout: 120_000 }, async () => {
+test('wire gate: requests queued behind a slow exchange go out ≥ τs0 apart per IP and ≥ τh0 per host (without it: back to back)', { timeout: 600_000 }, async () => {
   const { slow, normal } = oneIp();
   const IP_GAP = 80;
   const HOST_GAP = 250;
@@ -205,7 +205,7 @@ test('wire gate: requests queued behind a slow exchange go out ≥ τs0 apart pe
   }
 });
 
-test('wire gate: setIntervals changes the floors of requests already waiting (a shorter floor releases them, a longer one holds them)', { timeout: 120_000 }, async () => {
+test('wire gate: setIntervals changes the floors of requests already waiting (a shorter floor releases them, a longer one holds them)', { timeout: 600_000 }, async () => {
   const { normal } = oneIp();
   const f = fetcher({ totalTimeoutMs: 600_000, minIpIntervalMs: 600_000 });
   const wire = wireLog();
@@ -246,7 +246,7 @@ test('wire gate: setIntervals changes the floors of requests already waiting (a 
   }
 });
 
-test('wire gate: robots.txt is spaced per IP only; a fetch that times out while waiting in the gate never reaches the wire; close() answers waiting fetches', { timeout: 120_000 }, async () => {
+test('wire gate: robots.txt is spaced per IP only; a fetch that times out while waiting in the gate never reaches the wire; close() answers waiting fetches', { timeout: 600_000 }, async () => {
   const { normal } = oneIp();
   const h = normal[0]!;
   const wire = wireLog();

@@ -108,7 +108,7 @@ async function run(dir: string, ops: readonly Op[]): Promise<{ out: number[]; ex
   return { out, expected };
 }
 
-test('BEAST after a crash holds every URL of its last checkpoint and of the commits since, each once (deferred copies included)', { timeout: 120_000 }, async () => {
+test('BEAST after a crash holds every URL of its last checkpoint and of the commits since, each once (deferred copies included)', { timeout: 600_000 }, async () => {
   const root = await mkdtemp(path.join(tmpdir(), 'beast-crash-'));
   let k = 0;
   try {
