@@ -69,6 +69,8 @@ export interface SimwebReport {
   entries: number;
   pageFetches: string[]; // absolute URLs of page (non-robots) requests, in start order
   pageStarts: number[]; // their start times (ms since the epoch, server clock), same order
+  /** the earliest each of them can have arrived (earliestArrival: its stamp may be late), same order */
+  pageArrivals: number[];
   pageEnds: number[]; // when their answers ended (same clock), same order
   requestStarts: number[]; // start times of every request, robots.txt included, ascending
   robotsFetches: number;
@@ -114,6 +116,7 @@ process.on('message', (m: { cmd: string; intervalMs?: number; userAgent?: string
       entries: entries.length,
       pageFetches: pages.map((e) => `http://${e.host}:${web.httpPort}${e.path}`),
       pageStarts: pages.map((e) => e.start),
+      pageArrivals: pages.map((e) => earliestArrival(e.start) ?? e.start),
       pageEnds: pages.map((e) => e.end),
       requestStarts: entries.map((e) => e.start).sort((a, b) => a - b),
       robotsFetches: entries.length - pages.length,

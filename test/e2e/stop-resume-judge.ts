@@ -35,6 +35,17 @@ function runOf(runs: readonly RunRecord[], t: number): number {
 }
 
 /**
+ * The run that sent a request the server stamped at `t` and that arrived no earlier than `from`:
+ * the first run alive at some moment of [from, t]. A stamp can be late (the server's event loop
+ * stalled): a request a killed run wrote just before its kill can be stamped after the next run
+ * was spawned, and belongs to the killed one all the same.
+ */
+function runOfWindow(runs: readonly RunRecord[], from: number, t: number): number {
+  for (let i = 0; i < runs.length; i++) if (from <= runs[i]!.exitedAt && t >= runs[i]!.spawnedAt) return i;
+  return -1;
+}
+
+/**
  * Every repeated request that is not allowed, as a message. A URL requested at a and again at b
  * (consecutive requests of it) is allowed only when
  *   - a and b fall in different runs (within one run the URLseen DRUM admits a URL once, and the
@@ -45,22 +56,25 @@ function runOf(runs: readonly RunRecord[], t: number): number {
  *   - the run of a ended by a graceful stop that aborted that fetch: `aborted` maps the URL to the
  *     times of its crawl-log CRAWL_FETCH_ABORTED lines, one of which falls in the run of a.
  */
-export function repeatedRequests(r: Pick<SimwebReport, 'pageFetches' | 'pageStarts'>, runs: readonly RunRecord[], aborted: ReadonlyMap<string, readonly number[]>): { bad: string[]; allowed: number; windowMs: number[] } {
-  const byUrl = new Map<string, number[]>();
+export function repeatedRequests(r: Pick<SimwebReport, 'pageFetches' | 'pageStarts'> & Partial<Pick<SimwebReport, 'pageArrivals'>>, runs: readonly RunRecord[], aborted: ReadonlyMap<string, readonly number[]>): { bad: string[]; allowed: number; windowMs: number[] } {
+  // Per URL its requests: [stamp, earliest arrival] (pageArrivals; without it, the stamp).
+  const byUrl = new Map<string, [number, number][]>();
   r.pageFetches.forEach((u, i) => {
+    const t = r.pageStarts[i]!;
+    const req: [number, number] = [t, r.pageArrivals?.[i] ?? t];
     const l = byUrl.get(u);
-    if (l === undefined) byUrl.set(u, [r.pageStarts[i]!]);
-    else l.push(r.pageStarts[i]!);
+    if (l === undefined) byUrl.set(u, [req]);
+    else l.push(req);
   });
   const bad: string[] = [];
   const windowMs: number[] = [];
   let allowed = 0;
-  for (const [u, starts] of byUrl) {
-    for (let i = 1; i < starts.length; i++) {
-      const a = starts[i - 1]!;
-      const b = starts[i]!;
-      const ra = runOf(runs, a);
-      const rb = runOf(runs, b);
+  for (const [u, reqs] of byUrl) {
+    for (let i = 1; i < reqs.length; i++) {
+      const [a, aFrom] = reqs[i - 1]!;
+      const [b, bFrom] = reqs[i]!;
+      const ra = runOfWindow(runs, aFrom, a);
+      const rb = runOfWindow(runs, bFrom, b);
       const run = runs[ra];
       if (run === undefined || rb < 0) {
         bad.push(`${u}: requested at ${a} and ${b}, outside any run`);
