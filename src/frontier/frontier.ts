@@ -32,6 +32,7 @@ import { FileBeastStore, MemoryBeastStore, type BeastStore } from './log-queue.j
 import { existsSync } from 'node:fs';
 import { decodeFrontierUrl, encodeFrontierUrlView, peekFrontierUrl, type FrontierUrl } from './record.js';
 import { CrawlError } from '../errors.js';
+import { FRONTIER_META, parseFrontierManifest, type FrontierManifest } from './frontier-manifest.js';
 import path from 'node:path';
 import { resolveFrontierOptions, validate, type Clock, type FrontierOptions } from './options.js';
 
@@ -68,13 +69,7 @@ export interface FrontierStats {
   qrRescans: number;
 }
 
-interface Manifest {
-  version: 1;
-  snapshot: string | null;
-  seq: number;
-}
-
-const META = 'frontier.json';
+const META = FRONTIER_META;
 /** Cap of the completions a fruitless ring round waits for (≈ 1 s of crawl at 1,000 pages/s). */
 const WRAP_WAIT_MAX = 1024;
 /** …or this long (ms): admissions that came meanwhile (e.g. new hosts) wait no longer. */
@@ -234,17 +229,7 @@ export class Frontier {
     this.qr = await this.store.open('qr');
     const text = await this.store.readMeta(META);
     if (text !== null) {
-      // Damage (truncation, flipped bits) is a checkpoint fault naming the file, never a bare
-      // JSON.parse error: nothing is resumed from it (docs/operations.md, "A damaged state").
-      let m: Manifest;
-      try {
-        m = JSON.parse(text) as Manifest;
-      } catch (cause) {
-        throw new CrawlError('CRAWL_CHECKPOINT_CORRUPT', `frontier/${META} is not valid JSON (${(cause as Error).message}): the frontier's checkpoint is damaged, nothing was resumed (restore the state directory from a copy)`, { cause });
-      }
-      if (m === null || typeof m !== 'object' || !Number.isSafeInteger(m.seq) || m.seq < 0 || (m.snapshot !== null && (typeof m.snapshot !== 'string' || !/^[A-Za-z0-9._-]+$/.test(m.snapshot)))) {
-        throw new CrawlError('CRAWL_CHECKPOINT_CORRUPT', `frontier/${META} does not hold the frontier's checkpoint (seq, snapshot): it is damaged, nothing was resumed (restore the state directory from a copy)`);
-      }
+      const m = parseFrontierManifest(text);
       this.seq = m.seq;
       this.snapshotName = m.snapshot;
     }
@@ -271,7 +256,7 @@ export class Frontier {
   }
 
   private async writeManifest(): Promise<void> {
-    const m: Manifest = { version: 1, snapshot: this.snapshotName, seq: this.seq };
+    const m: FrontierManifest = { version: 1, snapshot: this.snapshotName, seq: this.seq };
     await this.store.writeMeta(META, JSON.stringify(m));
   }
 

@@ -30,7 +30,8 @@
  * in the fallback) — independent of the file, record and unit sizes. Only `collect: true` grows
  * (one entry per record, by request).
  */
-import { open, type FileHandle } from 'node:fs/promises';
+import { open } from 'node:fs/promises';
+import { WINDOW, Window } from './scan-window.js';
 import { createInflateRaw, inflateRawSync, crc32, constants as zc } from 'node:zlib';
 import zstdBinding from 'zstd-napi/binding.js';
 import { DICT_FRAME_MAGIC, MAX_DICT_BYTES, ZSTD_MAGIC, dictionaryFromUserData, dictionaryId, isSkippableMagic, zstdFrameHeader } from './zstd-dict.js';
@@ -76,8 +77,6 @@ export interface ScanOptions {
   fromOffset?: number;
 }
 
-/** Bytes read from the file at a time (the read window). */
-const WINDOW = 1 << 20;
 /** Streaming piece for units larger than the window. */
 const CHUNK = 256 * 1024;
 /** Longest WARC record head accepted (version line + fields + CRLF CRLF). */
@@ -86,37 +85,6 @@ export const MAX_HEAD = 256 * 1024;
 const SYNC_OUT_MAX = 8 << 20;
 /** Longest gzip member header (FEXTRA, FNAME, FCOMMENT) accepted. */
 const MAX_GZIP_HEADER = 64 * 1024;
-
-/** A sliding read window over the file: views stay valid until the next view() call. */
-class Window {
-  private readonly buf = Buffer.allocUnsafe(WINDOW);
-  private start = 0;
-  private len = 0;
-  constructor(readonly fh: FileHandle, readonly size: number) {}
-
-  /** The bytes from `off` to the end of the window; at least min(need, size - off) of them. */
-  async view(off: number, need: number): Promise<Buffer> {
-    return this.peek(off, need) ?? (await this.fill(off), this.buf.subarray(0, this.len));
-  }
-
-  /** view() when the window already holds the bytes (no await: most units are small), else null. */
-  peek(off: number, need: number): Buffer | null {
-    const want = Math.min(need, WINDOW, this.size - off);
-    return off < this.start || off + want > this.start + this.len ? null : this.buf.subarray(off - this.start, this.len);
-  }
-
-  private async fill(off: number): Promise<void> {
-    const n = Math.max(0, Math.min(WINDOW, this.size - off));
-    let got = 0;
-    while (got < n) {
-      const { bytesRead } = await this.fh.read(this.buf, got, n - got, off + got);
-      if (bytesRead === 0) break;
-      got += bytesRead;
-    }
-    this.start = off;
-    this.len = got;
-  }
-}
 
 interface ParsedHead {
   contentLength: number;
