@@ -44,6 +44,8 @@ export interface PageJob {
   payloadBytes: number;
   /** a sitemap's entries handed to URLseen (the page is durable only after the next URLseen merge) */
   sitemapQueued?: number;
+  /** when the frontier released it (clock(), page-worker-floors.ts): its lateness on the wire counts from here */
+  releasedAt: number;
 }
 
 export abstract class CrawlerCore extends EventEmitter {

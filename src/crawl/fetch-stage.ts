@@ -23,6 +23,7 @@ import { DedupStage } from './dedup-stage.js';
 import { isSitemapHops } from '../sitemap/crawl.js';
 import { splitParseOutput, type EncodedGroupLike } from './links-codec.js';
 import { clock } from './page-worker-floors.js';
+import type { GuardRequest } from './floor-guard.js';
 import type { PageWorkerPool } from './page-worker-pool.js';
 import { PARSE_CODES, PARSE_OK, isHtml, truncation, type PageFetcherOptions } from './page-worker-protocol.js';
 
@@ -79,7 +80,7 @@ export abstract class FetchStage extends DedupStage {
     this.pending.set(id, rec);
     this.inFlight++;
     this.dispatchedThisRun++;
-    const job: PageJob = { id, fu, rec, bodyBytes: 0, payloadBytes: 0, group: null };
+    const job: PageJob = { id, fu, rec, bodyBytes: 0, payloadBytes: 0, group: null, releasedAt: clock() };
     this.inFlightIds.add(id);
     void (this.pages !== null ? this.fetchOnWorker(job, this.pages) : this.fetchPage(job))
       .catch((e) => this.fail(e))
@@ -90,13 +91,14 @@ export abstract class FetchStage extends DedupStage {
     const fu = job.fu;
     let r: FetchResult;
     try {
-      const host = hostOf(fu.url);
-      for (let wait = this.floors.guard(host, fu.ip); wait !== undefined; wait = this.floors.start(host, fu.ip)) await wait;
+      const q: GuardRequest = { host: hostOf(fu.url), ip: fu.ip, robots: false, hostGapMs: fu.hostGapMs, ipGapMs: fu.ipGapMs };
+      for (let wait = this.floors.guard(q); wait !== undefined; wait = this.floors.start(q)) await wait;
       job.date = new Date();
       if (this.aborting) r = { ...SKIPPED, url: fu.url, outcome: ABORTED_OUTCOME };
       else {
-        this.traceDispatch(host, fu.url, fu.ip, false);
-        r = await this.fetcher.fetch({ url: fu.url, ip: fu.ip });
+        const at = this.traceDispatch(q, fu.url);
+        r = await this.fetcher.fetch({ url: fu.url, ip: fu.ip, hostGapMs: fu.hostGapMs, ipGapMs: fu.ipGapMs });
+        r.wireAt ??= at;
       }
     } finally {
       this.inFlight--;
@@ -166,7 +168,8 @@ export abstract class FetchStage extends DedupStage {
     this.counters.bytes += payloadBytes;
     this.count(r.status !== undefined ? String(r.status) : r.outcome);
     const pol = politenessOutcome(r, fu.attempts + 1, this.cfg.retryDelayScale);
-    this.frontier.done(fu, r);
+    // The host's next due time counts from the actual send (FetchOutcome.lateMs).
+    this.frontier.done(fu, r, r.wireAt !== undefined ? Math.max(0, r.wireAt - job.releasedAt) : 0);
     this.wake.kick();
     // A URL to be retried went back into the frontier's RAM (its snapshot covers it now).
     if (pol.retry) this.pending.delete(job.id);
@@ -199,7 +202,8 @@ export abstract class FetchStage extends DedupStage {
     let fetched = false;
     let ended = true;
     const order = {
-      id: job.id, url: fu.url, ip: fu.ip, host, notBefore: this.floors.reserve(host, fu.ip),
+      id: job.id, url: fu.url, ip: fu.ip, host, hostGapMs: fu.hostGapMs, ipGapMs: fu.ipGapMs,
+      notBefore: this.floors.reserve({ host, ip: fu.ip, robots: false, hostGapMs: fu.hostGapMs, ipGapMs: fu.ipGapMs }),
       follow: this.cfg.maxDepth === null || fu.hops < this.cfg.maxDepth, sitemap: isSitemapHops(fu.hops),
     };
     const parse = pages.run(order, (a) => {
@@ -213,6 +217,8 @@ export abstract class FetchStage extends DedupStage {
         location: a.location, retryAfterMs: a.retryAfterMs, truncated: a.truncated, truncatedReason: a.truncatedReason as FetchResult['truncatedReason'],
         requestHead: EMPTY, body: EMPTY, decoded: EMPTY, startedAt: job.date.getTime(), timings: { totalMs: a.totalMs },
       };
+      if (a.wireAt !== undefined) r.wireAt = a.wireAt;
+      else if (a.at !== 0) r.wireAt = a.at;
       job.result = r;
       if (this.aborted(job, r)) return;
       pol = this.fetched(job, r, a.payloadBytes);
@@ -292,6 +298,7 @@ export abstract class FetchStage extends DedupStage {
   }
 
   protected startRobots(item: FrontierUrl): void {
+    const releasedAt = clock();
     this.robotsInFlight++;
     this.counters.robotsFetches++;
     void (async () => {
@@ -313,17 +320,22 @@ export abstract class FetchStage extends DedupStage {
           // Every request, the first and each redirect hop (which may go to another server's IP),
           // waits for its IP's floor and is traced: robots.txt fetches count per IP (RFC 9309).
           beforeRequest: async (req) => {
+            const first = robotsUrl === null;
             robotsUrl ??= req.url;
             const ip = req.ip ?? item.ip;
-            for (let wait = this.floors.guard(null, ip); wait !== undefined; wait = this.floors.start(null, ip)) await wait;
-            this.traceDispatch(null, req.url, ip, true);
+            // Held per IP; a start on its host (the host's first page waits its delay after it).
+            const q: GuardRequest = { host: hostOf(req.url), ip, robots: true, hostGapMs: first ? item.hostGapMs : 0, ipGapMs: first ? item.ipGapMs : 0 };
+            for (let wait = this.floors.guard(q); wait !== undefined; wait = this.floors.start(q)) await wait;
+            this.traceDispatch(q, req.url);
           },
           afterResponse: (res) => answers.push(res),
         });
         // archived like any capture (archive-hooks.ts), before the host's pages are released
         await archiveRobots(this.warc, answers);
-        // An answer cut short by the stop is not one (stop.ts): the resumed run asks again.
-        if (!this.aborting) this.frontier.robotsDone(item, r);
+        // An answer cut short by the stop is not one (stop.ts): the resumed run asks again. The
+        // host's next due time counts from the actual send of its robots.txt (FetchOutcome.lateMs).
+        const wireAt = answers[0]?.wireAt;
+        if (!this.aborting) this.frontier.robotsDone(item, { ...r, lateMs: wireAt !== undefined ? Math.max(0, wireAt - releasedAt) : 0 });
         // The host's sitemaps (--sitemaps) enter URLseen like links (src/sitemap/crawl.ts).
         if (!this.aborting && this.sitemaps !== null) this.sitemaps.fromRobots(item.host, item.url, r.sitemaps);
         const now = new Date();
@@ -348,12 +360,13 @@ export abstract class FetchStage extends DedupStage {
    * 20–54 ms in bench:e2e) made the request leave later than recorded, and the next one to its
    * host, held to the recorded start + floor, left that much sooner after it (e2e, load ~10: 114.7
    * ms apart with a 160 ms floor). Stamped here, no lateness before this point can shorten a gap
-   * (test/crawl/floor-guard.test.ts). `host` null: robots.txt (IP floor only).
+   * (test/crawl/floor-guard.test.ts). Returns the stamp.
    */
-  private traceDispatch(host: string | null, url: string, ip: string, robots: boolean): void {
+  private traceDispatch(q: GuardRequest, url: string): number {
     const at = clock();
-    this.floors.started(host, ip, at);
-    this.dispatched(url, ip, robots, at);
+    this.floors.started(q.host, q.ip, at, q.hostGapMs, q.ipGapMs);
+    this.dispatched(url, q.ip, q.robots, at);
+    return at;
   }
 
   /**

@@ -1,10 +1,14 @@
 /**
- * The politeness floors enforced once more at the last step before a request is sent (defence in
+ * The politeness delays enforced once more at the last step before a request is sent (defence in
  * depth behind the frontier's heaps, thesis VII.1): a request to a host (pages) or an IP (pages and
- * robots.txt) starts no sooner than τh0 / τs0 (+ margin) after the previous one actually started.
- * The crawler asks `guard` when a fetch is about to go, `start` again right before the send (in the
- * same synchronous run), and records the actual start with `started`. The floors are read from the
- * live config at each call, so a runtime change (POST /config) applies at once.
+ * robots.txt) starts no sooner than its delay after the previous one to that host / IP actually
+ * started — the configured floors τh0 / τs0 (+ margin), or the request's own delays when longer
+ * (FrontierUrl.hostGapMs / ipGapMs: a robots.txt Crawl-delay, τh and τs, a backoff, each with the
+ * margin). A robots.txt request is held per IP only but counts as a start on its host, so the
+ * host's first page waits its delay after it. The crawler asks `guard` when a fetch is about to
+ * go, `start` again right before the send (in the same synchronous run), and records the actual
+ * start with `started`. The floors are read from the live config at each call, so a runtime change
+ * (POST /config) applies at once.
  *
  * With page workers (page-worker.ts) the page requests are sent from worker threads: the guard then
  * only reserves each page's earliest start (`reserve`, sent with the dispatch order; the worker waits
@@ -16,12 +20,27 @@ import type { CrawlConfig } from './config.js';
 import { withMargin } from './frontier-port.js';
 import { clock, type SharedFloors } from './page-worker-floors.js';
 
+/** One request as the guard sees it. */
+export interface GuardRequest {
+  /** the URL's host (a robots.txt request's too) */
+  host: string;
+  ip: string;
+  /** robots.txt: held per IP only */
+  robots: boolean;
+  /** the request's own delays (FrontierUrl.hostGapMs / ipGapMs), ms; 0: the floors alone */
+  hostGapMs: number;
+  ipGapMs: number;
+}
+
+/** A start per host / IP, and the delay it was held to (it is kept until both it and the floor passed). */
+interface Stamp { t: number; gap: number }
+
 export class FloorGuard {
-  private readonly lastHostStart = new Map<string, number>();
-  private readonly lastIpStart = new Map<string, number>();
+  private readonly lastHostStart = new Map<string, Stamp>();
+  private readonly lastIpStart = new Map<string, Stamp>();
   /** actual start of the last request per host / IP (the reservations above may be earlier) */
-  private readonly hostStarted = new Map<string, number>();
-  private readonly ipStarted = new Map<string, number>();
+  private readonly hostStarted = new Map<string, Stamp>();
+  private readonly ipStarted = new Map<string, Stamp>();
   private lastGuardPrune = 0;
   /** requests the floor guard had to hold (the heaps released them early) */
   holds = 0;
@@ -33,59 +52,62 @@ export class FloorGuard {
     return this.config();
   }
 
+  /** The host and IP delays `q` is held to: the floors, or its own when longer (0: none). */
+  private gaps(q: GuardRequest): [number, number] {
+    return [Math.max(withMargin(this.cfg.minHostDelayMs, this.cfg), q.hostGapMs), Math.max(withMargin(this.cfg.minIpDelayMs, this.cfg), q.ipGapMs)];
+  }
+
   /**
-   * Records the actual start of a request (fetch-stage.ts traceDispatch): what the floors count from.
-   * `host` null: robots.txt (IP floor only).
+   * Records the actual start of a request (fetch-stage.ts traceDispatch): what the delays count from.
+   * `hostGap` / `ipGap`: the delays it was held to (how long its stamp must be kept).
    */
-  started(host: string | null, ip: string, now: number): void {
+  started(host: string, ip: string, now: number, hostGap = 0, ipGap = 0): void {
     if (this.shared !== null) {
       this.shared.started(host, ip, now);
       return;
     }
-    if (host !== null && withMargin(this.cfg.minHostDelayMs, this.cfg) > 0) this.hostStarted.set(host, now);
-    if (withMargin(this.cfg.minIpDelayMs, this.cfg) > 0) this.ipStarted.set(ip, now);
+    if (Math.max(withMargin(this.cfg.minHostDelayMs, this.cfg), hostGap) > 0) stamp(this.hostStarted, host, now, hostGap);
+    if (Math.max(withMargin(this.cfg.minIpDelayMs, this.cfg), ipGap) > 0) stamp(this.ipStarted, ip, now, ipGap);
   }
 
   /**
-   * The floors, enforced once more at the last step (defence in depth): whatever the heaps'
-   * bookkeeping says, a request to a host (pages) or an IP (pages and robots.txt) starts no sooner
-   * than τh0 / τs0 (+ margin) after the previous one actually started. A request released early is
-   * held (its slot in the heaps stays taken) and the next start time is reserved at once, so held
-   * requests are spaced too. A held request whose timer fired late (a busy event loop) re-checks
-   * against the actual start of the previous request before it goes, so lateness never shortens
-   * a gap. RAM: two entries per host / IP started within the last floor period (pruned), i.e.
-   * bounded by the fetch rate × the floor.
+   * The delays, enforced once more at the last step (defence in depth): whatever the heaps'
+   * bookkeeping says, a request starts no sooner than its host's (pages) and its IP's delay after
+   * the previous one actually started. A request released early is held (its slot in the heaps
+   * stays taken) and the next start time is reserved at once, so held requests are spaced too. A
+   * held request whose timer fired late (a busy event loop) re-checks against the actual start of
+   * the previous request before it goes, so lateness never shortens a gap. RAM: two entries per
+   * host / IP started within the last delay it was held to (pruned), i.e. bounded by the fetch
+   * rate × the longest delay in force.
    */
-  guard(host: string | null, ip: string): Promise<void> | undefined {
+  guard(q: GuardRequest): Promise<void> | undefined {
     const now = clock();
-    const start = this.reserve(host, ip, now);
+    const start = this.reserve(q, now);
     if (start === -Infinity) return undefined;
-    if (start <= now) return this.start(host, ip);
+    if (start <= now) return this.start(q);
     return new Promise((r) => setTimeout(r, Math.ceil(start - now)));
   }
 
   /**
-   * The first half of `guard`: reserves the request's start (the earliest the floors allow after the
-   * previous requests' reserved and actual starts) and returns it (-Infinity: no floor), counting a
+   * The first half of `guard`: reserves the request's start (the earliest the delays allow after the
+   * previous requests' reserved and actual starts) and returns it (-Infinity: no delay), counting a
    * hold when it is later than `now`. A page worker waits until it before the send, then checks the
    * actual starts again (page-worker.ts).
    */
-  reserve(host: string | null, ip: string, now = clock()): number {
-    const hostFloor = withMargin(this.cfg.minHostDelayMs, this.cfg);
-    const ipFloor = withMargin(this.cfg.minIpDelayMs, this.cfg);
-    if (hostFloor === 0 && ipFloor === 0) return -Infinity;
-    const start = Math.max(now, this.due(host, ip, hostFloor, ipFloor, true));
-    if (host !== null && hostFloor > 0) this.lastHostStart.set(host, start);
-    if (ipFloor > 0) this.lastIpStart.set(ip, start);
+  reserve(q: GuardRequest, now = clock()): number {
+    const [hostGap, ipGap] = this.gaps(q);
+    if (hostGap === 0 && ipGap === 0) return -Infinity;
+    const start = Math.max(now, this.due(q, hostGap, ipGap, true));
+    if (hostGap > 0) stamp(this.lastHostStart, q.host, start, q.hostGapMs);
+    if (ipGap > 0) stamp(this.lastIpStart, q.ip, start, q.ipGapMs);
     if (now - this.lastGuardPrune > 10_000) {
       this.lastGuardPrune = now;
-      const prune = (m: Map<string, number>, floor: number): void => {
-        for (const [k, t] of m) if (t < now - floor) m.delete(k);
-      };
-      prune(this.lastHostStart, hostFloor);
-      prune(this.lastIpStart, ipFloor);
-      prune(this.hostStarted, hostFloor);
-      prune(this.ipStarted, ipFloor);
+      const hostFloor = withMargin(this.cfg.minHostDelayMs, this.cfg);
+      const ipFloor = withMargin(this.cfg.minIpDelayMs, this.cfg);
+      prune(this.lastHostStart, hostFloor, now);
+      prune(this.lastIpStart, ipFloor, now);
+      prune(this.hostStarted, hostFloor, now);
+      prune(this.ipStarted, ipFloor, now);
     }
     if (start > now) this.holds++;
     return start;
@@ -94,29 +116,45 @@ export class FloorGuard {
   /**
    * The second half of the guard, run right before the request is sent, in the same synchronous
    * run as the send: undefined = go now (the caller's traceDispatch records the start), else wait
-   * and ask again. It checks the actual starts of the previous requests, because a held request may be sent late (a busy
-   * event loop, a long microtask queue before the caller's continuation) and lateness must never
-   * shorten the gap to the next one. Floors re-read: a live change (POST /config) applies too.
+   * and ask again. It checks the actual starts of the previous requests, because a held request may
+   * be sent late (a busy event loop, a long microtask queue before the caller's continuation) and
+   * lateness must never shorten the gap to the next one. Floors re-read: a live change (POST
+   * /config) applies too.
    */
-  start(host: string | null, ip: string): Promise<void> | undefined {
+  start(q: GuardRequest): Promise<void> | undefined {
     const now = clock();
-    const due = this.due(host, ip, withMargin(this.cfg.minHostDelayMs, this.cfg), withMargin(this.cfg.minIpDelayMs, this.cfg), false);
+    const [hostGap, ipGap] = this.gaps(q);
+    const due = this.due(q, hostGap, ipGap, false);
     if (due > now) return new Promise((r) => setTimeout(r, Math.ceil(due - now)));
     return undefined;
   }
 
   /** Earliest start allowed by the previous requests' reserved (`reserved`) and actual starts. */
-  private due(host: string | null, ip: string, hostFloor: number, ipFloor: number, reserved: boolean): number {
+  private due(q: GuardRequest, hostGap: number, ipGap: number, reserved: boolean): number {
     let due = -Infinity;
     const sh = this.shared;
-    if (host !== null && hostFloor > 0) {
-      due = Math.max(due, (sh !== null ? sh.hostStarted(host) : this.hostStarted.get(host) ?? -Infinity) + hostFloor);
-      if (reserved) due = Math.max(due, (this.lastHostStart.get(host) ?? -Infinity) + hostFloor);
+    if (!q.robots && hostGap > 0) {
+      due = Math.max(due, (sh !== null ? sh.due(q.host, q.ip, hostGap, 0) : (this.hostStarted.get(q.host)?.t ?? -Infinity) + hostGap));
+      if (reserved) due = Math.max(due, (this.lastHostStart.get(q.host)?.t ?? -Infinity) + hostGap);
     }
-    if (ipFloor > 0) {
-      due = Math.max(due, (sh !== null ? sh.ipStarted(ip) : this.ipStarted.get(ip) ?? -Infinity) + ipFloor);
-      if (reserved) due = Math.max(due, (this.lastIpStart.get(ip) ?? -Infinity) + ipFloor);
+    if (ipGap > 0) {
+      due = Math.max(due, (sh !== null ? sh.due(null, q.ip, 0, ipGap) : (this.ipStarted.get(q.ip)?.t ?? -Infinity) + ipGap));
+      if (reserved) due = Math.max(due, (this.lastIpStart.get(q.ip)?.t ?? -Infinity) + ipGap);
     }
     return due;
   }
+}
+
+function stamp(m: Map<string, Stamp>, key: string, t: number, gap: number): void {
+  const s = m.get(key);
+  if (s === undefined) m.set(key, { t, gap });
+  else if (t >= s.t) {
+    s.t = t;
+    s.gap = gap;
+  }
+}
+
+/** Drops the stamps whose delay (or the floor, when longer) has passed. */
+function prune(m: Map<string, Stamp>, floor: number, now: number): void {
+  for (const [k, s] of m) if (s.t + Math.max(floor, s.gap) < now) m.delete(k);
 }

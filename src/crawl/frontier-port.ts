@@ -43,6 +43,8 @@ export interface RobotsOutcome {
   status?: number;
   expiresAt: number;
   sitemaps?: string[];
+  /** how much later than its release the robots.txt request went out (FetchOutcome.lateMs) */
+  lateMs?: number;
 }
 
 export interface FrontierPort {
@@ -75,8 +77,11 @@ export interface FrontierPort {
   readyCount(): number;
   /** Nothing queued anywhere (RAM, BEAST, QR) and nothing waiting for DNS/robots. */
   isEmpty(): boolean;
-  /** Politeness update after a page fetch (Retry-After, outcome penalties). */
-  done(u: FrontierUrl, r: FetchResult): void;
+  /**
+   * Politeness update after a page fetch (Retry-After, outcome penalties); `lateMs`: how much later
+   * than its release the request went out on the wire (FetchOutcome.lateMs).
+   */
+  done(u: FrontierUrl, r: FetchResult, lateMs?: number): void;
   /** robots.txt arrived (or failed) for the item's host. */
   robotsDone(item: FrontierUrl, r: RobotsOutcome): void;
   setDelays(cfg: CrawlConfig): void;
@@ -309,8 +314,10 @@ class FrontierAdapter implements FrontierPort {
     return this.f.isEmpty() && !this.refilling && !this.robots.busy;
   }
 
-  done(u: FrontierUrl, r: FetchResult): void {
-    this.f.fetchDone(u, politenessOutcome(r, u.attempts + 1, this.retryScale));
+  done(u: FrontierUrl, r: FetchResult, lateMs = 0): void {
+    const o = politenessOutcome(r, u.attempts + 1, this.retryScale);
+    if (lateMs > 0) o.lateMs = lateMs;
+    this.f.fetchDone(u, o);
   }
 
   robotsDone(item: FrontierUrl, r: RobotsOutcome): void {
@@ -327,7 +334,7 @@ class FrontierAdapter implements FrontierPort {
       crawlDelayMs: rules.crawlDelayMs,
       expiresAt: r.expiresAt,
     });
-    this.f.fetchDone(item);
+    this.f.fetchDone(item, r.lateMs !== undefined && r.lateMs > 0 ? { lateMs: r.lateMs } : undefined);
   }
 
   /**
@@ -387,13 +394,17 @@ export function withMargin(ms: number, cfg: CrawlConfig): number {
   return ms > 0 ? ms + cfg.politenessMarginMs : 0;
 }
 
-/** The four politeness delays as the frontier's heaps take them (margin included). */
-function frontierDelays(cfg: CrawlConfig): { hostDelayMs: number; ipDelayMs: number; minHostDelayMs: number; minIpDelayMs: number } {
+/**
+ * The four politeness delays as the frontier's heaps take them (margin included), and the margin
+ * the frontier adds to a robots.txt Crawl-delay.
+ */
+function frontierDelays(cfg: CrawlConfig): { hostDelayMs: number; ipDelayMs: number; minHostDelayMs: number; minIpDelayMs: number; crawlDelayMarginMs: number } {
   return {
     hostDelayMs: withMargin(cfg.hostDelayMs, cfg),
     ipDelayMs: withMargin(cfg.ipDelayMs, cfg),
     minHostDelayMs: withMargin(cfg.minHostDelayMs, cfg),
     minIpDelayMs: withMargin(cfg.minIpDelayMs, cfg),
+    crawlDelayMarginMs: cfg.politenessMarginMs,
   };
 }
 

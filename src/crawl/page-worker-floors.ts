@@ -93,21 +93,25 @@ export class SharedFloors {
     return this.f[IP_DISPATCH + slotOf(ip)]!;
   }
 
-  /** Dispatch layer: a request is dispatched now (`at` on `clock()`); `host` null: robots.txt. */
-  started(host: string | null, ip: string, at: number): void {
-    if (host !== null && this.f[0]! > 0) this.f[HOST_DISPATCH + slotOf(host)] = at;
-    if (this.f[1]! > 0) this.f[IP_DISPATCH + slotOf(ip)] = at;
+  /** Dispatch layer: a request to `host` (robots.txt included: it is a start on its host) is dispatched now (`at` on `clock()`). */
+  started(host: string, ip: string, at: number): void {
+    this.f[HOST_DISPATCH + slotOf(host)] = at;
+    this.f[IP_DISPATCH + slotOf(ip)] = at;
   }
 
-  /** Dispatch layer: earliest dispatch the previous requests allow (-Infinity: now). */
-  due(host: string | null, ip: string): number {
-    return this.dueAt(HOST_DISPATCH, IP_DISPATCH, host, ip);
+  /**
+   * Dispatch layer: earliest dispatch the previous requests allow (-Infinity: now), under the floors
+   * or the request's own gaps when longer (FrontierUrl.hostGapMs / ipGapMs). `host` null: robots.txt
+   * (IP only). A slot shared with another key only makes the request wait longer.
+   */
+  due(host: string | null, ip: string, hostGap = 0, ipGap = 0): number {
+    return this.dueAt(HOST_DISPATCH, IP_DISPATCH, host, ip, hostGap, ipGap);
   }
 
-  private dueAt(hostBase: number, ipBase: number, host: string | null, ip: string): number {
+  private dueAt(hostBase: number, ipBase: number, host: string | null, ip: string, hostGap: number, ipGap: number): number {
     let due = -Infinity;
-    const hf = this.f[0]!;
-    const ipf = this.f[1]!;
+    const hf = Math.max(this.f[0]!, hostGap);
+    const ipf = Math.max(this.f[1]!, ipGap);
     if (host !== null && hf > 0) due = this.f[hostBase + slotOf(host)]! + hf;
     if (ipf > 0) due = Math.max(due, this.f[ipBase + slotOf(ip)]! + ipf);
     return due;
@@ -119,10 +123,10 @@ export class SharedFloors {
     const wire = this.wire;
     const f = this.f;
     return {
-      due: (hostKey, ip) => this.dueAt(HOST_WIRE, IP_WIRE, hostKey, ip),
+      due: (hostKey, ip, hostGap = 0, ipGap = 0) => this.dueAt(HOST_WIRE, IP_WIRE, hostKey, ip, hostGap, ipGap),
       started: (hostKey, ip, at) => {
-        if (hostKey !== null && f[0]! > 0) f[HOST_WIRE + slotOf(hostKey)] = at;
-        if (f[1]! > 0) f[IP_WIRE + slotOf(ip)] = at;
+        if (hostKey !== null) f[HOST_WIRE + slotOf(hostKey)] = at;
+        f[IP_WIRE + slotOf(ip)] = at;
       },
       tryAcquire: (ip, max) => {
         const s = slotOf(ip);

@@ -16,6 +16,9 @@ export interface PageOrder {
   ip: string;
   /** the URL's host (the host floor's key) */
   host: string;
+  /** the request's own delays (FrontierUrl.hostGapMs / ipGapMs), held against the actual sends */
+  hostGapMs: number;
+  ipGapMs: number;
   /** earliest start on the shared clock (page-worker-floors.ts); -Infinity: no floor */
   notBefore: number;
   /** extract links if the page is HTML (false past --max-depth) */
@@ -43,6 +46,8 @@ export interface PageAnswer {
   id: number;
   /** actual start on the shared clock (0: never sent) */
   at: number;
+  /** when it was handed to its socket (FetchResult.wireAt), shared clock */
+  wireAt?: number;
   /** fetch result fields (src/fetch FetchResult), bodies excepted */
   ip: string;
   outcome: FetchResult['outcome'];

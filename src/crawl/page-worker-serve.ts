@@ -186,7 +186,7 @@ class PageWorker {
     const floors = this.floors;
     // The reserved start, then the actual starts of the previous requests (any thread's).
     if (o.notBefore > clock()) await sleep(o.notBefore - clock());
-    for (let due = floors.due(o.host, o.ip); due > clock(); due = floors.due(o.host, o.ip)) await sleep(due - clock());
+    for (let due = floors.due(o.host, o.ip, o.hostGapMs, o.ipGapMs); due > clock(); due = floors.due(o.host, o.ip, o.hostGapMs, o.ipGapMs)) await sleep(due - clock());
     if (this.aborting) return this.answer(a);
     // Stamped in the same synchronous run as the fetcher's send (its wire gate writes at once when
     // the IP's connection is free).
@@ -194,8 +194,9 @@ class PageWorker {
     floors.started(o.host, o.ip, at);
     a.at = at;
     if (this.reportStarts) this.port.postMessage({ t: 'started', id: o.id, at, ip: o.ip } satisfies FromWorker);
-    const r = await this.fetcher.fetch({ url: o.url, ip: o.ip });
+    const r = await this.fetcher.fetch({ url: o.url, ip: o.ip, hostGapMs: o.hostGapMs, ipGapMs: o.ipGapMs });
     a.outcome = r.outcome;
+    if (r.wireAt !== undefined) a.wireAt = r.wireAt;
     if (r.ip !== '') a.ip = r.ip;
     if (r.errorCode !== undefined) a.errorCode = r.errorCode;
     if (r.status !== undefined) a.status = r.status;

@@ -148,8 +148,16 @@ export interface FetchRequest {
   maxBodyBytes?: number;
   /** Per-request override of acceptContentTypes (robots.txt: null). */
   acceptContentTypes?: readonly string[] | null;
-  /** A robots.txt request: the wire gate spaces it per IP only, not per host. */
+  /** A robots.txt request: the wire gate spaces it per IP only, not per host (it still counts as a start on its host). */
   robots?: boolean;
+  /**
+   * Least time from the write of the previous request to this one's host (page requests) / IP, ms,
+   * when longer than minHostIntervalMs / minIpIntervalMs: the delay in force for this request (a
+   * robots.txt Crawl-delay, τh and τs, a backoff; src/frontier FrontierUrl.hostGapMs / ipGapMs),
+   * held by the wire gate against the actual writes. Default 0.
+   */
+  hostGapMs?: number;
+  ipGapMs?: number;
 }
 
 export interface FetchResult {
@@ -186,6 +194,12 @@ export interface FetchResult {
   retryAfterMs?: number;
   /** Date.now() at start. */
   startedAt: number;
+  /**
+   * When the request was handed to its socket (undici's onConnect, right before the write), ms since
+   * the epoch on the shared clock (performance.timeOrigin + performance.now()); absent when it was
+   * never sent.
+   */
+  wireAt?: number;
   timings: { connectMs?: number; firstByteMs?: number; totalMs: number };
 }
 
@@ -218,6 +232,8 @@ export interface IpGate {
   queue: Array<{ ex: Exchange; pool: Pool; opts: Dispatcher.DispatchOptions }>;
   /** performance.now() of the last request written to this IP */
   lastStart: number;
+  /** the gap that request asked for (FetchRequest.ipGapMs): the gate is kept until it has passed */
+  lastGap: number;
   timer: NodeJS.Timeout | null;
   pumping: boolean;
   again: boolean;
@@ -251,8 +267,12 @@ export class Fetcher {
   private ipGap: number;
   private hostGap: number;
   private readonly gates = new Map<string, IpGate>();
-  /** performance.now() of the last request written per host (pruned like the gates) */
-  private readonly hostLastStart = new Map<string, number>();
+  /**
+   * performance.now() of the last request written per host, and the gap that request was held to
+   * (pruned once both it and the host floor have passed: RAM bounded by the hosts written to within
+   * their delays).
+   */
+  private readonly hostLastStart = new Map<string, { t: number; gap: number }>();
   private lastPrune = 0;
   private closed = false;
   private readonly counters = { fetches: 0, poolsCreated: 0, poolsEvicted: 0, bytes: 0 };
@@ -393,10 +413,13 @@ export class Fetcher {
         resolve(r);
       });
       this.live.add(ex);
-      ex.hostKey = req.robots === true ? null : hostname.toLowerCase();
+      ex.hostKey = hostname.toLowerCase();
+      ex.robots = req.robots === true;
+      ex.hostGap = req.hostGapMs ?? 0;
+      ex.ipGap = req.ipGapMs ?? 0;
       let gate = this.gates.get(ip!);
       if (gate === undefined) {
-        gate = { ip: ip!, running: 0, queue: [], lastStart: -Infinity, timer: null, pumping: false, again: false };
+        gate = { ip: ip!, running: 0, queue: [], lastStart: -Infinity, lastGap: 0, timer: null, pumping: false, again: false };
         this.gates.set(ip!, gate);
       }
       ex.gate = gate;
@@ -426,11 +449,13 @@ export class Fetcher {
           const head = gate.queue[0]!;
           if (head.ex.settled) { gate.queue.shift(); continue; } // timed out or closed while waiting
           const now = performance.now();
-          let due = gate.lastStart + this.ipGap;
-          if (head.ex.hostKey !== null && this.hostGap > 0) due = Math.max(due, (this.hostLastStart.get(head.ex.hostKey) ?? -Infinity) + this.hostGap);
+          const ex = head.ex;
+          let due = gate.lastStart + Math.max(this.ipGap, ex.ipGap);
+          const hostGap = Math.max(this.hostGap, ex.hostGap);
+          if (!ex.robots && hostGap > 0) due = Math.max(due, (this.hostLastStart.get(ex.hostKey!)?.t ?? -Infinity) + hostGap);
           const share = this.share;
           // Other threads' writes (on the shared clock, converted to this thread's performance.now()).
-          if (share !== null) due = Math.max(due, share.due(head.ex.hostKey, gate.ip) - performance.timeOrigin);
+          if (share !== null) due = Math.max(due, share.due(ex.robots ? null : ex.hostKey, gate.ip, ex.hostGap, ex.ipGap) - performance.timeOrigin);
           if (due > now) {
             if (gate.timer === null) {
               gate.timer = setTimeout(() => { gate.timer = null; this.pump(gate); }, Math.ceil(due - now));
@@ -461,8 +486,17 @@ export class Fetcher {
 
   private markStart(ex: Exchange, now: number): void {
     const gate = ex.gate!;
-    if (now > gate.lastStart) gate.lastStart = now;
-    if (ex.hostKey !== null && this.hostGap > 0) this.hostLastStart.set(ex.hostKey, now);
+    if (now >= gate.lastStart) {
+      gate.lastStart = now;
+      gate.lastGap = ex.ipGap;
+    }
+    // robots.txt too: it is a request to the host, which the host's next page waits after.
+    const h = this.hostLastStart.get(ex.hostKey!);
+    if (h === undefined) this.hostLastStart.set(ex.hostKey!, { t: now, gap: ex.hostGap });
+    else if (now >= h.t) {
+      h.t = now;
+      h.gap = ex.hostGap;
+    }
     this.share?.started(ex.hostKey, gate.ip, performance.timeOrigin + now);
   }
 
@@ -503,9 +537,11 @@ export class Fetcher {
     if (now - this.lastPrune < 10_000) return;
     this.lastPrune = now;
     for (const [ip, g] of this.gates) {
-      if (g.running === 0 && g.queue.length === 0 && g.timer === null && g.lastStart + this.ipGap < now) this.gates.delete(ip);
+      if (g.running === 0 && g.queue.length === 0 && g.timer === null && g.lastStart + Math.max(this.ipGap, g.lastGap) < now) this.gates.delete(ip);
     }
-    for (const [h, t] of this.hostLastStart) if (t + this.hostGap < now) this.hostLastStart.delete(h);
+    // A host's next request may ask for a longer gap than its last one did (a backoff grew): the
+    // frontier counts it from the actual send (FrontierUrl.hostGapMs, FetchOutcome.lateMs).
+    for (const [h, s] of this.hostLastStart) if (s.t + Math.max(this.hostGap, s.gap) < now) this.hostLastStart.delete(h);
   }
 
   private poolFor(https: boolean, ip: string, fam: number, port: number, sni: string): Pool {

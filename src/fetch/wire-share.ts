@@ -9,9 +9,13 @@
  * performance.now()`, the same value in every thread).
  */
 export interface WireShare {
-  /** Earliest write the other threads' last writes allow under the floors (ms since the epoch). */
-  due(hostKey: string | null, ip: string): number;
-  /** A request to `ip` (host `hostKey`; null: robots.txt, IP floor only) is written at `at`. */
+  /**
+   * Earliest write the other threads' last writes allow under the floors, or under `hostGap` /
+   * `ipGap` when longer (the request's own delays, FetchRequest.hostGapMs / ipGapMs), ms since the
+   * epoch. `hostKey` null: a robots.txt request (IP only).
+   */
+  due(hostKey: string | null, ip: string, hostGap?: number, ipGap?: number): number;
+  /** A request to `ip` (host `hostKey`, robots.txt included) is written at `at`. */
   started(hostKey: string | null, ip: string, at: number): void;
   /** Take one of the IP's connection slots if fewer than `max` are taken by all threads together. */
   tryAcquire(ip: string, max: number): boolean;

@@ -265,7 +265,7 @@ export class Frontier {
    * due times recomputed from their last request start (Retry-After deadlines and the floors still
    * hold), so the change takes effect at once, in both directions. RAM caps are fixed at open.
    */
-  setDelays(d: Partial<Pick<PolitenessOptions, 'hostDelayMs' | 'minHostDelayMs' | 'ipDelayMs' | 'minIpDelayMs' | 'maxConnectionsPerIp' | 'maxCrawlDelayMs' | 'maxBackoffMs'>>): void {
+  setDelays(d: Partial<Pick<PolitenessOptions, 'hostDelayMs' | 'minHostDelayMs' | 'ipDelayMs' | 'minIpDelayMs' | 'maxConnectionsPerIp' | 'maxCrawlDelayMs' | 'crawlDelayMarginMs' | 'maxBackoffMs'>>): void {
     const next = { ...this.opts, ...Object.fromEntries(Object.entries(d).filter(([, v]) => v !== undefined)) };
     validate(next);
     Object.assign(this.opts, next); // Politeness holds the same object

@@ -36,6 +36,12 @@ export interface PolitenessOptions extends DelayOptions {
   maxHosts: number;
   maxConnectionsPerIp: number;
   maxCrawlDelayMs: number;
+  /**
+   * Added to a robots.txt Crawl-delay (when non-zero), as the crawler adds its politeness margin to
+   * the configured delays before they reach these options (src/crawl frontier-port.ts withMargin):
+   * a Crawl-delay is a delay like any other, judged on the wire. @default 0
+   */
+  crawlDelayMarginMs?: number;
   maxBackoffMs: number;
   /** Consecutive errors after which a host's URLs are dropped ('host-errors'). */
   maxHostErrors: number;

@@ -110,6 +110,7 @@ export function validate(o: PolitenessOptions): void {
   for (const k of ['hostDelayMs', 'minHostDelayMs', 'ipDelayMs', 'minIpDelayMs', 'b0', 'maxCrawlDelayMs', 'maxBackoffMs', 'failedHostTtlMs'] as const) pos(k);
   for (const k of ['ramUrls', 'maxUrlsPerHost', 'maxHosts', 'maxConnectionsPerIp', 'maxHostErrors', 'maxAttempts'] as const) pos(k, true);
   if (o.trustThreshold !== undefined) pos('trustThreshold', true);
+  if (o.crawlDelayMarginMs !== undefined) pos('crawlDelayMarginMs');
   if (o.ramUrls < 1) throw new CrawlError('CRAWL_FRONTIER_OPTIONS', 'options.ramUrls must be ≥ 1');
   if (o.maxConnectionsPerIp < 1) throw new CrawlError('CRAWL_FRONTIER_OPTIONS', 'options.maxConnectionsPerIp must be ≥ 1');
   if (o.maxHosts < 16) throw new CrawlError('CRAWL_FRONTIER_OPTIONS', 'options.maxHosts must be ≥ 16');
@@ -122,9 +123,9 @@ export function resolveFrontierOptions(options: FrontierOptions): PolitenessOpti
     throw new CrawlError('CRAWL_FRONTIER_OPTIONS', `options.preset must be one of ${Object.keys(FRONTIER_PRESETS).join(', ')} (got ${String(options.preset)})`);
   }
   const o: PolitenessOptions = { ...base };
-  for (const k of Object.keys(base) as (keyof PolitenessOptions)[]) {
+  for (const k of [...Object.keys(base), 'crawlDelayMarginMs'] as (keyof PolitenessOptions)[]) {
     const v = options[k];
-    if (v !== undefined) o[k] = v;
+    if (v !== undefined) (o as unknown as Record<string, unknown>)[k] = v;
   }
   if (options.maxHosts === undefined) o.maxHosts = Math.max(o.maxHosts, 3 * o.ramUrls);
   validate(o);

@@ -97,12 +97,16 @@ export abstract class Pacing extends HostTable {
     this.satCheck(i);
   }
 
-  /** τh for host h, before Retry-After: budget scaling, Crawl-delay, error backoff, floor. */
+  /**
+   * τh for host h, before Retry-After: budget scaling, Crawl-delay (+ crawlDelayMarginMs), error
+   * backoff, floor. A released URL carries it (FrontierUrl.hostGapMs) to the last-step guard, which
+   * holds it against the actual send of the host's previous request.
+   */
   protected hostDelay(h: number): number {
     const o = this.o;
     let d = hostDelayFor(this.hBudget[h]!, o);
     const cd = Math.min(this.hCrawlDelay[h]!, o.maxCrawlDelayMs);
-    if (cd > d) d = cd;
+    if (cd > 0 && cd + (o.crawlDelayMarginMs ?? 0) > d) d = cd + (o.crawlDelayMarginMs ?? 0);
     const e = this.hErrors[h]!;
     if (e > 0) d = Math.max(d, Math.min(o.maxBackoffMs, d * 2 ** Math.min(e, 30)));
     return Math.max(d, o.minHostDelayMs);

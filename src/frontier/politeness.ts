@@ -46,6 +46,12 @@ export interface FetchOutcome {
   retryAfterMs?: number;
   /** Crawl-delay learned now, ms. */
   crawlDelayMs?: number;
+  /**
+   * How much later than its release the request actually went out (ms, ≥ 0: the last-step guard or
+   * the wire gate held it, or the event loop was late): the host's start moves by it, so its next
+   * due time counts from the actual send and no gap on the wire is shorter than the host's delay.
+   */
+  lateMs?: number;
   /** Drop the URL with this reason code instead (e.g. a permanent error); counted in stats. */
   drop?: string;
 }
@@ -180,7 +186,8 @@ export class Politeness extends RobotsGate {
       item.ip = this.hAddr[item._host] || this.iName[i]!;
       this.iInFlight[i]!++;
       this.iLastStart[i] = now;
-      this.iNextDue[i] = now + this.ipDelay(i);
+      item.ipGapMs = this.ipDelay(i);
+      this.iNextDue[i] = now + item.ipGapMs;
       this.wakeIp(i);
       out[n++] = item;
     }
@@ -212,7 +219,8 @@ export class Politeness extends RobotsGate {
       this.hRobotsItem[h] = null;
       this.hWhere[h] = W_FLIGHT;
       this.hLastStart[h] = now;
-      this.hNextDue[h] = now + this.hostDelay(h);
+      item.hostGapMs = this.hostDelay(h);
+      this.hNextDue[h] = now + item.hostGapMs;
       this.inFlightRobots++;
       this.robotsReleased++;
       return item;
@@ -254,7 +262,8 @@ export class Politeness extends RobotsGate {
       this.touch(h);
       this.hWhere[h] = W_FLIGHT;
       this.hLastStart[h] = now;
-      this.hNextDue[h] = now + this.hostDelay(h); // start to start
+      u.hostGapMs = this.hostDelay(h);
+      this.hNextDue[h] = now + u.hostGapMs; // start to start
       this.inFlightPages++;
       if (u.budget <= this.o.b0) this.inFlightLow++;
       this.released++;
@@ -270,6 +279,12 @@ export class Politeness extends RobotsGate {
     const i = this.hIp[h]!;
     this.hWhere[h] = W_NONE;
     if (i >= 0) this.iInFlight[i]!--;
+    const late = outcome?.lateMs ?? 0;
+    if (late > 0) {
+      // Start to start from the actual send (see FetchOutcome.lateMs).
+      this.hLastStart[h] = this.hLastStart[h]! + late;
+      this.hNextDue[h] = Math.max(this.hNextDue[h]!, this.hLastStart[h]! + this.hostDelay(h));
+    }
     if (u.kind === UrlKind.Robots) {
       this.inFlightRobots--;
       u._host = -1;

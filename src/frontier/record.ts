@@ -66,6 +66,14 @@ export class FrontierUrl {
   ip: string;
   /** UrlKind.Page or UrlKind.Robots. Not stored on disk. */
   kind: UrlKind;
+  /**
+   * Set by `Frontier.nextReady`: the host's delay in force at release (τh with Crawl-delay, backoff
+   * and the floor: Pacing.hostDelay) and the IP's (τs, ≥ τs0), ms, start to start. The last-step
+   * guards (src/crawl floor-guard.ts, the fetcher's wire gate) hold the request to them against the
+   * actual send of the previous request to its host / IP. Not stored on disk.
+   */
+  hostGapMs: number;
+  ipGapMs: number;
   /** Host name, only set on robots items (for fetchRobots). Not stored on disk. */
   host: string;
   /** Frontier-internal: host table id while in RAM (-1 otherwise). */
@@ -89,6 +97,8 @@ export class FrontierUrl {
     this.path = init.path ?? '';
     this.ip = '';
     this.kind = UrlKind.Page;
+    this.hostGapMs = 0;
+    this.ipGapMs = 0;
     this.host = '';
     this._host = -1;
     this._slot = -1;

@@ -30,11 +30,16 @@ const TAU_S0 = 4;
 const MARGIN = 5;
 const HOST_FLOOR = TAU_H0 + MARGIN;
 const IP_FLOOR = TAU_S0 + MARGIN;
-/** hosts 0 and 1 share an IP, host 2 has its own */
+/**
+ * hosts 0 and 1 share an IP, host 2 has its own; host 1 has a delay of its own longer than the floor
+ * (a robots.txt Crawl-delay: FrontierUrl.hostGapMs, margin included), as its IP has (τs)
+ */
+const CRAWL_DELAY = 3 * HOST_FLOOR;
+const IP_DELAY = 2 * IP_FLOOR;
 const HOSTS = [
-  { host: 'h0.test', ip: '10.0.0.1' },
-  { host: 'h1.test', ip: '10.0.0.1' },
-  { host: 'h2.test', ip: '10.0.0.2' },
+  { host: 'h0.test', ip: '10.0.0.1', hostGapMs: 0, ipGapMs: IP_DELAY },
+  { host: 'h1.test', ip: '10.0.0.1', hostGapMs: CRAWL_DELAY, ipGapMs: IP_DELAY },
+  { host: 'h2.test', ip: '10.0.0.2', hostGapMs: 0, ipGapMs: 0 },
 ];
 
 interface Dispatch { at: number; url: string; ip: string; robots: boolean }
@@ -89,17 +94,17 @@ function guardRig(floors: { host: number; ip: number }) {
     view,
     events,
     page(k: number, path: string): Promise<void> {
-      const { host, ip } = HOSTS[k]!;
-      const fu = { url: `http://${host}/${path}`, ip, host, hops: 0, attempts: 0 };
+      const { host, ip, hostGapMs, ipGapMs } = HOSTS[k]!;
+      const fu = { url: `http://${host}/${path}`, ip, host, hops: 0, attempts: 0, hostGapMs, ipGapMs };
       return view.fetchPage({ id: nextId++, fu, rec: new Uint8Array(0), bodyBytes: 0, payloadBytes: 0, group: null }).then(
         () => assert.fail('the stub fetcher rejects page requests'),
         (e) => { if (e !== PAGE_STUB) throw e; },
       );
     },
     robots(k: number): Promise<void> {
-      const { host, ip } = HOSTS[k]!;
+      const { host, ip, hostGapMs, ipGapMs } = HOSTS[k]!;
       const url = `http://${host}/robots.txt`;
-      const item = { url, ip, host, hops: 0, attempts: 0 };
+      const item = { url, ip, host, hops: 0, attempts: 0, hostGapMs, ipGapMs };
       const done = new Promise<void>((resolve) => robotsDone.set(item, resolve));
       view.startRobots(item);
       return done;
@@ -118,6 +123,24 @@ function shortGaps(events: Dispatch[], key: (e: Dispatch) => string | null, ms: 
     // 1e-6: both stamps are timeOrigin + now(), a sum whose rounding may differ in the last bit.
     if (p !== undefined && e.at - p < ms - 1e-6) out.push(`${k}: ${(e.at - p).toFixed(2)} ms before ${e.url}`);
     last.set(k, e.at);
+  }
+  return out;
+}
+
+/**
+ * Page dispatches sooner after the previous dispatch to their host — a page's or a robots.txt's: a
+ * robots.txt request is a start on its host — than the host's delay (its own when longer than the
+ * floor: a Crawl-delay).
+ */
+function shortHostGaps(events: Dispatch[]): string[] {
+  const last = new Map<string, number>();
+  const out: string[] = [];
+  for (const e of events) {
+    const host = new URL(e.url).hostname;
+    const p = last.get(host);
+    const ms = Math.max(HOST_FLOOR, HOSTS.find((h) => h.host === host)!.hostGapMs);
+    if (!e.robots && p !== undefined && e.at - p < ms - 1e-6) out.push(`${host}: ${(e.at - p).toFixed(2)} ms before ${e.url} (delay ${ms})`);
+    last.set(host, e.at);
   }
   return out;
 }
@@ -148,7 +171,7 @@ const request = fc.record({
   afterMs: fc.integer({ min: 0, max: 40 }),
 });
 
-test('floor guard: page dispatches to a host ≥ τh0 + margin apart, to an IP ≥ τs0 + margin apart (robots.txt included), however late the clock reads', { timeout: 600_000 }, async () => {
+test('floor guard: page dispatches to a host ≥ its delay apart (τh0 + margin, or its Crawl-delay, counted from its robots.txt too), to an IP ≥ its delay apart (robots.txt included), however late the clock reads', { timeout: 600_000 }, async () => {
   await fc.assert(
     fc.asyncProperty(
       fc.array(request, { minLength: 2, maxLength: 12 }),
@@ -165,7 +188,8 @@ test('floor guard: page dispatches to a host ≥ τh0 + margin apart, to an IP �
           restore();
         }
         assert.equal(rig.events.length, reqs.length, 'every request dispatched once');
-        assert.deepEqual(shortGaps(rig.events, (e) => (e.robots ? null : new URL(e.url).hostname), HOST_FLOOR), [], 'host floor');
+        assert.deepEqual(shortHostGaps(rig.events), [], 'host delay');
+        assert.deepEqual(shortGaps(rig.events.filter((e) => e.ip === '10.0.0.1'), (e) => e.ip, IP_DELAY), [], 'IP delay');
         assert.deepEqual(shortGaps(rig.events, (e) => e.ip, IP_FLOOR), [], 'IP floor');
       },
     ),
@@ -175,8 +199,8 @@ test('floor guard: page dispatches to a host ≥ τh0 + margin apart, to an IP �
 
 test('floor guard: floors off, nothing is held and no per-host or per-IP start is kept', async () => {
   const rig = guardRig({ host: 0, ip: 0 });
-  await Promise.all([rig.page(0, 'a'), rig.page(0, 'b'), rig.page(1, 'c'), rig.robots(2)]);
-  assert.equal(rig.events.length, 4);
+  await Promise.all([rig.page(2, 'a'), rig.page(2, 'b'), rig.robots(2)]);
+  assert.equal(rig.events.length, 3);
   const f = rig.view.floors;
   assert.equal(f.hostStarted.size + f.ipStarted.size + f.lastHostStart.size + f.lastIpStart.size, 0);
 });

@@ -205,6 +205,38 @@ test('wire gate: requests queued behind a slow exchange go out ≥ τs0 apart pe
   }
 });
 
+test('wire gate: a request\'s own delays (hostGapMs / ipGapMs: a robots.txt Crawl-delay, τh, τs) are held against the previous writes like the floors', { timeout: 600_000 }, async () => {
+  const { slow, normal } = oneIp();
+  const IP_GAP = 80;
+  const HOST_GAP = 250;
+  // No floors: only the requests' own delays space them (the frontier hands them out with each URL).
+  const f = fetcher({ totalTimeoutMs: 600_000 });
+  const wire = wireLog();
+  try {
+    const urls = [freshPage(slow), freshPage(normal[0]!), freshPage(normal[1]!), freshPage(normal[0]!), freshPage(normal[2]!)];
+    const first = f.fetch({ url: urls[0]!, ip: slow.ip, ipGapMs: IP_GAP, hostGapMs: HOST_GAP });
+    await untilRead(1);
+    const rs = [first, ...urls.slice(1).map((url) => f.fetch({ url, ip: slow.ip, ipGapMs: IP_GAP, hostGapMs: HOST_GAP }))];
+    const done = await Promise.all(rs);
+    assert.equal(done[0]!.outcome, O.HEADERS_TIMEOUT);
+    for (const r of done.slice(1)) {
+      assert.notEqual(r.status, undefined, r.outcome);
+      assert.ok(r.wireAt !== undefined && r.wireAt >= r.startedAt - 1, 'wireAt: when the request was written');
+    }
+    const s = urls.map((u) => { const x = new URL(u); return { key: `${x.hostname}${x.pathname}`, at: wire.at(x.hostname, x.pathname)! }; }).sort((a, b) => a.at - b.at);
+    assert.equal(s.filter((x) => x.at !== undefined).length, 5);
+    for (let i = 1; i < s.length; i++) {
+      assert.ok(s[i]!.at - s[i - 1]!.at >= IP_GAP - WIRE_SLACK, `per IP: ${s[i - 1]!.key} → ${s[i]!.key} ${(s[i]!.at - s[i - 1]!.at).toFixed(1)} ms`);
+    }
+    const h0 = s.filter((x) => x.key.startsWith(normal[0]!.name + '/'));
+    assert.equal(h0.length, 2);
+    assert.ok(h0[1]!.at - h0[0]!.at >= HOST_GAP - WIRE_SLACK, `per host: ${(h0[1]!.at - h0[0]!.at).toFixed(1)} ms`);
+  } finally {
+    wire.stop();
+    await f.close();
+  }
+});
+
 test('wire gate: setIntervals changes the floors of requests already waiting (a shorter floor releases them, a longer one holds them)', { timeout: 600_000 }, async () => {
   const { normal } = oneIp();
   const f = fetcher({ totalTimeoutMs: 600_000, minIpIntervalMs: 600_000 });
@@ -251,7 +283,7 @@ test('wire gate: robots.txt is spaced per IP only; a fetch that times out while 
   const h = normal[0]!;
   const wire = wireLog();
   const written = (u: string): boolean => { const x = new URL(u); return wire.at(x.hostname, x.pathname) !== undefined; };
-  // A host floor of 10 min: a page whose host floor counted the robots.txt request would wait for
+  // A host floor of 10 min: a robots.txt request held to it after the host's page would wait for
   // it (this test's timeout would end it). Two Fetchers sharing their floors (as the page workers'
   // and the main thread's do), one with a long total timeout and one with a short one.
   const floors = new SharedFloors(1);
@@ -259,10 +291,11 @@ test('wire gate: robots.txt is spaced per IP only; a fetch that times out while 
   const f = fetcher({ minIpIntervalMs: 60, minHostIntervalMs: 600_000, totalTimeoutMs: 600_000, share: floors.forThread(0) });
   const g = fetcher({ minIpIntervalMs: 60, minHostIntervalMs: 600_000, totalTimeoutMs: 2000, share: floors.forThread(1) });
   try {
-    const robots = await f.fetch({ url: `${sim.web.origin(h.name)}/robots.txt`, ip: h.ip, robots: true, acceptContentTypes: null });
     const p1 = await f.fetch({ url: freshPage(h), ip: h.ip });
-    assert.ok(robots.status !== undefined && p1.status !== undefined, 'robots.txt then a page of the same host: IP spacing only');
-    // The host's next page is due 10 min after the last: its fetch times out inside the gate.
+    const robots = await f.fetch({ url: `${sim.web.origin(h.name)}/robots.txt`, ip: h.ip, robots: true, acceptContentTypes: null });
+    assert.ok(robots.status !== undefined && p1.status !== undefined, 'a page then robots.txt of the same host: robots.txt spaced per IP only');
+    // robots.txt counts as a start on its host: the host's next page is due 10 min after it, and
+    // its fetch (through the other Fetcher, which sees the first one's writes) times out inside the gate.
     const u2 = freshPage(h);
     const p2 = await g.fetch({ url: u2, ip: h.ip });
     assert.equal(p2.outcome, O.TOTAL_TIMEOUT);

@@ -92,6 +92,29 @@ test('τh is start to start; Crawl-delay lengthens it (capped), never shortens i
   assert.deepEqual(gaps(starts.get(3)!), [400, 400, 400, 400], 'Crawl-delay capped at maxCrawlDelayMs');
 });
 
+test('a Crawl-delay gets the politeness margin, each released URL carries its host\'s and IP\'s delays, and a late send moves the host\'s next start', async () => {
+  const r = await rig({ hostDelayMs: 100, minHostDelayMs: 20, ipDelayMs: 10, minIpDelayMs: 10, maxCrawlDelayMs: 400, crawlDelayMarginMs: 5 });
+  await r.add(1, 4);
+  await r.add(2, 4);
+  await r.robots((h) => ({ crawlDelayMs: h === 2 ? 300 : 0 }));
+  const seen = new Map<number, number[]>();
+  const starts = await crawl(r, r.clock.now + 3_000, 1, (u) => {
+    const g = seen.get(u.hostHi) ?? [];
+    g.push(u.hostGapMs);
+    seen.set(u.hostHi, g);
+    assert.equal(u.ipGapMs, 10);
+    return undefined;
+  });
+  assert.deepEqual(gaps(starts.get(1)!), [100, 100, 100], 'no Crawl-delay: τh, no margin added by the frontier');
+  assert.deepEqual(gaps(starts.get(2)!), [305, 305, 305], 'Crawl-delay 300 ms + margin 5');
+  assert.deepEqual(seen.get(1), [100, 100, 100, 100]);
+  assert.deepEqual(seen.get(2), [305, 305, 305, 305]);
+  // A send 40 ms after its release (held by the last-step guard): the next start is 40 ms later.
+  await r.add(1, 2);
+  const late = await crawl(r, r.clock.now + 1_000, 1, () => ({ lateMs: 40 }));
+  assert.deepEqual(gaps(late.get(1)!), [140], 'start to start from the actual send');
+});
+
 test('Retry-After and consecutive errors lengthen the wait; maxHostErrors drops the host with a reason', async () => {
   const r = await rig({ hostDelayMs: 100, minHostDelayMs: 20, maxHostErrors: 3, maxBackoffMs: 10_000, maxAttempts: 10 });
   await r.add(1, 3);
