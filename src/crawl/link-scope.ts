@@ -1,11 +1,13 @@
 /**
  * Whether a discovered URL may enter URLseen: the one admission filter for links parsed from pages
  * (parse-worker.ts) and URLs listed in sitemaps (src/sitemap/crawl.ts). A refused URL gets the
- * stable code the crawl log records (`dropped:<code>`, docs/output-format.md):
- *   CRAWL_TRAP_URL  — a crawler-trap heuristic (src/url/traps.ts: repeated segment, path depth,
- *                     query parameters, length);
+ * stable code the crawl log records (`dropped:<code>`, docs/output-format.md), judged in this order:
  *   CRAWL_SCOPE_OUT — outside --scope (the seeds' hosts for `host`, their PLDs for `pld`);
- *   CRAWL_SCOPE_EXCLUDED — matches an --exclude regex, or none of the --include ones.
+ *   CRAWL_SCOPE_EXCLUDED — matches an --exclude regex, or none of the --include ones;
+ *   CRAWL_TRAP_URL  — a crawler-trap heuristic (src/url/traps.ts: repeated segments, path depth,
+ *                     query parameters, length).
+ * Scope first: a link the crawl would not follow anyway is not a trap of this crawl's, and a trap
+ * verdict in the crawl log is then always about a URL in scope.
  */
 import { canonicalizeUrl, hostOf, pldOrHost, trapCheck } from '../url/index.js';
 import type { CrawlScope } from './config.js';
@@ -37,7 +39,7 @@ export class LinkScope {
     this.exclude = o.exclude.map((s) => new RegExp(s));
   }
 
-  /** Scope and include/exclude only (the trap check is separate: the worker runs it first). */
+  /** Scope and include/exclude only (the worker runs the trap check after it, on links in scope). */
   scopeCode(url: string, host: string): LinkDropCode | null {
     if (this.scope === 'host' && !this.hosts.has(host)) return 'CRAWL_SCOPE_OUT';
     if (this.scope === 'pld' && !this.plds.has(pldOrHost(host))) return 'CRAWL_SCOPE_OUT';
@@ -48,8 +50,9 @@ export class LinkScope {
 
   /** The code that refuses canonical `url` (on `host`), or null when it may enter URLseen. */
   check(url: string, host: string): LinkDropCode | null {
-    if (trapCheck(url) !== null) return 'CRAWL_TRAP_URL';
-    return this.scopeCode(url, host);
+    const code = this.scopeCode(url, host);
+    if (code !== null) return code;
+    return trapCheck(url) !== null ? 'CRAWL_TRAP_URL' : null;
   }
 }
 

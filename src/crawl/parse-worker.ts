@@ -387,16 +387,17 @@ function pageLinks(task: ParseTask): { urls: string[]; info: PageInfo; dropped?:
       const url = resolver.resolve(raw);
       if (url === null || seen.has(url)) return;
       seen.add(url);
-      if (trapCheck(url) !== null) {
-        dropped.urls.push(url);
-        dropped.codes.push(TRAP_CODE);
-        return;
-      }
+      // Scope first (link-scope.ts): a trap verdict is only ever about a link in scope.
       const host = resolver.lastHost;
       const code = linkScope.scopeCode(url, host);
       if (code !== null) {
         dropped.urls.push(url);
         dropped.codes.push(DROP_CODES.indexOf(code));
+        return;
+      }
+      if (trapCheck(url) !== null) {
+        dropped.urls.push(url);
+        dropped.codes.push(TRAP_CODE);
         return;
       }
       // host/PLD keys of followed links only (not of in-page duplicates, traps, out-of-scope links);

@@ -20,7 +20,8 @@ test('parse worker: trap, out-of-scope and excluded links are returned with thei
   try {
     await pool.warmup();
     const html = enc.encode('<html><a href="/x.html">x</a><a href="http://h2.a.test/y">same pld</a><a href="http://other.test/b">b</a>' +
-      '<a href="/private/p">p</a><a href="/a/a/a/a/a/a/a/a/a/">trap</a><a href="http://other.test/b">dup</a></html>');
+      '<a href="/private/p">p</a><a href="/a/a/a/a/a/a/a/a/a/">trap</a><a href="http://other.test/b">dup</a>' +
+      '<a href="http://other.test/c/c/c/">trap out of scope</a></html>');
     const r = await pool.run({ url: 'http://www.a.test/p', body: html, decoded: html, html: true, follow: true });
     assert.ok(r.ok, JSON.stringify(r));
     const t = new LinkTable(r.table);
@@ -31,6 +32,7 @@ test('parse worker: trap, out-of-scope and excluded links are returned with thei
         ['http://other.test/b', 'CRAWL_SCOPE_OUT'],
         ['http://www.a.test/private/p', 'CRAWL_SCOPE_EXCLUDED'],
         ['http://www.a.test/a/a/a/a/a/a/a/a/a/', 'CRAWL_TRAP_URL'],
+        ['http://other.test/c/c/c/', 'CRAWL_SCOPE_OUT'],
       ],
     );
   } finally {
@@ -38,7 +40,7 @@ test('parse worker: trap, out-of-scope and excluded links are returned with thei
   }
 });
 
-test('LinkScope: host, pld and any scopes; include/exclude; traps first', () => {
+test('LinkScope: host, pld and any scopes; include/exclude; traps only in scope', () => {
   const s = (scope: 'any' | 'pld' | 'host', o: { include?: string[]; exclude?: string[] } = {}) =>
     new LinkScope({ scope, scopeHosts: ['www.a.test'], scopePlds: ['a.test'], include: o.include ?? [], exclude: o.exclude ?? [] });
   assert.equal(s('host').check('http://h2.a.test/', 'h2.a.test'), 'CRAWL_SCOPE_OUT');
@@ -48,4 +50,7 @@ test('LinkScope: host, pld and any scopes; include/exclude; traps first', () => 
   assert.equal(s('any', { include: ['/keep/'] }).check('http://b.test/x', 'b.test'), 'CRAWL_SCOPE_EXCLUDED');
   assert.equal(s('any', { exclude: ['x$'] }).check('http://b.test/x', 'b.test'), 'CRAWL_SCOPE_EXCLUDED');
   assert.equal(s('any').check('http://b.test/a/a/a/a/', 'b.test'), 'CRAWL_TRAP_URL');
+  // A trap out of scope is out of scope (the crawl would not follow it whatever its path).
+  assert.equal(s('pld').check('http://b.test/a/a/a/a/', 'b.test'), 'CRAWL_SCOPE_OUT');
+  assert.equal(s('any', { exclude: ['/a/'] }).check('http://b.test/a/a/a/a/', 'b.test'), 'CRAWL_SCOPE_EXCLUDED');
 });

@@ -289,12 +289,23 @@ test('hostOf / portOf / urlOriginOf / urlPathAndQueryOf on canonical URLs', () =
   }
 });
 
-test('trapCheck: repeated segment (3+), path depth, query params, length — each configurable', () => {
+test('trapCheck: repeated segments (a run of 3), path depth, query params, length — each configurable', () => {
   assert.equal(trapCheck('http://a.test/x/y/x/y/'), null); // twice is fine
   assert.equal(trapCheck('http://a.test/x/y/x/y/x/'), 'repeated-segment');
   assert.equal(trapCheck('http://a.test/a/a/a'), 'repeated-segment');
+  assert.equal(trapCheck('http://a.test/p/x/y/z/x/y/z/x/'), 'repeated-segment'); // a block of three, run back to back
   assert.equal(trapCheck('http://a.test/a/a/a', { maxRepeatedSegment: 4 }), null);
   assert.equal(trapCheck('http://a.test/a//b///c'), null); // empty segments are not "repeated"
+  assert.equal(trapCheck('http://a.test/a//a///a'), 'repeated-segment'); // … and do not part a run
+  // A segment that recurs apart from itself is no loop: repository hosts, documentation trees, archives.
+  assert.equal(trapCheck('https://github.com/django/django/blob/main/django/template/context.py'), null);
+  assert.equal(trapCheck('https://github.com/numpy/numpy/blob/main/numpy/core/numeric.py'), null);
+  assert.equal(trapCheck('https://docs.test/en/latest/en/api/en/index.html'), null);
+  assert.equal(trapCheck('https://a.test/docs/v2/docs/v2/api/'), null); // a block twice is no run of three
+  // A date repeats a number: one more occurrence is needed for a numeric segment alone.
+  assert.equal(trapCheck('https://blog.test/10/10/10/post-title'), null);
+  assert.equal(trapCheck('https://blog.test/10/10/10/10/'), 'repeated-segment');
+  assert.equal(trapCheck('https://blog.test/1/2/1/2/1/'), 'repeated-segment');
   const deep = 'http://a.test' + Array.from({ length: 21 }, (_, i) => '/s' + i).join('');
   assert.equal(trapCheck(deep), 'path-depth');
   assert.equal(trapCheck(deep, { maxPathDepth: 21 }), null);
@@ -307,15 +318,20 @@ test('trapCheck: repeated segment (3+), path depth, query params, length — eac
   assert.equal(trapCheck('http://a.test/a/b?x=/a/a/a'), null); // the query is not the path
 });
 
-test('trapCheck: the in-place segment comparison agrees with counting segments in a Map (random paths, depths 0-40, maxRepeatedSegment 1-5)', () => {
+test('trapCheck: the in-place run search agrees with the definition (some block of p segments repeated back to back over (maxRep − 1)·p + 1 segments; random paths, depths 0-40, maxRepeatedSegment 1-5)', () => {
   const ref = (url: string, maxRep: number): boolean => {
     const path = url.slice(url.indexOf('/', 8), url.indexOf('?') < 0 ? undefined : url.indexOf('?'));
-    const counts = new Map<string, number>();
-    for (const seg of path.split('/')) {
-      if (seg === '') continue;
-      const c = (counts.get(seg) ?? 0) + 1;
-      if (c >= maxRep) return true;
-      counts.set(seg, c);
+    const segs = path.split('/').filter((x) => x !== '');
+    if (segs.length > 0 && maxRep <= 1) return true;
+    for (let p = 1; p <= segs.length; p++) {
+      for (let i = 0; i < segs.length; i++) {
+        // numeric period-1 runs (dates) need one more occurrence
+        const len = (maxRep - 1) * p + 1 + (p === 1 && /^[0-9]+$/.test(segs[i]!) ? 1 : 0);
+        if (i + len > segs.length) continue;
+        let ok = true;
+        for (let k = i + p; k < i + len && ok; k++) ok = segs[k] === segs[k - p];
+        if (ok) return true;
+      }
     }
     return false;
   };
