@@ -28,6 +28,7 @@ import { hostOf, pldOrHost } from '../url/index.js';
 import type { CrawlerOptions } from './pipeline.js';
 import { plainHops, type SitemapRouter } from '../sitemap/crawl.js';
 import type { SitemapListingLog } from '../sitemap/listing-log.js';
+import type { ClusterPort } from './cluster-port.js';
 
 /** A page from dispatch to durability. */
 export interface PageJob {
@@ -100,6 +101,8 @@ export abstract class CrawlerCore extends EventEmitter {
   protected readonly sharedFloors: SharedFloors | null;
   /** the floors, checked once more right before each request is sent */
   protected readonly floors: FloorGuard;
+  /** This crawl as a partition of a cluster crawl (cluster-port.ts), or null: a single-node crawl. */
+  protected readonly cluster: ClusterPort | null;
   /** Top PLDs by page fetches this run, in fixed memory (pld-tally.ts; the status page). */
   protected readonly plds = new PldTally((url) => pldOrHost(hostOf(url)));
 
@@ -122,7 +125,8 @@ export abstract class CrawlerCore extends EventEmitter {
     super();
     this.cfg = cfg;
     this.sharedFloors = pages?.floors ?? null;
-    this.floors = new FloorGuard(() => this.cfg, this.sharedFloors);
+    this.floors = opts.shared?.floors ?? new FloorGuard(() => this.cfg, this.sharedFloors);
+    this.cluster = opts.cluster ?? null;
     this.counters = manifest ? { ...emptyCounters(), ...manifest.counters, outcomes: { ...manifest.counters.outcomes } } : emptyCounters();
     this.epoch = manifest?.epoch ?? 0;
     this.seedsInjected = manifest?.seedsInjected ?? false;
@@ -130,6 +134,11 @@ export abstract class CrawlerCore extends EventEmitter {
     this.scopePlds = manifest?.scopePlds ?? [];
     // Bodies held while their ContentSeen answer is pending: 1/16 of the RAM budget, 4..64 MB.
     this.contentBatchBytes = Math.max(4 << 20, Math.min(64 << 20, Math.floor(cfg.ramBytes / 16)));
+  }
+
+  /** Fetches in progress, pages and robots.txt (a cluster node sums them over its partitions). */
+  get fetchesInFlight(): number {
+    return this.inFlight + this.robotsInFlight;
   }
 
   protected count(key: string): void {

@@ -8,12 +8,17 @@
  * DRUM worker threads, one of each kind at a time.
  */
 import type { DrumResult } from '../drum/index.js';
-import { decodeContentValue, scanUniqueUrls, discoverySuffix, le32 } from './drum-codec.js';
+import { decodeContentValue, scanUniqueUrls, discoverySuffix, encodeAux, withSuffix, le32 } from './drum-codec.js';
+import { fingerprintInto, hostOf, pldOrHost } from '../url/index.js';
 import { extendHopPath, pathSlot, type FrontierUrl } from '../frontier/index.js';
 import type { LinkTable } from './links-codec.js';
 import { CrawlerCore } from './crawler-core.js';
 import { DROP_CODES } from './link-scope.js';
 import { plainHops } from '../sitemap/crawl.js';
+import { routeTable } from './cluster-port.js';
+
+const enc = new TextEncoder();
+const dec = new TextDecoder();
 
 /** Longest wait between ContentSeen merges while the frontier is not starving (see startMerges). */
 const CONTENT_MERGE_MS = 1000;
@@ -129,20 +134,25 @@ export abstract class DedupStage extends CrawlerCore {
     }
   }
 
-  /** A page's links into URLseen (aux = URL record) and its PLD→PLD pairs to STAR. */
+  /**
+   * A page's links into URLseen (aux = URL record) and its PLD→PLD pairs to STAR. In a cluster
+   * crawl the links of other partitions go to their owners (routeTable); the pairs all go to STAR,
+   * whose store sends each vote to the partition of its target (cluster-port.ts).
+   */
   private submitTable(src: FrontierUrl, t: LinkTable): void {
     const n = t.count;
     if (n === 0) return;
     const hops = src.hops + 1;
     // Every link of the page carries the same via (the page) and hop path (the page's + L).
     const suffix = discoverySuffix(src.url, extendHopPath(src.path, 'L'));
+    const local = this.cluster === null ? t : routeTable(t, this.cluster, hops, suffix);
     // PLD pairs into a reused scratch (addPldLinks copies them): no ArrayBuffer per page for V8's
     // ArrayBuffer sweeper (docs/performance.md, "Main thread").
     if (this.pairScratch.length < n * 4) this.pairScratch = new Uint32Array(Math.max(n * 4, this.pairScratch.length * 2));
     const pairs = this.pairScratch;
     let m = 0;
     // The whole table in one copy: URLseen's thread writes each link's tuple (encodeAux's aux).
-    this.urlSeen.linkTable(t.buf, n, hops, suffix);
+    if (local.count > 0) this.urlSeen.linkTable(local.buf, local.count, hops, suffix);
     for (let i = 0; i < n; i++) {
       const pHi = t.word(i, 4);
       const pLo = t.word(i, 5);
@@ -161,6 +171,51 @@ export abstract class DedupStage extends CrawlerCore {
     if (m > 0) this.frontier.addPldLinks(pairs, m, pathSlot(src.url));
   }
 
+  /**
+   * One URL into URLseen (seeds and redirect targets; page links come as tables). A URL of another
+   * partition of a cluster crawl goes to its owner instead (cluster-port.ts); it counts as unmerged
+   * until the merge that makes its page durable has flushed it (mergeUrlSeen).
+   */
+  protected submitUrl(url: string, hops: number, via = '', path = ''): void {
+    this.unmergedLinks++;
+    this.counters.urlsDiscovered++;
+    if (this.cluster !== null) {
+      const fp = this.fp;
+      fingerprintInto(pldOrHost(hostOf(url)), fp, 4);
+      if (!this.cluster.local(fp[4]!, fp[5]!)) {
+        this.cluster.route(fp[4]!, fp[5]!, enc.encode(url), hops, discoverySuffix(via, path));
+        return;
+      }
+    }
+    this.submitLocal(url, hops, discoverySuffix(via, path));
+  }
+
+  /** A URL of this crawl into URLseen: aux = its keys, hops, text and discovery suffix (drum-codec.ts). */
+  private submitLocal(url: string, hops: number, suffix: Uint8Array): void {
+    const host = hostOf(url);
+    const fp = this.fp;
+    fingerprintInto(url, fp, 0);
+    fingerprintInto(host, fp, 2);
+    fingerprintInto(pldOrHost(host), fp, 4);
+    this.urlSeen.checkUpdate(fp[0]!, fp[1]!, undefined, encodeAux(fp[2]!, fp[3]!, fp[4]!, fp[5]!, hops, withSuffix(enc.encode(url), suffix)));
+  }
+
+  /**
+   * A batch another partition of a cluster crawl sent this one (src/cluster): its URLs enter
+   * URLseen exactly as this crawl's own links do (the same aux: hops and discovery suffix as the
+   * sender wrote them), and its votes STAR's in-degrees (Star.addVotes). Resolves once both are in
+   * (the URLs buffered for the next URLseen merge, the votes in STAR's store): the next checkpoint
+   * that starts after that holds the batch's effect.
+   */
+  async admitBatch(urls: readonly { url: Uint8Array; hops: number; suffix: Uint8Array }[], votes: Uint32Array, voteCount: number): Promise<void> {
+    for (const u of urls) {
+      this.submitLocal(dec.decode(u.url), u.hops, u.suffix);
+      this.unmergedLinks++;
+    }
+    this.wake.kick();
+    if (voteCount > 0) await this.frontier.addVotes(votes, voteCount);
+  }
+
   protected async mergeUrlSeen(): Promise<void> {
     if (this.unmergedLinks === 0) {
       await this.syncOutputs();
@@ -172,6 +227,8 @@ export abstract class DedupStage extends CrawlerCore {
     this.lastUrlMerge = Date.now();
     const t0 = performance.now();
     await this.urlSeen.merge();
+    // The links those pages routed to other partitions of a cluster crawl are in the stream.
+    await this.cluster?.flush();
     // That merge re-delivered the bucket a kill left uncommitted, if any (admit-log.ts).
     this.again.mergeEnded();
     if (process.env.DRUMCRAWL_DEBUG_TIMING) console.error(`url merge in ${(performance.now() - t0).toFixed(0)} ms`);

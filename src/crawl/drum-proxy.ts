@@ -99,6 +99,15 @@ export class DrumThread {
     }
   }
 
+  /**
+   * Keeps the thread alive without an instance (until the matching release()): a process whose
+   * crawls open and close DRUMs over time (a cluster node's partitions) holds its threads this way.
+   */
+  retain(): void {
+    if (this.ended) throw new CrawlError('CRAWL_DRUM_WORKER_EXIT', 'DRUM worker has exited');
+    this.users++;
+  }
+
   /** An instance closed: the last one ends the thread. */
   async release(): Promise<void> {
     if (--this.users > 0) return;

@@ -377,9 +377,6 @@ export abstract class FetchStage extends DedupStage {
     if (TRACE_FETCH) process.stderr.write(`TRACE ${at.toFixed(1)} ${ip} ${url}\n`);
     if (this.listenerCount('dispatch') > 0) this.emit('dispatch', { at, url, ip, robots });
   }
-
-  /** One URL into URLseen (seeds and redirect targets; page links come as tables); pipeline.ts. */
-  protected abstract submitUrl(url: string, hops: number, via?: string, path?: string): void;
 }
 
 function portOfUrl(url: string): number {

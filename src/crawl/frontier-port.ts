@@ -14,6 +14,7 @@ import type { RobotsRules } from '../robots/index.js';
 import type { CrawlConfig } from './config.js';
 import { PldStoreProxy, type DrumThread } from './drum-proxy.js';
 import { openRobotsStage, type RobotsStage, type RobotsTotals } from './robots-stage.js';
+import type { FrontierCluster } from './cluster-port.js';
 
 /** PLDedges flushes: at most this often (ms), and taking at most 1/EDGE_FLUSH_SHARE of the time. */
 const EDGE_FLUSH_MIN_MS = 100;
@@ -66,6 +67,8 @@ export interface FrontierPort {
   addPldLinks(pairs: Uint32Array, count: number, slot?: number): void;
   /** The operator vouches for these PLDs (the seeds'): packed [hi, lo]*. */
   vouch(keys: Uint32Array, count: number): Promise<void>;
+  /** Votes for this crawl's PLDs counted by another partition of a cluster crawl (Star.addVotes). */
+  addVotes(edges: Uint32Array, count: number): Promise<void>;
   /** Move URLs from disk into RAM while RAM has room (synchronous disk I/O inside: call it only
    * from the scheduler's blocking phase). */
   refill(): Promise<void>;
@@ -109,6 +112,8 @@ export interface FrontierPortOptions {
   onDrop?: (u: FrontierUrl, reason: string) => void;
   /** host STAR's PLD store in this DRUM thread (shared with ContentSeen); default: its own thread */
   starThread?: DrumThread;
+  /** The crawl is a partition of a cluster crawl (cluster-port.ts): STAR's store, ranks, the IP gate. */
+  cluster?: FrontierCluster;
 }
 
 /**
@@ -243,6 +248,12 @@ class FrontierAdapter implements FrontierPort {
 
   async vouch(keys: Uint32Array, count: number): Promise<void> {
     await this.star.vouch(keys, count);
+  }
+
+  async addVotes(edges: Uint32Array, count: number): Promise<void> {
+    await this.star.addVotes(edges, count);
+    const promoted = this.star.takePromoted();
+    if (promoted.length > 0) this.f.trustPromoted(promoted);
   }
 
   addPldLinks(pairs: Uint32Array, count: number, slot = 0): void {
@@ -411,7 +422,8 @@ function frontierDelays(cfg: CrawlConfig): { hostDelayMs: number; ipDelayMs: num
 export async function openFrontierPort(dir: string, cfg: CrawlConfig, dns: DnsCache, opts: FrontierPortOptions = {}): Promise<FrontierPort> {
   // Trusted in-degree (star.ts): a PLD is ranked only once its links count (minIndegree = threshold),
   // and the pages of a PLD below it keep the untrusted pace (pld-pace.ts).
-  const trust = cfg.reputation === 'trusted' ? {} : undefined;
+  const cluster = opts.cluster;
+  const trust = cfg.reputation === 'trusted' ? (cluster !== undefined ? { pendingVotes: cluster.pendingVotes } : {}) : undefined;
   const f = await Frontier.open(dir, {
     preset: 'default',
     ...frontierDelays(cfg),
@@ -422,6 +434,7 @@ export async function openFrontierPort(dir: string, cfg: CrawlConfig, dns: DnsCa
     maxAttempts: MAX_FETCH_ATTEMPTS,
     trustThreshold: trust ? TRUST_THRESHOLD : 0,
     onDrop: opts.onDrop,
+    ...(cluster !== undefined ? { ipGate: cluster.ipGate } : {}),
   });
   // STAR's tables (PLDedges, PLDindegree) on DRUM, beside the frontier; the rank histogram is
   // saved at each commit, so budgets survive a resume.
@@ -431,7 +444,8 @@ export async function openFrontierPort(dir: string, cfg: CrawlConfig, dns: DnsCa
   // costs fsyncs (Z, directory, manifest); the tables are small (one entry per PLD / PLD edge).
   const pldStore = await PldStoreProxy.open(starDir, { ramBytes: Math.max(8 << 20, Math.min(64 << 20, Math.floor(cfg.ramBytes / 32))), drum: { buckets: 1 } }, opts.starThread);
   const budgetFn = budgetPreset(cfg.budget, cfg.budgetB0, trust ? TRUST_THRESHOLD : undefined);
-  const star = await Star.open(pldStore, budgetFn, path.join(starDir, 'histogram.bin'), trust);
+  const star = await Star.open(cluster !== undefined ? cluster.pldStore(pldStore) : pldStore, budgetFn, path.join(starDir, 'histogram.bin'), trust);
+  if (cluster !== undefined) star.rankContext = cluster.rankContext(star.histogram);
   // RobotsCache and RobotsRequested (thesis VII.1) in the same thread as STAR's store.
   const robots = await openRobotsStage(path.dirname(dir), cfg.ramBytes, f, dns, opts.starThread);
   return new FrontierAdapter(f, star, robots, Date.now, cfg.retryDelayScale);

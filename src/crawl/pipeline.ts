@@ -73,12 +73,17 @@ import { LinkScope, scopeAnchors } from './link-scope.js';
 import { StateLock } from './state-lock.js';
 import { SitemapRouter, plainHops } from '../sitemap/crawl.js';
 import { SitemapListingLog } from '../sitemap/listing-log.js';
+import type { ClusterPort, SharedParts } from './cluster-port.js';
 
 export interface CrawlerOptions {
   /** Where the progress printer writes. @default process.stderr */
   progressOut?: NodeJS.WritableStream & { isTTY?: boolean };
   /** Install SIGINT/SIGTERM handlers (graceful stop; a second signal hurries). @default false */
   handleSignals?: boolean;
+  /** Parts lent by a process running several crawls (src/cluster): used, not closed, WARC not recovered here. */
+  shared?: SharedParts;
+  /** This crawl is one partition of a cluster crawl (cluster-port.ts). */
+  cluster?: ClusterPort;
 }
 
 export type { CrawlSummary } from './stats.js';
@@ -152,19 +157,21 @@ export class Crawler extends FetchStage {
     // crawler keeps its own files): checked before anything in them is opened (src/disk/safe-fs.ts).
     checkOwnTree(cfg.stateDir);
     checkOwnTree(cfg.outDir);
+    const shared = opts.shared;
+    if (shared !== undefined) cfg = { ...cfg, ramBytes: shared.ramBytes };
     // First: a --warc-zstd-dictionary file that is not one is refused before anything is created.
     // (On a resume the checkpoint's WARC file gives the dictionary: it sits before every offset
     // recovery may cut at.)
-    const zstdOpts = await zstdArchiveOptions(cfg, manifest?.warc ?? null);
+    const zstdOpts = shared !== undefined ? {} : await zstdArchiveOptions(cfg, manifest?.warc ?? null);
     await mkdir(cfg.stateDir, { recursive: true });
     await mkdir(cfg.outDir, { recursive: true });
     // Only this crawl's WARC bytes after the checkpoint's offset are read (recovery.ts).
-    if (manifest !== null) await recoverWarc(cfg.outDir, manifest.warc);
+    if (manifest !== null && shared === undefined) await recoverWarc(cfg.outDir, manifest.warc);
 
     // RAM split (ramBytes): DRUM buffers 1/8 each for URLseen, 1/32 ContentSeen, the frontier 1/4,
     // parse workers' heaps 1/4 across the pool, the rest for fetch buffers, bodies and V8.
     const ram = cfg.ramBytes;
-    const warc = await ArchiveThread.open({
+    const warc = shared?.warc ?? await ArchiveThread.open({
       dir: cfg.outDir,
       prefix: 'drumcrawl',
       compression: cfg.warcCompression,
@@ -172,7 +179,7 @@ export class Crawler extends FetchStage {
       ...zstdOpts,
       info: { software: 'drumcrawl/0.1', 'http-header-user-agent': cfg.userAgent, format: 'WARC File Format 1.1' },
     });
-    const crawlLog = await CrawlLog.open(path.join(cfg.outDir, 'crawl.log'), { format: cfg.crawlLogFormat });
+    const crawlLog = shared?.crawlLog ?? await CrawlLog.open(path.join(cfg.outDir, 'crawl.log'), { format: cfg.crawlLogFormat });
     const scope = manifest ? { hosts: manifest.scopeHosts, plds: manifest.scopePlds } : scopeAnchors(cfg.seeds);
     const parseData = {
       images: cfg.images, include: cfg.include, exclude: cfg.exclude, scope: cfg.scope, scopeHosts: scope.hosts, scopePlds: scope.plds,
@@ -181,20 +188,18 @@ export class Crawler extends FetchStage {
     const workerOpts = { threads: cfg.workers, timeoutMs: cfg.parseTimeoutMs, heapMb: Math.max(64, Math.floor(ram / 4 / cfg.workers / 2 ** 20)) };
     // --page-workers on: the workers fetch, parse and encode (page-worker.ts); off: the main thread
     // fetches and the parse pool parses and encodes.
+    if (shared !== undefined && cfg.pageWorkers === 'on') throw new CrawlError('CRAWL_CONFIG_INVALID', 'page workers (--page-workers on) are not available to the partitions of a cluster node');
     const pages = cfg.pageWorkers === 'on' ? new PageWorkerPool({ ...parseData, fetcher: fetcherOptions(cfg), refused: [] }, workerOpts) : null;
     // The page workers' isolates before the DRUM threads' (a process-wide flag while they start).
     await pages?.online();
-    const pool = pages === null ? new ParsePool(parseData, workerOpts) : null;
-    const warm = pages !== null ? pages.warmup() : pool!.warmup();
+    const pool = pages === null ? shared?.pool ?? new ParsePool(parseData, workerOpts) : null;
+    const warm = pages !== null ? pages.warmup() : shared !== undefined ? Promise.resolve() : pool!.warmup();
     warm.catch(() => undefined); // awaited below; a failure surfaces there
     try {
       return await Crawler.openRest(cfg, manifest, opts, { warc, crawlLog, pool, pages, warm, scope });
     } catch (e) {
-      // Nothing may keep the process alive after a failed open (its worker threads would).
-      await pool?.close().catch(() => undefined);
-      await pages?.close().catch(() => undefined);
-      await warc.close().catch(() => undefined);
-      await crawlLog.close().catch(() => undefined);
+      // Nothing may keep the process alive after a failed open (its threads would); shared parts are their owner's.
+      if (shared === undefined) for (const part of [pool, pages, warc, crawlLog]) await part?.close().catch(() => undefined);
       throw e;
     }
   }
@@ -232,11 +237,12 @@ export class Crawler extends FetchStage {
         // A larger young generation than the other DRUM hosts (drum-proxy.ts, DRUM_HOST_LIMITS):
         // measured when URLseen's delivery still made an object per result (drum-proxy.ts).
         youngGenMb: 24,
+        thread: opts.shared?.urlSeenThread,
       },
     );
     // ContentSeen and STAR's PLD store share one thread (one isolate: JIT once, one heap to
     // collect); both merge about once a second and briefly, so neither waits long for the other.
-    const smallDrums = new DrumThread();
+    const smallDrums = opts.shared?.smallThread ?? new DrumThread();
     const contentSeenOpen = DrumProxy.open(
       path.join(cfg.stateDir, 'contentseen'),
       { ramBytes: Math.floor(ram / 32), valueBytes: 'variable', valueBytesHint: 72, auxBytesHint: 4, buckets: 4 },
@@ -244,7 +250,7 @@ export class Crawler extends FetchStage {
       { thread: smallDrums },
     );
     const [urlSeen, contentSeen] = await Promise.all([urlSeenOpen, contentSeenOpen]);
-    const dns = new DnsCache({
+    const dns = opts.shared?.dns ?? new DnsCache({
       servers: cfg.dnsServers.length > 0 ? cfg.dnsServers : undefined,
       // every answer a server gave, archived as a dns: record (archive-hooks.ts)
       onAnswer: cfg.warcDns ? dnsArchiver(warc, (e) => crawler?.fail(e)) : undefined,
@@ -255,9 +261,10 @@ export class Crawler extends FetchStage {
         crawler?.crawlLog.writeDropped({ time: new Date(), url: u.url, hops: plainHops(u.hops), reason, via: u.via, path: u.path });
       },
       starThread: smallDrums,
+      cluster: opts.cluster?.frontier,
     });
     // With page workers this Fetcher (robots.txt) shares its wire gate with theirs (wire-share.ts).
-    const fetcher = newFetcher(cfg, dns, pages?.floors.forThread(0));
+    const fetcher = opts.shared?.fetcher ?? newFetcher(cfg, dns, pages?.floors.forThread(0));
     // The parse workers boot while the DRUM threads open (each loads its code: ~1 s apiece on a
     // loaded 2-core box, which a resume would otherwise pay one after the other).
     await warm;
@@ -459,25 +466,16 @@ export class Crawler extends FetchStage {
     for (const raw of this.cfg.seeds) {
       const url = canonicalizeUrl(raw);
       if (url === null) continue;
+      fingerprintInto(pldOrHost(hostOf(url)), plds, 2 * n);
+      // A cluster crawl's partition takes its own seeds only (each partition injects its own).
+      if (this.cluster !== null && !this.cluster.local(plds[2 * n]!, plds[2 * n + 1]!)) continue;
       this.submitUrl(url, 0);
-      fingerprintInto(pldOrHost(hostOf(url)), plds, 2 * n++);
+      n++;
     }
     // The operator vouches for the seeds' PLDs: STAR's trusted in-degree starts from them.
     await this.frontier.vouch(plds, n);
     this.seedsInjected = true;
     await this.mergeUrlSeen();
-  }
-
-  /** One URL into URLseen (seeds and redirect targets; page links come as tables). */
-  protected submitUrl(url: string, hops: number, via = '', path = ''): void {
-    const host = hostOf(url);
-    const fp = this.fp;
-    fingerprintInto(url, fp, 0);
-    fingerprintInto(host, fp, 2);
-    fingerprintInto(pldOrHost(host), fp, 4);
-    this.urlSeen.checkUpdate(fp[0]!, fp[1]!, undefined, encodeAux(fp[2]!, fp[3]!, fp[4]!, fp[5]!, hops, withSuffix(enc.encode(url), discoverySuffix(via, path))));
-    this.unmergedLinks++;
-    this.counters.urlsDiscovered++;
   }
 
   private stopCondition(): string | null {
@@ -491,7 +489,8 @@ export class Crawler extends FetchStage {
       this.pool?.saturated === true ||
       this.pages?.saturated === true ||
       this.awaitingContentBytes >= this.contentBatchBytes ||
-      this.pending.size >= this.cfg.fetchConcurrency * 64
+      this.pending.size >= this.cfg.fetchConcurrency * 64 ||
+      this.cluster?.saturated === true
     );
   }
 
@@ -517,12 +516,14 @@ export class Crawler extends FetchStage {
       const te = performance.now();
       if (process.env.DRUMCRAWL_DEBUG_TIMING && te - tr > 50) console.error(`blocking phase: refill ${(te - tr).toFixed(0)} ms`);
       this.startMerges(false);
-      if (Date.now() - this.lastCheckpoint >= this.cfg.checkpointIntervalMs) await this.checkpoint('periodic');
+      if (Date.now() - this.lastCheckpoint >= this.cfg.checkpointIntervalMs || this.cluster?.checkpointDue() === true) await this.checkpoint('periodic');
 
       let dispatched = 0;
       if (this.state === 'running') {
         const limitByPages = this.cfg.maxPages === null ? Infinity : this.cfg.maxPages - this.counters.pages - this.inFlight;
         let room = Math.min(this.cfg.fetchConcurrency - this.inFlight - this.robotsInFlight, limitByPages);
+        // A cluster node's partitions share its fetch concurrency (cluster-port.ts fetchRoom).
+        if (this.cluster !== null) room = Math.min(room, this.cluster.fetchRoom());
         if (room > 0 && !this.backPressure()) {
           // The frontier stamps each release with this time as the request's start (start-to-start
           // politeness): it must be taken right here, never before an await.
@@ -550,6 +551,11 @@ export class Crawler extends FetchStage {
         if (this.unmergedLinks > 0 || this.unmergedContent > 0 || this.merging > 0) {
           this.startMerges(true);
           await this.wake.sleep(20);
+          continue;
+        }
+        // A partition of a cluster crawl idles until the whole crawl has ended (batches may come).
+        if (this.cluster !== null && !this.cluster.mayFinish()) {
+          await this.wake.sleep(100);
           continue;
         }
         this.finished = true;
@@ -597,6 +603,8 @@ export class Crawler extends FetchStage {
     const T = (l: string): void => { if (process.env.DRUMCRAWL_DEBUG_TIMING) console.error(`ckpt ${l} ${(performance.now() - t0).toFixed(1)}`); };
     const t0 = performance.now();
     const startedAt = new Date().toISOString();
+    // The received batches admitted so far: this checkpoint holds their effect (cluster-port.ts).
+    const mark = this.cluster?.checkpointStarting() ?? 0;
     // (URLseen's unique URLs are admitted, durably, before its merge commits: nothing waits here.)
     if (this.contentMerging) await this.contentMerging;
     if (this.urlMerging) await this.urlMerging;
@@ -615,6 +623,8 @@ export class Crawler extends FetchStage {
     this.doneLog?.mark();
     await this.frontier.commit();
     T('frontier.commit');
+    // Votes STAR routed to other partitions while it committed are in the stream before the manifest.
+    await this.cluster?.flush();
     // The frontier's state now covers every page finished before the mark; keep what it does not.
     this.doneLog?.rewrite(this.again.doneRecords());
     const inFlightIds = new Set(this.inFlightIds);
@@ -641,6 +651,7 @@ export class Crawler extends FetchStage {
     };
     this.counters.crawlMs += elapsed;
     await writeManifest(this.cfg.stateDir, m);
+    this.cluster?.checkpointCommitted(mark);
     this.checkpoints++;
     this.lastCheckpointAt = m.writtenAt;
     this.emit('checkpoint', m);
@@ -679,9 +690,11 @@ export class Crawler extends FetchStage {
   /** Close every part, each even when one before it failed; then throw the first failure. */
   private async close(): Promise<void> {
     let first: unknown = null;
+    // Parts lent by the process (CrawlerOptions.shared) stay open: their owner closes them.
+    const own = this.opts.shared === undefined;
     for (const part of [
-      () => this.statusServer?.close(), () => this.pool?.close(), () => this.pages?.close(), () => this.fetcher.close(),
-      () => this.dns.close(), () => this.warc.close(), () => this.crawlLog.close(), () => this.sitemapLog?.close(),
+      () => this.statusServer?.close(), () => own && this.pool?.close(), () => this.pages?.close(), () => own && this.fetcher.close(),
+      () => own && this.dns.close(), () => own && this.warc.close(), () => own && this.crawlLog.close(), () => this.sitemapLog?.close(),
       () => this.doneLog?.close(), () => this.urlSeen.close(), () => this.contentSeen.close(), () => this.frontier.close(),
     ]) await Promise.resolve().then(part).catch((e: unknown) => { first ??= e; });
     if (first !== null) throw first; // the lock is kept: a part that failed to close may still write the state

@@ -28,6 +28,7 @@ import type { AddressInfo } from 'node:net';
 import { openOwnFile } from '../disk/safe-fs.js';
 import { buildInfo } from './build-info.js';
 import { renderPrometheus, type StatusSnapshot } from './stats.js';
+import type { Exposition } from './metrics-exposition.js';
 import { StatusHistory, type HistoryOptions } from './status-history.js';
 import { statusPageCsp, statusPageHtml } from './status-page.js';
 
@@ -39,6 +40,8 @@ export interface StatusController {
   stop(reason?: string): void;
   /** Change runtime options (throws CRAWL_CONFIG_INVALID on a bad change). */
   setRuntime?(change: Record<string, unknown>): Record<string, unknown>;
+  /** Families /metrics serves besides the snapshot's (a cluster node's: src/cluster). */
+  metrics?(): Exposition;
 }
 
 export interface StatusServer {
@@ -139,7 +142,7 @@ export async function startStatusServer(ctl: StatusController, port: number, hos
     const origin = req.headers.origin;
     if (origin !== undefined && !origins.has(origin.toLowerCase())) return refuse(403, CRAWL_CONTROL_ORIGIN, 'cross-origin requests are refused');
     try {
-      if (req.method === 'GET' && url === '/metrics') return send(200, 'text/plain; version=0.0.4; charset=utf-8', renderPrometheus(ctl.snapshot(), build));
+      if (req.method === 'GET' && url === '/metrics') return send(200, 'text/plain; version=0.0.4; charset=utf-8', renderPrometheus(ctl.snapshot(), build, ctl.metrics?.()));
       if (req.method === 'GET' && url === '/status') return json(200, ctl.snapshot());
       if (req.method === 'GET' && url === '/history') {
         const since = Number(new URLSearchParams(query).get('since') ?? 0);

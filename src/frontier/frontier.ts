@@ -113,8 +113,8 @@ export class Frontier {
     private readonly extra: FrontierOptions,
   ) {
     this.opts = opts;
-    const onDrop = extra.onDrop ?? (() => {});
-    this.pol = new Politeness(opts, onDrop);
+    this.pol = new Politeness(opts, extra.onDrop ?? (() => {}));
+    this.pol.ipGate = extra.ipGate ?? null;
     this.refillBatch = extra.refillBatch ?? 4096;
     this.maxQr = extra.maxQr ?? 4 * opts.ramUrls;
     this.qrRescanAnswers = extra.qrRescanAnswers ?? 256;

@@ -78,6 +78,7 @@ export {
   type RobotsRequest,
   type FetchOutcome,
   type DropReason,
+  type IpGate,
 } from './politeness.js';
 export { Frontier, FRONTIER_PRESETS, type FrontierOptions, type FrontierPreset, type FrontierStats, type Clock } from './frontier.js';
 export { IdHeap } from './heap.js';

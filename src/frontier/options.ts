@@ -8,7 +8,7 @@
  */
 import type { BeastOptions } from './beast.js';
 import type { DiskStoreOptions } from './disk-store.js';
-import type { DropReason, PolitenessOptions } from './politeness.js';
+import type { DropReason, IpGate, PolitenessOptions } from './politeness.js';
 import type { FrontierUrl } from './record.js';
 import { CrawlError } from '../errors.js';
 
@@ -27,6 +27,8 @@ export interface FrontierOptions extends Partial<PolitenessOptions> {
   disk?: DiskStoreOptions;
   /** Called for every URL the frontier gives up on, with a stable reason code. */
   onDrop?: (u: FrontierUrl, reason: DropReason) => void;
+  /** A gate on IPs other crawls contact too (politeness.ts IpGate; src/cluster). @default none */
+  ipGate?: IpGate;
   /** Records read from BEAST / QR per refill step. @default 4096 */
   refillBatch?: number;
   /** BEAST is not read while QR holds more than this many URLs. @default 4 × ramUrls */

@@ -56,7 +56,25 @@ export interface FetchOutcome {
   drop?: string;
 }
 
+/**
+ * A gate on IPs that other crawls also contact (the partitions of a cluster node, and other nodes:
+ * src/cluster): when a request to an IP due here may start, and which of them are in flight. The
+ * heaps consult it each time an IP comes due, so an IP the gate holds waits in the IP heap (no
+ * request is released early and held elsewhere). Absent, the heaps alone decide.
+ */
+export interface IpGate {
+  /** The earliest time ≥ now (ms, the frontier's clock) a request to `ip` may start; ≤ now: at once. */
+  earliest(ip: string, now: number): number;
+  /** A request to `ip` was released at `now`. */
+  released(ip: string, now: number): void;
+  /** A request released to `ip` ended. */
+  finished(ip: string): void;
+}
+
 export class Politeness extends RobotsGate {
+  /** The gate shared with other crawls (see IpGate), or null. */
+  ipGate: IpGate | null = null;
+
   /**
    * `potential` without the part of PLDs the low-PLD pace holds (pld-pace.ts): the refill's measure
    * of the work on hand (frontier.ts, wanted()).
@@ -169,6 +187,14 @@ export class Politeness extends RobotsGate {
     let n = 0;
     while (n < max && ipHeap.size > 0 && ipHeap.minKey() <= now) {
       const i = ipHeap.pop();
+      const gate = this.ipGate;
+      if (gate !== null) {
+        const at = gate.earliest(this.iName[i]!, now);
+        if (at > now) {
+          ipHeap.set(i, at);
+          continue;
+        }
+      }
       this.iRobotsWait[i] = 0;
       // The IP's robots.txt lane first (hosts waiting for their rules have nothing else), then its
       // due hosts: an item the low-PLD pace holds does not hold the IP's other work.
@@ -184,6 +210,7 @@ export class Politeness extends RobotsGate {
         continue;
       }
       item.ip = this.hAddr[item._host] || this.iName[i]!;
+      gate?.released(this.iName[i]!, now);
       this.iInFlight[i]!++;
       this.iLastStart[i] = now;
       item.ipGapMs = this.ipDelay(i);
@@ -278,7 +305,10 @@ export class Politeness extends RobotsGate {
     if (h < 0 || this.hWhere[h] !== W_FLIGHT) return; // unknown or already done
     const i = this.hIp[h]!;
     this.hWhere[h] = W_NONE;
-    if (i >= 0) this.iInFlight[i]!--;
+    if (i >= 0) {
+      this.iInFlight[i]!--;
+      this.ipGate?.finished(this.iName[i]!);
+    }
     const late = outcome?.lateMs ?? 0;
     if (late > 0) {
       // Start to start from the actual send (see FetchOutcome.lateMs).

@@ -11,7 +11,7 @@
  * implements the same interface in RAM for simulations and small crawls. The only RAM STAR itself
  * keeps is the in-degree histogram used to rank PLDs for the crawl preset (bounded, see budget.ts).
  */
-import { IndegreeHistogram, type BudgetFunction } from './budget.js';
+import { IndegreeHistogram, type BudgetContext, type BudgetFunction } from './budget.js';
 import { U64Map } from './u64-map.js';
 import type { FrontierUrl } from './record.js';
 import { writeAtomic } from './queue.js';
@@ -152,6 +152,11 @@ const SEED_HI = 0xffffffff;
 
 export class Star {
   readonly histogram = new IndegreeHistogram();
+  /**
+   * What budgets rank a PLD's in-degree against: this STAR's own histogram, or one covering more
+   * PLDs than this store holds (a cluster crawl's partitions together: src/cluster).
+   */
+  rankContext: BudgetContext = this.histogram;
   private keys = new Uint32Array(2048);
   private outD = new Float64Array(1024);
   private outP = new Float64Array(1024);
@@ -216,7 +221,7 @@ export class Star {
 
   /** B = F(d) under the current ranking. */
   budgetFor(d: number): number {
-    return this.budgetFn.budget(d, this.histogram);
+    return this.budgetFn.budget(d, this.rankContext);
   }
 
   /**
@@ -310,6 +315,18 @@ export class Star {
       kept++;
     }
     return kept;
+  }
+
+  /**
+   * Votes counted elsewhere as coming from trusted (or, with trust off, any) sources, packed as
+   * the store takes them ([sHi, sLo ⊕ slot, tHi, tLo]*, self-links already left out): added as
+   * they are. A cluster crawl's partition gets here the votes of other partitions' pages for its
+   * PLDs; each source's trust was judged by the partition that owns the source (src/cluster).
+   */
+  async addVotes(edges: Uint32Array, count: number): Promise<void> {
+    if (count === 0) return;
+    await this.store.addEdges(edges, count, this.onDegree);
+    await this.countPromoted();
   }
 
   /**

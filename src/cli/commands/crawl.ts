@@ -8,6 +8,7 @@ import { heapWarning } from '../../crawl/heap-budget.js';
 import { CrawlError } from '../../errors.js';
 import { checkDir, checkPortFree, createDirs } from '../preflight.js';
 import { announceStatusServer, runAndReport, runGuarded } from './common.js';
+import { CLUSTER_FLAGS, defaultNodeId, splitClusterArgs } from '../../cluster/options.js';
 
 export function registerCrawlCommand(program: Command): void {
   const cmd = program
@@ -21,11 +22,19 @@ export function registerCrawlCommand(program: Command): void {
     if (f.repeat) cmd.option(flag, f.description, (v: string, prev: string[] = []) => [...prev, v]);
     else cmd.option(flag, f.description);
   }
+  for (const f of CLUSTER_FLAGS) cmd.option(`--${f.name} ${f.value}`, f.description);
   cmd.action(async () => {
     // Re-parse the raw arguments with the pure parser (commander only renders help and rejects
     // unknown flags), so the CLI and the library agree by construction.
-    const raw = rawArgsAfter(program, 'crawl');
+    const all = rawArgsAfter(program, 'crawl');
     await runGuarded(async () => {
+      // --cluster: this process is a node of a cluster crawl (src/cluster, docs/cluster.md).
+      const { cluster, rest: raw } = splitClusterArgs(all, defaultNodeId());
+      if (cluster !== null) {
+        const { runClusterCrawl } = await import('./cluster.js');
+        await runClusterCrawl(cluster, raw);
+        return;
+      }
       const cfg = await loadCrawlConfig(raw);
       if (cfg.seeds.length === 0) {
         throw Object.assign(new Error('no seed URLs: give URLs as arguments or --seeds <file>'), { code: 'CRAWL_CONFIG_INVALID' });

@@ -5,6 +5,7 @@ import { registerResumeCommand } from './resume.js';
 import { registerStatsCommand } from './stats.js';
 import { registerDemoCommand } from './demo.js';
 import { registerSimwebCommand } from './simweb.js';
+import { registerClusterCommand } from './cluster.js';
 
 export function registerCommands(program: Command): void {
   registerCrawlCommand(program);
@@ -12,4 +13,5 @@ export function registerCommands(program: Command): void {
   registerStatsCommand(program);
   registerDemoCommand(program);
   registerSimwebCommand(program);
+  registerClusterCommand(program);
 }

@@ -7,6 +7,7 @@ import { CrawlError } from '../../errors.js';
 import { checkDir, checkPortFree, createDirs } from '../preflight.js';
 import { announceStatusServer, runAndReport, runGuarded } from './common.js';
 import { rawArgsAfter } from './crawl.js';
+import { CLUSTER_FLAGS, defaultNodeId, splitClusterArgs } from '../../cluster/options.js';
 
 /** Startup options a resumed crawl may still change (they do not alter the state's shape; --out
  * names where the output directory now is, when it was moved apart from the state). */
@@ -21,10 +22,20 @@ export function registerResumeCommand(program: Command): void {
     if (!RESUMABLE.has(f.key)) continue;
     cmd.option(f.kind === 'bool' ? `--${f.name}` : `--${f.name} ${f.value}`, resumeDescription(f.key, f.description));
   }
+  for (const f of CLUSTER_FLAGS) if (f.name === 'cluster') cmd.option(`--${f.name} ${f.value}`, 'the NATS server of a cluster node\'s crawl, when it moved (default: where the node last ran)');
   cmd.addHelpText('after', '\nA flag not given keeps the value the crawl last ran with.');
   cmd.action(async (state: string) => {
     await runGuarded(async () => {
-      const raw = rawArgsAfter(program, 'resume').filter((a) => a !== state);
+      const all = rawArgsAfter(program, 'resume').filter((a) => a !== state);
+      // A cluster node's state (node.json): the node resumes (src/cluster).
+      const { cluster, rest: raw } = splitClusterArgs(all, defaultNodeId());
+      const { readNodeFile, runClusterResume } = await import('./cluster.js');
+      const nodeFile = await readNodeFile(path.resolve(state));
+      if (nodeFile !== null) {
+        await runClusterResume(path.resolve(state), nodeFile, cluster === null ? null : { ...cluster, node: nodeFile.node, crawl: nodeFile.crawl }, raw);
+        return;
+      }
+      if (cluster !== null) throw new CrawlError('CRAWL_STATE_MISSING', `${state} holds no cluster node's state (node.json)`);
       const { input } = parseCrawlArgs(raw);
       for (const k of Object.keys(input)) {
         if (!RESUMABLE.has(k)) throw new CrawlError('CRAWL_CONFIG_INVALID', `${k} cannot be changed on resume`);

@@ -1,0 +1,57 @@
+/**
+ * Cluster crawls for tests: N node processes of the CLI (`drumcrawl crawl … --cluster`), each with
+ * its own state and output directory, against one nats-server and one simweb, on loopback.
+ */
+import path from 'node:path';
+import { readFile, readdir } from 'node:fs/promises';
+import { cli, crawlFlags, crawlSettings, type CliRun } from '../e2e/harness.js';
+import type { CrawlConfigInput } from '../../src/crawl/config.js';
+
+export interface NodeRun {
+  id: string;
+  dir: string;
+  run: CliRun;
+}
+
+export interface ClusterCrawl {
+  url: string;
+  crawl?: string;
+  partitions: number;
+  expect: number;
+}
+
+/** Flags of one node: the web's settings, its directories, the cluster's. */
+export function nodeArgs(web: { seeds: string[]; dnsServer: string }, c: ClusterCrawl, id: string, dir: string, over: CrawlConfigInput = {}): string[] {
+  const input = crawlSettings(web, { stateDir: path.join(dir, id, 'state'), outDir: path.join(dir, id, 'out'), ...over });
+  return [
+    'crawl', ...web.seeds, ...crawlFlags(input),
+    '--cluster', c.url, '--node', id, '--crawl-name', c.crawl ?? 'crawl', '--partitions', String(c.partitions), '--expect-nodes', String(c.expect),
+  ];
+}
+
+export function startNode(web: { seeds: string[]; dnsServer: string }, c: ClusterCrawl, id: string, dir: string, over: CrawlConfigInput = {}, env: NodeJS.ProcessEnv = {}): NodeRun {
+  return { id, dir: path.join(dir, id), run: cli(nodeArgs(web, c, id, dir, over), env) };
+}
+
+/** `drumcrawl resume <node state>` of a node started with startNode. */
+export function resumeNode(n: NodeRun, extra: string[] = [], env: NodeJS.ProcessEnv = {}): NodeRun {
+  return { ...n, run: cli(['resume', path.join(n.dir, 'state'), ...extra], env) };
+}
+
+/** Waits for every node's exit (each within ms); returns their exit codes. */
+export async function waitAll(nodes: readonly NodeRun[], ms: number): Promise<(number | null)[]> {
+  const timeout = new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`cluster crawl not done within ${ms} ms:\n${nodes.map((n) => `--- ${n.id}\n${n.run.out().slice(-3000)}`).join('\n')}`)), ms).unref());
+  return Promise.race([Promise.all(nodes.map((n) => n.run.done)), timeout]);
+}
+
+/** crawl.log lines of a node (its WARC writer's pages: every partition it ran). */
+export async function crawlLogUrls(nodeDir: string): Promise<string[]> {
+  const out: string[] = [];
+  const text = await readFile(path.join(nodeDir, 'out', 'crawl.log'), 'utf8').catch(() => '');
+  for (const line of text.split('\n')) if (line !== '') out.push(line);
+  return out;
+}
+
+export async function partitionsOf(nodeDir: string): Promise<number[]> {
+  return (await readdir(path.join(nodeDir, 'state', 'p')).catch(() => [] as string[])).map(Number).sort((a, b) => a - b);
+}
