@@ -80,6 +80,8 @@ export interface NodeStartOptions {
   /** config keys the command line set (a joining node must not set the crawl's differently) */
   given: ReadonlySet<string>;
   progressOut?: NodeJS.WritableStream & { isTTY?: boolean };
+  /** makes the node's directories (the CLI's checked plan): called once the crawl has accepted the node */
+  prepare?: () => Promise<void>;
 }
 
 export interface NodeSummary {
@@ -159,8 +161,6 @@ export class ClusterNode extends EventEmitter implements PartitionNode, StatusCo
    */
   static async start(o: NodeStartOptions): Promise<ClusterNode> {
     const { args, cfg } = o;
-    await mkdir(cfg.stateDir, { recursive: true });
-    await mkdir(cfg.outDir, { recursive: true });
     const nodeFile = path.join(cfg.stateDir, NODE_FILE);
     let file: NodeFile | null = null;
     try {
@@ -185,6 +185,10 @@ export class ClusterNode extends EventEmitter implements PartitionNode, StatusCo
         if (bad.length > 0) throw new CrawlError('CRAWL_CLUSTER_CONFIG', `crawl ${args.crawl} exists with other settings for ${bad.join(', ')}: a joining node takes the crawl's (leave those flags out)`);
       }
       if (((meta.config.seeds as unknown[] | undefined) ?? []).length === 0) throw new CrawlError('CRAWL_CONFIG_INVALID', 'no seed URLs: the node that creates a cluster crawl gives them');
+      // Only now, the crawl having accepted this node, is anything made on its disk.
+      await o.prepare?.();
+      await mkdir(cfg.stateDir, { recursive: true });
+      await mkdir(cfg.outDir, { recursive: true });
       await ensurePartitions(engine, meta.partitions);
       // Every partition crawls with the crawl's settings and this node's own.
       const full: CrawlConfig = { ...cfg, ...(meta.config as Partial<CrawlConfig>), stateDir: cfg.stateDir, outDir: cfg.outDir };

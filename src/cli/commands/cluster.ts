@@ -25,8 +25,7 @@ export async function runClusterCrawl(cluster: ClusterArgs, rest: string[]): Pro
     if (file !== null) throw new CrawlError('CRAWL_STATE_EXISTS', `${cfg.stateDir} already holds node ${file.node} of crawl ${file.crawl}; use \`drumcrawl resume ${cfg.stateDir}\``);
   }
   if (cfg.statusPort !== null) await checkPortFree('statusPort', cfg.statusPort, cfg.statusHost);
-  await createDirs(plans);
-  await runNode(cluster, cfg, given);
+  await runNode(cluster, cfg, given, () => createDirs(plans));
 }
 
 /** `resume <node-state>`: the node continues (its partitions resume from their checkpoints). */
@@ -37,9 +36,9 @@ export async function runClusterResume(stateDir: string, file: NodeFileLike, clu
   const stored = (file.config ?? {}) as Record<string, unknown>;
   const cfg = resolveCrawlConfig({ ...stored, ...input, stateDir, outDir: (input.outDir as string | undefined) ?? (stored.outDir as string | undefined) ?? path.join(stateDir, '..', 'out') });
   if (cfg.statusPort !== null) await checkPortFree('statusPort', cfg.statusPort, cfg.statusHost);
-  await createDirs([await checkDir('output directory', cfg.outDir)]);
+  const outPlan = await checkDir('output directory', cfg.outDir);
   process.stderr.write(`resuming node ${file.node} of cluster crawl ${file.crawl} (${args.url})\n`);
-  await runNode(args, cfg, new Set(Object.keys(input)));
+  await runNode(args, cfg, new Set(Object.keys(input)), () => createDirs([outPlan]));
 }
 
 export interface NodeFileLike {
@@ -59,9 +58,9 @@ export async function readNodeFile(stateDir: string): Promise<NodeFileLike | nul
   }
 }
 
-async function runNode(args: ClusterArgs, cfg: CrawlConfig, given: ReadonlySet<string>): Promise<void> {
+async function runNode(args: ClusterArgs, cfg: CrawlConfig, given: ReadonlySet<string>, prepare: () => Promise<void>): Promise<void> {
   const { ClusterNode } = await import('../../cluster/node.js');
-  const node = await ClusterNode.start({ args, cfg, given });
+  const node = await ClusterNode.start({ args, cfg, given, prepare });
   node.on('status-server', (url: string, token: string) => announceStatusServer(url, token, cfg.stateDir));
   process.stderr.write(`node ${args.node} of cluster crawl ${args.crawl}: ${node.partitions} partitions, state ${cfg.stateDir}\n`);
   let s;

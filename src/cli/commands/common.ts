@@ -16,6 +16,7 @@ export const EXIT_USAGE = 2;
 export const USAGE_CODES: ReadonlySet<string> = new Set([
   'CRAWL_CLI_USAGE', 'CRAWL_CONFIG_INVALID', 'CRAWL_DIR_UNUSABLE', 'CRAWL_DIR_FULL',
   'CRAWL_STATE_EXISTS', 'CRAWL_STATE_MISSING', 'CRAWL_STATE_LOCKED', 'CRAWL_OUT_MISSING', 'CRAWL_MANIFEST_INVALID', 'CRAWL_STATE_LINK', 'CRAWL_SIMWEB_BAD_PARAM', 'CRAWL_SIMWEB_LISTEN',
+  'CRAWL_CLUSTER_CONFIG',
 ]);
 
 /** `drumcrawl: <CRAWL_*>: <message>` and the exit status for any thrown value. */
