@@ -40,7 +40,9 @@ import { placement, DEFAULT_PARTITIONS } from './partition.js';
 import { PartitionHost, partitionDir, type PartitionNode } from './partition-host.js';
 import { Router } from './router.js';
 import { ClusterRanks } from './star-link.js';
-import { NodeIpGate } from './ip-slots.js';
+import { NodeIpGate, defaultSlotMs } from './ip-slots.js';
+import { withMargin } from '../crawl/frontier-port.js';
+import { FRONTIER_PRESETS } from '../frontier/index.js';
 import { conflicts, crawlWide, type ClusterArgs } from './options.js';
 import { clusterMetrics, readClusterTable, sumSnapshots, type ClusterFigures, type NodeSnapshot, type PartitionRow } from './status.js';
 import { ProgressPrinter, type StatusSnapshot } from '../crawl/stats.js';
@@ -95,10 +97,8 @@ export class ClusterNode extends EventEmitter implements PartitionNode, StatusCo
   readonly hosts = new Map<number, PartitionHost>();
   private readonly opening = new Set<number>();
   private readonly leaseRev = new Map<number, number>();
-  private readonly view: ClusterView;
   readonly router: Router;
   readonly ranks = new ClusterRanks();
-  readonly ipGate = new NodeIpGate();
   private tickTimer: NodeJS.Timeout | null = null;
   private beatTimer: NodeJS.Timeout | null = null;
   private statusChain: Promise<unknown> = Promise.resolve();
@@ -134,9 +134,10 @@ export class ClusterNode extends EventEmitter implements PartitionNode, StatusCo
     readonly args: ClusterArgs,
     private readonly base: Omit<SharedParts, 'ramBytes'>,
     file: NodeFile,
+    private readonly view: ClusterView,
+    readonly ipGate: NodeIpGate,
   ) {
     super();
-    this.view = new ClusterView(engine);
     this.file = file;
     // The router's budget: 1/32 of the node's RAM, 4–64 MiB.
     this.router = new Router(engine, args.node, meta.partitions, Math.max(4 << 20, Math.min(64 << 20, Math.floor(cfg.ramBytes / 32))));
@@ -173,9 +174,11 @@ export class ClusterNode extends EventEmitter implements PartitionNode, StatusCo
     }
     const engine = await openEngine(args.url, args.crawl, args.node);
     try {
+      const floorMs = withMargin(cfg.minIpDelayMs, cfg);
+      const skewMs = args.skewMs ?? 50;
       const { meta, created } = await metaOrCreate(engine, () => ({
         version: 1, crawl: args.crawl, partitions: args.partitions ?? DEFAULT_PARTITIONS, config: crawlWide(cfg),
-        expect: args.expect ?? 1, slotMs: 0, skewMs: args.skewMs ?? 50, createdAt: new Date().toISOString(),
+        expect: args.expect ?? 1, slotMs: defaultSlotMs(floorMs, skewMs), floorMs, skewMs, createdAt: new Date().toISOString(),
       }));
       if (!created) {
         if (args.partitions !== null && args.partitions !== meta.partitions) {
@@ -195,9 +198,13 @@ export class ClusterNode extends EventEmitter implements PartitionNode, StatusCo
       file = { ...(file ?? { crawl: args.crawl, node: args.node, createdAt: new Date().toISOString(), warc: null }), url: args.url, config: cfg };
       await recoverWarc(full.outDir, file.warc);
       await writeFileAtomic(nodeFile, new TextEncoder().encode(JSON.stringify(file, null, 2)));
-      const base = await ClusterNode.parts(full, file.warc, (e) => node?.fail(e));
-      const node: ClusterNode = new ClusterNode(engine, meta, full, args, base, file);
-      await node.view.start();
+      const view = new ClusterView(engine);
+      let node: ClusterNode | undefined;
+      const gate = new NodeIpGate(engine, args.node, { slotMs: meta.slotMs, floorMs: meta.floorMs, skewMs: meta.skewMs },
+        FRONTIER_PRESETS.default.maxConnectionsPerIp, (key) => view.ips.get(key), (e) => node?.fail(e));
+      const base = await ClusterNode.parts(full, file.warc, gate, (e) => node?.fail(e));
+      node = new ClusterNode(engine, meta, full, args, base, file, view, gate);
+      await view.start();
       return node;
     } catch (e) {
       await engine.close().catch(() => undefined);
@@ -206,7 +213,7 @@ export class ClusterNode extends EventEmitter implements PartitionNode, StatusCo
   }
 
   /** The parts every partition shares (pipeline.ts SharedParts, less the RAM share). */
-  private static async parts(cfg: CrawlConfig, last: NodeFile['warc'], fail: (e: unknown) => void): Promise<Omit<SharedParts, 'ramBytes'>> {
+  private static async parts(cfg: CrawlConfig, last: NodeFile['warc'], gate: NodeIpGate, fail: (e: unknown) => void): Promise<Omit<SharedParts, 'ramBytes'>> {
     const warc = await ArchiveThread.open({
       dir: cfg.outDir,
       prefix: 'drumcrawl',
@@ -230,7 +237,8 @@ export class ClusterNode extends EventEmitter implements PartitionNode, StatusCo
     const smallThread = new DrumThread();
     urlSeenThread.retain();
     smallThread.retain();
-    const floors = new FloorGuard(() => cfg);
+    // The floors across the node's partitions, and the per-IP slot rule across nodes, at the last step.
+    const floors = new FloorGuard(() => cfg, null, (ip, t) => gate.window(ip, t));
     return { warc, crawlLog, pool, dns, fetcher: newFetcher(cfg, dns), urlSeenThread, smallThread, floors };
   }
 
@@ -292,6 +300,7 @@ export class ClusterNode extends EventEmitter implements PartitionNode, StatusCo
     // wait for partitions still opening: they close as soon as they are open
     while (this.opening.size > 0) await new Promise((r) => setTimeout(r, 50));
     await this.router.close();
+    this.ipGate.close();
     if (this.beatTimer !== null) clearInterval(this.beatTimer);
     await this.writeStatus('stopped').catch(() => undefined);
     await this.view.stop();

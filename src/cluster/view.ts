@@ -24,8 +24,9 @@ export interface CrawlMeta {
   config: Record<string, unknown>;
   /** nodes that must have joined before partitions are first placed */
   expect: number;
-  /** the per-IP slot rule (ip-slots.ts): slot length and clock-skew allowance, ms */
+  /** the per-IP slot rule (ip-slots.ts): slot length, the per-IP floor it spaces, clock-skew allowance, ms */
   slotMs: number;
+  floorMs: number;
   skewMs: number;
   createdAt: string;
 }
@@ -80,6 +81,7 @@ export class ClusterView {
   readonly members = new Map<string, Versioned<MemberStatus>>();
   readonly leases = new Map<number, Versioned<Lease>>();
   readonly hists = new Map<number, Uint8Array>();
+  /** IP registrations (ip-slots.ts), by KV key */
   readonly ips = new Map<string, Versioned<unknown>>();
   private readonly listeners = new Set<(key: string) => void>();
   private stopped = false;
@@ -137,9 +139,8 @@ export class ClusterView {
         if (del) this.hists.delete(p);
         else this.hists.set(p, e.value.slice());
       } else if (k.startsWith('ip.')) {
-        const ip = k.slice(3);
-        if (del) this.ips.delete(ip);
-        else this.ips.set(ip, { value: e.json<unknown>(), revision: e.revision, seenAt: now });
+        if (del) this.ips.delete(k);
+        else this.ips.set(k, { value: e.json<unknown>(), revision: e.revision, seenAt: now });
       }
     } catch {
       return; // a value this version cannot read: ignored

@@ -45,8 +45,16 @@ export class FloorGuard {
   /** requests the floor guard had to hold (the heaps released them early) */
   holds = 0;
 
-  /** `shared`: the actual starts live in the table the page workers write too. */
-  constructor(private readonly config: () => CrawlConfig, private readonly shared: SharedFloors | null = null) {}
+  /**
+   * `shared`: the actual starts live in the table the page workers write too. `window`: the
+   * earliest start ≥ t a request to `ip` may have besides the floors (a cluster node's per-IP slot
+   * rule: src/cluster/ip-slots.ts); absent, the floors alone decide.
+   */
+  constructor(
+    private readonly config: () => CrawlConfig,
+    private readonly shared: SharedFloors | null = null,
+    private readonly window: ((ip: string, t: number) => number) | null = null,
+  ) {}
 
   private get cfg(): CrawlConfig {
     return this.config();
@@ -96,8 +104,9 @@ export class FloorGuard {
    */
   reserve(q: GuardRequest, now = clock()): number {
     const [hostGap, ipGap] = this.gaps(q);
-    if (hostGap === 0 && ipGap === 0) return -Infinity;
-    const start = Math.max(now, this.due(q, hostGap, ipGap, true));
+    if (hostGap === 0 && ipGap === 0 && this.window === null) return -Infinity;
+    let start = Math.max(now, this.due(q, hostGap, ipGap, true));
+    if (this.window !== null) start = this.window(q.ip, start);
     if (hostGap > 0) stamp(this.lastHostStart, q.host, start, q.hostGapMs);
     if (ipGap > 0) stamp(this.lastIpStart, q.ip, start, q.ipGapMs);
     if (now - this.lastGuardPrune > 10_000) {
@@ -124,7 +133,8 @@ export class FloorGuard {
   start(q: GuardRequest): Promise<void> | undefined {
     const now = clock();
     const [hostGap, ipGap] = this.gaps(q);
-    const due = this.due(q, hostGap, ipGap, false);
+    let due = this.due(q, hostGap, ipGap, false);
+    if (this.window !== null) due = this.window(q.ip, Math.max(due, now));
     if (due > now) return new Promise((r) => setTimeout(r, Math.ceil(due - now)));
     return undefined;
   }

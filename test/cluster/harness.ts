@@ -18,6 +18,8 @@ export interface ClusterCrawl {
   crawl?: string;
   partitions: number;
   expect: number;
+  /** --clock-skew (ms) */
+  skewMs?: number;
 }
 
 /** Flags of one node: the web's settings, its directories, the cluster's. */
@@ -26,6 +28,7 @@ export function nodeArgs(web: { seeds: string[]; dnsServer: string }, c: Cluster
   return [
     'crawl', ...web.seeds, ...crawlFlags(input),
     '--cluster', c.url, '--node', id, '--crawl-name', c.crawl ?? 'crawl', '--partitions', String(c.partitions), '--expect-nodes', String(c.expect),
+    ...(c.skewMs !== undefined ? ['--clock-skew', String(c.skewMs)] : []),
   ];
 }
 
@@ -54,4 +57,35 @@ export async function crawlLogUrls(nodeDir: string): Promise<string[]> {
 
 export async function partitionsOf(nodeDir: string): Promise<number[]> {
   return (await readdir(path.join(nodeDir, 'state', 'p')).catch(() => [] as string[])).map(Number).sort((a, b) => a - b);
+}
+
+export interface Trace {
+  at: number;
+  ip: string;
+  url: string;
+  robots: boolean;
+}
+
+/** A node's DRUMCRAWL_TRACE_FETCH lines: each request's actual start (fetch-stage.ts traceDispatch). */
+export function traceLines(out: string): Trace[] {
+  const t: Trace[] = [];
+  for (const m of out.matchAll(/^TRACE (\d+(?:\.\d+)?) (\S+) (\S+)$/gm)) {
+    const url = m[3]!;
+    t.push({ at: Number(m[1]), ip: m[2]!, url, robots: /\/robots(-for\/[^/]+)?\.txt$/.test(url) });
+  }
+  return t;
+}
+
+/** Pairs of consecutive starts with one key (IP, host) closer than ms, over every node's trace. */
+export function crawlerGaps(trace: readonly Trace[], key: (t: Trace) => string | null, ms: number): string[] {
+  const last = new Map<string, Trace>();
+  const out: string[] = [];
+  for (const t of [...trace].sort((a, b) => a.at - b.at)) {
+    const k = key(t);
+    if (k === null) continue;
+    const p = last.get(k);
+    if (p !== undefined && t.at - p.at < ms) out.push(`${k}: ${p.url} then ${t.url} ${(t.at - p.at).toFixed(1)} ms apart`);
+    last.set(k, t);
+  }
+  return out;
 }

@@ -25,6 +25,8 @@ export interface SimwebChild {
   report(o: { hostMs: number; ipMs: number; reachable?: boolean; slackMs?: number; hostSlackMs?: number }): Promise<SimwebReport>;
   /** requests the server has answered (or logged) so far */
   requests(): Promise<number>;
+  /** empties the request log (a second crawl of the same web is judged alone) */
+  clear(): Promise<void>;
   /** sets the pause between the pieces of trickled answers, those under way included */
   trickle(intervalMs: number): Promise<void>;
   close(): Promise<void>;
@@ -74,6 +76,11 @@ export async function forkSimweb(preset: string, params?: object, opts: { log?: 
       new Promise((resolve) => {
         child.once('message', (m) => resolve((m as { count: number }).count));
         child.send({ cmd: 'count' });
+      }),
+    clear: () =>
+      new Promise((resolve) => {
+        child.once('message', () => resolve());
+        child.send({ cmd: 'clear' });
       }),
     close: () =>
       new Promise<void>((resolve) => {

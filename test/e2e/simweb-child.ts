@@ -6,7 +6,7 @@
  * Protocol (IPC): the child sends {ready, dnsServer, httpPort, seeds}; the parent sends
  * {cmd:'report', userAgent, hostMs, ipMs} and gets {report}; {cmd:'count'} gets {count} (requests
  * served so far); {cmd:'trickle', intervalMs} sets the pause of trickled answers (acknowledged with
- * {trickle}); {cmd:'close'} ends the child, and so does the end of the IPC channel (the parent
+ * {trickle}); {cmd:'clear'} empties the request log ({cleared}); {cmd:'close'} ends the child, and so does the end of the IPC channel (the parent
  * exited).
  */
 import { startSimweb, isRobotsPath, type SimwebPreset, type WebParams } from '../../src/simweb/index.js';
@@ -83,6 +83,8 @@ export interface SimwebReport {
   reachable: string[] | null;
   pagesPerPld: Record<string, number>;
   statusByUrl: Record<string, number>;
+  /** the simulated IP each requested host was served on */
+  hostIps: Record<string, string>;
   /** the log entries of each per-IP violation (diagnostics: host, path, times, connection) */
   ipViolationEntries: ViolationEntry[][];
   hostViolationEntries: ViolationEntry[][];
@@ -135,6 +137,7 @@ process.on('message', (m: { cmd: string; intervalMs?: number; userAgent?: string
       reachable: m.reachable === false ? null : [...web.web.reachable(web.seeds, { userAgent: m.userAgent!, respectRobots: true })],
       pagesPerPld: Object.fromEntries(log.pagesPerPld()),
       statusByUrl,
+      hostIps: Object.fromEntries(entries.map((e) => [e.host, e.localIp])),
     };
     process.send!({ report });
   } else if (m.cmd === 'trickle') {
@@ -142,6 +145,9 @@ process.on('message', (m: { cmd: string; intervalMs?: number; userAgent?: string
     process.send!({ trickle: m.intervalMs });
   } else if (m.cmd === 'count') {
     process.send!({ count: web.log.total });
+  } else if (m.cmd === 'clear') {
+    web.log.clear();
+    process.send!({ cleared: true });
   } else if (m.cmd === 'close') {
     void web.close().then(() => process.exit(0));
   }
