@@ -16,7 +16,9 @@
  *   star-link.ts       STAR across nodes: votes to their target's owner; the crawl-wide rank context
  *   ip-slots.ts        per-IP politeness across partitions and nodes
  *   partition-host.ts  one partition: a Crawler on the node's shared parts; the ClusterPort it calls
- *   node.ts            a node: shared parts, heartbeat, placement, hand-off, the end of the crawl
+ *   placement.ts       which partitions a node runs: leases taken, partitions opened and handed off
+ *   snapshot.ts        a partition's directory packed into the object store and back (moves)
+ *   node.ts            a node: shared parts, heartbeat, leave, the end of the crawl, status surfaces
  *   status.ts          the node's snapshot and metrics, `drumcrawl cluster status`
  *
  * Imports: cli → cluster → crawl (through src/crawl/cluster-port.ts and CrawlerOptions.shared).

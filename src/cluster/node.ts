@@ -35,16 +35,16 @@ import type { CrawlConfig, CrawlConfigInput } from '../crawl/config.js';
 import type { CrawlSummary } from '../crawl/pipeline.js';
 import type { SharedParts } from '../crawl/cluster-port.js';
 import { ensurePartitions, jsonBytes, openEngine, type Engine } from './engine.js';
-import { ClusterView, metaOrCreate, takeLease, type CrawlMeta, type MemberStatus } from './view.js';
-import { placement, DEFAULT_PARTITIONS } from './partition.js';
-import { PartitionHost, partitionDir, type PartitionNode } from './partition-host.js';
+import { ClusterView, metaOrCreate, type CrawlMeta, type MemberStatus } from './view.js';
+import { DEFAULT_PARTITIONS } from './partition.js';
+import { Placement, type PlacementNode } from './placement.js';
 import { Router } from './router.js';
 import { ClusterRanks } from './star-link.js';
 import { NodeIpGate, defaultSlotMs } from './ip-slots.js';
 import { withMargin } from '../crawl/frontier-port.js';
 import { FRONTIER_PRESETS } from '../frontier/index.js';
 import { conflicts, crawlWide, type ClusterArgs } from './options.js';
-import { clusterMetrics, readClusterTable, sumSnapshots, type ClusterFigures, type NodeSnapshot, type PartitionRow } from './status.js';
+import { clusterMetrics, crawlEnded, readClusterTable, sumSnapshots, type ClusterFigures, type NodeSnapshot, type PartitionRow } from './status.js';
 import { ProgressPrinter, type StatusSnapshot } from '../crawl/stats.js';
 import { startStatusServer, CONTROL_TOKEN_FILE, type StatusController, type StatusServer } from '../crawl/status-server.js';
 import type { Exposition } from '../crawl/metrics-exposition.js';
@@ -53,17 +53,9 @@ import type { Exposition } from '../crawl/metrics-exposition.js';
 export const HEARTBEAT_MS = 1_000;
 /** A node that could not write its record for this long pauses its partitions (ms). */
 export const CUTOFF_MS = 5_000;
-/** Members must have stayed the same this long before the first placement (ms). */
-const SETTLE_MS = 2_000;
 /** How often placement and the end of the crawl are looked at (ms). */
 const TICK_MS = 500;
 const NODE_FILE = 'node.json';
-/**
- * The least RAM a partition sizes its structures by: ContentSeen's DRUM (1/32 of it) needs more
- * than its 4 buckets' double buffers (2 MiB), STAR's and the robots DRUMs have floors of their own
- * (8 and 4 MiB). A node's --ram should cover this for each partition it hosts (docs/cluster.md).
- */
-export const PARTITION_RAM_MIN = 96 << 20;
 
 interface NodeFile {
   crawl: string;
@@ -93,10 +85,8 @@ export interface NodeSummary {
   summaries: CrawlSummary[];
 }
 
-export class ClusterNode extends EventEmitter implements PartitionNode, StatusController {
-  readonly hosts = new Map<number, PartitionHost>();
-  private readonly opening = new Set<number>();
-  private readonly leaseRev = new Map<number, number>();
+export class ClusterNode extends EventEmitter implements PlacementNode, StatusController {
+  readonly placement: Placement = new Placement(this);
   readonly router: Router;
   readonly ranks = new ClusterRanks();
   private tickTimer: NodeJS.Timeout | null = null;
@@ -105,9 +95,8 @@ export class ClusterNode extends EventEmitter implements PartitionNode, StatusCo
   private lastBeatOk = Date.now();
   private cutOff = false;
   private acked = 0;
-  private membersKey = '';
-  private membersSince = Date.now();
-  private placedOnce = false;
+  /** an operator asked this node to leave (`drumcrawl cluster leave`): it hands everything off, then stops */
+  private leaving = false;
   private lastDoneCheck = 0;
   private lastHist = 0;
   private readonly histSent = new Map<number, string>();
@@ -132,9 +121,9 @@ export class ClusterNode extends EventEmitter implements PartitionNode, StatusCo
     readonly meta: CrawlMeta,
     readonly cfg: CrawlConfig,
     readonly args: ClusterArgs,
-    private readonly base: Omit<SharedParts, 'ramBytes'>,
+    readonly parts: Omit<SharedParts, 'ramBytes'>,
     file: NodeFile,
-    private readonly view: ClusterView,
+    readonly view: ClusterView,
     readonly ipGate: NodeIpGate,
   ) {
     super();
@@ -248,7 +237,7 @@ export class ClusterNode extends EventEmitter implements PartitionNode, StatusCo
   async run(opts: { progressOut?: NodeJS.WritableStream & { isTTY?: boolean }; handleSignals?: boolean } = {}): Promise<NodeSummary> {
     if (this.cfg.statusPort !== null) {
       this.statusServer = await startStatusServer(this, this.cfg.statusPort, this.cfg.statusHost, { tokenFile: path.join(this.cfg.stateDir, CONTROL_TOKEN_FILE) });
-      this.base.fetcher.refuseEndpoint(this.cfg.statusHost, this.statusServer.port);
+      this.parts.fetcher.refuseEndpoint(this.cfg.statusHost, this.statusServer.port);
       this.emit('status-server', this.statusServer.url, this.statusServer.token);
     }
     this.printer = new ProgressPrinter(() => this.snapshot(), opts.progressOut ?? process.stderr, this.cfg.progress, this.cfg.progressIntervalMs);
@@ -258,6 +247,7 @@ export class ClusterNode extends EventEmitter implements PartitionNode, StatusCo
       process.on('SIGINT', this.signalHandler);
       process.on('SIGTERM', this.signalHandler);
     }
+    await this.placement.cleanup();
     this.view.onChange((k) => this.changed(k));
     this.beatTimer = setInterval(() => void this.beat(), HEARTBEAT_MS);
     this.tickTimer = setInterval(() => void this.tick(), TICK_MS);
@@ -271,7 +261,7 @@ export class ClusterNode extends EventEmitter implements PartitionNode, StatusCo
   /** Stops the node: its partitions drain and checkpoint; its leases stay its own (a restart resumes them). */
   stop(reason = 'stop'): void {
     if (this.stopReason !== null) {
-      for (const h of this.hosts.values()) h.crawler?.stop(reason); // a second stop hurries
+      for (const h of this.placement.hosts.values()) h.crawler?.stop(reason); // a second stop hurries
       return;
     }
     this.stopReason = reason;
@@ -292,28 +282,28 @@ export class ClusterNode extends EventEmitter implements PartitionNode, StatusCo
       process.off('SIGINT', this.signalHandler);
       process.off('SIGTERM', this.signalHandler);
     }
-    const closing = [...this.hosts.values()].map(async (h) => {
+    const closing = [...this.placement.hosts.values()].map(async (h) => {
       const s = await h.close(this.stopReason ?? 'done');
       if (s !== null) this.summaries.push(s);
     });
     await Promise.allSettled(closing);
     // wait for partitions still opening: they close as soon as they are open
-    while (this.opening.size > 0) await new Promise((r) => setTimeout(r, 50));
+    while (this.placement.opening.size > 0) await new Promise((r) => setTimeout(r, 50));
     await this.router.close();
     this.ipGate.close();
     if (this.beatTimer !== null) clearInterval(this.beatTimer);
-    await this.writeStatus('stopped').catch(() => undefined);
+    await this.writeStatus(this.stopReason === 'left' ? 'left' : 'stopped').catch(() => undefined);
     await this.view.stop();
     await this.statusServer?.close().catch(() => undefined);
     await this.closeParts();
     await this.engine.close();
     if (this.failure !== null) throw this.failure;
     const finished = this.view.done;
-    return { stopReason: finished ? 'done' : `stop:${this.stopReason ?? 'stop'}`, finished, partitions: [...this.hosts.keys()].sort((a, b) => a - b), summaries: this.summaries };
+    return { stopReason: finished ? 'done' : `stop:${this.stopReason ?? 'stop'}`, finished, partitions: [...this.placement.hosts.keys()].sort((a, b) => a - b), summaries: this.summaries };
   }
 
   private async closeParts(): Promise<void> {
-    const b = this.base;
+    const b = this.parts;
     for (const part of [() => b.pool.close(), () => b.fetcher.close(), () => b.dns.close(), () => b.warc.close(), () => b.crawlLog.close(),
       () => b.urlSeenThread.release(), () => b.smallThread.release()]) {
       await Promise.resolve().then(part).catch((e: unknown) => { this.failure ??= e; });
@@ -326,11 +316,11 @@ export class ClusterNode extends EventEmitter implements PartitionNode, StatusCo
     if (key.startsWith('lease.')) {
       const p = Number(key.slice(6));
       const l = this.view.leases.get(p);
-      const h = this.hosts.get(p);
+      const h = this.placement.hosts.get(p);
       // Never crawl a partition whose lease names another node: stop at once.
       if (h !== undefined && (l === undefined || l.value.node !== this.id || l.value.state !== 'held')) {
         h.crawler?.pause();
-        this.hosts.delete(p);
+        this.placement.hosts.delete(p);
         void h.close('lease-lost').catch((e) => this.fail(e));
       }
     }
@@ -339,7 +329,7 @@ export class ClusterNode extends EventEmitter implements PartitionNode, StatusCo
 
   /** The crawl ended: each partition's crawler ends by itself (mayFinish); the node ends with them. */
   private whenDone(): void {
-    void Promise.all([...this.hosts.values()].map((h) => h.ended())).then(() => {
+    void Promise.all([...this.placement.hosts.values()].map((h) => h.ended())).then(() => {
       if (this.stopReason === null) {
         this.stopReason = 'done';
         this.resolveEnd();
@@ -348,11 +338,11 @@ export class ClusterNode extends EventEmitter implements PartitionNode, StatusCo
   }
 
   private status(state: MemberStatus['state']): MemberStatus {
-    const hosted = [...this.hosts.keys()].sort((a, b) => a - b);
-    const settled = hosted.filter((p) => this.hosts.get(p)!.settled);
+    const hosted = [...this.placement.hosts.keys()].sort((a, b) => a - b);
+    const settled = hosted.filter((p) => this.placement.hosts.get(p)!.settled);
     let pages = 0;
     let pps = 0;
-    for (const h of this.hosts.values()) {
+    for (const h of this.placement.hosts.values()) {
       const s = h.crawler?.snapshot();
       if (s === undefined) continue;
       pages += s.pages;
@@ -361,31 +351,42 @@ export class ClusterNode extends EventEmitter implements PartitionNode, StatusCo
     const cpu = process.cpuUsage(this.cpuStart);
     return {
       id: this.id, state, at: Date.now(), hosted, settled,
-      quiet: this.opening.size === 0 && settled.length === hosted.length && this.router.idle,
+      quiet: this.placement.steady && settled.length === hosted.length && this.router.idle,
       acked: this.acked, published: this.router.stats.published, publishedBytes: this.router.stats.publishedBytes,
       pages, pagesPerSec: pps, cpuSeconds: (cpu.user + cpu.system) / 1e6, statusUrl: this.statusServer?.url ?? null,
     };
   }
 
   /** Writes the node's record (in order with every other write of it). */
-  private writeStatus(state: MemberStatus['state'] = 'active'): Promise<unknown> {
+  private writeStatus(state: MemberStatus['state'] = this.leaving ? 'leaving' : 'active'): Promise<unknown> {
     this.statusChain = this.statusChain.catch(() => undefined).then(() => this.engine.kv.put(`node.${this.id}`, jsonBytes(this.status(state))));
     return this.statusChain;
   }
 
+  private beating = false;
+
+  /**
+   * Rewrites the node's record (one write at a time). No write confirmed for CUTOFF_MS: every
+   * partition pauses until one is (the node may be cut off from the cluster).
+   */
   private async beat(): Promise<void> {
+    if (!this.cutOff && Date.now() - this.lastBeatOk > CUTOFF_MS) {
+      this.cutOff = true;
+      for (const h of this.placement.hosts.values()) h.crawler?.pause();
+    }
+    if (this.beating) return;
+    this.beating = true;
     try {
       await this.writeStatus();
       this.lastBeatOk = Date.now();
       if (this.cutOff) {
         this.cutOff = false;
-        for (const h of this.hosts.values()) h.crawler?.resume();
+        if (!this.paused) for (const h of this.placement.hosts.values()) h.crawler?.resume();
       }
     } catch {
-      if (!this.cutOff && Date.now() - this.lastBeatOk > CUTOFF_MS) {
-        this.cutOff = true;
-        for (const h of this.hosts.values()) h.crawler?.pause();
-      }
+      // counted by the next beat's check
+    } finally {
+      this.beating = false;
     }
   }
 
@@ -397,7 +398,7 @@ export class ClusterNode extends EventEmitter implements PartitionNode, StatusCo
 
   fetchRoom(): number {
     let used = 0;
-    for (const h of this.hosts.values()) used += h.crawler?.fetchesInFlight ?? 0;
+    for (const h of this.placement.hosts.values()) used += h.crawler?.fetchesInFlight ?? 0;
     return this.cfg.fetchConcurrency - used;
   }
 
@@ -416,11 +417,20 @@ export class ClusterNode extends EventEmitter implements PartitionNode, StatusCo
     try {
       this.ranks.refresh(this.view.hists);
       await this.publishRanks();
+      if (!this.leaving && this.view.leaveRequested.has(this.id)) {
+        this.leaving = true;
+        this.log(`leaving: handing every partition off`);
+      }
+      if (!this.view.done && !this.cutOff) await this.placement.place(this.leaving);
+      if (this.leaving && this.placement.hosts.size === 0 && this.placement.steady && this.stopReason === null) {
+        this.stopReason = 'left';
+        this.resolveEnd();
+        return;
+      }
       if (Date.now() - this.lastRows >= 5_000) {
         this.lastRows = Date.now();
-        this.rows = (await readClusterTable(this.engine, this.meta, new Set(this.hosts.keys()))).rows;
+        this.rows = (await readClusterTable(this.engine, this.meta, new Set(this.placement.hosts.keys()))).rows;
       }
-      await this.place();
       await this.maybeDone();
     } catch (e) {
       // A failure while the node stops (the connection draining) is not the crawl's.
@@ -440,88 +450,46 @@ export class ClusterNode extends EventEmitter implements PartitionNode, StatusCo
     }
   }
 
-  private async place(): Promise<void> {
-    if (this.view.done || this.cutOff) return;
-    const members = this.view.placedMembers();
-    const key = members.join(',');
-    if (key !== this.membersKey) {
-      this.membersKey = key;
-      this.membersSince = Date.now();
-    }
-    if (!this.placedOnce) {
-      if (members.length < this.meta.expect || !members.includes(this.id) || Date.now() - this.membersSince < SETTLE_MS) return;
-      this.placedOnce = true;
-    }
-    const owners = placement(this.meta.partitions, members);
-    for (let p = 0; p < owners.length; p++) {
-      if (owners[p] !== this.id || this.hosts.has(p) || this.opening.has(p)) continue;
-      const l = this.view.leases.get(p)?.value;
-      if (l !== undefined && l.node !== this.id && (l.state === 'held' || (l.to !== undefined && l.to !== this.id))) continue;
-      this.opening.add(p);
-      void this.acquire(p, owners.filter((o) => o === this.id).length).finally(() => this.opening.delete(p));
-    }
-  }
-
-  private async acquire(p: number, count: number): Promise<void> {
-    const got = await takeLease(this.engine, p, this.id);
-    if (got === null) return;
-    this.leaseRev.set(p, got.revision);
-    const dir = partitionDir(this.cfg.stateDir, p);
-    const cfg: CrawlConfig = { ...this.cfg, stateDir: dir, outDir: partitionDir(this.cfg.outDir, p), statusPort: null, progress: 'none', maxPages: null, maxTimeMs: null, paused: false };
-    const host = new PartitionHost(p, this, cfg, { ...this.base, ramBytes: this.partitionRam(count) });
-    await host.open(this.resumeOverrides());
-    host.crawler!.on('checkpoint', (m: CheckpointManifest) => this.checkpointed(m));
-    if (this.paused || this.cutOff) host.crawler!.pause();
-    if (this.stopReason !== null) {
-      await host.close(this.stopReason);
-      return;
-    }
-    this.hosts.set(p, host);
-    void host.ended().then((s) => {
-      if (s !== null && this.hosts.get(p) === host && !this.view.done && this.stopReason === null) this.fail(new CrawlError('CRAWL_CLUSTER_PARTITION', `partition ${p} ended (${s.stopReason}) before the crawl did`));
-    });
-  }
-
-  /** What a partition's resume may set from this node's current settings (resume.ts RESUMABLE). */
-  private resumeOverrides(): CrawlConfigInput {
-    const c = this.cfg;
-    return {
-      ramBytes: c.ramBytes, workers: c.workers, fetchConcurrency: c.fetchConcurrency, checkpointIntervalMs: c.checkpointIntervalMs,
-      hostDelayMs: c.hostDelayMs, ipDelayMs: c.ipDelayMs, minHostDelayMs: c.minHostDelayMs, minIpDelayMs: c.minIpDelayMs,
-      dnsServers: c.dnsServers, allowNetworks: c.allowNetworks,
-    };
-  }
-
-  /**
-   * A partition's share of the node's RAM: half of --ram (the rest is the shared parts': parse
-   * workers, threads, router) over the partitions this node is to host, at least PARTITION_RAM_MIN.
-   */
-  private partitionRam(count: number): number {
-    const members = Math.max(1, this.view.placedMembers().length);
-    const k = Math.max(1, count, this.hosts.size + this.opening.size, Math.ceil(this.meta.partitions / members));
-    return Math.max(PARTITION_RAM_MIN, Math.floor(this.cfg.ramBytes / 2 / k));
-  }
-
   /** A partition checkpointed: the WARC writer's position is where the node's recovery starts. */
-  private checkpointed(m: CheckpointManifest): void {
+  checkpointed(m: CheckpointManifest): void {
     this.file = { ...this.file, warc: m.warc };
     void writeFileAtomic(path.join(this.cfg.stateDir, NODE_FILE), new TextEncoder().encode(JSON.stringify(this.file, null, 2))).catch((e) => this.fail(e));
+  }
+
+  // ------------------------------------------------------------------- for placement.ts
+
+  get holding(): boolean {
+    return this.paused || this.cutOff;
+  }
+
+  get stopping(): boolean {
+    return this.stopReason !== null;
+  }
+
+  /** A partition's crawler ended by itself: fine once the crawl is done, a failure before. */
+  partitionEnded(p: number, s: CrawlSummary | null): void {
+    if (s !== null && !this.view.done && this.stopReason === null) this.fail(new CrawlError('CRAWL_CLUSTER_PARTITION', `partition ${p} ended (${s.stopReason}) before the crawl did`));
+  }
+
+  /** A line about the cluster (moves, leaving) on stderr, whatever the progress mode. */
+  log(line: string): void {
+    process.stderr.write(`node ${this.id}: ${line}\n`);
   }
 
   // --------------------------------------------------------------------------- status surfaces
 
   snapshot(): NodeSnapshot {
     const parts: StatusSnapshot[] = [];
-    for (const h of this.hosts.values()) if (h.crawler !== null) parts.push(h.crawler.snapshot());
+    for (const h of this.placement.hosts.values()) if (h.crawler !== null) parts.push(h.crawler.snapshot());
     const cpu = process.cpuUsage(this.cpuStart);
-    const d = this.base.dns.stats();
+    const d = this.parts.dns.stats();
     const base: StatusSnapshot = {
       state: this.stopReason !== null ? 'stopping' : this.paused || this.cutOff ? 'paused' : 'running', stopReason: this.stopReason,
       startedAt: new Date(this.startedAt).toISOString(), elapsedMs: Date.now() - this.startedAt,
       pages: 0, pagesOk: 0, bytes: 0, pagesPerSec: 0, mbPerSec: 0, urlsSeen: 0, urlsDiscovered: 0, urlsQueued: 0, duplicates: 0, inFlight: 0, parsing: 0,
       robotsFetches: 0, beast: { j: 0, qfSize: 0, qrSize: 0 }, hosts: { active: 0, waiting: 0 }, ips: { active: 0, waiting: 0 },
       dns: { lookups: d.lookups, hitRate: d.hitRate }, robots: { lookups: 0, hitRate: 0 },
-      workers: { size: this.base.pool.threads, replaced: this.base.pool.replaced }, outcomes: {}, rssBytes: process.memoryUsage.rss(),
+      workers: { size: this.parts.pool.threads, replaced: this.parts.pool.replaced }, outcomes: {}, rssBytes: process.memoryUsage.rss(),
       cpuMsPerPage: 0, cpuSeconds: (cpu.user + cpu.system) / 1e6, urlsReady: 0, topPlds: [], checkpoints: 0, lastCheckpointAt: null,
     };
     return { ...sumSnapshots(parts, base), cluster: this.figures() };
@@ -532,7 +500,7 @@ export class ClusterNode extends EventEmitter implements PartitionNode, StatusCo
     let admitted = 0;
     let acked = 0;
     let held = 0;
-    for (const h of this.hosts.values()) {
+    for (const h of this.placement.hosts.values()) {
       admitted += h.inboxStats.admitted;
       acked += h.inboxStats.acked;
       held += h.inboxStats.held;
@@ -552,12 +520,12 @@ export class ClusterNode extends EventEmitter implements PartitionNode, StatusCo
 
   pause(): void {
     this.paused = true;
-    for (const h of this.hosts.values()) h.crawler?.pause();
+    for (const h of this.placement.hosts.values()) h.crawler?.pause();
   }
 
   resume(): void {
     this.paused = false;
-    if (!this.cutOff) for (const h of this.hosts.values()) h.crawler?.resume();
+    if (!this.cutOff) for (const h of this.placement.hosts.values()) h.crawler?.resume();
   }
 
   // ------------------------------------------------------------------------------ termination
@@ -569,45 +537,11 @@ export class ClusterNode extends EventEmitter implements PartitionNode, StatusCo
     this.lastDoneCheck = Date.now();
     this.checkingDone = true;
     try {
-      if (await this.isDone()) {
+      if (await crawlEnded(this.engine, this.view, this.meta.partitions, this.id)) {
         await this.engine.kv.put('done', jsonBytes({ at: new Date().toISOString(), by: this.id }));
       }
     } finally {
       this.checkingDone = false;
     }
-  }
-
-  /** Every partition settled at a live holder, the stream empty, and no acknowledgement in between. */
-  private async isDone(): Promise<boolean> {
-    const before = await this.readMembers();
-    if (before === null) return false;
-    const si = await this.engine.jsm.streams.info(this.engine.names.stream);
-    if (si.state.messages > 0) return false;
-    const after = await this.readMembers();
-    return after !== null && after === before;
-  }
-
-  /** A fingerprint of every member's settled partitions and acknowledgement count, or null when not all is settled. */
-  private async readMembers(): Promise<string | null> {
-    const P = this.meta.partitions;
-    const holder = new Map<number, string>();
-    for (let p = 0; p < P; p++) {
-      const e = await this.engine.kv.get(`lease.${p}`);
-      if (e === null || e.operation !== 'PUT') return null;
-      const l = e.json<{ node: string; state: string }>();
-      if (l.state !== 'held') return null;
-      holder.set(p, l.node);
-    }
-    const parts: string[] = [];
-    for (const id of new Set(holder.values())) {
-      if (!this.view.isLive(id) && id !== this.id) return null;
-      const e = await this.engine.kv.get(`node.${id}`);
-      if (e === null || e.operation !== 'PUT') return null;
-      const m = e.json<MemberStatus>();
-      if (!m.quiet) return null;
-      for (const [p, h] of holder) if (h === id && !m.settled.includes(p)) return null;
-      parts.push(`${id}:${m.acked}:${m.settled.join('.')}`);
-    }
-    return parts.sort().join('|');
   }
 }

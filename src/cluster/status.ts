@@ -8,7 +8,7 @@
 import type { StatusSnapshot } from '../crawl/stats.js';
 import { Exposition } from '../crawl/metrics-exposition.js';
 import type { Engine } from './engine.js';
-import type { Lease, MemberStatus, CrawlMeta } from './view.js';
+import type { Lease, MemberStatus, CrawlMeta, ClusterView } from './view.js';
 import { LIVE_MS } from './view.js';
 
 export interface PartitionRow {
@@ -155,4 +155,42 @@ export function clusterMetrics(f: ClusterFigures): Exposition {
   e.family('drumcrawl_cluster_partition_in_flight', 'gauge', 'Batches delivered to a hosted partition and not yet acknowledged.', f.rows.map((r) => ({ labels: { partition: String(r.p) }, value: r.inFlight })));
   e.family('drumcrawl_cluster_partition_redelivered', 'gauge', 'Batches JetStream delivered to a hosted partition more than once.', f.rows.map((r) => ({ labels: { partition: String(r.p) }, value: r.redelivered })));
   return e;
+}
+
+/**
+ * The end of the crawl (node.ts): every partition's lease held by a live node that reports it
+ * settled and is quiet, the stream empty, and the same members' figures read again after that —
+ * each node writes its acknowledgement count before it acknowledges, so a batch acknowledged
+ * between the two reads changes the second; one not acknowledged is still in the stream.
+ */
+export async function crawlEnded(e: Engine, view: ClusterView, partitions: number, me: string): Promise<boolean> {
+  const before = await settledFingerprint(e, view, partitions, me);
+  if (before === null) return false;
+  const si = await e.jsm.streams.info(e.names.stream);
+  if (si.state.messages > 0) return false;
+  const after = await settledFingerprint(e, view, partitions, me);
+  return after !== null && after === before;
+}
+
+/** Each holder's settled partitions and acknowledgement count, or null when not everything is settled. */
+async function settledFingerprint(e: Engine, view: ClusterView, P: number, me: string): Promise<string | null> {
+  const holder = new Map<number, string>();
+  for (let p = 0; p < P; p++) {
+    const en = await e.kv.get(`lease.${p}`);
+    if (en === null || en.operation !== 'PUT') return null;
+    const l = en.json<Lease>();
+    if (l.state !== 'held') return null;
+    holder.set(p, l.node);
+  }
+  const parts: string[] = [];
+  for (const id of new Set(holder.values())) {
+    if (id !== me && !view.isLive(id)) return null;
+    const en = await e.kv.get(`node.${id}`);
+    if (en === null || en.operation !== 'PUT') return null;
+    const m = en.json<MemberStatus>();
+    if (!m.quiet) return null;
+    for (const [p, h] of holder) if (h === id && !m.settled.includes(p)) return null;
+    parts.push(`${id}:${m.acked}:${m.settled.join('.')}`);
+  }
+  return parts.sort().join('|');
 }

@@ -45,8 +45,11 @@ export interface Lease {
 /** A node's record (KV `node.<id>`), rewritten every heartbeat. */
 export interface MemberStatus {
   id: string;
-  /** active: placed partitions; leaving: hands its partitions off, then stops; stopped: away (keeps its leases) */
-  state: 'active' | 'leaving' | 'stopped';
+  /**
+   * active: placed partitions; stopped: away (keeps its leases and its share of the placement);
+   * leaving: out of the placement, hands its partitions off, then stops; left: gone for good
+   */
+  state: 'active' | 'leaving' | 'stopped' | 'left';
   /** sender's clock, ms */
   at: number;
   /** partitions it runs, and those of them settled (idle, checkpointed, nothing held or unsent) */
@@ -81,6 +84,8 @@ export class ClusterView {
   readonly members = new Map<string, Versioned<MemberStatus>>();
   readonly leases = new Map<number, Versioned<Lease>>();
   readonly hists = new Map<number, Uint8Array>();
+  /** nodes an operator asked to leave (KV leave.<id>: `drumcrawl cluster leave`) */
+  readonly leaveRequested = new Set<string>();
   /** IP registrations (ip-slots.ts), by KV key */
   readonly ips = new Map<string, Versioned<unknown>>();
   private readonly listeners = new Set<(key: string) => void>();
@@ -138,6 +143,9 @@ export class ClusterView {
         const p = Number(k.slice(5));
         if (del) this.hists.delete(p);
         else this.hists.set(p, e.value.slice());
+      } else if (k.startsWith('leave.')) {
+        if (del) this.leaveRequested.delete(k.slice(6));
+        else this.leaveRequested.add(k.slice(6));
       } else if (k.startsWith('ip.')) {
         if (del) this.ips.delete(k);
         else this.ips.set(k, { value: e.json<unknown>(), revision: e.revision, seenAt: now });
@@ -148,23 +156,23 @@ export class ClusterView {
     for (const l of this.listeners) l(k);
   }
 
-  /** Members that are not stopped and whose record changed within LIVE_MS. */
+  /** Members that are running (not stopped or left) and whose record changed within LIVE_MS. */
   liveMembers(now = Date.now()): string[] {
     const out: string[] = [];
-    for (const [id, m] of this.members) if (m.value.state !== 'stopped' && now - m.seenAt <= LIVE_MS) out.push(id);
+    for (const id of this.members.keys()) if (this.isLive(id, now)) out.push(id);
     return out.sort();
   }
 
   /** Members partitions are placed on: active ones, live or not (a node away keeps its share). */
   placedMembers(): string[] {
     const out: string[] = [];
-    for (const [id, m] of this.members) if (m.value.state === 'active' || m.value.state === 'stopped') out.push(id);
+    for (const [id, m] of this.members) if ((m.value.state === 'active' || m.value.state === 'stopped') && !this.leaveRequested.has(id)) out.push(id);
     return out.sort();
   }
 
   isLive(id: string, now = Date.now()): boolean {
     const m = this.members.get(id);
-    return m !== undefined && m.value.state !== 'stopped' && now - m.seenAt <= LIVE_MS;
+    return m !== undefined && (m.value.state === 'active' || m.value.state === 'leaving') && now - m.seenAt <= LIVE_MS;
   }
 }
 

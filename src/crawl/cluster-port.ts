@@ -45,7 +45,7 @@ export interface SharedParts {
   /**
    * This crawl's share of the process's RAM budget: what it sizes its own structures by (DRUM
    * buffers, the frontier's RAM, held bodies) in place of the config's ramBytes, which stays the
-   * process's budget (and what a resume is validated against).
+   * process's budget.
    */
   ramBytes: number;
 }

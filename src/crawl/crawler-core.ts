@@ -133,7 +133,7 @@ export abstract class CrawlerCore extends EventEmitter {
     this.scopeHosts = manifest?.scopeHosts ?? [];
     this.scopePlds = manifest?.scopePlds ?? [];
     // Bodies held while their ContentSeen answer is pending: 1/16 of the RAM budget, 4..64 MB.
-    this.contentBatchBytes = Math.max(4 << 20, Math.min(64 << 20, Math.floor(cfg.ramBytes / 16)));
+    this.contentBatchBytes = Math.max(4 << 20, Math.min(64 << 20, Math.floor((opts.shared?.ramBytes ?? cfg.ramBytes) / 16)));
   }
 
   /** Fetches in progress, pages and robots.txt (a cluster node sums them over its partitions). */

@@ -158,7 +158,6 @@ export class Crawler extends FetchStage {
     checkOwnTree(cfg.stateDir);
     checkOwnTree(cfg.outDir);
     const shared = opts.shared;
-    if (shared !== undefined) cfg = { ...cfg, ramBytes: shared.ramBytes };
     // First: a --warc-zstd-dictionary file that is not one is refused before anything is created.
     // (On a resume the checkpoint's WARC file gives the dictionary: it sits before every offset
     // recovery may cut at.)
@@ -210,7 +209,7 @@ export class Crawler extends FetchStage {
     o: { warc: ArchiveThread; crawlLog: CrawlLog; pool: ParsePool | null; pages: PageWorkerPool | null; warm: Promise<void>; scope: { hosts: string[]; plds: string[] } },
   ): Promise<Crawler> {
     const { warc, crawlLog, pool, pages, warm, scope } = o;
-    const ram = cfg.ramBytes;
+    const ram = opts.shared?.ramBytes ?? cfg.ramBytes; // a partition of a cluster node: its share
     let crawler: Crawler | undefined;
     // Both DRUMs run in worker threads (drum-proxy.ts): their merges do synchronous sequential
     // I/O that must not stall the sockets.
@@ -255,7 +254,7 @@ export class Crawler extends FetchStage {
       // every answer a server gave, archived as a dns: record (archive-hooks.ts)
       onAnswer: cfg.warcDns ? dnsArchiver(warc, (e) => crawler?.fail(e)) : undefined,
     });
-    const frontier = await openFrontierPort(path.join(cfg.stateDir, 'frontier'), cfg, dns, {
+    const frontier = await openFrontierPort(path.join(cfg.stateDir, 'frontier'), ram === cfg.ramBytes ? cfg : { ...cfg, ramBytes: ram }, dns, {
       onDrop: (u, reason) => {
         crawler?.count(`dropped:${reason}`);
         crawler?.crawlLog.writeDropped({ time: new Date(), url: u.url, hops: plainHops(u.hops), reason, via: u.via, path: u.path });

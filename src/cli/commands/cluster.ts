@@ -97,5 +97,26 @@ export function registerClusterCommand(program: Command): void {
         }
       });
     });
+  cmd
+    .command('leave')
+    .description('ask a node to leave: it hands each of its partitions to the node the placement then names, and stops')
+    .argument('<node>', 'the node\'s id')
+    .requiredOption('--cluster <nats-url>', 'the NATS JetStream server of the crawl')
+    .option('--crawl-name <name>', 'the crawl\'s name', 'crawl')
+    .action(async (id: string, o: { cluster: string; crawlName: string }) => {
+      await runGuarded(async () => {
+        const { openEngine } = await import('../../cluster/index.js');
+        const { jsonBytes } = await import('../../cluster/engine.js');
+        const e = await openEngine(o.cluster, o.crawlName, `leave-${process.pid}`);
+        try {
+          const m = await e.kv.get(`node.${id}`);
+          if (m === null || m.operation !== 'PUT') throw new CrawlError('CRAWL_CLUSTER_CONFIG', `no node ${id} in crawl ${o.crawlName} at ${o.cluster}`);
+          await e.kv.put(`leave.${id}`, jsonBytes({ at: new Date().toISOString() }));
+          process.stdout.write(`node ${id} asked to leave crawl ${o.crawlName}\n`);
+        } finally {
+          await e.close();
+        }
+      });
+    });
   void rawArgsAfter;
 }
