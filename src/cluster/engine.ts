@@ -128,6 +128,16 @@ export function fromJson<T>(b: Uint8Array): T {
   return JSON.parse(dec.decode(b)) as T;
 }
 
+/**
+ * An error the engine gives while nats-server is away or slow (a timeout, no responders, a
+ * disconnect, JetStream's "not available" answers): the operation is tried again later, never
+ * a reason to stop the crawl.
+ */
+export function isTransient(e: unknown): boolean {
+  const code = (e as { code?: unknown }).code;
+  return typeof code === 'string' && ['TIMEOUT', 'DISCONNECT', 'CONNECTION_CLOSED', 'CONNECTION_REFUSED', 'CONNECTION_TIMEOUT', '503', '408', 'REQUEST_ERROR', 'CANCELLED'].includes(code);
+}
+
 /** The error of a compare-and-set that lost (the key changed, or exists, since it was read). */
 export function isCasConflict(e: unknown): boolean {
   return /wrong last sequence|key exists/i.test((e as Error).message ?? '');

@@ -12,7 +12,7 @@
  * for a checkpoint (ClusterPort.checkpointDue) well before that matters.
  */
 import type { Consumer } from 'nats';
-import { ACK_WAIT_MS, MAX_ACK_PENDING, type Engine } from './engine.js';
+import { ACK_WAIT_MS, MAX_ACK_PENDING, isTransient, type Engine } from './engine.js';
 import { decodeBatch, type Batch } from './batch-codec.js';
 
 const ACK = new TextEncoder().encode('+ACK');
@@ -131,7 +131,13 @@ export class Inbox {
     this.acking = this.acking.then(async () => {
       const n = Math.min(mark - this.ackedCount, this.held.length);
       if (n <= 0) return;
-      await this.beforeAck(n);
+      try {
+        await this.beforeAck(n);
+      } catch (e) {
+        // The server away: they stay held, and the next checkpoint's mark covers them too.
+        if (isTransient(e)) return;
+        throw e;
+      }
       const batch = this.held.splice(0, n);
       this.ackedCount += n;
       this.stats.held = this.held.length;

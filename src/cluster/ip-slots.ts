@@ -31,7 +31,7 @@
  * RAM: one entry per IP the node used within IDLE_MS.
  */
 import type { IpGate } from '../frontier/index.js';
-import { fromJson, isCasConflict, jsonBytes, type Engine } from './engine.js';
+import { fromJson, isCasConflict, isTransient, jsonBytes, type Engine } from './engine.js';
 
 /** A joining (or leaving) node's registration takes effect this long after it is written (ms), at least. */
 export const JOIN_MS = 3_000;
@@ -226,7 +226,7 @@ export class NodeIpGate implements IpGate {
           if (!isCasConflict(e)) throw e;
         }
       }
-    })().catch((e) => { if (!this.closed) this.onError(e); }).finally(() => { s.writing = false; });
+    })().catch((e) => { if (!this.closed && !isTransient(e)) this.onError(e); }).finally(() => { s.writing = false; });
   }
 
   /** Leaves the IPs this node has not used for IDLE_MS (and forgets their state once left). */
@@ -260,7 +260,7 @@ export class NodeIpGate implements IpGate {
           s.rev = rev;
         }
       } catch (e) {
-        if (!this.closed) this.onError(e);
+        if (!this.closed && !isTransient(e)) this.onError(e);
       } finally {
         s.writing = false;
       }

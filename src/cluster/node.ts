@@ -34,7 +34,7 @@ import { writeFileAtomic, type CheckpointManifest } from '../crawl/checkpoint.js
 import type { CrawlConfig, CrawlConfigInput } from '../crawl/config.js';
 import type { CrawlSummary } from '../crawl/pipeline.js';
 import type { SharedParts } from '../crawl/cluster-port.js';
-import { ensurePartitions, jsonBytes, openEngine, type Engine } from './engine.js';
+import { ensurePartitions, isTransient, jsonBytes, openEngine, type Engine } from './engine.js';
 import { ClusterView, metaOrCreate, type CrawlMeta, type MemberStatus } from './view.js';
 import { DEFAULT_PARTITIONS } from './partition.js';
 import { Placement, type PlacementNode } from './placement.js';
@@ -343,8 +343,8 @@ export class ClusterNode extends EventEmitter implements PlacementNode, StatusCo
     let pages = 0;
     let pps = 0;
     for (const h of this.placement.hosts.values()) {
-      const s = h.crawler?.snapshot();
-      if (s === undefined) continue;
+      const s = h.snapshot();
+      if (s === null) continue;
       pages += s.pages;
       pps += s.pagesPerSec;
     }
@@ -433,8 +433,9 @@ export class ClusterNode extends EventEmitter implements PlacementNode, StatusCo
       }
       await this.maybeDone();
     } catch (e) {
-      // A failure while the node stops (the connection draining) is not the crawl's.
-      if (this.stopReason === null) this.fail(e);
+      // The server away (restarting): the next tick tries again. A failure while the node stops
+      // (the connection draining) is not the crawl's either.
+      if (this.stopReason === null && !isTransient(e)) this.fail(e);
     }
   }
 
@@ -480,7 +481,10 @@ export class ClusterNode extends EventEmitter implements PlacementNode, StatusCo
 
   snapshot(): NodeSnapshot {
     const parts: StatusSnapshot[] = [];
-    for (const h of this.placement.hosts.values()) if (h.crawler !== null) parts.push(h.crawler.snapshot());
+    for (const h of this.placement.hosts.values()) {
+      const snap = h.snapshot();
+      if (snap !== null) parts.push(snap);
+    }
     const cpu = process.cpuUsage(this.cpuStart);
     const d = this.parts.dns.stats();
     const base: StatusSnapshot = {

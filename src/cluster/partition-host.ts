@@ -19,6 +19,7 @@ import { readManifest } from '../crawl/checkpoint.js';
 import type { ClusterPort, FrontierCluster, SharedParts } from '../crawl/cluster-port.js';
 import type { CrawlConfig, CrawlConfigInput } from '../crawl/config.js';
 import type { IpGate } from '../frontier/index.js';
+import type { StatusSnapshot } from '../crawl/stats.js';
 import { partitionOf } from './partition.js';
 import { Inbox } from './inbox.js';
 import { StarLink, type ClusterRanks } from './star-link.js';
@@ -58,6 +59,9 @@ export function partitionDir(root: string, p: number): string {
 export class PartitionHost implements ClusterPort {
   crawler: Crawler | null = null;
   private run: Promise<CrawlSummary | null> | null = null;
+  /** the crawler's run has ended (its parts are closed: only its last snapshot is left) */
+  private over = false;
+  private last: StatusSnapshot | null = null;
   private readonly inbox: Inbox;
   private quiet = false;
   private settledFlag = false;
@@ -101,7 +105,7 @@ export class PartitionHost implements ClusterPort {
     this.run = this.crawler.run().catch((e: unknown) => {
       this.node.fail(e);
       return null;
-    });
+    }).finally(() => { this.over = true; });
     this.inbox.start();
   }
 
@@ -112,6 +116,18 @@ export class PartitionHost implements ClusterPort {
     const s = this.run === null ? null : await this.run;
     await this.inbox.stop();
     return s;
+  }
+
+  /** The crawler's status snapshot; once its run has ended, the last one taken (its frontier is closed). */
+  snapshot(): StatusSnapshot | null {
+    if (this.crawler !== null && !this.over) {
+      try {
+        this.last = this.crawler.snapshot();
+      } catch {
+        // the crawler is closing its parts (its run ends): the last snapshot stands
+      }
+    }
+    return this.last;
   }
 
   /** Resolves when the crawler's run ends by itself (the crawl is done, or it failed). */

@@ -25,8 +25,9 @@ import type { CheckpointManifest } from '../crawl/checkpoint.js';
 import type { SharedParts } from '../crawl/cluster-port.js';
 import { placement } from './partition.js';
 import { PartitionHost, partitionDir, type PartitionNode } from './partition-host.js';
-import { releaseLease, takeLease, type ClusterView, type CrawlMeta } from './view.js';
+import { releaseLease, restored, takeLease, type ClusterView, type CrawlMeta } from './view.js';
 import { deleteSnapshot, downloadPartition, uploadPartition } from './snapshot.js';
+import { isTransient } from './engine.js';
 
 /** Members must have stayed the same this long before the first placement (ms). */
 const SETTLE_MS = 2_000;
@@ -57,6 +58,8 @@ export class Placement {
   readonly opening = new Set<number>();
   readonly moving = new Set<number>();
   private readonly leaseRev = new Map<number, number>();
+  /** partitions closed for a hand-off whose upload or release failed (the server away): p → to */
+  private readonly unshipped = new Map<number, string>();
   private membersKey = '';
   private membersSince = Date.now();
   private placedOnce = false;
@@ -68,7 +71,7 @@ export class Placement {
 
   /** Nothing opening or moving. */
   get steady(): boolean {
-    return this.opening.size === 0 && this.moving.size === 0;
+    return this.opening.size === 0 && this.moving.size === 0 && this.unshipped.size === 0;
   }
 
   /** Removes partition directories whose lease is not this node's (handed off before a kill). */
@@ -79,7 +82,8 @@ export class Placement {
       const p = Number(name);
       if (!/^\d{4}$/.test(name.replace(/\.incoming$/, ''))) continue;
       const l = this.node.view.leases.get(p)?.value;
-      if (name.endsWith('.incoming') || l === undefined || l.node !== this.node.id || l.state !== 'held') {
+      // Not this node's, or a restore cut short (the lease still names its snapshot): gone.
+      if (name.endsWith('.incoming') || l === undefined || l.node !== this.node.id || l.state !== 'held' || l.snapshot !== undefined) {
         await rm(path.join(root, name), { recursive: true, force: true });
       }
     }
@@ -103,6 +107,7 @@ export class Placement {
     }
     const owners = placement(n.meta.partitions, members);
     const mine = owners.filter((o) => o === n.id).length;
+    for (const [p, to] of this.unshipped) if (!this.moving.has(p)) void this.ship(p, to);
     for (let p = 0; p < owners.length; p++) {
       const owner = owners[p];
       if (this.hosts.has(p)) {
@@ -110,11 +115,12 @@ export class Placement {
         if (owner !== n.id && owner !== null && owner !== undefined && n.view.isLive(owner) && !this.moving.has(p)) void this.handoff(p, owner);
         continue;
       }
-      if (owner !== n.id || leaving || this.opening.has(p) || this.moving.has(p)) continue;
+      if (owner !== n.id || leaving || this.opening.has(p) || this.moving.has(p) || this.unshipped.has(p)) continue;
       const l = n.view.leases.get(p)?.value;
       if (l !== undefined && l.node !== n.id && (l.state === 'held' || (l.to !== undefined && l.to !== n.id))) continue;
       this.opening.add(p);
-      void this.acquire(p, mine).catch((e) => n.fail(e)).finally(() => this.opening.delete(p));
+      // The server away: the next placement tries again (a restore cut short is done again).
+      void this.acquire(p, mine).catch((e) => { if (!isTransient(e)) n.fail(e); }).finally(() => this.opening.delete(p));
     }
   }
 
@@ -139,16 +145,20 @@ export class Placement {
       return;
     }
     this.hosts.set(p, host);
-    if (got.restore !== undefined) await deleteSnapshot(n.engine, got.restore);
+    if (got.restore !== undefined) {
+      const rev = await restored(n.engine, p, n.id, got.revision);
+      if (rev !== null) this.leaseRev.set(p, rev);
+      await deleteSnapshot(n.engine, got.restore);
+    }
     void host.ended().then((s) => {
       if (this.hosts.get(p) === host) n.partitionEnded(p, s);
     });
   }
 
   /**
-   * Hands partition p to `to`: stop and checkpoint it, upload its directory, release the lease to
-   * `to` naming the upload, remove the directory. A failure leaves the lease this node's and the
-   * partition closed: the next placement tries again.
+   * Hands partition p to `to`: stop and checkpoint it, then ship it (below). A failure to ship
+   * while the server is away leaves the partition closed and its lease this node's: the next
+   * placement ships it again.
    */
   private async handoff(p: number, to: string): Promise<void> {
     const n = this.node;
@@ -160,17 +170,34 @@ export class Placement {
     try {
       n.log(`partition ${p}: handing off to ${to}`);
       await host.close('handoff');
+    } catch (e) {
+      this.moving.delete(p);
+      n.fail(e);
+      return;
+    }
+    this.moving.delete(p);
+    await this.ship(p, to);
+  }
+
+  /** Uploads closed partition p's directory, releases the lease to `to` naming it, removes the directory. */
+  private async ship(p: number, to: string): Promise<void> {
+    const n = this.node;
+    const dir = partitionDir(n.cfg.stateDir, p);
+    this.moving.add(p);
+    this.unshipped.delete(p);
+    try {
       const name = `p${String(p).padStart(4, '0')}.${n.id}.${Date.now()}`;
-      await uploadPartition(n.engine, name, host.stateDir);
+      await uploadPartition(n.engine, name, dir);
       const rev = this.leaseRev.get(p);
       if (rev === undefined || !(await releaseLease(n.engine, p, n.id, rev, name, to))) {
         throw new CrawlError('CRAWL_CLUSTER_LEASE', `partition ${p}: the lease changed under its holder ${n.id}`);
       }
       this.leaseRev.delete(p);
-      await rm(host.stateDir, { recursive: true, force: true });
+      await rm(dir, { recursive: true, force: true });
       this.movedOut++;
     } catch (e) {
-      n.fail(e);
+      if (isTransient(e)) this.unshipped.set(p, to);
+      else n.fail(e);
     } finally {
       this.moving.delete(p);
     }

@@ -35,7 +35,10 @@ export interface Lease {
   node: string;
   /** held: the node crawls it (or will again); free: released, its state in `snapshot` */
   state: 'held' | 'free';
-  /** object name of the released partition's state (snapshot.ts), when free */
+  /**
+   * object name of the partition's state (snapshot.ts): when free, where it is; when held, not yet
+   * restored by the holder (a restore cut short is done again)
+   */
   snapshot?: string;
   /** the node it was released to (the placement's owner then); any node may take it when absent */
   to?: string;
@@ -105,17 +108,33 @@ export class ClusterView {
     return () => this.listeners.delete(l);
   }
 
-  /** Starts the watch; resolves once the bucket's current values are in. */
+  /**
+   * Starts the watch; resolves once the bucket's current values are in. A watch that ends (the
+   * server restarted and the watch could not resume) is started again, its values read afresh.
+   */
   async start(): Promise<void> {
+    await this.watchOnce();
+    this.loop = (async () => {
+      while (!this.stopped) {
+        try {
+          for await (const e of this.iter!) {
+            if (this.stopped) break;
+            this.apply(e);
+          }
+        } catch {
+          // ended by an error: started again below
+        }
+        if (this.stopped) break;
+        await new Promise((r) => setTimeout(r, 500));
+        await this.watchOnce().catch(() => undefined);
+      }
+    })();
+    await this.initial;
+  }
+
+  private async watchOnce(): Promise<void> {
     const w = await this.engine.kv.watch({ initializedFn: () => this.markInitial() });
     this.iter = w as unknown as AsyncIterable<KvEntry> & { stop(): void };
-    this.loop = (async () => {
-      for await (const e of this.iter!) {
-        if (this.stopped) break;
-        this.apply(e);
-      }
-    })().catch(() => undefined);
-    await this.initial;
   }
 
   async stop(): Promise<void> {
@@ -207,12 +226,25 @@ export async function takeLease(engine: Engine, p: number, node: string): Promis
       return { lease: mine, revision };
     }
     const l = fromJson<Lease>(cur.value);
-    if (l.node === node && l.state === 'held') return { lease: l, revision: cur.revision };
+    if (l.node === node && l.state === 'held') return { lease: l, revision: cur.revision, ...(l.snapshot !== undefined ? { restore: l.snapshot } : {}) };
     if (l.node !== node && l.state === 'held') return null;
     if (l.state === 'free' && l.to !== undefined && l.to !== node) return null;
-    const revision = await engine.kv.update(key, jsonBytes(mine), cur.revision);
-    // Released with its state in the object store: the taker restores it from there.
-    return { lease: mine, revision, ...(l.state === 'free' && l.snapshot !== undefined ? { restore: l.snapshot } : {}) };
+    // Released with its state in the object store: the taker restores it from there (the lease
+    // keeps naming it until the restore is done: restored()).
+    const next: Lease = { ...mine, ...(l.snapshot !== undefined ? { snapshot: l.snapshot } : {}) };
+    const revision = await engine.kv.update(key, jsonBytes(next), cur.revision);
+    return { lease: next, revision, ...(l.snapshot !== undefined ? { restore: l.snapshot } : {}) };
+  } catch (e) {
+    if (isCasConflict(e)) return null;
+    throw e;
+  }
+}
+
+/** Lease p (held by `node` at `revision`) no longer names a snapshot to restore; returns the new revision, or null. */
+export async function restored(engine: Engine, p: number, node: string, revision: number): Promise<number | null> {
+  const l: Lease = { node, state: 'held', at: new Date().toISOString() };
+  try {
+    return await engine.kv.update(`lease.${p}`, jsonBytes(l), revision);
   } catch (e) {
     if (isCasConflict(e)) return null;
     throw e;

@@ -11,6 +11,10 @@ import path from 'node:path';
 export interface NatsServer {
   url: string;
   port: number;
+  /** the HTTP monitoring port (opts.monitor), else null: GET /varz has the server's byte and CPU figures */
+  monitorPort: number | null;
+  /** the server's process id (CPU from /proc) */
+  pid(): number | undefined;
   /** SIGTERM and wait for the exit */
   stop(): Promise<void>;
   /** stop, then start again on the same port and store */
@@ -24,12 +28,13 @@ process.on('exit', () => {
   for (const c of running) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
 });
 
-export async function startNats(): Promise<NatsServer> {
+export async function startNats(opts: { monitor?: boolean } = {}): Promise<NatsServer> {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'dc-nats-'));
   let port = -1;
+  let monitorPort: number | null = opts.monitor ? -1 : null;
   let child: ChildProcess | null = null;
   const launch = async (): Promise<void> => {
-    const c = spawn('nats-server', ['-js', '-a', '127.0.0.1', '-p', String(port), '-sd', dir], { stdio: ['ignore', 'ignore', 'pipe'] });
+    const c = spawn('nats-server', ['-js', '-a', '127.0.0.1', '-p', String(port), '-sd', dir, ...(monitorPort !== null ? ['-m', String(monitorPort)] : [])], { stdio: ['ignore', 'ignore', 'pipe'] });
     running.add(c);
     c.once('exit', () => running.delete(c));
     child = c;
@@ -43,6 +48,8 @@ export async function startNats(): Promise<NatsServer> {
       const onData = (d: Buffer): void => {
         err += d.toString();
         const m = /Listening for client connections on [\d.]+:(\d+)/.exec(err);
+        const mon = /Starting http monitor on [\d.]+:(\d+)/.exec(err);
+        if (mon !== null) monitorPort = Number(mon[1]);
         if (m !== null && /Server is ready/.test(err)) {
           clearTimeout(t);
           c.stderr!.off('data', onData);
@@ -69,6 +76,8 @@ export async function startNats(): Promise<NatsServer> {
   return {
     get url() { return `nats://127.0.0.1:${port}`; },
     get port() { return port; },
+    get monitorPort() { return monitorPort; },
+    pid: () => child?.pid,
     stop,
     start: launch,
     restart: async () => {
