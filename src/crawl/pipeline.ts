@@ -466,8 +466,7 @@ export class Crawler extends FetchStage {
       const url = canonicalizeUrl(raw);
       if (url === null) continue;
       fingerprintInto(pldOrHost(hostOf(url)), plds, 2 * n);
-      // A cluster crawl's partition takes its own seeds only (each partition injects its own).
-      if (this.cluster !== null && !this.cluster.local(plds[2 * n]!, plds[2 * n + 1]!)) continue;
+      if (this.cluster !== null && !this.cluster.local(plds[2 * n]!, plds[2 * n + 1]!)) continue; // each partition takes its own seeds
       this.submitUrl(url, 0);
       n++;
     }
@@ -521,8 +520,7 @@ export class Crawler extends FetchStage {
       if (this.state === 'running') {
         const limitByPages = this.cfg.maxPages === null ? Infinity : this.cfg.maxPages - this.counters.pages - this.inFlight;
         let room = Math.min(this.cfg.fetchConcurrency - this.inFlight - this.robotsInFlight, limitByPages);
-        // A cluster node's partitions share its fetch concurrency (cluster-port.ts fetchRoom).
-        if (this.cluster !== null) room = Math.min(room, this.cluster.fetchRoom());
+        if (this.cluster !== null) room = Math.min(room, this.cluster.fetchRoom()); // a cluster node's partitions share its concurrency
         if (room > 0 && !this.backPressure()) {
           // The frontier stamps each release with this time as the request's start (start-to-start
           // politeness): it must be taken right here, never before an await.
