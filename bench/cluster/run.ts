@@ -6,7 +6,8 @@
  * that a fetch takes ~150–250 ms of wall time and little CPU: a node's rate is its concurrency
  * over the fetch time, as a real crawler's is its bandwidth over the page size.
  *
- *   npm run bench:cluster -- [--seconds 40] [--warmup 15] [--nodes 3] [--concurrency 8] [--pairs 2] [--partitions 12] [--no-build] [--out cluster-<commit>]
+ *   npm run bench:cluster -- [--seconds 40] [--warmup 15] [--nodes 3] [--concurrency 8] [--pairs 2] [--partitions 12]
+ *     [--trickle-ms 50] [--trickle-bytes 1024] [--no-build] [--out cluster-<commit>]
  *
  * Each run: a fresh nats-server (JetStream, own store, monitoring port), a fresh simweb, the nodes
  * (bin/drumcrawl: the built product); after the warm-up, the window's page requests (simweb's log)
@@ -31,14 +32,17 @@ const N = a.num('nodes', 3);
 const concurrency = a.num('concurrency', 8);
 const pairs = a.num('pairs', 2);
 const P = a.num('partitions', 12);
+/** The trickle: a piece of `trickleBytes` every `trickleMs` (a page's fetch time, i.e. one machine's bandwidth over its concurrency). */
+const trickleMs = a.num('trickle-ms', 50);
+const trickleBytes = a.num('trickle-bytes', 1024);
 const commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: REPO_ROOT, encoding: 'utf8' }).trim();
 const outName = a.get('out') ?? `cluster-${commit}`;
 if (!a.has('no-build')) execFileSync('npm', ['run', '--silent', 'build'], { cwd: REPO_ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
 
-/** Thousands of hosts on 256 IPs, every answer trickled: ~4 KB pages in 1 KB pieces 50 ms apart. */
+/** Thousands of hosts on 256 IPs, every answer trickled: ~4 KB pages in pieces (by default 1 KB, 50 ms apart). */
 const WEB = {
   plds: 2000, hostsPerPldMean: 2.5, hostsPerPldMax: 50, pagesPerHostMin: 20, pagesPerHostMax: 2000, ips: 256, ipSkew: 1, seedCount: 40,
-  pageBytesMean: 4096, linksPerPageMean: 30, behaviours: { trickle: 1 }, trickleBytes: 1024, trickleIntervalMs: 50,
+  pageBytesMean: 4096, linksPerPageMean: 30, behaviours: { trickle: 1 }, trickleBytes, trickleIntervalMs: trickleMs,
 };
 
 function cpuMs(pid: number | undefined): number {
