@@ -18,6 +18,7 @@
  *   partition-host.ts  one partition: a Crawler on the node's shared parts; the ClusterPort it calls
  *   placement.ts       which partitions a node runs: leases taken, partitions opened and handed off
  *   snapshot.ts        a partition's directory packed into the object store and back (moves)
+ *   forget.ts          `cluster forget`: a node lost for good gives up its leases and IP registrations
  *   node.ts            a node: shared parts, heartbeat, leave, the end of the crawl, status surfaces
  *   status.ts          the node's snapshot and metrics, `drumcrawl cluster status`
  *

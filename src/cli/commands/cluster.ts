@@ -118,5 +118,27 @@ export function registerClusterCommand(program: Command): void {
         }
       });
     });
+  cmd
+    .command('forget')
+    .description('give up a node lost for good (machine and disk): its partitions restart empty on the other nodes (docs/cluster.md)')
+    .argument('<node>', 'the node\'s id')
+    .requiredOption('--cluster <nats-url>', 'the NATS JetStream server of the crawl')
+    .option('--crawl-name <name>', 'the crawl\'s name', 'crawl')
+    .action(async (id: string, o: { cluster: string; crawlName: string }) => {
+      await runGuarded(async () => {
+        const { openEngine } = await import('../../cluster/index.js');
+        const { fromJson } = await import('../../cluster/engine.js');
+        const { forgetNode } = await import('../../cluster/forget.js');
+        const e = await openEngine(o.cluster, o.crawlName, `forget-${process.pid}`);
+        try {
+          const m = await e.kv.get('meta');
+          if (m === null || m.operation !== 'PUT') throw new CrawlError('CRAWL_CLUSTER_CONFIG', `no cluster crawl named ${o.crawlName} at ${o.cluster}`);
+          const r = await forgetNode(e, fromJson(m.value), id);
+          process.stdout.write(`node ${id} forgotten: partitions ${r.released.join(' ') || '-'} released (their state was on its disk: they restart empty), ${r.redirected.join(' ') || '-'} free to any node with their snapshot; ${r.ips} IP registrations ended\n`);
+        } finally {
+          await e.close();
+        }
+      });
+    });
   void rawArgsAfter;
 }
