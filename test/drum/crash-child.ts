@@ -1,8 +1,9 @@
 /**
- * Child process of the crash test: tells the parent 'ready' (the kill clock starts, before
- * Drum.open, so some kills land inside recovery), then runs DRUM on its epoch's deterministic
+ * Child process of the crash test: tells the parent 'ready' (before Drum.open, so that kills
+ * timed from it land inside recovery), then runs DRUM on its epoch's deterministic
  * stream until it is SIGKILLed (or finishes). Its consumer "commits" unique results by appending
  * them to a sink file before onResults resolves — the contract that gates DRUM's commit of Z.
+ * Every 64 tuples it sends the parent the index of the tuple it has reached.
  */
 import * as fs from 'node:fs';
 import { Drum } from '../../src/drum/index.js';
@@ -43,7 +44,10 @@ for (let j = 0; j < a.maxTuples; j++) {
     m.writeUInt32LE(j + 1);
     fs.appendFileSync(a.markers, m);
   }
-  if (j % 64 === 0) await new Promise((r) => setImmediate(r));
+  if (j % 64 === 0) {
+    process.send?.(j); // progress: the parent's kill instant is counted in tuples (crash.test.ts)
+    await new Promise((r) => setImmediate(r));
+  }
 }
 await drum.close();
 process.exit(0);

@@ -19,10 +19,18 @@
  * Normal suite: 200 kills aimed at (4 per repository; ≥ 85 % of the children must be killed, not
  * finish); DRUMCRAWL_LONG: 2000 (8 per repository).
  *
+ * Kill instants are counted in the child's own progress, not in wall time, so that what the
+ * campaign covers does not depend on the box's load (a 300 ms window reached no spare bucket pair in
+ * 200 kills at load 30): a fifth of the kills come at a random instant in the first 40 ms after the
+ * child's 'ready' (sent before Drum.open: they land in start-up and recovery), the others once the
+ * child reports having passed a random tuple (it reports every 64 tuples; the report's trip adds a
+ * random lag), uniform in [0, 1200) for the small-bucket epochs (≈ 14 merges per bucket per 1,000
+ * tuples) and [0, 2000) for the others.
+ *
  * What makes 200 kills fit the time: (a) Node spends ~60 ms of CPU at start-up reading the
- * NODE_EXTRA_CA_CERTS bundle (this machine sets it), so children run without it; (b) kill instants
- * are uniform in [0, 120) ms from the child's start, with small flush intervals, so merges,
- * flushes and recovery are all hit within that window; (c) checking after every kill in the test's
+ * NODE_EXTRA_CA_CERTS bundle (this machine sets it), so children run without it; (b) children are
+ * killed within their first 2,000 tuples, with small flush intervals, so merges, flushes and
+ * recovery are all hit early; (c) checking after every kill in the test's
  * own thread would hold its event loop (kill timers fire seconds late and children run to
  * completion), and in a fresh process costs ~0.4 s of cold-JIT CPU, hence one long-lived verifier
  * thread.
@@ -42,11 +50,15 @@ const LONG = !!process.env.DRUMCRAWL_LONG;
 const TARGET_KILLS = Number(process.env.DRUM_CRASH_KILLS ?? (LONG ? 2000 : 200));
 // Children (kills) per repository: each carries on from the previous one's crash state.
 const EPOCHS = LONG ? 8 : 4;
-// Kill instant: uniform in [0, KILL_WINDOW_MS) after the child's 'ready' (sent before Drum.open).
-const KILL_WINDOW_MS = 120;
-// ... and for the small-bucket epochs (many merges each, so that spares are made and recycled
-// several times per child), a longer window.
-const KILL_WINDOW_SMALL_MS = 300;
+// Share of the kills timed from the child's 'ready' (sent before Drum.open), uniform in
+// [0, EARLY_KILL_MS): start-up and recovery.
+const EARLY_KILLS = 0.2;
+const EARLY_KILL_MS = 40;
+// The others: once the child has passed a tuple uniform in [0, KILL_TUPLES) ...
+const KILL_TUPLES = 2000;
+// ... or, for the small-bucket epochs (many merges each, so that spares are made and recycled
+// several times per child), in [0, KILL_TUPLES_SMALL).
+const KILL_TUPLES_SMALL = 1200;
 // CPU-bound children on 2 shared cores: more in parallel only slows each one down.
 const PARALLEL = 4;
 // The child and the verifier are bundled to plain JS once (esbuild): a tsx child spends ~0.5 s of
@@ -113,21 +125,26 @@ interface Phase {
   merges: number;
 }
 
-/** Runs one child of slot s; kills it killAfterMs after its 'ready' (never, when null). */
-function runChild(s: number, args: CrashChildArgs, killAfterMs: number | null): Promise<'killed' | 'finished'> {
+/** When a child is killed: `ms` after its 'ready', or once it reports having passed tuple `tuple`. */
+type KillAt = { ms: number } | { tuple: number };
+
+/** Runs one child of slot s; SIGKILLs it at `kill` (never, when null). */
+function runChild(s: number, args: CrashChildArgs, kill: KillAt | null): Promise<'killed' | 'finished'> {
   return new Promise((resolve, reject) => {
     const cp = fork(child, [JSON.stringify(args)], { execArgv: [], env: childEnv, stdio: ['ignore', 'ignore', 'pipe', 'ipc'] });
     let err = '';
     cp.stderr!.on('data', (d: Buffer) => (err += d.toString()));
     let timer: NodeJS.Timeout | null = null;
     let killed = false;
+    const killNow = (): void => {
+      if (killed) return;
+      killed = true;
+      cp.kill('SIGKILL');
+    };
     cp.on('message', (m) => {
-      if (m === 'ready' && killAfterMs !== null) {
-        timer = setTimeout(() => {
-          killed = true;
-          cp.kill('SIGKILL');
-        }, killAfterMs);
-      }
+      if (kill === null) return;
+      if (m === 'ready' && 'ms' in kill) timer = setTimeout(killNow, kill.ms);
+      else if (typeof m === 'number' && 'tuple' in kill && m >= kill.tuple) killNow();
     });
     cp.on('exit', (code, signal) => {
       if (timer !== null) clearTimeout(timer);
@@ -212,7 +229,10 @@ async function slot(s: number, phase: Phase, verifier: Verifier): Promise<{ kill
         flushEvery: 1000 + Math.floor(rnd() * 4000),
       };
       epochs.push(ep);
-      const outcome = await runChild(s, { ...ep, dir }, Math.floor(rnd() * (ep.bucketBytes < 2000 ? KILL_WINDOW_SMALL_MS : KILL_WINDOW_MS)));
+      const early = rnd() < EARLY_KILLS;
+      const u = rnd();
+      const kill: KillAt = early ? { ms: Math.floor(u * EARLY_KILL_MS) } : { tuple: Math.floor(u * (ep.bucketBytes < 2000 ? KILL_TUPLES_SMALL : KILL_TUPLES)) };
+      const outcome = await runChild(s, { ...ep, dir }, kill);
       if (outcome === 'killed') kills++;
       inspect(dir, phase);
       if (e === EPOCHS - 1 && fs.existsSync(path.join(dir, 'drum.json'))) {
