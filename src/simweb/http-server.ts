@@ -65,6 +65,8 @@ export interface ConnectionStats {
    * the log waits for 0 (no clock involved).
    */
   unlogged: number;
+  /** The paths of those requests (robots.txt included). */
+  unloggedPaths: string[];
 }
 
 export class SimHttpServer {
@@ -173,9 +175,9 @@ export class SimHttpServer {
   }
 
   connectionStats(): ConnectionStats {
-    let unlogged = 0;
-    for (const c of this.conns) if (c.unlogged) unlogged++;
-    return { open: this.sockets.size, maxOpenPerIp: new Map(this.maxPerIp), accepted: this.accepted, unlogged };
+    const unloggedPaths: string[] = [];
+    for (const c of this.conns) if (c.unloggedPath !== null) unloggedPaths.push(c.unloggedPath);
+    return { open: this.sockets.size, maxOpenPerIp: new Map(this.maxPerIp), accepted: this.accepted, unlogged: unloggedPaths.length, unloggedPaths };
   }
 
   async close(): Promise<void> {
@@ -394,6 +396,11 @@ class Conn {
   /** A request was read and its log entry is not written yet. */
   get unlogged(): boolean {
     return this.pending !== null;
+  }
+
+  /** That request's path (null: none). */
+  get unloggedPath(): string | null {
+    return this.pending?.path ?? null;
   }
 
   onData(d: Buffer): void {

@@ -25,6 +25,8 @@ export interface SimwebChild {
   report(o: { hostMs: number; ipMs: number; reachable?: boolean; slackMs?: number; hostSlackMs?: number }): Promise<SimwebReport>;
   /** requests the server has answered (or logged) so far */
   requests(): Promise<number>;
+  /** page requests (robots.txt not counted) read and not yet answered: trickling, for instance */
+  pagesUnderway(): Promise<number>;
   /** empties the request log (a second crawl of the same web is judged alone) */
   clear(): Promise<void>;
   /** sets the pause between the pieces of trickled answers, those under way included */
@@ -76,6 +78,11 @@ export async function forkSimweb(preset: string, params?: object, opts: { log?: 
       new Promise((resolve) => {
         child.once('message', (m) => resolve((m as { count: number }).count));
         child.send({ cmd: 'count' });
+      }),
+    pagesUnderway: () =>
+      new Promise((resolve) => {
+        child.once('message', (m) => resolve((m as { underway: number }).underway));
+        child.send({ cmd: 'underway' });
       }),
     clear: () =>
       new Promise((resolve) => {

@@ -143,6 +143,8 @@ process.on('message', (m: { cmd: string; intervalMs?: number; userAgent?: string
   } else if (m.cmd === 'trickle') {
     web.setTrickleInterval(m.intervalMs!);
     process.send!({ trickle: m.intervalMs });
+  } else if (m.cmd === 'underway') {
+    process.send!({ underway: web.connectionStats().unloggedPaths.filter((p) => !isRobotsPath(p)).length });
   } else if (m.cmd === 'count') {
     process.send!({ count: web.log.total });
   } else if (m.cmd === 'clear') {
