@@ -200,6 +200,7 @@ test(`stop and resume in every way (${LONG ? 'three rounds' : 'one round'}): not
       const m = await readManifest(state);
       finished = m?.finished === true;
       log.push(`${k + 1}:${stop} ${m?.counters.pages ?? 0} pages in ${((rec.exitedAt - spawnedAt) / 1000).toFixed(1)} s${signalledAt > 0 ? `, exit ${rec.exitedAt - signalledAt} ms after the stop` : ''}`);
+      console.log(`run ${log[log.length - 1]!}`); // as it happens: a test that times out shows where
       if (finished && stop !== 'end') assert.fail(`the web ran out before the stops did (run ${k + 1}): make it larger ${note}`);
     }
     console.log(`seed ${seed}: ${log.join('; ')}`);
