@@ -20,6 +20,13 @@ import { routeTable } from './cluster-port.js';
 const enc = new TextEncoder();
 const dec = new TextDecoder();
 
+/** A URL up to the last '/' of its path: what its relative links resolve against. */
+export function baseDirectory(url: string): string {
+  const q = url.indexOf('?');
+  const end = q < 0 ? url.length : q;
+  return url.slice(0, url.lastIndexOf('/', end - 1) + 1);
+}
+
 /** Longest wait between ContentSeen merges while the frontier is not starving (see startMerges). */
 const CONTENT_MERGE_MS = 1000;
 
@@ -109,7 +116,18 @@ export abstract class DedupStage extends CrawlerCore {
           refersToDate: original.date,
         });
         this.logFetch(job, 'duplicate', job.group!.payloadDigest);
-        ((job.sitemapQueued ?? 0) > 0 ? this.awaitingMerge : this.awaitingSync).push(id);
+        // A copy in another directory (a sitemap's copy of a page kept elsewhere, a mirror): its
+        // relative links resolve to other URLs than the first capture's, so they are followed as a
+        // unique page's are — else the page reached second loses its links (and a copy fetched
+        // first would stand in for the real page). A copy in the same directory (a session id or a
+        // tracking parameter in the query, index.html beside /) has the first capture's links.
+        const follow = baseDirectory(original.url) !== baseDirectory(job.fu.url) && table.count + table.dropped().length > 0;
+        if (follow) {
+          this.count('duplicate:links-followed');
+          this.logDroppedLinks(job.fu, table);
+          this.submitTable(job.fu, table);
+        }
+        ((follow && table.count > 0) || (job.sitemapQueued ?? 0) > 0 ? this.awaitingMerge : this.awaitingSync).push(id);
         continue;
       }
       await this.warc.appendEncoded(job.group!, { url: job.fu.url, date: job.date!, kind: 'response', responseHead: job.result!.responseHead! });

@@ -119,7 +119,7 @@ export abstract class FetchStage extends DedupStage {
     const ok2xx = r.outcome === 'ok';
     // A sitemap (src/sitemap/crawl.ts) is read here, before the body goes to the parse pool (which
     // archives it like any payload): its entries enter URLseen as links.
-    if (ok2xx && isSitemapHops(fu.hops) && this.sitemaps !== null) job.sitemapQueued = (await this.sitemaps.read(fu.url, fu.hops, r.decoded)).queued;
+    if (ok2xx && isSitemapHops(fu.hops) && this.sitemaps !== null) job.sitemapQueued = (await this.sitemaps.read(fu.url, fu.hops, r.decoded, fu.path)).queued;
     const html = ok2xx && isHtml(r.contentType) && !isSitemapHops(fu.hops);
     const follow = html && (this.cfg.maxDepth === null || fu.hops < this.cfg.maxDepth);
     this.parsing++;
@@ -250,7 +250,7 @@ export abstract class FetchStage extends DedupStage {
       r.requestHead = x.heads.subarray(0, rq);
       r.responseHead = x.heads.subarray(rq);
     }
-    if (r.outcome === 'ok' && x.decoded !== undefined && this.sitemaps !== null) job.sitemapQueued = (await this.sitemaps.read(fu.url, fu.hops, x.decoded)).queued;
+    if (r.outcome === 'ok' && x.decoded !== undefined && this.sitemaps !== null) job.sitemapQueued = (await this.sitemaps.read(fu.url, fu.hops, x.decoded, fu.path)).queued;
     const po = x.out !== undefined ? splitParseOutput(x.out) : null;
     if (x.parse !== PARSE_OK) {
       // The parser failed: archived without links (CRAWL_PARSE_ERROR / LIMIT); or the worker died

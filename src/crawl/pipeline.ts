@@ -304,8 +304,8 @@ export class Crawler extends FetchStage {
       new LinkScope({ scope: cfg.scope, scopeHosts: c.scopeHosts, scopePlds: c.scopePlds, include: cfg.include, exclude: cfg.exclude }),
       cfg.maxDepth,
       {
-        submit: (url, hops) => c.submitUrl(url, hops),
-        drop: (url, hops, code) => c.crawlLog.writeDropped({ time: new Date(), url, hops, reason: code }),
+        submit: (url, hops, via, hopPath) => c.submitUrl(url, hops, via, hopPath),
+        drop: (url, hops, code, via, hopPath) => c.crawlLog.writeDropped({ time: new Date(), url, hops, reason: code, via, path: hopPath }),
         count: (k) => c.count(k),
       },
       c.sitemapLog,

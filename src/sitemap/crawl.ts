@@ -6,6 +6,10 @@
  * enter URLseen like any link: deduplicated, budgeted by STAR, queued by BEAST, fetched under the
  * host's robots rules and politeness delays, archived in the WARC files and logged in crawl.log.
  *
+ * Provenance (crawl.log's via and hop path): a sitemap named by robots.txt is found `via` that
+ * robots.txt, an entry of a sitemap (a page or a nested sitemap) `via` that sitemap; each such hop is
+ * `M` in the hop path (Heritrix's manifest hop), after the sitemap's own path.
+ *
  * A sitemap URL is told from a page by its hop count (FrontierUrl.hops, carried through URLseen's
  * aux and the frontier's records without any other format change): bit 30 marks a sitemap, bits
  * 24–27 its nesting (0 = named by robots.txt or the root one, 1 = listed by an index, …), bits 0–23
@@ -29,6 +33,7 @@
  * host must then also lie under the sitemap's directory). After a resume the map starts empty.
  */
 import { canonicalizeUrl, hostOf } from '../url/index.js';
+import { extendHopPath } from '../frontier/record.js';
 import type { LinkScope } from '../crawl/link-scope.js';
 import type { SitemapDiscovery } from '../crawl/config.js';
 import { allowedInSitemap } from './location.js';
@@ -51,11 +56,14 @@ export const sitemapNesting = (h: number): number => (h >>> NEST_SHIFT) & 0xf;
 export const sitemapHops = (hops: number, nesting: number): number =>
   (SITEMAP_BIT | ((nesting & 0xf) << NEST_SHIFT) | (hops & HOPS_MASK)) >>> 0;
 
+/** The hop-path letter of a URL found through robots.txt's `Sitemap:` lines or a sitemap (Heritrix: manifest). */
+export const SITEMAP_HOP = 'M';
+
 export interface SitemapSink {
-  /** into URLseen, as a link (hops as given, mark included) */
-  submit(url: string, hops: number): void;
+  /** into URLseen, as a link (hops as given, mark included), found `via` (robots.txt or a sitemap) with hop path `path` */
+  submit(url: string, hops: number, via: string, path: string): void;
   /** a refused URL: crawl.log `dropped:<code>` */
-  drop(url: string, hops: number, code: string): void;
+  drop(url: string, hops: number, code: string, via: string, path: string): void;
   /** an outcome counter (summary, /status) */
   count(key: string): void;
 }
@@ -97,14 +105,18 @@ export class SitemapRouter {
       if (url === null || seen.has(url)) continue;
       seen.add(url);
       this.announce(url, host);
-      this.sink.submit(url, sitemapHops(0, 0));
+      this.sink.submit(url, sitemapHops(0, 0), robotsUrl, SITEMAP_HOP);
       n++;
     }
     return n;
   }
 
-  /** A fetched sitemap's body (as transferred, or content-decoded): its entries into the crawl. */
-  async read(sitemapUrl: string, hops: number, body: Uint8Array): Promise<SitemapReadResult> {
+  /**
+   * A fetched sitemap's body (as transferred, or content-decoded): its entries into the crawl, found
+   * via the sitemap, their hop path the sitemap's (`hopPath`) + M.
+   */
+  async read(sitemapUrl: string, hops: number, body: Uint8Array, hopPath = ''): Promise<SitemapReadResult> {
+    const entryPath = extendHopPath(hopPath, SITEMAP_HOP);
     const nesting = sitemapNesting(hops);
     const plain = plainHops(hops);
     const announcer = this.announcedBy.get(sitemapUrl) ?? null;
@@ -128,12 +140,12 @@ export class SitemapRouter {
       if (code !== null) {
         this.log.write(now, sitemapUrl, e.loc, e.lastmod, code);
         this.sink.count(`dropped:${code}`);
-        this.sink.drop(url, plainHops(nextHops), code);
+        this.sink.drop(url, plainHops(nextHops), code, sitemapUrl, entryPath);
         return;
       }
       if (isIndex && announcer !== null) this.announce(url, announcer);
       this.log.write(now, sitemapUrl, e.loc, e.lastmod, isIndex ? 'sitemap' : 'queued');
-      this.sink.submit(url, nextHops);
+      this.sink.submit(url, nextHops, sitemapUrl, entryPath);
       queued++;
     });
     if (summary.fault !== null) {

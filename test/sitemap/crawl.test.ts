@@ -96,8 +96,22 @@ test('pages listed only in sitemaps are crawled; cross-host entries refused; rob
     for (const s of ['/sitemap_index.xml', '/sm/pages-0.xml', '/sm/pages-1.xml.gz', '/sm/nested.xml', '/sm/pages-2.txt']) {
       assert.ok(fetched.has(`${origin}${s}`), `${origin}${s} fetched`);
     }
+    // Provenance: a URL found through a sitemap is logged with that sitemap as its via (robots.txt for
+    // the sitemap it names), each such hop an M in the hop path.
+    const entry = (u: string): CrawlLogEntry | undefined => log.find((e) => e.url === u && e.status !== null);
+    const part = ['/sm/pages-0.xml', '/sm/pages-1.xml.gz', '/sm/pages-2.txt'];
+    assert.equal(entry(`${origin}/sitemap_index.xml`)?.via, `${origin}/robots.txt`);
+    assert.equal(entry(`${origin}/sitemap_index.xml`)?.path, 'M');
+    assert.equal(entry(`${origin}/sm/pages-2.txt`)?.via, `${origin}/sm/nested.xml`);
+    assert.equal(entry(`${origin}/sm/pages-2.txt`)?.path, 'MMM');
+    for (let k = 0; k < g.params.sitemapHiddenPages; k++) {
+      const e = entry(`${origin}/hidden/${k}`);
+      if (e === undefined) continue;
+      assert.equal(e.via, `${origin}${part[k % 3]}`, `via of ${origin}/hidden/${k}`);
+      assert.equal(e.path, k % 3 === 2 ? 'MMMM' : 'MMM', `hop path of ${origin}/hidden/${k}`);
+    }
     // The other host's URLs in this host's sitemaps: refused by the location rule, logged with the code.
-    assert.ok(log.some((e) => e.url.startsWith(`http://elsewhere.${g.hostInfo(h)!.pld}`) && e.outcome === 'dropped:CRAWL_SITEMAP_CROSS_HOST'));
+    assert.ok(log.some((e) => e.url.startsWith(`http://elsewhere.${g.hostInfo(h)!.pld}`) && e.outcome === 'dropped:CRAWL_SITEMAP_CROSS_HOST' && e.via === `${origin}/sm/pages-0.xml`));
     // lastmod recorded
     const l0 = listing.find((f) => f[2] === `${origin}/hidden/0`);
     assert.ok(l0 !== undefined && l0[3] === hiddenLastmod(0) && l0[4] === 'queued', `sitemaps.log line of ${origin}/hidden/0: ${l0?.join(' ')}`);
@@ -134,7 +148,12 @@ test('caps: a 50,001-entry sitemap yields 50,000 entries and CRAWL_SITEMAP_TOO_M
   // Every sitemap host lists a big.xml: each one the crawl got to (one or more, by its speed)
   // yields exactly 50,000 entries and one CRAWL_SITEMAP_TOO_MANY_URLS.
   const bigs = new Map<string, string[][]>();
-  for (const f of listing) if (f[1]!.endsWith('/sm/big.xml')) bigs.set(f[1]!, [...(bigs.get(f[1]!) ?? []), f]);
+  for (const f of listing) {
+    if (!f[1]!.endsWith('/sm/big.xml')) continue;
+    const l = bigs.get(f[1]!);
+    if (l === undefined) bigs.set(f[1]!, [f]);
+    else l.push(f); // (a copy per line took minutes once two big.xml were read: 2 × 50,000 lines)
+  }
   assert.ok(bigs.size > 0, 'a big.xml was read');
   for (const [url, big] of bigs) {
     assert.equal(big.filter((f) => f[4] === 'queued').length, 50_000, url);
