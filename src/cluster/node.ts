@@ -490,7 +490,7 @@ export class ClusterNode extends EventEmitter implements PlacementNode, StatusCo
     const base: StatusSnapshot = {
       state: this.stopReason !== null ? 'stopping' : this.paused || this.cutOff ? 'paused' : 'running', stopReason: this.stopReason,
       startedAt: new Date(this.startedAt).toISOString(), elapsedMs: Date.now() - this.startedAt,
-      pages: 0, pagesOk: 0, bytes: 0, pagesPerSec: 0, mbPerSec: 0, urlsSeen: 0, urlsDiscovered: 0, urlsQueued: 0, duplicates: 0, inFlight: 0, parsing: 0,
+      pages: 0, requisites: 0, pagesOk: 0, bytes: 0, pagesPerSec: 0, mbPerSec: 0, urlsSeen: 0, urlsDiscovered: 0, urlsQueued: 0, duplicates: 0, inFlight: 0, parsing: 0,
       robotsFetches: 0, beast: { j: 0, qfSize: 0, qrSize: 0 }, hosts: { active: 0, waiting: 0 }, ips: { active: 0, waiting: 0 },
       dns: { lookups: d.lookups, hitRate: d.hitRate }, robots: { lookups: 0, hitRate: 0 },
       workers: { size: this.parts.pool.threads, replaced: this.parts.pool.replaced }, outcomes: {}, rssBytes: process.memoryUsage.rss(),

@@ -122,7 +122,7 @@ export function sumSnapshots(parts: readonly StatusSnapshot[], base: StatusSnaps
   const add = (k: keyof StatusSnapshot): void => {
     (s as unknown as Record<string, number>)[k] = parts.reduce((a, x) => a + ((x as unknown as Record<string, number>)[k] ?? 0), 0);
   };
-  for (const k of ['pages', 'pagesOk', 'bytes', 'pagesPerSec', 'mbPerSec', 'urlsSeen', 'urlsDiscovered', 'urlsQueued', 'duplicates', 'inFlight', 'parsing', 'robotsFetches', 'urlsReady', 'checkpoints'] as const) add(k);
+  for (const k of ['pages', 'requisites', 'pagesOk', 'bytes', 'pagesPerSec', 'mbPerSec', 'urlsSeen', 'urlsDiscovered', 'urlsQueued', 'duplicates', 'inFlight', 'parsing', 'robotsFetches', 'urlsReady', 'checkpoints'] as const) add(k);
   s.beast = { j: Math.max(0, ...parts.map((x) => x.beast.j)), switches: parts.reduce((a, x) => a + (x.beast.switches ?? 0), 0), qfSize: parts.reduce((a, x) => a + x.beast.qfSize, 0), qrSize: parts.reduce((a, x) => a + x.beast.qrSize, 0) };
   s.hosts = { active: parts.reduce((a, x) => a + x.hosts.active, 0), waiting: parts.reduce((a, x) => a + x.hosts.waiting, 0) };
   s.ips = { active: parts.reduce((a, x) => a + x.ips.active, 0), waiting: parts.reduce((a, x) => a + x.ips.waiting, 0) };

@@ -43,7 +43,10 @@ export const DONE_FILE = 'done.log';
 export const MANIFEST_VERSION = 1;
 
 export interface CrawlCounters {
+  /** fetches of URLs (pages and page requisites) */
   pages: number;
+  /** of those, page requisites (requisites.ts): --max-pages counts pages − requisites */
+  requisites: number;
   pagesOk: number;
   bytes: number;
   urlsSeen: number;
@@ -60,7 +63,7 @@ export interface CrawlCounters {
 
 export function emptyCounters(): CrawlCounters {
   return {
-    pages: 0, pagesOk: 0, bytes: 0, urlsSeen: 0, urlsDiscovered: 0, duplicates: 0,
+    pages: 0, requisites: 0, pagesOk: 0, bytes: 0, urlsSeen: 0, urlsDiscovered: 0, duplicates: 0,
     robotsFetches: 0, workersReplaced: 0, outcomes: {}, crawlMs: 0, cpuMicros: 0,
   };
 }
@@ -143,6 +146,8 @@ function checkManifestShape(m: Record<string, unknown>, file: string): void {
     if (k === 'outcomes') {
       const o = c.outcomes as Record<string, unknown> | null;
       if (o === null || typeof o !== 'object' || Array.isArray(o) || Object.values(o).some((x) => !count(x))) throw bad('counters.outcomes', 'must map codes to counts');
+    } else if (k === 'requisites' && c[k] === undefined) {
+      continue; // a manifest of a crawl without page requisites may lack the counter: none fetched
     } else if (!count(c[k])) throw bad(`counters.${k}`, 'must be a non-negative integer');
   }
   const w = m.warc as Record<string, unknown> | null;

@@ -150,6 +150,7 @@ export const CONFIG_RULES = {
   fetchTimeoutMs: { kind: 'ms', min: 10 },
   retryDelayScale: { kind: 'positive', max: 1000 },
   images: { kind: 'bool' },
+  requisites: { kind: 'bool' },
   parseTimeoutMs: { kind: 'ms', min: 10 },
   headers: { kind: 'custom', check: headers },
   tlsInsecure: { kind: 'bool' },

@@ -135,6 +135,16 @@ export interface StartupOptions {
   /** Also extract <img src> links. @default false */
   images: boolean;
   /**
+   * Page requisites (Heritrix's embeds, wget's `-p`): each crawled page's scripts, style sheets
+   * (and the URLs in them: @import, url()), icons, images (src, srcset), media sources, `<object
+   * data>`, `<embed src>` and the URLs in its `<style>` blocks and style attributes are fetched and
+   * archived too, within the scope, the trap checks and politeness like any URL, so that the archive
+   * replays the page as it was. They are counted apart from pages (--max-pages counts pages) and
+   * taken past --max-depth (a chain of at most requisites.ts MAX_REQUISITE_HOPS). On by default:
+   * every crawl archives what it fetches. @default true
+   */
+  requisites: boolean;
+  /**
    * Added to every non-zero delay handed to the politeness heaps. The frontier times a request
    * from its dispatch; the server sees it a little later (event loop, socket write), so two
    * requests dispatched exactly τ apart can arrive closer than τ. The margin absorbs that jitter
@@ -216,6 +226,7 @@ export function defaultCrawlConfig(): StartupOptions & RuntimeOptions {
     fetchTimeoutMs: 30_000,
     retryDelayScale: 1,
     images: false,
+    requisites: true,
     parseTimeoutMs: 10_000,
     headers: [],
     tlsInsecure: false,
@@ -408,6 +419,7 @@ export const CRAWL_FLAGS: readonly FlagSpec[] = [
   { name: 'crawl-log-format', value: '<drumcrawl|heritrix>', key: 'crawlLogFormat', kind: 'value', description: "crawl.log format: drumcrawl's TSV or Heritrix's (default drumcrawl)", parse: id },
   { name: 'page-workers', value: '<on|off>', key: 'pageWorkers', kind: 'value', description: 'fetch, parse and encode each page on worker threads (default off)', parse: id },
   { name: 'images', value: '', key: 'images', kind: 'bool', description: 'also follow <img src>', parse: () => true },
+  { name: 'requisites', value: '', key: 'requisites', kind: 'bool', description: 'fetch each page\'s requisites: scripts, style sheets, images, media, objects (default on; --requisites=false turns it off)', parse: () => true },
   { name: 'paused', value: '', key: 'paused', kind: 'bool', description: 'start paused (resume via the status server)', parse: () => true },
 ];
 

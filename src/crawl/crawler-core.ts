@@ -47,6 +47,8 @@ export interface PageJob {
   sitemapQueued?: number;
   /** when the frontier released it (clock(), page-worker-floors.ts): its lateness on the wire counts from here */
   releasedAt: number;
+  /** a page requisite (requisites.ts): counted apart from pages */
+  requisite: boolean;
 }
 
 export abstract class CrawlerCore extends EventEmitter {
@@ -75,6 +77,8 @@ export abstract class CrawlerCore extends EventEmitter {
   protected readonly inFlightIds = new Set<number>();
   protected nextId = 1;
   protected inFlight = 0;
+  /** of inFlight, page requisites (requisites.ts): --max-pages counts the others */
+  protected requisitesInFlight = 0;
   protected robotsInFlight = 0;
   protected parsing = 0;
   protected readonly awaitingContent = new Map<number, PageJob>();

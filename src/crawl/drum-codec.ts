@@ -163,6 +163,10 @@ export function forEachTuple(
   }
 }
 
+/** The hop letters of a link (L) and of a page requisite (E), as bytes. */
+const HOP_L = 0x4c;
+const HOP_E = 0x45;
+
 /** URLseen aux of the link being expanded (bound: the longest URL + suffix seen). */
 let linkAux = new Uint8Array(4096);
 
@@ -186,6 +190,8 @@ function expandLinks(buf: Uint8Array, dv: DataView, p: number, fn: (op: DrumOp, 
     putLe32(a, 16, hops);
     a.set(url, AUX_HEADER);
     a.set(suffix, AUX_HEADER + url.byteLength);
+    // A page requisite: its hop path ends in E, not L (the suffix is the page's via + path + L).
+    if (sl > 0 && t.embed(i) && a[n - 1] === HOP_L) a[n - 1] = HOP_E;
     fn('checkUpdate', t.word(i, 0), t.word(i, 1), null, a.subarray(0, n));
   }
   return p + 4 + tl;

@@ -24,6 +24,7 @@ import { isSitemapHops } from '../sitemap/crawl.js';
 import { splitParseOutput, type EncodedGroupLike } from './links-codec.js';
 import { clock } from './page-worker-floors.js';
 import type { GuardRequest } from './floor-guard.js';
+import { MAX_REQUISITE_HOPS, isCss, isRequisitePath, requisiteChain } from './requisites.js';
 import type { PageWorkerPool } from './page-worker-pool.js';
 import { PARSE_CODES, PARSE_OK, isHtml, truncation, type PageFetcherOptions } from './page-worker-protocol.js';
 
@@ -79,8 +80,10 @@ export abstract class FetchStage extends DedupStage {
     const rec = encodeFrontierUrl(fu);
     this.pending.set(id, rec);
     this.inFlight++;
+    const requisite = isRequisitePath(fu.path);
+    if (requisite) this.requisitesInFlight++;
     this.dispatchedThisRun++;
-    const job: PageJob = { id, fu, rec, bodyBytes: 0, payloadBytes: 0, group: null, releasedAt: clock() };
+    const job: PageJob = { id, fu, rec, bodyBytes: 0, payloadBytes: 0, group: null, releasedAt: clock(), requisite };
     this.inFlightIds.add(id);
     void (this.pages !== null ? this.fetchOnWorker(job, this.pages) : this.fetchPage(job))
       .catch((e) => this.fail(e))
@@ -101,8 +104,7 @@ export abstract class FetchStage extends DedupStage {
         r.wireAt ??= at;
       }
     } finally {
-      this.inFlight--;
-      this.inFlightIds.delete(job.id);
+      this.endFlight(job);
     }
     job.result = r;
     if (this.aborted(job, r)) return;
@@ -122,11 +124,12 @@ export abstract class FetchStage extends DedupStage {
     if (ok2xx && isSitemapHops(fu.hops) && this.sitemaps !== null) job.sitemapQueued = (await this.sitemaps.read(fu.url, fu.hops, r.decoded, fu.path)).queued;
     const html = ok2xx && isHtml(r.contentType) && !isSitemapHops(fu.hops);
     const follow = html && (this.cfg.maxDepth === null || fu.hops < this.cfg.maxDepth);
+    const css = ok2xx && isCss(r.contentType) && !isSitemapHops(fu.hops);
     this.parsing++;
     let po;
     try {
       po = await this.pool!.run({
-        url: fu.url, body: r.body, decoded: r.decoded, charset: r.charset, html, follow,
+        url: fu.url, body: r.body, decoded: r.decoded, charset: r.charset, html, follow, requisites: this.requisitesOf(fu), css,
         exchange: { ip: fu.ip, dateMs: job.date.getTime(), requestHead: r.requestHead, responseHead: r.responseHead!, truncated: truncation(r) },
       });
     } finally {
@@ -147,6 +150,26 @@ export abstract class FetchStage extends DedupStage {
     await this.parsed(job, r, pol, po.table, po.group!, r.body.byteLength);
   }
 
+  /** Pages fetched and in flight, their requisites not counted (--max-pages counts pages: requisites.ts). */
+  protected pagesCounted(): number {
+    return this.counters.pages - this.counters.requisites;
+  }
+  protected pagesInFlight(): number {
+    return this.inFlight - this.requisitesInFlight;
+  }
+
+  /** A page fetch ends (its answer came, or it never went out). */
+  private endFlight(job: PageJob): void {
+    this.inFlight--;
+    if (job.requisite) this.requisitesInFlight--;
+    this.inFlightIds.delete(job.id);
+  }
+
+  /** Whether the page's requisites are extracted: --requisites, and not past a chain of MAX_REQUISITE_HOPS. */
+  protected requisitesOf(fu: FrontierUrl): boolean {
+    return this.cfg.requisites && !isSitemapHops(fu.hops) && requisiteChain(fu.path) < MAX_REQUISITE_HOPS;
+  }
+
   /** A fetch the stop cut short (stop.ts): not a page; true when it was one. */
   private aborted(job: PageJob, r: FetchResult): boolean {
     if (!(this.aborting && r.outcome === ABORTED_OUTCOME)) return false;
@@ -164,6 +187,7 @@ export abstract class FetchStage extends DedupStage {
     const fu = job.fu;
     job.payloadBytes = payloadBytes;
     this.counters.pages++;
+    if (job.requisite) this.counters.requisites++;
     this.plds.add(fu);
     this.counters.bytes += payloadBytes;
     this.count(r.status !== undefined ? String(r.status) : r.outcome);
@@ -204,11 +228,10 @@ export abstract class FetchStage extends DedupStage {
     const order = {
       id: job.id, url: fu.url, ip: fu.ip, host, hostGapMs: fu.hostGapMs, ipGapMs: fu.ipGapMs,
       notBefore: this.floors.reserve({ host, ip: fu.ip, robots: false, hostGapMs: fu.hostGapMs, ipGapMs: fu.ipGapMs }),
-      follow: this.cfg.maxDepth === null || fu.hops < this.cfg.maxDepth, sitemap: isSitemapHops(fu.hops),
+      follow: this.cfg.maxDepth === null || fu.hops < this.cfg.maxDepth, sitemap: isSitemapHops(fu.hops), requisites: this.requisitesOf(fu),
     };
     const parse = pages.run(order, (a) => {
-      this.inFlight--;
-      this.inFlightIds.delete(job.id);
+      this.endFlight(job);
       fetched = true;
       if (a.at !== 0 && !pages.reportingStarts) this.dispatched(fu.url, a.ip, false, a.at);
       job.date = new Date(a.at !== 0 ? a.at : Date.now());
@@ -237,10 +260,7 @@ export abstract class FetchStage extends DedupStage {
     try {
       x = await parse;
     } finally {
-      if (!fetched) {
-        this.inFlight--;
-        this.inFlightIds.delete(job.id);
-      }
+      if (!fetched) this.endFlight(job);
       if (!ended) this.parsing--;
     }
     if (x === null || ended) return;

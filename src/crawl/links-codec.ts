@@ -3,11 +3,13 @@
  * is transferred with piscina's `move`, never structured-cloned as an object graph).
  *
  *   u32 count | u32 extracted | u8 flags (1 noindex, 2 nofollow) | u8 digestLen | u8 charsetLen | u8 0
- *   | count × [u32 hi, lo, hostHi, hostLo, pldHi, pldLo, textOffset, u16 urlLen, u16 0]
+ *   | count × [u32 hi, lo, hostHi, hostLo, pldHi, pldLo, textOffset, u16 urlLen, u16 flags (1: a page requisite)]
  *   | digest | charset | utf-8 URLs
  *
  * (hi, lo) is the URL fingerprint (URLseen key), (hostHi, hostLo) and (pldHi, pldLo) the host and
  * PLD keys the frontier and STAR use — all computed in the worker so the event loop hashes nothing.
+ * A page requisite (--requisites: a script, style sheet, image … the page embeds) has flag 1: it
+ * enters URLseen with the hop letter E instead of L (drum-codec.ts).
  * URLs are canonical (≤ 2048 chars by src/url's default: ASCII after canonicalization, < 65536 bytes).
  */
 export interface LinkEntry {
@@ -18,6 +20,8 @@ export interface LinkEntry {
   pldHi: number;
   pldLo: number;
   url: string;
+  /** a page requisite (flag 1) */
+  embed?: boolean;
 }
 
 const HEADER = 12;
@@ -72,7 +76,7 @@ export function encodeLinks(links: readonly LinkEntry[], info: PageInfo = NO_INF
  */
 export function writeLinkTableAscii(dst: Uint8Array, dv: DataView, at: number, urls: readonly string[], keys: Uint32Array, info: PageInfo,
   hashRuns: (bytes: Uint8Array, start: number, lens: ArrayLike<number>, n: number, out: Uint32Array, offset: number, stride: number) => void,
-  dropped?: DroppedLinks): number {
+  dropped?: DroppedLinks, embeds?: Uint8Array): number {
   const n = urls.length;
   const textStart = at + HEADER + n * ENTRY;
   let p = textStart;
@@ -95,7 +99,7 @@ export function writeLinkTableAscii(dst: Uint8Array, dv: DataView, at: number, u
   let off = urlStart - at;
   for (let i = 0; i < n; i++) {
     const k = i * 6;
-    putEntry(dv, at, i, keys[k]!, keys[k + 1]!, keys[k + 2]!, keys[k + 3]!, keys[k + 4]!, keys[k + 5]!, off, lens[i]!);
+    putEntry(dv, at, i, keys[k]!, keys[k + 1]!, keys[k + 2]!, keys[k + 3]!, keys[k + 4]!, keys[k + 5]!, off, lens[i]!, embeds !== undefined ? embeds[i]! : 0);
     off += lens[i]!;
   }
   writeHeader(dv, dst, n, info, digestLen, charsetLen, at);
@@ -163,7 +167,7 @@ function writeAscii(dst: Uint8Array, p: number, s: string, max: number): number 
 }
 
 /** Entry i of the table at `at`: the three keys, then where the URL text is and its byte length (u16, u16 0). */
-function putEntry(dv: DataView, at: number, i: number, hi: number, lo: number, hostHi: number, hostLo: number, pldHi: number, pldLo: number, textOff: number, textLen: number): void {
+function putEntry(dv: DataView, at: number, i: number, hi: number, lo: number, hostHi: number, hostLo: number, pldHi: number, pldLo: number, textOff: number, textLen: number, flags = 0): void {
   const p = at + HEADER + i * ENTRY;
   dv.setUint32(p, hi >>> 0, true);
   dv.setUint32(p + 4, lo >>> 0, true);
@@ -172,11 +176,12 @@ function putEntry(dv: DataView, at: number, i: number, hi: number, lo: number, h
   dv.setUint32(p + 16, pldHi >>> 0, true);
   dv.setUint32(p + 20, pldLo >>> 0, true);
   dv.setUint32(p + 24, textOff, true);
-  dv.setUint32(p + 28, textLen, true);
+  dv.setUint16(p + 28, textLen, true);
+  dv.setUint16(p + 30, flags, true);
 }
 
 function writeEntry(dv: DataView, i: number, l: LinkEntry, textOff: number, textLen: number): void {
-  putEntry(dv, 0, i, l.hi, l.lo, l.hostHi, l.hostLo, l.pldHi, l.pldLo, textOff, textLen);
+  putEntry(dv, 0, i, l.hi, l.lo, l.hostHi, l.hostLo, l.pldHi, l.pldLo, textOff, textLen, l.embed === true ? 1 : 0);
 }
 
 function writeHeader(dv: DataView, buf: Uint8Array, n: number, info: PageInfo, digestLen: number, charsetLen: number, at = 0): void {
@@ -258,6 +263,10 @@ export class LinkTable {
   url(i: number): string {
     return dec.decode(this.urlBytes(i));
   }
+  /** Link i is a page requisite (flag 1). */
+  embed(i: number): boolean {
+    return (this.dv.getUint16(HEADER + i * ENTRY + 30, true) & 1) !== 0;
+  }
   /** The page's links that were not followed, with their drop code index (writeDropTrailer). */
   dropped(): readonly { url: string; code: number }[] {
     if (this.buf.byteLength < HEADER + 8 || this.buf[11] !== 1) return NO_DROPS;
@@ -273,10 +282,12 @@ export class LinkTable {
     return out;
   }
   entry(i: number): LinkEntry {
-    return {
+    const e: LinkEntry = {
       hi: this.word(i, 0), lo: this.word(i, 1), hostHi: this.word(i, 2), hostLo: this.word(i, 3),
       pldHi: this.word(i, 4), pldLo: this.word(i, 5), url: this.url(i),
     };
+    if (this.embed(i)) e.embed = true;
+    return e;
   }
 }
 

@@ -25,6 +25,8 @@ export interface PageOrder {
   follow: boolean;
   /** a sitemap: not parsed for links; its content-decoded body comes back (src/sitemap/crawl.ts) */
   sitemap: boolean;
+  /** extract its page requisites (fetch-stage.ts requisitesOf) */
+  requisites: boolean;
 }
 
 /** How the page's parse went (PARSE_*). */

@@ -24,6 +24,7 @@ import type { MessagePort } from 'node:worker_threads';
 import { Fetcher, isHttpResponse, type FetchResult } from '../fetch/index.js';
 import { parse, type ParseTask } from './parse-worker.js';
 import { SharedFloors, clock } from './page-worker-floors.js';
+import { isCss } from './requisites.js';
 import {
   PARSE_ERROR, PARSE_LIMIT, PARSE_OK, isHtml, truncation,
   type FromWorker, type PageAnswer, type PageOrder, type PageWorkerData, type ParseNote, type ToWorker,
@@ -153,6 +154,7 @@ class PageWorker {
     const html = ok2xx && isHtml(r.contentType) && !o.sitemap;
     const task: ParseTask = {
       url: o.url, body: r.body, decoded: r.decoded, charset: r.charset, html, follow: html && o.follow,
+      requisites: o.requisites, css: ok2xx && isCss(r.contentType) && !o.sitemap,
       exchange: { ip: a.ip, dateMs: Math.floor(at), requestHead: r.requestHead, responseHead: r.responseHead!, truncated: truncation(r) },
     };
     const x: ParseNote = { id: o.id, parse: PARSE_OK };

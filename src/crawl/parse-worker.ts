@@ -19,7 +19,7 @@
  */
 import { isMainThread, workerData } from 'node:worker_threads';
 import { move } from 'piscina';
-import { extractLinks, decodeHtml, payloadDigest } from '../html/index.js';
+import { extractLinks, decodeHtml, payloadDigest, cssUrls, decodeCss } from '../html/index.js';
 import { LinkResolver, canonicalizeUrl, fingerprintInto, fingerprintRunsInto, pldOrHost, trapCheck, unpinned } from '../url/index.js';
 import { encodeExchangeRecordsView, type EncodeOptions, type TruncatedReason } from '../store/index.js';
 import { encodeLinks, writeLinkTableAscii, tableSizeAscii, writeGroupMeta, groupMetaSize, type LinkEntry, type PageInfo, type DroppedLinks } from './links-codec.js';
@@ -119,6 +119,14 @@ export interface ParseTask {
   html: boolean;
   /** extract links at all (false past --max-depth) */
   follow: boolean;
+  /**
+   * extract the page's requisites (--requisites; also past --max-depth, not past a chain of
+   * requisites.ts MAX_REQUISITE_HOPS): scripts, style sheets, images … of an HTML page, the URLs in a
+   * style sheet (`css`)
+   */
+  requisites?: boolean;
+  /** a style sheet (text/css): its url(…) and @import URLs are its requisites */
+  css?: boolean;
   /** when set, also encode the WARC response+request(+metadata) records of this fetch */
   exchange?: { ip: string; dateMs: number; requestHead: Uint8Array; responseHead: Uint8Array; truncated: boolean | TruncatedReason };
 }
@@ -135,6 +143,8 @@ export interface WireTask {
   charset?: string;
   html: boolean;
   follow: boolean;
+  requisites?: boolean;
+  css?: boolean;
   /** byte lengths of body, decoded (-1: same bytes as body), requestHead, responseHead (-1: no exchange) */
   lens: [number, number, number, number];
   ip: string;
@@ -148,7 +158,10 @@ function wireHead(t: ParseTask): Omit<WireTask, 'buf'> {
   const same = t.decoded === t.body || t.decoded.byteLength === 0;
   const x = t.exchange;
   const lens: WireTask['lens'] = [t.body.byteLength, same ? -1 : t.decoded.byteLength, x ? x.requestHead.byteLength : 0, x ? x.responseHead.byteLength : -1];
-  return { wire: 1, url: t.url, charset: t.charset, html: t.html, follow: t.follow, lens, ip: x?.ip ?? '', dateMs: x?.dateMs ?? 0, truncated: x?.truncated ?? false };
+  return {
+    wire: 1, url: t.url, charset: t.charset, html: t.html, follow: t.follow, requisites: t.requisites, css: t.css,
+    lens, ip: x?.ip ?? '', dateMs: x?.dateMs ?? 0, truncated: x?.truncated ?? false,
+  };
 }
 
 function wireBytes(w: Omit<WireTask, 'buf'>): number {
@@ -178,7 +191,7 @@ export function unpackTask(w: WireTask): ParseTask {
   let p = 0;
   const body = w.buf.subarray(p, (p += bl));
   const decoded = dl < 0 ? body : w.buf.subarray(p, (p += dl));
-  const t: ParseTask = { url: w.url, body, decoded, charset: w.charset, html: w.html, follow: w.follow };
+  const t: ParseTask = { url: w.url, body, decoded, charset: w.charset, html: w.html, follow: w.follow, requisites: w.requisites, css: w.css };
   if (rsl >= 0) {
     const requestHead = w.buf.subarray(p, (p += rql));
     const responseHead = w.buf.subarray(p, (p += rsl));
@@ -282,7 +295,7 @@ function parseInto(task: ParseTask, at: number): number {
   const page = pageLinks(task);
   // the link table (with the page's dropped links as its trailer, for the crawl log)
   ensure(at, 4 + tableSizeAscii(page.urls, page.info, page.dropped));
-  let p = writeLinkTableAscii(ob, obv, at + 4, page.urls, pageKeys, page.info, fingerprintRunsInto, page.dropped);
+  let p = writeLinkTableAscii(ob, obv, at + 4, page.urls, pageKeys, page.info, fingerprintRunsInto, page.dropped, pageEmbeds);
   if (p < 0) {
     // a URL that is not ASCII (src/url never makes one; kept general): encodeLinks' general path
     const t = encodeLinks(entries(page.urls), page.info);
@@ -339,6 +352,8 @@ function hostKeysOf(host: string): number {
  * written — host hi/lo, PLD hi/lo). Bound: grows to the most followed links one page had.
  */
 let pageKeys = new Uint32Array(6 * 256);
+/** Whether the current page's followed URL i is a page requisite (1) or a link (0). Same bound. */
+let pageEmbeds = new Uint8Array(256);
 
 const NO_URLS: string[] = [];
 
@@ -347,7 +362,9 @@ function entries(urls: readonly string[]): LinkEntry[] {
   const fp = new Uint32Array(2);
   return urls.map((url, i) => {
     fingerprintInto(url, fp, 0);
-    return { hi: fp[0]!, lo: fp[1]!, hostHi: pageKeys[i * 6 + 2]!, hostLo: pageKeys[i * 6 + 3]!, pldHi: pageKeys[i * 6 + 4]!, pldLo: pageKeys[i * 6 + 5]!, url };
+    const e: LinkEntry = { hi: fp[0]!, lo: fp[1]!, hostHi: pageKeys[i * 6 + 2]!, hostLo: pageKeys[i * 6 + 3]!, pldHi: pageKeys[i * 6 + 4]!, pldLo: pageKeys[i * 6 + 5]!, url };
+    if (pageEmbeds[i] === 1) e.embed = true;
+    return e;
   });
 }
 
@@ -370,20 +387,46 @@ function pageLinks(task: ParseTask): { urls: string[]; info: PageInfo; dropped?:
   const digest = payloadDigest(task.body);
   const none = (charset: string, extracted = 0, noindex = false, nofollow = false) =>
     ({ urls: NO_URLS, info: { digest, charset, extracted, noindex, nofollow } });
+  const requisites = task.requisites === true;
+  if (task.css === true && requisites) {
+    // A style sheet: the URLs it names (@import, url(…)) are its requisites, resolved against it.
+    const { text, charset } = decodeCss(task.decoded, task.charset);
+    const raw = cssUrls(text);
+    return resolveAll(new LinkResolver(task.url), raw.map(() => true), raw, null, { digest, charset, extracted: raw.length, noindex: false, nofollow: false });
+  }
   if (!task.html) return none(task.charset ?? '');
   const { text, charset } = decodeHtml(task.decoded, task.charset);
-  if (!task.follow) return none(charset);
-  const r = extractLinks(text, { images: data.images ?? false });
+  if (!task.follow && !requisites) return none(charset);
+  const r = extractLinks(text, { images: data.images ?? false, requisites });
   // <base href> is itself resolved against the page URL (HTML: "document base URL").
   const base = r.baseHref !== null ? (canonicalizeUrl(r.baseHref, task.url) ?? task.url) : task.url;
-  const resolver = new LinkResolver(base);
+  // A page requisite is taken whatever the page's or the link's nofollow and --max-depth say (the
+  // page is archived, and these are what it needs to render); links only when followed.
+  const follow = task.follow && !r.metaRobots.nofollow;
+  const embeds: boolean[] = [];
+  const raws: string[] = [];
+  for (const l of r.links) {
+    if (l.embed || (follow && !l.nofollow)) {
+      raws.push(l.value);
+      embeds.push(l.embed);
+    }
+  }
+  return resolveAll(new LinkResolver(base), embeds, raws, follow ? r.metaRefresh : null,
+    { digest, charset, extracted: r.links.length, noindex: r.metaRobots.noindex, nofollow: r.metaRobots.nofollow });
+}
+
+/**
+ * Resolve + canonicalize, filter (scope, then traps), dedup: the URLs to follow, in order (their
+ * kinds in pageEmbeds, host and PLD keys in pageKeys), and the dropped ones with their codes.
+ */
+function resolveAll(resolver: LinkResolver, embeds: readonly boolean[], raws: readonly string[], refresh: string | null, info: PageInfo): { urls: string[]; info: PageInfo; dropped?: DroppedLinks } {
   const urls: string[] = [];
   const dropped: DroppedLinks = { urls: [], codes: [] };
-  if (!r.metaRobots.nofollow) {
+  {
     const seen = new Set<string>();
     let lastHost = '';
     let lastK = 0;
-    const add = (raw: string): void => {
+    const add = (raw: string, embed: boolean): void => {
       const url = resolver.resolve(raw);
       if (url === null || seen.has(url)) return;
       seen.add(url);
@@ -415,10 +458,16 @@ function pageLinks(task: ParseTask): { urls: string[]; info: PageInfo; dropped?:
       pageKeys[i * 6 + 3] = hostKeys[k + 1]!;
       pageKeys[i * 6 + 4] = hostKeys[k + 2]!;
       pageKeys[i * 6 + 5] = hostKeys[k + 3]!;
+      if (pageEmbeds.length < i + 1) {
+        const bigger = new Uint8Array(pageEmbeds.length * 2);
+        bigger.set(pageEmbeds);
+        pageEmbeds = bigger;
+      }
+      pageEmbeds[i] = embed ? 1 : 0;
       urls.push(url);
     };
-    for (const l of r.links) if (!l.nofollow) add(l.value);
-    if (r.metaRefresh !== null) add(r.metaRefresh);
+    for (let j = 0; j < raws.length; j++) add(raws[j]!, embeds[j]!);
+    if (refresh !== null) add(refresh, false);
   }
-  return { urls, dropped, info: { digest, charset, extracted: r.links.length, noindex: r.metaRobots.noindex, nofollow: r.metaRobots.nofollow } };
+  return { urls, dropped, info };
 }

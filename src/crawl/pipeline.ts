@@ -373,7 +373,7 @@ export class Crawler extends FetchStage {
       stopReason: this.stopReason,
       startedAt: this.startedAt.toISOString(),
       elapsedMs: Date.now() - this.runStart,
-      pages: this.counters.pages,
+      pages: this.counters.pages, requisites: this.counters.requisites,
       pagesOk: this.counters.pagesOk,
       bytes: this.counters.bytes,
       pagesPerSec: this.pageRate.rate(),
@@ -477,7 +477,7 @@ export class Crawler extends FetchStage {
   }
 
   private stopCondition(): string | null {
-    if (this.cfg.maxPages !== null && this.counters.pages + this.inFlight >= this.cfg.maxPages) return 'max-pages';
+    if (this.cfg.maxPages !== null && this.pagesCounted() + this.pagesInFlight() >= this.cfg.maxPages) return 'max-pages';
     if (this.cfg.maxTimeMs !== null && Date.now() - this.runStart >= this.cfg.maxTimeMs) return 'max-time';
     return null;
   }
@@ -518,7 +518,7 @@ export class Crawler extends FetchStage {
 
       let dispatched = 0;
       if (this.state === 'running') {
-        const limitByPages = this.cfg.maxPages === null ? Infinity : this.cfg.maxPages - this.counters.pages - this.inFlight;
+        const limitByPages = this.cfg.maxPages === null ? Infinity : this.cfg.maxPages - this.pagesCounted() - this.pagesInFlight();
         let room = Math.min(this.cfg.fetchConcurrency - this.inFlight - this.robotsInFlight, limitByPages);
         if (this.cluster !== null) room = Math.min(room, this.cluster.fetchRoom()); // a cluster node's partitions share its concurrency
         if (room > 0 && !this.backPressure()) {
@@ -538,7 +538,7 @@ export class Crawler extends FetchStage {
             await new Promise<void>((r) => setImmediate(r));
           }
         }
-        if (this.cfg.maxPages !== null && this.counters.pages >= this.cfg.maxPages && this.inFlight === 0) {
+        if (this.cfg.maxPages !== null && this.pagesCounted() >= this.cfg.maxPages && this.inFlight === 0) {
           this.stop('max-pages');
           return;
         }
@@ -661,7 +661,7 @@ export class Crawler extends FetchStage {
     return {
       stopReason: this.stopReason ?? 'done',
       finished: this.finished,
-      pages: this.counters.pages,
+      pages: this.counters.pages, requisites: this.counters.requisites,
       bytes: this.counters.bytes,
       duplicates: this.counters.duplicates,
       urlsSeen: this.counters.urlsSeen,

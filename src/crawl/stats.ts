@@ -20,7 +20,8 @@ export interface StatusSnapshot {
   stopReason: string | null;
   startedAt: string;
   elapsedMs: number;
-  pages: number;              // page fetches completed (any outcome), robots.txt excluded
+  pages: number;              // page fetches completed (any outcome), page requisites included, robots.txt excluded
+  requisites: number;         // of those, page requisites (--requisites: scripts, style sheets, images …)
   pagesOk: number;            // fetches with a 2xx/3xx/4xx HTTP response
   bytes: number;              // payload bytes received (pages)
   pagesPerSec: number;        // over the last ~10 s
@@ -90,7 +91,8 @@ const STATES: readonly CrawlState[] = ['starting', 'running', 'paused', 'stoppin
  */
 export const METRIC_ROWS: readonly (readonly [string, MetricType, string, (s: StatusSnapshot) => number])[] = [
   ['drumcrawl_start_time_seconds', 'gauge', 'Unix time this run started.', (s) => Date.parse(s.startedAt) / 1000],
-  ['drumcrawl_pages_total', 'counter', 'Page fetches completed, any outcome (robots.txt excluded).', (s) => s.pages],
+  ['drumcrawl_pages_total', 'counter', 'Page fetches completed, any outcome, page requisites included (robots.txt excluded).', (s) => s.pages],
+  ['drumcrawl_requisites_total', 'counter', 'Of the page fetches, page requisites (scripts, style sheets, images, media, objects).', (s) => s.requisites],
   ['drumcrawl_pages_http_total', 'counter', 'Page fetches that got an HTTP response.', (s) => s.pagesOk],
   ['drumcrawl_bytes_total', 'counter', 'Payload bytes received for pages.', (s) => s.bytes],
   ['drumcrawl_urls_seen_total', 'counter', 'Unique URLs added to URLseen (DRUM).', (s) => s.urlsSeen],
@@ -234,7 +236,10 @@ export class ProgressPrinter {
 export interface CrawlSummary {
   stopReason: string;
   finished: boolean;
+  /** fetches (any outcome), page requisites included */
   pages: number;
+  /** of those, page requisites (requisites.ts) */
+  requisites: number;
   bytes: number;
   duplicates: number;
   urlsSeen: number;

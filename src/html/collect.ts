@@ -5,6 +5,7 @@
  * tests the tokenization, which is where the two differ.
  */
 import type { ExtractOptions, ExtractResult } from './types.js';
+import { cssUrls } from './css.js';
 
 /** Attribute lookup: value of the FIRST attribute with that (lower-case) name, or undefined. */
 export type AttrLookup = (name: string) => string | undefined;
@@ -79,6 +80,49 @@ export function parseMetaRefresh(input: string): string | null {
   return urlString.replace(/^[\t\n\f\r ]+|[\t\n\f\r ]+$/g, '');
 }
 
+/** `<link rel>` tokens that make its href a page requisite (the browser fetches it with the page). */
+const REQUISITE_RELS = new Set(['stylesheet', 'icon', 'apple-touch-icon', 'apple-touch-icon-precomposed', 'mask-icon', 'preload', 'modulepreload']);
+
+/**
+ * The URLs of a srcset attribute (HTML "parse a srcset attribute": candidates separated by commas,
+ * each a URL then optional descriptors; a URL ending in commas ends its candidate).
+ */
+export function srcsetUrls(v: string): string[] {
+  const out: string[] = [];
+  const n = v.length;
+  let p = 0;
+  for (;;) {
+    while (p < n && (isWs(v.charCodeAt(p)) || v.charCodeAt(p) === 0x2c)) p++;
+    if (p >= n) return out;
+    const start = p;
+    while (p < n && !isWs(v.charCodeAt(p))) p++;
+    let url = v.slice(start, p);
+    if (url.endsWith(',')) {
+      url = url.replace(/,+$/, '');
+      if (url !== '') out.push(url);
+      continue;
+    }
+    out.push(url);
+    // descriptors, up to the next comma outside parentheses
+    let paren = false;
+    while (p < n) {
+      const c = v.charCodeAt(p);
+      if (c === 0x28) paren = true;
+      else if (c === 0x29) paren = false;
+      else if (c === 0x2c && !paren) break;
+      p++;
+    }
+  }
+}
+
+/** Cooks a `<style>` element's raw text as the tokenizer does (CR and CRLF → LF, NUL → U+FFFD). */
+export function cookStyleText(raw: string): string {
+  let t = raw;
+  if (t.indexOf('\r') >= 0) t = t.replace(/\r\n?/g, '\n');
+  if (t.indexOf('\0') >= 0) t = t.replace(/\0/g, '\uFFFD');
+  return t;
+}
+
 export class LinkCollector {
   readonly result: ExtractResult = {
     links: [],
@@ -87,14 +131,43 @@ export class LinkCollector {
     metaRefresh: null,
   };
   private readonly images: boolean;
+  /** page requisites reported too (ExtractOptions.requisites) */
+  readonly requisites: boolean;
   private refreshSeen = false;
 
   constructor(opts?: ExtractOptions) {
     this.images = opts?.images === true;
+    this.requisites = opts?.requisites === true;
   }
 
-  /** Called for every interesting element, in source order. `tag` is lower case. */
-  element(tag: string, attr: AttrLookup): void {
+  private embed(tag: string, attrName: string, value: string | undefined): void {
+    if (value !== undefined) this.result.links.push({ tag, attr: attrName, value, nofollow: false, embed: true });
+  }
+
+  private srcset(tag: string, attr: AttrLookup): void {
+    const v = attr('srcset');
+    if (v !== undefined) for (const u of srcsetUrls(v)) this.embed(tag, 'srcset', u);
+  }
+
+  /** The URLs in CSS text (a `<style>` element's, or a style attribute's), as requisites. */
+  css(text: string, attrName: 'text' | 'style'): void {
+    for (const u of cssUrls(text)) this.embed('style', attrName, u);
+  }
+
+  /**
+   * Called for every interesting element, in source order (with requisites, also every other
+   * HTML element that has a style attribute). `tag` is lower case; `text`: a `<style>` element's
+   * text, cooked (cookStyleText).
+   */
+  element(tag: string, attr: AttrLookup, text?: string): void {
+    this.tagLinks(tag, attr, text);
+    if (this.requisites) {
+      const style = attr('style');
+      if (style !== undefined) this.css(style, 'style');
+    }
+  }
+
+  private tagLinks(tag: string, attr: AttrLookup, text: string | undefined): void {
     const r = this.result;
     switch (tag) {
       case 'a':
@@ -103,21 +176,58 @@ export class LinkCollector {
         const href = attr('href');
         if (href === undefined) return;
         const rel = attr('rel');
-        r.links.push({ tag, attr: 'href', value: href, nofollow: rel !== undefined && tokens(rel).includes('nofollow') });
+        const toks = rel !== undefined ? tokens(rel) : null;
+        const embed = this.requisites && tag === 'link' && toks !== null && toks.some((t) => REQUISITE_RELS.has(t));
+        r.links.push({ tag, attr: 'href', value: href, nofollow: !embed && toks !== null && toks.includes('nofollow'), embed });
         return;
       }
       case 'frame':
       case 'iframe': {
         const src = attr('src');
-        if (src !== undefined) r.links.push({ tag, attr: 'src', value: src, nofollow: false });
+        if (src !== undefined) r.links.push({ tag, attr: 'src', value: src, nofollow: false, embed: false });
         return;
       }
       case 'img': {
+        if (this.requisites) {
+          this.embed(tag, 'src', attr('src'));
+          this.srcset(tag, attr);
+          return;
+        }
         if (!this.images) return;
         const src = attr('src');
-        if (src !== undefined) r.links.push({ tag, attr: 'src', value: src, nofollow: false });
+        if (src !== undefined) r.links.push({ tag, attr: 'src', value: src, nofollow: false, embed: false });
         return;
       }
+      case 'script':
+      case 'embed':
+      case 'audio':
+      case 'track':
+        if (this.requisites) this.embed(tag, 'src', attr('src'));
+        return;
+      case 'source':
+        if (this.requisites) {
+          this.embed(tag, 'src', attr('src'));
+          this.srcset(tag, attr);
+        }
+        return;
+      case 'video':
+        if (this.requisites) {
+          this.embed(tag, 'src', attr('src'));
+          this.embed(tag, 'poster', attr('poster'));
+        }
+        return;
+      case 'object':
+        if (this.requisites) this.embed(tag, 'data', attr('data'));
+        return;
+      case 'input': {
+        if (!this.requisites) return;
+        const type = attr('type');
+        if (type !== undefined && asciiLower(type) === 'image') this.embed(tag, 'src', attr('src'));
+        return;
+      }
+      case 'style':
+        if (this.requisites && text !== undefined) this.css(text, 'text');
+        return;
       case 'base': {
         if (r.baseHref !== null) return;
         const href = attr('href');
@@ -145,7 +255,7 @@ export class LinkCollector {
           this.refreshSeen = true;
           if (url !== '') {
             r.metaRefresh = url;
-            r.links.push({ tag: 'meta', attr: 'content', value: url, nofollow: false });
+            r.links.push({ tag: 'meta', attr: 'content', value: url, nofollow: false, embed: false });
           }
         }
         return;
@@ -156,5 +266,6 @@ export class LinkCollector {
   }
 }
 
-/** Tags whose elements LinkCollector looks at (img is filtered by opts inside). */
-export const INTERESTING_TAGS: ReadonlySet<string> = new Set(['a', 'area', 'link', 'frame', 'iframe', 'img', 'base', 'meta']);
+/** Tags whose elements LinkCollector looks at (img and the requisites' tags are filtered by opts inside). */
+export const INTERESTING_TAGS: ReadonlySet<string> = new Set(['a', 'area', 'link', 'frame', 'iframe', 'img', 'base', 'meta',
+  'script', 'embed', 'audio', 'track', 'source', 'video', 'object', 'input', 'style']);

@@ -12,6 +12,7 @@ export type { ExtractedLink, ExtractResult, ExtractOptions } from './types.js';
 export { extractLinks, fastExtractStats } from './links.js';
 export { extractLinksReference } from './links-reference.js';
 export { FALLBACK_MAX_CHARS, FALLBACK_MAX_DEPTH, nestingEstimate } from './fallback-limit.js';
-export { parseMetaRefresh } from './collect.js';
+export { parseMetaRefresh, srcsetUrls } from './collect.js';
+export { cssUrls, decodeCss } from './css.js';
 export { decodeHtml, prescanCharset, sniffBom } from './charset.js';
 export { payloadDigest, sha1Base32, base32Encode } from '../util/digest.js';

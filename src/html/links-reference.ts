@@ -25,6 +25,7 @@ const HTML_NS = 'http://www.w3.org/1999/xhtml';
 
 export function extractLinksReference(html: string, opts?: ExtractOptions): ExtractResult {
   const doc = parse(html, { scriptingEnabled: false, sourceCodeLocationInfo: true });
+  const requisites = opts?.requisites === true;
   const found: { offset: number; el: Element }[] = [];
   const seen = new Set<number>();
   // Iterative walk (deeply nested malformed pages would overflow a recursive one).
@@ -33,7 +34,8 @@ export function extractLinksReference(html: string, opts?: ExtractOptions): Extr
     const node = stack.pop()!;
     if ('tagName' in node) {
       const el = node as Element;
-      if (el.namespaceURI === HTML_NS && INTERESTING_TAGS.has(el.tagName)) {
+      if (el.namespaceURI === HTML_NS && (INTERESTING_TAGS.has(el.tagName) ||
+        (requisites && el.attrs.some((a) => a.name === 'style' && a.namespace === undefined)))) {
         const off = el.sourceCodeLocation?.startOffset;
         if (off !== undefined && !seen.has(off)) {
           seen.add(off);
@@ -49,10 +51,12 @@ export function extractLinksReference(html: string, opts?: ExtractOptions): Extr
   const c = new LinkCollector(opts);
   for (const { el } of found) {
     const attrs = el.attrs;
+    // a <style> element's CSS: its text (one text node, or none)
+    const text = el.tagName === 'style' ? el.childNodes.map((k) => ('value' in k ? (k as DefaultTreeAdapterTypes.TextNode).value : '')).join('') : undefined;
     c.element(el.tagName, (name) => {
       for (const a of attrs) if (a.name === name && a.namespace === undefined) return a.value;
       return undefined;
-    });
+    }, text);
   }
   return c.result;
 }

@@ -31,8 +31,12 @@ import { checkFallbackLimit } from './fallback-limit.js';
 import type { ExtractOptions, ExtractResult } from './types.js';
 import {
   HEADISH_END, HEADISH_START, KIND, K_COLLECT, K_FALLBACK, K_FRAME, K_FRAMESET, K_PLAINTEXT, K_RAWTEXT, K_SCRIPT, K_SELECT, K_SVG,
-  Scanner, isAlpha, isWs,
+  STYLE_REFERENCE, Scanner, isAlpha, isWs,
 } from './scanner.js';
+import { cookStyleText } from './collect.js';
+
+/** A page that may hold a URL in CSS (with requisites, style attributes are then read on every element). */
+const CSS_URL = /url\(/i;
 
 /** Statistics for the bench: how often the fast path had to defer to the reference. */
 export const fastExtractStats = { pages: 0, fallbacks: 0 };
@@ -56,6 +60,11 @@ export function scan(s: string, opts?: ExtractOptions): ExtractResult | null {
   const n = s.length;
   const sc = new Scanner(s);
   const col = new LinkCollector(opts);
+  const requisites = col.requisites;
+  // Requisites: the style attribute of every HTML element may name URLs (url(…)); only a page that
+  // has `url(` anywhere can hold one, so only there are every tag's attributes read.
+  const styleAttrs = requisites && CSS_URL.test(s);
+  sc.collectAll = styleAttrs;
   let i = 0;
   // Still in the head-ish insertion modes (no <body> yet): decides what a <frameset> does.
   let headish = true;
@@ -78,16 +87,26 @@ export function scan(s: string, opts?: ExtractOptions): ExtractResult | null {
       const kind = KIND.get(name) ?? 0;
       i = end;
       if (kind & K_FRAMESET) {
-        if (!headish) return null;
+        if (!headish || styleAttrs) return null; // (frameset elements' style attributes: the reference)
         sc.framesetContent(end, col);
         break;
       }
       if (headish && !HEADISH_START.has(name)) headish = false;
-      if (kind === 0) continue;
+      if (kind === 0) {
+        // Any other HTML element: only its style attribute can matter (tags the tree builder may
+        // ignore or merge: STYLE_REFERENCE).
+        if (styleAttrs && sc.hasStyle()) {
+          const full = name !== '' ? name : sc.fullName();
+          if (STYLE_REFERENCE.has(full)) return null;
+          sc.emit(col, name);
+        }
+        continue;
+      }
       if (kind & K_FALLBACK) return null;
       if (kind & K_FRAME) continue; // ignored outside a frameset (it also started the body)
       if (kind & K_SELECT) {
-        const e = sc.selectContent(end);
+        if (styleAttrs && sc.hasStyle()) sc.emit(col, name);
+        const e = sc.selectContent(end, requisites);
         if (e < 0) return null;
         i = e;
         continue;
@@ -100,9 +119,16 @@ export function scan(s: string, opts?: ExtractOptions): ExtractResult | null {
         continue;
       }
       if (kind & K_COLLECT) sc.emit(col, name === 'image' ? 'img' : name);
-      if (kind & K_RAWTEXT) i = sc.endOfRawText(end, name);
-      else if (kind & K_SCRIPT) i = sc.endOfScript(end);
-      else if (kind & K_PLAINTEXT) break;
+      if (kind & K_RAWTEXT) {
+        i = sc.endOfRawText(end, name);
+        // a <style> element's CSS (and the style attribute of any raw-text element)
+        if (requisites && name === 'style') sc.emit(col, name, cookStyleText(s.slice(end, i)));
+        else if (styleAttrs && !(kind & K_COLLECT) && sc.hasStyle()) sc.emit(col, name);
+      } else if (kind & K_SCRIPT) i = sc.endOfScript(end);
+      else if (kind & K_PLAINTEXT) {
+        if (styleAttrs && sc.hasStyle()) sc.emit(col, name);
+        break;
+      }
       continue;
     }
     if (c === 0x2f) {

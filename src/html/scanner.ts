@@ -23,12 +23,23 @@ export const K_FRAMESET = 256; // <frameset> before any body content (see Scanne
 export const KIND = new Map<string, number>([
   ['a', K_COLLECT], ['area', K_COLLECT], ['link', K_COLLECT], ['base', K_COLLECT], ['meta', K_COLLECT],
   ['img', K_COLLECT], ['image', K_COLLECT], ['iframe', K_COLLECT | K_RAWTEXT],
-  ['script', K_SCRIPT], ['style', K_RAWTEXT], ['xmp', K_RAWTEXT], ['noembed', K_RAWTEXT],
+  // page requisites (LinkCollector reports them with ExtractOptions.requisites)
+  ['source', K_COLLECT], ['video', K_COLLECT], ['audio', K_COLLECT], ['track', K_COLLECT], ['embed', K_COLLECT],
+  ['object', K_COLLECT], ['input', K_COLLECT],
+  ['script', K_COLLECT | K_SCRIPT], ['style', K_RAWTEXT], ['xmp', K_RAWTEXT], ['noembed', K_RAWTEXT],
   ['noframes', K_RAWTEXT], ['title', K_RAWTEXT], ['textarea', K_RAWTEXT], ['plaintext', K_PLAINTEXT],
   ['svg', K_SVG], ['math', K_FALLBACK], ['select', K_SELECT], ['frame', K_COLLECT | K_FRAME], ['frameset', K_FRAMESET],
   ['template', K_FALLBACK],
 ]);
 const MAX_KIND_NAME = 9; // "plaintext"
+
+/**
+ * Start tags whose style attribute the reference reads: the tree builder ignores them in some
+ * contexts (table parts outside a table, `<head>` after it, a `<form>` inside a form), or merges a
+ * second one's attributes into the first element (`<html>`, `<body>`, which may also be implied
+ * before their tag). The page then goes to the reference.
+ */
+export const STYLE_REFERENCE = new Set(['caption', 'col', 'colgroup', 'tbody', 'td', 'tfoot', 'th', 'thead', 'tr', 'head', 'form', 'html', 'body']);
 
 /**
  * Start tags that leave foreign content (HTML §13.2.6.5 "any other start tag" breakout list, as in
@@ -107,6 +118,11 @@ export class Scanner {
   selfClosing = false;
   /** Index of the next "--!>" at or after the last comment searched (-1: none left; -2: not searched yet). */
   private bangNext = -2;
+  /**
+   * Materialise the attributes of every start tag read with collectAttrs, not only the collected
+   * tags' (with requisites, on a page that may hold CSS URLs: every element's style attribute).
+   */
+  collectAll = false;
 
   constructor(s: string) {
     this.s = s;
@@ -139,10 +155,10 @@ export class Scanner {
       if (len <= MAX_KIND_NAME && NAME_SHAPE[len * 128 + (s.charCodeAt(nameStart) | 0x20)] === 1) {
         const raw = s.slice(nameStart, p);
         this.tagNameLower = upper ? asciiLowerName(raw) : raw;
-        collectAttrs = collectAttrs && ((KIND.get(this.tagNameLower) ?? 0) & K_COLLECT) !== 0;
+        collectAttrs = collectAttrs && (this.collectAll || ((KIND.get(this.tagNameLower) ?? 0) & K_COLLECT) !== 0);
       } else {
         this.tagNameLower = '';
-        collectAttrs = false;
+        collectAttrs = collectAttrs && this.collectAll;
       }
     }
     if (collectAttrs) {
@@ -249,8 +265,13 @@ export class Scanner {
     return false;
   }
 
-  emit(c: LinkCollector, tag: string): void {
-    c.element(tag, this.lookup);
+  emit(c: LinkCollector, tag: string, text?: string): void {
+    c.element(tag, this.lookup, text);
+  }
+
+  /** The last tag read (with its attributes collected) has a style attribute. */
+  hasStyle(): boolean {
+    return this.hasAttr('style');
   }
 
   /** Full ASCII-lower-cased name of the last tag read by tag() (NUL → U+FFFD as the tokenizer does). */
@@ -344,7 +365,7 @@ export class Scanner {
    * by the caller), n at EOF, or -1 for table-related tags and template ("in select in table"
    * depends on context the scanner does not track): the page then goes to the reference.
    */
-  selectContent(p: number): number {
+  selectContent(p: number, requisites = false): number {
     const s = this.s;
     const n = this.n;
     for (;;) {
@@ -352,12 +373,15 @@ export class Scanner {
       if (lt < 0 || lt + 1 >= n) return n;
       const c = s.charCodeAt(lt + 1);
       if (isAlpha(c)) {
-        const end = this.tag(lt + 1, false, false);
+        const end = this.tag(lt + 1, this.collectAll, this.collectAll);
         if (end < 0) return n;
         const name = this.fullName();
         if (SELECT_BAIL.has(name)) return -1;
         if (name === 'select') return end;
         if (name === 'input' || name === 'keygen' || name === 'textarea') return lt;
+        // With requisites, a script (the tree builder creates it here) or an option's style
+        // attribute would be one: the reference reads those pages.
+        if (requisites && (name === 'script' || (this.collectAll && this.hasStyle()))) return -1;
         p = name === 'script' ? this.endOfScript(end) : end;
         continue;
       }

@@ -7,14 +7,28 @@
 
 /** One URL-bearing attribute, in document (source) order. */
 export interface ExtractedLink {
-  /** Lower-case HTML tag name: a, area, link, frame, iframe, img (images only), meta (refresh). */
+  /**
+   * Lower-case HTML tag name: a, area, link, frame, iframe, img, meta (refresh); with requisites
+   * also script, source, video, audio, track, embed, object, input; `style` for a URL in CSS (a
+   * `<style>` element's text or any element's `style` attribute).
+   */
   tag: string;
-  /** Attribute the value came from: href, src, or content (meta refresh). */
+  /**
+   * Attribute the value came from: href, src, srcset (one candidate each), poster, data, content
+   * (meta refresh), style (a style attribute's CSS), text (a `<style>` element's CSS).
+   */
   attr: string;
-  /** Attribute value, entity-decoded exactly as the HTML5 tokenizer does (not trimmed, not resolved). */
+  /** Attribute value (a srcset candidate's or a CSS URL's text), entity-decoded exactly as the HTML5 tokenizer does (not trimmed, not resolved). */
   value: string;
   /** rel contains the token "nofollow" (a, area, link only). */
   nofollow: boolean;
+  /**
+   * A page requisite (ExtractOptions.requisites): what a browser fetches to render the page —
+   * scripts, style sheets and icons (`<link rel>` stylesheet, icon, apple-touch-icon, mask-icon,
+   * preload, modulepreload), images (src, srcset), media sources, `<object data>`, `<embed src>`,
+   * `<input type=image>`, URLs in CSS — not a link to follow.
+   */
+  embed: boolean;
 }
 
 export interface ExtractResult {
@@ -28,6 +42,8 @@ export interface ExtractResult {
 }
 
 export interface ExtractOptions {
-  /** Also report <img src> (default false). */
+  /** Also report <img src> as a link (default false; with `requisites` it is a requisite instead). */
   images?: boolean;
+  /** Also report page requisites (ExtractedLink.embed; default false). */
+  requisites?: boolean;
 }

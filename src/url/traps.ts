@@ -22,7 +22,7 @@
  * `stripSessionIds`); budgets (STAR, BEAST) bound what a trap the rules miss can take.
  *
  * Measured on real URLs (test/url/trap-corpus.test.ts): every URL of three real manuals and three
- * public URL lists, 10,579 URLs, no false positive (the rule that counted occurrences anywhere in the
+ * public URL lists, 10,580 URLs, no false positive (the rule that counted occurrences anywhere in the
  * path flagged the Python manual's link to Django's source above).
  */
 export interface TrapLimits {

@@ -18,7 +18,7 @@ const ratio = fc.double({ min: 0, max: 1, noNaN: true });
 /** Any snapshot: counts, ratios, any outcome code (quotes, backslashes, newlines, Unicode), any state. */
 const snapshotArb: fc.Arbitrary<StatusSnapshot> = fc.record({
   state: fc.constantFrom(...STATES), stopReason: fc.option(fc.string(), { nil: null }),
-  startedAt: fc.integer({ min: 0, max: 4e12 }).map((t) => new Date(t).toISOString()), elapsedMs: count, pages: count, pagesOk: count,
+  startedAt: fc.integer({ min: 0, max: 4e12 }).map((t) => new Date(t).toISOString()), elapsedMs: count, pages: count, requisites: count, pagesOk: count,
   bytes: count, pagesPerSec: ratio, mbPerSec: ratio, urlsSeen: count, urlsDiscovered: count, urlsQueued: count, urlsReady: count,
   duplicates: count, inFlight: count, parsing: count, robotsFetches: count,
   beast: fc.record({ j: count, qfSize: count, qrSize: count }), hosts: fc.record({ active: count, waiting: count }),

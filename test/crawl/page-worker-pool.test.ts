@@ -41,7 +41,7 @@ function pool(worker?: string, timeoutMs = 10_000): PageWorkerPool {
 let nextId = 1;
 async function page(p: PageWorkerPool, url: string): Promise<{ a: PageAnswer; x: ParseNote | null }> {
   let a: PageAnswer | undefined;
-  const x = await p.run({ id: nextId++, url, ip: host.ip, host: host.name, notBefore: -Infinity, hostGapMs: 0, ipGapMs: 0, follow: true, sitemap: false }, (f) => { a = f; });
+  const x = await p.run({ id: nextId++, url, ip: host.ip, host: host.name, notBefore: -Infinity, hostGapMs: 0, ipGapMs: 0, follow: true, sitemap: false, requisites: false }, (f) => { a = f; });
   assert.ok(a, 'the fetch result came before the parse');
   return { a, x };
 }

@@ -7,7 +7,7 @@ import {
 
 function snap(over: Partial<StatusSnapshot> = {}): StatusSnapshot {
   return {
-    state: 'running', stopReason: null, startedAt: new Date(0).toISOString(), elapsedMs: 65000, pages: 1234, pagesOk: 1200,
+    state: 'running', stopReason: null, startedAt: new Date(0).toISOString(), elapsedMs: 65000, pages: 1234, requisites: 34, pagesOk: 1200,
     bytes: 5_000_000, pagesPerSec: 12.5, mbPerSec: 0.5, urlsSeen: 9000, urlsDiscovered: 40000, urlsQueued: 7000,
     duplicates: 3, inFlight: 4, parsing: 1, robotsFetches: 20, beast: { j: 2, qfSize: 10, qrSize: 5 },
     hosts: { active: 3, waiting: 7 }, ips: { active: 2, waiting: 1 }, dns: { lookups: 20, hitRate: 0.5 },

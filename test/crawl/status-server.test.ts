@@ -17,7 +17,7 @@ import type { CrawlState, StatusSnapshot } from '../../src/crawl/stats.js';
 
 function snap(state: CrawlState): StatusSnapshot {
   return {
-    state, stopReason: null, startedAt: new Date(0).toISOString(), elapsedMs: 1, pages: 1234, pagesOk: 1200, bytes: 1,
+    state, stopReason: null, startedAt: new Date(0).toISOString(), elapsedMs: 1, pages: 1234, requisites: 0, pagesOk: 1200, bytes: 1,
     pagesPerSec: 1, mbPerSec: 1, urlsSeen: 9000, urlsDiscovered: 1, urlsQueued: 1, duplicates: 0, inFlight: 0, parsing: 0,
     robotsFetches: 0, beast: { j: 2, qfSize: 10, qrSize: 0 }, hosts: { active: 0, waiting: 0 }, ips: { active: 0, waiting: 0 },
     dns: { lookups: 0, hitRate: 0 }, robots: { lookups: 0, hitRate: 0 }, workers: { size: 1, replaced: 0 }, outcomes: { ok: 1 },

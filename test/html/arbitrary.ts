@@ -19,16 +19,25 @@ const FRAGMENTS = [
   '</p>', '</br>', '<math>', '</math>', '<mi>', '<![CDATA[<a href=cd>]]>',
   '&amp;', '&amp', '&AMP;', '&copy', '&copy=', '&copyx', '&#x41;', '&#65', '&#0;', '&#x80;', '&#xD800;', '&notin',
   '&notin;', '&not;', '&not', '&;', '&', '&#', '&#x;', '&lt;', '&gt', '&quot;', '&apos;', 'ü', '\u212a', 'İ', '😀',
+  // page requisites (ExtractOptions.requisites): media, objects, CSS URLs in style attributes and <style> blocks
+  '<source srcset="a.webp 1x, b.webp 2x">', '<video src=v.mp4 poster=p.png>', '<audio src=a.ogg>', '<track src=t.vtt>',
+  '<embed src=e.swf>', '<object data=o.svg>', '<input type=image src=i.png>', '<INPUT TYPE=IMAGE SRC=j.png>',
+  '<link rel=stylesheet href=s.css>', '<link rel="shortcut icon" href=f.ico>', '<script src=s.js></script>',
+  '<div style="background:url(d.png)">', '<p style=\'b: URL( "e.png" )\'>', '<style>@import "i.css"; a{b:url(u.png)}</style>',
+  '<style>/* url(no) */ x{y:url(\\61 .png)}</style>', '<html style="background:url(h.png)">', '<body style="background:url(b.png)">', '<body style="x:url(b2.png)">', 'text<body style="background:url(b3.png)">',
+  '<select><option style="x:url(o.png)">', '<table style="background:url(t.png)"><img src=f.png>',
 ];
 
 const VALUE_PIECES = ['x', '/p?q=1', '#f', ' ', '\r\n', '\r', '\n', '\0', '&amp;', '&amp', '&copy=', '&copy', '&notin', '&#x41;',
   '&#0;', '&#13;', '&', '>', '"', "'", '=', '<', '`', 'nofollow', 'NoFollow', 'noindex', 'none', ',', '0;url=', '5; URL=\'',
-  'refresh', 'Refresh', 'robots', 'ROBOTS', '\u212a', 'ü', '</a>', '<!--', '-->'];
+  'refresh', 'Refresh', 'robots', 'ROBOTS', '\u212a', 'ü', '</a>', '<!--', '-->',
+  'url(', 'URL(', ')', 'a.png 1x', ', ', 'b.png 2x,', '(1,2)', '@import ', 'stylesheet', 'icon', 'image', 'IMAGE', '\\'];
 const value = fc.array(fc.constantFrom(...VALUE_PIECES), { maxLength: 6 }).map((a) => a.join(''));
 const attr = fc
   .tuple(
     fc.constantFrom(' ', '  ', '\n', '\r\n', '\t', '/', '', ' /'),
-    fc.constantFrom('href', 'HREF', 'Href', 'src', 'SRC', 'rel', 'content', 'name', 'http-equiv', 'HTTP-EQUIV', 'x', '"q', "'", '=h', 'hr\0ef'),
+    fc.constantFrom('href', 'HREF', 'Href', 'src', 'SRC', 'rel', 'content', 'name', 'http-equiv', 'HTTP-EQUIV', 'x', '"q', "'", '=h', 'hr\0ef',
+      'srcset', 'poster', 'data', 'style', 'STYLE', 'type'),
     fc.constantFrom('=', ' = ', '=\n', '', ' '),
     fc.constantFrom('"', "'", ''),
     value,
@@ -37,7 +46,8 @@ const attr = fc
 const linkTag = fc
   .tuple(
     fc.constantFrom('<a', '<A', '<area', '<link', '<LINK', '<iframe', '<img', '<image', '<base', '<meta', '<meta http-equiv=refresh',
-      '<meta name=robots', '<a\0', '<ab', '<script', '<title', '<div'),
+      '<meta name=robots', '<a\0', '<ab', '<script', '<title', '<div',
+      '<source', '<video', '<audio', '<track', '<embed', '<object', '<input', '<style', '<span', '<html', '<body', '<p', '<td'),
     fc.array(attr, { maxLength: 4 }),
     fc.constantFrom('>', '/>', ' >', '', '>text</a>', '>\n'),
   )

@@ -15,13 +15,13 @@ const conformance = path.resolve(repoRoot, 'test/fixtures/conformance/linkextrac
 const fixtures = path.resolve(repoRoot, 'test/fixtures/html');
 const LONG = process.env.DRUMCRAWL_LONG !== undefined;
 
-/** fast == reference for both option settings; also checks the scanner alone (no fallback) when it answers. */
+/** fast == reference for every option setting; also checks the scanner alone (no fallback) when it answers. */
 function assertSame(html: string, label: string): void {
-  for (const images of [false, true]) {
-    const ref = extractLinksReference(html, { images });
-    assert.deepStrictEqual(extractLinks(html, { images }), ref, `${label} (images=${images})`);
-    const s = scan(html, { images });
-    if (s !== null) assert.deepStrictEqual(s, ref, `${label} scanner (images=${images})`);
+  for (const o of [{ images: false }, { images: true }, { requisites: true }, { images: true, requisites: true }]) {
+    const ref = extractLinksReference(html, o);
+    assert.deepStrictEqual(extractLinks(html, o), ref, `${label} (${JSON.stringify(o)})`);
+    const s = scan(html, o);
+    if (s !== null) assert.deepStrictEqual(s, ref, `${label} scanner (${JSON.stringify(o)})`);
   }
 }
 

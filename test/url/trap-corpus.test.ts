@@ -29,7 +29,7 @@ async function manualUrls(): Promise<Set<string>> {
       out.add(pageUrl);
       if (!rel.endsWith('.html')) continue;
       const { text } = decodeHtml(await readFile(path.join(root, host, rel)), undefined);
-      const r = extractLinks(text, { images: true });
+      const r = extractLinks(text, { images: true, requisites: true });
       const base = r.baseHref !== null ? (canonicalizeUrl(r.baseHref, pageUrl) ?? pageUrl) : pageUrl;
       for (const l of r.links) {
         const u = canonicalizeUrl(l.value, base);

@@ -104,7 +104,7 @@ export function printSummary(s: CrawlSummary, out: NodeJS.WritableStream = proce
   out.write(
     [
       `crawl ${s.finished ? 'finished' : 'stopped'} (${s.stopReason}) after ${(s.elapsedMs / 1000).toFixed(1)} s`,
-      `  pages fetched   ${s.pages} (${s.pagesPerSec.toFixed(1)} pages/s this run, ${s.cpuMsPerPage === null ? 'no page fetched this run' : `${s.cpuMsPerPage.toFixed(2)} ms CPU/page`})`,
+      `  pages fetched   ${s.pages}${s.requisites > 0 ? ` (${s.requisites} of them page requisites)` : ''} (${s.pagesPerSec.toFixed(1)} pages/s this run, ${s.cpuMsPerPage === null ? 'no page fetched this run' : `${s.cpuMsPerPage.toFixed(2)} ms CPU/page`})`,
       `  bytes           ${mb(s.bytes)}`,
       `  unique URLs     ${s.urlsSeen}`,
       `  duplicates      ${s.duplicates} (WARC revisit records)`,
