@@ -15,6 +15,8 @@ import type { ArchiveThread } from './archive-thread.js';
 import type { FrontierUrl } from '../frontier/index.js';
 import type { FrontierPort } from './frontier-port.js';
 import type { CrawlConfig } from './config.js';
+import { ramPlan } from './ram-budget.js';
+import { RunMetrics } from './run-metrics.js';
 import { emptyCounters, type CheckpointManifest, type CrawlCounters, type DoneLog } from './checkpoint.js';
 import type { ParsePool } from './parse-pool.js';
 import { Wakeup } from './wakeup.js';
@@ -89,6 +91,10 @@ export abstract class CrawlerCore extends EventEmitter {
   /** pages fully written, durable after the next WARC sync */
   protected awaitingSync: number[] = [];
   protected unmergedLinks = 0;
+  /** A checkpoint is under way: no URLseen merge starts (checkpoint-stage.ts). */
+  protected holdUrlMerges = false;
+  /** Durations of merges and checkpoints, event-loop delay, thread roles (bench:soak, the status page). */
+  protected readonly runMetrics = new RunMetrics();
   protected unmergedContent = 0;
   protected lastUrlMerge = Date.now();
   protected lastContentMerge = Date.now();
@@ -136,8 +142,9 @@ export abstract class CrawlerCore extends EventEmitter {
     this.seedsInjected = manifest?.seedsInjected ?? false;
     this.scopeHosts = manifest?.scopeHosts ?? [];
     this.scopePlds = manifest?.scopePlds ?? [];
-    // Bodies held while their ContentSeen answer is pending: 1/16 of the RAM budget, 4..64 MB.
-    this.contentBatchBytes = Math.max(4 << 20, Math.min(64 << 20, Math.floor((opts.shared?.ramBytes ?? cfg.ramBytes) / 16)));
+    // Bodies held while their ContentSeen answer is pending: 1/16 of the RAM budget (a partition's
+    // share on a cluster node), 4..64 MB (ram-budget.ts).
+    this.contentBatchBytes = ramPlan(opts.shared?.ramBytes ?? cfg.ramBytes).contentBatchBytes;
   }
 
   /** Fetches in progress, pages and robots.txt (a cluster node sums them over its partitions). */

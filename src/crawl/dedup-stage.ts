@@ -57,7 +57,7 @@ export abstract class DedupStage extends CrawlerCore {
         this.contentMerging = null;
       });
     }
-    if (this.urlMerging === null && this.unmergedLinks > 0 && this.contentMerging === null &&
+    if (this.urlMerging === null && this.unmergedLinks > 0 && this.contentMerging === null && !this.holdUrlMerges &&
       (force || this.urlSeen.needsMerge || (starving && now - this.lastUrlMerge > 100) || now - this.lastUrlMerge > 5000)) {
       this.urlMerging = this.track(this.mergeUrlSeen()).finally(() => {
         this.urlMerging = null;
@@ -85,7 +85,7 @@ export abstract class DedupStage extends CrawlerCore {
     this.unmergedContent = 0;
     this.lastContentMerge = Date.now();
     const t0 = performance.now();
-    await this.contentSeen.merge();
+    await this.runMetrics.contentMerges.time(this.contentSeen.merge());
     if (process.env.DRUMCRAWL_DEBUG_TIMING) console.error(`content merge ${n} in ${(performance.now() - t0).toFixed(0)} ms`);
   }
 
@@ -244,7 +244,7 @@ export abstract class DedupStage extends CrawlerCore {
     this.unmergedLinks = 0;
     this.lastUrlMerge = Date.now();
     const t0 = performance.now();
-    await this.urlSeen.merge();
+    await this.runMetrics.urlSeenMerges.time(this.urlSeen.merge());
     // The links those pages routed to other partitions of a cluster crawl are in the stream.
     await this.cluster?.flush();
     // That merge re-delivered the bucket a kill left uncommitted, if any (admit-log.ts).

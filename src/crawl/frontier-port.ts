@@ -15,6 +15,7 @@ import type { CrawlConfig } from './config.js';
 import { PldStoreProxy, type DrumThread } from './drum-proxy.js';
 import { openRobotsStage, type RobotsStage, type RobotsTotals } from './robots-stage.js';
 import type { FrontierCluster } from './cluster-port.js';
+import { ramPlan } from './ram-budget.js';
 
 /** PLDedges flushes: at most this often (ms), and taking at most 1/EDGE_FLUSH_SHARE of the time. */
 const EDGE_FLUSH_MIN_MS = 100;
@@ -36,6 +37,14 @@ export interface FrontierStats {
   robotsHitRate: number;
   /** RobotsCache and RobotsRequested counters over all runs (robots-stage.ts) */
   robotsDrums: RobotsTotals;
+  /** The frontier's RAM and disk depth: URLs in RAM (and their estimated bytes), the host table, BEAST's ring, QF + QH, QR. */
+  depth: {
+    ramUrls: number; ramUrlBytes: number; ramUrlBytesCap: number;
+    hosts: number; hostBytes: number; hostBytesCap: number; hostCap: number; ips: number;
+    beastQueued: number; beastQueues: number; qf: number; qh: number; qr: number; pendingRobots: number;
+  };
+  /** Something in RAM is due now (a host and its IP both free): dispatch would release it. */
+  dueNow: boolean;
 }
 
 export interface RobotsOutcome {
@@ -69,9 +78,16 @@ export interface FrontierPort {
   vouch(keys: Uint32Array, count: number): Promise<void>;
   /** Votes for this crawl's PLDs counted by another partition of a cluster crawl (Star.addVotes). */
   addVotes(edges: Uint32Array, count: number): Promise<void>;
-  /** Move URLs from disk into RAM while RAM has room (synchronous disk I/O inside: call it only
-   * from the scheduler's blocking phase). */
+  /**
+   * Move URLs from disk into RAM while RAM has room. Its disk work runs in batches with a pause
+   * between them (DispatchWindow): the scheduler does not wait for it, and no batch runs between a
+   * dispatch and the requests' socket writes.
+   */
   refill(): Promise<void>;
+  /** The window right after a dispatch (open) until the requests are on the wire (closed): no refill batch runs in it. */
+  dispatchWindow(open: boolean): void;
+  /** Called after each batch of refill work (the scheduler wakes to dispatch what it brought). */
+  onRefillBatch(cb: () => void): void;
   /** Up to `max` items due now (host and IP due, robots known): pages, or robots.txt fetches (kind 1). */
   nextReady(now: number, max: number): FrontierUrl[];
   /** ms timestamp when something becomes due, or null. */
@@ -117,12 +133,41 @@ export interface FrontierPortOptions {
 }
 
 /**
- * Sizing from the RAM budget: the frontier holds URLs in RAM (≈ 300 B each with their strings and
- * slots) — a quarter of ramBytes, at most 1 M URLs.
+ * Slots of the frontier's URL slab from the RAM budget (ram-budget.ts: the URLs in RAM get R/8 of
+ * estimated bytes, frontierUrlRamBytes each).
  */
 export function frontierRamUrls(cfg: CrawlConfig): number {
-  return Math.max(1000, Math.min(1_000_000, Math.floor(cfg.ramBytes / 4 / 300)));
+  return ramPlan(cfg.ramBytes, cfg.workers, cfg.hostTableSize).frontierUrlSlots;
 }
+
+/**
+ * The pause between batches of the frontier's disk work (FrontierOptions.pause): it yields to the
+ * event loop (sockets, fetch completions, the scheduler's dispatches run) and never ends inside a
+ * dispatch window — between the scheduler's release of requests, stamped as started, and their
+ * socket writes — so that a batch cannot make a request go out later than the heaps planned.
+ */
+class DispatchWindow {
+  private open = false;
+  private waiters: (() => void)[] = [];
+  onBatch: () => void = () => undefined;
+
+  set(open: boolean): void {
+    this.open = open;
+    if (open) return;
+    const w = this.waiters;
+    this.waiters = [];
+    for (const r of w) r();
+  }
+
+  readonly pause = async (): Promise<void> => {
+    this.onBatch();
+    await new Promise<void>((r) => setImmediate(r));
+    while (this.open) await new Promise<void>((r) => this.waiters.push(r));
+  };
+}
+
+/** Records per batch of the frontier's refill work in the crawler (~5 ms of gate work at ~5 µs a record). */
+const REFILL_BATCH = 1024;
 
 /** PLD pairs that start a PLDedges batch in the background (16 B each: 1 MiB). */
 const PAIR_FLUSH = 1 << 16;
@@ -157,10 +202,19 @@ class FrontierAdapter implements FrontierPort {
     private readonly f: Frontier,
     private readonly star: Star,
     private readonly robots: RobotsStage,
+    private readonly window: DispatchWindow,
     private readonly clock: () => number = Date.now,
     /** config retryDelayScale: multiplies the policy table's backoffs and host penalties */
     private readonly retryScale = 1,
   ) {}
+
+  dispatchWindow(open: boolean): void {
+    this.window.set(open);
+  }
+
+  onRefillBatch(cb: () => void): void {
+    this.window.onBatch = cb;
+  }
 
   private async flushLinks(): Promise<void> {
     if (this.edgeFlushing !== null) await this.edgeFlushing;
@@ -390,6 +444,12 @@ class FrontierAdapter implements FrontierPort {
       robotsLookups: s.released + s.robotsReleased,
       robotsHitRate: s.released + s.robotsReleased === 0 ? 0 : s.released / (s.released + s.robotsReleased),
       robotsDrums: this.robots.totals(),
+      depth: {
+        ramUrls: s.ramUrls, ramUrlBytes: s.ramUrlBytes, ramUrlBytesCap: s.ramUrlBytesCap,
+        hosts: s.hosts, hostBytes: s.hostBytes, hostBytesCap: s.hostBytesCap, hostCap: s.hostCap, ips: s.ips,
+        beastQueued: s.beastQueued, beastQueues: s.j, qf: s.qf - s.qh, qh: s.qh, qr: s.qr, pendingRobots: s.pendingRobots,
+      },
+      dueNow: (this.f.nextWakeup() ?? Infinity) <= this.clock(),
     };
   }
 
@@ -423,13 +483,22 @@ export async function openFrontierPort(dir: string, cfg: CrawlConfig, dns: DnsCa
   // Trusted in-degree (star.ts): a PLD is ranked only once its links count (minIndegree = threshold),
   // and the pages of a PLD below it keep the untrusted pace (pld-pace.ts).
   const cluster = opts.cluster;
-  const trust = cfg.reputation === 'trusted' ? (cluster !== undefined ? { pendingVotes: cluster.pendingVotes } : {}) : undefined;
+  const plan = ramPlan(cfg.ramBytes, cfg.workers, cfg.hostTableSize);
+  const trust = cfg.reputation === 'trusted' ? { pendingVotes: cluster !== undefined ? cluster.pendingVotes : plan.pendingVotes } : undefined;
+  const window = new DispatchWindow();
   const f = await Frontier.open(dir, {
+    pause: window.pause,
+    refillBatch: REFILL_BATCH,
     preset: 'default',
     ...frontierDelays(cfg),
     b0: cfg.budgetB0,
-    ramUrls: frontierRamUrls(cfg),
-    ...(cfg.hostTableSize !== null ? { maxHosts: cfg.hostTableSize } : {}),
+    // The RAM bounds of the frontier's tables (ram-budget.ts): URLs in RAM and the host table by
+    // estimated bytes, whatever the number of hosts the web has; BEAST's per-pass PLD counts.
+    ramUrls: plan.frontierUrlSlots,
+    maxUrlBytes: plan.frontierUrlBytes,
+    maxHosts: plan.hostTableEntries,
+    maxHostBytes: plan.hostTableBytes,
+    beast: { maxPassPlds: plan.beastPassPlds },
     // Every outcome gets the retries its policy promises (429: 5 retries = 6 attempts).
     maxAttempts: MAX_FETCH_ATTEMPTS,
     trustThreshold: trust ? TRUST_THRESHOLD : 0,
@@ -442,11 +511,11 @@ export async function openFrontierPort(dir: string, cfg: CrawlConfig, dns: DnsCa
   // In a worker thread (drum-proxy.ts): each STAR batch is a few DRUM merges with fsyncs. One
   // bucket: every call merges all buckets anyway (same bytes for any k), and each bucket merge
   // costs fsyncs (Z, directory, manifest); the tables are small (one entry per PLD / PLD edge).
-  const pldStore = await PldStoreProxy.open(starDir, { ramBytes: Math.max(8 << 20, Math.min(64 << 20, Math.floor(cfg.ramBytes / 32))), drum: { buckets: 1 } }, opts.starThread);
+  const pldStore = await PldStoreProxy.open(starDir, { ramBytes: plan.starBytes, drum: { buckets: 1 } }, opts.starThread);
   const budgetFn = budgetPreset(cfg.budget, cfg.budgetB0, trust ? TRUST_THRESHOLD : undefined);
   const star = await Star.open(cluster !== undefined ? cluster.pldStore(pldStore) : pldStore, budgetFn, path.join(starDir, 'histogram.bin'), trust);
   if (cluster !== undefined) star.rankContext = cluster.rankContext(star.histogram);
   // RobotsCache and RobotsRequested (thesis VII.1) in the same thread as STAR's store.
   const robots = await openRobotsStage(path.dirname(dir), cfg.ramBytes, f, dns, opts.starThread);
-  return new FrontierAdapter(f, star, robots, Date.now, cfg.retryDelayScale);
+  return new FrontierAdapter(f, star, robots, window, Date.now, cfg.retryDelayScale);
 }

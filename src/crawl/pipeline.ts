@@ -58,9 +58,10 @@ import { dnsArchiver } from './archive-hooks.js';
 import { canonicalizeUrl, fingerprintInto, hostOf, pldOrHost } from '../url/index.js';
 import { decodeFrontierUrl } from '../frontier/index.js';
 import { openFrontierPort, withMargin } from './frontier-port.js';
+import { ramPlan } from './ram-budget.js';
 import { type CrawlConfig, applyRuntimeChange, type CrawlConfigInput } from './config.js';
 import {
-  readManifest, writeManifest, resolveRecordedConfig, readPending, writePending, readDoneLog, DoneLog, MANIFEST_VERSION, type CheckpointManifest,
+  readManifest, resolveRecordedConfig, readPending, writePending, readDoneLog, DoneLog, type CheckpointManifest,
 } from './checkpoint.js';
 import { ParsePool } from './parse-pool.js';
 import { PageWorkerPool } from './page-worker-pool.js';
@@ -68,7 +69,9 @@ import { ProgressPrinter, RateMeter, type CrawlState, type CrawlSummary, type St
 import { startStatusServer, CONTROL_TOKEN_FILE, type StatusServer } from './status-server.js';
 import { graceOver } from './stop.js';
 import { AdmitLog } from './admit-log.js';
-import { FetchStage, newFetcher, fetcherOptions } from './fetch-stage.js';
+import { newFetcher, fetcherOptions } from './fetch-stage.js';
+import { CheckpointStage } from './checkpoint-stage.js';
+import { runStatus } from './run-metrics.js';
 import { LinkScope, scopeAnchors } from './link-scope.js';
 import { StateLock } from './state-lock.js';
 import { SitemapRouter, plainHops } from '../sitemap/crawl.js';
@@ -90,25 +93,22 @@ export type { CrawlSummary } from './stats.js';
 
 const enc = new TextEncoder();
 
-export class Crawler extends FetchStage {
+export class Crawler extends CheckpointStage {
   private state: CrawlState = 'starting';
   private stopReason: string | null = null;
-  private finished = false;
   private hurry = false;
   /** when stop() was first called (ms), for the grace period of fetches in flight (stop.ts) */
   private stopAt = 0;
-  private lastCheckpoint = Date.now();
   private lastRefill = 0;
+  /** The frontier's refill running beside the scheduler (loop), or null. */
+  private refilling: Promise<void> | null = null;
   private readonly pageRate = new RateMeter();
   private readonly byteRate = new RateMeter();
   private rateTimer: NodeJS.Timeout | null = null;
   private stateLock: StateLock | null = null;
   /** The first error that stopped the crawl (fail()): what run() rejects with. */
   private failure: unknown = null;
-  private checkpoints = 0;
-  private lastCheckpointAt: string | null = null;
   private readonly runStart = Date.now();
-  private readonly cpuStart = process.cpuUsage();
   private readonly startedAt = new Date();
   private printer: ProgressPrinter | null = null;
   private statusServer: StatusServer | null = null;
@@ -167,9 +167,8 @@ export class Crawler extends FetchStage {
     // Only this crawl's WARC bytes after the checkpoint's offset are read (recovery.ts).
     if (manifest !== null && shared === undefined) await recoverWarc(cfg.outDir, manifest.warc);
 
-    // RAM split (ramBytes): DRUM buffers 1/8 each for URLseen, 1/32 ContentSeen, the frontier 1/4,
-    // parse workers' heaps 1/4 across the pool, the rest for fetch buffers, bodies and V8.
-    const ram = cfg.ramBytes;
+    // RAM split (ramBytes): every share is in ram-budget.ts (ramPlan).
+    const plan = ramPlan(cfg.ramBytes, cfg.workers, cfg.hostTableSize);
     const warc = shared?.warc ?? await ArchiveThread.open({
       dir: cfg.outDir,
       prefix: 'drumcrawl',
@@ -184,7 +183,7 @@ export class Crawler extends FetchStage {
       images: cfg.images, include: cfg.include, exclude: cfg.exclude, scope: cfg.scope, scopeHosts: scope.hosts, scopePlds: scope.plds,
       warc: warc.encodeOptions,
     };
-    const workerOpts = { threads: cfg.workers, timeoutMs: cfg.parseTimeoutMs, heapMb: Math.max(64, Math.floor(ram / 4 / cfg.workers / 2 ** 20)) };
+    const workerOpts = { threads: cfg.workers, timeoutMs: cfg.parseTimeoutMs, heapMb: plan.parseWorkerHeapMb };
     // --page-workers on: the workers fetch, parse and encode (page-worker.ts); off: the main thread
     // fetches and the parse pool parses and encodes.
     if (shared !== undefined && cfg.pageWorkers === 'on') throw new CrawlError('CRAWL_CONFIG_INVALID', 'page workers (--page-workers on) are not available to the partitions of a cluster node');
@@ -210,13 +209,14 @@ export class Crawler extends FetchStage {
   ): Promise<Crawler> {
     const { warc, crawlLog, pool, pages, warm, scope } = o;
     const ram = opts.shared?.ramBytes ?? cfg.ramBytes; // a partition of a cluster node: its share
+    const plan = ramPlan(ram, cfg.workers, cfg.hostTableSize);
     let crawler: Crawler | undefined;
     // Both DRUMs run in worker threads (drum-proxy.ts): their merges do synchronous sequential
     // I/O that must not stall the sockets.
     const urlSeenOpen = DrumProxy.openBytes(
       path.join(cfg.stateDir, 'urlseen'),
       {
-        ramBytes: Math.floor(ram / 8),
+        ramBytes: plan.urlSeenBytes,
         valueBytes: 0,
         // Fewer, larger buckets than the model's k: every bucket merge costs a few fsyncs and hands
         // over at least one result chunk (one STAR batch + one BEAST commit each), and this crawler
@@ -224,7 +224,7 @@ export class Crawler extends FetchStage {
         buckets: 4,
         deliver: 'unique',
         // CLOCK cache in front of URLseen (thesis V.2): most duplicate links hit it, never reach disk.
-        cacheEntries: Math.max(1 << 16, Math.min(1 << 22, Math.floor(ram / 64 / 16))),
+        cacheEntries: plan.urlSeenCacheEntries,
       },
       (batch) => crawler!.onUrlSeenResults(batch),
       {
@@ -244,13 +244,14 @@ export class Crawler extends FetchStage {
     const smallDrums = opts.shared?.smallThread ?? new DrumThread();
     const contentSeenOpen = DrumProxy.open(
       path.join(cfg.stateDir, 'contentseen'),
-      { ramBytes: Math.floor(ram / 32), valueBytes: 'variable', valueBytesHint: 72, auxBytesHint: 4, buckets: 4 },
+      { ramBytes: plan.contentSeenBytes, valueBytes: 'variable', valueBytesHint: 72, auxBytesHint: 4, buckets: 4 },
       (batch) => crawler!.onContentResults(batch),
       { thread: smallDrums },
     );
     const [urlSeen, contentSeen] = await Promise.all([urlSeenOpen, contentSeenOpen]);
     const dns = opts.shared?.dns ?? new DnsCache({
       servers: cfg.dnsServers.length > 0 ? cfg.dnsServers : undefined,
+      maxEntries: plan.dnsCacheEntries,
       // every answer a server gave, archived as a dns: record (archive-hooks.ts)
       onAnswer: cfg.warcDns ? dnsArchiver(warc, (e) => crawler?.fail(e)) : undefined,
     });
@@ -269,6 +270,7 @@ export class Crawler extends FetchStage {
     await warm;
     crawler = new Crawler(cfg, manifest, urlSeen, contentSeen, frontier, dns, fetcher, warc, crawlLog, pool, pages, opts);
     const c = crawler;
+    frontier.onRefillBatch(() => c.wake.kick());
     if (pages !== null) {
       pages.floors.setFloors(withMargin(cfg.minHostDelayMs, cfg), withMargin(cfg.minIpDelayMs, cfg));
       // The 'dispatch' event and TRACE lines in time order: each send reported as it happens.
@@ -400,6 +402,7 @@ export class Crawler extends FetchStage {
       topPlds: this.plds.top(20),
       checkpoints: this.checkpoints,
       lastCheckpointAt: this.lastCheckpointAt,
+      run: runStatus(this.runMetrics, { pagesStarted: this.dispatchedThisRun, dueNow: f.dueNow, frontier: f.depth, dns: { entries: d.entries, waiting: d.waiting } }),
     };
   }
 
@@ -415,6 +418,7 @@ export class Crawler extends FetchStage {
       this.pages?.refuseEndpoint(this.cfg.statusHost, this.statusServer.port);
       this.emit('status-server', this.statusServer.url, this.statusServer.token);
     }
+    this.runMetrics.start();
     this.printer = new ProgressPrinter(() => this.snapshot(), this.opts.progressOut ?? process.stderr, this.cfg.progress, this.cfg.progressIntervalMs);
     this.printer.start();
     this.rateTimer = setInterval(() => {
@@ -449,6 +453,7 @@ export class Crawler extends FetchStage {
       return await this.summary();
     } finally {
       this.printer.stop();
+      this.runMetrics.stop();
       if (this.rateTimer) clearInterval(this.rateTimer);
       if (this.signalHandler) {
         process.off('SIGINT', this.signalHandler);
@@ -500,21 +505,25 @@ export class Crawler extends FetchStage {
       }
       if (this.stopReason !== null) return;
 
-      // Blocking phase: the frontier's disk work (BEAST/QR queues use synchronous I/O) and
-      // checkpoints run here, BEFORE dispatching — never between a dispatch and its socket write,
-      // which would make the server see two requests closer together than the heaps planned.
-      // Refills run below a low-water mark (or once a second). Admissions do not wait for this
-      // phase: URLseen's results are admitted as they arrive (onUrlSeenResults).
-      const tr = performance.now();
+      // The frontier's disk work (BEAST/QR reads, QR rescans, re-spreads) runs beside this loop,
+      // in batches that never fall between a dispatch and its socket writes (frontier-port.ts
+      // DispatchWindow): started below a low-water mark or once a second, never waited for — a
+      // re-spread reads all of QF, which grows with the crawl. Admissions do not wait for it
+      // either: URLseen's results are admitted as they arrive (onUrlSeenResults).
       const low = this.frontier.readyCount() < 2 * this.cfg.fetchConcurrency;
-      if (low || Date.now() - this.lastRefill >= 1000) {
+      if (this.refilling === null && (low || Date.now() - this.lastRefill >= 1000)) {
         this.lastRefill = Date.now();
-        await this.frontier.refill();
+        // (No kick when it ends: a refill with nothing to do ends at once, and a kick each time
+        // would turn this loop into a chain of microtasks that starves sockets and timers. Its
+        // batches kick the loop as they bring URLs: onRefillBatch.)
+        this.refilling = this.frontier.refill()
+          .catch((e: unknown) => this.fail(e))
+          .finally(() => {
+            this.refilling = null;
+          });
       }
-      const te = performance.now();
-      if (process.env.DRUMCRAWL_DEBUG_TIMING && te - tr > 50) console.error(`blocking phase: refill ${(te - tr).toFixed(0)} ms`);
       this.startMerges(false);
-      if (Date.now() - this.lastCheckpoint >= this.cfg.checkpointIntervalMs || this.cluster?.checkpointDue() === true) await this.checkpoint('periodic');
+      await this.periodicCheckpoint();
 
       let dispatched = 0;
       if (this.state === 'running') {
@@ -534,8 +543,13 @@ export class Crawler extends FetchStage {
           // Let undici put the requests on the wire before any other work runs: the frontier
           // stamped them as started now, and a late write would shorten the gap the server sees.
           if (items.length > 0) {
-            await new Promise<void>((r) => setImmediate(r));
-            await new Promise<void>((r) => setImmediate(r));
+            this.frontier.dispatchWindow(true);
+            try {
+              await new Promise<void>((r) => setImmediate(r));
+              await new Promise<void>((r) => setImmediate(r));
+            } finally {
+              this.frontier.dispatchWindow(false);
+            }
           }
         }
         if (this.cfg.maxPages !== null && this.pagesCounted() >= this.cfg.maxPages && this.inFlight === 0) {
@@ -590,68 +604,6 @@ export class Crawler extends FetchStage {
       this.startMerges(true);
       await this.wake.sleep(20);
     }
-  }
-
-  async checkpoint(reason: string): Promise<void> {
-    await this.checkpointNow(reason);
-  }
-
-  private async checkpointNow(reason: string): Promise<void> {
-    const T = (l: string): void => { if (process.env.DRUMCRAWL_DEBUG_TIMING) console.error(`ckpt ${l} ${(performance.now() - t0).toFixed(1)}`); };
-    const t0 = performance.now();
-    const startedAt = new Date().toISOString();
-    // The received batches admitted so far: this checkpoint holds their effect (cluster-port.ts).
-    const mark = this.cluster?.checkpointStarting() ?? 0;
-    // (URLseen's unique URLs are admitted, durably, before its merge commits: nothing waits here.)
-    if (this.contentMerging) await this.contentMerging;
-    if (this.urlMerging) await this.urlMerging;
-    // Push everything buffered through: ContentSeen → (WARC, links) → URLseen → frontier.
-    await this.mergeContent();
-    await this.mergeUrlSeen();
-    await this.syncOutputs();
-    T('merged+synced');
-    await this.frontier.checkpoint();
-    T('star');
-    // pending.bin before the frontier moves its read cursors: every URL taken out of the frontier
-    // and not yet durable (in flight, parsing, awaiting a merge) is either still in the frontier's
-    // committed state or in this file. After the commit, in-flight URLs are in the frontier's RAM
-    // snapshot, so the file is rewritten without them (no double fetch after resume).
-    await writePending(this.cfg.stateDir, this.pending.values());
-    this.doneLog?.mark();
-    await this.frontier.commit();
-    T('frontier.commit');
-    // Votes STAR routed to other partitions while it committed are in the stream before the manifest.
-    await this.cluster?.flush();
-    // The frontier's state now covers every page finished before the mark; keep what it does not.
-    this.doneLog?.rewrite(this.again.doneRecords());
-    const inFlightIds = new Set(this.inFlightIds);
-    await writePending(this.cfg.stateDir, [...this.pending].filter(([id]) => !inFlightIds.has(id)).map(([, r]) => r));
-    const elapsed = Date.now() - this.lastCheckpoint;
-    this.lastCheckpoint = Date.now();
-    this.epoch++;
-    const cpu = process.cpuUsage(this.cpuStart);
-    const pos = await this.warc.position();
-    const m: CheckpointManifest = {
-      version: MANIFEST_VERSION,
-      epoch: this.epoch,
-      startedAt,
-      writtenAt: new Date().toISOString(),
-      reason,
-      finished: this.finished,
-      config: this.cfg,
-      counters: { ...this.counters, crawlMs: this.counters.crawlMs + elapsed, cpuMicros: cpu.user + cpu.system },
-      warc: { file: path.basename(pos.file), offset: pos.offset },
-      seedsInjected: this.seedsInjected,
-      scopeHosts: this.scopeHosts,
-      scopePlds: this.scopePlds,
-      pending: this.pending.size,
-    };
-    this.counters.crawlMs += elapsed;
-    await writeManifest(this.cfg.stateDir, m);
-    this.cluster?.checkpointCommitted(mark);
-    this.checkpoints++;
-    this.lastCheckpointAt = m.writtenAt;
-    this.emit('checkpoint', m);
   }
 
   private async summary(): Promise<CrawlSummary> {

@@ -33,6 +33,7 @@ import type { DrumThread } from './drum-proxy.js';
 import { RobotsCache } from './robots-cache.js';
 import { RobotsJournal, type JournalRecord } from './robots-journal.js';
 import { RobotsRequested } from './robots-requested.js';
+import { ramPlan } from './ram-budget.js';
 
 /** The frontier calls of the robots side (src/frontier/frontier.ts). */
 export interface RobotsStageFrontier {
@@ -352,8 +353,8 @@ export class RobotsStage {
  * One host key per tuple (not one per URL), so these are small beside URLseen's share.
  */
 export function robotsDrumRam(ramBytes: number): { cache: number; requested: number } {
-  const clamp = (x: number): number => Math.max(4 << 20, Math.min(64 << 20, Math.floor(x)));
-  return { cache: clamp(ramBytes / 64), requested: clamp(ramBytes / 128) };
+  const plan = ramPlan(ramBytes);
+  return { cache: plan.robotsCacheBytes, requested: plan.robotsRequestedBytes };
 }
 
 /**

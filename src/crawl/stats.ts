@@ -10,6 +10,7 @@ import { Exposition, type MetricType } from './metrics-exposition.js';
 import type { PldRow } from './pld-tally.js';
 import { renderRobotsDrums } from './robots-metrics.js';
 import type { RobotsTotals } from './robots-stage.js';
+import type { RunStatus } from './run-metrics.js';
 
 /** 'done': the frontier ran dry; 'stopped': a stop (signal, limit, POST /stop) ended the run. */
 export type CrawlState = 'starting' | 'running' | 'paused' | 'stopping' | 'done' | 'stopped';
@@ -49,6 +50,8 @@ export interface StatusSnapshot {
   topPlds: PldRow[];          // PLDs with the most page fetches this run (pld-tally.ts)
   checkpoints: number;
   lastCheckpointAt: string | null;
+  /** Pauses, heap, loop delay, frontier depth, thread roles (run-metrics.ts); absent before a run starts. */
+  run?: RunStatus;
 }
 
 const RATE_WINDOW = 20;

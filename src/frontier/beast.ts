@@ -77,6 +77,11 @@ export interface BeastOptions {
    * re-spread instead of making a round trip through the ring only to be deferred again.
    */
   hostFull?: (hostHi: number, hostLo: number) => boolean;
+  /**
+   * Awaited between batches of a re-spread and of a checkpoint's queue compaction, so that the
+   * caller's event loop keeps running (a re-spread reads all of QF, which grows with the crawl).
+   */
+  pause?: () => Promise<void>;
 }
 
 /** A queue as the manifest names it: name, committed end/pushed, checkpointed cursor. */
@@ -585,6 +590,7 @@ export class Beast {
       let recs = src.q!.shiftSync(this.batch);
       if (recs.length === 0) break;
       if (this.opts.rebudget) recs = await rebudgetRecords(recs, this.opts.rebudget);
+      else if (this.opts.pause) await this.opts.pause();
       const pk = this.peek;
       for (let i = 0; i < recs.length; i++) {
         const rec = recs[i]!;
@@ -642,6 +648,7 @@ export class Beast {
             const recs = q.shiftSync(this.batch);
             if (recs.length === 0) break;
             for (const rec of recs) fresh.q!.push(rec);
+            if (this.opts.pause) await this.opts.pause();
           }
           if (fresh.q!.pushed > 0) this.unsynced.add(fresh);
           this.unsynced.delete(r);

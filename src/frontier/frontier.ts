@@ -53,6 +53,13 @@ export interface FrontierStats {
   /** URLs held in RAM (queued per host + in flight) and the cap. */
   ramUrls: number;
   ramCap: number;
+  /** Estimated heap bytes of the URLs in RAM (frontierUrlRamBytes) and its bound (maxUrlBytes). */
+  ramUrlBytes: number;
+  ramUrlBytesCap: number;
+  /** Estimated heap bytes of the host table, its bound (maxHostBytes) and its entries' bound (maxHosts). */
+  hostBytes: number;
+  hostBytesCap: number;
+  hostCap: number;
   inFlight: number;
   hosts: number;
   ips: number;
@@ -224,6 +231,7 @@ export class Frontier {
   private async load(): Promise<void> {
     this.beast = await Beast.open(this.beastStore, {
       hostFull: (hi, lo) => this.pol.hostFull(hi, lo, this.clock()),
+      ...(this.extra.pause !== undefined ? { pause: this.extra.pause } : {}),
       ...this.extra.beast,
     });
     this.qr = await this.store.open('qr');
@@ -394,6 +402,7 @@ export class Frontier {
       const n = this.gate(recs);
       if (breadth) this.breadthFruit(before);
       added += n;
+      if (this.extra.pause !== undefined) await this.extra.pause();
       if (this.beast.respreadCount !== respreads) {
         // A wrap: was the round of the ring since the previous one fruitless?
         const fruitless = fruit0 - this.fruitAtWrap <= (this.readAtWrap >> 6);
@@ -533,6 +542,7 @@ export class Frontier {
             break; // dropped (reported through onDrop)
         }
       }
+      if (this.extra.pause !== undefined) await this.extra.pause();
     }
     return added;
   }
@@ -677,6 +687,11 @@ export class Frontier {
       qr: this.qr.length,
       ramUrls: p.ramUrls,
       ramCap: this.opts.ramUrls,
+      ramUrlBytes: this.pol.urlBytes,
+      ramUrlBytesCap: this.opts.maxUrlBytes ?? Infinity,
+      hostBytes: this.pol.hostBytes,
+      hostBytesCap: this.opts.maxHostBytes ?? Infinity,
+      hostCap: this.opts.maxHosts,
       inFlight: p.inFlight,
       hosts: p.hosts,
       ips: p.ips,

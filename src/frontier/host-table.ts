@@ -9,22 +9,40 @@
  *               nothing in flight and its τs window has passed.
  *   URL slab    per-host FIFOs of slot indexes; a slot stays taken while its URL is in flight.
  *
- * RAM bounds: the URL slab holds ≤ ramUrls URLs (in flight included); the host table ≤ maxHosts
- * entries (hosts with URLs in RAM ≤ ramUrls, plus robots-pending hosts and recently used hosts kept
- * for their politeness state and robots rules); the IP table ≤ the host table. Hot path: typed
+ * RAM bounds: the URL slab holds ≤ ramUrls URLs (in flight included) whose estimated heap bytes
+ * (frontierUrlRamBytes) stay ≤ maxUrlBytes; the host table ≤ maxHosts entries (hosts with URLs in
+ * RAM ≤ ramUrls, plus robots-pending hosts and recently used hosts kept for their politeness state
+ * and robots rules) whose estimated bytes (HOST_ENTRY_BYTES + origin + address + rules) stay
+ * ≤ maxHostBytes, except that the rules of a host answered while the table is at its bound are
+ * kept (its URLs need them) until idle hosts can be evicted; the IP table ≤ the host table. Hot path: typed
  * arrays only, no allocation per release. A table change updates the delay and dispatch-potential
  * accounting through the hooks declared at the end (implemented in pacing.ts).
  */
 import { PldPace } from './pld-pace.js';
 import type { DelayOptions } from './budget.js';
 import { IdHeap } from './heap.js';
-import type { FrontierUrl } from './record.js';
+import { frontierUrlRamBytes, type FrontierUrl } from './record.js';
 import { U64Map } from './u64-map.js';
 import { ipQueueKey } from './ip-key.js';
 
 /** The part of src/robots' RobotsRules the frontier uses. */
 export interface RobotsRulesLike {
   isAllowed(pathAndQuery: string): boolean;
+  /** Estimated heap bytes of the compiled rules (charged to the host table's byte bound). */
+  readonly ramBytes?: number;
+}
+
+/**
+ * Estimated heap bytes of one host-table entry besides its strings and rules: its slots in the
+ * typed arrays (~114 B), the five JS arrays, the U64Map index at load ≤ 1/2, the free list, the
+ * idle ring, QD and the heaps' position arrays. test/frontier/ram-estimates.test.ts measures the
+ * real cost (gc'd heap per entry) and holds this estimate above it.
+ */
+export const HOST_ENTRY_BYTES = 320;
+
+/** Estimated heap bytes of a one-byte string (V8 without pointer compression: 16-byte header, 8-byte aligned); '' is shared. */
+export function stringRamBytes(s: string): number {
+  return s.length === 0 ? 0 : 16 + ((s.length + 7) & ~7);
 }
 
 export interface PolitenessOptions extends DelayOptions {
@@ -34,6 +52,18 @@ export interface PolitenessOptions extends DelayOptions {
   maxUrlsPerHost: number;
   /** Cap on the host table. */
   maxHosts: number;
+  /**
+   * Cap on the host table's estimated heap bytes (HOST_ENTRY_BYTES per entry plus its origin,
+   * address and compiled robots rules): past it, idle hosts are evicted and no new host is taken
+   * in until there is room (its URLs wait in QR). @default Infinity (only maxHosts bounds it)
+   */
+  maxHostBytes?: number;
+  /**
+   * Cap on the estimated heap bytes of the URLs in RAM (frontierUrlRamBytes each: the object, its
+   * URL, via and hop path): a URL that would go over waits on disk, as when ramUrls is reached.
+   * @default Infinity (only ramUrls bounds it)
+   */
+  maxUrlBytes?: number;
   maxConnectionsPerIp: number;
   maxCrawlDelayMs: number;
   /**
@@ -124,6 +154,11 @@ export abstract class HostTable {
   protected hAddr: string[] = [];
   protected hFailReason: string[] = [];
   protected hRobotsItem: (FrontierUrl | null)[] = [];
+  /** What each entry is charged in hostBytes (chargeHost). */
+  private hCharge = new Int32Array(0);
+  /** Estimated heap bytes of the host table's entries (≤ maxHostBytes, see the header). */
+  hostBytes = 0;
+  protected readonly maxHostBytes: number;
 
   // IP table.
   protected readonly ipIndex = new Map<string, number>();
@@ -153,6 +188,10 @@ export abstract class HostTable {
   // URL slab: per-host FIFOs of slot indexes; a slot stays taken while its URL is in flight.
   protected readonly sUrl: (FrontierUrl | null)[];
   protected readonly sNext: Int32Array;
+  /** frontierUrlRamBytes of each slot's URL, and their sum (≤ maxUrlBytes). */
+  private readonly sCharge: Int32Array;
+  urlBytes = 0;
+  protected readonly maxUrlBytes: number;
   protected sFree = -1;
   protected sUsed = 0;
 
@@ -180,8 +219,11 @@ export abstract class HostTable {
     this.o = o;
     this.trustThreshold = o.trustThreshold ?? 0;
     this.onDrop = onDrop;
+    this.maxHostBytes = o.maxHostBytes ?? Infinity;
+    this.maxUrlBytes = o.maxUrlBytes ?? Infinity;
     this.sUrl = new Array<FrontierUrl | null>(o.ramUrls).fill(null);
     this.sNext = new Int32Array(o.ramUrls);
+    this.sCharge = new Int32Array(o.ramUrls);
     for (let i = o.ramUrls - 1; i >= 0; i--) {
       this.sNext[i] = this.sFree;
       this.sFree = i;
@@ -224,10 +266,12 @@ export abstract class HostTable {
     this.hPot = g(this.hPot, Float64Array);
     this.hDueNext = g(this.hDueNext, Int32Array);
     this.hIdle = g(this.hIdle, Uint8Array);
+    this.hCharge = g(this.hCharge, Int32Array);
     for (let i = cap - 1; i >= old; i--) {
       this.hFreeList.push(i);
       this.hRules.push(null);
       this.hOrigin.push('');
+      this.hAddr.push('');
       this.hFailReason.push('');
       this.hRobotsItem.push(null);
     }
@@ -267,10 +311,11 @@ export abstract class HostTable {
   protected hostFor(hi: number, lo: number, now: number, create: boolean): number {
     let h = this.hostIndex.get(hi, lo);
     if (h >= 0 || !create) return h;
-    if (this.hFreeList.length === 0) {
-      if (this.hCap < this.o.maxHosts) this.growHosts(Math.min(this.o.maxHosts, this.hCap * 2));
+    const overBytes = (): boolean => this.hostBytes + HOST_ENTRY_BYTES > this.maxHostBytes;
+    if (this.hFreeList.length === 0 || overBytes()) {
+      if (this.hFreeList.length === 0 && this.hCap < this.o.maxHosts) this.growHosts(Math.min(this.o.maxHosts, this.hCap * 2));
       else this.evictIdle(now, 64);
-      if (this.hFreeList.length === 0) return -1;
+      if (this.hFreeList.length === 0 || overBytes()) return -1;
     }
     h = this.hFreeList.pop()!;
     this.hUsed++;
@@ -302,7 +347,21 @@ export abstract class HostTable {
     this.hOrigin[h] = '';
     this.hFailReason[h] = '';
     this.hRobotsItem[h] = null;
+    this.hAddr[h] = '';
+    this.chargeHost(h);
     return h;
+  }
+
+  /** Re-estimates entry h's bytes after its origin, address or rules changed (hostBytes). */
+  protected chargeHost(h: number): void {
+    const c = HOST_ENTRY_BYTES + stringRamBytes(this.hOrigin[h]!) + stringRamBytes(this.hAddr[h]!) + (this.hRules[h]?.ramBytes ?? 0);
+    this.hostBytes += c - this.hCharge[h]!;
+    this.hCharge[h] = c;
+  }
+
+  /** Over maxHostBytes (a host's rules arrived while the table was at its bound): frees idle hosts. */
+  protected trimHostBytes(now: number): void {
+    if (this.hostBytes > this.maxHostBytes) this.evictIdle(now, 64);
   }
 
   private isIdle(h: number, now: number): boolean {
@@ -354,6 +413,9 @@ export abstract class HostTable {
     this.hState[h] = H_FREE;
     this.hRules[h] = null;
     this.hOrigin[h] = '';
+    this.hAddr[h] = '';
+    this.hostBytes -= this.hCharge[h]!;
+    this.hCharge[h] = 0;
     this.hFreeList.push(h);
     this.hUsed--;
   }
@@ -383,7 +445,10 @@ export abstract class HostTable {
   }
 
   protected attachIp(h: number, ip: string, now: number): void {
-    this.hAddr[h] = ip; // the address to connect to; the queue is per ipQueueKey (an IPv6 /64)
+    if (this.hAddr[h] !== ip) {
+      this.hAddr[h] = ip; // the address to connect to; the queue is per ipQueueKey (an IPv6 /64)
+      this.chargeHost(h);
+    }
     const i = this.ipFor(ipQueueKey(ip));
     if (this.hIp[h] === i) return;
     this.detachIp(h, now);
@@ -438,6 +503,9 @@ export abstract class HostTable {
     this.sFree = this.sNext[s]!;
     this.sUsed++;
     if (u.budget <= this.o.b0) this.sLow++;
+    const b = frontierUrlRamBytes(u);
+    this.sCharge[s] = b;
+    this.urlBytes += b;
     this.sUrl[s] = u;
     this.sNext[s] = -1;
     u._slot = s;
@@ -456,6 +524,8 @@ export abstract class HostTable {
       // A URL in RAM has its host (set by enqueue), whose PLD slot add() set before.
       if (this.pace.ranked) this.pace.left(this.hPldSlot[u._host]!);
     }
+    this.urlBytes -= this.sCharge[s]!;
+    this.sCharge[s] = 0;
     this.sUrl[s] = null;
     this.sNext[s] = this.sFree;
     this.sFree = s;

@@ -57,6 +57,13 @@ export interface FrontierOptions extends Partial<PolitenessOptions> {
   minBusyIps?: number;
   /** Cap of the breadth target as a share of the IPs known. @default 0.5 */
   busyIpShare?: number;
+  /**
+   * Awaited between batches of the frontier's disk work — refill reads, QR rescans, BEAST
+   * re-spreads and compactions — so that a caller that does not wait for refill() keeps
+   * dispatching meanwhile (the crawler: src/crawl/frontier-port.ts). @default none (each call runs
+   * its batches back to back)
+   */
+  pause?: () => Promise<void>;
 }
 
 export const FRONTIER_PRESETS: Record<FrontierPreset, PolitenessOptions> = {
@@ -113,6 +120,8 @@ export function validate(o: PolitenessOptions): void {
   for (const k of ['ramUrls', 'maxUrlsPerHost', 'maxHosts', 'maxConnectionsPerIp', 'maxHostErrors', 'maxAttempts'] as const) pos(k, true);
   if (o.trustThreshold !== undefined) pos('trustThreshold', true);
   if (o.crawlDelayMarginMs !== undefined) pos('crawlDelayMarginMs');
+  if (o.maxUrlBytes !== undefined) pos('maxUrlBytes');
+  if (o.maxHostBytes !== undefined) pos('maxHostBytes');
   if (o.ramUrls < 1) throw new CrawlError('CRAWL_FRONTIER_OPTIONS', 'options.ramUrls must be ≥ 1');
   if (o.maxConnectionsPerIp < 1) throw new CrawlError('CRAWL_FRONTIER_OPTIONS', 'options.maxConnectionsPerIp must be ≥ 1');
   if (o.maxHosts < 16) throw new CrawlError('CRAWL_FRONTIER_OPTIONS', 'options.maxHosts must be ≥ 16');
@@ -129,6 +138,9 @@ export function resolveFrontierOptions(options: FrontierOptions): PolitenessOpti
     const v = options[k];
     if (v !== undefined) (o as unknown as Record<string, unknown>)[k] = v;
   }
+  // The byte bounds are in no preset (unbounded unless given).
+  if (options.maxUrlBytes !== undefined) o.maxUrlBytes = options.maxUrlBytes;
+  if (options.maxHostBytes !== undefined) o.maxHostBytes = options.maxHostBytes;
   if (options.maxHosts === undefined) o.maxHosts = Math.max(o.maxHosts, 3 * o.ramUrls);
   validate(o);
   return o;

@@ -13,7 +13,7 @@
  * URLs of a host not READY are answered NeedRobots and wait in QR (frontier.ts); an expired entry
  * goes back to PENDING. Admission (`add`) also enforces the RAM cap and maxUrlsPerHost.
  */
-import { FrontierUrl, UrlKind, hostNameOf, originOf, pathAndQueryOf } from './record.js';
+import { FrontierUrl, URL_RAM_BYTES_TYPICAL, UrlKind, hostNameOf, originOf, pathAndQueryOf } from './record.js';
 import { H_FAILED, H_PENDING, H_READY, H_ROBOTS, H_TAKEN, W_FLIGHT, W_HEAP, W_NONE, type RobotsRulesLike } from './host-table.js';
 import { Pacing } from './pacing.js';
 import { pldSlot } from './pld-pace.js';
@@ -59,8 +59,14 @@ export abstract class RobotsGate extends Pacing {
     return this.sUsed;
   }
 
+  /**
+   * URLs RAM can still take: the slab's free slots, and under maxUrlBytes the bytes left at
+   * URL_RAM_BYTES_TYPICAL each (add() itself stops at the byte bound).
+   */
   get ramFree(): number {
-    return this.o.ramUrls - this.sUsed;
+    const slots = this.o.ramUrls - this.sUsed;
+    if (this.maxUrlBytes === Infinity) return slots;
+    return Math.min(slots, Math.max(0, Math.floor((this.maxUrlBytes - this.urlBytes) / URL_RAM_BYTES_TYPICAL)));
   }
 
   /**
@@ -68,7 +74,7 @@ export abstract class RobotsGate extends Pacing {
    * been reported through onDrop.
    */
   add(u: FrontierUrl, now: number): AddResult {
-    if (this.sFree < 0) return AddResult.RamFull;
+    if (this.sFree < 0 || this.urlBytes >= this.maxUrlBytes) return AddResult.RamFull;
     const h = this.hostFor(u.hostHi, u.hostLo, now, true);
     if (h < 0) return AddResult.NeedRobots; // host table full: wait in QR, asked for later
     // The host's PLD slot (once per host entry) and class (the latest URL's budget) for the
@@ -96,7 +102,10 @@ export abstract class RobotsGate extends Pacing {
       if (this.hExpires[h]! <= now) {
         // Entry expired: ask again; URLs already in RAM wait (the host leaves the heap lazily).
         this.hState[h] = H_PENDING;
-        if (this.hOrigin[h] === '') this.hOrigin[h] = originOf(u.url);
+        if (this.hOrigin[h] === '') {
+          this.hOrigin[h] = originOf(u.url);
+          this.chargeHost(h);
+        }
         this.requests.push(h);
         this.pace.active(this.hPldSlot[h]!, now);
         return AddResult.NeedRobots;
@@ -105,6 +114,7 @@ export abstract class RobotsGate extends Pacing {
     if (st === H_PENDING || st === H_TAKEN || st === H_ROBOTS) {
       if (this.hOrigin[h] === '') {
         this.hOrigin[h] = originOf(u.url);
+        this.chargeHost(h);
         if (st === H_PENDING) this.requests.push(h);
       }
       this.pace.active(this.hPldSlot[h]!, now);
@@ -206,6 +216,7 @@ export abstract class RobotsGate extends Pacing {
     this.hState[h] = H_READY;
     this.hRobotsItem[h] = null; // a scheduled robots fetch, if any, is no longer needed
     this.hRules[h] = info.rules;
+    this.chargeHost(h);
     this.hExpires[h] = info.expiresAt;
     this.hCrawlDelay[h] = info.crawlDelayMs ?? 0;
     this.hFailReason[h] = '';
@@ -216,6 +227,8 @@ export abstract class RobotsGate extends Pacing {
       this.hostHeap.set(h, this.hNextDue[h]!);
       this.hWhere[h] = W_HEAP;
     } else if (this.hCount[h] === 0 && this.hWhere[h] === W_NONE) this.markIdle(h);
+    // Oldest idle hosts first (the idle ring is FIFO): this one, idle just now, goes last.
+    this.trimHostBytes(now);
   }
 
   /** The host cannot be crawled until `now + failedHostTtlMs` (DNS failure, robots unavailable). */

@@ -116,6 +116,17 @@ export interface RobotsRules {
   readonly ruleCount: number;
   /** Compact binary form; `deserializeRobotsRules` reverses it. */
   serialize(): Uint8Array;
+  /**
+   * Estimated heap bytes of these compiled rules (the frontier's host table charges it against its
+   * byte bound): each matcher with its pattern and pieces, and the per-character index of a file
+   * with more than 8 rules (≤ 96 lists × rules).
+   */
+  readonly ramBytes: number;
+}
+
+/** Estimated heap bytes of a one-byte string (16-byte header, 8-byte aligned). */
+function strBytes(n: number): number {
+  return 16 + ((n + 7) & ~7);
 }
 
 /** Largest Crawl-delay kept, 1 day: larger values are hostile or mistakes; the politeness layer may clamp further. */
@@ -124,6 +135,7 @@ export const ROBOTS_MAX_CRAWL_DELAY_MS = 86_400_000;
 class CompiledRules implements RobotsRules {
   readonly crawlDelayMs: number | undefined;
   readonly ruleCount: number;
+  readonly ramBytes: number;
   private readonly matchers: Matcher[];
   private readonly index: ReturnType<typeof bucketize>;
 
@@ -132,6 +144,14 @@ class CompiledRules implements RobotsRules {
     this.ruleCount = matchers.length;
     this.crawlDelayMs = crawlDelayMs;
     this.index = bucketize(matchers);
+    // object + matchers array; per matcher: its object, pattern, pieces array and piece strings
+    let bytes = 96 + 16 + 8 * matchers.length;
+    for (const m of matchers) bytes += 72 + strBytes(m.pattern.length) + 16 + 8 * m.pattern.split('*').length + strBytes(m.pattern.length);
+    if (this.index !== null) {
+      bytes += 16 + 8 * 128 + 16 + 8 * this.index.generic.length;
+      for (const b of this.index.buckets) if (b !== undefined) bytes += 16 + 8 * b.length;
+    }
+    this.ramBytes = bytes;
   }
 
   isAllowed(pathAndQuery: string): boolean {
@@ -202,8 +222,8 @@ export function deserializeRobotsRules(b: Uint8Array): RobotsRules {
     const h = get();
     const len = Math.floor(h / 2);
     if (o + len > b.length) bad();
-    let pat = '';
-    for (let i = 0; i < len; i++) pat += String.fromCharCode(b[o + i]!);
+    // One flat string (a char-by-char concatenation builds a rope of one node per character).
+    const pat = Buffer.from(b.buffer, b.byteOffset + o, len).toString('latin1');
     o += len;
     ms.push(new Matcher(pat, (h & 1) === 1));
   }
