@@ -402,7 +402,7 @@ export class Crawler extends CheckpointStage {
       topPlds: this.plds.top(20),
       checkpoints: this.checkpoints,
       lastCheckpointAt: this.lastCheckpointAt,
-      run: runStatus(this.runMetrics, { pagesStarted: this.dispatchedThisRun, dueNow: f.dueNow, frontier: f.depth, dns: { entries: d.entries, waiting: d.waiting } }),
+      run: runStatus(this.runMetrics, { pagesStarted: this.dispatchedThisRun, dueNow: f.dueNow, frontier: f.depth, dns: { entries: d.entries, waiting: d.waiting }, ramBytes: this.cfg.ramBytes }),
     };
   }
 

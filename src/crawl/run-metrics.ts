@@ -179,10 +179,13 @@ export interface RunStatus {
   dns: { entries: number; waiting: number };
   /** Linux thread id → role (ThreadRoles) */
   threads: Record<string, string>;
+  /** the RAM budget (--ram) */
+  ramBytes: number;
 }
 
-export function runStatus(m: RunMetrics, x: { pagesStarted: number; dueNow: boolean; frontier: Record<string, number>; dns: { entries: number; waiting: number } }): RunStatus {
+export function runStatus(m: RunMetrics, x: { pagesStarted: number; dueNow: boolean; frontier: Record<string, number>; dns: { entries: number; waiting: number }; ramBytes: number }): RunStatus {
   return {
+    ramBytes: x.ramBytes,
     pagesStarted: x.pagesStarted,
     dueNow: x.dueNow,
     heap: heapSummary(),

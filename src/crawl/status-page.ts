@@ -3,9 +3,11 @@
  * HTML document — inline CSS, inline script, charts drawn as inline SVG — with no external asset,
  * so it works offline and loads nothing but its own server's /status and /history.
  *
- * What it shows (polled once a second): state, progress counters, pages/s and MB/s over time
- * (computed from the counter samples of GET /history), frontier depth (BEAST, QF, QR, RAM,
- * hosts, IPs), the top PLDs by page fetches with their STAR budget, and outcomes by code.
+ * What it shows (polled once a second): state, progress counters; over the last 30 minutes or 24
+ * hours (the samples of GET /history, status-history.ts): pages/s and MB/s, CPU per page, resident
+ * memory and the main heap against --ram, the longest URLseen merge, checkpoint and event-loop
+ * delay, and pages/s against URLseen's size — the series bench:soak charts; frontier depth (BEAST,
+ * QF, QR, RAM, hosts, IPs), the top PLDs by page fetches with their STAR budget, and outcomes by code.
  *
  * Steering: Pause, Resume and Stop send POST /pause, /resume, /stop with
  * `Authorization: Bearer <token>`. The page never sends the token in a URL: it takes it from the
@@ -86,6 +88,8 @@ input[type=password] { font: inherit; padding: 3px 6px; width: 16em; }
 .legend span { margin-right: 12px; }
 .legend i { display: inline-block; width: 10px; height: 3px; vertical-align: middle; margin-right: 4px; }
 .c-pages { background: #2662d9; } .c-failures { background: #c2410c; } .c-bytes { background: #0e9384; }
+.c-cpu { background: #7a5af8; } .c-rss { background: #2662d9; } .c-heap { background: #0e9384; } .c-ram { background: #1d2330; }
+.c-merge { background: #2662d9; } .c-checkpoint { background: #c2410c; } .c-loop { background: #667085; }
 `;
 
 const BODY = `<header>
@@ -121,6 +125,14 @@ const BODY = `<header>
 &nbsp; <span><i class="c-pages"></i>pages/s</span><span><i class="c-failures"></i>failures/s</span><span><i class="c-bytes"></i>MB/s</span></div>
 <svg id="chart-pages" viewBox="0 0 800 180" preserveAspectRatio="none" role="img" aria-label="pages per second"></svg>
 <svg id="chart-bytes" viewBox="0 0 800 180" preserveAspectRatio="none" role="img" aria-label="megabytes per second"></svg>
+<div class="legend"><span><i class="c-cpu"></i>CPU ms per page</span></div>
+<svg id="chart-cpu" viewBox="0 0 800 180" preserveAspectRatio="none" role="img" aria-label="CPU per page"></svg>
+<div class="legend"><span><i class="c-rss"></i>resident memory</span><span><i class="c-heap"></i>main V8 heap</span><span><i class="c-ram"></i>--ram</span></div>
+<svg id="chart-rss" viewBox="0 0 800 180" preserveAspectRatio="none" role="img" aria-label="memory against the RAM budget"></svg>
+<div class="legend"><span><i class="c-merge"></i>longest URLseen merge</span><span><i class="c-checkpoint"></i>longest checkpoint</span><span><i class="c-loop"></i>longest event-loop delay</span></div>
+<svg id="chart-pauses" viewBox="0 0 800 180" preserveAspectRatio="none" role="img" aria-label="merge, checkpoint and event-loop pauses"></svg>
+<div class="legend"><span><i class="c-pages"></i>pages/s against URLs seen</span></div>
+<svg id="chart-urlseen" viewBox="0 0 800 180" preserveAspectRatio="none" role="img" aria-label="pages per second against URLseen's size"></svg>
 </section>
 <section><h2>Frontier</h2><div class="grid">
 <div><span>URLs queued (all)</span><span class="num" data-k="urlsQueued"></span></div>
@@ -244,7 +256,8 @@ const SCRIPT = `
     if (text !== undefined) e.textContent = text;
     return e;
   }
-  function chart(svg, series, unit) {
+  // xName: the x axis is that quantity (its first and last value are shown), not time.
+  function chart(svg, series, unit, xName) {
     var W = 800, H = 180, L = 56, R = 8, T = 10, B = 20;
     var all = [];
     series.forEach(function (s) { all = all.concat(s.points); });
@@ -266,9 +279,14 @@ const SCRIPT = `
     });
     kids.push(el('text', { x: L - 4, y: H - B, 'text-anchor': 'end' }, '0'));
     kids.push(el('text', { x: L + 4, y: T + 2 }, unit));
-    var ago = (Date.now() - t0) / 1000;
-    kids.push(el('text', { x: L, y: H - 4 }, ago < 120 ? Math.round(ago) + ' s ago' : Math.round(ago / 60) + ' min ago'));
-    kids.push(el('text', { x: W - R, y: H - 4, 'text-anchor': 'end' }, 'now'));
+    if (xName) {
+      kids.push(el('text', { x: L, y: H - 4 }, fmtInt.format(t0) + ' ' + xName));
+      kids.push(el('text', { x: W - R, y: H - 4, 'text-anchor': 'end' }, fmtInt.format(t1) + ' ' + xName));
+    } else {
+      var ago = (Date.now() - t0) / 1000;
+      kids.push(el('text', { x: L, y: H - 4 }, ago < 120 ? Math.round(ago) + ' s ago' : Math.round(ago / 60) + ' min ago'));
+      kids.push(el('text', { x: W - R, y: H - 4, 'text-anchor': 'end' }, 'now'));
+    }
     series.forEach(function (s) {
       var d = s.points.map(function (p) { return x(p[0]).toFixed(1) + ',' + y(p[1]).toFixed(1); }).join(' ');
       kids.push(el('polyline', { points: d, fill: 'none', stroke: s.color, 'stroke-width': 2, 'data-series': s.name }));
@@ -283,6 +301,28 @@ const SCRIPT = `
       { name: 'failures', color: '#c2410c', points: rates(samples, 'failures', 1) },
     ], 'pages/s');
     chart(document.getElementById('chart-bytes'), [{ name: 'bytes', color: '#0e9384', points: rates(samples, 'bytes', 1e6) }], 'MB/s');
+    var cpu = [], bySeen = [];
+    for (var i = 1; i < samples.length; i++) {
+      var a = samples[i - 1], b = samples[i], dp = b.pages - a.pages, dt = (b.t - a.t) / 1000;
+      // (a resumed run starts its CPU count again: such a pair is skipped)
+      if (dp > 0 && b.cpuMs >= a.cpuMs) cpu.push([b.t, (b.cpuMs - a.cpuMs) / dp]);
+      if (dt > 0 && dp >= 0) bySeen.push([b.urlsSeen, dp / dt]);
+    }
+    var MiB = 1048576;
+    var t0 = samples.length > 0 ? samples[0].t : 0, t1 = samples.length > 0 ? samples[samples.length - 1].t : 0;
+    var ram = samples.length > 0 ? samples[samples.length - 1].ramBytes / MiB : 0;
+    chart(document.getElementById('chart-cpu'), [{ name: 'cpu', color: '#7a5af8', points: cpu }], 'CPU ms/page');
+    chart(document.getElementById('chart-rss'), [
+      { name: 'rss', color: '#2662d9', points: samples.map(function (s) { return [s.t, s.rssBytes / MiB]; }) },
+      { name: 'heap', color: '#0e9384', points: samples.map(function (s) { return [s.t, s.heapBytes / MiB]; }) },
+      { name: 'ram', color: '#1d2330', points: ram > 0 ? [[t0, ram], [t1, ram]] : [] },
+    ], 'MiB');
+    chart(document.getElementById('chart-pauses'), [
+      { name: 'merge', color: '#2662d9', points: samples.map(function (s) { return [s.t, s.mergeMs / 1000]; }) },
+      { name: 'checkpoint', color: '#c2410c', points: samples.map(function (s) { return [s.t, s.checkpointMs / 1000]; }) },
+      { name: 'loop', color: '#667085', points: samples.map(function (s) { return [s.t, s.loopMs / 1000]; }) },
+    ], 's');
+    chart(document.getElementById('chart-urlseen'), [{ name: 'pages-by-seen', color: '#2662d9', points: bySeen }], 'pages/s', 'URLs seen');
   }
   document.querySelectorAll('input[name=range]').forEach(function (r) { r.addEventListener('change', drawCharts); });
 

@@ -100,6 +100,11 @@ test('status page in headless Chromium: numbers match GET /status, chart drawn, 
   // Running: numbers shown and the charts drawn from at least 3 history samples (fine ring: every 2 s).
   await page.waitFor("document.querySelector('[data-k=state]').dataset.v === 'running'");
   await page.waitFor("[...document.querySelectorAll('#chart-pages polyline[data-series=pages]')].some((p) => p.getAttribute('points').split(' ').length >= 2)");
+  // The soak's series (bench:soak): CPU per page, memory against --ram, pauses, pages/s by URLseen's size.
+  for (const [id, series] of [['chart-rss', 'rss'], ['chart-rss', 'ram'], ['chart-rss', 'heap'], ['chart-pauses', 'loop'], ['chart-pauses', 'checkpoint'], ['chart-urlseen', 'pages-by-seen']]) {
+    await page.waitFor(`[...document.querySelectorAll('#${id} polyline[data-series=${series}]')].some((p) => p.getAttribute('points').split(' ').length >= 2)`);
+  }
+  await page.waitFor("document.querySelectorAll('#chart-cpu polyline[data-series=cpu]').length === 1");
   await page.waitFor("document.querySelectorAll('#plds tr').length > 0 && document.querySelectorAll('#outcomes tr').length > 0");
   const shot = await page.screenshot();
   assert.deepEqual([...shot.subarray(0, 8)], [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a], 'a PNG');
