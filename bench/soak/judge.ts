@@ -13,9 +13,11 @@
  *   checkpoints  periodic checkpoint duration not growing: the mean of the last three ≤ 1.5 × the
  *             mean of the first three;
  *   resume    the late resume (after the SIGTERM stop) makes its first request within 2 s;
- *   lost      every page simweb answered 200 before the final stop is in the WARC (CDXJ), and the
- *             records of the pages fetched in the two minutes before each signal have valid payload
- *             digests;
+ *   lost      every page simweb answered 200 before the last durable checkpoint of its run is in the
+ *             WARC (CDXJ): for a run SIGKILLed, its last checkpoint that completed; for a run stopped
+ *             by SIGTERM, the stop's own (pages fetched after a killed run's last checkpoint come
+ *             back through the frontier and are fetched again, later); and the records of the pages
+ *             fetched in the two minutes before each signal have valid payload digests;
  *   twice     no page was requested twice unless its earlier request fell in an in-flight window:
  *             [kill − L, kill] for the SIGKILL (L = max(10 s, 2 × the longest URLseen merge of the
  *             two minutes before it: the time a fetched page takes to become durable)), and
@@ -136,11 +138,12 @@ function payloadDigestOk(outDir: string, r: CdxRef): boolean {
 
 /**
  * Reads simweb's request log once. `base` is the soak's start (Unix ms); `events` its timeline;
- * `killWindowS` the L of each SIGKILL (by its t); `finalStop` the t of the last SIGTERM (pages
- * requested after it may be cut short and are not required in the WARC).
+ * `killWindowS` the L of each SIGKILL (by its t); `durableUntil` per run the t up to which its
+ * fetched pages must be in the WARC (see `lost` above).
  */
 export async function judgeRequests(
   logFile: string, base: number, port: number, outDir: string, events: readonly SoakEvent[], killWindowS: Map<number, number>,
+  durableUntil: Map<number, number>,
 ): Promise<RequestSummary> {
   const resumes = events.filter((e) => e.kind === 'resume');
   const firstAfter = resumes.map((e) => ({ t: e.t, firstRequest: null as number | null, firstPage: null as number | null }));
@@ -153,8 +156,13 @@ export async function judgeRequests(
     }
   }
   const signals = events.filter((e) => e.kind === 'sigkill' || e.kind === 'sigterm').map((e) => e.t);
-  const sigterms = events.filter((e) => e.kind === 'sigterm').map((e) => e.t);
-  const finalStop = sigterms.length > 0 ? Math.max(...sigterms) : Infinity;
+  // The run a request belongs to: the last start/resume before it.
+  const starts = events.filter((e) => e.kind === 'start' || e.kind === 'resume').sort((x, y) => x.t - y.t);
+  const runAt = (t: number): number => {
+    let r = starts[0]?.run ?? 1;
+    for (const e of starts) if (e.t <= t) r = e.run;
+    return r;
+  };
   const last = new Map<string, number>(); // page URL → t of its last request
   const ok200 = new Map<string, number>(); // page URL → t of its first 200
   let requests = 0, pageRequests = 0, twiceCount = 0, excused = 0;
@@ -183,14 +191,13 @@ export async function judgeRequests(
       }
     }
     last.set(url, t);
-    if (statusS === '200' && !ok200.has(url)) ok200.set(url, t);
+    if (statusS === '200' && !ok200.has(url) && t < (durableUntil.get(runAt(t)) ?? -Infinity)) ok200.set(url, t);
   }
   const cdx = loadCdxj(outDir);
   let checked = 0, missingCount = 0;
   const missingSamples: string[] = [];
   const atRisk: string[] = [];
   for (const [url, t] of ok200) {
-    if (t >= finalStop - 1) continue;
     checked++;
     if (!cdx.has(url)) {
       missingCount++;

@@ -5,7 +5,7 @@
  * for 41 days while URLseen grew past 10^10). Charts and JSON go to bench/results/.
  *
  *   flock /tmp/heavy.lock npm run bench:soak -- [--minutes 60] [--ram 512M] [--hosts 1e6|1e7] [--out <name>]
- *                                              [--tree HEAD|working-tree] [--kill-at 0.4] [--stop-at 0.75]
+ *                                              [--tree HEAD|working-tree] [--kill-at 0.4] [--stop-at 0.75] [--keep]
  *
  * The web: simweb's bench preset with ~4 hosts per PLD (plds = hosts/4) on 64 IPs, IRLbot's page
  * shape (21.5 KB, 59 links, Zipf-like links to other PLDs), robots.txt on every host (20 % with
@@ -22,7 +22,7 @@
  * Each second: /status (pages, URLs seen, frontier depth, heap, loop delay, merge and checkpoint
  * durations) and /proc (VmRSS, VmHWM, CPU per thread role, open fds, load average). Verdicts:
  * judge.ts. Writes bench/results/<out>.json and <out>-{pages,cpu,rss,pauses,urlseen}.svg; exits 1
- * when a verdict fails.
+ * when a verdict fails (--keep then keeps the state, WARC and request log in its temporary directory).
  */
 import { fork, spawn, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -144,7 +144,14 @@ const early = windowRates(samples, D / 12, D / 4);
 const late = windowRates(samples, (5 * D) / 6, D);
 const killWindows = new Map<number, number>();
 for (const e of events) if (e.kind === 'sigkill') killWindows.set(e.t, killWindow(sampler.pauses, e.t));
-const requests = await judgeRequests(requestLog, base, ready.httpPort, outDir, events, killWindows);
+// Up to when each run's pages must be in the WARC: a SIGKILLed run's last completed checkpoint
+// (the crawler's own durations list, by end time), a SIGTERMed run's whole life (its stop checkpoints).
+const durableUntil = new Map<number, number>();
+for (const e of events) {
+  if (e.kind === 'sigterm') durableUntil.set(e.run, e.t);
+  if (e.kind === 'sigkill') durableUntil.set(e.run, Math.max(-Infinity, ...sampler.pauses.filter((p) => p.kind === 'checkpoint' && p.run === e.run && p.t <= e.t).map((p) => p.t - p.ms / 1000)));
+}
+const requests = await judgeRequests(requestLog, base, ready.httpPort, outDir, events, killWindows, durableUntil);
 // A signal excuses the seconds until the next run's first request.
 const excused = events.filter((e) => e.kind === 'sigkill' || e.kind === 'sigterm').map((e) => {
   const next = requests.firstAfter.find((f) => f.t >= e.t);
@@ -187,5 +194,6 @@ const file = writeResult(outName, {
 log(`${ok ? 'PASS' : 'FAIL'}: ${file}`);
 for (const [k, v] of Object.entries(verdicts)) log(`  ${v.ok ? 'ok  ' : 'FAIL'} ${k}`);
 web.kill('SIGTERM');
-fs.rmSync(dir, { recursive: true, force: true });
+if (ok || !a.has('keep')) fs.rmSync(dir, { recursive: true, force: true });
+else log(`kept ${dir} (--keep)`);
 process.exit(ok ? 0 : 1);

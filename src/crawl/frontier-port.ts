@@ -90,6 +90,12 @@ export interface FrontierPort {
   onRefillBatch(cb: () => void): void;
   /** Up to `max` items due now (host and IP due, robots known): pages, or robots.txt fetches (kind 1). */
   nextReady(now: number, max: number): FrontierUrl[];
+  /**
+   * Hands the hosts waiting for their robots/DNS answer (QD) to the robots stage. The scheduler
+   * calls it every turn, also while dispatch is held back (parse pool full, bodies awaiting their
+   * ContentSeen answer): robots answers are what the next pages wait for.
+   */
+  pumpRobots(): void;
   /** ms timestamp when something becomes due, or null. */
   nextWakeup(): number | null;
   /** URLs waiting in RAM for their host/IP, of PLDs with B > B0 once any has been seen (Politeness.readyRanked). */
@@ -333,7 +339,7 @@ class FrontierAdapter implements FrontierPort {
   }
 
   nextReady(now: number, max: number): FrontierUrl[] {
-    this.pump();
+    this.pumpRobots();
     return this.f.nextReady(now, max);
   }
 
@@ -363,7 +369,7 @@ class FrontierAdapter implements FrontierPort {
   }
 
   /** Hosts waiting for robots go to the robots stage (RobotsCache, RobotsRequested, DNS). */
-  private pump(): void {
+  pumpRobots(): void {
     this.robots.pump();
   }
 

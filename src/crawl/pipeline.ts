@@ -524,6 +524,7 @@ export class Crawler extends CheckpointStage {
       }
       this.startMerges(false);
       await this.periodicCheckpoint();
+      this.frontier.pumpRobots();
 
       let dispatched = 0;
       if (this.state === 'running') {

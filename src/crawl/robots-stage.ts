@@ -46,8 +46,15 @@ export interface RobotsStageFrontier {
 const MIN_WAIT_MS = 20;
 const MAX_WAIT_MS = 2000;
 const UPDATE_WAIT_MS = 250;
-/** Hosts taken from the frontier per pump call. */
-const TAKE = 256;
+/**
+ * Hosts taken from the frontier per pump call: all of QD (bounded by the host table), in one go.
+ * A fixed intake per scheduler turn (it was 256) starves a web of many hosts: at ~10 new hosts per
+ * page the hosts waiting for their robots answer grow faster than the intake takes them, and every
+ * URL of those hosts waits in QR meanwhile (issue #31: 593,779 URLs queued, 0 hosts active). A
+ * check is a few bytes appended to RobotsCache's buffer (its R bounds them; a full bucket starts the
+ * round), so taking them all costs little per call.
+ */
+const TAKE = Number.MAX_SAFE_INTEGER;
 
 const enc = new TextEncoder();
 const dec = new TextDecoder();

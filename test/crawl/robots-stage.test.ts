@@ -106,6 +106,29 @@ test('robots stage: a host asked by an earlier run whose answer never reached Ro
   }
 });
 
+test('robots stage: one pump takes every host waiting in QD (a web of many new hosts does not queue behind a fixed intake)', { timeout: 60_000 }, async () => {
+  // Issue #31: a fixed intake of 256 hosts per scheduler turn falls behind a web where each page
+  // names ~10 new hosts, and every URL of those hosts waits in QR meanwhile. The shape here: 10,000
+  // hosts waiting at once; one pump hands all of them to RobotsCache.
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'dc-robots-intake-'));
+  const dns = new DnsCache();
+  try {
+    const f = new Recorder();
+    const stage = await openRobotsStage(dir, 256 << 20, f, dns);
+    try {
+      for (let i = 1; i <= 10_000; i++) f.queue.push({ hostHi: 9, hostLo: i, host: `10.0.${i >> 8}.${i & 255}`, origin: `http://10.0.${i >> 8}.${i & 255}` });
+      stage.pump();
+      assert.equal(f.queue.length, 0, 'QD is empty after one pump');
+      assert.equal(stage.stats().checks, 10_000, 'every waiting host is a RobotsCache check');
+    } finally {
+      await stage.close();
+    }
+  } finally {
+    dns.close();
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
 test('property: RobotsCache entries round-trip (rules, outcome, expiry, sitemaps)', () => {
   const line = fc.oneof(
     fc.constantFrom('User-agent: *', 'User-agent: drumcrawl', 'Crawl-delay: 3', 'Allow: /a$', 'Disallow: /'),
