@@ -64,6 +64,7 @@ export abstract class CheckpointStage extends FetchStage {
     const startedAt = new Date().toISOString();
     // The received batches admitted so far: this checkpoint holds their effect (cluster-port.ts).
     const mark = this.cluster?.checkpointStarting() ?? 0;
+    this.emit('checkpoint-start', { reason, full });
     this.holdUrlMerges = true;
     try {
       // (URLseen's unique URLs are admitted, durably, before its merge commits: nothing waits here.)
