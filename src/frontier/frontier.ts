@@ -35,46 +35,11 @@ import { CrawlError } from '../errors.js';
 import { FRONTIER_META, parseFrontierManifest, type FrontierManifest } from './frontier-manifest.js';
 import path from 'node:path';
 import { resolveFrontierOptions, validate, type Clock, type FrontierOptions } from './options.js';
+import type { FrontierStats } from './frontier-stats.js';
+
+export type { FrontierStats } from './frontier-stats.js';
 
 export { FRONTIER_PRESETS, type Clock, type FrontierOptions, type FrontierPreset } from './options.js';
-
-export interface FrontierStats {
-  /** BEAST: number of queues j, current queue, queues emptied, doublings of j. */
-  j: number;
-  current: number;
-  switches: number;
-  doublings: number;
-  /** URLs waiting in Q1..Qj, in QF + QH, in QR (all on disk). */
-  beastQueued: number;
-  /** QF (over budget) + QH (deferred: host full in RAM); `qh` alone below. */
-  qf: number;
-  qh: number;
-  qr: number;
-  /** URLs held in RAM (queued per host + in flight) and the cap. */
-  ramUrls: number;
-  ramCap: number;
-  /** Estimated heap bytes of the URLs in RAM (frontierUrlRamBytes) and its bound (maxUrlBytes). */
-  ramUrlBytes: number;
-  ramUrlBytesCap: number;
-  /** Estimated heap bytes of the host table, its bound (maxHostBytes) and its entries' bound (maxHosts). */
-  hostBytes: number;
-  hostBytesCap: number;
-  hostCap: number;
-  inFlight: number;
-  hosts: number;
-  ips: number;
-  /** IPs with URLs queued in RAM (the refill's breadth term). */
-  ipsWithWork: number;
-  hostHeap: number;
-  ipHeap: number;
-  pendingRobots: number;
-  admitted: number;
-  released: number;
-  robotsReleased: number;
-  deferred: number;
-  dropped: Record<string, number>;
-  qrRescans: number;
-}
 
 const META = FRONTIER_META;
 /** Cap of the completions a fruitless ring round waits for (≈ 1 s of crawl at 1,000 pages/s). */
