@@ -16,7 +16,7 @@
  *
  * On the main thread's heap, whose limit is 7/16 of R (heap-budget.ts), by estimated bytes:
  *
- *   frontier URLs in RAM    R/8            frontierUrlRamBytes each (~400 B for a real-web URL)
+ *   frontier URLs in RAM    R/8            frontierUrlRamBytes each (~470 B for a real-web URL)
  *   host table              R/16           HOST_ENTRY_BYTES + origin + address + robots rules
  *   DNS cache               R/128          DNS_ENTRY_BYTES per host
  *   BEAST re-spread counts  R/128          PASS_PLD_BYTES per PLD counted in one pass

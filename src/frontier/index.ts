@@ -47,7 +47,7 @@
  * needed; `robotsKnown` (+ `robotsFailed`) gives the answer; robots.txt fetches are
  * scheduled on the IP heap with `scheduleRobotsFetch` once DNS has answered.
  */
-export { FrontierUrl, UrlKind, encodeFrontierUrl, encodeFrontierRecordBytes, emptyRecordBytes, decodeFrontierUrl, peekFrontierUrl, pathAndQueryOf, originOf, hostNameOf, extendHopPath, HOP_PATH_MAX, type FrontierUrlInit, type RecordBytes } from './record.js';
+export { FrontierUrl, UrlKind, encodeFrontierUrl, encodeFrontierRecordBytes, emptyRecordBytes, decodeFrontierUrl, frontierUrlRamBytes, peekFrontierUrl, pathAndQueryOf, originOf, hostNameOf, extendHopPath, HOP_PATH_MAX, type FrontierUrlInit, type RecordBytes } from './record.js';
 export {
   type BudgetFunction,
   type BudgetContext,

@@ -34,6 +34,7 @@ import { H_FAILED, H_READY, H_ROBOTS, W_DUE, W_FLIGHT, W_HEAP, W_NONE } from './
 import { RobotsGate } from './robots-gate.js';
 
 export type { PolitenessOptions, DropReason, RobotsRulesLike } from './host-table.js';
+export { HOST_ENTRY_BYTES, stringRamBytes } from './host-table.js';
 export { AddResult, type RobotsInfo, type RobotsRequest } from './robots-gate.js';
 
 /** What `fetchDone` needs to know about a fetch (all optional: {} = a normal success). */

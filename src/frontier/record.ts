@@ -107,18 +107,18 @@ export class FrontierUrl {
 
 /**
  * Estimated heap bytes of a FrontierUrl in RAM (the bound behind the politeness layer's
- * maxUrlBytes): the object with its boxed numbers (~200 B in V8 without pointer compression) and
- * its three strings (one byte per character: canonical URLs are ASCII). test/frontier/
+ * maxUrlBytes): the object (21 fields: 24 + 21 × 8 B in V8 without pointer compression) with up to
+ * five boxed numbers (16 B each: hash halves ≥ 2^31, discoveredAt), 272 B, and its three strings (one byte per character: canonical URLs are ASCII). test/frontier/
  * ram-estimates.test.ts measures decoded URLs and holds this above the measured cost.
  */
 export function frontierUrlRamBytes(u: FrontierUrl): number {
   const s = (n: number): number => (n === 0 ? 0 : 16 + ((n + 7) & ~7));
   return URL_OBJECT_BYTES + s(u.url.length) + s(u.via.length) + s(u.path.length);
 }
-const URL_OBJECT_BYTES = 216;
+const URL_OBJECT_BYTES = 272;
 
 /** What a URL of the real web costs by that estimate (~70-byte URL and via, a short path): the unit of ramFree under a byte bound. */
-export const URL_RAM_BYTES_TYPICAL = 400;
+export const URL_RAM_BYTES_TYPICAL = 470;
 
 /** Hop letters a path keeps (Heritrix's CrawlURI.MAX_HOPS_DISPLAYED); older ones become a count. */
 export const HOP_PATH_MAX = 50;
