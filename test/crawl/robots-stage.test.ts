@@ -106,7 +106,7 @@ test('robots stage: a host asked by an earlier run whose answer never reached Ro
   }
 });
 
-test('robots stage: one pump takes every host waiting in QD (a web of many new hosts does not queue behind a fixed intake)', { timeout: 60_000 }, async () => {
+test('robots stage: one pump takes every host waiting in QD (a web of many new hosts does not queue behind a fixed intake)', { timeout: 600_000 }, async () => {
   // Issue #31: a fixed intake of 256 hosts per scheduler turn falls behind a web where each page
   // names ~10 new hosts, and every URL of those hosts waits in QR meanwhile. The shape here: 10,000
   // hosts waiting at once; one pump hands all of them to RobotsCache.

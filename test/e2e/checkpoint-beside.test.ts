@@ -13,7 +13,7 @@ import { resolveCrawlConfig } from '../../src/crawl/config.js';
 import { Crawler } from '../../src/crawl/pipeline.js';
 import { crawlSettings, forkSimweb, tempDir } from './harness.js';
 
-test('pages are dispatched while a periodic checkpoint is under way', { timeout: 300_000 }, async () => {
+test('pages are dispatched while a periodic checkpoint is under way', { timeout: 600_000 }, async () => {
   const web = await forkSimweb('demo', { ips: 8 }, { log: false });
   try {
     const dir = await tempDir('e2e-ckpt-beside');
