@@ -510,8 +510,13 @@ export class Crawler extends CheckpointStage {
       // DispatchWindow): started below a low-water mark or once a second, never waited for — a
       // re-spread reads all of QF, which grows with the crawl. Admissions do not wait for it
       // either: URLseen's results are admitted as they arrive (onUrlSeenResults).
+      // A partition of a cluster node waits for its refill here (its partitions share the node's
+      // event loop and wire, and the cross-node IP slots are planned from the dispatch).
       const low = this.frontier.readyCount() < 2 * this.cfg.fetchConcurrency;
-      if (this.refilling === null && (low || Date.now() - this.lastRefill >= 1000)) {
+      if (this.cluster !== null && (low || Date.now() - this.lastRefill >= 1000)) {
+        this.lastRefill = Date.now();
+        await this.frontier.refill();
+      } else if (this.refilling === null && (low || Date.now() - this.lastRefill >= 1000)) {
         this.lastRefill = Date.now();
         // (No kick when it ends: a refill with nothing to do ends at once, and a kick each time
         // would turn this loop into a chain of microtasks that starves sockets and timers. Its
