@@ -52,6 +52,9 @@ export const FETCH_OUTCOMES = {
   HTTP_429: 'CRAWL_FETCH_HTTP_429',
   HTTP_5XX: 'CRAWL_FETCH_HTTP_5XX',
   BAD_RESPONSE: 'CRAWL_FETCH_BAD_RESPONSE',
+  CHUNK_FLOOD: 'CRAWL_FETCH_CHUNK_FLOOD',
+  INTERIM_LIMIT: 'CRAWL_FETCH_INTERIM_LIMIT',
+  TRANSFER_CODING: 'CRAWL_FETCH_TRANSFER_CODING',
   ABORTED: 'CRAWL_FETCH_ABORTED',
   ERROR: 'CRAWL_FETCH_ERROR',
 } as const;
@@ -92,6 +95,9 @@ export const OUTCOME_POLICY: Readonly<Record<string, OutcomePolicy>> = Object.fr
   CRAWL_FETCH_BOMB: p(false, 0, 0, 10 * MIN, 'Decoded body exceeded maxDecodedBytes (decompression bomb); decoding stopped, raw body kept.'),
   CRAWL_FETCH_CONTENT_TYPE: p(false, 0, 0, 0, 'Content-Type not in acceptContentTypes; the body was not downloaded.'),
   CRAWL_FETCH_BAD_RESPONSE: p(true, 1, 10 * MIN, MIN, 'Malformed HTTP (parser error: bad status line, invalid header syntax).'),
+  CRAWL_FETCH_CHUNK_FLOOD: p(false, 0, 0, 10 * MIN, 'The body came in more than 16,384 pieces averaging under 64 bytes (one-byte chunks without end, or one-byte writes): cut there, nothing archived.'),
+  CRAWL_FETCH_INTERIM_LIMIT: p(false, 0, 0, 10 * MIN, 'More than 32 interim (1xx) responses before the final one (a flood of 103 Early Hints): cut there, nothing archived.'),
+  CRAWL_FETCH_TRANSFER_CODING: p(false, 0, 0, MIN, 'A Transfer-Encoding other than chunked, gzip and deflate (or one that does not decode): the payload cannot be read, nothing archived (a still-coded body is never stored as the payload).'),
   CRAWL_FETCH_ABORTED: p(true, 1, 0, 0, 'The request was cut short: the fetcher was closed, or a stop aborted it after its grace period (the URL stays in the frontier and the resume asks for it again).', 1),
   CRAWL_FETCH_ERROR: p(true, 1, 10 * MIN, 0, 'Any other failure (the cause code is in FetchResult.errorCode).'),
 

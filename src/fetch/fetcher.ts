@@ -18,7 +18,11 @@
  *   connectTimeoutMs (TCP+TLS) · headersTimeoutMs (first byte: complete response head) ·
  *   bodyTimeoutMs (idle between body chunks) · totalTimeoutMs (whole exchange, catches trickle) ·
  *   maxHeaderBytes · maxBodyBytes (raw payload, then truncated: recorded, not an error) ·
- *   maxDecodedBytes (content-decoded payload; above it the response is a bomb).
+ *   maxDecodedBytes (content-decoded payload; above it the response is a bomb) · the framing caps
+ *   of exchange.ts (interim heads, chunk floods, transfer-codings).
+ * And one bound over all fetches together: `budget` (memory-budget.ts), the bytes every body in
+ * flight holds, shared with the other threads' Fetchers. A result's bytes stay counted (its `hold`)
+ * until the caller gives them back with `release(result)`.
  *
  * Redirects are never followed: a 3xx comes back with `location` (absolute) for the caller to
  * queue as a new link, so it passes URL dedup, robots and politeness like any other.
@@ -65,6 +69,7 @@ import { addressGuard, isOwnAddress } from './address-guard.js';
 import { interimConnector } from './interim.js';
 import { Exchange, Stop } from './exchange.js';
 import type { WireShare } from './wire-share.js';
+import type { Hold, MemoryBudget } from './memory-budget.js';
 
 export { classifyFetchError, isHttpResponse } from './outcome.js';
 
@@ -133,6 +138,12 @@ export interface FetcherOptions {
    * connection slots per IP are then judged over every thread's requests. Default: none.
    */
   share?: WireShare;
+  /**
+   * The body budget (memory-budget.ts), shared with other threads' Fetchers: every body's buffer
+   * and decoded copy is counted in it, and a body the budget has no room for waits with its socket
+   * paused. Each result then holds its bytes until `release(result)`. Default: none (no count).
+   */
+  budget?: MemoryBudget;
 }
 
 export interface FetchRequest {
@@ -192,6 +203,8 @@ export interface FetchResult {
   location?: string;
   /** Retry-After of a 429/503, ms. */
   retryAfterMs?: number;
+  /** The bytes of `body` and `decoded` counted in the Fetcher's budget, until `Fetcher.release`. */
+  hold?: Hold;
   /** Date.now() at start. */
   startedAt: number;
   /**
@@ -205,6 +218,8 @@ export interface FetchResult {
 
 /** How often a gate waiting for another thread's exchange to the same IP looks again (ms). */
 const SHARE_POLL_MS = 2;
+/** How often exchanges waiting for the body budget try again (ms): other threads give budget back unseen. */
+const BUDGET_POLL_MS = 5;
 const DEFAULT_ACCEPT_TYPES: readonly string[] = Object.freeze(['text/html', 'application/xhtml+xml', 'application/xml', 'text/xml', 'text/plain']);
 const EMPTY = new Uint8Array(0);
 
@@ -261,6 +276,10 @@ export class Fetcher {
   private readonly tlsReject: boolean;
   private readonly dns: DnsCache | undefined;
   private readonly share: WireShare | null;
+  readonly budget: MemoryBudget | null;
+  /** exchanges waiting for the budget, in order: each returns true when done waiting */
+  private budgetWaiters: Array<() => boolean> = [];
+  private budgetTimer: NodeJS.Timeout | null = null;
   /** LRU of pools: Map iteration order is insertion order; a use re-inserts at the end. */
   private readonly pools = new Map<string, PoolEntry>();
   private readonly live = new Set<Exchange>();
@@ -308,6 +327,7 @@ export class Fetcher {
     this.tlsReject = opts.tlsRejectUnauthorized ?? true;
     this.dns = opts.dns;
     this.share = opts.share ?? null;
+    this.budget = opts.budget ?? null;
     const h: string[] = ['user-agent', this.userAgent, 'accept', 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8',
       'accept-encoding', opts.acceptEncoding ?? 'gzip, deflate, br'];
     for (const [k, v] of Object.entries(opts.headers ?? {})) h.push(k, v);
@@ -408,7 +428,7 @@ export class Fetcher {
       : req.acceptContentTypes === null ? null : new Set(req.acceptContentTypes.map((t) => t.toLowerCase()));
     const cap = req.maxBodyBytes ?? this.maxBody;
     return new Promise<FetchResult>((resolve) => {
-      const ex = new Exchange(this, result, t0, cap, accept, this.totalTimeout, (r) => {
+      const ex = new Exchange(this, result, t0, cap, accept, this.totalTimeout, this.budget, (r) => {
         this.counters.bytes += r.body.length;
         resolve(r);
       });
@@ -510,7 +530,6 @@ export class Fetcher {
    * was cut: a timeout, the body cap, an error, a close).
    */
   exchangeEnded(ex: Exchange, clean = true): void {
-    this.live.delete(ex);
     const gate = ex.gate;
     if (gate === null) return;
     if (ex.dispatched) {
@@ -529,6 +548,47 @@ export class Fetcher {
     }
     if (!this.closed) this.pump(gate);
     this.pruneGates();
+  }
+
+  /** @internal called by an Exchange when its result is made (after decoding): it is no longer in flight. */
+  exchangeFinished(ex: Exchange): void {
+    this.live.delete(ex);
+  }
+
+  /**
+   * @internal An exchange waits for the body budget: `retry` is called (in order, with the other
+   * waiters) whenever budget may have come back — at once when this Fetcher releases a result, and
+   * every BUDGET_POLL_MS (other threads' releases are not seen) — until it returns true.
+   */
+  waitForBudget(retry: () => boolean): void {
+    this.budgetWaiters.push(retry);
+    this.armBudgetTimer();
+  }
+
+  private armBudgetTimer(): void {
+    if (this.budgetTimer !== null || this.budgetWaiters.length === 0) return;
+    this.budgetTimer = setTimeout(() => {
+      this.budgetTimer = null;
+      this.retryBudgetWaiters();
+    }, BUDGET_POLL_MS);
+  }
+
+  private retryBudgetWaiters(): void {
+    const waiters = this.budgetWaiters;
+    this.budgetWaiters = [];
+    let i = 0;
+    // In order; the first that still cannot go keeps its place and every one behind it.
+    for (; i < waiters.length; i++) if (!waiters[i]!()) break;
+    if (i < waiters.length) this.budgetWaiters = waiters.slice(i).concat(this.budgetWaiters);
+    this.armBudgetTimer();
+  }
+
+  /** Give a result's bytes back to the budget (the caller is done with its body); idempotent. */
+  release(r: FetchResult): void {
+    if (r.hold === undefined || this.budget === null) return;
+    this.budget.free(r.hold);
+    r.hold = undefined;
+    if (this.budgetWaiters.length > 0) this.retryBudgetWaiters();
   }
 
   /** Drop idle gates and host stamps older than the spacing (bounded RAM, see IpGate). */
@@ -605,6 +665,7 @@ export class Fetcher {
   abortInFlight(): number {
     const all = [...this.live];
     for (const ex of all) ex.interrupt(new Stop('closed'));
+    this.retryBudgetWaiters();
     return all.length;
   }
 
@@ -613,6 +674,10 @@ export class Fetcher {
     this.closed = true;
     for (const g of this.gates.values()) if (g.timer !== null) { clearTimeout(g.timer); g.timer = null; }
     for (const ex of [...this.live]) ex.interrupt(new Stop('closed'));
+    // answer the exchanges that waited for the budget (their interrupt set them to give up)
+    this.retryBudgetWaiters();
+    if (this.budgetTimer !== null) clearTimeout(this.budgetTimer);
+    this.budgetTimer = null;
     const pools = [...this.pools.values()];
     this.pools.clear();
     await Promise.all(pools.map((e) => e.pool.destroy().catch(() => undefined)));

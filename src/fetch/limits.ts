@@ -118,13 +118,27 @@ export function parseContentType(v: string | undefined): { type?: string; charse
 
 export type DecodeResult =
   | { ok: true; decoded: Uint8Array }
-  | { ok: false; reason: 'bomb' | 'decode'; detail: string };
+  | { ok: false; reason: 'bomb' | 'decode' | 'aborted'; detail: string };
 
-/** What the zlib convenience functions return with `info: true`. */
+/**
+ * Where decoded bytes are counted (the body budget, memory-budget.ts): `take` resolves true once
+ * `bytes` more are granted (false: the fetch was aborted while it waited), `give` returns bytes.
+ */
+export interface DecodeMemory {
+  take(bytes: number): Promise<boolean> | boolean;
+  give(bytes: number): void;
+}
+
+/** What zlib's convenience functions return with `info: true`. */
 interface Decoded { buffer: Buffer; engine: { bytesWritten: number } }
 
-/** Above this many compressed bytes, decode on the libuv thread pool instead of the event loop. */
+/** Above this many compressed bytes, or this many expected decoded bytes, decode on the libuv thread pool instead of the event loop. */
 const SYNC_DECODE_MAX = 256 * 1024;
+const SYNC_DECODED_MAX = 2 * 1024 * 1024;
+/** Decoded size expected per compressed byte when the stream does not say (deflate, brotli, a cut gzip). */
+const RATIO_GUESS = 16;
+/** Smallest decoded size expected (one allocation for every small page). */
+const MIN_EXPECTED = 64 * 1024;
 
 function decoderFor(enc: string, input: Uint8Array): 'gunzip' | 'inflate' | 'inflateRaw' | 'brotliDecompress' | null {
   switch (enc) {
@@ -141,50 +155,104 @@ function decoderFor(enc: string, input: Uint8Array): 'gunzip' | 'inflate' | 'inf
 }
 
 /**
- * Undo Content-Encoding (applied in reverse order). Output is capped at `maxOut` bytes: zlib stops
- * as soon as the cap is passed (maxOutputLength), so a bomb costs at most `maxOut` of memory.
- * A complete body must be a complete stream: bytes that merely start like one (random bytes
- * labelled `br` often do) end in a decode error. A `truncated` body (cut at maxBodyBytes or by a
- * timeout) is decoded as far as it goes (`Z_SYNC_FLUSH` / `BROTLI_OPERATION_FLUSH` as finish flush).
+ * The decoded size to allocate first: a complete gzip stream states it (ISIZE, its last four bytes,
+ * for its last member: a hint, which a server may get wrong); otherwise RATIO_GUESS × the input.
  */
-export async function decodeContent(body: Uint8Array, encodings: readonly string[], maxOut: number, truncated = false): Promise<DecodeResult> {
+function expectedSize(fn: string, data: Uint8Array, truncated: boolean, maxOut: number): number {
+  let e = data.length * RATIO_GUESS;
+  if (fn === 'gunzip' && !truncated && data.length >= 18) {
+    const n = data.length;
+    const isize = (data[n - 4]! | (data[n - 3]! << 8) | (data[n - 2]! << 16) | (data[n - 1]! << 24)) >>> 0;
+    if (isize >= data.length / 2) e = isize; // below that it is not a single member's true size
+  }
+  return Math.min(maxOut, Math.max(MIN_EXPECTED, e));
+}
+
+function inflate(fn: 'gunzip' | 'inflate' | 'inflateRaw' | 'brotliDecompress', data: Uint8Array, opts: zlib.ZlibOptions & zlib.BrotliOptions, sync: boolean): Promise<Decoded> | Decoded {
+  if (sync) return zlib[`${fn}Sync`](data, opts) as unknown as Decoded;
+  return new Promise<Decoded>((resolve, reject) => {
+    const cb = (err: Error | null, res: Buffer): void => (err ? reject(err) : resolve(res as unknown as Decoded));
+    if (fn === 'gunzip') zlib.gunzip(data, opts, cb);
+    else if (fn === 'inflate') zlib.inflate(data, opts, cb);
+    else if (fn === 'inflateRaw') zlib.inflateRaw(data, opts, cb);
+    else zlib.brotliDecompress(data, opts, cb);
+  });
+}
+
+/**
+ * Undo Content-Encoding (or a transfer-coding; applied in reverse order). Output is capped at
+ * `maxOut` bytes: zlib stops as soon as the cap is passed (maxOutputLength), so a bomb costs at
+ * most `maxOut` of memory. A complete body must be a complete stream: bytes that merely start like
+ * one (random bytes labelled `br` often do) end in a decode error. A `truncated` body (cut at
+ * maxBodyBytes or by a timeout) is decoded as far as it goes (`Z_SYNC_FLUSH` /
+ * `BROTLI_OPERATION_FLUSH` as finish flush).
+ *
+ * Memory: each layer's output is one buffer of the expected size (zlib's chunkSize: no list of
+ * 16 KiB pieces concatenated at the end, which would hold the output twice), taken from `mem`
+ * before it is allocated; when the output turns out larger, the layer is decoded again into a
+ * buffer of `maxOut`. An output much smaller than its buffer is copied to its own size. A layer's
+ * input is given back once the next layer is decoded from it (the body itself is the caller's).
+ */
+export async function decodeContent(body: Uint8Array, encodings: readonly string[], maxOut: number, truncated = false, mem?: DecodeMemory): Promise<DecodeResult> {
   let data = body;
+  let dataHeld = 0; // bytes `mem` counts for `data` (0: the caller's body)
   for (let i = encodings.length - 1; i >= 0; i--) {
     const enc = encodings[i]!;
     if (enc === 'identity') continue;
     const fn = decoderFor(enc, data);
     if (fn === null) return { ok: false, reason: 'decode', detail: `unsupported content-encoding ${enc}` };
     if (data.length === 0) continue;
-    // `info: true` reports the bytes the decoder consumed: a complete body must be consumed to its
-    // end (trailing bytes after a finished stream mean the body was not this encoding).
-    const opts = (!truncated ? { maxOutputLength: maxOut, info: true }
-      : fn === 'brotliDecompress' ? { maxOutputLength: maxOut, finishFlush: zlib.constants.BROTLI_OPERATION_FLUSH, info: true }
-        : { maxOutputLength: maxOut, finishFlush: zlib.constants.Z_SYNC_FLUSH, info: true }) as zlib.ZlibOptions & zlib.BrotliOptions;
-    let out: Decoded;
-    try {
-      if (data.length <= SYNC_DECODE_MAX) {
-        out = zlib[`${fn}Sync`](data, opts) as unknown as Decoded;
-      } else {
-        const input = data;
-        out = await new Promise<Decoded>((resolve, reject) => {
-          const cb = (err: Error | null, res: Buffer): void => (err ? reject(err) : resolve(res as unknown as Decoded));
-          if (fn === 'gunzip') zlib.gunzip(input, opts, cb);
-          else if (fn === 'inflate') zlib.inflate(input, opts, cb);
-          else if (fn === 'inflateRaw') zlib.inflateRaw(input, opts, cb);
-          else zlib.brotliDecompress(input, opts, cb);
-        });
+    let expect = expectedSize(fn, data, truncated, maxOut);
+    let out: Decoded | null = null;
+    let held = 0;
+    for (;;) {
+      // chunkSize one above the expected size: a stream that fits comes out as one buffer.
+      if (mem !== undefined) {
+        if (!(await mem.take(expect + 1))) {
+          if (dataHeld > 0) mem.give(dataHeld);
+          return { ok: false, reason: 'aborted', detail: 'aborted while waiting for memory' };
+        }
+        held = expect + 1;
       }
-    } catch (err) {
-      const code = (err as { code?: string }).code;
-      if (code === 'ERR_BUFFER_TOO_LARGE' || err instanceof RangeError) {
-        return { ok: false, reason: 'bomb', detail: `decoded size exceeds ${maxOut} bytes` };
+      // `info: true` reports the bytes the decoder consumed: a complete body must be consumed to its
+      // end (trailing bytes after a finished stream mean the body was not this encoding).
+      const base = { maxOutputLength: expect, chunkSize: Math.max(64, expect + 1), info: true };
+      const opts = (!truncated ? base
+        : fn === 'brotliDecompress' ? { ...base, finishFlush: zlib.constants.BROTLI_OPERATION_FLUSH }
+          : { ...base, finishFlush: zlib.constants.Z_SYNC_FLUSH }) as zlib.ZlibOptions & zlib.BrotliOptions;
+      try {
+        out = await inflate(fn, data, opts, data.length <= SYNC_DECODE_MAX && expect <= SYNC_DECODED_MAX);
+        break;
+      } catch (err) {
+        if (mem !== undefined) mem.give(held);
+        held = 0;
+        const code = (err as { code?: string }).code;
+        const tooLarge = code === 'ERR_BUFFER_TOO_LARGE' || err instanceof RangeError;
+        if (tooLarge && expect < maxOut) {
+          expect = maxOut; // the hint was short: once more, into a buffer of the cap
+          continue;
+        }
+        if (mem !== undefined && dataHeld > 0) mem.give(dataHeld);
+        if (tooLarge) return { ok: false, reason: 'bomb', detail: `decoded size exceeds ${maxOut} bytes` };
+        return { ok: false, reason: 'decode', detail: `${enc}: ${(err as Error).message}` };
       }
-      return { ok: false, reason: 'decode', detail: `${enc}: ${(err as Error).message}` };
     }
     if (!truncated && out.engine.bytesWritten < data.length) {
+      if (mem !== undefined) mem.give(held + dataHeld);
       return { ok: false, reason: 'decode', detail: `${enc}: ${data.length - out.engine.bytesWritten} bytes after the end of the stream` };
     }
-    data = out.buffer;
+    let next: Uint8Array = out.buffer;
+    if (next.buffer.byteLength > 2 * next.byteLength + 4096) {
+      // much smaller than expected: keep a copy of its own size, give the rest back
+      next = Uint8Array.prototype.slice.call(next);
+      if (mem !== undefined) {
+        mem.give(held - next.byteLength);
+        held = next.byteLength;
+      }
+    }
+    if (mem !== undefined && dataHeld > 0) mem.give(dataHeld);
+    data = next;
+    dataHeld = held;
   }
   return { ok: true, decoded: data };
 }
