@@ -7,6 +7,8 @@
  */
 import { Fetcher, isHttpResponse, type FetchResult } from '../fetch/index.js';
 import type { WireShare } from '../fetch/wire-share.js';
+import type { MemoryBudget } from '../fetch/memory-budget.js';
+import { MAX_DECODED_BYTES } from './body-budget.js';
 import type { DnsCache } from '../dns/index.js';
 import type { CrawlConfig } from './config.js';
 import { headerRecord } from './request-headers.js';
@@ -26,7 +28,8 @@ import { clock } from './page-worker-floors.js';
 import type { GuardRequest } from './floor-guard.js';
 import { MAX_REQUISITE_HOPS, isCss, isRequisitePath, requisiteChain } from './requisites.js';
 import type { PageWorkerPool } from './page-worker-pool.js';
-import { PARSE_CODES, PARSE_OK, isHtml, truncation, type PageFetcherOptions } from './page-worker-protocol.js';
+import { PARSE_ABORTED, PARSE_CODES, PARSE_OK, isHtml, truncation, type PageFetcherOptions } from './page-worker-protocol.js';
+import { PARSE_ABORTED_CODE } from './stop.js';
 
 const EMPTY = new Uint8Array(0);
 /** Read once (as src/fetch does for its WIRE lines): process.env is a slow lookup for a per-page check. */
@@ -38,8 +41,8 @@ const SKIPPED: FetchResult = {
 };
 
 /** The crawl's Fetcher: its limits, the floors at the socket and the network guard, from the config. */
-export function newFetcher(cfg: CrawlConfig, dns: DnsCache, share?: WireShare): Fetcher {
-  return new Fetcher({ ...fetcherOptions(cfg), dns, share });
+export function newFetcher(cfg: CrawlConfig, dns: DnsCache, share?: WireShare, budget?: MemoryBudget): Fetcher {
+  return new Fetcher({ ...fetcherOptions(cfg), dns, share, budget });
 }
 
 /** The fetcher's options from the config (the main thread's Fetcher and each page worker's). */
@@ -47,6 +50,7 @@ export function fetcherOptions(cfg: CrawlConfig): PageFetcherOptions {
   return {
     userAgent: cfg.userAgent,
     maxBodyBytes: cfg.maxBodyBytes,
+    maxDecodedBytes: MAX_DECODED_BYTES,
     // Bodies of every type are downloaded and archived as received (PDF, images, …): what is
     // parsed for links (HTML) is decided after the fetch, not by what is read off the wire.
     acceptContentTypes: null,
@@ -107,11 +111,15 @@ export abstract class FetchStage extends DedupStage {
       this.endFlight(job);
     }
     job.result = r;
-    if (this.aborted(job, r)) return;
+    if (this.aborted(job, r)) {
+      this.fetcher.release(r);
+      return;
+    }
     const pol = this.fetched(job, r, r.body.byteLength);
 
     if (!isHttpResponse(r)) {
       // Transport failure (DNS, connect, timeout, reset…): nothing to archive; logged with its code.
+      this.fetcher.release(r);
       this.logFetch(job, r.outcome, null);
       if (!pol.retry) this.awaitingSync.push(job.id);
       return;
@@ -135,19 +143,37 @@ export abstract class FetchStage extends DedupStage {
     } finally {
       this.parsing--;
     }
+    if (!po.ok && po.code === PARSE_ABORTED_CODE) {
+      // A stop past its grace period left the page unparsed (stop.ts): not archived, and it stays
+      // pending, so the resume fetches it again.
+      this.fetcher.release(r);
+      r.body = r.decoded = EMPTY;
+      this.count(po.code);
+      this.logFetch(job, po.code, null);
+      this.wake.kick();
+      return;
+    }
     if (!po.ok) {
       // The supervisor replaced the worker; the page is kept (response record written here) and
       // recorded with the supervisor's outcome code; its links are not followed.
       this.count(po.code);
-      await this.warc.writeExchange({
-        url: fu.url, ip: fu.ip, date: job.date, requestHead: r.requestHead, responseHead: r.responseHead!, body: r.body, truncated: truncation(r),
-      });
+      try {
+        await this.warc.writeExchange({
+          url: fu.url, ip: fu.ip, date: job.date, requestHead: r.requestHead, responseHead: r.responseHead!, body: r.body, truncated: truncation(r),
+        });
+      } finally {
+        this.fetcher.release(r);
+      }
       this.logFetch(job, po.code, null);
       ((job.sitemapQueued ?? 0) > 0 ? this.awaitingMerge : this.awaitingSync).push(job.id);
       this.wake.kick();
       return;
     }
-    await this.parsed(job, r, pol, po.table, po.group!, r.body.byteLength);
+    // The encoded group holds the body now: its bytes go back to the budget.
+    const bodyBytes = r.body.byteLength;
+    this.fetcher.release(r);
+    r.body = r.decoded = EMPTY;
+    await this.parsed(job, r, pol, po.table, po.group!, bodyBytes);
   }
 
   /** Pages fetched and in flight, their requisites not counted (--max-pages counts pages: requisites.ts). */
@@ -272,6 +298,14 @@ export abstract class FetchStage extends DedupStage {
     }
     if (r.outcome === 'ok' && x.decoded !== undefined && this.sitemaps !== null) job.sitemapQueued = (await this.sitemaps.read(fu.url, fu.hops, x.decoded, fu.path)).queued;
     const po = x.out !== undefined ? splitParseOutput(x.out) : null;
+    if (x.parse === PARSE_ABORTED) {
+      // A stop past its grace period left the page unparsed (stop.ts): not archived; it stays
+      // pending, so the resume fetches it again.
+      this.count(PARSE_ABORTED_CODE);
+      this.logFetch(job, PARSE_ABORTED_CODE, null);
+      this.wake.kick();
+      return;
+    }
     if (x.parse !== PARSE_OK) {
       // The parser failed: archived without links (CRAWL_PARSE_ERROR / LIMIT); or the worker died
       // with the page (CRAWL_PARSE_CRASH / TIMEOUT: its body died too, nothing to archive).
@@ -351,7 +385,11 @@ export abstract class FetchStage extends DedupStage {
           afterResponse: (res) => answers.push(res),
         });
         // archived like any capture (archive-hooks.ts), before the host's pages are released
-        await archiveRobots(this.warc, answers);
+        try {
+          await archiveRobots(this.warc, answers);
+        } finally {
+          for (const a of answers) this.fetcher.release(a);
+        }
         // An answer cut short by the stop is not one (stop.ts): the resumed run asks again. The
         // host's next due time counts from the actual send of its robots.txt (FetchOutcome.lateMs).
         const wireAt = answers[0]?.wireAt;

@@ -33,7 +33,7 @@ import { workerFile } from './worker-file.js';
 import { startWithInitialOldSpace } from './heap-budget.js';
 import { SharedFloors, slotOf } from './page-worker-floors.js';
 import {
-  PARSE_CRASH, PARSE_TIMEOUT,
+  PARSE_ABORTED, PARSE_CRASH, PARSE_TIMEOUT,
   type FromWorker, type PageAnswer, type PageOrder, type PageWorkerData, type ParseNote, type ToWorker,
 } from './page-worker-protocol.js';
 
@@ -195,6 +195,27 @@ export class PageWorkerPool {
   /** Abort every page in the workers (a stop past its grace period, stop.ts): they answer ABORTED. */
   abortInFlight(): void {
     this.broadcast({ t: 'abort' });
+  }
+
+  /**
+   * A stop past its grace period gives up the pages fetched and not yet parsed (stop.ts): each is
+   * answered PARSE_ABORTED now, without waiting for its worker (which may be in a long parse); the
+   * workers drop theirs and answer later fetches the same way.
+   */
+  abandonUnparsed(): number {
+    let n = 0;
+    for (const s of this.slots) {
+      for (const [id, h] of s.held) {
+        if (!h.fetched) continue;
+        s.held.delete(id);
+        this.held--;
+        this.unparsed--;
+        h.resolve({ id, parse: PARSE_ABORTED, message: 'the crawl stopped before this page was parsed' });
+        n++;
+      }
+    }
+    this.broadcast({ t: 'abandon' });
+    return n;
   }
 
   /** The wire gates' floors (a live POST /config). */

@@ -35,12 +35,14 @@ export const PARSE_ERROR = 1; // CRAWL_PARSE_ERROR: the parser threw; archived w
 export const PARSE_LIMIT = 2; // CRAWL_PARSE_LIMIT: beyond the parser's bounds; archived without links
 export const PARSE_CRASH = 3; // CRAWL_PARSE_CRASH: the worker died while parsing it; nothing archived
 export const PARSE_TIMEOUT = 4; // CRAWL_PARSE_TIMEOUT: the worker was terminated for it; nothing archived
+export const PARSE_ABORTED = 5; // CRAWL_PARSE_ABORTED: a stop left it unparsed; nothing archived, fetched again on resume
 
-export const PARSE_CODES: Record<number, 'CRAWL_PARSE_ERROR' | 'CRAWL_PARSE_LIMIT' | 'CRAWL_PARSE_CRASH' | 'CRAWL_PARSE_TIMEOUT'> = {
+export const PARSE_CODES: Record<number, 'CRAWL_PARSE_ERROR' | 'CRAWL_PARSE_LIMIT' | 'CRAWL_PARSE_CRASH' | 'CRAWL_PARSE_TIMEOUT' | 'CRAWL_PARSE_ABORTED'> = {
   [PARSE_ERROR]: 'CRAWL_PARSE_ERROR',
   [PARSE_LIMIT]: 'CRAWL_PARSE_LIMIT',
   [PARSE_CRASH]: 'CRAWL_PARSE_CRASH',
   [PARSE_TIMEOUT]: 'CRAWL_PARSE_TIMEOUT',
+  [PARSE_ABORTED]: 'CRAWL_PARSE_ABORTED',
 };
 
 /** One page's fetch result, without its bytes (sent as soon as the fetch ends). */
@@ -105,12 +107,15 @@ export interface PageWorkerData extends ParseWorkerData {
   refused: [string, number][];
   /** post a 'started' message at each send (PageWorkerPool.reportStarts) */
   reportStarts?: boolean;
+  /** the body budget's shared count (src/fetch/memory-budget.ts), shared with every thread's Fetcher */
+  budget?: SharedArrayBuffer;
 }
 
 /** Messages to a worker. */
 export type ToWorker =
   | { t: 'orders'; orders: PageOrder[] }
   | { t: 'abort' }
+  | { t: 'abandon' }
   | { t: 'intervals'; minIpIntervalMs: number; minHostIntervalMs: number }
   | { t: 'refuse'; host: string; port: number }
   | { t: 'report-starts' }

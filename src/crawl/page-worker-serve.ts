@@ -25,8 +25,9 @@ import { Fetcher, isHttpResponse, type FetchResult } from '../fetch/index.js';
 import { parse, type ParseTask } from './parse-worker.js';
 import { SharedFloors, clock } from './page-worker-floors.js';
 import { isCss } from './requisites.js';
+import { MemoryBudget } from '../fetch/memory-budget.js';
 import {
-  PARSE_ERROR, PARSE_LIMIT, PARSE_OK, isHtml, truncation,
+  PARSE_ABORTED, PARSE_ERROR, PARSE_LIMIT, PARSE_OK, isHtml, truncation,
   type FromWorker, type PageAnswer, type PageOrder, type PageWorkerData, type ParseNote, type ToWorker,
 } from './page-worker-protocol.js';
 
@@ -54,6 +55,8 @@ class PageWorker {
   private readonly parseStart: Float64Array;
   private readonly parseId: Int32Array;
   private aborting = false;
+  /** a stop gave up the pages not yet parsed: fetched pages are answered PARSE_ABORTED unparsed */
+  private abandoning = false;
   /** post each send at once (the crawler's 'dispatch' event and TRACE lines, in time order) */
   private reportStarts: boolean;
   /** fetch results not yet posted, pages fetched and not yet parsed, parse results not yet posted */
@@ -69,7 +72,8 @@ class PageWorker {
   ) {
     this.floors = new SharedFloors(data.workers, data.floors);
     // This thread's wire gate also sees the other threads' writes and connections (wire-share.ts).
-    this.fetcher = new Fetcher({ ...data.fetcher, share: this.floors.forThread(data.index) });
+    // ... and its bodies count in the crawl's one body budget.
+    this.fetcher = new Fetcher({ ...data.fetcher, share: this.floors.forThread(data.index), budget: data.budget !== undefined ? MemoryBudget.attach(data.budget) : undefined });
     for (const [h, p] of data.refused) this.fetcher.refuseEndpoint(h, p);
     this.parseStart = new Float64Array(data.state, 0, 1);
     this.parseId = new Int32Array(data.state, 8, 1);
@@ -89,6 +93,15 @@ class PageWorker {
       case 'abort':
         this.aborting = true;
         this.fetcher.abortInFlight();
+        break;
+      case 'abandon':
+        // (the pool answered these pages already; these notes only confirm it)
+        this.abandoning = true;
+        for (const p of this.toParse.splice(0)) {
+          this.fetcher.release(p.r);
+          this.parsedOut.push({ id: p.o.id, parse: PARSE_ABORTED });
+        }
+        this.schedule();
         break;
       case 'intervals':
         this.fetcher.setIntervals({ minIpIntervalMs: m.minIpIntervalMs, minHostIntervalMs: m.minHostIntervalMs });
@@ -172,6 +185,8 @@ class PageWorker {
     }
     // A sitemap's entries are read on the main thread (they enter URLseen like links).
     if (ok2xx && o.sitemap) x.decoded = r.decoded.slice();
+    // The encoded group holds the body now: its bytes go back to the budget.
+    this.fetcher.release(r);
     const rq = r.requestHead;
     const rs = r.responseHead!;
     const heads = new Uint8Array(rq.byteLength + rs.byteLength);
@@ -210,7 +225,11 @@ class PageWorker {
     a.totalMs = r.timings.totalMs;
     a.payloadBytes = r.body.byteLength;
     a.parses = !(this.aborting && r.outcome === ABORTED) && isHttpResponse(r);
-    if (a.parses) this.toParse.push({ o, r, at, a });
+    if (!a.parses) this.fetcher.release(r);
+    else if (this.abandoning) {
+      this.fetcher.release(r);
+      this.parsedOut.push({ id: o.id, parse: PARSE_ABORTED });
+    } else this.toParse.push({ o, r, at, a });
     this.answer(a);
   }
 }

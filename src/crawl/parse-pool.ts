@@ -9,6 +9,7 @@
  *   CRAWL_PARSE_ERROR    the parser threw (the worker survives)
  *   CRAWL_PARSE_LIMIT    the page is beyond the parser's bounds (src/html/fallback-limit.ts; the
  *                        worker survives)
+ *   CRAWL_PARSE_ABORTED  a stopping crawl gave the page up before its parse began (abandonWaiting)
  *
  * A worker can also hang outside any page (while receiving a batch, between pages): a batch with
  * no page in progress whose progress has not moved for `stuckMs` is aborted the same way; none
@@ -37,7 +38,9 @@
  * Bound: pages in the pool ≤ what the pipeline submits (its parse back-pressure, see `saturated`);
  * at most threads × concurrentTasksPerWorker batches of ≤ `batch` pages are in piscina; each
  * worker's V8 heap is capped via resourceLimits. The caller keeps every page's bytes (a batch is a
- * copy), which is what makes re-running possible.
+ * copy), which is what makes re-running possible; the copies in flight are at most `copyBytes`
+ * together (a batch is launched when it fits in what is left; a page larger than that goes alone,
+ * once no other batch is in flight), so a run of 8 MiB pages cannot hold 16 copies at once.
  */
 import { Piscina } from 'piscina';
 import { workerFile } from './worker-file.js';
@@ -46,7 +49,7 @@ import { splitParseOutput, type EncodedGroupLike } from './links-codec.js';
 
 export type ParseOutcome =
   | { ok: true; table: Uint8Array; group: EncodedGroupLike | null }
-  | { ok: false; code: 'CRAWL_PARSE_TIMEOUT' | 'CRAWL_PARSE_CRASH' | 'CRAWL_PARSE_ERROR' | 'CRAWL_PARSE_LIMIT'; message: string };
+  | { ok: false; code: 'CRAWL_PARSE_TIMEOUT' | 'CRAWL_PARSE_CRASH' | 'CRAWL_PARSE_ERROR' | 'CRAWL_PARSE_LIMIT' | 'CRAWL_PARSE_ABORTED'; message: string };
 
 export interface ParsePoolOptions {
   threads: number;
@@ -55,6 +58,8 @@ export interface ParsePoolOptions {
   heapMb?: number;
   concurrentTasksPerWorker?: number;
   batch?: number;
+  /** Bytes of the batch copies in flight at most (one page larger than this goes alone). @default unbounded */
+  copyBytes?: number;
   /**
    * The worker module (a file path or URL whose default export is parse-worker.ts's `run`).
    * @default workerFile('parse-worker')
@@ -82,10 +87,14 @@ interface Job {
   resolve: (o: ParseOutcome) => void;
   seq: number;
   reruns: number;
+  /** bytes its copy in a batch takes */
+  bytes: number;
 }
 
 interface Batch {
   jobs: Job[];
+  /** bytes of its copy */
+  bytes: number;
   ctl: AbortController;
   /** the seq of the page the sweep found past its deadline (the batch was aborted for it) */
   timedOut: number | null;
@@ -102,6 +111,8 @@ export class ParsePool {
   private waiting: Job[] = [];
   private waitHead = 0;
   private readonly batches = new Set<Batch>();
+  /** bytes of the batch copies in piscina */
+  private copyBytes = 0;
   private inFlight = 0;
   private nextSeq = 1;
   private closed = false;
@@ -184,10 +195,24 @@ export class ParsePool {
   run(task: ParseTask): Promise<ParseOutcome> {
     if (this.closed) return Promise.resolve({ ok: false, code: 'CRAWL_PARSE_ERROR', message: 'parse pool closed' });
     this.inFlight++;
+    const x = task.exchange;
+    const bytes = task.body.byteLength + (task.decoded === task.body ? 0 : task.decoded.byteLength) + (x ? x.requestHead.byteLength + x.responseHead.byteLength : 0);
     return new Promise<ParseOutcome>((resolve) => {
-      this.waiting.push({ task, resolve, seq: 0, reruns: 0 });
+      this.waiting.push({ task, resolve, seq: 0, reruns: 0, bytes });
       this.pump();
     });
+  }
+
+  /**
+   * A stopping crawl gives up the pages whose parse has not begun (stop.ts): each is answered
+   * CRAWL_PARSE_ABORTED now; batches in piscina finish.
+   */
+  abandonWaiting(): number {
+    const left = this.waiting.slice(this.waitHead);
+    this.waiting = [];
+    this.waitHead = 0;
+    for (const j of left) this.answer(j, { ok: false, code: 'CRAWL_PARSE_ABORTED', message: 'the crawl stopped before this page was parsed' });
+    return left.length;
   }
 
   private answer(j: Job, o: ParseOutcome): void {
@@ -198,10 +223,21 @@ export class ParsePool {
   /** Hand the waiting pages to piscina, a batch per free worker slot. */
   private pump(): void {
     const slots = Math.max(1, this.opts.threads) * this.ctpw;
+    const limit = this.opts.copyBytes ?? Infinity;
     while (!this.closed && this.batches.size < slots && this.waitHead < this.waiting.length) {
-      const jobs = this.waiting.slice(this.waitHead, this.waitHead + this.batchMax);
-      this.waitHead += jobs.length;
-      this.launch(jobs);
+      // as many waiting pages as fit in what is left of the copy bound (the first alone when none is in flight)
+      let bytes = 0;
+      let end = this.waitHead;
+      while (end < this.waiting.length && end - this.waitHead < this.batchMax) {
+        const b = this.waiting[end]!.bytes;
+        if (this.copyBytes + bytes + b > limit && !(end === this.waitHead && this.batches.size === 0)) break;
+        bytes += b;
+        end++;
+      }
+      if (end === this.waitHead) break;
+      const jobs = this.waiting.slice(this.waitHead, end);
+      this.waitHead = end;
+      this.launch(jobs, bytes);
     }
     if (this.waitHead === this.waiting.length) {
       this.waiting = [];
@@ -212,19 +248,21 @@ export class ParsePool {
     }
   }
 
-  private launch(jobs: Job[]): void {
+  private launch(jobs: Job[], bytes: number): void {
     for (const j of jobs) {
       j.seq = this.nextSeq;
       this.nextSeq = (this.nextSeq + 1) | 0 || 1; // never 0 (a slot's initial value)
       Atomics.store(this.progress, j.seq & PROGRESS_MASK, 0);
     }
-    const b: Batch = { jobs, ctl: new AbortController(), timedOut: null, doneSeen: 0, idleSince: Date.now(), stuck: false };
+    const b: Batch = { jobs, bytes, ctl: new AbortController(), timedOut: null, doneSeen: 0, idleSince: Date.now(), stuck: false };
     this.batches.add(b);
+    this.copyBytes += bytes;
     // One buffer for the batch, transferred (the caller keeps its own arrays: nothing is lost).
     const wire = packBatch(jobs.map((j) => j.task), jobs.map((j) => j.seq));
     this.pool.run(wire, { signal: b.ctl.signal, transferList: [wire.buf.buffer as ArrayBuffer] }).then(
       (r: unknown) => {
         this.batches.delete(b);
+        this.copyBytes -= b.bytes;
         const outs = splitBatchOutput(r instanceof Uint8Array ? r : new Uint8Array(r as ArrayBuffer));
         for (let i = 0; i < jobs.length; i++) {
           const o = outs[i];
@@ -236,6 +274,7 @@ export class ParsePool {
       },
       (e: unknown) => {
         this.batches.delete(b);
+        this.copyBytes -= b.bytes;
         this.failed(b, e as Error & { code?: string });
         this.pump();
       },

@@ -64,6 +64,8 @@ import {
   readManifest, resolveRecordedConfig, readPending, writePending, readDoneLog, DoneLog, type CheckpointManifest,
 } from './checkpoint.js';
 import { ParsePool } from './parse-pool.js';
+import { newBodyBudget, parseCopyBytes } from './body-budget.js';
+import type { MemoryBudget } from '../fetch/memory-budget.js';
 import { PageWorkerPool } from './page-worker-pool.js';
 import { ProgressPrinter, RateMeter, type CrawlState, type CrawlSummary, type StatusSnapshot } from './stats.js';
 import { startStatusServer, CONTROL_TOKEN_FILE, type StatusServer } from './status-server.js';
@@ -184,17 +186,19 @@ export class Crawler extends CheckpointStage {
       warc: warc.encodeOptions,
     };
     const workerOpts = { threads: cfg.workers, timeoutMs: cfg.parseTimeoutMs, heapMb: plan.parseWorkerHeapMb };
+    // The bytes of fetched bodies, whichever thread fetched them, against one budget (body-budget.ts).
+    const budget = newBodyBudget(cfg);
     // --page-workers on: the workers fetch, parse and encode (page-worker.ts); off: the main thread
     // fetches and the parse pool parses and encodes.
     if (shared !== undefined && cfg.pageWorkers === 'on') throw new CrawlError('CRAWL_CONFIG_INVALID', 'page workers (--page-workers on) are not available to the partitions of a cluster node');
-    const pages = cfg.pageWorkers === 'on' ? new PageWorkerPool({ ...parseData, fetcher: fetcherOptions(cfg), refused: [] }, workerOpts) : null;
+    const pages = cfg.pageWorkers === 'on' ? new PageWorkerPool({ ...parseData, fetcher: fetcherOptions(cfg), refused: [], budget: budget.buffer }, workerOpts) : null;
     // The page workers' isolates before the DRUM threads' (a process-wide flag while they start).
     await pages?.online();
-    const pool = pages === null ? shared?.pool ?? new ParsePool(parseData, workerOpts) : null;
+    const pool = pages === null ? shared?.pool ?? new ParsePool(parseData, { ...workerOpts, copyBytes: parseCopyBytes(cfg) }) : null;
     const warm = pages !== null ? pages.warmup() : shared !== undefined ? Promise.resolve() : pool!.warmup();
     warm.catch(() => undefined); // awaited below; a failure surfaces there
     try {
-      return await Crawler.openRest(cfg, manifest, opts, { warc, crawlLog, pool, pages, warm, scope });
+      return await Crawler.openRest(cfg, manifest, opts, { warc, crawlLog, pool, pages, warm, scope, budget });
     } catch (e) {
       // Nothing may keep the process alive after a failed open (its threads would); shared parts are their owner's.
       if (shared === undefined) for (const part of [pool, pages, warc, crawlLog]) await part?.close().catch(() => undefined);
@@ -205,9 +209,9 @@ export class Crawler extends CheckpointStage {
   /** The rest of start(): DRUMs, frontier, fetcher, pending URLs (the parse pool boots meanwhile). */
   private static async openRest(
     cfg: CrawlConfig, manifest: CheckpointManifest | null, opts: CrawlerOptions,
-    o: { warc: ArchiveThread; crawlLog: CrawlLog; pool: ParsePool | null; pages: PageWorkerPool | null; warm: Promise<void>; scope: { hosts: string[]; plds: string[] } },
+    o: { warc: ArchiveThread; crawlLog: CrawlLog; pool: ParsePool | null; pages: PageWorkerPool | null; warm: Promise<void>; scope: { hosts: string[]; plds: string[] }; budget: MemoryBudget },
   ): Promise<Crawler> {
-    const { warc, crawlLog, pool, pages, warm, scope } = o;
+    const { warc, crawlLog, pool, pages, warm, scope, budget } = o;
     const ram = opts.shared?.ramBytes ?? cfg.ramBytes; // a partition of a cluster node: its share
     const plan = ramPlan(ram, cfg.workers, cfg.hostTableSize);
     let crawler: Crawler | undefined;
@@ -264,7 +268,7 @@ export class Crawler extends CheckpointStage {
       cluster: opts.cluster?.frontier,
     });
     // With page workers this Fetcher (robots.txt) shares its wire gate with theirs (wire-share.ts).
-    const fetcher = opts.shared?.fetcher ?? newFetcher(cfg, dns, pages?.floors.forThread(0));
+    const fetcher = opts.shared?.fetcher ?? newFetcher(cfg, dns, pages?.floors.forThread(0), budget);
     // The parse workers boot while the DRUM threads open (each loads its code: ~1 s apiece on a
     // loaded 2-core box, which a resume would otherwise pay one after the other).
     await warm;
@@ -492,6 +496,7 @@ export class Crawler extends CheckpointStage {
       this.pool?.saturated === true ||
       this.pages?.saturated === true ||
       this.awaitingContentBytes >= this.contentBatchBytes ||
+      this.fetcher.budget?.tight === true || // fetched bodies hold most of the body budget (body-budget.ts)
       this.pending.size >= this.cfg.fetchConcurrency * 64 ||
       this.cluster?.saturated === true
     );
@@ -606,6 +611,9 @@ export class Crawler extends CheckpointStage {
         this.aborting = true;
         this.fetcher.abortInFlight();
         this.pages?.abortInFlight();
+        // pages fetched and not yet parsed are not waited for either (stop.ts, PARSE_ABORTED_CODE)
+        this.pool?.abandonWaiting();
+        this.pages?.abandonUnparsed();
       }
       this.startMerges(true);
       await this.wake.sleep(20);

@@ -6,9 +6,18 @@
  * into the WARC, and its URL is not reported done to the frontier, which still holds it as in
  * flight; the stop's checkpoint snapshots the frontier's RAM with it (Frontier.commit), so the
  * resume fetches it again. A robots.txt fetch aborted this way is not reported either: the resumed
- * run asks for that host's robots.txt anew. So a stop takes at most STOP_GRACE_MS plus the
- * checkpoint, whatever the servers do (a byte a second, a stalled response).
+ * run asks for that host's robots.txt anew. Pages fetched but not yet parsed then are not waited
+ * for either (PARSE_ABORTED_CODE), beyond the parses already under way. So a stop takes at most
+ * STOP_GRACE_MS plus those parses plus the checkpoint, whatever the servers do (a byte a second, a
+ * stalled response, bodies that take seconds each to parse).
  */
+
+/**
+ * A page fetched and not yet parsed when the grace period ran out: its parse is not waited for
+ * (bodies of hostile size could keep a stop busy for minutes), it is logged with this outcome and
+ * not archived, and it stays pending, so the resume fetches it again.
+ */
+export const PARSE_ABORTED_CODE = 'CRAWL_PARSE_ABORTED';
 
 /** How long a stop waits for fetches in flight before it aborts them. */
 export const STOP_GRACE_MS = 2000;

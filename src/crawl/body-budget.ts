@@ -1,0 +1,34 @@
+/**
+ * The sizes of the crawl's memory bounds for fetched bodies, from `--ram` (docs/configuration.md,
+ * "RAM"; issue #30: what hostile servers send must not grow the process past `--ram`):
+ *
+ *   body budget   ramBytes/8 (at least the reserve + 16 MiB): every body's buffer, its decoded
+ *                 copy, held from the first byte until the page's parse has answered, across the
+ *                 main thread's and the page workers' fetches (src/fetch/memory-budget.ts);
+ *   its reserve   the body cap + the decoded cap (8 + 16 MiB by default): what one body may need
+ *                 at most, so that the one body allowed into it always finishes;
+ *   parse copies  ramBytes/32 (at least 4 MiB): the parse pool's batch copies (parse-pool.ts;
+ *                 --page-workers off only: page workers parse the body where it was fetched).
+ */
+import { MemoryBudget } from '../fetch/memory-budget.js';
+import type { CrawlConfig } from './config.js';
+
+const MiB = 1024 * 1024;
+
+/** The content-decoded payload cap of the crawl's fetches (a bigger decoded body is CRAWL_FETCH_BOMB). */
+export const MAX_DECODED_BYTES = 16 * MiB;
+
+export function bodyBudgetBytes(cfg: Pick<CrawlConfig, 'ramBytes' | 'maxBodyBytes'>): { capacity: number; reserve: number } {
+  const reserve = cfg.maxBodyBytes + MAX_DECODED_BYTES;
+  return { capacity: Math.max(Math.floor(cfg.ramBytes / 8), reserve + 16 * MiB), reserve };
+}
+
+export function newBodyBudget(cfg: Pick<CrawlConfig, 'ramBytes' | 'maxBodyBytes'>): MemoryBudget {
+  const { capacity, reserve } = bodyBudgetBytes(cfg);
+  return MemoryBudget.create(capacity, reserve);
+}
+
+/** Bytes of the parse pool's batch copies in flight at most (one page larger than this goes alone). */
+export function parseCopyBytes(cfg: Pick<CrawlConfig, 'ramBytes'>): number {
+  return Math.max(4 * MiB, Math.floor(cfg.ramBytes / 32));
+}
