@@ -117,9 +117,12 @@ for (const mode of modes) {
       const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'dc-hostile-'));
       const out = path.join(dir, 'out');
       const argv = [...sc.seeds(srv.url), '--allow-network', '127.0.0.0/8', '--scope', 'any', '--state', path.join(dir, 'state'), '--out', out,
-        '--user-agent', UA, '--ram', ram, '--max-time', String(maxTimeS), '--progress', 'none', '--page-workers', mode, ...sc.flags];
+        '--user-agent', UA, '--ram', ram, '--max-time', String(maxTimeS), '--progress', 'none', '--page-workers', mode, '--status-port', '0', ...sc.flags];
       const t0 = performance.now();
       const child = startCrawlChild(argv, { root: tree.dir, product: true });
+      // the status server starts with the run (its --max-time counts from about then)
+      let runStart = NaN;
+      void child.statusUrl.then(() => { runStart = performance.now(); });
       let hwm = 0;
       let maxLoad = 0;
       let killed = false;
@@ -131,7 +134,9 @@ for (const mode of modes) {
       }
       clearTimeout(killAt);
       const exitCode = await child.exited;
-      const wallS = (performance.now() - t0) / 1000;
+      const tEnd = performance.now();
+      const wallS = (tEnd - t0) / 1000;
+      const afterMaxTimeS = (tEnd - runStart) / 1000 - maxTimeS;
       await srv.close();
       // Every page a server was asked for (robots.txt aside) must have a crawl.log line.
       const logText = fs.existsSync(path.join(out, 'crawl.log')) ? fs.readFileSync(path.join(out, 'crawl.log'), 'utf8') : '';
@@ -156,13 +161,14 @@ for (const mode of modes) {
       const ramBytes = parseSize(ram);
       const run = {
         scenario: name, pageWorkers: mode, ram, ramBytes, exitCode, killed, wallSeconds: sig(wallS, 4),
+        startSeconds: sig((runStart - t0) / 1000, 3), exitAfterMaxTimeSeconds: sig(afterMaxTimeS, 3),
         vmHwmMiB: sig(hwm / MiB, 5), vmHwmOverRam: sig(hwm / ramBytes, 3),
         pagesAsked: asked.size, pagesLogged: logged.size, askedWithoutLogLine: missing.length, missingSample: missing.slice(0, 5),
         outcomes, pace, maxLoadavg1: sig(maxLoad, 3), stderrTail: exitCode === 0 ? undefined : child.stderrTail().slice(-1500),
       };
       const ok = !killed && exitCode === 0 && hwm <= ramBytes && missing.length === 0 && wallS <= maxTimeS + 10;
       if (!ok) failed = true;
-      log(`${name} --page-workers ${mode} --ram ${ram}: exit ${exitCode}${killed ? ' (killed)' : ''} after ${wallS.toFixed(1)} s, VmHWM ${(hwm / MiB).toFixed(0)} MiB, ` +
+      log(`${name} --page-workers ${mode} --ram ${ram}: exit ${exitCode}${killed ? ' (killed)' : ''} after ${wallS.toFixed(1)} s (${afterMaxTimeS.toFixed(1)} s after max-time), VmHWM ${(hwm / MiB).toFixed(0)} MiB, ` +
         `${asked.size} pages asked, ${missing.length} without a log line${pace ? `, normal host ${pace.normalPages} pages, longest gap ${pace.longestGapMs} ms` : ''} ${ok ? 'ok' : 'FAILED'}`);
       runs.push(run);
       fs.rmSync(dir, { recursive: true, force: true });

@@ -11,15 +11,17 @@
  * larger buffer, the exchange pauses its socket (exchange.ts) until budget comes back. A piece
  * that arrives larger than the room (one socket read, ≤ ~128 KiB) is kept all the same and
  * counted (MemoryBudget.force). Growth stops at `limit` (the body cap, or a smaller
- * Content-Length).
+ * Content-Length). A body with a Content-Length takes all of it before its first byte is read
+ * (`reserve(limit)`): one that does not fit waits holding nothing, so that large bodies are read
+ * a few at a time, whole, rather than all at once, each a part (and all stuck, waiting for more).
  */
 import { newHold, type Hold, type MemoryBudget } from './memory-budget.js';
 
 const EMPTY = new Uint8Array(0);
 /** Capacity of a new body buffer (or its Content-Length, if smaller). */
 const FIRST = 16 * 1024;
-/** Room kept ahead of the data: a socket read is at most 64 KiB. */
-export const HEADROOM = 64 * 1024;
+/** Room kept ahead of the data (a larger socket read is kept all the same: see push). */
+export const HEADROOM = 16 * 1024;
 
 export class BodyBuffer {
   private buf: Uint8Array = EMPTY;

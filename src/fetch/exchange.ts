@@ -70,6 +70,8 @@ export class Exchange implements Dispatcher.DispatchHandler {
   private resumeFn: (() => void) | null = null;
   /** undici's resume of this exchange's parser (given with the final head) */
   private parserResume: (() => void) | null = null;
+  /** bytes the body's buffer must have room for before reading resumes (its Content-Length before the first byte) */
+  private firstNeed = 0;
   /** waiting for the budget (paused socket, or a decode's memory) */
   waiting = false;
   status: number | undefined;
@@ -114,7 +116,7 @@ export class Exchange implements Dispatcher.DispatchHandler {
   /** The socket read is paused for the budget; called by the fetcher when it may try again. true: no longer waiting. */
   retryBudget(): boolean {
     if (this.done || this.stop !== null) return true;
-    if (this.body !== null && !this.body.reserve(0)) return false;
+    if (this.body !== null && !this.body.reserve(this.body.length === 0 ? this.firstNeed : 0)) return false;
     this.waiting = false;
     const resume = this.resumeFn;
     this.resumeFn = null;
@@ -198,9 +200,12 @@ export class Exchange implements Dispatcher.DispatchHandler {
         return false;
       }
     }
-    // The body's buffer: no larger than the cap, nor than a declared length below it.
-    this.body = new BodyBuffer(this.budget, Number.isSafeInteger(length) && length >= 0 && length < this.cap ? length : this.cap);
-    if (!this.body.reserve(0)) return this.pauseForBudget(resume);
+    // The body's buffer: no larger than the cap, nor than a declared length below it, which is
+    // taken whole before the first byte is read (body-buffer.ts).
+    const declared = Number.isSafeInteger(length) && length >= 0 ? Math.min(length, this.cap) : -1;
+    this.body = new BodyBuffer(this.budget, declared >= 0 ? declared : this.cap);
+    this.firstNeed = Math.max(0, declared);
+    if (!this.body.reserve(this.firstNeed)) return this.pauseForBudget(resume);
     return true;
   }
 

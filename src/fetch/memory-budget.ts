@@ -10,6 +10,11 @@
  * pool's batch copies have a part of their own (parse-pool.ts). A Hold is given back whole when
  * its page is done.
  *
+ * Small bodies first. The bytes a Hold takes beyond SMALL_BYTES are "large" bytes, and all Holds'
+ * large bytes together stay within half of what ordinary takes may use: a few slow 8 MiB bodies
+ * cannot take the room the ordinary pages of other hosts need (a body with a Content-Length takes
+ * all of it up front, or waits holding nothing: body-buffer.ts).
+ *
  * Deadlock. Bodies grow a piece at a time, so bodies in flight could share out the whole budget
  * among themselves and all wait for more, none able to finish. A `reserve` (at least one body's
  * largest need: the body cap plus the decoded cap) is kept out of reach of ordinary takes; one
@@ -31,9 +36,17 @@ const TOKEN = 3; // id of the Hold that owns the reserve, 0: none
 const NEXT_ID = 4; // id source for the token
 const PEAK = 5; // largest USED seen
 const WAITS = 6; // takes refused (a statistic)
-const SLOTS = 8;
+const LARGE = 7; // KiB held beyond SMALL_KIB per Hold, summed
+const LARGE_CAP = 8; // what LARGE may reach by ordinary takes
+const SLOTS = 10;
 
 const KiB = 1024;
+/** What a Hold takes before its bytes count as large. */
+export const SMALL_BYTES = 256 * 1024;
+const SMALL_KIB = SMALL_BYTES / KiB;
+
+/** Large KiB of a Hold of `kib`. */
+const largeOf = (kib: number): number => (kib > SMALL_KIB ? kib - SMALL_KIB : 0);
 
 /** Bytes held by one body (and what was made from it), in KiB. */
 export interface Hold {
@@ -59,6 +72,7 @@ export class MemoryBudget {
     const cap = Math.max(1, Math.floor(capacityBytes / KiB));
     b.a[CAP] = cap;
     b.a[RESERVE] = Math.min(cap, Math.ceil(reserveBytes / KiB));
+    b.a[LARGE_CAP] = Math.floor((cap - b.a[RESERVE]!) / 2);
     b.a[NEXT_ID] = 1;
     return b;
   }
@@ -107,21 +121,25 @@ export class MemoryBudget {
     if (bytes <= 0) return true;
     const n = Math.ceil(bytes / KiB);
     const cap = this.a[CAP]!;
+    const dLarge = largeOf(h.kib + n) - largeOf(h.kib);
     for (;;) {
       const used = Atomics.load(this.a, USED);
-      let limit = h.token !== 0 ? cap : cap - this.a[RESERVE]!;
-      if (used + n > limit && h.token === 0 && mayClaim && used + n <= cap) {
+      let ok = h.token !== 0
+        ? used + n <= cap
+        : used + n <= cap - this.a[RESERVE]! && Atomics.load(this.a, LARGE) + dLarge <= this.a[LARGE_CAP]!;
+      if (!ok && h.token === 0 && mayClaim && used + n <= cap) {
         const id = Atomics.add(this.a, NEXT_ID, 1);
         if (Atomics.compareExchange(this.a, TOKEN, 0, id) === 0) {
           h.token = id;
-          limit = cap;
+          ok = true;
         }
       }
-      if (used + n > limit) {
+      if (!ok) {
         Atomics.add(this.a, WAITS, 1);
         return false;
       }
       if (Atomics.compareExchange(this.a, USED, used, used + n) === used) {
+        if (dLarge > 0) Atomics.add(this.a, LARGE, dLarge);
         h.kib += n;
         const peak = Atomics.load(this.a, PEAK);
         if (used + n > peak) Atomics.compareExchange(this.a, PEAK, peak, used + n);
@@ -137,32 +155,37 @@ export class MemoryBudget {
   force(h: Hold, bytes: number): void {
     if (bytes <= 0) return;
     const n = Math.ceil(bytes / KiB);
+    const dLarge = largeOf(h.kib + n) - largeOf(h.kib);
     const used = Atomics.add(this.a, USED, n) + n;
+    if (dLarge > 0) Atomics.add(this.a, LARGE, dLarge);
     h.kib += n;
     const peak = Atomics.load(this.a, PEAK);
     if (used > peak) Atomics.compareExchange(this.a, PEAK, peak, used);
   }
 
+  /** `n` KiB of `h` back. */
+  private back(h: Hold, n: number): void {
+    if (n <= 0) return;
+    const dLarge = largeOf(h.kib) - largeOf(h.kib - n);
+    Atomics.sub(this.a, USED, n);
+    if (dLarge > 0) Atomics.sub(this.a, LARGE, dLarge);
+    h.kib -= n;
+  }
+
   /** Give back `bytes` of what `h` holds (rounded down: a KiB or so stays counted until `free`). */
   give(h: Hold, bytes: number): void {
-    const n = Math.min(h.kib, Math.floor(Math.max(0, bytes) / KiB));
-    if (n <= 0) return;
-    Atomics.sub(this.a, USED, n);
-    h.kib -= n;
+    this.back(h, Math.min(h.kib, Math.floor(Math.max(0, bytes) / KiB)));
   }
 
   /** Give back what `h` holds beyond `keepBytes` (its buffer shrank, or was copied smaller). */
   trim(h: Hold, keepBytes: number): void {
     const keep = Math.ceil(Math.max(0, keepBytes) / KiB);
-    if (h.kib <= keep) return;
-    Atomics.sub(this.a, USED, h.kib - keep);
-    h.kib = keep;
+    if (h.kib > keep) this.back(h, h.kib - keep);
   }
 
   /** Give back all `h` holds, and the reserve if it owns it. */
   free(h: Hold): void {
-    if (h.kib > 0) Atomics.sub(this.a, USED, h.kib);
-    h.kib = 0;
+    this.back(h, h.kib);
     if (h.token !== 0) {
       Atomics.compareExchange(this.a, TOKEN, h.token, 0);
       h.token = 0;
