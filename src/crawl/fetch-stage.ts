@@ -326,6 +326,7 @@ export abstract class FetchStage extends DedupStage {
     const fu = job.fu;
     job.table = new LinkTable(table);
     job.group = group;
+    if (job.table.capped) this.count('parse:links-capped');
     if (r.outcome !== 'ok') {
       // Non-2xx answers are archived as they are; only 2xx payloads take part in dedup.
       await this.warc.appendEncoded(group, { url: fu.url, date: job.date!, kind: 'response', responseHead: r.responseHead! });

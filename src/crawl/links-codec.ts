@@ -2,7 +2,7 @@
  * The compact result a parse worker hands back to the event loop: one Uint8Array (its ArrayBuffer
  * is transferred with piscina's `move`, never structured-cloned as an object graph).
  *
- *   u32 count | u32 extracted | u8 flags (1 noindex, 2 nofollow) | u8 digestLen | u8 charsetLen | u8 0
+ *   u32 count | u32 extracted | u8 flags (1 noindex, 2 nofollow, 4 capped) | u8 digestLen | u8 charsetLen | u8 0
  *   | count × [u32 hi, lo, hostHi, hostLo, pldHi, pldLo, textOffset, u16 urlLen, u16 flags (1: a page requisite)]
  *   | digest | charset | utf-8 URLs
  *
@@ -32,6 +32,8 @@ export interface PageInfo {
   extracted: number;
   noindex: boolean;
   nofollow: boolean;
+  /** the page had more links than the parse worker takes (parse-worker.ts MAX_OUTLINKS) */
+  capped?: boolean;
 }
 const NO_INFO: PageInfo = { digest: '', charset: '', extracted: 0, noindex: false, nofollow: false };
 const ENTRY = 32;
@@ -187,7 +189,7 @@ function writeEntry(dv: DataView, i: number, l: LinkEntry, textOff: number, text
 function writeHeader(dv: DataView, buf: Uint8Array, n: number, info: PageInfo, digestLen: number, charsetLen: number, at = 0): void {
   dv.setUint32(at, n, true);
   dv.setUint32(at + 4, info.extracted, true);
-  buf[at + 8] = (info.noindex ? 1 : 0) | (info.nofollow ? 2 : 0);
+  buf[at + 8] = (info.noindex ? 1 : 0) | (info.nofollow ? 2 : 0) | (info.capped === true ? 4 : 0);
   buf[at + 9] = digestLen;
   buf[at + 10] = charsetLen;
   buf[at + 11] = 0; // (a reused buffer: not zero by itself)
@@ -231,6 +233,11 @@ export class LinkTable {
     this.dv = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
     this.count = buf.byteLength >= HEADER ? this.dv.getUint32(0, true) : 0;
   }
+  /** the page had more links than were taken (PageInfo.capped), without decoding the rest of info() */
+  get capped(): boolean {
+    return this.buf.byteLength >= HEADER && (this.buf[8]! & 4) !== 0;
+  }
+
   info(): PageInfo {
     if (this.buf.byteLength < HEADER) return NO_INFO;
     const d0 = HEADER + this.count * ENTRY;
@@ -242,6 +249,7 @@ export class LinkTable {
       extracted: this.dv.getUint32(4, true),
       noindex: (this.buf[8]! & 1) !== 0,
       nofollow: (this.buf[8]! & 2) !== 0,
+      capped: (this.buf[8]! & 4) !== 0,
     };
   }
   /** word w (0 hi, 1 lo, 2 hostHi, 3 hostLo, 4 pldHi, 5 pldLo) of entry i */

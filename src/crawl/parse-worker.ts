@@ -200,6 +200,19 @@ export function unpackTask(w: WireTask): ParseTask {
   return t;
 }
 
+/**
+ * Links taken from one page at most: the first MAX_OUTLINKS distinct link values in document order
+ * (the extractor keeps no more: src/html ExtractOptions.maxLinks); the rest are counted in the link
+ * table's `extracted`, and the table says the page was capped. 10,000 is STAR's largest budget of
+ * one PLD per BEAST pass (the thesis crawl's top PLDs get up to 10K pages, docs/frontier.md): a
+ * page naming more URLs than the biggest site is crawled in a pass asks for more than the crawl
+ * takes from anyone. It keeps the largest ordinary link lists whole (index pages and long lists run
+ * to a few thousand links; Heritrix stops at 6,000 per page) and bounds what one page costs the
+ * worker, its link table (about 100 bytes a link) and URLseen: a page of 490,000 links costs what
+ * a page of 10,000 does.
+ */
+export const MAX_OUTLINKS = 10_000;
+
 const data = (workerData ?? {}) as Partial<ParseWorkerData>;
 // A bench's CPU accounting per thread role (thread-role.ts; off unless DRUMCRAWL_THREAD_ROLES is set).
 if (!isMainThread) announceThreadRole('parse');
@@ -397,7 +410,7 @@ function pageLinks(task: ParseTask): { urls: string[]; info: PageInfo; dropped?:
   if (!task.html) return none(task.charset ?? '');
   const { text, charset } = decodeHtml(task.decoded, task.charset);
   if (!task.follow && !requisites) return none(charset);
-  const r = extractLinks(text, { images: data.images ?? false, requisites });
+  const r = extractLinks(text, { images: data.images ?? false, requisites, maxLinks: MAX_OUTLINKS });
   // <base href> is itself resolved against the page URL (HTML: "document base URL").
   const base = r.baseHref !== null ? (canonicalizeUrl(r.baseHref, task.url) ?? task.url) : task.url;
   // A page requisite is taken whatever the page's or the link's nofollow and --max-depth say (the
@@ -412,7 +425,10 @@ function pageLinks(task: ParseTask): { urls: string[]; info: PageInfo; dropped?:
     }
   }
   return resolveAll(new LinkResolver(base), embeds, raws, follow ? r.metaRefresh : null,
-    { digest, charset, extracted: r.links.length, noindex: r.metaRobots.noindex, nofollow: r.metaRobots.nofollow });
+    {
+      digest, charset, extracted: r.links.length + r.notKept, noindex: r.metaRobots.noindex, nofollow: r.metaRobots.nofollow,
+      capped: r.links.length >= MAX_OUTLINKS && r.notKept > 0,
+    });
 }
 
 /**

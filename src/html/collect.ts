@@ -4,7 +4,7 @@
  * them into an ExtractResult. Keeping the policy in one place means the fast/reference comparison
  * tests the tokenization, which is where the two differ.
  */
-import type { ExtractOptions, ExtractResult } from './types.js';
+import type { ExtractedLink, ExtractOptions, ExtractResult } from './types.js';
 import { cssUrls } from './css.js';
 
 /** Attribute lookup: value of the FIRST attribute with that (lower-case) name, or undefined. */
@@ -129,19 +129,40 @@ export class LinkCollector {
     baseHref: null,
     metaRobots: { noindex: false, nofollow: false },
     metaRefresh: null,
+    notKept: 0,
   };
   private readonly images: boolean;
   /** page requisites reported too (ExtractOptions.requisites) */
   readonly requisites: boolean;
   private refreshSeen = false;
+  /** ExtractOptions.maxLinks (Infinity: no cap) and the values kept, for it */
+  private readonly maxLinks: number;
+  private readonly kept: Set<string> | null;
 
   constructor(opts?: ExtractOptions) {
     this.images = opts?.images === true;
     this.requisites = opts?.requisites === true;
+    this.maxLinks = opts?.maxLinks ?? Infinity;
+    this.kept = opts?.maxLinks !== undefined ? new Set() : null;
+  }
+
+  /** One link to the result, unless the cap says no (ExtractOptions.maxLinks). */
+  private add(link: ExtractedLink): void {
+    const kept = this.kept;
+    if (kept !== null) {
+      // nofollow, followed and requisite occurrences of one value are told apart (each may matter)
+      const key = `${link.embed ? '\u0001' : ''}${link.nofollow ? '\u0000' : ''}${link.value}`;
+      if (kept.has(key) || kept.size >= this.maxLinks) {
+        this.result.notKept++;
+        return;
+      }
+      kept.add(key);
+    }
+    this.result.links.push(link);
   }
 
   private embed(tag: string, attrName: string, value: string | undefined): void {
-    if (value !== undefined) this.result.links.push({ tag, attr: attrName, value, nofollow: false, embed: true });
+    if (value !== undefined) this.add({ tag, attr: attrName, value, nofollow: false, embed: true });
   }
 
   private srcset(tag: string, attr: AttrLookup): void {
@@ -178,13 +199,13 @@ export class LinkCollector {
         const rel = attr('rel');
         const toks = rel !== undefined ? tokens(rel) : null;
         const embed = this.requisites && tag === 'link' && toks !== null && toks.some((t) => REQUISITE_RELS.has(t));
-        r.links.push({ tag, attr: 'href', value: href, nofollow: !embed && toks !== null && toks.includes('nofollow'), embed });
+        this.add({ tag, attr: 'href', value: href, nofollow: !embed && toks !== null && toks.includes('nofollow'), embed });
         return;
       }
       case 'frame':
       case 'iframe': {
         const src = attr('src');
-        if (src !== undefined) r.links.push({ tag, attr: 'src', value: src, nofollow: false, embed: false });
+        if (src !== undefined) this.add({ tag, attr: 'src', value: src, nofollow: false, embed: false });
         return;
       }
       case 'img': {
@@ -195,7 +216,7 @@ export class LinkCollector {
         }
         if (!this.images) return;
         const src = attr('src');
-        if (src !== undefined) r.links.push({ tag, attr: 'src', value: src, nofollow: false, embed: false });
+        if (src !== undefined) this.add({ tag, attr: 'src', value: src, nofollow: false, embed: false });
         return;
       }
       case 'script':
@@ -255,7 +276,7 @@ export class LinkCollector {
           this.refreshSeen = true;
           if (url !== '') {
             r.metaRefresh = url;
-            r.links.push({ tag: 'meta', attr: 'content', value: url, nofollow: false, embed: false });
+            this.add({ tag: 'meta', attr: 'content', value: url, nofollow: false, embed: false });
           }
         }
         return;

@@ -39,6 +39,8 @@ export interface ExtractResult {
   metaRobots: { noindex: boolean; nofollow: boolean };
   /** URL of the FIRST <meta http-equiv=refresh> whose content carries a URL (HTML spec parsing), or null. */
   metaRefresh: string | null;
+  /** With `maxLinks`: links found and not kept (past the cap, or repeating a kept one); else 0. */
+  notKept: number;
 }
 
 export interface ExtractOptions {
@@ -46,4 +48,10 @@ export interface ExtractOptions {
   images?: boolean;
   /** Also report page requisites (ExtractedLink.embed; default false). */
   requisites?: boolean;
+  /**
+   * Keep at most this many links, each value once (the first of each: a repeated value adds
+   * nothing), the rest only counted in `notKept`; so one page's result stays this size whatever
+   * the page holds. Default: every link, repeats included.
+   */
+  maxLinks?: number;
 }

@@ -6,7 +6,7 @@ import { fingerprintInto, fingerprintRunsInto } from '../../src/url/index.js';
 const entry = (i: number, url: string): LinkEntry => ({ hi: i, lo: i + 1, hostHi: i + 2, hostLo: i + 3, pldHi: i + 4, pldLo: 0xffffffff - i, url });
 
 test('links-codec: ASCII tables (fast path) and tables with a non-ASCII URL (general path) round-trip', () => {
-  const info = { digest: 'sha1:ABCDEFGHIJKLMNOPQRSTUVWXYZ234567', charset: 'utf-8', extracted: 7, noindex: true, nofollow: false };
+  const info = { digest: 'sha1:ABCDEFGHIJKLMNOPQRSTUVWXYZ234567', charset: 'utf-8', extracted: 7, noindex: true, nofollow: false, capped: false };
   for (const urls of [
     ['http://a.test/', 'https://b.test/x?y=1#', 'http://c.test/' + 'p'.repeat(2000)],
     ['http://a.test/', 'http://b.test/ünï', 'http://c.test/€/𝄞', 'http://d.test/'],

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { parse, parsePage } from '../../src/crawl/parse-worker.js';
+import { parse, parsePage, MAX_OUTLINKS } from '../../src/crawl/parse-worker.js';
 import { LinkTable, splitParseOutput } from '../../src/crawl/links-codec.js';
 import { urlFingerprint, hostKeyInto, pldKeyInto, splitKey } from '../../src/url/index.js';
 
@@ -10,9 +10,10 @@ import { urlFingerprint, hostKeyInto, pldKeyInto, splitKey } from '../../src/url
 test('parsePage: URL, host and PLD keys equal src/url\'s, across pages and past the host-key cache bound', () => {
   const enc = new TextEncoder();
   const k = new Uint32Array(4);
-  for (const [n, hosts] of [[40, 7], [9000, 9000], [50, 30]] as const) {
+  // (4,500 pairs: 9,000 hosts, past the cache's 8,192, in fewer links than a page gives: MAX_OUTLINKS)
+  for (const [n, hosts] of [[40, 7], [4500, 4500], [50, 30]] as const) {
     let html = '<html><base href="/dir/">';
-    for (let i = 0; i < n; i++) html += `<a href="http://h${i % hosts}.s${i % 5}.example.co.uk/p/${i}">x</a><a href="rel${i}">r</a>`;
+    for (let i = 0; i < n; i++) html += `<a href="http://h${i % hosts}.s${i % 5}.example.co.uk/p/${i}">x</a><a href="${n > 1000 && i > 0 ? `http://j${i}.example.org/q` : `rel${i}`}">r</a>`;
     const body = enc.encode(html);
     const p = parsePage({ url: 'http://www.page.test/a/b', body, decoded: body, html: true, follow: true });
     const t = new LinkTable(p.table);
@@ -42,9 +43,29 @@ test('parse(): a page whose table and WARC records outgrow the first output buff
     exchange: { ip: '127.0.0.2', dateMs: 0, requestHead: head, responseHead: head, truncated: false } });
   assert.ok(out.byteLength > 256 * 1024, `output ${out.byteLength} bytes`);
   const { table, group } = splitParseOutput(out);
-  assert.equal(new LinkTable(table).count, 12_000);
+  assert.equal(new LinkTable(table).count, MAX_OUTLINKS, 'its first MAX_OUTLINKS links');
   assert.ok(group !== null, 'the WARC group is there');
   assert.deepEqual(group.records.map((r) => r.type), ['response', 'request', 'metadata']);
   for (const r of group.records) assert.match(r.recordId, /^<urn:uuid:[0-9a-f-]{36}>$/);
   assert.equal(group.records.at(-1)!.offset + group.records.at(-1)!.length, group.data.byteLength);
+});
+
+// A page takes at most MAX_OUTLINKS links (issue #30: a page of 490,000 links crashed its parse
+// worker); the table says how many the page had and that it was capped.
+test('parsePage: at most MAX_OUTLINKS links from one page, the first in document order; repeats take no room', () => {
+  const enc = new TextEncoder();
+  let html = '<html>';
+  for (let i = 0; i < 3 * MAX_OUTLINKS; i++) html += `<a href="/same">s</a><a href="/p/${i}">x</a>`;
+  const body = enc.encode(html);
+  const p = parsePage({ url: 'http://www.page.test/', body, decoded: body, html: true, follow: true });
+  const t = new LinkTable(p.table);
+  assert.equal(t.count, MAX_OUTLINKS);
+  assert.equal(t.url(0), 'http://www.page.test/same');
+  assert.equal(t.url(MAX_OUTLINKS - 1), `http://www.page.test/p/${MAX_OUTLINKS - 2}`);
+  assert.equal(t.info().extracted, 6 * MAX_OUTLINKS);
+  assert.equal(t.capped, true);
+  const small = enc.encode('<a href="/a">a</a><a href="/a">a</a>');
+  const q = new LinkTable(parsePage({ url: 'http://www.page.test/', body: small, decoded: small, html: true, follow: true }).table);
+  assert.equal(q.count, 1);
+  assert.equal(q.capped, false);
 });
