@@ -21,8 +21,11 @@
  *   - every other page whose fetch result the worker had not posted (waiting for its floor, on the
  *     wire, or fetched in the turn the worker died): CRAWL_FETCH_ABORTED, which the frontier
  *     retries (error-policy.ts);
- *   - a page whose fetch result was posted (it went to the frontier) and not yet parsed:
- *     CRAWL_PARSE_CRASH (its body died with the worker: logged, not archived).
+ *   - a page whose fetch result was posted (it went to the frontier) and not yet parsed: its body
+ *     died with the worker, so it is fetched again by the replacement (the same order: the shared
+ *     floors space it like any request) and parsed there; its second fetch result is not reported
+ *     again. The failure stays with the page that caused it. A page fetched again MAX_REFETCHES
+ *     times and never parsed (its workers kept dying) is CRAWL_PARSE_CRASH (logged, not archived).
  * A hang outside a parse (the fetch path runs no unbounded loop) is not watched.
  *
  * Bound: pages held by the workers ≤ the crawler's fetches in flight (fetchConcurrency); each
@@ -49,6 +52,8 @@ export interface PageWorkerPoolOptions {
 
 /** fetched pages waiting for their parse per worker before dispatch pauses (see `saturated`) */
 const UNPARSED_PER_WORKER = 16;
+/** times an innocent page whose worker died is fetched again before it is given up (see the header) */
+const MAX_REFETCHES = 3;
 /**
  * Young generation per page worker (MiB): a quarter of its heap budget, 8 to 32. Larger than a
  * parse worker's 8: the fetch path (undici's per-request objects, chunks) fills it several times
@@ -89,6 +94,8 @@ interface Held {
   resolve: (x: ParseNote | null) => void;
   /** its PageAnswer was delivered */
   fetched: boolean;
+  /** fetched again after its worker died (the next PageAnswer is not delivered) */
+  refetches: number;
 }
 
 interface Slot {
@@ -182,7 +189,7 @@ export class PageWorkerPool {
     const s = this.slots[slotOf(order.ip) % this.slots.length]!;
     this.held++;
     return new Promise<ParseNote | null>((resolve) => {
-      s.held.set(order.id, { order, onFetched, resolve, fetched: false });
+      s.held.set(order.id, { order, onFetched, resolve, fetched: false, refetches: 0 });
       s.outbox.push(order);
       this.sendQueued.add(s);
       if (!this.sendScheduled) {
@@ -302,6 +309,16 @@ export class PageWorkerPool {
       for (const a of m.fetched) {
         const h = s.held.get(a.id);
         if (h === undefined) continue;
+        if (h.refetches > 0) {
+          // fetched again after its worker died: reported to the frontier once already
+          if (!a.parses) {
+            s.held.delete(a.id);
+            this.held--;
+            this.unparsed--;
+            h.resolve({ id: a.id, parse: PARSE_CRASH, message: `page worker died before parsing this page; fetched again: ${a.outcome}` });
+          }
+          continue;
+        }
         h.fetched = true;
         if (a.parses) this.unparsed++;
         else {
@@ -322,7 +339,7 @@ export class PageWorkerPool {
     });
     // An error is followed by 'exit'; without a listener it would crash the process.
     worker.on('error', () => undefined);
-    worker.once('exit', () => {
+    worker.once('exit', (code: number) => {
       ready();
       if (s.gone) return;
       s.gone = true;
@@ -330,10 +347,26 @@ export class PageWorkerPool {
       const blamed = Atomics.load(s.parseId, 0);
       // Its exchanges died with it: their connection slots are free again.
       this.floors.releaseThread(index + 1);
-      this.release(s, (id) => (id === s.timedOut ? PARSE_TIMEOUT : id === blamed && blamed !== 0 ? PARSE_CRASH : 0));
+      // A hang is the page the sweep terminated the worker for (terminate() exits with 1); a worker
+      // that exited by itself meanwhile (its exit can take a second on a loaded box) crashed.
+      const hung = s.timedOut !== 0 && code === 1 ? s.timedOut : 0;
+      const again = this.release(s, (id) => (id === hung ? PARSE_TIMEOUT : id === blamed && blamed !== 0 ? PARSE_CRASH : 0));
       if (!this.closed) {
         this.replaced++;
-        this.slots[index] = this.spawn(index);
+        const next = this.spawn(index);
+        this.slots[index] = next;
+        // The innocent pages fetched and not parsed: fetched again there (see the header).
+        for (const h of again) {
+          next.held.set(h.order.id, h);
+          next.outbox.push(h.order);
+        }
+        if (again.length > 0) {
+          this.sendQueued.add(next);
+          if (!this.sendScheduled) {
+            this.sendScheduled = true;
+            queueMicrotask(() => this.send());
+          }
+        }
       }
     });
     return s;
@@ -344,15 +377,23 @@ export class PageWorkerPool {
    * (PARSE_TIMEOUT / PARSE_CRASH; 0: not blamed). A page not yet fetched comes back ABORTED (the
    * frontier retries it); one fetched and not yet parsed lost its body with the worker (CRASH).
    */
-  private release(s: Slot, verdict: (id: number) => number): void {
+  private release(s: Slot, verdict: (id: number) => number): Held[] {
+    const again: Held[] = [];
     for (const [id, h] of s.held) {
-      this.held--;
       const v = verdict(id);
       if (!h.fetched && v === 0) {
+        this.held--;
         h.onFetched(this.aborted(h.order));
         h.resolve(null);
         continue;
       }
+      if (h.fetched && v === 0 && !this.closed && h.refetches < MAX_REFETCHES) {
+        // innocent, its body gone with the worker: fetched again by the replacement (still held)
+        h.refetches++;
+        again.push(h);
+        continue;
+      }
+      this.held--;
       if (!h.fetched) {
         // Blamed while its parse ran, before its fetch result was posted (they go out together):
         // it was fetched (an HTTP response, its details died with the worker).
@@ -364,11 +405,13 @@ export class PageWorkerPool {
       h.resolve({
         id, parse: v === PARSE_TIMEOUT ? PARSE_TIMEOUT : PARSE_CRASH,
         message: v === PARSE_TIMEOUT ? `parser did not finish in ${this.opts.timeoutMs} ms; worker replaced`
-          : v === PARSE_CRASH ? 'page worker died while parsing this page' : 'page worker died before parsing this page',
+          : v === PARSE_CRASH ? 'page worker died while parsing this page'
+            : `page worker died before parsing this page (fetched again ${h.refetches} times)`,
       });
     }
     s.held.clear();
     s.outbox = [];
+    return again;
   }
 
   private aborted(o: PageOrder): PageAnswer {

@@ -13,6 +13,7 @@ import { PageWorkerPool } from '../../src/crawl/page-worker-pool.js';
 import { workerFileFor } from '../../src/crawl/worker-file.js';
 import { splitParseOutput, LinkTable } from '../../src/crawl/links-codec.js';
 import { PARSE_CRASH, PARSE_OK, PARSE_TIMEOUT, type PageAnswer, type ParseNote } from '../../src/crawl/page-worker-protocol.js';
+import { startHostileServers } from '../../src/simweb/hostile-server.js';
 
 const UA = 'drumcrawl/0.1 (+http://crawler.test/about)';
 let sim: Simweb;
@@ -105,5 +106,54 @@ test('page worker supervision: a crash or a hang while parsing → that page CRA
     assert.equal(p.pending, 0);
   } finally {
     await p.close();
+  }
+});
+
+// Issue #30: a worker that dies on one page took the pages it had fetched and not yet parsed down
+// with it (CRAWL_PARSE_CRASH). They are fetched again by its replacement and parsed there: the
+// failure stays with the page that caused it. Five pages on five IPs go to one worker; the first
+// parse blocks the worker for 500 ms, so the other four answers are read together and queue for
+// their parse, the crashing page among them (where it falls in the queue decides how many are
+// behind it: the verdict is the same for any order).
+test('page worker supervision: pages fetched and queued behind a crashing page are fetched again and parsed, only that page is CRAWL_PARSE_CRASH', { timeout: 90_000 }, async () => {
+  const ips = ['127.86.0.1', '127.86.0.2', '127.86.0.3', '127.86.0.4', '127.86.0.5'];
+  const srv = await startHostileServers({ ips });
+  const p = new PageWorkerPool(
+    {
+      images: false, include: [], exclude: [], scope: 'any', scopeHosts: [], scopePlds: [], refused: [],
+      fetcher: { userAgent: UA, allowedNetworks: LOOPBACK_NETWORKS, acceptContentTypes: null, totalTimeoutMs: 10_000 },
+    },
+    { threads: 1, timeoutMs: 20_000, worker: workerFileFor(new URL('./faulty-page-worker.ts', import.meta.url).href) },
+  );
+  try {
+    await p.warmup();
+    for (let round = 0; round < 3; round++) {
+      const urls = [srv.url(ips[0]!, `/n/${round}?SLOW-ME`), srv.url(ips[1]!, `/n/${round}?CRASH-ME`), ...ips.slice(2).map((ip) => srv.url(ip, `/n/${round}`))];
+      const answers = await Promise.all(urls.map((url, i) => {
+        let a: PageAnswer | undefined;
+        const ip = ips[i]!;
+        return p.run({ id: nextId++, url, ip, host: ip, notBefore: -Infinity, follow: true, sitemap: false }, (f) => { a = f; }).then((x) => ({ url, a, x }));
+      }));
+      for (const { url, a, x } of answers) {
+        if (url.includes('CRASH-ME')) {
+          assert.equal(x?.parse, PARSE_CRASH, url);
+          continue;
+        }
+        // parsed (before the crash, or fetched again after it); or not fetched when the worker died:
+        // then it comes back CRAWL_FETCH_ABORTED for the frontier to retry — never blamed
+        if (a?.parses === false) assert.equal(a.outcome, 'CRAWL_FETCH_ABORTED', url);
+        else assert.equal(x?.parse, PARSE_OK, `${url}: ${x?.message ?? ''}`);
+      }
+      assert.equal(p.pending, 0);
+    }
+    assert.equal(p.replaced, 3);
+    // each innocent page was asked for once, or twice when its body died with the worker
+    for (const ip of ips) {
+      const asked = srv.log.filter((e) => e.ip === ip && e.path.startsWith('/n/')).length;
+      assert.ok(asked >= 3 && asked <= 6, `${ip}: ${asked} requests for 3 pages`);
+    }
+  } finally {
+    await p.close();
+    await srv.close();
   }
 });
