@@ -113,7 +113,7 @@ export const OUTCOME_POLICY: Readonly<Record<string, OutcomePolicy>> = Object.fr
 
   CRAWL_ROBOTS_UNAVAILABLE: p(false, 0, 0, 0, 'robots.txt answered 4xx: everything is allowed (RFC 9309 §2.3.1.3); cached up to 24 h.'),
   CRAWL_ROBOTS_UNREACHABLE: p(true, 1_000_000, 30 * MIN, 0, 'robots.txt 5xx, timeout or network error: complete disallow (§2.3.1.4), or the cached copy; retried every backoffMs.', 1),
-  CRAWL_ROBOTS_REDIRECT_LIMIT: p(false, 0, 0, 0, 'More than 5 consecutive robots.txt redirects: RFC 9309 §2.3.1.2 lets us treat it as unavailable → allow all; cached up to 24 h.'),
+  CRAWL_ROBOTS_REDIRECT_LIMIT: p(false, 0, 0, 0, 'More than 5 consecutive robots.txt redirects, or a redirect back to a URL of the chain (a loop, itself included): RFC 9309 §2.3.1.2 lets us treat it as unavailable → allow all; cached up to 24 h.'),
 });
 
 /** Policy for `code` (unknown codes get CRAWL_FETCH_ERROR's). */

@@ -6,7 +6,9 @@
  *   3xx                      → followed here (unlike page fetches), up to 5 consecutive redirects,
  *                              across hosts; the rules found apply to the ORIGINAL host (§2.3.1.2)
  *   > 5 redirects            → "MAY assume robots.txt is unavailable" (§2.3.1.2): allow all,
- *                              CRAWL_ROBOTS_REDIRECT_LIMIT
+ *                              CRAWL_ROBOTS_REDIRECT_LIMIT; a redirect back to a URL of the chain
+ *                              (itself included) is a loop, a chain that never ends: the same,
+ *                              at once (without asking the loop's servers again)
  *   4xx (not 429)            → unavailable: allow all (§2.3.1.3), CRAWL_ROBOTS_UNAVAILABLE
  *   5xx, 429, timeouts,      → unreachable: complete disallow (§2.3.1.4), or the cached copy passed
  *   network errors, DNS,       as `previous`; CRAWL_ROBOTS_UNREACHABLE; expires after
@@ -81,6 +83,25 @@ function maxAgeMs(raw: string[] | undefined): number | undefined {
   return undefined;
 }
 
+function isRedirectStatus(s: number | undefined): boolean {
+  return s === 301 || s === 302 || s === 303 || s === 307 || s === 308;
+}
+
+/** The response's Location (resolved against its URL) names a URL of the chain so far. */
+function loopsBack(res: FetchResult, visited: ReadonlySet<string>): boolean {
+  const raw = res.rawHeaders;
+  if (raw === undefined) return false;
+  for (let i = 0; i < raw.length; i += 2) {
+    if (raw[i]!.toLowerCase() !== 'location') continue;
+    try {
+      return visited.has(new URL(raw[i + 1]!.trim(), res.url).href.replace(/#.*$/, ''));
+    } catch {
+      return false;
+    }
+  }
+  return false;
+}
+
 /**
  * Where a host's robots.txt is (RFC 9309 §2.3: "/robots.txt" at the top level of the service, e.g.
  * https://www.example.com/robots.txt); the port is written only when it is not the scheme's default.
@@ -112,10 +133,16 @@ export async function fetchRobots(
     expiresAt: now() + Math.max(retryMs, res?.retryAfterMs ?? 0), fetchResult: res, redirects, sitemaps: [],
   });
 
+  const tooMany = (res: FetchResult): RobotsFetchOutcome =>
+    ({ rules: ALLOW_ALL, outcome: R.REDIRECT_LIMIT, status: res.status, expiresAt: now() + cacheTtl, fetchResult: res, redirects, sitemaps: [] });
+  const visited = new Set<string>([url]);
+
   for (let hop = 0; ; hop++) {
     if (opts.beforeRequest !== undefined) await opts.beforeRequest({ url, host: curHost, ip: curIp, hop });
     const res = await fetcher.fetch({ url, ip: curIp, port: curPort, maxBodyBytes: maxBytes, acceptContentTypes: null, robots: true });
     opts.afterResponse?.(res);
+    // A redirect to itself (the fetcher reports it as a 3xx without a target): a loop.
+    if (res.outcome === F.HTTP_3XX && isRedirectStatus(res.status) && loopsBack(res, visited)) return tooMany(res);
     switch (res.outcome) {
       case F.OK: {
         const txt = parseRobotsTxt(res.decoded, { maxBytes });
@@ -127,10 +154,10 @@ export async function fetchRobots(
         };
       }
       case F.REDIRECT: {
-        if (hop >= maxRedirects) {
-          return { rules: ALLOW_ALL, outcome: R.REDIRECT_LIMIT, status: res.status, expiresAt: now() + cacheTtl, fetchResult: res, redirects, sitemaps: [] };
-        }
+        if (hop >= maxRedirects) return tooMany(res);
         const next = new URL(res.location!);
+        if (visited.has(next.href.replace(/#.*$/, ''))) return tooMany(res);
+        visited.add(next.href.replace(/#.*$/, ''));
         redirects.push(next.href);
         url = next.href;
         if (next.hostname !== curHost) {
