@@ -7,8 +7,9 @@
  *                 main thread's and the page workers' fetches (src/fetch/memory-budget.ts);
  *   its reserve   the body cap + the decoded cap (8 + 16 MiB by default): what one body may need
  *                 at most, so that the one body allowed into it always finishes;
- *   parse copies  ramBytes/32 (at least 4 MiB): the parse pool's batch copies (parse-pool.ts;
- *                 --page-workers off only: page workers parse the body where it was fetched).
+ *   parse copies  ramBytes/32, at least two of the largest pages (48 MiB by default): the parse
+ *                 pool's batch copies (parse-pool.ts; --page-workers off only: page workers parse
+ *                 the body where it was fetched).
  */
 import { MemoryBudget } from '../fetch/memory-budget.js';
 import type { CrawlConfig } from './config.js';
@@ -28,7 +29,11 @@ export function newBodyBudget(cfg: Pick<CrawlConfig, 'ramBytes' | 'maxBodyBytes'
   return MemoryBudget.create(capacity, reserve);
 }
 
-/** Bytes of the parse pool's batch copies in flight at most (one page larger than this goes alone). */
-export function parseCopyBytes(cfg: Pick<CrawlConfig, 'ramBytes'>): number {
-  return Math.max(4 * MiB, Math.floor(cfg.ramBytes / 32));
+/**
+ * Bytes of the parse pool's batch copies in flight at most: ramBytes/32, and room for two of the
+ * largest pages (body cap + decoded cap), so that one large page in a worker does not hold the
+ * ordinary pages back.
+ */
+export function parseCopyBytes(cfg: Pick<CrawlConfig, 'ramBytes' | 'maxBodyBytes'>): number {
+  return Math.max(Math.floor(cfg.ramBytes / 32), 2 * (cfg.maxBodyBytes + MAX_DECODED_BYTES));
 }

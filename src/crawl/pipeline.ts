@@ -398,6 +398,8 @@ export class Crawler extends CheckpointStage {
       robots: { lookups: f.robotsLookups, hitRate: f.robotsHitRate },
       robotsDrums: f.robotsDrums,
       workers: { size: (this.pool ?? this.pages)!.threads, replaced: (this.pool ?? this.pages)!.replaced },
+      bodyBudget: this.fetcher.budget === null ? undefined
+        : { capacityBytes: this.fetcher.budget.capacityBytes, usedBytes: this.fetcher.budget.usedBytes, peakBytes: this.fetcher.budget.peakBytes, waits: this.fetcher.budget.waits },
       outcomes: { ...this.counters.outcomes },
       rssBytes: rss,
       cpuMsPerPage: (cpu.user + cpu.system) / 1000 / pagesRun,

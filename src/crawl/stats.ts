@@ -42,6 +42,8 @@ export interface StatusSnapshot {
   /** RobotsCache / RobotsRequested DRUMs (src/crawl/robots-stage.ts), over all runs */
   robotsDrums?: RobotsTotals;
   workers: { size: number; replaced: number };
+  /** the body budget (src/crawl/body-budget.ts): its size, what fetched bodies hold now, the most they held, takes refused */
+  bodyBudget?: { capacityBytes: number; usedBytes: number; peakBytes: number; waits: number };
   outcomes: Record<string, number>;
   rssBytes: number;
   cpuMsPerPage: number;
@@ -119,6 +121,10 @@ export const METRIC_ROWS: readonly (readonly [string, MetricType, string, (s: St
   ['drumcrawl_robots_hit_ratio', 'gauge', 'Robots cache hit ratio (0 to 1).', (s) => s.robots.hitRate],
   ['drumcrawl_parse_workers', 'gauge', 'Parse worker threads.', (s) => s.workers.size],
   ['drumcrawl_parse_workers_replaced_total', 'counter', 'Parse workers replaced after a crash or hang.', (s) => s.workers.replaced],
+  ['drumcrawl_body_budget_bytes', 'gauge', 'Size of the body budget (fetched bodies and their decoded copies, until parsed).', (s) => s.bodyBudget?.capacityBytes ?? 0],
+  ['drumcrawl_body_budget_used_bytes', 'gauge', 'Bytes of the body budget held now.', (s) => s.bodyBudget?.usedBytes ?? 0],
+  ['drumcrawl_body_budget_peak_bytes', 'gauge', 'Most bytes of the body budget held at once in this run.', (s) => s.bodyBudget?.peakBytes ?? 0],
+  ['drumcrawl_body_budget_waits_total', 'counter', 'Takes of the body budget refused (a body or decode waited).', (s) => s.bodyBudget?.waits ?? 0],
   ['drumcrawl_resident_memory_bytes', 'gauge', 'Resident set size of the crawler process.', (s) => s.rssBytes],
   ['drumcrawl_cpu_seconds_total', 'counter', 'CPU seconds (user + system) the process used in this run.', (s) => s.cpuSeconds],
   ['drumcrawl_checkpoints_total', 'counter', 'Checkpoints written in this run.', (s) => s.checkpoints],

@@ -556,7 +556,7 @@ export class Fetcher {
   }
 
   /**
-   * @internal An exchange waits for the body budget: `retry` is called (in order, with the other
+   * @internal An exchange waits for the body budget: `retry` is called (oldest first, with the other
    * waiters) whenever budget may have come back — at once when this Fetcher releases a result, and
    * every BUDGET_POLL_MS (other threads' releases are not seen) — until it returns true.
    */
@@ -576,10 +576,10 @@ export class Fetcher {
   private retryBudgetWaiters(): void {
     const waiters = this.budgetWaiters;
     this.budgetWaiters = [];
-    let i = 0;
-    // In order; the first that still cannot go keeps its place and every one behind it.
-    for (; i < waiters.length; i++) if (!waiters[i]!()) break;
-    if (i < waiters.length) this.budgetWaiters = waiters.slice(i).concat(this.budgetWaiters);
+    // Each tries in turn, oldest first; one that cannot go yet does not hold back the ones behind
+    // it (a large body waiting for large room must not stop the small pages, which need little).
+    const still = waiters.filter((retry) => !retry());
+    this.budgetWaiters = still.concat(this.budgetWaiters);
     this.armBudgetTimer();
   }
 

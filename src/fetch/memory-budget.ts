@@ -104,12 +104,15 @@ export class MemoryBudget {
   }
 
   /**
-   * Ordinary takes are being refused, or soon will be: new fetches should wait (the crawler's
-   * dispatch back-pressure). True from three quarters of what ordinary takes may use.
+   * Small bodies are about to be refused: new fetches should wait (the crawler's dispatch
+   * back-pressure). True when less than an eighth of what ordinary takes may use is left. Large
+   * bytes alone never get there (they stay within half of it), so a few slow large bodies, or the
+   * reserve in use, do not hold back the pages of other hosts: a large body that finds no room
+   * waits at its head, holding nothing.
    */
   get tight(): boolean {
     const limit = this.a[CAP]! - this.a[RESERVE]!;
-    return Atomics.load(this.a, USED) * 4 >= limit * 3 || Atomics.load(this.a, TOKEN) !== 0;
+    return Atomics.load(this.a, USED) * 8 >= limit * 7;
   }
 
   /**

@@ -8,7 +8,9 @@
  * crawler's per-IP politeness. Every answer is bounded: a flood, a trickle or an endless head stops
  * after `floodMs` (the connection is then ended), so no request loop outlives its test.
  *
- *   /n/<k>            an ordinary HTML page (~2 KB) linking to /n/<k+1> … /n/<k+4> (k < normalPages)
+ *   /n/<k>            an ordinary HTML page (~2 KB) linking to /n/<k+1> … /n/<k+4> (k < normalPages),
+ *                     and to `extraLinks(k)` (e.g. hostile pages elsewhere: an ordinary site that
+ *                     links to a hostile one)
  *   /flood/1/…        chunked, `1\r\na\r\n` without end: one-byte chunks (`/flood/2/…`: two-byte)
  *   /flood/gzip/…     Content-Encoding: gzip, chunked: a gzip stream sent one byte per chunk
  *   /slow-big/…       Content-Length bigBytes (8 MiB) of HTML, sent evenly over slowMs
@@ -51,6 +53,8 @@ export interface HostileServerOptions {
   normalPages?: number;
   /** robots.txt behaviour per IP (default 'none': 404). */
   robots?: Readonly<Record<string, HostileRobots>>;
+  /** Absolute URLs page /n/<k> links to besides its own host's (default none). */
+  extraLinks?: (k: number) => string[];
 }
 
 export interface HostileLogEntry {
@@ -180,6 +184,10 @@ function asOneByteChunks(b: Buffer): Buffer {
   return out;
 }
 
+function gzipFlood(): Buffer {
+  return cached('gzip-flood', () => asOneByteChunks(gzipMember()));
+}
+
 /** Chunked framing of `b` in chunks of `size` bytes, with the last chunk. */
 function chunked(b: Buffer, size = 4096): Buffer {
   const parts: Buffer[] = [];
@@ -191,10 +199,12 @@ function chunked(b: Buffer, size = 4096): Buffer {
   return Buffer.concat(parts);
 }
 
-function page(k: number, normalPages: number): Buffer {
+/** An ordinary page; `where` (server and path) makes each server's pages its own (no duplicates across them). */
+function page(k: number, normalPages: number, where: string, extra: string[] = []): Buffer {
   let links = '';
   for (let j = 1; j <= 4; j++) if (k + j < normalPages) links += `<a href="/n/${k + j}">page ${k + j}</a>\n`;
-  return Buffer.from(`<!DOCTYPE html><html><head><title>page ${k}</title></head><body>\n${links}<p>${'ordinary text '.repeat(120)}</p></body></html>\n`, 'latin1');
+  for (const x of extra) links += `<a href="${x}">elsewhere</a>\n`;
+  return Buffer.from(`<!DOCTYPE html><html><head><title>page ${k}</title></head><body>\n${links}<p>${'ordinary text '.repeat(120)}</p><!-- ${where} --></body></html>\n`, 'latin1');
 }
 
 function head(status: string, headers: string[]): string {
@@ -205,6 +215,13 @@ export async function startHostileServers(opts: HostileServerOptions): Promise<H
   const floodMs = opts.floodMs ?? 30_000;
   const slowMs = opts.slowMs ?? 20_000;
   const bigBytes = opts.bigBytes ?? 8 * MiB;
+  // The large bodies are built before the servers listen (seconds of zlib at level 9 on a loaded
+  // box), never while a client waits: a server busy building would look like a slow server.
+  gzipBig();
+  linksPage();
+  for (const k of ['br', 'deflate', 'gzip-gzip', 'gzip']) bomb(k);
+  gzipFlood();
+  cached(`big-${bigBytes}`, () => htmlOf(bigBytes, 3));
   const normalPages = opts.normalPages ?? 1000;
   const robots = opts.robots ?? {};
   const log: HostileLogEntry[] = [];
@@ -265,11 +282,11 @@ export async function startHostileServers(opts: HostileServerOptions): Promise<H
       case 'n': {
         const k = Number(seg[2]);
         if (!Number.isInteger(k) || k < 0 || k >= normalPages) return send(s, '404 Not Found', [html], 'none\n');
-        return send(s, '200 OK', [html], page(k, normalPages));
+        return send(s, '200 OK', [html], page(k, normalPages, `${ip} ${path}`, opts.extraLinks?.(k)));
       }
       case 'flood': {
         if (seg[2] === 'gzip') {
-          const block = cached('gzip-flood', () => asOneByteChunks(gzipMember()));
+          const block = gzipFlood();
           return stream(s, head('200 OK', [html, 'Content-Encoding: gzip', te]), () => block, '0\r\n\r\n');
         }
         const block = floodBlock(seg[2] === '2' ? 2 : 1);
@@ -296,7 +313,7 @@ export async function startHostileServers(opts: HostileServerOptions): Promise<H
       case 'gzip-big': return send(s, '200 OK', [html, 'Content-Encoding: gzip'], gzipBig());
       case 'links': return send(s, '200 OK', [html], linksPage());
       case 'te': {
-        const body = page(0, normalPages);
+        const body = page(0, normalPages, `${ip} ${path}`);
         if (seg[2] === 'gzip') return void s.write(Buffer.concat([Buffer.from(head('200 OK', [html, 'Transfer-Encoding: gzip, chunked'])), chunked(zlib.gzipSync(body))]));
         if (seg[2] === 'deflate') return void s.write(Buffer.concat([Buffer.from(head('200 OK', [html, 'Transfer-Encoding: deflate, chunked'])), chunked(zlib.deflateSync(body))]));
         if (seg[2] === 'unknown') return void s.write(Buffer.concat([Buffer.from(head('200 OK', [html, 'Transfer-Encoding: x-scramble, chunked'])), chunked(body)]));
@@ -315,7 +332,7 @@ export async function startHostileServers(opts: HostileServerOptions): Promise<H
         }
         const n = Math.min(10_000, Number(seg[2]) || 0);
         for (let i = 0; i < n; i++) s.write(hint);
-        return send(s, '200 OK', [html], page(0, normalPages));
+        return send(s, '200 OK', [html], page(0, normalPages, `${ip} ${path}`));
       }
       case 'trailers': {
         const line = Buffer.from(`X-Trailer: ${'t'.repeat(100)}\r\n`.repeat(64), 'latin1');
