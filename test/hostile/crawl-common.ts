@@ -4,6 +4,7 @@ import path from 'node:path';
 import { WARCParser } from 'warcio';
 import type { HostileServers } from '../../src/simweb/hostile-server.js';
 import { cli, UA } from '../e2e/harness.js';
+import { mainHeapFlags } from '../../src/crawl/heap-budget.js';
 
 export const MiB = 1024 * 1024;
 
@@ -39,7 +40,8 @@ export function ipsOf(run: number, n: number): string[] {
 export interface BudgetSample { capacityBytes: number; usedBytes: number; peakBytes: number }
 
 /**
- * `drumcrawl crawl` (the CLI through tsx) of `seeds` on the hostile servers, at --ram 512M for
+ * `drumcrawl crawl` (the CLI through tsx, the main thread's heap limited as bin/drumcrawl limits
+ * it) of `seeds` on the hostile servers, at --ram 512M for
  * --max-time `maxTimeS`, delays 100 ms, the body budget read from GET /status every second while
  * it runs. Resolves with its exit code, its output and the budget samples.
  */
@@ -55,7 +57,10 @@ export async function hostileRun(o: { seeds: string[]; dir: string; pageWorkers:
     // "Spam resistance"); these tests are about what the servers do to the fetches
     '--reputation', 'indegree',
     ...(o.extra ?? []),
-  ]);
+  ], {
+    // the main thread's heap as bin/drumcrawl sets it for --ram 512M (src/crawl/heap-budget.ts)
+    NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --max-old-space-size=${mainHeapFlags(512 * MiB).oldSpaceMb} --max-semi-space-size=${mainHeapFlags(512 * MiB).semiSpaceMb}`.trim(),
+  });
   const budgets: BudgetSample[] = [];
   await c.waitFor(/status server: http:\/\/\S+\/status/, 180_000);
   const url = /status server: (http:\/\/\S+)\/status/.exec(c.out())![1]!;
