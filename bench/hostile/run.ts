@@ -6,6 +6,8 @@
  *
  *   slow    150 server IPs, each streaming 8 MiB HTML bodies slowly (over 20 s), 2 pages each
  *   gzip    150 server IPs, each sending 89 KB gzip bodies that decode to 15 MiB, 3 pages each
+ *   chunked 150 server IPs, each streaming 8 MiB HTML bodies slowly, chunked (no Content-Length), 2 pages each
+ *   both    slow, chunked and gzip at the same time (3 × 150 server IPs)
  *   flood   chunk floods (1-byte, 2-byte, gzip in 1-byte chunks), 30 URLs each on its own IP,
  *           beside an ordinary host (its pace is read from the servers' request log)
  *   links   an 8 MiB page of 490,000 links beside an ordinary host
@@ -33,7 +35,7 @@ import { buildTree, snapshotTree } from '../lib/snapshot.js';
 
 const a = args();
 const rams = (a.get('ram') ?? '512M,1G,1.5G').split(',');
-const scenarios = (a.get('scenarios') ?? 'slow,gzip,flood,links').split(',');
+const scenarios = (a.get('scenarios') ?? 'slow,chunked,gzip,both,flood,links').split(',');
 const modes = (a.get('modes') ?? 'off,on').split(',');
 const maxTimeS = a.num('max-time', 30);
 const ipCount = a.num('ips', 150);
@@ -85,6 +87,14 @@ function scenario(name: string): Scenario {
     case 'gzip': {
       const ips = ipsOf(72, ipCount);
       return { name, ips, flags: slowDelays, seeds: (u) => ips.flatMap((ip) => [0, 1, 2].map((k) => u(ip, `/gzip-big/${k}`))) };
+    }
+    case 'chunked': {
+      const ips = ipsOf(75, ipCount);
+      return { name, ips, flags: slowDelays, seeds: (u) => ips.flatMap((ip) => [u(ip, '/slow-chunked/0'), u(ip, '/slow-chunked/1')]) };
+    }
+    case 'both': {
+      const parts = ['slow', 'chunked', 'gzip'].map(scenario);
+      return { name, ips: parts.flatMap((x) => x.ips), flags: slowDelays, seeds: (u) => parts.flatMap((x) => x.seeds(u)) };
     }
     case 'flood': {
       const ips = ipsOf(73, 4);

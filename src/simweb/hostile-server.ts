@@ -14,6 +14,8 @@
  *   /flood/1/…        chunked, `1\r\na\r\n` without end: one-byte chunks (`/flood/2/…`: two-byte)
  *   /flood/gzip/…     Content-Encoding: gzip, chunked: a gzip stream sent one byte per chunk
  *   /slow-big/…       Content-Length bigBytes (8 MiB) of HTML, sent evenly over slowMs
+ *   /slow-chunked/…   the same bytes chunked, without a Content-Length (the body's size is known
+ *                     only at its end), one chunk per write
  *   /gzip-big/…       91 KB of gzip that decodes to 15 MiB of HTML (below a 16 MiB bomb cap)
  *   /links/…          an 8 MiB page of 490,000 `<a href>` links, each to its own URL
  *   /te/gzip/…        Transfer-Encoding: gzip, chunked (the body gzipped, then chunked)
@@ -292,17 +294,23 @@ export async function startHostileServers(opts: HostileServerOptions): Promise<H
         const block = floodBlock(seg[2] === '2' ? 2 : 1);
         return stream(s, head('200 OK', [html, te]), () => block, '0\r\n\r\n');
       }
-      case 'slow-big': {
+      case 'slow-big':
+      case 'slow-chunked': {
         const body = cached(`big-${bigBytes}`, () => htmlOf(bigBytes, 3));
-        s.write(head('200 OK', [html, `Content-Length: ${body.length}`]));
+        const isChunked = seg[1] === 'slow-chunked';
+        s.write(head('200 OK', [html, isChunked ? te : `Content-Length: ${body.length}`]));
         const pieces = Math.max(1, Math.ceil(slowMs / 100));
         const step = Math.ceil(body.length / pieces);
         let off = 0;
         const next = (): void => {
           if (s.destroyed || closed) return;
-          const ok = s.write(body.subarray(off, off + step));
+          const piece = body.subarray(off, off + step);
+          const ok = s.write(isChunked ? Buffer.concat([Buffer.from(`${piece.length.toString(16)}\r\n`, 'latin1'), piece, Buffer.from('\r\n', 'latin1')]) : piece);
           off += step;
-          if (off >= body.length) return;
+          if (off >= body.length) {
+            if (isChunked) s.write('0\r\n\r\n');
+            return;
+          }
           // a client that does not read holds the server back (TCP flow control), as a real one would be
           if (ok) later(100, next);
           else s.once('drain', () => later(100, next));
