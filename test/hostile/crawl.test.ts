@@ -14,7 +14,7 @@
  *   - robots.txt that redirects to itself is treated as a chain of six (allow all); a chain of five
  *     is followed to its rules;
  *   - endless heads and trailers, a chunk size past 64 bits end with their codes; slow 8 MiB
- *     bodies get their lines;
+ *     bodies (with a Content-Length and chunked) get their lines;
  *   - the body budget (GET /status) is never held past its size.
  * VmHWM against --ram at full scale is `npm run bench:hostile`.
  */
@@ -28,7 +28,7 @@ import { MiB, crawlLog, hostileRun, ipsOf, responses, unlogged, type LogLine } f
 
 async function hostileCrawl(run: number, pageWorkers: 'on' | 'off'): Promise<void> {
   const ips = ipsOf(run, 12);
-  const [normal, te, hints, links, gzip, self, chain6, chain5, slow1, slow2, heads] = ips as [string, string, string, string, string, string, string, string, string, string, string];
+  const [normal, te, hints, links, gzip, self, chain6, chain5, slow1, slow2, heads, slow3] = ips as [string, string, string, string, string, string, string, string, string, string, string, string];
   const srv = await startHostileServers({
     ips, slowMs: 8000, bigBytes: 8 * MiB, normalPages: 2000,
     robots: { [self]: 'self', [chain6]: 'chain:6', [chain5]: 'chain:5' },
@@ -44,7 +44,7 @@ async function hostileCrawl(run: number, pageWorkers: 'on' | 'off'): Promise<voi
       u(links, '/links/0'),
       u(gzip, '/gzip-big/0'), u(gzip, '/gzip-big/1'),
       u(self, '/n/0'), u(chain6, '/n/0'), u(chain5, '/n/0'),
-      u(slow1, '/slow-big/0'), u(slow2, '/slow-big/0'),
+      u(slow1, '/slow-big/0'), u(slow2, '/slow-big/0'), u(slow3, '/slow-chunked/0'),
       u(heads, '/head/huge/0'), u(heads, '/trailers/0'), u(heads, '/chunk/huge-size/0'),
     ];
     const { code, log, budgets } = await hostileRun({
@@ -108,6 +108,7 @@ async function hostileCrawl(run: number, pageWorkers: 'on' | 'off'): Promise<voi
     const bad = outcome('/chunk/huge-size/0', heads);
     assert.ok(bad.length >= 1 && bad.every((x) => x === 'CRAWL_FETCH_BAD_RESPONSE'), bad.join(','));
     for (const ip of [slow1, slow2]) assert.ok(outcome('/slow-big/0', ip).length >= 1, `${ip}: the slow body has its line`);
+    assert.ok(outcome('/slow-chunked/0', slow3).length >= 1, 'the slow chunked body (no Content-Length) has its line');
 
     // the body budget held: never more than its size (a socket read past the room may be kept: 2 MiB of slack)
     assert.ok(budgets.length > 0, 'GET /status reports the body budget');
@@ -119,10 +120,10 @@ async function hostileCrawl(run: number, pageWorkers: 'on' | 'off'): Promise<voi
   }
 }
 
-test('hostile web, fetches on the main thread: the crawl lives, logs every page, and each hostile answer ends with its code', { timeout: 300_000 }, async () => {
+test('hostile web, fetches on the main thread: the crawl lives, logs every page, and each hostile answer ends with its code', { timeout: 600_000 }, async () => {
   await hostileCrawl(1, 'off');
 });
 
-test('hostile web, fetches on page workers: the same', { timeout: 300_000 }, async () => {
+test('hostile web, fetches on page workers: the same', { timeout: 600_000 }, async () => {
   await hostileCrawl(2, 'on');
 });

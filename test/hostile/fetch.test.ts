@@ -40,7 +40,7 @@ function fetcher(o: Partial<FetcherOptions> = {}): Fetcher {
 const get = (f: Fetcher, path: string, ip = A): Promise<FetchResult> => f.fetch({ url: srv.url(ip, path), ip });
 const text = (b: Uint8Array): string => Buffer.from(b).toString('latin1');
 
-test('chunk floods (1-byte, 2-byte, gzip sent one byte a chunk): cut as CRAWL_FETCH_CHUNK_FLOOD, the body kept to what came before the cut', { timeout: 60_000 }, async () => {
+test('chunk floods (1-byte, 2-byte, gzip sent one byte a chunk): cut as CRAWL_FETCH_CHUNK_FLOOD, the body kept to what came before the cut', { timeout: 600_000 }, async () => {
   const f = fetcher();
   try {
     for (const p of ['/flood/1/0', '/flood/2/0', '/flood/gzip/0']) {
@@ -54,7 +54,7 @@ test('chunk floods (1-byte, 2-byte, gzip sent one byte a chunk): cut as CRAWL_FE
   }
 });
 
-test('transfer-codings: gzip and deflate undone (the payload is the page, never the coded bytes), also read to the close; an unknown one refused', { timeout: 60_000 }, async () => {
+test('transfer-codings: gzip and deflate undone (the payload is the page, never the coded bytes), also read to the close; an unknown one refused', { timeout: 600_000 }, async () => {
   const f = fetcher();
   try {
     for (const p of ['/te/gzip/0', '/te/deflate/0', '/te/gzip-close/0']) {
@@ -72,7 +72,7 @@ test('transfer-codings: gzip and deflate undone (the payload is the page, never 
   }
 });
 
-test('interim heads: a flood of 103 Early Hints is cut as CRAWL_FETCH_INTERIM_LIMIT; a few before the final head are passed over', { timeout: 60_000 }, async () => {
+test('interim heads: a flood of 103 Early Hints is cut as CRAWL_FETCH_INTERIM_LIMIT; a few before the final head are passed over', { timeout: 600_000 }, async () => {
   const f = fetcher();
   try {
     const r = await get(f, '/hints/flood/0');
@@ -85,7 +85,7 @@ test('interim heads: a flood of 103 Early Hints is cut as CRAWL_FETCH_INTERIM_LI
   }
 });
 
-test('decompression bombs in other encodings (brotli, deflate, gzip inside gzip) stop at the decoded cap; a 15 MiB decode under the cap is kept', { timeout: 120_000 }, async () => {
+test('decompression bombs in other encodings (brotli, deflate, gzip inside gzip) stop at the decoded cap; a 15 MiB decode under the cap is kept', { timeout: 600_000 }, async () => {
   const f = fetcher({ maxDecodedBytes: 16 * MiB });
   try {
     for (const p of ['/bomb/br/0', '/bomb/deflate/0', '/bomb/gzip/0']) {
@@ -112,7 +112,7 @@ test('decompression bombs in other encodings (brotli, deflate, gzip inside gzip)
   }
 });
 
-test('heads and framing: endless header lines, endless trailers, a head one byte per 500 ms, an endless chunk extension, a chunk size past 64 bits', { timeout: 120_000 }, async () => {
+test('heads and framing: endless header lines, endless trailers, a head one byte per 500 ms, an endless chunk extension, a chunk size past 64 bits', { timeout: 600_000 }, async () => {
   const f = fetcher({ headersTimeoutMs: 2000, bodyTimeoutMs: 2000, totalTimeoutMs: 6000 });
   try {
     const cases: Array<[string, string[]]> = [
@@ -131,7 +131,7 @@ test('heads and framing: endless header lines, endless trailers, a head one byte
   }
 });
 
-test('the body budget: concurrent large bodies are read a few at a time within it, every one completes, and every byte comes back', { timeout: 120_000 }, async () => {
+test('the body budget: concurrent large bodies are read a few at a time within it, every one completes, and every byte comes back', { timeout: 600_000 }, async () => {
   // 8 slow 2 MiB bodies on 8 IPs against a budget of 8 MiB with a 4 MiB reserve (the largest one
   // body can need: 2 MiB body + 2 MiB decoded): 2 MiB of large bytes for ordinary takes, so one
   // body at a time there and one in the reserve.
@@ -164,7 +164,7 @@ test('the body budget: concurrent large bodies are read a few at a time within i
   }
 });
 
-test('robots.txt: a redirect to itself is a loop, treated as more than five redirects (allow all), as a chain of six is; a chain of five is followed', { timeout: 60_000 }, async () => {
+test('robots.txt: a redirect to itself is a loop, treated as more than five redirects (allow all), as a chain of six is; a chain of five is followed', { timeout: 600_000 }, async () => {
   const f = fetcher();
   try {
     const port = srv.port;

@@ -68,10 +68,10 @@ async function floods(run: number, pageWorkers: 'on' | 'off'): Promise<void> {
   }
 }
 
-test('chunk floods beside an ordinary host, fetches on the main thread: the crawl lives, logs every page, the ordinary host keeps its pace', { timeout: 300_000 }, async () => {
+test('chunk floods beside an ordinary host, fetches on the main thread: the crawl lives, logs every page, the ordinary host keeps its pace', { timeout: 600_000 }, async () => {
   await floods(3, 'off');
 });
 
-test('chunk floods beside an ordinary host, fetches on page workers: the same', { timeout: 300_000 }, async () => {
+test('chunk floods beside an ordinary host, fetches on page workers: the same', { timeout: 600_000 }, async () => {
   await floods(4, 'on');
 });
