@@ -24,6 +24,13 @@ export function bodyBudgetBytes(cfg: Pick<CrawlConfig, 'ramBytes' | 'maxBodyByte
   return { capacity: Math.max(Math.floor(cfg.ramBytes / 8), reserve + 16 * MiB), reserve };
 }
 
+export type BodyBudget = MemoryBudget;
+
+/** What GET /status and /metrics show of the budget (stats.ts StatusSnapshot.bodyBudget). */
+export function budgetStatus(b: MemoryBudget | null): { capacityBytes: number; usedBytes: number; peakBytes: number; waits: number } | undefined {
+  return b === null ? undefined : { capacityBytes: b.capacityBytes, usedBytes: b.usedBytes, peakBytes: b.peakBytes, waits: b.waits };
+}
+
 export function newBodyBudget(cfg: Pick<CrawlConfig, 'ramBytes' | 'maxBodyBytes'>): MemoryBudget {
   const { capacity, reserve } = bodyBudgetBytes(cfg);
   return MemoryBudget.create(capacity, reserve);

@@ -64,8 +64,7 @@ import {
   readManifest, resolveRecordedConfig, readPending, writePending, readDoneLog, DoneLog, type CheckpointManifest,
 } from './checkpoint.js';
 import { ParsePool } from './parse-pool.js';
-import { newBodyBudget, parseCopyBytes } from './body-budget.js';
-import type { MemoryBudget } from '../fetch/memory-budget.js';
+import { budgetStatus, newBodyBudget, parseCopyBytes, type BodyBudget } from './body-budget.js';
 import { PageWorkerPool } from './page-worker-pool.js';
 import { ProgressPrinter, RateMeter, type CrawlState, type CrawlSummary, type StatusSnapshot } from './stats.js';
 import { startStatusServer, CONTROL_TOKEN_FILE, type StatusServer } from './status-server.js';
@@ -186,8 +185,7 @@ export class Crawler extends CheckpointStage {
       warc: warc.encodeOptions,
     };
     const workerOpts = { threads: cfg.workers, timeoutMs: cfg.parseTimeoutMs, heapMb: plan.parseWorkerHeapMb };
-    // The bytes of fetched bodies, whichever thread fetched them, against one budget (body-budget.ts).
-    const budget = newBodyBudget(cfg);
+    const budget = newBodyBudget(cfg); // the bytes of fetched bodies, whichever thread fetched them (body-budget.ts)
     // --page-workers on: the workers fetch, parse and encode (page-worker.ts); off: the main thread
     // fetches and the parse pool parses and encodes.
     if (shared !== undefined && cfg.pageWorkers === 'on') throw new CrawlError('CRAWL_CONFIG_INVALID', 'page workers (--page-workers on) are not available to the partitions of a cluster node');
@@ -209,7 +207,7 @@ export class Crawler extends CheckpointStage {
   /** The rest of start(): DRUMs, frontier, fetcher, pending URLs (the parse pool boots meanwhile). */
   private static async openRest(
     cfg: CrawlConfig, manifest: CheckpointManifest | null, opts: CrawlerOptions,
-    o: { warc: ArchiveThread; crawlLog: CrawlLog; pool: ParsePool | null; pages: PageWorkerPool | null; warm: Promise<void>; scope: { hosts: string[]; plds: string[] }; budget: MemoryBudget },
+    o: { warc: ArchiveThread; crawlLog: CrawlLog; pool: ParsePool | null; pages: PageWorkerPool | null; warm: Promise<void>; scope: { hosts: string[]; plds: string[] }; budget: BodyBudget },
   ): Promise<Crawler> {
     const { warc, crawlLog, pool, pages, warm, scope, budget } = o;
     const ram = opts.shared?.ramBytes ?? cfg.ramBytes; // a partition of a cluster node: its share
@@ -398,8 +396,7 @@ export class Crawler extends CheckpointStage {
       robots: { lookups: f.robotsLookups, hitRate: f.robotsHitRate },
       robotsDrums: f.robotsDrums,
       workers: { size: (this.pool ?? this.pages)!.threads, replaced: (this.pool ?? this.pages)!.replaced },
-      bodyBudget: this.fetcher.budget === null ? undefined
-        : { capacityBytes: this.fetcher.budget.capacityBytes, usedBytes: this.fetcher.budget.usedBytes, peakBytes: this.fetcher.budget.peakBytes, waits: this.fetcher.budget.waits },
+      bodyBudget: budgetStatus(this.fetcher.budget),
       outcomes: { ...this.counters.outcomes },
       rssBytes: rss,
       cpuMsPerPage: (cpu.user + cpu.system) / 1000 / pagesRun,
@@ -613,8 +610,7 @@ export class Crawler extends CheckpointStage {
         this.aborting = true;
         this.fetcher.abortInFlight();
         this.pages?.abortInFlight();
-        // pages fetched and not yet parsed are not waited for either (stop.ts, PARSE_ABORTED_CODE)
-        this.pool?.abandonWaiting();
+        this.pool?.abandonWaiting(); // pages fetched and not yet parsed are not waited for (stop.ts)
         this.pages?.abandonUnparsed();
       }
       this.startMerges(true);

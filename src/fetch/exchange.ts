@@ -316,7 +316,8 @@ export class Exchange implements Dispatcher.DispatchHandler {
       r.errorCode = typeof c === 'string' ? c : err.name;
       if (this.status !== undefined) {
         r.truncated = true;
-        r.truncatedReason = 'disconnect';
+        // an idle body cut by bodyTimeoutMs is a time limit; any other error a cut connection
+        r.truncatedReason = outcome === O.BODY_TIMEOUT ? 'time' : 'disconnect';
       }
     } else {
       outcome = statusOutcome(this.status!);

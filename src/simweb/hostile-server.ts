@@ -213,35 +213,37 @@ function head(status: string, headers: string[]): string {
   return `HTTP/1.1 ${status}\r\nServer: hostile\r\n${headers.map((h) => `${h}\r\n`).join('')}\r\n`;
 }
 
-export async function startHostileServers(opts: HostileServerOptions): Promise<HostileServers> {
-  const floodMs = opts.floodMs ?? 30_000;
-  const slowMs = opts.slowMs ?? 20_000;
-  const bigBytes = opts.bigBytes ?? 8 * MiB;
-  // The large bodies are built before the servers listen (seconds of zlib at level 9 on a loaded
-  // box), never while a client waits: a server busy building would look like a slow server.
-  gzipBig();
-  linksPage();
-  for (const k of ['br', 'deflate', 'gzip-gzip', 'gzip']) bomb(k);
-  gzipFlood();
-  cached(`big-${bigBytes}`, () => htmlOf(bigBytes, 3));
-  const normalPages = opts.normalPages ?? 1000;
-  const robots = opts.robots ?? {};
-  const log: HostileLogEntry[] = [];
-  const sockets = new Set<net.Socket>();
-  const timers = new Set<NodeJS.Timeout>();
-  let closed = false;
+/** The servers' state and what each path answers (startHostileServers listens and hands it the sockets). */
+class Hostile {
+  readonly floodMs: number;
+  readonly slowMs: number;
+  readonly bigBytes: number;
+  readonly normalPages: number;
+  readonly robots: Record<string, HostileRobots>;
+  readonly log: HostileLogEntry[] = [];
+  readonly sockets = new Set<net.Socket>();
+  readonly timers = new Set<NodeJS.Timeout>();
+  closed = false;
 
-  const later = (ms: number, f: () => void): void => {
-    const t = setTimeout(() => { timers.delete(t); f(); }, ms);
-    timers.add(t);
-  };
+  constructor(readonly opts: HostileServerOptions) {
+    this.floodMs = opts.floodMs ?? 30_000;
+    this.slowMs = opts.slowMs ?? 20_000;
+    this.bigBytes = opts.bigBytes ?? 8 * MiB;
+    this.normalPages = opts.normalPages ?? 1000;
+    this.robots = opts.robots ?? {};
+  }
+
+  later(ms: number, f: () => void): void {
+    const t = setTimeout(() => { this.timers.delete(t); f(); }, ms);
+    this.timers.add(t);
+  }
 
   /** Write `gen()` blocks while the socket takes them, for floodMs; then `end` (or close). */
-  const stream = (s: net.Socket, first: Buffer | string, gen: () => Buffer, end: Buffer | string | null): void => {
-    const until = Date.now() + floodMs;
+  stream(s: net.Socket, first: Buffer | string, gen: () => Buffer, end: Buffer | string | null): void {
+    const until = Date.now() + this.floodMs;
     s.write(first);
     const pump = (): void => {
-      while (!s.destroyed && !closed) {
+      while (!s.destroyed && !this.closed) {
         if (Date.now() >= until) {
           if (end !== null) s.end(end);
           else s.end();
@@ -254,140 +256,145 @@ export async function startHostileServers(opts: HostileServerOptions): Promise<H
       }
     };
     pump();
-  };
+  }
 
-  const send = (s: net.Socket, status: string, headers: string[], body: Buffer | string): void => {
+  send(s: net.Socket, status: string, headers: string[], body: Buffer | string): void {
     const b = typeof body === 'string' ? Buffer.from(body, 'latin1') : body;
     s.write(head(status, [...headers, `Content-Length: ${b.length}`]));
     s.write(b);
-  };
+  }
 
-  const serve = (s: net.Socket, ip: string, path: string): void => {
-    log.push({ start: now(), ip, path });
-    if (log.length > 1_000_000) log.splice(0, log.length - 1_000_000);
-    const html = 'Content-Type: text/html; charset=utf-8';
-    const te = 'Transfer-Encoding: chunked';
-    if (path === '/robots.txt' || path.startsWith('/robots-hop/')) {
-      const mode = robots[ip] ?? 'none';
-      const hop = path === '/robots.txt' ? 0 : Number(path.slice('/robots-hop/'.length));
-      if (mode === 'self') return send(s, '301 Moved Permanently', ['Location: /robots.txt', html], '');
-      if (mode === 'disallow') return send(s, '200 OK', ['Content-Type: text/plain'], 'User-agent: *\nDisallow: /\n');
-      if (mode.startsWith('chain:')) {
-        const n = Number(mode.slice(6));
-        if (hop < n) return send(s, '302 Found', [`Location: /robots-hop/${hop + 1}`, html], '');
-        return send(s, '200 OK', ['Content-Type: text/plain'], 'User-agent: *\nDisallow: /\n');
-      }
-      return send(s, '404 Not Found', [html], 'no robots.txt\n');
-    }
+  serve(s: net.Socket, ip: string, path: string): void {
+    this.log.push({ start: now(), ip, path });
+    if (this.log.length > 1_000_000) this.log.splice(0, this.log.length - 1_000_000);
+    if (path === '/robots.txt' || path.startsWith('/robots-hop/')) return this.serveRobots(s, ip, path);
     const seg = path.split('/');
     switch (seg[1]) {
       case 'n': {
         const k = Number(seg[2]);
-        if (!Number.isInteger(k) || k < 0 || k >= normalPages) return send(s, '404 Not Found', [html], 'none\n');
-        return send(s, '200 OK', [html], page(k, normalPages, `${ip} ${path}`, opts.extraLinks?.(k)));
+        if (!Number.isInteger(k) || k < 0 || k >= this.normalPages) return this.send(s, '404 Not Found', [HTML], 'none\n');
+        return this.send(s, '200 OK', [HTML], page(k, this.normalPages, `${ip} ${path}`, this.opts.extraLinks?.(k)));
       }
       case 'flood': {
         if (seg[2] === 'gzip') {
           const block = gzipFlood();
-          return stream(s, head('200 OK', [html, 'Content-Encoding: gzip', te]), () => block, '0\r\n\r\n');
+          return this.stream(s, head('200 OK', [HTML, 'Content-Encoding: gzip', TE]), () => block, '0\r\n\r\n');
         }
         const block = floodBlock(seg[2] === '2' ? 2 : 1);
-        return stream(s, head('200 OK', [html, te]), () => block, '0\r\n\r\n');
+        return this.stream(s, head('200 OK', [HTML, TE]), () => block, '0\r\n\r\n');
       }
       case 'slow-big':
-      case 'slow-chunked': {
-        const body = cached(`big-${bigBytes}`, () => htmlOf(bigBytes, 3));
-        const isChunked = seg[1] === 'slow-chunked';
-        s.write(head('200 OK', [html, isChunked ? te : `Content-Length: ${body.length}`]));
-        const pieces = Math.max(1, Math.ceil(slowMs / 100));
-        const step = Math.ceil(body.length / pieces);
-        let off = 0;
-        const next = (): void => {
-          if (s.destroyed || closed) return;
-          const piece = body.subarray(off, off + step);
-          const ok = s.write(isChunked ? Buffer.concat([Buffer.from(`${piece.length.toString(16)}\r\n`, 'latin1'), piece, Buffer.from('\r\n', 'latin1')]) : piece);
-          off += step;
-          if (off >= body.length) {
-            if (isChunked) s.write('0\r\n\r\n');
-            return;
-          }
-          // a client that does not read holds the server back (TCP flow control), as a real one would be
-          if (ok) later(100, next);
-          else s.once('drain', () => later(100, next));
-        };
-        next();
-        return;
-      }
-      case 'gzip-big': return send(s, '200 OK', [html, 'Content-Encoding: gzip'], gzipBig());
-      case 'links': return send(s, '200 OK', [html], linksPage());
-      case 'te': {
-        const body = page(0, normalPages, `${ip} ${path}`);
-        if (seg[2] === 'gzip') return void s.write(Buffer.concat([Buffer.from(head('200 OK', [html, 'Transfer-Encoding: gzip, chunked'])), chunked(zlib.gzipSync(body))]));
-        if (seg[2] === 'deflate') return void s.write(Buffer.concat([Buffer.from(head('200 OK', [html, 'Transfer-Encoding: deflate, chunked'])), chunked(zlib.deflateSync(body))]));
-        if (seg[2] === 'unknown') return void s.write(Buffer.concat([Buffer.from(head('200 OK', [html, 'Transfer-Encoding: x-scramble, chunked'])), chunked(body)]));
-        if (seg[2] === 'gzip-close') {
-          s.write(head('200 OK', [html, 'Transfer-Encoding: gzip', 'Connection: close']));
-          s.end(zlib.gzipSync(body));
-          return;
-        }
-        return send(s, '404 Not Found', [html], 'none\n');
-      }
+      case 'slow-chunked': return this.serveSlow(s, seg[1] === 'slow-chunked');
+      case 'gzip-big': return this.send(s, '200 OK', [HTML, 'Content-Encoding: gzip'], gzipBig());
+      case 'links': return this.send(s, '200 OK', [HTML], linksPage());
+      case 'te': return this.serveTe(s, seg[2], `${ip} ${path}`);
       case 'hints': {
         const hint = Buffer.from(head('103 Early Hints', ['Link: </style.css>; rel=preload; as=style']), 'latin1');
         if (seg[2] === 'flood') {
           const block = cached('hints', () => Buffer.concat(Array.from({ length: 256 }, () => hint)));
-          return stream(s, block, () => block, null);
+          return this.stream(s, block, () => block, null);
         }
         const n = Math.min(10_000, Number(seg[2]) || 0);
         for (let i = 0; i < n; i++) s.write(hint);
-        return send(s, '200 OK', [html], page(0, normalPages, `${ip} ${path}`));
+        return this.send(s, '200 OK', [HTML], page(0, this.normalPages, `${ip} ${path}`));
       }
       case 'trailers': {
         const line = Buffer.from(`X-Trailer: ${'t'.repeat(100)}\r\n`.repeat(64), 'latin1');
-        return stream(s, `${head('200 OK', [html, te, 'Trailer: X-Trailer'])}5\r\nhello\r\n0\r\n`, () => line, '\r\n');
+        return this.stream(s, `${head('200 OK', [HTML, TE, 'Trailer: X-Trailer'])}5\r\nhello\r\n0\r\n`, () => line, '\r\n');
       }
-      case 'head': {
-        if (seg[2] === 'huge') {
-          const line = Buffer.from(`X-Header: ${'h'.repeat(100)}\r\n`.repeat(64), 'latin1');
-          return stream(s, 'HTTP/1.1 200 OK\r\n', () => line, null);
-        }
-        if (seg[2] === 'slow') {
-          const text = `HTTP/1.1 200 OK\r\nX-Slow: ${'s'.repeat(10_000)}`;
-          const until = Date.now() + floodMs;
-          let i = 0;
-          const next = (): void => {
-            if (s.destroyed || closed) return;
-            if (Date.now() >= until || i >= text.length) return void s.end();
-            s.write(text[i++]!);
-            later(500, next);
-          };
-          next();
-          return;
-        }
-        return send(s, '404 Not Found', [html], 'none\n');
-      }
+      case 'head': return this.serveHead(s, seg[2]);
       case 'bomb': {
         const kind = seg[2] ?? 'gzip';
         const enc = kind === 'br' ? 'br' : kind === 'deflate' ? 'deflate' : kind === 'gzip-gzip' ? 'gzip, gzip' : 'gzip';
-        return send(s, '200 OK', [html, `Content-Encoding: ${enc}`], bomb(kind));
+        return this.send(s, '200 OK', [HTML, `Content-Encoding: ${enc}`], bomb(kind));
       }
       case 'chunk': {
         if (seg[2] === 'ext') {
           const block = Buffer.alloc(64 * 1024, 0x78);
-          return stream(s, `${head('200 OK', [html, te])}1;`, () => block, null);
+          return this.stream(s, `${head('200 OK', [HTML, TE])}1;`, () => block, null);
         }
-        if (seg[2] === 'huge-size') return void s.end(`${head('200 OK', [html, te])}FFFFFFFFFFFFFFFFFFFF\r\na\r\n0\r\n\r\n`);
-        return send(s, '404 Not Found', [html], 'none\n');
+        if (seg[2] === 'huge-size') return void s.end(`${head('200 OK', [HTML, TE])}FFFFFFFFFFFFFFFFFFFF\r\na\r\n0\r\n\r\n`);
+        return this.send(s, '404 Not Found', [HTML], 'none\n');
       }
       default:
-        return send(s, '404 Not Found', [html], 'none\n');
+        return this.send(s, '404 Not Found', [HTML], 'none\n');
     }
-  };
+  }
 
-  const onConnection = (s: net.Socket, ip: string): void => {
-    sockets.add(s);
+  private serveRobots(s: net.Socket, ip: string, path: string): void {
+    const mode = this.robots[ip] ?? 'none';
+    const hop = path === '/robots.txt' ? 0 : Number(path.slice('/robots-hop/'.length));
+    if (mode === 'self') return this.send(s, '301 Moved Permanently', ['Location: /robots.txt', HTML], '');
+    if (mode === 'disallow') return this.send(s, '200 OK', ['Content-Type: text/plain'], 'User-agent: *\nDisallow: /\n');
+    if (mode.startsWith('chain:')) {
+      const n = Number(mode.slice(6));
+      if (hop < n) return this.send(s, '302 Found', [`Location: /robots-hop/${hop + 1}`, HTML], '');
+      return this.send(s, '200 OK', ['Content-Type: text/plain'], 'User-agent: *\nDisallow: /\n');
+    }
+    return this.send(s, '404 Not Found', [HTML], 'no robots.txt\n');
+  }
+
+  /** bigBytes of HTML over slowMs, with a Content-Length or chunked (one chunk a write). */
+  private serveSlow(s: net.Socket, isChunked: boolean): void {
+    const body = cached(`big-${this.bigBytes}`, () => htmlOf(this.bigBytes, 3));
+    s.write(head('200 OK', [HTML, isChunked ? TE : `Content-Length: ${body.length}`]));
+    const pieces = Math.max(1, Math.ceil(this.slowMs / 100));
+    const step = Math.ceil(body.length / pieces);
+    let off = 0;
+    const next = (): void => {
+      if (s.destroyed || this.closed) return;
+      const piece = body.subarray(off, off + step);
+      const ok = s.write(isChunked ? Buffer.concat([Buffer.from(`${piece.length.toString(16)}\r\n`, 'latin1'), piece, Buffer.from('\r\n', 'latin1')]) : piece);
+      off += step;
+      if (off >= body.length) {
+        if (isChunked) s.write('0\r\n\r\n');
+        return;
+      }
+      // a client that does not read holds the server back (TCP flow control), as a real one would be
+      if (ok) this.later(100, next);
+      else s.once('drain', () => this.later(100, next));
+    };
+    next();
+  }
+
+  private serveTe(s: net.Socket, kind: string | undefined, where: string): void {
+    const body = page(0, this.normalPages, where);
+    if (kind === 'gzip') return void s.write(Buffer.concat([Buffer.from(head('200 OK', [HTML, 'Transfer-Encoding: gzip, chunked'])), chunked(zlib.gzipSync(body))]));
+    if (kind === 'deflate') return void s.write(Buffer.concat([Buffer.from(head('200 OK', [HTML, 'Transfer-Encoding: deflate, chunked'])), chunked(zlib.deflateSync(body))]));
+    if (kind === 'unknown') return void s.write(Buffer.concat([Buffer.from(head('200 OK', [HTML, 'Transfer-Encoding: x-scramble, chunked'])), chunked(body)]));
+    if (kind === 'gzip-close') {
+      s.write(head('200 OK', [HTML, 'Transfer-Encoding: gzip', 'Connection: close']));
+      s.end(zlib.gzipSync(body));
+      return;
+    }
+    return this.send(s, '404 Not Found', [HTML], 'none\n');
+  }
+
+  private serveHead(s: net.Socket, kind: string | undefined): void {
+    if (kind === 'huge') {
+      const line = Buffer.from(`X-Header: ${'h'.repeat(100)}\r\n`.repeat(64), 'latin1');
+      return this.stream(s, 'HTTP/1.1 200 OK\r\n', () => line, null);
+    }
+    if (kind === 'slow') {
+      const text = `HTTP/1.1 200 OK\r\nX-Slow: ${'s'.repeat(10_000)}`;
+      const until = Date.now() + this.floodMs;
+      let i = 0;
+      const next = (): void => {
+        if (s.destroyed || this.closed) return;
+        if (Date.now() >= until || i >= text.length) return void s.end();
+        s.write(text[i++]!);
+        this.later(500, next);
+      };
+      next();
+      return;
+    }
+    return this.send(s, '404 Not Found', [HTML], 'none\n');
+  }
+
+  onConnection(s: net.Socket, ip: string): void {
+    this.sockets.add(s);
     s.setNoDelay(true);
-    s.on('close', () => sockets.delete(s));
+    s.on('close', () => this.sockets.delete(s));
     s.on('error', () => undefined);
     let buf = '';
     s.on('data', (d: Buffer) => {
@@ -399,17 +406,30 @@ export async function startHostileServers(opts: HostileServerOptions): Promise<H
         const line = buf.slice(0, buf.indexOf('\r\n'));
         buf = buf.slice(end + 4);
         const path = line.split(' ')[1] ?? '/';
-        serve(s, ip, path);
+        this.serve(s, ip, path);
       }
     });
-  };
+  }
+}
 
+const HTML = 'Content-Type: text/html; charset=utf-8';
+const TE = 'Transfer-Encoding: chunked';
+
+export async function startHostileServers(opts: HostileServerOptions): Promise<HostileServers> {
+  const h = new Hostile(opts);
+  // The large bodies are built before the servers listen (seconds of zlib at level 9 on a loaded
+  // box), never while a client waits: a server busy building would look like a slow server.
+  gzipBig();
+  linksPage();
+  for (const k of ['br', 'deflate', 'gzip-gzip', 'gzip']) bomb(k);
+  gzipFlood();
+  cached(`big-${h.bigBytes}`, () => htmlOf(h.bigBytes, 3));
   for (let attempt = 0; attempt < 20; attempt++) {
     const servers: net.Server[] = [];
     try {
       let port = opts.port ?? 0;
       for (const ip of opts.ips) {
-        const srv = net.createServer((s) => onConnection(s, ip));
+        const srv = net.createServer((s) => h.onConnection(s, ip));
         await new Promise<void>((resolve, reject) => {
           srv.once('error', reject);
           srv.listen(port, ip, () => { srv.off('error', reject); resolve(); });
@@ -420,14 +440,14 @@ export async function startHostileServers(opts: HostileServerOptions): Promise<H
       return {
         port,
         url: (ip, path) => `http://${ip}:${port}${path}`,
-        log,
-        open: () => sockets.size,
+        log: h.log,
+        open: () => h.sockets.size,
         close: async () => {
-          closed = true;
-          for (const t of timers) clearTimeout(t);
-          timers.clear();
+          h.closed = true;
+          for (const t of h.timers) clearTimeout(t);
+          h.timers.clear();
           const done = Promise.all(servers.map((srv) => new Promise((r) => srv.close(r))));
-          for (const s of sockets) s.destroy();
+          for (const s of h.sockets) s.destroy();
           await done;
         },
       };
