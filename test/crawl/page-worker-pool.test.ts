@@ -115,7 +115,7 @@ test('page worker supervision: a crash or a hang while parsing → that page CRA
 // parse blocks the worker for 500 ms, so the other four answers are read together and queue for
 // their parse, the crashing page among them (where it falls in the queue decides how many are
 // behind it: the verdict is the same for any order).
-test('page worker supervision: pages fetched and queued behind a crashing page are fetched again and parsed, only that page is CRAWL_PARSE_CRASH', { timeout: 90_000 }, async () => {
+test('page worker supervision: pages fetched and queued behind a crashing page are fetched again and parsed, only that page is CRAWL_PARSE_CRASH', { timeout: 600_000 }, async () => {
   const ips = ['127.86.0.1', '127.86.0.2', '127.86.0.3', '127.86.0.4', '127.86.0.5'];
   const srv = await startHostileServers({ ips });
   const p = new PageWorkerPool(
