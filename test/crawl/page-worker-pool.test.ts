@@ -132,7 +132,7 @@ test('page worker supervision: pages fetched and queued behind a crashing page a
       const answers = await Promise.all(urls.map((url, i) => {
         let a: PageAnswer | undefined;
         const ip = ips[i]!;
-        return p.run({ id: nextId++, url, ip, host: ip, notBefore: -Infinity, hostGapMs: 0, ipGapMs: 0, follow: true, sitemap: false }, (f) => { a = f; }).then((x) => ({ url, a, x }));
+        return p.run({ id: nextId++, url, ip, host: ip, notBefore: -Infinity, hostGapMs: 0, ipGapMs: 0, follow: true, sitemap: false, requisites: false }, (f) => { a = f; }).then((x) => ({ url, a, x }));
       }));
       for (const { url, a, x } of answers) {
         if (url.includes('CRASH-ME')) {
