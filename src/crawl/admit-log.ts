@@ -32,11 +32,19 @@
  * merge being delivered, and after a resume those of the k files in a hash set (≈ 26 bytes a key)
  * until the first merge ends. Files are replaced without fsync: losing one to a power cut costs
  * only re-fetches, never a URL.
+ *
+ * Damage. Each file ends with a CRC-32 trailer (src/disk/sealed.ts). A file that fails it, or its
+ * shape, is not trusted: a `.next` is deleted and a `.bin` passed over, which is what losing it
+ * costs (its bucket's re-delivery is admitted again: re-fetches, never a lost URL). Without the
+ * trailer a flipped bit in a `.next`'s sequence number could promote it although BEAST never got
+ * its URLs, and their re-delivery would then be dropped: lost. Files written before the trailer
+ * existed are read by their shape.
  */
 import { closeSync, writeSync } from 'node:fs';
 import { readFile, readdir, rename, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { createOwnFileSync } from '../disk/safe-fs.js';
+import { seal, unseal } from '../disk/sealed.js';
 import { U64Map } from '../frontier/u64-map.js';
 
 const MAGIC = 0x324d4441; // "ADM2"
@@ -97,9 +105,10 @@ export class AdmitLog {
         throw e;
       }
       const rec = parse(bytes);
-      if (rec === null) continue; // not ours, or cut by a power loss: only re-fetches follow
+      if (rec === null) continue; // not ours, damaged, or cut by a power loss: only re-fetches follow
       seq = Math.max(seq, rec.seq);
-      for (let i = 0; i < rec.count; i++) set.set(bytes.readUInt32LE(HEADER + 8 * i), bytes.readUInt32LE(HEADER + 8 * i + 4), 1);
+      const keys = rec.body;
+      for (let i = 0; i < rec.count; i++) set.set(keys.readUInt32LE(HEADER + 8 * i), keys.readUInt32LE(HEADER + 8 * i + 4), 1);
     }
     return { log: new AdmitLog(stateDir, seq), redelivered: new U64Set(set) };
   }
@@ -132,6 +141,7 @@ export class AdmitLog {
     dv.setUint32(4, this.n, true);
     dv.setFloat64(8, seq, true);
     bytes.set(new Uint8Array(this.keys.buffer, 0, this.n * 8), HEADER);
+    const sealed = seal(bytes);
     this.n = 0;
     const tmp = path.join(this.stateDir, `admits-${bucket}.tmp`);
     const next = path.join(this.stateDir, `admits-${bucket}.next`);
@@ -139,7 +149,7 @@ export class AdmitLog {
     const fd = createOwnFileSync(tmp);
     try {
       let off = 0;
-      while (off < bytes.length) off += writeSync(fd, bytes, off, bytes.length - off);
+      while (off < sealed.length) off += writeSync(fd, sealed, off, sealed.length - off);
     } finally {
       closeSync(fd);
     }
@@ -149,12 +159,20 @@ export class AdmitLog {
   }
 }
 
-/** A file's sequence number and key count, or null when it is not a whole admit-log file. */
-function parse(b: Buffer): { seq: number; count: number } | null {
+/**
+ * A file's sequence number, key count and bytes (header and keys, without the trailer), or null
+ * when it is not a whole, undamaged admit-log file.
+ */
+function parse(file: Buffer): { seq: number; count: number; body: Buffer } | null {
+  const { body: u, bad } = unseal(file);
+  if (bad) return null;
+  const b = Buffer.from(u.buffer, u.byteOffset, u.byteLength);
   if (b.byteLength < HEADER || b.readUInt32LE(0) !== MAGIC) return null;
   const count = b.readUInt32LE(4);
   if (b.byteLength !== HEADER + 8 * count) return null;
-  return { seq: b.readDoubleLE(8), count };
+  const seq = b.readDoubleLE(8);
+  if (!Number.isSafeInteger(seq) || seq < 1) return null;
+  return { seq, count, body: b };
 }
 
 class U64Set implements KeySet {

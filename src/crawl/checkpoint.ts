@@ -32,7 +32,7 @@
 import { readFile, mkdir } from 'node:fs/promises';
 import fs from 'node:fs';
 import { crc32 } from 'node:zlib';
-import { writeFileAtomic, writeFileAtomicSync, openOwnFileSync } from '../disk/index.js';
+import { writeFileAtomic, writeFileAtomicSync, openOwnFileSync, seal, unseal, damagedFile } from '../disk/index.js';
 import path from 'node:path';
 import { CrawlError } from '../errors.js';
 import { type CrawlConfig, type CrawlConfigInput, resolveCrawlConfig } from './config.js';
@@ -207,8 +207,11 @@ export function resolveRecordedConfig(stateDir: string, manifest: CheckpointMani
 }
 
 /**
- * pending.bin: [u32 count] then per record [u32 length][bytes], CRC-free because it is only ever
- * renamed into place complete (atomic write); records are opaque (FrontierUrl codec bytes).
+ * pending.bin: [u32 count] then per record [u32 length][bytes], then the CRC-32 trailer of
+ * src/disk/sealed.ts. It is only ever renamed into place complete (atomic write), so a crash never
+ * tears it; the trailer finds damage on disk or an edit (a flipped bit in a record would otherwise
+ * resume a different URL, and lose the one it was). Records are opaque (FrontierUrl codec bytes).
+ * A file written before the trailer existed is read when its records use it up exactly.
  */
 export function encodePending(records: Iterable<Uint8Array>): Uint8Array {
   const list = [...records];
@@ -223,22 +226,27 @@ export function encodePending(records: Iterable<Uint8Array>): Uint8Array {
     out.set(r, p + 4);
     p += 4 + r.byteLength;
   }
-  return out;
+  return seal(out);
 }
 
-export function decodePending(buf: Uint8Array): Uint8Array[] {
-  if (buf.byteLength < 4) return [];
-  const dv = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
+const PENDING_RECOVER = 'It lists the URLs that were in flight at the last checkpoint (the manifest\'s `pending` counts them): restore it from a copy of the state directory; removing it resumes without them (they would not be fetched).';
+
+export function decodePending(buf: Uint8Array, file = PENDING_FILE): Uint8Array[] {
+  const { body, bad } = unseal(buf);
+  if (bad) throw damagedFile(file, 'its CRC-32 does not match its content', PENDING_RECOVER);
+  if (body.byteLength < 4) throw damagedFile(file, `${body.byteLength} bytes, shorter than its count`, PENDING_RECOVER);
+  const dv = new DataView(body.buffer, body.byteOffset, body.byteLength);
   const n = dv.getUint32(0, true);
   const out: Uint8Array[] = [];
   let p = 4;
   for (let i = 0; i < n; i++) {
-    if (p + 4 > buf.byteLength) throw new CrawlError('CRAWL_CHECKPOINT_CORRUPT', 'pending.bin is truncated');
+    if (p + 4 > body.byteLength) throw damagedFile(file, `cut short after ${i} of ${n} records`, PENDING_RECOVER);
     const len = dv.getUint32(p, true);
-    if (p + 4 + len > buf.byteLength) throw new CrawlError('CRAWL_CHECKPOINT_CORRUPT', 'pending.bin is truncated');
-    out.push(buf.slice(p + 4, p + 4 + len));
+    if (p + 4 + len > body.byteLength) throw damagedFile(file, `cut short after ${i} of ${n} records`, PENDING_RECOVER);
+    out.push(body.slice(p + 4, p + 4 + len));
     p += 4 + len;
   }
+  if (p !== body.byteLength) throw damagedFile(file, `${body.byteLength - p} bytes after its ${n} records`, PENDING_RECOVER);
   return out;
 }
 
@@ -247,12 +255,15 @@ export async function writePending(stateDir: string, records: Iterable<Uint8Arra
 }
 
 export async function readPending(stateDir: string): Promise<Uint8Array[]> {
+  const file = path.join(stateDir, PENDING_FILE);
+  let buf: Uint8Array;
   try {
-    return decodePending(new Uint8Array(await readFile(path.join(stateDir, PENDING_FILE))));
+    buf = new Uint8Array(await readFile(file));
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === 'ENOENT') return [];
     throw e;
   }
+  return decodePending(buf, file);
 }
 
 // -------------------------------------------------------------------------------------------------

@@ -25,7 +25,8 @@
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { writeFileAtomic } from '../disk/index.js';
+import { crc32 } from 'node:zlib';
+import { damagedFile, writeFileAtomic } from '../disk/index.js';
 import type { DnsCache } from '../dns/index.js';
 import type { RobotsRules } from '../robots/index.js';
 import { decodeRobotsEntry, encodeRobotsEntry, type RobotsEntry } from '../robots/robots-entry.js';
@@ -110,13 +111,47 @@ export function emptyRobotsTotals(): RobotsTotals {
   return { checks: 0, hits: 0, expired: 0, asks: 0, lostAsks: 0, cacheKeys: 0, cacheMerges: 0, cacheBytes: 0, requestedKeys: 0, requestedMerges: 0, requestedBytes: 0, journalReplayed: 0 };
 }
 
-/** The totals of the last commit, or zeros (no file yet, or unreadable: counters only). */
+const TOTALS_RECOVER = 'It holds only the robots stage\'s counters (status page, stats); remove it to resume: those counters restart from zero, no crawl work depends on them.';
+
+/**
+ * The totals of the last commit, or zeros when there is no file yet. The file is sealed like the
+ * manifest (a `checksum` field: CRC-32 of the compact JSON without it; files written before it
+ * existed have none): damage is CRAWL_CHECKPOINT_CORRUPT naming the file, never counters read from
+ * a damaged file or silently zeroed.
+ */
 export function readRobotsTotals(stateDir: string): RobotsTotals {
+  const file = path.join(stateDir, ROBOTS_TOTALS_FILE);
+  let text: string;
   try {
-    return { ...emptyRobotsTotals(), ...(JSON.parse(readFileSync(path.join(stateDir, ROBOTS_TOTALS_FILE), 'utf8')) as Partial<RobotsTotals>) };
-  } catch {
-    return emptyRobotsTotals();
+    text = readFileSync(file, 'utf8');
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return emptyRobotsTotals();
+    throw e;
   }
+  let v: unknown;
+  try {
+    v = JSON.parse(text);
+  } catch (e) {
+    throw damagedFile(file, `not JSON: ${(e as Error).message}`, TOTALS_RECOVER, e);
+  }
+  if (v === null || typeof v !== 'object' || Array.isArray(v)) throw damagedFile(file, 'not a JSON object', TOTALS_RECOVER);
+  const { checksum, ...body } = v as Record<string, unknown>;
+  if (checksum !== undefined && checksum !== jsonChecksum(body)) throw damagedFile(file, 'its checksum does not match its content', TOTALS_RECOVER);
+  const out = emptyRobotsTotals();
+  for (const [k, x] of Object.entries(body)) {
+    if (!(k in out) || typeof x !== 'number' || !Number.isSafeInteger(x) || x < 0) throw damagedFile(file, `${k}: ${JSON.stringify(x)} is not a counter of the robots stage`, TOTALS_RECOVER);
+    out[k as keyof RobotsTotals] = x;
+  }
+  return out;
+}
+
+/** CRC-32 (hex) of the compact JSON of `body` (the manifest's seal, checkpoint.ts). */
+function jsonChecksum(body: object): string {
+  return crc32(JSON.stringify(body)).toString(16).padStart(8, '0');
+}
+
+function sealedTotals(t: RobotsTotals): string {
+  return JSON.stringify({ ...t, checksum: jsonChecksum(t) });
 }
 
 export class RobotsStage {
@@ -334,7 +369,7 @@ export class RobotsStage {
     this.asksMerged = this.st.asks; // merge() ships every ask made so far
     await this.requested.merge();
     if (this.failure !== null) throw this.failure;
-    if (this.stateDir !== null) await writeFileAtomic(path.join(this.stateDir, ROBOTS_TOTALS_FILE), JSON.stringify(this.totals()));
+    if (this.stateDir !== null) await writeFileAtomic(path.join(this.stateDir, ROBOTS_TOTALS_FILE), sealedTotals(this.totals()));
   }
 
   /** Flushes both DRUMs (everything they accepted is durable), closes them and empties the journal. */
@@ -346,7 +381,7 @@ export class RobotsStage {
     await this.cache.close();
     this.journal.close(true);
     await this.requested.close();
-    if (this.stateDir !== null) await writeFileAtomic(path.join(this.stateDir, ROBOTS_TOTALS_FILE), JSON.stringify(this.totals()));
+    if (this.stateDir !== null) await writeFileAtomic(path.join(this.stateDir, ROBOTS_TOTALS_FILE), sealedTotals(this.totals()));
   }
 
   stats(): RobotsStageStats & { cache: ReturnType<RobotsCache['stats']>; requested: ReturnType<RobotsRequested['stats']> } {

@@ -6,6 +6,7 @@
  *   disk-queue.ts  DiskQueue: FIFO of byte records, at-least-once, durable cursor
  *   sorted-file.ts sorted-run files of (64-bit key, value) records (DRUM's disk cache Z)
  *   atomic.ts      crash-safe replacement of small files (temp, fsync, rename, fsync dir)
+ *   sealed.ts      the CRC-32 trailer of small state files, and the error of a damaged one
  *   io-counters.ts bytes / operations read and written per file kind
  */
 /*
@@ -27,6 +28,7 @@ export {
   type DecodedBlock,
 } from './block.js';
 export { writeFileAtomic, writeFileAtomicSync, fsyncDir } from './atomic.js';
+export { seal, unseal, damagedFile, SEAL_BYTES } from './sealed.js';
 export { varintSize, writeVarint, readVarint, compareKey, putByteKey } from './codec.js';
 export { DiskErrorCode } from './errors.js';
 export { SortedRunReader, SortedRunWriter } from './sorted-file.js';

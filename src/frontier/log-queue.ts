@@ -18,6 +18,9 @@
  * written in place and fdatasync'd; open takes the valid slot with the highest generation. A torn
  * write fails its CRC, and the other slot still holds the previous complete manifest. Writes are
  * strictly sequential (BEAST chains its commits), so the fallback is always the last completed one.
+ * A slot that fails its checks and may be the newer one is refused rather than fallen back from
+ * (readManifest: damage and a torn write look alike, and only the torn write makes the fallback
+ * lossless); the refusal says how to take the fallback when the machine lost power.
  *
  * RAM per open queue: its write buffer (≈ blockBytes, from the first push until the next flush, i.e.
  * BEAST's next commit) and the reader's read-ahead (4 × blockBytes, until the queue is drained). So
@@ -405,29 +408,64 @@ export class FileBeastStore implements BeastStore {
     return path.join(this.dir, `beast.m${i}`);
   }
 
+  /**
+   * The manifest of the newest valid slot. A slot that exists but fails its checks (too short for
+   * its header or body, wrong magic, CRC mismatch) is accepted beside a valid one only when its
+   * header says it is the older generation (the newest one is then intact). When it may be the
+   * newer one, falling back would drop the appends of the last commit — and URLseen commits a
+   * bucket only after BEAST's commit landed, so those URLs would be lost for good unless the slot
+   * was torn while being written (a power loss during the commit; a SIGKILL cannot tear one
+   * pwrite into the page cache). Damage and a torn write cannot be told apart from the bytes, so
+   * it is refused (CRAWL_FRONTIER_MANIFEST naming the slot and what removing it costs).
+   */
   async readManifest(): Promise<string | null> {
-    let best: { gen: number; text: string } | null = null;
-    let present = false;
+    const slots: ({ gen: number; text: string } | { bad: string; gen: number | null } | null)[] = [];
     for (let i = 0; i < 2; i++) {
       let buf: Buffer;
       try {
         buf = await fs.promises.readFile(this.slotFile(i));
       } catch (e) {
-        if ((e as NodeJS.ErrnoException).code === 'ENOENT') continue;
+        if ((e as NodeJS.ErrnoException).code === 'ENOENT') {
+          slots.push(null);
+          continue;
+        }
         throw e;
       }
-      present = true;
-      if (buf.length < SLOT_HEADER || buf.readUInt32LE(0) !== MAGIC) continue;
+      const headGen = buf.length >= 12 && buf.readUInt32LE(0) === MAGIC ? buf.readUInt32LE(8) : null;
+      if (buf.length < SLOT_HEADER || buf.readUInt32LE(0) !== MAGIC) {
+        slots.push({ bad: buf.length < SLOT_HEADER ? `${buf.length} bytes, shorter than a slot header` : 'no slot magic', gen: headGen });
+        continue;
+      }
       const len = buf.readUInt32LE(4);
       const gen = buf.readUInt32LE(8);
-      if (SLOT_HEADER + len > buf.length) continue; // torn
+      if (SLOT_HEADER + len > buf.length) {
+        slots.push({ bad: `${buf.length} bytes, shorter than its ${SLOT_HEADER + len}-byte manifest (torn or cut)`, gen }); // torn
+        continue;
+      }
       const body = buf.subarray(SLOT_HEADER, SLOT_HEADER + len);
       const crc = zlib.crc32(body, zlib.crc32(buf.subarray(8, 12))) >>> 0;
-      if (crc !== buf.readUInt32LE(12)) continue; // torn or corrupt
-      if (best === null || gen > best.gen) best = { gen, text: body.toString('utf8') };
+      if (crc !== buf.readUInt32LE(12)) {
+        slots.push({ bad: 'its CRC-32 does not match its content', gen }); // torn or corrupt
+        continue;
+      }
+      slots.push({ gen, text: body.toString('utf8') });
+    }
+    let best: { gen: number; text: string } | null = null;
+    for (const x of slots) if (x !== null && 'text' in x && (best === null || x.gen > best.gen)) best = x;
+    for (let i = 0; i < 2; i++) {
+      const x = slots[i];
+      if (x === null || x === undefined || 'text' in x) continue;
+      // The older generation of the two, by its own header and slot (generation g lives in slot g & 1).
+      if (best !== null && x.gen !== null && x.gen === best.gen - 1 && (x.gen & 1) === i) continue;
+      const other = this.slotFile(1 - i);
+      const file = this.slotFile(i);
+      throw new CrawlError('CRAWL_FRONTIER_MANIFEST', best === null
+        ? `${file} is damaged (${x.bad}) and ${other} holds no valid manifest either: BEAST's queues cannot be read, nothing was resumed (restore the state directory from a copy)`
+        : `${file} is damaged (${x.bad}); it may hold BEAST's newest commit, after the one in ${other} (generation ${best.gen}): nothing was resumed. If the machine lost power during the crawl's last BEAST commit, remove ${file} to resume from ${other} (URLseen had not committed that commit's URLs and delivers them again); otherwise the URLs admitted in that commit would be lost: restore the state directory from a copy`,
+      { details: { file } });
     }
     if (best === null) {
-      if (present && (await this.list()).length > 0) {
+      if (slots.some((x) => x !== null) && (await this.list()).length > 0) {
         throw new CrawlError('CRAWL_FRONTIER_MANIFEST', `no valid BEAST manifest slot in ${this.dir}`);
       }
       return null;

@@ -16,6 +16,7 @@ import { U64Map } from './u64-map.js';
 import type { FrontierUrl } from './record.js';
 import { writeAtomic } from './queue.js';
 import { readFile } from 'node:fs/promises';
+import { damagedFile, seal, unseal } from '../disk/index.js';
 import { edgeKey } from './edge-key.js';
 import { PendingVotes } from './pending-votes.js';
 
@@ -200,10 +201,20 @@ export class Star {
   static async open(store: PldStore, budgetFn: BudgetFunction, histogramFile?: string, trust?: TrustOptions): Promise<Star> {
     const s = new Star(store, budgetFn, histogramFile, trust);
     if (histogramFile !== undefined) {
+      let buf: Uint8Array | null = null;
       try {
-        s.histogram.fromBytes(new Uint8Array(await readFile(histogramFile)));
+        buf = new Uint8Array(await readFile(histogramFile));
       } catch (e) {
         if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+      }
+      // Sealed with a CRC-32 (src/disk/sealed.ts; files written before the seal existed are read
+      // when their length fits): a damaged file is refused, never read as in-degree counts.
+      if (buf !== null) {
+        const { body, bad } = unseal(buf);
+        if (bad || !s.histogram.fromBytes(body)) {
+          throw damagedFile(histogramFile, bad ? 'its CRC-32 does not match its content' : `${body.byteLength} bytes, not the size of STAR's in-degree histogram`,
+            `It holds STAR's in-degree histogram (the ranks of the crawl budget); remove it to resume: the histogram then restarts empty and counts the in-degrees the crawl sees from then on (URLs already queued keep their place).`);
+        }
       }
     }
     return s;
@@ -410,7 +421,7 @@ export class Star {
 
   async commit(): Promise<void> {
     await this.store.commit();
-    if (this.histogramFile !== undefined) await writeAtomic(this.histogramFile, this.histogram.toBytes());
+    if (this.histogramFile !== undefined) await writeAtomic(this.histogramFile, seal(this.histogram.toBytes()));
   }
 
   close(): Promise<void> {

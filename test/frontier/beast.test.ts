@@ -187,7 +187,7 @@ test('deferred URLs of one PLD come back at most B per queue read (QH re-spread 
   assert.equal(b.stats().doublings, 0);
 });
 
-test('on disk: appends not committed are cut at reopen, committed ones survive; a torn newest manifest slot falls back to the previous one', async () => {
+test('on disk: appends not committed are cut at reopen, committed ones survive; a torn newest manifest slot is refused, naming it; once removed, the previous one is used', async () => {
   const dir = await mkdtemp(path.join(tmpdir(), 'beast-'));
   try {
     const st = new FileBeastStore(dir, { compression: 'none', blockBytes: 1024 });
@@ -215,6 +215,13 @@ test('on disk: appends not committed are cut at reopen, committed ones survive; 
     const slot = path.join(dir2, 'beast.m1');
     const bytes = readFileSync(slot);
     writeFileSync(slot, bytes.subarray(0, bytes.length - 5)); // torn write
+    // A torn newest slot looks like a damaged one: refused, naming it (it may hold a commit whose
+    // URLs URLseen has committed since); removed by the operator after a power loss, the previous
+    // generation is used.
+    await assert.rejects(Beast.open(new FileBeastStore(dir2, { compression: 'zstd' }), { initialQueues: 2, maxQueues: 2 }),
+      (e: Error & { code?: string }) => e.code === 'CRAWL_FRONTIER_MANIFEST' && e.message.startsWith(`${slot} is damaged`) && e.message.includes('remove'));
+    const { rmSync } = await import('node:fs');
+    rmSync(slot);
     const b4 = await Beast.open(new FileBeastStore(dir2, { compression: 'zstd' }), { initialQueues: 2, maxQueues: 2 });
     const got = (await drain(b4, 64)).map((g) => g.u.admitted);
     assert.deepEqual(got, Array.from({ length: 10 }, (_, i) => i + 1), 'generation 2: the first 10');
@@ -331,6 +338,53 @@ test('on disk: a crash right after a re-spread (old QF still named as drain, tar
     const ids = new Set((await drain(b, 50)).map((g) => Number(g.u.url.slice(g.u.url.lastIndexOf('/') + 1))));
     assert.deepEqual([...ids].sort((x, y) => x - y), Array.from({ length: 300 }, (_, i) => i + 1), 'every URL comes back (those read before the crash too: no checkpoint)');
     await b.close();
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
+test('BEAST manifest slots: every cut and every flipped byte of either slot gives the newest commit, or CRAWL_FRONTIER_MANIFEST naming the slot — never an older commit in silence', async () => {
+  const dir = await mkdtemp(path.join(tmpdir(), 'beast-slots-'));
+  const { readFileSync, writeFileSync, cpSync } = await import('node:fs');
+  try {
+    const base = path.join(dir, 'base');
+    const s = new FileBeastStore(base, { compression: 'none' });
+    const b = await Beast.open(s, { initialQueues: 2, maxQueues: 2 });
+    for (let p = 1; p <= 10; p++) b.place(mk(p, 1, 100, p));
+    await b.commitAppends(); // generation 2, slot 0
+    for (let p = 11; p <= 20; p++) b.place(mk(p, 1, 100, p));
+    await b.commitAppends(); // generation 3, slot 1: the newest
+    s.releaseAll();
+    let n = 0;
+    for (const slotName of ['beast.m0', 'beast.m1']) {
+      const size = readFileSync(path.join(base, slotName)).length;
+      for (let at = 0; at < size; at += 3) {
+        for (const how of ['cut', 'flip'] as const) {
+          const d = path.join(dir, `c${n++}`);
+          cpSync(base, d, { recursive: true });
+          const slot = path.join(d, slotName);
+          const bytes = readFileSync(slot);
+          if (how === 'cut') writeFileSync(slot, bytes.subarray(0, at));
+          else {
+            bytes[at] = bytes[at]! ^ 0x10;
+            writeFileSync(slot, bytes);
+          }
+          const label = `${slotName} ${how} at ${at}`;
+          try {
+            const b2 = await Beast.open(new FileBeastStore(d, { compression: 'none' }), { initialQueues: 2, maxQueues: 2 });
+            const got = (await drain(b2, 64)).map((g) => g.u.admitted).sort((x, y) => x - y);
+            await b2.close();
+            assert.deepEqual(got, Array.from({ length: 20 }, (_, i) => i + 1), `${label}: opened, so with the newest commit`);
+          } catch (e) {
+            const err = e as Error & { code?: string };
+            if (err.code === 'ERR_ASSERTION') throw e;
+            assert.equal(err.code, 'CRAWL_FRONTIER_MANIFEST', `${label}: ${err.message}`);
+            assert.ok(err.message.includes(slotName), `${label}: names the slot: ${err.message}`);
+          }
+          await rm(d, { recursive: true, force: true });
+        }
+      }
+    }
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
