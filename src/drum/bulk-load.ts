@@ -14,7 +14,7 @@ import { IoCounters, fsyncDir, writeFileAtomicSync, type Compression } from '../
 import { SortedRunWriter } from '../disk/sorted-file.js';
 import { KeyRunWriter, gapBytesFor } from '../disk/key-run.js';
 import { DrumErrorCode } from './errors.js';
-import { EMPTY, FORMAT_VERSION, MANIFEST, isPow2, pad, type Manifest, type ManifestBucket } from './format.js';
+import { EMPTY, FORMAT_VERSION, MANIFEST, encodeManifest, isPow2, pad, type Manifest, type ManifestBucket } from './format.js';
 
 export interface BulkLoadOptions {
   buckets: number;
@@ -62,6 +62,6 @@ export async function bulkLoad(
   }
   fsyncDir(dir);
   const m: Manifest = { version: FORMAT_VERSION, k, valueBytes, buckets };
-  writeFileAtomicSync(mfile, JSON.stringify(m), io);
+  writeFileAtomicSync(mfile, encodeManifest(m), io);
 }
 

@@ -58,7 +58,7 @@ import { IoCounters, fsyncDir, varintSize, writeFileAtomicSync, putByteKey, writ
 import { ClockCache } from './clock-cache.js';
 import { DrumErrorCode } from './errors.js';
 import { bucketBytesFor, drumAlpha, planBuckets } from './model.js';
-import { FORMAT_VERSION, HAS_VALUE, IoBuffers, MANIFEST, OP_CHECK, OP_CU, OP_UPDATE, cutTo, isPow2, roundPow2, type BucketState, type Manifest } from './format.js';
+import { FORMAT_VERSION, HAS_VALUE, IoBuffers, MANIFEST, decodeManifest, encodeManifest, OP_CHECK, OP_CU, OP_UPDATE, cutTo, isPow2, roundPow2, type BucketState, type Manifest } from './format.js';
 import { Generations } from './generations.js';
 import { Recovery } from './recovery.js';
 import { BucketMerger, PhaseClock } from './merge.js';
@@ -176,11 +176,13 @@ export class Drum {
     const mfile = path.join(dir, MANIFEST);
     let m: Manifest;
     if (fs.existsSync(mfile)) {
+      let text: string;
       try {
-        m = JSON.parse(fs.readFileSync(mfile, 'utf8')) as Manifest;
+        text = fs.readFileSync(mfile, 'utf8');
       } catch (cause) {
         throw new CrawlError(DrumErrorCode.MANIFEST, `DRUM manifest ${mfile} is unreadable`, { cause, details: { file: mfile } });
       }
+      m = decodeManifest(text, mfile);
       if (typeof m.version === 'number' && m.version !== FORMAT_VERSION) {
         throw new CrawlError(DrumErrorCode.FORMAT, `DRUM repository ${dir} has on-disk format ${m.version}; this drumcrawl reads format ${FORMAT_VERSION} only (rebuild it, e.g. from the crawl's URL logs)`, {
           details: { file: mfile, version: m.version, supported: FORMAT_VERSION },
@@ -200,7 +202,7 @@ export class Drum {
       if (!(k >= 1)) k = 1;
       k = Math.min(4096, roundPow2(k));
       m = { version: FORMAT_VERSION, k, valueBytes, buckets: Array.from({ length: k }, () => ({ bgen: 1, zgen: 0, zKeys: 0, zBytes: 0 })) };
-      writeFileAtomicSync(mfile, JSON.stringify(m));
+      writeFileAtomicSync(mfile, encodeManifest(m));
     }
     const r = Math.floor(opts.bucketBytes ?? bucketBytesFor(Rb, m.k, M, H, P));
     if (!(r >= 64)) {
@@ -457,10 +459,10 @@ export class Drum {
 
   private writeManifest(changed: number, bgen: number): void {
     const mfile = path.join(this.dir, MANIFEST);
-    const prev = JSON.parse(fs.readFileSync(mfile, 'utf8')) as Manifest;
+    const prev = decodeManifest(fs.readFileSync(mfile, 'utf8'), mfile);
     const bk = this.buckets[changed]!;
     prev.buckets[changed] = { bgen, zgen: bk.zgen, zKeys: bk.zKeys, zBytes: bk.zBytes };
-    writeFileAtomicSync(mfile, JSON.stringify(prev), this.io);
+    writeFileAtomicSync(mfile, encodeManifest(prev), this.io);
   }
 
   // ---------------------------------------------------------------- stats, close

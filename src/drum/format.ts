@@ -10,6 +10,7 @@
  * length + the aux bytes per tuple (the b of the cost model, model.ts).
  */
 import * as fs from 'node:fs';
+import { crc32 } from 'node:zlib';
 import { CrawlError } from '../errors.js';
 import type { BlockWriter } from '../disk/index.js';
 import { DrumErrorCode } from './errors.js';
@@ -78,6 +79,43 @@ export interface Manifest {
   k: number;
   valueBytes: number | 'variable';
   buckets: ManifestBucket[];
+}
+
+/**
+ * drum.json as written: the manifest with a `checksum` field, CRC-32 (hex) of the compact JSON of
+ * the rest (the crawl manifest's seal, src/crawl/checkpoint.ts). A flipped digit in a bucket's
+ * generation or key count is then refused (CRAWL_DRUM_MANIFEST naming the file) instead of
+ * retiring the Z file in force or deleting pending bucket files as garbage. Manifests written
+ * before the field existed have none and are read as they are.
+ */
+export function encodeManifest(m: Manifest): string {
+  const { checksum: _drop, ...body } = m as Manifest & { checksum?: string };
+  void _drop;
+  return JSON.stringify({ ...body, checksum: crc32(JSON.stringify(body)).toString(16).padStart(8, '0') });
+}
+
+/** The manifest in `text` (read from `file`), its seal checked; throws CRAWL_DRUM_MANIFEST naming the file. */
+export function decodeManifest(text: string, file: string): Manifest {
+  const damaged = (why: string, cause?: unknown): CrawlError => new CrawlError(DrumErrorCode.MANIFEST,
+    `DRUM manifest ${file} is damaged (${why}): the repository cannot be opened, nothing was resumed (restore the state directory from a copy)`,
+    { cause, details: { file } });
+  let v: unknown;
+  try {
+    v = JSON.parse(text);
+  } catch (cause) {
+    throw damaged(`not JSON: ${(cause as Error).message}`, cause);
+  }
+  if (v === null || typeof v !== 'object' || Array.isArray(v)) throw damaged('not a JSON object');
+  const { checksum, ...body } = v as Record<string, unknown>;
+  if (checksum !== undefined && checksum !== crc32(JSON.stringify(body)).toString(16).padStart(8, '0')) throw damaged('its checksum does not match its content');
+  const m = body as unknown as Manifest;
+  if (Array.isArray(m.buckets)) {
+    for (const b of m.buckets as unknown[]) {
+      const x = b as Record<string, unknown> | null;
+      if (x === null || typeof x !== 'object' || !['bgen', 'zgen', 'zKeys', 'zBytes'].every((k) => Number.isSafeInteger(x[k]) && (x[k] as number) >= 0)) throw damaged('a bucket entry is not four counts');
+    }
+  }
+  return m;
 }
 
 export const pad = (i: number): string => String(i).padStart(4, '0');
