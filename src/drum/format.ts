@@ -107,6 +107,8 @@ export function decodeManifest(text: string, file: string): Manifest {
   }
   if (v === null || typeof v !== 'object' || Array.isArray(v)) throw damaged('not a JSON object');
   const { checksum, ...body } = v as Record<string, unknown>;
+  // (a manifest of another on-disk format is the caller's CRAWL_DRUM_FORMAT, whatever its seal)
+  if (body.version !== undefined && body.version !== FORMAT_VERSION) return body as unknown as Manifest;
   if (checksum !== undefined && checksum !== crc32(JSON.stringify(body)).toString(16).padStart(8, '0')) throw damaged('its checksum does not match its content');
   const m = body as unknown as Manifest;
   if (Array.isArray(m.buckets)) {
