@@ -28,7 +28,7 @@ import { CLK_TCK, ThreadCpuSampler, type CpuSample } from '../lib/thread-cpu.js'
 import { projectCeiling } from '../lib/amdahl.js';
 import { launcherEnv, launcherDefaults, startedWithLauncherEnv } from '../lib/launcher-env.js';
 
-type ConfigModule = typeof import('../../src/crawl/config.js');
+type ConfigModule = typeof import('../../src/config/config.js');
 type PipelineModule = typeof import('../../src/crawl/pipeline.js');
 
 function arg(name: string, def: string): string {

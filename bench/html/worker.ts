@@ -13,8 +13,8 @@
 import os from 'node:os';
 import { readFileSync, readdirSync, writeFileSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { ParsePool } from '../../src/crawl/parse-pool.js';
-import type { ParseTask } from '../../src/crawl/parse-worker.js';
+import { ParsePool } from '../../src/threads/page/parse-pool.js';
+import type { ParseTask } from '../../src/threads/page/parse-worker.js';
 import { simwebPages, charsetOf } from './corpus.js';
 
 const args = process.argv.slice(2);

@@ -24,7 +24,7 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync, readdirSync } from 'node:fs';
 import { BroadcastChannel } from 'node:worker_threads';
-import { THREAD_ROLE_CHANNEL, watchGc, type ThreadRoleAnnouncement } from '../../src/crawl/thread-role.js';
+import { THREAD_ROLE_CHANNEL, watchGc, type ThreadRoleAnnouncement } from '../../src/threads/thread-role.js';
 
 /** Clock ticks per second of /proc's utime and stime. */
 export const CLK_TCK = ((): number => {

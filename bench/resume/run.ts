@@ -21,9 +21,9 @@ import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { startSimweb } from '../../src/simweb/index.js';
 import { Crawler } from '../../src/crawl/pipeline.js';
-import { readManifest } from '../../src/crawl/checkpoint.js';
-import { recoverWarc } from '../../src/crawl/recovery.js';
-import { resolveCrawlConfig } from '../../src/crawl/config.js';
+import { readManifest } from '../../src/state/checkpoint.js';
+import { recoverWarc } from '../../src/state/recovery.js';
+import { resolveCrawlConfig } from '../../src/config/config.js';
 import { args, commandLine, machineInfo, REPO_ROOT, SHARED_MACHINE_NOTE, writeResult } from '../lib/report.js';
 
 const a = args();

@@ -40,7 +40,7 @@ import { judgeRobotsOnce, ROBOTS_ANSWER_LAG_MS } from '../../test/e2e/robots-onc
 import { REPO_ROOT, SHARED_MACHINE_NOTE, args, machineInfo, sig, writeResult } from '../lib/report.js';
 import { buildTree, snapshotTree } from '../lib/snapshot.js';
 import { sampleMem, summarizeRss, type RssSample } from './rss-sampler.js';
-import { parseSize } from '../../src/crawl/config-values.js';
+import { parseSize } from '../../src/config/config-values.js';
 
 const a = args();
 const plds = a.num('plds', 410_000); // × ~2.46 hosts per PLD: ≥ 10^6 hosts (the count is printed and recorded)

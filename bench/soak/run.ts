@@ -31,7 +31,7 @@ import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { SHARED_MACHINE_NOTE, args, commandLine, machineInfo, writeResult, writeSvg } from '../lib/report.js';
 import { buildTree, snapshotTree } from '../lib/snapshot.js';
-import { parseSize } from '../../src/crawl/config-values.js';
+import { parseSize } from '../../src/config/config-values.js';
 import { Sampler, type Sample } from './sample.js';
 import { judgeRequests, killWindow, stallSeconds, windowRates, type SoakEvent } from './judge.js';
 import { soakCharts } from './charts.js';

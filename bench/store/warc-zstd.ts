@@ -23,7 +23,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync
 import os from 'node:os';
 import path from 'node:path';
 import { compressRecord, encodeExchangeRecords, newDictSlot, trainDictionary, type EncodeOptions, type ExchangeInput } from '../../src/store/index.js';
-import { TRAIN_DICT_BYTES, TRAIN_SAMPLE_BYTES } from '../../src/crawl/archive-zstd.js';
+import { TRAIN_DICT_BYTES, TRAIN_SAMPLE_BYTES } from '../../src/threads/archive/archive-zstd.js';
 import { simwebPages } from '../html/corpus.js';
 import { machineInfo, sig, SHARED_MACHINE_NOTE } from '../lib/report.js';
 

@@ -7,7 +7,7 @@
 import os from 'node:os';
 import { CrawlError } from '../errors.js';
 import { CRAWL_NAME, DEFAULT_PARTITIONS, MAX_PARTITIONS, NODE_ID } from './partition.js';
-import type { CrawlConfig } from '../crawl/config.js';
+import type { CrawlConfig } from '../config/config.js';
 
 export interface ClusterArgs {
   /** nats://host:port of the engine */

@@ -15,11 +15,11 @@
  */
 import path from 'node:path';
 import { Crawler, type CrawlerOptions, type CrawlSummary } from '../crawl/pipeline.js';
-import { readManifest } from '../crawl/checkpoint.js';
+import { readManifest } from '../state/checkpoint.js';
 import type { ClusterPort, FrontierCluster, SharedParts } from '../crawl/cluster-port.js';
-import type { CrawlConfig, CrawlConfigInput } from '../crawl/config.js';
+import type { CrawlConfig, CrawlConfigInput } from '../config/config.js';
 import type { IpGate } from '../frontier/index.js';
-import type { StatusSnapshot } from '../crawl/stats.js';
+import type { StatusSnapshot } from '../monitor/stats.js';
 import { partitionOf } from './partition.js';
 import { Inbox } from './inbox.js';
 import { StarLink, type ClusterRanks } from './star-link.js';

@@ -19,9 +19,9 @@
 import { readdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { CrawlError } from '../errors.js';
-import type { CrawlConfig, CrawlConfigInput } from '../crawl/config.js';
+import type { CrawlConfig, CrawlConfigInput } from '../config/config.js';
 import type { CrawlSummary } from '../crawl/pipeline.js';
-import type { CheckpointManifest } from '../crawl/checkpoint.js';
+import type { CheckpointManifest } from '../state/checkpoint.js';
 import type { SharedParts } from '../crawl/cluster-port.js';
 import { placement } from './partition.js';
 import { PartitionHost, partitionDir, type PartitionNode } from './partition-host.js';

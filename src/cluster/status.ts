@@ -5,8 +5,8 @@
  * partition's holder, backlog (batches waiting in the stream), in flight (delivered, not yet
  * acknowledged) and redeliveries, read from JetStream's consumer info.
  */
-import type { StatusSnapshot } from '../crawl/stats.js';
-import { Exposition } from '../crawl/metrics-exposition.js';
+import type { StatusSnapshot } from '../monitor/stats.js';
+import { Exposition } from '../monitor/metrics-exposition.js';
 import type { Engine } from './engine.js';
 import type { Lease, MemberStatus, CrawlMeta, ClusterView } from './view.js';
 import { LIVE_MS } from './view.js';

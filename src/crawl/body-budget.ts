@@ -12,7 +12,7 @@
  *                 the body where it was fetched).
  */
 import { MemoryBudget } from '../fetch/memory-budget.js';
-import type { CrawlConfig } from './config.js';
+import type { CrawlConfig } from '../config/config.js';
 
 const MiB = 1024 * 1024;
 

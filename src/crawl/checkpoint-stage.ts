@@ -13,7 +13,7 @@
  * in done.log at a kill requested again after the resume, so it is not used.
  */
 import path from 'node:path';
-import { writeManifest, writePending, MANIFEST_VERSION, type CheckpointManifest } from './checkpoint.js';
+import { writeManifest, writePending, MANIFEST_VERSION, type CheckpointManifest } from '../state/checkpoint.js';
 import { FetchStage } from './fetch-stage.js';
 
 export abstract class CheckpointStage extends FetchStage {

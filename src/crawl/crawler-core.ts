@@ -6,26 +6,26 @@
  * a fetch.
  */
 import { EventEmitter } from 'node:events';
-import type { DrumProxy } from './drum-proxy.js';
+import type { DrumProxy } from '../threads/drum/drum-proxy.js';
 import type { DnsCache } from '../dns/index.js';
 import type { Fetcher, FetchResult } from '../fetch/index.js';
-import type { EncodedGroupLike, LinkTable } from './links-codec.js';
+import type { EncodedGroupLike, LinkTable } from '../threads/links-codec.js';
 import type { CrawlLog } from '../store/index.js';
-import type { ArchiveThread } from './archive-thread.js';
+import type { ArchiveThread } from '../threads/archive/archive-thread.js';
 import type { FrontierUrl } from '../frontier/index.js';
 import type { FrontierPort } from './frontier-port.js';
-import type { CrawlConfig } from './config.js';
+import type { CrawlConfig } from '../config/config.js';
 import { ramPlan } from './ram-budget.js';
 import { RunMetrics } from './run-metrics.js';
-import { emptyCounters, type CheckpointManifest, type CrawlCounters, type DoneLog } from './checkpoint.js';
-import type { ParsePool } from './parse-pool.js';
+import { emptyCounters, type CheckpointManifest, type CrawlCounters, type DoneLog } from '../state/checkpoint.js';
+import type { ParsePool } from '../threads/page/parse-pool.js';
 import { Wakeup } from './wakeup.js';
-import type { AdmitLog } from './admit-log.js';
-import { ResumeDedup } from './resume-dedup.js';
+import type { AdmitLog } from '../state/admit-log.js';
+import { ResumeDedup } from '../state/resume-dedup.js';
 import { FloorGuard } from './floor-guard.js';
-import type { SharedFloors } from './page-worker-floors.js';
-import type { PageWorkerPool } from './page-worker-pool.js';
-import { PldTally } from './pld-tally.js';
+import type { SharedFloors } from '../threads/page/page-worker-floors.js';
+import type { PageWorkerPool } from '../threads/page/page-worker-pool.js';
+import { PldTally } from '../monitor/pld-tally.js';
 import { hostOf, pldOrHost } from '../url/index.js';
 import type { CrawlerOptions } from './pipeline.js';
 import { plainHops, type SitemapRouter } from '../sitemap/crawl.js';

@@ -8,12 +8,12 @@
  * DRUM worker threads, one of each kind at a time.
  */
 import type { DrumResult } from '../drum/index.js';
-import { decodeContentValue, scanUniqueUrls, discoverySuffix, encodeAux, withSuffix, le32 } from './drum-codec.js';
+import { decodeContentValue, scanUniqueUrls, discoverySuffix, encodeAux, withSuffix, le32 } from '../threads/drum/drum-codec.js';
 import { fingerprintInto, hostOf, pldOrHost } from '../url/index.js';
 import { extendHopPath, pathSlot, type FrontierUrl } from '../frontier/index.js';
-import type { LinkTable } from './links-codec.js';
+import type { LinkTable } from '../threads/links-codec.js';
 import { CrawlerCore } from './crawler-core.js';
-import { DROP_CODES } from './link-scope.js';
+import { DROP_CODES } from '../config/link-scope.js';
 import { plainHops } from '../sitemap/crawl.js';
 import { routeTable } from './cluster-port.js';
 

@@ -6,13 +6,13 @@
 import path from 'node:path';
 import { CrawlError } from '../errors.js';
 import { Frontier, Star, TRUST_THRESHOLD, budgetPreset, emptyRecordBytes, encodeFrontierRecordBytes, encodeFrontierUrl, type FrontierUrl, type FetchOutcome as PoliteFetchOutcome } from '../frontier/index.js';
-import type { UniqueUrls } from './drum-codec.js';
+import type { UniqueUrls } from '../threads/drum/drum-codec.js';
 import type { FetchResult } from '../fetch/index.js';
 import { MAX_FETCH_ATTEMPTS, retryOutcome } from './retry-policy.js';
 import type { DnsCache } from '../dns/index.js';
 import type { RobotsRules } from '../robots/index.js';
-import type { CrawlConfig } from './config.js';
-import { PldStoreProxy, type DrumThread } from './drum-proxy.js';
+import type { CrawlConfig } from '../config/config.js';
+import { PldStoreProxy, type DrumThread } from '../threads/drum/drum-proxy.js';
 import { openRobotsStage, type RobotsStage, type RobotsTotals } from './robots-stage.js';
 import type { FrontierCluster } from './cluster-port.js';
 import { ramPlan } from './ram-budget.js';

@@ -31,20 +31,20 @@ export {
   parseSize, parseDurationMs, parseSeedList, CRAWL_FLAGS, RUNTIME_KEYS, CRAWL_CONFIG_INVALID, DEFAULT_USER_AGENT,
   type CrawlConfig, type CrawlConfigInput, type RuntimeOptions, type StartupOptions, type CrawlScope, type WarcCompression as CrawlWarcCompression,
   type ProgressMode, type FlagSpec, type ParsedCrawlArgs,
-} from './config.js';
+} from '../config/config.js';
 export {
   readManifest, writeManifest, readPending, writePending, encodePending, decodePending, emptyCounters,
   MANIFEST_FILE, PENDING_FILE, MANIFEST_VERSION, type CheckpointManifest, type CrawlCounters,
-} from './checkpoint.js';
+} from '../state/checkpoint.js';
 export {
   renderPrometheus, formatPlainLine, formatTtyBlock, formatOutcomes, ProgressPrinter, RateMeter,
   type StatusSnapshot, type CrawlState,
-} from './stats.js';
+} from '../monitor/stats.js';
 export {
   startStatusServer, MAX_CONNECTIONS, CONTROL_TOKEN_FILE,
   type StatusController, type StatusServer, type StatusServerOptions,
-} from './status-server.js';
-export { ParsePool, type ParseOutcome } from './parse-pool.js';
-export { encodeLinks, LinkTable, splitParseOutput, type LinkEntry, type PageInfo, type EncodedGroupLike } from './links-codec.js';
-export { DrumProxy, DrumThread, type DrumProxyStats, type DrumProxyHostOptions } from './drum-proxy.js';
+} from '../monitor/status-server.js';
+export { ParsePool, type ParseOutcome } from '../threads/page/parse-pool.js';
+export { encodeLinks, LinkTable, splitParseOutput, type LinkEntry, type PageInfo, type EncodedGroupLike } from '../threads/links-codec.js';
+export { DrumProxy, DrumThread, type DrumProxyStats, type DrumProxyHostOptions } from '../threads/drum/drum-proxy.js';
 export { politenessOutcome, frontierRamUrls, withMargin, type FrontierPort, type FrontierStats as CrawlFrontierStats } from './frontier-port.js';

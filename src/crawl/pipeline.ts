@@ -47,34 +47,34 @@ import { mkdir, readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { CrawlError } from '../errors.js';
 import { checkOwnTree } from '../disk/safe-fs.js';
-import { DrumProxy, DrumThread } from './drum-proxy.js';
-import { discoverySuffix, encodeAux, withSuffix } from './drum-codec.js';
+import { DrumProxy, DrumThread } from '../threads/drum/drum-proxy.js';
+import { discoverySuffix, encodeAux, withSuffix } from '../threads/drum/drum-codec.js';
 import { DnsCache } from '../dns/index.js';
 import { CrawlLog } from '../store/index.js';
-import { zstdArchiveOptions } from './archive-zstd.js';
-import { ArchiveThread } from './archive-thread.js';
-import { recoverWarc, relocate } from './recovery.js';
-import { dnsArchiver } from './archive-hooks.js';
+import { zstdArchiveOptions } from '../threads/archive/archive-zstd.js';
+import { ArchiveThread } from '../threads/archive/archive-thread.js';
+import { recoverWarc, relocate } from '../state/recovery.js';
+import { dnsArchiver } from '../threads/archive/archive-hooks.js';
 import { canonicalizeUrl, fingerprintInto, hostOf, pldOrHost } from '../url/index.js';
 import { decodeFrontierUrl } from '../frontier/index.js';
 import { openFrontierPort, withMargin } from './frontier-port.js';
 import { ramPlan } from './ram-budget.js';
-import { type CrawlConfig, applyRuntimeChange, type CrawlConfigInput } from './config.js';
+import { type CrawlConfig, applyRuntimeChange, type CrawlConfigInput } from '../config/config.js';
 import {
   readManifest, resolveRecordedConfig, readPending, writePending, readDoneLog, DoneLog, type CheckpointManifest,
-} from './checkpoint.js';
-import { ParsePool } from './parse-pool.js';
+} from '../state/checkpoint.js';
+import { ParsePool } from '../threads/page/parse-pool.js';
 import { budgetStatus, newBodyBudget, parseCopyBytes, type BodyBudget } from './body-budget.js';
-import { PageWorkerPool } from './page-worker-pool.js';
-import { ProgressPrinter, RateMeter, type CrawlState, type CrawlSummary, type StatusSnapshot } from './stats.js';
-import { startStatusServer, CONTROL_TOKEN_FILE, type StatusServer } from './status-server.js';
+import { PageWorkerPool } from '../threads/page/page-worker-pool.js';
+import { ProgressPrinter, RateMeter, type CrawlState, type CrawlSummary, type StatusSnapshot } from '../monitor/stats.js';
+import { startStatusServer, CONTROL_TOKEN_FILE, type StatusServer } from '../monitor/status-server.js';
 import { graceOver } from './stop.js';
-import { AdmitLog } from './admit-log.js';
+import { AdmitLog } from '../state/admit-log.js';
 import { newFetcher, fetcherOptions } from './fetch-stage.js';
 import { CheckpointStage } from './checkpoint-stage.js';
 import { runStatus } from './run-metrics.js';
-import { LinkScope, scopeAnchors } from './link-scope.js';
-import { StateLock } from './state-lock.js';
+import { LinkScope, scopeAnchors } from '../config/link-scope.js';
+import { StateLock } from '../state/state-lock.js';
 import { SitemapRouter, plainHops } from '../sitemap/crawl.js';
 import { SitemapListingLog } from '../sitemap/listing-log.js';
 import type { ClusterPort, SharedParts } from './cluster-port.js';
@@ -90,7 +90,7 @@ export interface CrawlerOptions {
   cluster?: ClusterPort;
 }
 
-export type { CrawlSummary } from './stats.js';
+export type { CrawlSummary } from '../monitor/stats.js';
 
 const enc = new TextEncoder();
 

@@ -29,7 +29,7 @@
  * cache (8,192 hosts each), the fetcher's connection pools (1,024, LRU), the top-PLD tally (256),
  * STAR's promotions awaiting the frontier (2^16), the status history (fixed rings).
  */
-import { HOST_ENTRY_BYTES } from '../frontier/host-table.js';
+import { HOST_ENTRY_BYTES } from '../frontier/politeness/host-table.js';
 
 const MiB = 1024 * 1024;
 

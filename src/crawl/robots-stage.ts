@@ -30,10 +30,10 @@ import { damagedFile, writeFileAtomic } from '../disk/index.js';
 import type { DnsCache } from '../dns/index.js';
 import type { RobotsRules } from '../robots/index.js';
 import { decodeRobotsEntry, encodeRobotsEntry, type RobotsEntry } from '../robots/robots-entry.js';
-import type { DrumThread } from './drum-proxy.js';
-import { RobotsCache } from './robots-cache.js';
-import { RobotsJournal, type JournalRecord } from './robots-journal.js';
-import { RobotsRequested } from './robots-requested.js';
+import type { DrumThread } from '../threads/drum/drum-proxy.js';
+import { RobotsCache } from '../robots/robots-cache.js';
+import { RobotsJournal, type JournalRecord } from '../robots/robots-journal.js';
+import { RobotsRequested } from '../robots/robots-requested.js';
 import { ramPlan } from './ram-budget.js';
 
 /** The frontier calls of the robots side (src/frontier/frontier.ts). */

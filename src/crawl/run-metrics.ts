@@ -8,7 +8,7 @@
 import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks';
 import v8 from 'node:v8';
 import { BroadcastChannel } from 'node:worker_threads';
-import { THREAD_ROLE_CHANNEL, type ThreadRoleAnnouncement } from './thread-role.js';
+import { THREAD_ROLE_CHANNEL, type ThreadRoleAnnouncement } from '../threads/thread-role.js';
 
 /** Entries a duration log keeps (the bench samples /status every second; merges come a few per second at most). */
 const RECENT = 32;

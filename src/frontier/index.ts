@@ -61,14 +61,14 @@ export {
   hostDelayFor,
   ipDelayFor,
   IndegreeHistogram,
-} from './budget.js';
-export { pathSlot } from './edge-key.js';
-export { Star, MemoryPldStore, edgeKey, TRUST_THRESHOLD, type PldStore, type DegreeListener, type TrustOptions } from './star.js';
-export { DrumPldStore, type DrumPldStoreOptions } from './star-drum.js';
-export { Beast, type BeastOptions, type BeastStats } from './beast.js';
+} from './star/budget.js';
+export { pathSlot } from './star/edge-key.js';
+export { Star, MemoryPldStore, edgeKey, TRUST_THRESHOLD, type PldStore, type DegreeListener, type TrustOptions } from './star/star.js';
+export { DrumPldStore, type DrumPldStoreOptions } from './star/star-drum.js';
+export { Beast, type BeastOptions, type BeastStats } from './beast/beast.js';
 export { MemoryQueueStore, MemoryUrlQueue, FsQueueStore, type QueueStore, type UrlQueue, type IoCount } from './queue.js';
-export { openDiskQueueStore, type DiskStoreOptions } from './disk-store.js';
-export { FileBeastStore, MemoryBeastStore, MemoryBeastQueue, LogQueue, type BeastStore, type BeastQueue, type QueueState } from './log-queue.js';
+export { openDiskQueueStore, type DiskStoreOptions } from './beast/disk-store.js';
+export { FileBeastStore, MemoryBeastStore, MemoryBeastQueue, LogQueue, type BeastStore, type BeastQueue, type QueueState } from './beast/log-queue.js';
 export {
   Politeness,
   AddResult,
@@ -79,7 +79,7 @@ export {
   type FetchOutcome,
   type DropReason,
   type IpGate,
-} from './politeness.js';
+} from './politeness/politeness.js';
 export { Frontier, FRONTIER_PRESETS, type FrontierOptions, type FrontierPreset, type FrontierStats, type Clock } from './frontier.js';
-export { IdHeap } from './heap.js';
-export { U64Map } from './u64-map.js';
+export { IdHeap } from './politeness/heap.js';
+export { U64Map } from '../util/u64-map.js';

@@ -26,4 +26,4 @@ export {
   type ParsedRobots, type ParsedRobotsGroup, type ParsedRobotsRule,
 } from './parse.js';
 export { escapePattern, canonicalPath, pathParamsQuery } from './normalize.js';
-export { fetchRobots, robotsUrl, type FetchRobotsOptions, type RobotsFetchOutcome } from './fetch-robots.js';
+export { fetchRobots, robotsUrl, type FetchRobotsOptions, type RobotsFetchOutcome } from '../fetch/robots-fetch.js';

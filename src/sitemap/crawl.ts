@@ -34,8 +34,8 @@
  */
 import { canonicalizeUrl, hostOf } from '../url/index.js';
 import { extendHopPath } from '../frontier/record.js';
-import type { LinkScope } from '../crawl/link-scope.js';
-import type { SitemapDiscovery } from '../crawl/config.js';
+import type { LinkScope } from '../config/link-scope.js';
+import type { SitemapDiscovery } from '../config/config.js';
 import { allowedInSitemap } from './location.js';
 import { readSitemap, type SitemapReadSummary } from './read.js';
 import type { SitemapListingLog } from './listing-log.js';

@@ -12,9 +12,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
-import { defaultCrawlConfig } from '../../src/crawl/config.js';
-import { parseSize } from '../../src/crawl/config-values.js';
-import { heapWarning, mainHeapFlags } from '../../src/crawl/heap-budget.js';
+import { defaultCrawlConfig } from '../../src/config/config.js';
+import { parseSize } from '../../src/config/config-values.js';
+import { heapWarning, mainHeapFlags } from '../../src/config/heap-budget.js';
 import { launcherDefaults, launcherEnv } from '../../bench/lib/launcher-env.js';
 
 const MiB = 1024 * 1024;

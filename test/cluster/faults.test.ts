@@ -13,7 +13,7 @@ import path from 'node:path';
 import { readdir } from 'node:fs/promises';
 import { readdirSync } from 'node:fs';
 import { cli, forkSimweb, sleep, tempDir, type SimwebChild } from '../e2e/harness.js';
-import { readManifest, readDoneLog } from '../../src/crawl/checkpoint.js';
+import { readManifest, readDoneLog } from '../../src/state/checkpoint.js';
 import { decodeFrontierUrl } from '../../src/frontier/index.js';
 import { partitionOf } from '../../src/cluster/partition.js';
 import { openEngine, readClusterTable, type ClusterTable } from '../../src/cluster/index.js';

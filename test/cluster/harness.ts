@@ -5,7 +5,7 @@
 import path from 'node:path';
 import { readFile, readdir } from 'node:fs/promises';
 import { cli, crawlFlags, crawlSettings, type CliRun } from '../e2e/harness.js';
-import type { CrawlConfigInput } from '../../src/crawl/config.js';
+import type { CrawlConfigInput } from '../../src/config/config.js';
 
 export interface NodeRun {
   id: string;

@@ -16,7 +16,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { forkSimweb, tempDir, crawlSettings } from '../e2e/harness.js';
-import { resolveCrawlConfig } from '../../src/crawl/config.js';
+import { resolveCrawlConfig } from '../../src/config/config.js';
 import { Crawler } from '../../src/crawl/pipeline.js';
 import { partitionOf } from '../../src/cluster/partition.js';
 import { pldOrHost } from '../../src/url/index.js';

@@ -28,8 +28,8 @@ import path from 'node:path';
 import fc from 'fast-check';
 import { Drum, type DrumResult } from '../../src/drum/index.js';
 import { Frontier, FrontierUrl, UrlKind, encodeFrontierUrl } from '../../src/frontier/index.js';
-import { AdmitLog } from '../../src/crawl/admit-log.js';
-import { ResumeDedup } from '../../src/crawl/resume-dedup.js';
+import { AdmitLog } from '../../src/state/admit-log.js';
+import { ResumeDedup } from '../../src/state/resume-dedup.js';
 import { fastOptions } from '../frontier/fast-options.js';
 
 const LONG = process.env.DRUMCRAWL_LONG !== undefined && process.env.DRUMCRAWL_LONG !== '';

@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import fc from 'fast-check';
 import type { Worker } from 'node:worker_threads';
-import { ArchiveThread } from '../../src/crawl/archive-thread.js';
+import { ArchiveThread } from '../../src/threads/archive/archive-thread.js';
 import {
   WarcWriter, cdxjPathFor, encodeExchangeRecords, readCdxj, type CdxSource, type WarcCompression,
 } from '../../src/store/index.js';

@@ -14,7 +14,7 @@ import path from 'node:path';
 import { readdir, readFile, rm } from 'node:fs/promises';
 import { gunzipSync } from 'node:zlib';
 import { CDXIndexer } from 'warcio';
-import { resolveCrawlConfig } from '../../src/crawl/config.js';
+import { resolveCrawlConfig } from '../../src/config/config.js';
 import { Crawler } from '../../src/crawl/pipeline.js';
 import { startSimweb, type Simweb } from '../../src/simweb/index.js';
 import { cdxjPathFor, parseCdxjLine, surtKey } from '../../src/store/index.js';

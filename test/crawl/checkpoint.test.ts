@@ -7,9 +7,9 @@ import fc from 'fast-check';
 import {
   writeManifest, readManifest, writePending, readPending, encodePending, decodePending, emptyCounters,
   writeFileAtomic, encodeDoneRecords, decodeDoneRecords, readDoneLog, DoneLog, DONE_FILE, type CheckpointManifest,
-} from '../../src/crawl/checkpoint.js';
-import { resolveCrawlConfig } from '../../src/crawl/config.js';
-import { encodeLinks, LinkTable } from '../../src/crawl/links-codec.js';
+} from '../../src/state/checkpoint.js';
+import { resolveCrawlConfig } from '../../src/config/config.js';
+import { encodeLinks, LinkTable } from '../../src/threads/links-codec.js';
 
 test('manifest round-trips and the write leaves no temp file behind', async () => {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'dc-ckpt-'));

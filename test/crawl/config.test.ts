@@ -6,7 +6,7 @@ import path from 'node:path';
 import {
   parseCrawlArgs, resolveCrawlConfig, parseSize, parseDurationMs, loadCrawlConfig, applyRuntimeChange,
   configFromFileObject, parseSeedList, RUNTIME_KEYS, CRAWL_FLAGS, defaultCrawlConfig, type CrawlConfigInput,
-} from '../../src/crawl/config.js';
+} from '../../src/config/config.js';
 import { isCrawlError } from '../../src/errors.js';
 import fc from 'fast-check';
 
@@ -194,7 +194,7 @@ test('robustness (property): any junk config object, runtime change, config file
 });
 
 test('ramFloorWarning: budgets below the measured floor are named at start; 512M and more are not', async () => {
-  const { ramFloorWarning, MIN_RAM_BYTES, RSS_HELD_FROM_MIB } = await import('../../src/crawl/config.js');
+  const { ramFloorWarning, MIN_RAM_BYTES, RSS_HELD_FROM_MIB } = await import('../../src/config/config.js');
   assert.match(ramFloorWarning({ ramBytes: MIN_RAM_BYTES }) ?? '', /--ram 256M is below what this process has been measured to stay under \(512M\)/);
   assert.match(ramFloorWarning({ ramBytes: 511 * 2 ** 20 }) ?? '', new RegExp(`\\(${RSS_HELD_FROM_MIB}M\\)`));
   assert.equal(ramFloorWarning({ ramBytes: 512 * 2 ** 20 }), null);

@@ -8,7 +8,7 @@ import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { readFile, rm } from 'node:fs/promises';
-import { resolveCrawlConfig } from '../../src/crawl/config.js';
+import { resolveCrawlConfig } from '../../src/config/config.js';
 import { Crawler } from '../../src/crawl/pipeline.js';
 import { parseHeritrixLine } from '../../src/store/index.js';
 import { startSimweb, type Simweb } from '../../src/simweb/index.js';

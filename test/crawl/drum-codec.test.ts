@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { BatchWriter, decodeResults, discoverySuffix, encodeAux, encodeResultChunk, forEachResult, forEachTuple } from '../../src/crawl/drum-codec.js';
-import { encodeLinks, type LinkEntry } from '../../src/crawl/links-codec.js';
+import { BatchWriter, decodeResults, discoverySuffix, encodeAux, encodeResultChunk, forEachResult, forEachTuple } from '../../src/threads/drum/drum-codec.js';
+import { encodeLinks, type LinkEntry } from '../../src/threads/links-codec.js';
 import type { DrumResult, DrumResultChunk } from '../../src/drum/index.js';
 
 const show = (b: Uint8Array | null): string => (b === null ? 'null' : [...b].join(','));

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { mkdtemp, rm, writeFile, mkdir } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { DrumProxy, DrumThread, PldStoreProxy } from '../../src/crawl/drum-proxy.js';
+import { DrumProxy, DrumThread, PldStoreProxy } from '../../src/threads/drum/drum-proxy.js';
 import type { DrumResult } from '../../src/drum/index.js';
 import { isCrawlError } from '../../src/errors.js';
 

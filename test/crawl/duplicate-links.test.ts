@@ -14,7 +14,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { Crawler } from '../../src/crawl/pipeline.js';
-import { resolveCrawlConfig } from '../../src/crawl/config.js';
+import { resolveCrawlConfig } from '../../src/config/config.js';
 import { parseCrawlLogLine } from '../../src/store/index.js';
 import { UA, tempDir } from '../e2e/harness.js';
 

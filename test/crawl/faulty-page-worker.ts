@@ -9,9 +9,9 @@
  * so the pool sees what it would see if the parser itself crashed or hung on that page.
  */
 import { isMainThread, parentPort, workerData } from 'node:worker_threads';
-import { serve } from '../../src/crawl/page-worker-serve.js';
-import { parse, type ParseTask } from '../../src/crawl/parse-worker.js';
-import type { PageWorkerData } from '../../src/crawl/page-worker-protocol.js';
+import { serve } from '../../src/threads/page/page-worker-serve.js';
+import { parse, type ParseTask } from '../../src/threads/page/parse-worker.js';
+import type { PageWorkerData } from '../../src/threads/page/page-worker-protocol.js';
 
 function faulty(t: ParseTask): Uint8Array {
   if (t.url.includes('CRASH-ME')) process.exit(3);

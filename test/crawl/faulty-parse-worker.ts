@@ -10,7 +10,7 @@
  * so the pool sees what it would see if the parser itself crashed or hung on that page.
  */
 import { workerData } from 'node:worker_threads';
-import run, { PROGRESS_MASK, type WireBatch, type ParseTask, type WireTask, type ParseWorkerData } from '../../src/crawl/parse-worker.js';
+import run, { PROGRESS_MASK, type WireBatch, type ParseTask, type WireTask, type ParseWorkerData } from '../../src/threads/page/parse-worker.js';
 
 const data = (workerData ?? {}) as Partial<ParseWorkerData>;
 const progress = data.progress !== undefined ? new Int32Array(data.progress) : null;

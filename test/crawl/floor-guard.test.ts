@@ -22,7 +22,7 @@ import assert from 'node:assert/strict';
 import { EventEmitter } from 'node:events';
 import fc from 'fast-check';
 import { Crawler } from '../../src/crawl/pipeline.js';
-import { resolveCrawlConfig, type CrawlConfig } from '../../src/crawl/config.js';
+import { resolveCrawlConfig, type CrawlConfig } from '../../src/config/config.js';
 import { FloorGuard } from '../../src/crawl/floor-guard.js';
 
 const TAU_H0 = 10;

@@ -6,9 +6,9 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ParsePool } from '../../src/crawl/parse-pool.js';
-import { LinkTable } from '../../src/crawl/links-codec.js';
-import { DROP_CODES, LinkScope } from '../../src/crawl/link-scope.js';
+import { ParsePool } from '../../src/threads/page/parse-pool.js';
+import { LinkTable } from '../../src/threads/links-codec.js';
+import { DROP_CODES, LinkScope } from '../../src/config/link-scope.js';
 
 const enc = new TextEncoder();
 

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { encodeLinks, LinkTable, splitParseOutput, writeGroupMeta, groupMetaSize, writeLinkTableAscii, tableSizeAscii, type LinkEntry } from '../../src/crawl/links-codec.js';
+import { encodeLinks, LinkTable, splitParseOutput, writeGroupMeta, groupMetaSize, writeLinkTableAscii, tableSizeAscii, type LinkEntry } from '../../src/threads/links-codec.js';
 import { fingerprintInto, fingerprintRunsInto } from '../../src/url/index.js';
 
 const entry = (i: number, url: string): LinkEntry => ({ hi: i, lo: i + 1, hostHi: i + 2, hostLo: i + 3, pldHi: i + 4, pldLo: 0xffffffff - i, url });

@@ -7,8 +7,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { Exposition, namingProblem } from '../../src/crawl/metrics-exposition.js';
-import { renderPrometheus, type CrawlState, type StatusSnapshot } from '../../src/crawl/stats.js';
+import { Exposition, namingProblem } from '../../src/monitor/metrics-exposition.js';
+import { renderPrometheus, type CrawlState, type StatusSnapshot } from '../../src/monitor/stats.js';
 import { promlint } from './promlint.js';
 
 const STATES: CrawlState[] = ['starting', 'running', 'paused', 'stopping', 'done', 'stopped'];

@@ -14,7 +14,7 @@ import { readFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { StatusSnapshot } from '../../src/crawl/stats.js';
+import type { StatusSnapshot } from '../../src/monitor/stats.js';
 import { cli, crawlCommand, crawlSettings, forkSimweb, tempDir, type CliRun, type SimwebChild } from '../e2e/harness.js';
 import { promlint } from './promlint.js';
 

@@ -9,10 +9,10 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startSimweb, type Simweb, type HostInfo } from '../../src/simweb/index.js';
 import { LOOPBACK_NETWORKS } from '../../src/fetch/index.js';
-import { PageWorkerPool } from '../../src/crawl/page-worker-pool.js';
-import { workerFileFor } from '../../src/crawl/worker-file.js';
-import { splitParseOutput, LinkTable } from '../../src/crawl/links-codec.js';
-import { PARSE_CRASH, PARSE_OK, PARSE_TIMEOUT, type PageAnswer, type ParseNote } from '../../src/crawl/page-worker-protocol.js';
+import { PageWorkerPool } from '../../src/threads/page/page-worker-pool.js';
+import { workerFileFor } from '../../src/threads/worker-file.js';
+import { splitParseOutput, LinkTable } from '../../src/threads/links-codec.js';
+import { PARSE_CRASH, PARSE_OK, PARSE_TIMEOUT, type PageAnswer, type ParseNote } from '../../src/threads/page/page-worker-protocol.js';
 import { startHostileServers } from '../../src/simweb/hostile-server.js';
 
 const UA = 'drumcrawl/0.1 (+http://crawler.test/about)';

@@ -6,10 +6,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { resolveCrawlConfig, CRAWL_FLAGS } from '../../src/crawl/config.js';
+import { resolveCrawlConfig, CRAWL_FLAGS } from '../../src/config/config.js';
 import { Worker } from 'node:worker_threads';
-import { pageWorkerInitialOldMb, pageWorkerYoungMb } from '../../src/crawl/page-worker-pool.js';
-import { startWithInitialOldSpace } from '../../src/crawl/heap-budget.js';
+import { pageWorkerInitialOldMb, pageWorkerYoungMb } from '../../src/threads/page/page-worker-pool.js';
+import { startWithInitialOldSpace } from '../../src/config/heap-budget.js';
 
 const base = { seeds: ['http://example.test/'], userAgent: 'drumcrawl-test/0.1 (+https://example.test/bot)' };
 

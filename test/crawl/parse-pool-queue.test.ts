@@ -1,8 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { workerFileFor } from '../../src/crawl/worker-file.js';
-import { ParsePool, type ParseOutcome } from '../../src/crawl/parse-pool.js';
-import { LinkTable } from '../../src/crawl/links-codec.js';
+import { workerFileFor } from '../../src/threads/worker-file.js';
+import { ParsePool, type ParseOutcome } from '../../src/threads/page/parse-pool.js';
+import { LinkTable } from '../../src/threads/links-codec.js';
 import { until } from './until.js';
 
 // Several pages queue inside one worker (2 batches of up to 4): a crash or hang blames only the page being

@@ -1,8 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { workerFileFor } from '../../src/crawl/worker-file.js';
-import { ParsePool } from '../../src/crawl/parse-pool.js';
-import { LinkTable } from '../../src/crawl/links-codec.js';
+import { workerFileFor } from '../../src/threads/worker-file.js';
+import { ParsePool } from '../../src/threads/page/parse-pool.js';
+import { LinkTable } from '../../src/threads/links-codec.js';
 import { payloadDigest } from '../../src/html/index.js';
 import { urlFingerprint, splitKey } from '../../src/url/index.js';
 import { until } from './until.js';

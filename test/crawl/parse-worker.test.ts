@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { parse, parsePage, MAX_OUTLINKS } from '../../src/crawl/parse-worker.js';
-import { LinkTable, splitParseOutput } from '../../src/crawl/links-codec.js';
+import { parse, parsePage, MAX_OUTLINKS } from '../../src/threads/page/parse-worker.js';
+import { LinkTable, splitParseOutput } from '../../src/threads/links-codec.js';
 import { urlFingerprint, hostKeyInto, pldKeyInto, splitKey } from '../../src/url/index.js';
 
 // The parse worker's keys (host/PLD keys are cached per host across pages, bounded) must equal

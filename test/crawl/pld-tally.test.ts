@@ -6,7 +6,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { PldTally } from '../../src/crawl/pld-tally.js';
+import { PldTally } from '../../src/monitor/pld-tally.js';
 
 const fetchOf = (pld: number, budget = 10, admitted = 1): { url: string; pldHi: number; pldLo: number; budget: number; admitted: number } =>
   ({ url: `http://www.pld${pld}.test/x`, pldHi: pld >>> 3, pldLo: (pld * 2654435761) >>> 0, budget, admitted });

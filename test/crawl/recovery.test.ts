@@ -9,7 +9,7 @@ import { mkdtempSync, mkdirSync, readFileSync, writeFileSync, appendFileSync, st
 import os from 'node:os';
 import path from 'node:path';
 import { WarcWriter, scanWarc } from '../../src/store/index.js';
-import { recoverWarc, relocate } from '../../src/crawl/recovery.js';
+import { recoverWarc, relocate } from '../../src/state/recovery.js';
 
 const head = new TextEncoder().encode('GET / HTTP/1.1\r\nhost: a.test\r\n\r\n');
 const resp = new TextEncoder().encode('HTTP/1.1 200 OK\r\ncontent-type: text/html\r\n\r\n');

@@ -11,7 +11,7 @@ import path from 'node:path';
 import { readFile, rm } from 'node:fs/promises';
 import { readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
-import { parseCrawlArgs, resolveCrawlConfig, configFromFileObject } from '../../src/crawl/config.js';
+import { parseCrawlArgs, resolveCrawlConfig, configFromFileObject } from '../../src/config/config.js';
 import { Crawler } from '../../src/crawl/pipeline.js';
 import { parseCrawlLogLine } from '../../src/store/index.js';
 import { startSimweb } from '../../src/simweb/index.js';

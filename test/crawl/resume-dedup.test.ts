@@ -10,8 +10,8 @@ import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import fc from 'fast-check';
-import { ResumeDedup } from '../../src/crawl/resume-dedup.js';
-import { AdmitLog } from '../../src/crawl/admit-log.js';
+import { ResumeDedup } from '../../src/state/resume-dedup.js';
+import { AdmitLog } from '../../src/state/admit-log.js';
 
 const urls = fc.uniqueArray(fc.integer({ min: 0, max: 50 }).map((i) => `http://h${i % 7}.test/p/${i}`), { maxLength: 30 });
 

@@ -18,7 +18,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
 import { DnsCache } from '../../src/dns/index.js';
-import { decodeJournal, encodeJournalRecord, JOURNAL_FILE, RobotsJournal } from '../../src/crawl/robots-journal.js';
+import { decodeJournal, encodeJournalRecord, JOURNAL_FILE, RobotsJournal } from '../../src/robots/robots-journal.js';
 import { openRobotsStage, type RobotsStage, type RobotsStageFrontier } from '../../src/crawl/robots-stage.js';
 import { until } from './robots-rig.js';
 

@@ -4,7 +4,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { parseCrawlArgs, resolveCrawlConfig, defaultCrawlConfig } from '../../src/crawl/config.js';
+import { parseCrawlArgs, resolveCrawlConfig, defaultCrawlConfig } from '../../src/config/config.js';
 
 test("default scope is the seeds' PLDs; any and host can still be chosen", () => {
   assert.equal(defaultCrawlConfig().scope, 'pld');

@@ -10,7 +10,7 @@ import { mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, writeFileSync 
 import os from 'node:os';
 import path from 'node:path';
 import fc from 'fast-check';
-import { StateLock } from '../../src/crawl/state-lock.js';
+import { StateLock } from '../../src/state/state-lock.js';
 
 const tmp = (): string => mkdtempSync(path.join(os.tmpdir(), 'dc-state-lock-'));
 const LOCKED = (pid: number) => (e: Error & { code?: string }): boolean => {
@@ -97,7 +97,7 @@ test('a copy of a held state is another directory: its lock is its own', async (
  */
 const RACER = `
 import { existsSync } from 'node:fs';
-import { StateLock } from ${JSON.stringify(new URL('../../src/crawl/state-lock.ts', import.meta.url).href)};
+import { StateLock } from ${JSON.stringify(new URL('../../src/state/state-lock.ts', import.meta.url).href)};
 const [state, go, release] = process.argv.slice(-3);
 const until = async (f) => { while (!existsSync(f)) await new Promise((r) => setTimeout(r, 1)); };
 console.log('ready');

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { PassThrough } from 'node:stream';
 import {
   RateMeter, renderPrometheus, formatPlainLine, ProgressPrinter, type StatusSnapshot, type CrawlState,
-} from '../../src/crawl/stats.js';
+} from '../../src/monitor/stats.js';
 
 function snap(over: Partial<StatusSnapshot> = {}): StatusSnapshot {
   return {

@@ -6,8 +6,8 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { StatusHistory } from '../../src/crawl/status-history.js';
-import type { StatusSnapshot } from '../../src/crawl/stats.js';
+import { StatusHistory } from '../../src/monitor/status-history.js';
+import type { StatusSnapshot } from '../../src/monitor/stats.js';
 
 interface Fake { pages: number; merges: { at: number; ms: number }[]; checkpoints: { at: number; ms: number }[] }
 

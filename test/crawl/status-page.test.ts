@@ -13,9 +13,9 @@ import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { resolveCrawlConfig } from '../../src/crawl/config.js';
+import { resolveCrawlConfig } from '../../src/config/config.js';
 import { Crawler } from '../../src/crawl/pipeline.js';
-import type { StatusSnapshot } from '../../src/crawl/stats.js';
+import type { StatusSnapshot } from '../../src/monitor/stats.js';
 import { crawlSettings, forkSimweb, tempDir, type SimwebChild } from '../e2e/harness.js';
 import { launchChromium, type Browser, type Page } from './cdp-pipe.js';
 

@@ -12,8 +12,8 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { startStatusServer, MAX_CONNECTIONS, type StatusController } from '../../src/crawl/status-server.js';
-import type { CrawlState, StatusSnapshot } from '../../src/crawl/stats.js';
+import { startStatusServer, MAX_CONNECTIONS, type StatusController } from '../../src/monitor/status-server.js';
+import type { CrawlState, StatusSnapshot } from '../../src/monitor/stats.js';
 
 function snap(state: CrawlState): StatusSnapshot {
   return {

@@ -11,8 +11,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { BroadcastChannel } from 'node:worker_threads';
-import { DrumProxy, DrumThread, PldStoreProxy } from '../../src/crawl/drum-proxy.js';
-import { THREAD_ROLE_CHANNEL, type ThreadRoleAnnouncement } from '../../src/crawl/thread-role.js';
+import { DrumProxy, DrumThread, PldStoreProxy } from '../../src/threads/drum/drum-proxy.js';
+import { THREAD_ROLE_CHANNEL, type ThreadRoleAnnouncement } from '../../src/threads/thread-role.js';
 import { ThreadCpuSampler, type RoleCost } from '../../bench/lib/thread-cpu.js';
 import { projectCeiling } from '../../bench/lib/amdahl.js';
 

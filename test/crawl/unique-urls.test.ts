@@ -8,7 +8,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { BatchWriter, discoverySuffix, encodeAux, scanUniqueUrls, withSuffix } from '../../src/crawl/drum-codec.js';
+import { BatchWriter, discoverySuffix, encodeAux, scanUniqueUrls, withSuffix } from '../../src/threads/drum/drum-codec.js';
 import { FrontierUrl, decodeFrontierUrl, emptyRecordBytes, encodeFrontierRecordBytes, encodeFrontierUrl } from '../../src/frontier/index.js';
 
 const enc = new TextEncoder();

@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import path from 'node:path';
 import { readdir, readFile, rm } from 'node:fs/promises';
 import { CDXIndexer } from 'warcio';
-import { readManifest } from '../../src/crawl/checkpoint.js';
+import { readManifest } from '../../src/state/checkpoint.js';
 import { cdxjPathFor, parseCdxjLine } from '../../src/store/index.js';
 import { cli, crawlCommand, crawlSettings, forkSimweb, seededRandom, tempDir, untilCheckpoint, untilServed } from './harness.js';
 import { readWarcDir, warcProblems } from './warc-read.js';

@@ -5,8 +5,8 @@ import { mkdtemp } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { SimwebReport } from './simweb-child.js';
-import { CRAWL_FLAGS, type CrawlConfigInput } from '../../src/crawl/config.js';
-import { readManifest } from '../../src/crawl/checkpoint.js';
+import { CRAWL_FLAGS, type CrawlConfigInput } from '../../src/config/config.js';
+import { readManifest } from '../../src/state/checkpoint.js';
 
 export const UA = 'drumcrawl-test/0.1 (+https://example.test/bot)';
 

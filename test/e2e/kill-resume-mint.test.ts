@@ -16,7 +16,7 @@ import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { readFileSync } from 'node:fs';
-import { readManifest, readDoneLog } from '../../src/crawl/checkpoint.js';
+import { readManifest, readDoneLog } from '../../src/state/checkpoint.js';
 import { decodeFrontierUrl } from '../../src/frontier/index.js';
 import { parseCrawlLogLine } from '../../src/store/index.js';
 import { cli, crawlCommand, crawlSettings, forkSimweb, seededRandom, tempDir, untilCheckpoint, untilServed, type CliRun } from './harness.js';

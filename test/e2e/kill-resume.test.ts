@@ -12,7 +12,7 @@ import assert from 'node:assert/strict';
 import path from 'node:path';
 import { existsSync, readdirSync } from 'node:fs';
 import { readWarcDictionary, scanWarc } from '../../src/store/index.js';
-import { readManifest, readDoneLog } from '../../src/crawl/checkpoint.js';
+import { readManifest, readDoneLog } from '../../src/state/checkpoint.js';
 import { decodeFrontierUrl } from '../../src/frontier/index.js';
 import { cli, crawlCommand, crawlSettings, forkSimweb, seededRandom, tempDir, untilCheckpoint, untilServed } from './harness.js';
 import { readWarcDir, warcProblems } from './warc-read.js';

@@ -10,7 +10,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { readManifest } from '../../src/crawl/checkpoint.js';
+import { readManifest } from '../../src/state/checkpoint.js';
 import { cli, crawlFlags, crawlSettings, forkSimweb, sleep, tempDir } from './harness.js';
 
 const SEEDS = 150_000;

@@ -13,7 +13,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
-import { readManifest } from '../../src/crawl/checkpoint.js';
+import { readManifest } from '../../src/state/checkpoint.js';
 import { cli, crawlCommand, crawlSettings, forkSimweb, tempDir, untilServed, type CliRun } from './harness.js';
 import { judgeRobotsOnce, ROBOTS_ANSWER_LAG_MS } from './robots-once-judge.js';
 

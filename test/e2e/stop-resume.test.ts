@@ -26,7 +26,7 @@ import assert from 'node:assert/strict';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { rename } from 'node:fs/promises';
 import path from 'node:path';
-import { readManifest, readDoneLog } from '../../src/crawl/checkpoint.js';
+import { readManifest, readDoneLog } from '../../src/state/checkpoint.js';
 import { decodeFrontierUrl } from '../../src/frontier/index.js';
 import { parseCrawlLogLine } from '../../src/store/index.js';
 import { cli, crawlCommand, crawlSettings, forkSimweb, seededRandom, sleep, tempDir, type CliRun, type SimwebChild } from './harness.js';

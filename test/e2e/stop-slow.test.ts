@@ -14,7 +14,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { resolveCrawlConfig } from '../../src/crawl/config.js';
+import { resolveCrawlConfig } from '../../src/config/config.js';
 import { Crawler } from '../../src/crawl/pipeline.js';
 import { STOP_GRACE_MS } from '../../src/crawl/stop.js';
 import { parseCrawlLogLine } from '../../src/store/index.js';

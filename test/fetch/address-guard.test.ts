@@ -158,7 +158,7 @@ test('fetcher: DNS rebinding to a forbidden address, localhost and the own statu
 });
 
 test('config: --allow-network is repeatable and validated; allowNetworks in a config file; retryDelayScale', async () => {
-  const { parseCrawlArgs, resolveCrawlConfig, configFromFileObject } = await import('../../src/crawl/config.js');
+  const { parseCrawlArgs, resolveCrawlConfig, configFromFileObject } = await import('../../src/config/config.js');
   const { input } = parseCrawlArgs(['http://a.test/', '--allow-network', '127.0.0.0/8', '--allow-network=::1', '--retry-delay-scale', '0.01']);
   const cfg = resolveCrawlConfig(input);
   assert.deepEqual(cfg.allowNetworks, ['127.0.0.0/8', '::1']);

@@ -17,7 +17,7 @@ import { RequestLog } from '../../src/simweb/request-log.js';
 import { resolveParams } from '../../src/simweb/params.js';
 import { SimHttpServer } from '../../src/simweb/http-server.js';
 import { SimDnsServer } from '../../src/simweb/dns-server.js';
-import { resolveCrawlConfig } from '../../src/crawl/config.js';
+import { resolveCrawlConfig } from '../../src/config/config.js';
 import { Crawler } from '../../src/crawl/pipeline.js';
 import { parseCrawlLogLine } from '../../src/store/index.js';
 import { readWarcDir } from '../e2e/warc-read.js';

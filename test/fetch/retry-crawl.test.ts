@@ -16,7 +16,7 @@ import { RequestLog, type RequestLogEntry } from '../../src/simweb/request-log.j
 import { resolveParams } from '../../src/simweb/params.js';
 import { SimHttpServer } from '../../src/simweb/http-server.js';
 import { SimDnsServer } from '../../src/simweb/dns-server.js';
-import { resolveCrawlConfig } from '../../src/crawl/config.js';
+import { resolveCrawlConfig } from '../../src/config/config.js';
 import { Crawler } from '../../src/crawl/pipeline.js';
 import { parseCrawlLogLine } from '../../src/store/index.js';
 import { OUTCOME_POLICY, FETCH_OUTCOMES as O } from '../../src/fetch/index.js';

@@ -16,7 +16,7 @@ import assert from 'node:assert/strict';
 import { startSimweb, type Simweb, type HostInfo } from '../../src/simweb/index.js';
 import { DnsCache } from '../../src/dns/index.js';
 import { Fetcher, FETCH_OUTCOMES as O, LOOPBACK_NETWORKS, type FetcherOptions } from '../../src/fetch/index.js';
-import { SharedFloors } from '../../src/crawl/page-worker-floors.js';
+import { SharedFloors } from '../../src/threads/page/page-worker-floors.js';
 import { wireLog } from '../e2e/wire-log.js';
 
 const UA = 'drumcrawl/0.1 (+http://crawler.test/about)';

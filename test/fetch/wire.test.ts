@@ -19,7 +19,7 @@ import { DnsCache } from '../../src/dns/index.js';
 import { Fetcher, FETCH_OUTCOMES as O, ROBOTS_OUTCOMES as R, LOOPBACK_NETWORKS, type FetcherOptions, type FetchResult } from '../../src/fetch/index.js';
 import { fetchRobots } from '../../src/robots/index.js';
 import { wireLog } from '../e2e/wire-log.js';
-import { SharedFloors } from '../../src/crawl/page-worker-floors.js';
+import { SharedFloors } from '../../src/threads/page/page-worker-floors.js';
 
 const UA = 'drumcrawl/0.1 (+http://crawler.test/about)';
 const MiB = 1024 * 1024;

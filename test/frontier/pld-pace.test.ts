@@ -9,7 +9,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Frontier, FrontierUrl, UrlKind } from '../../src/frontier/index.js';
-import { AddResult, Politeness } from '../../src/frontier/politeness.js';
+import { AddResult, Politeness } from '../../src/frontier/politeness/politeness.js';
 import { resolveFrontierOptions } from '../../src/frontier/options.js';
 import { fastOptions } from './fast-options.js';
 

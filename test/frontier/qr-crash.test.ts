@@ -13,7 +13,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { DiskQueue } from '../../src/disk/index.js';
-import { openDiskQueueStore } from '../../src/frontier/disk-store.js';
+import { openDiskQueueStore } from '../../src/frontier/beast/disk-store.js';
 
 const rec = (i: number): Uint8Array => {
   const b = new Uint8Array(40);

@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import v8 from 'node:v8';
 import vm from 'node:vm';
 import { FrontierUrl, decodeFrontierUrl, encodeFrontierUrl, frontierUrlRamBytes } from '../../src/frontier/index.js';
-import { Politeness, HOST_ENTRY_BYTES, stringRamBytes } from '../../src/frontier/politeness.js';
+import { Politeness, HOST_ENTRY_BYTES, stringRamBytes } from '../../src/frontier/politeness/politeness.js';
 import { compileRobots, parseRobotsTxt } from '../../src/robots/index.js';
 
 v8.setFlagsFromString('--expose-gc');

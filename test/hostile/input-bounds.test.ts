@@ -15,9 +15,9 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { loadCrawlConfig, resolveCrawlConfig } from '../../src/crawl/config.js';
+import { loadCrawlConfig, resolveCrawlConfig } from '../../src/config/config.js';
 import { describeError } from '../../src/cli/commands/common.js';
-import { emptyCounters, writeManifest, manifestChecksum, MANIFEST_FILE, type CheckpointManifest } from '../../src/crawl/checkpoint.js';
+import { emptyCounters, writeManifest, manifestChecksum, MANIFEST_FILE, type CheckpointManifest } from '../../src/state/checkpoint.js';
 
 const MAIN = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url));
 const TSX = import.meta.resolve('tsx');

@@ -15,7 +15,7 @@ import path from 'node:path';
 import { WebGraph, resolveParams } from '../../src/simweb/index.js';
 import { hasSitemaps, hiddenLastmod } from '../../src/simweb/sitemaps.js';
 import { Crawler } from '../../src/crawl/pipeline.js';
-import { resolveCrawlConfig, type CrawlConfigInput } from '../../src/crawl/config.js';
+import { resolveCrawlConfig, type CrawlConfigInput } from '../../src/config/config.js';
 import { parseCrawlLogLine, type CrawlLogEntry } from '../../src/store/index.js';
 import { SIMWEB_NETWORKS, UA, forkSimweb, tempDir, type SimwebChild } from '../e2e/harness.js';
 import { readWarcDir } from '../e2e/warc-read.js';

@@ -13,7 +13,7 @@ import fc from 'fast-check';
 import { CDXIndexer, getSurt } from 'warcio';
 import { decompress } from 'zstd-napi';
 import { WarcWriter, surtKey, cdxjOpenPathFor, cdxjPathFor, readCdxj, sha1Digest, sortLinesFile, type WarcCompression } from '../../src/store/index.js';
-import { recoverWarc } from '../../src/crawl/recovery.js';
+import { recoverWarc } from '../../src/state/recovery.js';
 import { tempDir } from '../e2e/harness.js';
 
 const enc = (s: string): Uint8Array => Buffer.from(s, 'latin1');

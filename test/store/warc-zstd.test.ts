@@ -318,7 +318,7 @@ test('buildDictionary: an RFC 8878 §5 dictionary libzstd loads for compression 
 });
 
 test('--warc-zstd-dictionary: a file that is not a dictionary is refused (CRAWL_CONFIG_INVALID); a zstd --train style file is taken; a resume takes its checkpoint file\'s dictionary', async () => {
-  const { zstdArchiveOptions } = await import('../../src/crawl/archive-zstd.js');
+  const { zstdArchiveOptions } = await import('../../src/threads/archive/archive-zstd.js');
   const dir = tmp();
   try {
     const base = { warcCompression: 'zstd', warcZstdLevel: 1, outDir: dir };

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { CrawlError } from '../../errors.js';
-import { loadCrawlConfig, parseCrawlArgs, resolveCrawlConfig, type CrawlConfig } from '../../crawl/config.js';
+import { loadCrawlConfig, parseCrawlArgs, resolveCrawlConfig, type CrawlConfig } from '../../config/config.js';
 import { checkDir, checkPortFree, createDirs } from '../preflight.js';
 import { announceStatusServer, printSummary, runGuarded, selfCommand } from './common.js';
 import { rawArgsAfter } from './crawl.js';

@@ -3,8 +3,8 @@
  * (CRAWL_FLAGS), so `--help`, the parser and docs/configuration.md cannot drift apart.
  */
 import type { Command } from 'commander';
-import { CRAWL_FLAGS, loadCrawlConfig, ramFloorWarning } from '../../crawl/config.js';
-import { heapWarning } from '../../crawl/heap-budget.js';
+import { CRAWL_FLAGS, loadCrawlConfig, ramFloorWarning } from '../../config/config.js';
+import { heapWarning } from '../../config/heap-budget.js';
 import { CrawlError } from '../../errors.js';
 import { checkDir, checkPortFree, createDirs } from '../preflight.js';
 import { announceStatusServer, runAndReport, runGuarded } from './common.js';
@@ -42,7 +42,7 @@ export function registerCrawlCommand(program: Command): void {
       // Every check before anything is created: directories, an existing crawl, the status port.
       // The crawler's modules are loaded only once the flags passed: refusing bad input stays quick.
       const plans = [await checkDir('--state', cfg.stateDir), await checkDir('--out', cfg.outDir)];
-      const { readManifest } = await import('../../crawl/checkpoint.js');
+      const { readManifest } = await import('../../state/checkpoint.js');
       if (plans[0]!.missing.length === 0 && (await readManifest(cfg.stateDir)) !== null) {
         throw new CrawlError('CRAWL_STATE_EXISTS', `${cfg.stateDir} already holds a crawl; use \`drumcrawl resume ${cfg.stateDir}\``);
       }

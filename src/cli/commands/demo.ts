@@ -10,7 +10,7 @@
 import type { Command } from 'commander';
 import { readdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { parseCrawlArgs, resolveCrawlConfig, type CrawlConfigInput } from '../../crawl/config.js';
+import { parseCrawlArgs, resolveCrawlConfig, type CrawlConfigInput } from '../../config/config.js';
 import { CrawlError } from '../../errors.js';
 import { checkDir, checkPortFree, createDirs, CRAWL_DIR_UNUSABLE } from '../preflight.js';
 import { announceStatusServer, printSummary, runGuarded } from './common.js';

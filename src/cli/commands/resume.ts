@@ -1,8 +1,8 @@
 /** `drumcrawl resume <state> [runtime flags]` — continue from the last checkpoint. */
 import path from 'node:path';
 import type { Command } from 'commander';
-import { parseCrawlArgs, RUNTIME_KEYS, CRAWL_FLAGS, ramFloorWarning, type CrawlConfigInput } from '../../crawl/config.js';
-import { heapWarning } from '../../crawl/heap-budget.js';
+import { parseCrawlArgs, RUNTIME_KEYS, CRAWL_FLAGS, ramFloorWarning, type CrawlConfigInput } from '../../config/config.js';
+import { heapWarning } from '../../config/heap-budget.js';
 import { CrawlError } from '../../errors.js';
 import { checkDir, checkPortFree, createDirs } from '../preflight.js';
 import { announceStatusServer, runAndReport, runGuarded } from './common.js';
@@ -47,15 +47,15 @@ export function registerResumeCommand(program: Command): void {
       const statePlan = await checkDir('state', stateDir);
       const { checkOwnTree } = await import('../../disk/safe-fs.js');
       if (statePlan.missing.length === 0) checkOwnTree(stateDir); // before the manifest is read: it may be a link
-      const { readManifest } = await import('../../crawl/checkpoint.js');
+      const { readManifest } = await import('../../state/checkpoint.js');
       const manifest = statePlan.missing.length > 0 ? null : await readManifest(stateDir);
       if (manifest === null) throw new CrawlError('CRAWL_STATE_MISSING', `${state} holds no checkpoint to resume`);
-      const { relocate } = await import('../../crawl/recovery.js');
+      const { relocate } = await import('../../state/recovery.js');
       const recorded = manifest.config as CrawlConfigInput;
       const where = typeof recorded.stateDir === 'string' && typeof recorded.outDir === 'string'
         ? await relocate(stateDir, recorded.stateDir, recorded.outDir, input.outDir as string | undefined)
         : { stateDir, outDir: (input.outDir ?? recorded.outDir) as string | undefined };
-      const { resolveRecordedConfig } = await import('../../crawl/checkpoint.js');
+      const { resolveRecordedConfig } = await import('../../state/checkpoint.js');
       const cfg = resolveRecordedConfig(stateDir, manifest, { stateDir: where.stateDir, outDir: where.outDir }, input);
       const outPlan = await checkDir('output directory', cfg.outDir);
       if (cfg.statusPort !== null) await checkPortFree('statusPort', cfg.statusPort, cfg.statusHost);

@@ -15,10 +15,10 @@ export function registerStatsCommand(program: Command): void {
       await runGuarded(async () => {
         const st = await stat(path.resolve(state)).catch(() => null);
         if (st === null || !st.isDirectory()) throw new CrawlError('CRAWL_STATE_MISSING', `${state} is not a state directory`);
-        const { readManifest } = await import('../../crawl/checkpoint.js');
+        const { readManifest } = await import('../../state/checkpoint.js');
         const { readRobotsTotals } = await import('../../crawl/robots-stage.js');
-        const { formatRobotsDrums } = await import('../../crawl/robots-metrics.js');
-        const { lockHolder } = await import('../../crawl/state-lock.js');
+        const { formatRobotsDrums } = await import('../../monitor/robots-metrics.js');
+        const { lockHolder } = await import('../../state/state-lock.js');
         const m = await readManifest(path.resolve(state));
         if (m === null) throw new CrawlError('CRAWL_STATE_MISSING', `${state} holds no checkpoint`);
         const holder = await lockHolder(path.resolve(state));

@@ -1,0 +1,271 @@
+/**
+ * The robots gate of the politeness layer (thesis IV.3, Fig. 2: Q_D, Q_R; VII.1): a URL enters RAM
+ * only when its host's robots.txt and DNS answer are known and not expired. A host moves through
+ *
+ *   PENDING  robots/DNS asked for, in the request list (QD) until takeRobotsRequests hands it out
+ *   TAKEN    handed out; the pipeline resolves the host and answers robotsKnown / robotsFailed, or
+ *            schedules the robots.txt fetch with scheduleRobotsFetch
+ *   ROBOTS   the robots.txt fetch waits on its IP's robots lane (τs only) or is in flight
+ *   READY    rules known until expiresAt: URLs are admitted (or dropped as 'robots')
+ *   FAILED   DNS failure, robots unavailable or too many host errors: URLs are dropped until the
+ *            entry expires (failedHostTtlMs)
+ *
+ * URLs of a host not READY are answered NeedRobots and wait in QR (frontier.ts); an expired entry
+ * goes back to PENDING. Admission (`add`) also enforces the RAM cap and maxUrlsPerHost.
+ */
+import { FrontierUrl, URL_RAM_BYTES_TYPICAL, UrlKind, hostNameOf, originOf, pathAndQueryOf } from '../record.js';
+import { H_FAILED, H_PENDING, H_READY, H_ROBOTS, H_TAKEN, W_FLIGHT, W_HEAP, W_NONE, type RobotsRulesLike } from './host-table.js';
+import { Pacing } from './pacing.js';
+import { pldSlot } from './pld-pace.js';
+
+export interface RobotsInfo {
+  /** Rules for our user agent; null = allow everything. */
+  rules: RobotsRulesLike | null;
+  /** Server address the host resolved to. */
+  ip: string;
+  /** Crawl-delay for our agent, ms (lengthens τh, capped at maxCrawlDelayMs). */
+  crawlDelayMs?: number | undefined;
+  /** When this entry must be refreshed (ms, same clock as the frontier). */
+  expiresAt: number;
+}
+
+export enum AddResult {
+  Added = 0,
+  /** Robots/DNS unknown (or expired): park the URL in QR. */
+  NeedRobots = 1,
+  /** Disallowed by robots.txt: dropped ('robots'). */
+  Disallowed = 2,
+  /** Host failed (DNS / robots unavailable / too many errors): dropped. */
+  HostFailed = 3,
+  /** The host already has maxUrlsPerHost URLs in RAM: put the URL back on disk. */
+  HostFull = 4,
+  /** RAM cap reached. */
+  RamFull = 5,
+}
+
+export interface RobotsRequest {
+  hostHi: number;
+  hostLo: number;
+  /** Host name, lower case. */
+  host: string;
+  /** scheme://authority of a URL of the host (for the robots.txt URL and its port). */
+  origin: string;
+}
+
+export abstract class RobotsGate extends Pacing {
+  // ---------------------------------------------------------------- admission
+
+  get ramCount(): number {
+    return this.sUsed;
+  }
+
+  /**
+   * URLs RAM can still take: the slab's free slots, and under maxUrlBytes the bytes left at
+   * URL_RAM_BYTES_TYPICAL each (add() itself stops at the byte bound).
+   */
+  get ramFree(): number {
+    const slots = this.o.ramUrls - this.sUsed;
+    if (this.maxUrlBytes === Infinity) return slots;
+    return Math.min(slots, Math.max(0, Math.floor((this.maxUrlBytes - this.urlBytes) / URL_RAM_BYTES_TYPICAL)));
+  }
+
+  /**
+   * Offers one URL (from BEAST or QR) to RAM. See AddResult; Disallowed / HostFailed have already
+   * been reported through onDrop.
+   */
+  add(u: FrontierUrl, now: number): AddResult {
+    if (this.sFree < 0 || this.urlBytes >= this.maxUrlBytes) return AddResult.RamFull;
+    const h = this.hostFor(u.hostHi, u.hostLo, now, true);
+    if (h < 0) return AddResult.NeedRobots; // host table full: wait in QR, asked for later
+    // The host's PLD slot (once per host entry) and class (the latest URL's budget) for the
+    // low-PLD pace (pld-pace.ts). A URL taken into RAM or parked for robots makes its PLD active
+    // there; one dropped (disallowed, host failed) or sent back does not: it is no work.
+    if (this.hPldSlot[h]! < 0) {
+      this.hPldSlot[h] = pldSlot(u.pldHi, u.pldLo);
+      this.hPldHi[h] = u.pldHi;
+      this.hPldLo[h] = u.pldLo;
+    }
+    // Untrusted: STAR gave the URL a trusted in-degree below the threshold (pld-pace.ts).
+    const T = this.trustThreshold;
+    const p = this.hPldSlot[h]!;
+    if (u.budget > this.o.b0) {
+      this.hLow[h] = 0;
+      this.pace.saw(p, u.pldHi, u.pldLo, true, T > 0 && u.indegree >= T);
+    } else {
+      // (Nothing is known ranked before the first ranked URL.)
+      this.hLow[h] = this.pace.ranked && this.pace.isRanked(p, u.pldHi, u.pldLo) ? 0 : 1;
+      if (T > 0 && u.indegree >= T) this.pace.saw(p, u.pldHi, u.pldLo, false, true);
+    }
+    this.hUntrusted[h] = T > 0 && u.indegree >= 0 && u.indegree < T ? 1 : 0;
+    const st = this.hState[h]!;
+    if (st === H_READY || st === H_FAILED) {
+      if (this.hExpires[h]! <= now) {
+        // Entry expired: ask again; URLs already in RAM wait (the host leaves the heap lazily).
+        this.hState[h] = H_PENDING;
+        if (this.hOrigin[h] === '') {
+          this.hOrigin[h] = originOf(u.url);
+          this.chargeHost(h);
+        }
+        this.requests.push(h);
+        this.pace.active(this.hPldSlot[h]!, now);
+        return AddResult.NeedRobots;
+      }
+    }
+    if (st === H_PENDING || st === H_TAKEN || st === H_ROBOTS) {
+      if (this.hOrigin[h] === '') {
+        this.hOrigin[h] = originOf(u.url);
+        this.chargeHost(h);
+        if (st === H_PENDING) this.requests.push(h);
+      }
+      this.pace.active(this.hPldSlot[h]!, now);
+      return AddResult.NeedRobots;
+    }
+    if (st === H_FAILED) {
+      this.drop(u, this.hFailReason[h] || 'host-failed');
+      return AddResult.HostFailed;
+    }
+    // H_READY
+    const rules = this.hRules[h];
+    if (rules !== null && rules !== undefined && !rules.isAllowed(pathAndQueryOf(u.url))) {
+      this.drop(u, 'robots');
+      return AddResult.Disallowed;
+    }
+    if (this.hCount[h]! >= this.o.maxUrlsPerHost) return AddResult.HostFull;
+    if (u.budget !== this.hBudget[h]) {
+      const i = this.hIp[h]!;
+      if (i >= 0) this.iSumB[i] = this.iSumB[i]! + u.budget - this.hBudget[h]!;
+      this.hBudget[h] = u.budget;
+      this.hRate[h] = this.rateOf(this.hostDelay(h));
+      if (i >= 0) this.ipRateChanged(i);
+    }
+    this.enqueue(h, u);
+    if (this.hWhere[h] === W_NONE) this.hostHeap.set(h, this.hNextDue[h]!), (this.hWhere[h] = W_HEAP);
+    this.pace.active(this.hPldSlot[h]!, now);
+    return AddResult.Added;
+  }
+
+  // ---------------------------------------------------------------- robots gate
+
+  /**
+   * True when the host holds its full share of URLs in RAM (robots known, entry not expired): a URL
+   * of it read from disk goes straight back to BEAST without being decoded (refill fast path).
+   */
+  hostFull(hi: number, lo: number, now: number): boolean {
+    const h = this.hostIndex.get(hi, lo);
+    return h >= 0 && this.hState[h] === H_READY && this.hCount[h]! >= this.o.maxUrlsPerHost && this.hExpires[h]! > now;
+  }
+  /** True when the host is known and still waiting for its robots/DNS answer (QR re-scan fast path). */
+  hostWaiting(hi: number, lo: number): boolean {
+    const h = this.hostIndex.get(hi, lo);
+    if (h < 0) return false;
+    const st = this.hState[h]!;
+    return (st === H_PENDING && this.hOrigin[h] !== '') || st === H_TAKEN || st === H_ROBOTS;
+  }
+
+  /** Hosts whose robots.txt / DNS the pipeline must provide (QD), each handed out once. */
+  takeRobotsRequests(max: number): RobotsRequest[] {
+    const out: RobotsRequest[] = [];
+    while (out.length < max && this.requestsHead < this.requests.length) {
+      const h = this.requests[this.requestsHead++]!;
+      if (this.hState[h] !== H_PENDING) continue;
+      this.hState[h] = H_TAKEN;
+      const origin = this.hOrigin[h]!;
+      out.push({ hostHi: this.hHi[h]!, hostLo: this.hLo[h]!, host: hostNameOf(origin), origin });
+    }
+    if (this.requestsHead > 4096 && this.requestsHead * 2 > this.requests.length) {
+      this.requests = this.requests.slice(this.requestsHead);
+      this.requestsHead = 0;
+    }
+    return out;
+  }
+
+  get pendingRobots(): number {
+    return this.requests.length - this.requestsHead;
+  }
+
+  /**
+   * Schedules the robots.txt fetch of a host (after its DNS answer) on its IP: it is released by
+   * nextReady as a UrlKind.Robots item, obeying τs (not τh: the host has nothing in RAM).
+   */
+  scheduleRobotsFetch(hi: number, lo: number, ip: string, now: number): boolean {
+    const h = this.hostFor(hi, lo, now, true);
+    if (h < 0) return false;
+    if (this.hOrigin[h] === '') return false; // we never asked for this host
+    this.attachIp(h, ip, now);
+    this.hState[h] = H_ROBOTS;
+    const item = new FrontierUrl({ url: `${this.hOrigin[h]}/robots.txt`, hostHi: hi, hostLo: lo, pldHi: 0, pldLo: 0, budget: 0, admitted: 0 });
+    item.kind = UrlKind.Robots;
+    item.host = hostNameOf(this.hOrigin[h]!);
+    item._host = h;
+    this.hRobotsItem[h] = item;
+    if (this.hWhere[h] !== W_FLIGHT) this.pushRobotsItem(h);
+    return true;
+  }
+
+  protected pushRobotsItem(h: number): void {
+    const i = this.hIp[h]!;
+    const item = this.hRobotsItem[h]!;
+    this.iRobots[i]!.push(item);
+    this.wakeIp(i);
+  }
+
+  /** The robots/DNS answer for a host: its URLs may now enter RAM (QR is re-checked). */
+  robotsKnown(hi: number, lo: number, info: RobotsInfo, now: number): void {
+    const h = this.hostFor(hi, lo, now, true);
+    if (h < 0) return;
+    this.hState[h] = H_READY;
+    this.hRobotsItem[h] = null; // a scheduled robots fetch, if any, is no longer needed
+    this.hRules[h] = info.rules;
+    this.chargeHost(h);
+    this.hExpires[h] = info.expiresAt;
+    this.hCrawlDelay[h] = info.crawlDelayMs ?? 0;
+    this.hFailReason[h] = '';
+    this.hRate[h] = this.rateOf(this.hostDelay(h));
+    this.attachIp(h, info.ip, now);
+    this.touch(h);
+    if (this.hCount[h]! > 0 && this.hWhere[h] === W_NONE) {
+      this.hostHeap.set(h, this.hNextDue[h]!);
+      this.hWhere[h] = W_HEAP;
+    } else if (this.hCount[h] === 0 && this.hWhere[h] === W_NONE) this.markIdle(h);
+    // Oldest idle hosts first (the idle ring is FIFO): this one, idle just now, goes last.
+    this.trimHostBytes(now);
+  }
+
+  /** The host cannot be crawled until `now + failedHostTtlMs` (DNS failure, robots unavailable). */
+  robotsFailed(hi: number, lo: number, reason: string, now: number): void {
+    const h = this.hostFor(hi, lo, now, true);
+    if (h < 0) return;
+    this.failHost(h, reason, now);
+  }
+
+  protected failHost(h: number, reason: string, now: number): void {
+    this.hState[h] = H_FAILED;
+    this.hFailReason[h] = reason;
+    this.hExpires[h] = now + this.o.failedHostTtlMs;
+    this.hRobotsItem[h] = null;
+    if (this.hWhere[h] === W_HEAP) {
+      this.hostHeap.remove(h);
+      this.hWhere[h] = W_NONE;
+    }
+    // URLs waiting in RAM are dropped now; one in flight is dropped at its fetchDone.
+    this.dropQueued(h, reason);
+    if (this.hWhere[h] === W_NONE) this.markIdle(h);
+  }
+
+  private dropQueued(h: number, reason: string): void {
+    let s = this.hHead[h]!;
+    while (s >= 0) {
+      const next = this.sNext[s]!;
+      const u = this.sUrl[s]!;
+      this.freeSlot(s);
+      u._slot = -1;
+      u._host = -1;
+      this.drop(u, reason);
+      s = next;
+    }
+    this.hHead[h] = -1;
+    this.hTail[h] = -1;
+    this.hCount[h] = 0;
+    this.touch(h);
+  }
+}
