@@ -28,8 +28,7 @@ import { CLK_TCK, ThreadCpuSampler, type CpuSample } from '../lib/thread-cpu.js'
 import { projectCeiling } from '../lib/amdahl.js';
 import { launcherEnv, launcherDefaults, startedWithLauncherEnv } from '../lib/launcher-env.js';
 
-type ConfigModule = typeof import('../../src/config/config.js');
-type PipelineModule = typeof import('../../src/crawl/pipeline.js');
+type CrawlModule = typeof import('../../src/crawl/index.js');
 
 function arg(name: string, def: string): string {
   const i = process.argv.indexOf(`--${name}`);
@@ -79,8 +78,7 @@ if (!fromSrc && !noBuild) {
   buildMs = performance.now() - b0;
 }
 const base = fromSrc ? '../../src/crawl/' : '../../dist/crawl/';
-const { resolveCrawlConfig } = (await import(`${base}config.js`)) as ConfigModule;
-const { Crawler } = (await import(`${base}pipeline.js`)) as PipelineModule;
+const { resolveCrawlConfig, Crawler } = (await import(`${base}index.js`)) as CrawlModule;
 
 function childCpuMs(pid: number): number | null {
   try {

@@ -10,10 +10,12 @@ import { fileURLToPath } from 'node:url';
 
 const cache = new Map<string, string>();
 
-/** The entry file of this folder's worker module `name` (e.g. 'parse-worker'). */
-export function workerFile(name: string): string {
-  const self = import.meta.url;
-  return workerFileFor(new URL(`./${name}${self.endsWith('.ts') ? '.ts' : '.js'}`, self).href);
+/**
+ * The entry file of the worker module `name` (e.g. 'parse-worker') in the folder of the module at
+ * `callerUrl` (the caller's `import.meta.url`): `.ts` under tsx, `.js` in dist/.
+ */
+export function workerFile(callerUrl: string, name: string): string {
+  return workerFileFor(new URL(`./${name}${callerUrl.endsWith('.ts') ? '.ts' : '.js'}`, callerUrl).href);
 }
 
 /**

@@ -102,7 +102,7 @@ export class ArchiveThread {
 
   /** Start the thread and open the writer in it (its first file and warcinfo record). */
   static async open(opts: ArchiveOptions): Promise<ArchiveThread> {
-    const worker = new Worker(workerFile('archive-host'), { resourceLimits: ARCHIVE_LIMITS });
+    const worker = new Worker(workerFile(import.meta.url, 'archive-host'), { resourceLimits: ARCHIVE_LIMITS });
     try {
       const opened = await new Promise<Extract<FromArchive, { t: 'opened' }>>((resolve, reject) => {
         const onExit = (code: number): void => reject(new CrawlError('CRAWL_ARCHIVE_WORKER_EXIT', `the WARC writer's thread exited with code ${code} while opening`));

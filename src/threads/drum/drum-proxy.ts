@@ -52,7 +52,7 @@ export class DrumThread {
   private readonly listeners = new Set<(d: Death) => void>();
 
   constructor(youngGenMb = DRUM_HOST_LIMITS.maxYoungGenerationSizeMb) {
-    this.worker = new Worker(workerFile('drum-host'), {
+    this.worker = new Worker(workerFile(import.meta.url, 'drum-host'), {
       resourceLimits: { ...DRUM_HOST_LIMITS, maxYoungGenerationSizeMb: youngGenMb },
     });
     this.worker.on('error', (e) => this.die({ kind: 'error', error: e }));

@@ -46,7 +46,7 @@ export interface PageWorkerPoolOptions {
   timeoutMs: number;
   /** each worker's heap budget, MiB (resourceLimits) */
   heapMb?: number;
-  /** the worker module's entry file; @default workerFile('page-worker') */
+  /** the worker module's entry file; @default workerFile(import.meta.url, 'page-worker') */
   worker?: string;
 }
 
@@ -287,7 +287,7 @@ export class PageWorkerPool {
   private spawn(index: number): Slot {
     const state = new SharedArrayBuffer(16);
     const heapMb = this.opts.heapMb;
-    const start = (): Worker => new Worker(this.opts.worker ?? workerFile('page-worker'), {
+    const start = (): Worker => new Worker(this.opts.worker ?? workerFile(import.meta.url, 'page-worker'), {
       workerData: { ...this.data, state, index: index + 1 } satisfies PageWorkerData,
       resourceLimits: heapMb ? { maxOldGenerationSizeMb: pageWorkerOldMb(heapMb), maxYoungGenerationSizeMb: pageWorkerYoungMb(heapMb) } : undefined,
     });

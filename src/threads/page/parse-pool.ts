@@ -62,7 +62,7 @@ export interface ParsePoolOptions {
   copyBytes?: number;
   /**
    * The worker module (a file path or URL whose default export is parse-worker.ts's `run`).
-   * @default workerFile('parse-worker')
+   * @default workerFile(import.meta.url, 'parse-worker')
    */
   worker?: string;
   /**
@@ -142,7 +142,7 @@ export class ParsePool {
     this.progress = new Int32Array(progress);
     this.startedAt = new Float64Array(startedAt);
     this.pool = new Piscina({
-      filename: opts.worker ?? workerFile('parse-worker'),
+      filename: opts.worker ?? workerFile(import.meta.url, 'parse-worker'),
       minThreads: opts.threads,
       maxThreads: opts.threads,
       concurrentTasksPerWorker: this.ctpw,
