@@ -27,10 +27,20 @@ import type { SharedFloors } from '../threads/page/page-worker-floors.js';
 import type { PageWorkerPool } from '../threads/page/page-worker-pool.js';
 import { PldTally } from '../monitor/pld-tally.js';
 import { hostOf, pldOrHost } from '../url/index.js';
-import type { CrawlerOptions } from './pipeline.js';
+import type { ClusterPort, SharedParts } from './cluster-port.js';
 import { plainHops, type SitemapRouter } from '../sitemap/crawl.js';
 import type { SitemapListingLog } from '../sitemap/listing-log.js';
-import type { ClusterPort } from './cluster-port.js';
+
+export interface CrawlerOptions {
+  /** Where the progress printer writes. @default process.stderr */
+  progressOut?: NodeJS.WritableStream & { isTTY?: boolean };
+  /** Install SIGINT/SIGTERM handlers (graceful stop; a second signal hurries). @default false */
+  handleSignals?: boolean;
+  /** Parts lent by a process running several crawls (src/cluster): used, not closed, WARC not recovered here. */
+  shared?: SharedParts;
+  /** This crawl is one partition of a cluster crawl (cluster-port.ts). */
+  cluster?: ClusterPort;
+}
 
 /** A page from dispatch to durability. */
 export interface PageJob {

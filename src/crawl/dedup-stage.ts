@@ -8,16 +8,20 @@
  * DRUM worker threads, one of each kind at a time.
  */
 import type { DrumResult } from '../drum/index.js';
-import { decodeContentValue, scanUniqueUrls, discoverySuffix, encodeAux, withSuffix, le32 } from '../threads/drum/drum-codec.js';
+import type { FetchResult } from '../fetch/index.js';
+import {
+  contentAux, decodeContentValue, discoverySuffix, encodeAux, encodeContentValue, le32, scanUniqueUrls, withSuffix,
+} from '../threads/drum/drum-codec.js';
 import { fingerprintInto, hostOf, pldOrHost } from '../url/index.js';
-import { extendHopPath, pathSlot, type FrontierUrl } from '../frontier/index.js';
-import type { LinkTable } from '../threads/links-codec.js';
-import { CrawlerCore } from './crawler-core.js';
+import { extendHopPath, pathSlot, type FrontierUrl, type FetchOutcome as PoliteFetchOutcome } from '../frontier/index.js';
+import { LinkTable, type EncodedGroupLike } from '../threads/links-codec.js';
+import { CrawlerCore, type PageJob } from './crawler-core.js';
 import { DROP_CODES } from '../config/link-scope.js';
 import { plainHops } from '../sitemap/crawl.js';
 import { routeTable } from './cluster-port.js';
 
 const enc = new TextEncoder();
+const EMPTY = new Uint8Array(0);
 const dec = new TextDecoder();
 
 /** A URL up to the last '/' of its path: what its relative links resolve against. */
@@ -35,6 +39,36 @@ export abstract class DedupStage extends CrawlerCore {
   protected urlMerging: Promise<void> | null = null;
   protected merging = 0;
   private lastSync = Date.now();
+
+  /** A page's parse output (either path): non-2xx archived as is; 2xx to ContentSeen. */
+  protected async parsed(job: PageJob, r: FetchResult, pol: PoliteFetchOutcome, table: Uint8Array, group: EncodedGroupLike, bodyBytes: number): Promise<void> {
+    const fu = job.fu;
+    job.table = new LinkTable(table);
+    job.group = group;
+    if (r.outcome !== 'ok') {
+      // Non-2xx answers are archived as they are; only 2xx payloads take part in dedup.
+      await this.warc.appendEncoded(group, { url: fu.url, date: job.date!, kind: 'response', responseHead: r.responseHead! });
+      this.logFetch(job, r.outcome, group.payloadDigest);
+      if (!pol.retry) (r.location !== undefined ? this.awaitingMerge : this.awaitingSync).push(job.id);
+      this.wake.kick();
+      return;
+    }
+    const digest = job.table.info().digest;
+    fingerprintInto(digest, this.fp, 0);
+    contentAux[0] = job.id;
+    contentAux[1] = job.id >>> 8;
+    contentAux[2] = job.id >>> 16;
+    contentAux[3] = job.id >>> 24;
+    job.bodyBytes = bodyBytes + table.byteLength + group.data.byteLength;
+    // The encoded group holds the body now: let the fetched bytes go (the result is ours alone).
+    r.body = EMPTY;
+    r.decoded = EMPTY;
+    this.awaitingContent.set(job.id, job);
+    this.awaitingContentBytes += job.bodyBytes;
+    this.contentSeen.checkUpdate(this.fp[0]!, this.fp[1]!, encodeContentValue(fu.url, job.date!), contentAux);
+    this.unmergedContent++;
+    this.wake.kick();
+  }
 
   /**
    * Start DRUM merges in the background (they run in worker threads) when due: a buffer is full,

@@ -13,17 +13,15 @@ import type { DnsCache } from '../dns/index.js';
 import type { CrawlConfig } from '../config/config.js';
 import { headerRecord } from '../config/request-headers.js';
 import { ALLOW_ALL, fetchRobots } from '../robots/index.js';
-import { canonicalizeUrl, fingerprintInto, hostOf } from '../url/index.js';
+import { canonicalizeUrl, hostOf } from '../url/index.js';
 import { encodeFrontierUrl, extendHopPath, type FrontierUrl } from '../frontier/index.js';
-import { contentAux, encodeContentValue } from '../threads/drum/drum-codec.js';
 import { politenessOutcome, withMargin } from './frontier-port.js';
-import { LinkTable } from '../threads/links-codec.js';
 import { ABORTED_OUTCOME } from './stop.js';
 import { archiveRobots } from '../threads/archive/archive-hooks.js';
 import type { PageJob } from './crawler-core.js';
 import { DedupStage } from './dedup-stage.js';
 import { isSitemapHops } from '../sitemap/crawl.js';
-import { splitParseOutput, type EncodedGroupLike } from '../threads/links-codec.js';
+import { splitParseOutput } from '../threads/links-codec.js';
 import { clock } from '../threads/page/page-worker-floors.js';
 import type { GuardRequest } from './floor-guard.js';
 import { MAX_REQUISITE_HOPS, isCss, isRequisitePath, requisiteChain } from './requisites.js';
@@ -319,37 +317,6 @@ export abstract class FetchStage extends DedupStage {
     }
     // (the body stayed in the worker: only the table and the encoded group are held here)
     await this.parsed(job, r, pol, po!.table, po!.group!, 0);
-  }
-
-  /** A page's parse output (either path): non-2xx archived as is; 2xx to ContentSeen. */
-  private async parsed(job: PageJob, r: FetchResult, pol: ReturnType<typeof politenessOutcome>, table: Uint8Array, group: EncodedGroupLike, bodyBytes: number): Promise<void> {
-    const fu = job.fu;
-    job.table = new LinkTable(table);
-    job.group = group;
-    if (job.table.capped) this.count('parse:links-capped');
-    if (r.outcome !== 'ok') {
-      // Non-2xx answers are archived as they are; only 2xx payloads take part in dedup.
-      await this.warc.appendEncoded(group, { url: fu.url, date: job.date!, kind: 'response', responseHead: r.responseHead! });
-      this.logFetch(job, r.outcome, group.payloadDigest);
-      if (!pol.retry) (r.location !== undefined ? this.awaitingMerge : this.awaitingSync).push(job.id);
-      this.wake.kick();
-      return;
-    }
-    const digest = job.table.info().digest;
-    fingerprintInto(digest, this.fp, 0);
-    contentAux[0] = job.id;
-    contentAux[1] = job.id >>> 8;
-    contentAux[2] = job.id >>> 16;
-    contentAux[3] = job.id >>> 24;
-    job.bodyBytes = bodyBytes + table.byteLength + group.data.byteLength;
-    // The encoded group holds the body now: let the fetched bytes go (the result is ours alone).
-    r.body = EMPTY;
-    r.decoded = EMPTY;
-    this.awaitingContent.set(job.id, job);
-    this.awaitingContentBytes += job.bodyBytes;
-    this.contentSeen.checkUpdate(this.fp[0]!, this.fp[1]!, encodeContentValue(fu.url, job.date!), contentAux);
-    this.unmergedContent++;
-    this.wake.kick();
   }
 
   protected startRobots(item: FrontierUrl): void {

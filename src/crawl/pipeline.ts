@@ -48,7 +48,6 @@ import path from 'node:path';
 import { CrawlError } from '../errors.js';
 import { checkOwnTree } from '../disk/safe-fs.js';
 import { DrumProxy, DrumThread } from '../threads/drum/drum-proxy.js';
-import { discoverySuffix, encodeAux, withSuffix } from '../threads/drum/drum-codec.js';
 import { DnsCache } from '../dns/index.js';
 import { CrawlLog } from '../store/index.js';
 import { zstdArchiveOptions } from '../threads/archive/archive-zstd.js';
@@ -77,22 +76,11 @@ import { LinkScope, scopeAnchors } from '../config/link-scope.js';
 import { StateLock } from '../state/state-lock.js';
 import { SitemapRouter, plainHops } from '../sitemap/crawl.js';
 import { SitemapListingLog } from '../sitemap/listing-log.js';
-import type { ClusterPort, SharedParts } from './cluster-port.js';
+import type { CrawlerOptions } from './crawler-core.js';
 
-export interface CrawlerOptions {
-  /** Where the progress printer writes. @default process.stderr */
-  progressOut?: NodeJS.WritableStream & { isTTY?: boolean };
-  /** Install SIGINT/SIGTERM handlers (graceful stop; a second signal hurries). @default false */
-  handleSignals?: boolean;
-  /** Parts lent by a process running several crawls (src/cluster): used, not closed, WARC not recovered here. */
-  shared?: SharedParts;
-  /** This crawl is one partition of a cluster crawl (cluster-port.ts). */
-  cluster?: ClusterPort;
-}
+export type { CrawlerOptions } from './crawler-core.js';
 
 export type { CrawlSummary } from '../monitor/stats.js';
-
-const enc = new TextEncoder();
 
 export class Crawler extends CheckpointStage {
   private state: CrawlState = 'starting';
