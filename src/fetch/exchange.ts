@@ -21,13 +21,44 @@
  *     X-Crawler-Transfer-Encoding) and refused otherwise: CRAWL_FETCH_TRANSFER_CODING, nothing
  *     archived. A still-coded body is never the payload.
  */
-import type { Dispatcher } from 'undici';
+import type { Dispatcher, Pool } from 'undici';
 import { FETCH_OUTCOMES as O, type FetchOutcomeCode } from './error-policy.js';
 import { decodeContent, parseContentType, parseRetryAfter, type DecodeMemory } from './limits.js';
 import { buildResponseHead, classifyFetchError, statusOutcome } from './outcome.js';
 import { BodyBuffer } from './body-buffer.js';
 import type { MemoryBudget } from './memory-budget.js';
-import type { Fetcher, FetchResult, IpGate } from './fetcher.js';
+import type { FetchResult } from './result.js';
+
+/** What an exchange reports to (the Fetcher, fetcher.ts): its wire gate and decoding cap. */
+export interface ExchangeOwner {
+  /** content-decoded payload cap (limits.ts decodeContent) */
+  readonly maxDecodedBytes: number;
+  /** the request is being written to its socket (the wire gate's start) */
+  exchangeWritten(ex: Exchange, now: number): void;
+  /** the exchange ended; `clean` when the connection can be reused */
+  exchangeEnded(ex: Exchange, clean?: boolean): void;
+  /** the exchange's result is made (after decoding): it is no longer in flight */
+  exchangeFinished(ex: Exchange): void;
+  /** wait for the body budget: `retry` is called whenever budget may have come back, until it returns true */
+  waitForBudget(retry: () => boolean): void;
+}
+
+/**
+ * One IP's wire gate: exchanges waiting (FIFO) and the number handed to undici. RAM: one gate per IP
+ * with an exchange waiting or running, or written to within the last minIpIntervalMs (pruned).
+ */
+export interface IpGate {
+  ip: string;
+  running: number;
+  queue: Array<{ ex: Exchange; pool: Pool; opts: Dispatcher.DispatchOptions }>;
+  /** performance.now() of the last request written to this IP */
+  lastStart: number;
+  /** the gap that request asked for (FetchRequest.ipGapMs): the gate is kept until it has passed */
+  lastGap: number;
+  timer: NodeJS.Timeout | null;
+  pumping: boolean;
+  again: boolean;
+}
 
 const EMPTY = new Uint8Array(0);
 const TRACE_WIRE = process.env.DRUMCRAWL_TRACE_FETCH !== undefined && process.env.DRUMCRAWL_TRACE_FETCH !== '';
@@ -85,7 +116,7 @@ export class Exchange implements Dispatcher.DispatchHandler {
   private retryAfterRaw: string | undefined;
 
   constructor(
-    private readonly fetcher: Fetcher,
+    private readonly fetcher: ExchangeOwner,
     private readonly res: FetchResult,
     private readonly t0: number,
     private readonly cap: number,

@@ -67,11 +67,14 @@ import type { DnsCache } from '../dns/index.js';
 import { FETCH_OUTCOMES as O, type FetchOutcomeCode } from './error-policy.js';
 import { addressGuard, isOwnAddress } from './address-guard.js';
 import { interimConnector } from './interim.js';
-import { Exchange, Stop } from './exchange.js';
+import { Exchange, Stop, type IpGate } from './exchange.js';
+import type { FetchResult } from './result.js';
 import type { WireShare } from './wire-share.js';
-import type { Hold, MemoryBudget } from './memory-budget.js';
+import type { MemoryBudget } from './memory-budget.js';
 
 export { classifyFetchError, isHttpResponse } from './outcome.js';
+export type { FetchResult } from './result.js';
+export type { IpGate } from './exchange.js';
 
 export interface FetcherOptions {
   /** User-Agent header; must contain a contact URL (`+https://…` or `http(s)://…`). Required. */
@@ -171,50 +174,6 @@ export interface FetchRequest {
   ipGapMs?: number;
 }
 
-export interface FetchResult {
-  url: string;
-  ip: string;
-  /** 'ok' or a stable CRAWL_FETCH_* code (error-policy.ts, docs/errors.md). */
-  outcome: FetchOutcomeCode;
-  /** Underlying error code when the outcome came from an exception (UND_ERR_*, ECONNRESET, CRAWL_DNS_* …). */
-  errorCode?: string;
-  status?: number;
-  statusText?: string;
-  /** Always '1.1' (undici speaks HTTP/1.1 and does not report the server's minor version). */
-  httpVersion?: string;
-  /** Request head as sent (for the WARC request record). */
-  requestHead: Uint8Array;
-  /** Response head reconstructed from the raw header list (for the WARC response record). */
-  responseHead?: Uint8Array;
-  /** Response headers as received: [name, value, name, value, …] (case and order kept). */
-  rawHeaders?: string[];
-  /** Payload as transferred (chunking removed, content-encoding intact), capped — what WARC stores. */
-  body: Uint8Array;
-  /** Content-decoded payload (capped) — what the parser reads. Empty when decoding failed. */
-  decoded: Uint8Array;
-  /** The raw body hit maxBodyBytes (or the exchange was cut by a timeout/reset mid-body). */
-  truncated: boolean;
-  /** why, when truncated: the size cap ('length'), a time limit ('time'), a cut connection ('disconnect') */
-  truncatedReason?: 'length' | 'time' | 'disconnect';
-  contentType?: string;
-  charset?: string;
-  contentEncoding?: string;
-  /** Absolute redirect target of a 3xx (never followed inline). */
-  location?: string;
-  /** Retry-After of a 429/503, ms. */
-  retryAfterMs?: number;
-  /** The bytes of `body` and `decoded` counted in the Fetcher's budget, until `Fetcher.release`. */
-  hold?: Hold;
-  /** Date.now() at start. */
-  startedAt: number;
-  /**
-   * When the request was handed to its socket (undici's onConnect, right before the write), ms since
-   * the epoch on the shared clock (performance.timeOrigin + performance.now()); absent when it was
-   * never sent.
-   */
-  wireAt?: number;
-  timings: { connectMs?: number; firstByteMs?: number; totalMs: number };
-}
 
 /** How often a gate waiting for another thread's exchange to the same IP looks again (ms). */
 const SHARE_POLL_MS = 2;
@@ -237,22 +196,6 @@ function nonNegOpt(name: string, v: number | undefined): number {
 
 interface PoolEntry { pool: Pool; key: string }
 
-/**
- * One IP's wire gate: exchanges waiting (FIFO) and the number handed to undici. RAM: one gate per IP
- * with an exchange waiting or running, or written to within the last minIpIntervalMs (pruned).
- */
-export interface IpGate {
-  ip: string;
-  running: number;
-  queue: Array<{ ex: Exchange; pool: Pool; opts: Dispatcher.DispatchOptions }>;
-  /** performance.now() of the last request written to this IP */
-  lastStart: number;
-  /** the gap that request asked for (FetchRequest.ipGapMs): the gate is kept until it has passed */
-  lastGap: number;
-  timer: NodeJS.Timeout | null;
-  pumping: boolean;
-  again: boolean;
-}
 
 export class Fetcher {
   readonly userAgent: string;

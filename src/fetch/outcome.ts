@@ -3,7 +3,7 @@
  * (docs/errors.md), and the response head rebuilt for the WARC record (see fetcher.ts on why it is
  * rebuilt and how).
  */
-import type { FetchResult } from './fetcher.js';
+import type { FetchResult } from './result.js';
 import { FETCH_OUTCOMES as O, type FetchOutcomeCode } from './error-policy.js';
 
 /** Map a transport error to an outcome code. */
