@@ -19,7 +19,7 @@
  * Negative status codes are Heritrix's FetchStatusCodes (heritrixStatus below). Fields never
  * contain a blank, CR or LF (each is replaced by `%20`, `%0D`, `%0A`) so one line stays 12 fields.
  */
-import type { CrawlLogEntry } from './crawl-log.js';
+import type { CrawlLogEntry } from './crawl-log-entry.js';
 import { CrawlError } from '../errors.js';
 
 /** Heritrix FetchStatusCodes used by drumcrawl (modules/.../fetcher/FetchStatusCodes.java). */
