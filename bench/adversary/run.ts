@@ -17,7 +17,7 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { ADVERSARY_PRESET_NAMES, type AdversaryPreset } from '../../src/simweb/presets/adversary.js';
+import { ADVERSARY_PRESET_NAMES, type AdversaryPreset } from '../../src/simweb/model/adversary-presets.js';
 import type { WebParams } from '../../src/simweb/index.js';
 import { SHARED_MACHINE_NOTE, args, commandLine, machineInfo, mdTable, sig, writeResult, writeSvg } from '../lib/report.js';
 import { lineChart } from '../lib/svg.js';

@@ -26,7 +26,7 @@ import { mkdtempSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { DiskQueue, IoCounters } from '../../src/disk/index.js';
 import { Beast, FileBeastStore, FrontierUrl, encodeFrontierUrl } from '../../src/frontier/index.js';
-import { mulberry32 as rng } from '../../src/simweb/hash.js';
+import { mulberry32 as rng } from '../../src/simweb/model/hash.js';
 
 const arg = (name: string, def: number): number => {
   const i = process.argv.indexOf(`--${name}`);

@@ -20,7 +20,7 @@ import os from 'node:os';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { mkdtempSync, rmSync } from 'node:fs';
 import path from 'node:path';
-import { mulberry32 as rng } from '../../src/simweb/hash.js';
+import { mulberry32 as rng } from '../../src/simweb/model/hash.js';
 import {
   Beast,
   FileBeastStore,

@@ -21,7 +21,7 @@ import path from 'node:path';
 import { mkdtempSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { Frontier, FrontierUrl, UrlKind } from '../../src/frontier/index.js';
-import { mulberry32 as rng } from '../../src/simweb/hash.js';
+import { mulberry32 as rng } from '../../src/simweb/model/hash.js';
 
 const argS = (name: string, def: string): string => {
   const i = process.argv.indexOf(`--${name}`);

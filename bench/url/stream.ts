@@ -4,7 +4,7 @@
  * some absolute, protocol-relative, fragments, non-http schemes and hard cases (escapes, non-ASCII,
  * padding, dot segments). Deterministic (mulberry32), so every run measures the same stream.
  */
-import { mulberry32 } from '../../src/simweb/hash.js';
+import { mulberry32 } from '../../src/simweb/model/hash.js';
 
 export const LINKS_PER_PAGE = 59;
 

@@ -10,7 +10,7 @@
  * across runs with the same seed and params.
  */
 import dgram from 'node:dgram';
-import type { WebGraph } from './graph.js';
+import type { WebGraph } from './model/graph.js';
 
 const TYPE_A = 1, TYPE_AAAA = 28, CLASS_IN = 1, TYPE_ANY = 255;
 const RCODE_NOERROR = 0, RCODE_FORMERR = 1, RCODE_SERVFAIL = 2, RCODE_NXDOMAIN = 3, RCODE_NOTIMP = 4, RCODE_REFUSED = 5;

@@ -12,7 +12,7 @@
 import net from 'node:net';
 import zlib from 'node:zlib';
 import { performance } from 'node:perf_hooks';
-import { parseUint, type WebGraph, type HostInfo, type RenderedBody } from './graph.js';
+import { parseUint, type WebGraph, type HostInfo, type RenderedBody } from './model/graph.js';
 import type { RequestLog, RequestLogEntry } from './request-log.js';
 import { CrawlError } from '../errors.js';
 

@@ -21,7 +21,7 @@
  *  - Errors: CRAWL_SIMWEB_BAD_PARAM (params), CRAWL_SIMWEB_LISTEN (ports), CRAWL_SIMWEB_TOO_BIG (reachable).
  */
 export { startSimweb, type Simweb, type SimwebOptions } from './simweb.js';
-export { WebGraph, ADVERSITY_COUNT, type HostInfo, type PageKind, type RenderedBody, type LinkTarget } from './graph.js';
+export { WebGraph, ADVERSITY_COUNT, type HostInfo, type PageKind, type RenderedBody, type LinkTarget } from './model/graph.js';
 export {
   RequestLog, type RequestLogEntry, type Violation, type IntervalOptions,
   minInterval, maxConcurrentPerIp, robotsViolations, duplicateFetches, pagesPerPld, isRobotsPath,
@@ -29,7 +29,7 @@ export {
 export {
   resolveParams, PRESETS, DEFAULT_PARAMS, ROBOTS_VARIANTS, BEHAVIOURS, DNS_VARIANTS, TRAP_KINDS,
   type SimwebPreset, type WebParams, type RobotsVariant, type Behaviour, type DnsVariant, type TrapKind,
-} from './params.js';
+} from './model/params.js';
 export { SimHttpServer, type ConnectionStats } from './http-server.js';
 export { SimDnsServer, answerQuery, type DnsStats } from './dns-server.js';
-export { productToken, type RobotsGroup, type RobotsRule } from './robots-model.js';
+export { productToken, type RobotsGroup, type RobotsRule } from './model/robots-model.js';

@@ -6,7 +6,7 @@
  * Memory bound: a ring buffer of at most `capacity` entries (default 200,000, ~60 MB at most); older
  * entries are dropped and counted in `dropped`, so serving a 10^9-page web keeps memory flat.
  */
-import type { WebGraph } from './graph.js';
+import type { WebGraph } from './model/graph.js';
 
 export interface RequestLogEntry {
   /** ms, performance.timeOrigin + performance.now(), when the request head was complete. */

@@ -2,12 +2,12 @@
  * startSimweb: the generator, the HTTP listeners (one per simulated IP, all on one port) and the
  * DNS server, wired together. See docs/simweb.md.
  */
-import { WebGraph, ipString } from './graph.js';
+import { WebGraph, ipString } from './model/graph.js';
 import { RequestLog } from './request-log.js';
 import { SimHttpServer, type ConnectionStats } from './http-server.js';
 import { SimDnsServer, type DnsStats } from './dns-server.js';
 import { CrawlError } from '../errors.js';
-import { resolveParams, type SimwebPreset, type WebParams } from './params.js';
+import { resolveParams, type SimwebPreset, type WebParams } from './model/params.js';
 
 export interface SimwebOptions {
   preset?: SimwebPreset;

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import { Drum, type DrumResult } from '../../src/drum/index.js';
-import { mulberry32 } from '../../src/simweb/hash.js';
+import { mulberry32 } from '../../src/simweb/model/hash.js';
 
 export { mulberry32 };
 

@@ -6,7 +6,7 @@ import * as path from 'node:path';
 import fc from 'fast-check';
 import { ClockCache, Drum, drumAlpha, planBuckets, radixSortKeys, theorem2Alpha, type DrumResult } from '../../src/drum/index.js';
 import { isCrawlError } from '../../src/errors.js';
-import { mulberry32 } from '../../src/simweb/hash.js';
+import { mulberry32 } from '../../src/simweb/model/hash.js';
 
 const tmpDir = (): string => fs.mkdtempSync(path.join(os.tmpdir(), 'drumf-'));
 

@@ -17,7 +17,7 @@ import {
   type FrontierOptions,
 } from '../../src/frontier/index.js';
 
-import { mulberry32 as rng } from '../../src/simweb/hash.js';
+import { mulberry32 as rng } from '../../src/simweb/model/hash.js';
 
 export { rng };
 

@@ -5,9 +5,9 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { WebGraph } from '../../src/simweb/graph.js';
-import { resolveParams } from '../../src/simweb/params.js';
-import { ADVERSARY_PRESET_NAMES } from '../../src/simweb/presets/adversary.js';
+import { WebGraph } from '../../src/simweb/model/graph.js';
+import { resolveParams } from '../../src/simweb/model/params.js';
+import { ADVERSARY_PRESET_NAMES } from '../../src/simweb/model/adversary-presets.js';
 
 const UA = 'drumcrawl';
 

@@ -6,9 +6,9 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { WebGraph } from '../../src/simweb/graph.js';
-import { resolveParams } from '../../src/simweb/params.js';
-import type { HostInfo } from '../../src/simweb/host-model.js';
+import { WebGraph } from '../../src/simweb/model/graph.js';
+import { resolveParams } from '../../src/simweb/model/params.js';
+import type { HostInfo } from '../../src/simweb/model/host-model.js';
 
 const bodyOf = (w: WebGraph, info: HostInfo, n: number): string | null => {
   const r = w.renderPage(info, n);

@@ -13,7 +13,7 @@ import { readFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import { WebGraph, resolveParams } from '../../src/simweb/index.js';
-import { hasSitemaps, hiddenLastmod } from '../../src/simweb/sitemaps.js';
+import { hasSitemaps, hiddenLastmod } from '../../src/simweb/model/sitemaps.js';
 import { Crawler } from '../../src/crawl/pipeline.js';
 import { resolveCrawlConfig, type CrawlConfigInput } from '../../src/config/config.js';
 import { parseCrawlLogLine, type CrawlLogEntry } from '../../src/store/index.js';

@@ -5,7 +5,7 @@
  */
 import type { Command } from 'commander';
 import type { SimwebOptions } from '../../simweb/index.js';
-import { DEFAULT_PARAMS, PRESETS, resolveParams, type SimwebPreset, type WebParams } from '../../simweb/params.js';
+import { DEFAULT_PARAMS, PRESETS, resolveParams, type SimwebPreset, type WebParams } from '../../simweb/model/params.js';
 import { CrawlError } from '../../errors.js';
 import { runGuarded } from './common.js';
 

@@ -2,8 +2,8 @@
  * The knobs of the simulated web, with units and defaults, and the named presets. Every field is
  * documented in docs/simweb.md; `resolveParams` merges a preset with overrides once and validates.
  */
-import { CrawlError } from '../errors.js';
-import { ADVERSARY_PRESETS, type AdversaryPreset } from './presets/adversary.js';
+import { CrawlError } from '../../errors.js';
+import { ADVERSARY_PRESETS, type AdversaryPreset } from './adversary-presets.js';
 
 export type SimwebPreset = 'tiny' | 'demo' | 'bench' | 'spam' | 'hostile' | AdversaryPreset;
 

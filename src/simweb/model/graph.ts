@@ -16,7 +16,7 @@
  * (HTML and trap pages). This file: WebGraph, which is the host model plus the robots oracle, the
  * ground truth of links and reachability, and the rendering entry points.
  */
-import { CrawlError } from '../errors.js';
+import { CrawlError } from '../../errors.js';
 import type { WebParams } from './params.js';
 import { selectGroups, groupsAllow, groupsCrawlDelay } from './robots-model.js';
 import { HostModel, parseUint, type HostInfo } from './host-model.js';
