@@ -8,7 +8,7 @@
  *
  * Farms are `farm<k>.test` (hosts `www`/`h<j>`); the good web is `pld<i>.test`.
  */
-import type { WebParams } from './params.js';
+import type { WebParams } from './web-params.js';
 
 export type AdversaryPreset = 'adv-mint' | 'adv-bought' | 'adv-clique' | 'adv-deep';
 

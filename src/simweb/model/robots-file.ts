@@ -10,7 +10,7 @@
 import { h3, hashString, unit } from './hash.js';
 import type { WebParams } from './params.js';
 import type { RobotsGroup } from './robots-model.js';
-import { S_RULES, type HostInfo } from './host-model.js';
+import { S_RULES, type HostInfo } from './host-info.js';
 
 /** The groups of the robots.txt this host's rules come from ('rules', 'huge', 'redirect'); [] otherwise. */
 export function robotsGroups(seed: number, params: Readonly<WebParams>, info: HostInfo): RobotsGroup[] {
