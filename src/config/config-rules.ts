@@ -75,7 +75,7 @@ function regex(key: string, re: string): string {
 }
 
 function userAgent(key: string, v: string): void {
-  // eslint-disable-next-line no-control-regex
+  // eslint-disable-next-line no-control-regex -- control characters are what this rule refuses
   if (/[\x00-\x08\x0a-\x1f\x7f]/.test(v)) throw invalid(key, 'must not contain line breaks or control characters', v);
   // The fetcher's own rule (src/fetch): a crawler must say who runs it and how to reach them.
   if (!/https?:\/\/\S+/.test(v)) {

@@ -19,7 +19,7 @@ import { CrawlError } from '../errors.js';
 
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 // Control characters other than TAB (and DEL): RFC 9110 field-value excludes them.
-// eslint-disable-next-line no-control-regex
+// eslint-disable-next-line no-control-regex -- control characters are what this pattern finds
 const BAD_VALUE = /[\x00-\x08\x0a-\x1f\x7f]/;
 
 const RESERVED = new Map<string, string>([

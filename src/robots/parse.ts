@@ -226,6 +226,8 @@ interface GroupState {
 /** One recognised directive (its value is text[valStart, valEnd)) applied to `out` and the group state. */
 function applyDirective(key: Key, text: string, bytes: Uint8Array, valStart: number, valEnd: number, out: ParsedRobots, st: GroupState): void {
   switch (key) {
+    case Key.Unknown:
+      return; // not a directive: the caller skips such lines before it gets here
     case Key.UserAgent: {
       if (st.current === null || !st.agentRun) {
         st.current = { agents: [], global: false, rules: [], crawlDelay: undefined };

@@ -250,6 +250,8 @@ export class SimHttpServer {
         this.lastServed.set(info.name, t);
         break;
       }
+      default:
+        break; // the other behaviours shape the page itself, below
     }
     if (path === '/') return { status: 301, headers: `Location: ${web.origin(info.name)}/p/0\r\n`, body: textBody('<a href="/p/0">moved</a>\n') };
     const q = path.indexOf('?');

@@ -202,7 +202,7 @@ function gzipCtx(level: number): GzipCtx | null {
   if (c !== undefined) return c;
   c = null;
   // `any`: reaching node:zlib's internal handle (see above); shape checked right here.
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- node:zlib's internal handle has no type (see above)
   const d = createDeflateRaw({ level, strategy: zc.Z_DEFAULT_STRATEGY }) as any;
   if (typeof d._handle?.writeSync === 'function' && d._writeState instanceof Uint32Array && process.env.DRUMCRAWL_GZIP_SYNC !== '1') {
     // RFC 1952 XFL as zlib writes it: 4 = fastest (level ≤ 1), 2 = best (9), 0 otherwise.

@@ -308,7 +308,7 @@ const zoutGzip = Buffer.allocUnsafe(CHUNK);
 function inflateCtx(): InflateCtx | null {
   if (inflateCtxCache !== undefined && (inflateCtxCache === null || !inflateCtxCache.z.destroyed)) return inflateCtxCache;
   // `any`: reaching node:zlib's internal handle (see above); its shape is checked right here.
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- node:zlib's internal handle has no type (see above)
   const z = createInflateRaw() as any;
   inflateCtxCache = null;
   if (typeof z._handle?.writeSync === 'function' && z._writeState instanceof Uint32Array && typeof z._handle.onerror === 'function' && process.env.DRUMCRAWL_GZIP_SYNC !== '1') {

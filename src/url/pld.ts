@@ -163,7 +163,7 @@ function computeRegistrable(input: string, priv: boolean): string | null {
   let host = input;
   if (host.length > 1 && host.charCodeAt(host.length - 1) === 46) host = host.slice(0, -1);
   if (host.charCodeAt(0) === 91 || host.indexOf(':') >= 0) return host.toLowerCase(); // IPv6 literal
-  // eslint-disable-next-line no-control-regex
+  // eslint-disable-next-line no-control-regex -- an all-ASCII test: the range starts at NUL on purpose
   if (/^[\x00-\x7f]*$/.test(host)) {
     const lower = host.toLowerCase();
     if (IPV4_RE.test(lower)) return lower;

@@ -182,7 +182,9 @@ test('floor guard: page dispatches to a host ≥ its delay apart (τh0 + margin,
         const restore = jumpyClock(seed, p, 3 * HOST_FLOOR);
         try {
           await Promise.all(reqs.map((r, i) => new Promise<void>((resolve, reject) => {
-            setTimeout(() => (r.robots ? rig.robots(r.host) : rig.page(r.host, `p/${i}`)).then(resolve, reject), r.afterMs);
+            setTimeout(() => {
+              (r.robots ? rig.robots(r.host) : rig.page(r.host, `p/${i}`)).then(resolve, reject);
+            }, r.afterMs);
           })));
         } finally {
           restore();

@@ -55,6 +55,7 @@ test('progress printer: plain lines off a TTY, ANSI block on a TTY', () => {
   const t = new ProgressPrinter(() => snap(), out, 'tty', 1000);
   t.print();
   t.print();
+  // eslint-disable-next-line no-control-regex -- ESC is the terminal's cursor-up sequence under test
   assert.match(text, /\x1b\[4F/); // second draw moves up over the 4-line block
   assert.match(text, /BEAST j=2 QF 10/);
 });

@@ -75,6 +75,7 @@ test('UniqueUrls: the record written from a result chunk\'s bytes equals encodeF
       kept.forEach((l, i) => {
         assert.deepEqual([u.plds[2 * i], u.plds[2 * i + 1]], [l.words[2], l.words[3]], 'PLD key words for STAR');
         const want = encodeFrontierUrl(model(l, now));
+        // eslint-disable-next-line no-control-regex -- an all-ASCII test: the range starts at NUL on purpose
         const isAscii = /^[\x00-\x7f]*$/.test(l.url + l.via + l.path);
         assert.equal(u.ascii(i), isAscii);
         if (isAscii) {

@@ -151,7 +151,7 @@ test('fetcher: DNS rebinding to a forbidden address, localhost and the own statu
     assert.throws(() => new Fetcher({ userAgent: UA, allowedNetworks: ['nope'] }), /CRAWL_FETCH_BAD_OPTION|allowedNetworks/);
   } finally {
     await f.close();
-    await cache.close?.();
+    cache.close();
     await dns.close();
     await sim.close();
   }

@@ -16,7 +16,8 @@ import {
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const dir = path.resolve(repoRoot, 'test/fixtures/conformance/robots');
-const load = (f: string): any => JSON.parse(readFileSync(path.join(dir, f), 'utf8')); // any: untyped JSON fixtures, fields checked by the assertions
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- untyped JSON fixtures, fields checked by the assertions
+const load = (f: string): any => JSON.parse(readFileSync(path.join(dir, f), 'utf8'));
 
 interface Case { robotstxt: string; useragent: string; url: string; allowed: boolean; source_test_name: string;
   index_in_test: number; rfc9309_status: string; }

@@ -49,6 +49,7 @@ export function parse5Links(html: string): { base: string | null; links: string[
       case 'a': case 'area': case 'link': { const v = attr('href'); if (v !== undefined) links.push(v); break; }
       case 'frame': case 'iframe': { const v = attr('src'); if (v !== undefined) links.push(v); break; }
       case 'base': { const v = attr('href'); if (v !== undefined && base === null) base = v; break; }
+      default: break; // other elements carry no link the model counts
     }
     for (const c of n.childNodes ?? []) walk(c);
     if (n.content) walk(n.content);

@@ -42,7 +42,7 @@ function resolve(host: string): Promise<string | null> {
   return p;
 }
 
-const server = http.createServer(async (req, res) => {
+async function proxy(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
   requests++;
   let target: URL;
   try {
@@ -78,6 +78,16 @@ const server = http.createServer(async (req, res) => {
     else res.destroy();
   });
   req.pipe(up);
+}
+
+// A request the proxy cannot pass on (e.g. http.request refusing its headers) fails alone: 502 or a cut
+// connection, counted, never an unhandled rejection that would end the proxy mid-bench.
+const server = http.createServer((req, res) => {
+  proxy(req, res).catch(() => {
+    failures++;
+    if (!res.headersSent) res.writeHead(502, { 'content-type': 'text/plain' }).end('proxy: error');
+    else res.destroy();
+  });
 });
 server.keepAliveTimeout = 30_000;
 server.listen(0, '127.0.0.1', () => {

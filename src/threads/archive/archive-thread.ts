@@ -128,12 +128,11 @@ export class ArchiveThread {
   appendEncoded(g: EncodedGroup, index: CdxSource): Promise<void> {
     const refused = this.refused();
     if (refused !== null) return refused;
-    if (index.mime !== undefined || index.payloadDigest !== undefined) this.call({ k: 'g', g, index }, g.data.byteLength);
-    else {
-      this.pack.add(g, index);
-      this.schedule();
-      if (this.pack.length >= PACK_SEND_BYTES) this.send();
-    }
+    // A group with its own index fields goes as a call of its own (it waits for room like the pack).
+    if (index.mime !== undefined || index.payloadDigest !== undefined) return this.call({ k: 'g', g, index }, g.data.byteLength);
+    this.pack.add(g, index);
+    this.schedule();
+    if (this.pack.length >= PACK_SEND_BYTES) this.send();
     return this.room();
   }
 

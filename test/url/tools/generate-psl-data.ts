@@ -16,6 +16,7 @@ function toAsciiRule(rule: string): string {
   let body = rule;
   if (body.startsWith('!')) { prefix = '!'; body = body.slice(1); }
   if (body.startsWith('*.')) { prefix += '*.'; body = body.slice(2); }
+  // eslint-disable-next-line no-control-regex -- an all-ASCII test: the range starts at NUL on purpose
   const ascii = /^[\x00-\x7f]*$/.test(body) ? body.toLowerCase() : domainToASCII(body);
   if (ascii === '') throw new Error('PSL rule does not convert to ASCII: ' + rule);
   return prefix + ascii;
