@@ -5,14 +5,14 @@
  * robots item is fetched with its redirects (each hop held to its IP's floor) and its rules go to
  * the frontier's robots gate.
  */
-import { Fetcher, isHttpResponse, type FetchResult } from '../fetch/index.js';
+import { Fetcher, fetchRobots, isHttpResponse, type FetchResult } from '../fetch/index.js';
 import type { WireShare } from '../fetch/wire-share.js';
 import type { MemoryBudget } from '../fetch/memory-budget.js';
 import { MAX_DECODED_BYTES } from './body-budget.js';
 import type { DnsCache } from '../dns/index.js';
 import type { CrawlConfig } from '../config/config.js';
 import { headerRecord } from '../config/request-headers.js';
-import { ALLOW_ALL, fetchRobots } from '../robots/index.js';
+import { ALLOW_ALL } from '../robots/index.js';
 import { canonicalizeUrl, hostOf } from '../url/index.js';
 import { encodeFrontierUrl, extendHopPath, type FrontierUrl } from '../frontier/index.js';
 import { politenessOutcome, withMargin } from './frontier-port.js';

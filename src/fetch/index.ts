@@ -14,6 +14,10 @@
  * exports a `FetchOutcome`). isHttpResponse(r): a complete response arrived (archive it).
  * The network guard: addressGuard / specialAddress (address-guard.ts), Fetcher.refuseEndpoint and
  * Fetcher.refusal; `allowedNetworks` admits special-purpose ranges (public addresses always pass).
+ * The robots.txt fetch (robots-fetch.ts): fetchRobots(fetcher, host, ip, port, userAgent, opts?)
+ * with opts scheme, maxRedirects, dns, cacheTtlMs, minTtlMs, unreachableRetryMs, previous, maxBytes,
+ * now, beforeRequest (awaited before every hop, with the hop's IP); its result also has `redirects`
+ * and `sitemaps`; the rules come from src/robots.
  */
 export {
   Fetcher, classifyFetchError, isHttpResponse, type FetcherOptions, type FetchRequest, type FetchResult,
@@ -25,3 +29,4 @@ export {
   LOOPBACK_NETWORKS, networkPredicate, parseRetryAfter, parseContentType, decodeContent, MAX_RETRY_AFTER_MS, type DecodeResult,
 } from './limits.js';
 export { addressGuard, specialAddress, embeddedIpv4, SPECIAL_IPV4, SPECIAL_IPV6 } from './address-guard.js';
+export { fetchRobots, robotsUrl, type FetchRobotsOptions, type RobotsFetchOutcome } from './robots-fetch.js';

@@ -3,7 +3,7 @@
  * renderPrometheus) and as the `drumcrawl stats` lines, with the robots answer journal's replays
  * (robots-journal.ts). All counters cover every run of the crawl.
  */
-import type { RobotsTotals } from '../crawl/robots-stage.js';
+import type { RobotsTotals } from '../robots/index.js';
 
 type MetricFn = (name: string, type: 'counter' | 'gauge', help: string, value: number, labels?: string) => void;
 

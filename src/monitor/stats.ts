@@ -9,7 +9,7 @@
 import { Exposition, type MetricType } from './metrics-exposition.js';
 import type { PldRow } from './pld-tally.js';
 import { renderRobotsDrums } from './robots-metrics.js';
-import type { RobotsTotals } from '../crawl/robots-stage.js';
+import type { RobotsTotals } from '../robots/index.js';
 import type { RunStatus } from '../crawl/run-metrics.js';
 
 /** 'done': the frontier ran dry; 'stopped': a stop (signal, limit, POST /stop) ended the run. */

@@ -9,7 +9,8 @@ import assert from 'node:assert/strict';
 import { startSimweb, type Simweb, type HostInfo } from '../../src/simweb/index.js';
 import { DnsCache, DNS_CODES } from '../../src/dns/index.js';
 import { Fetcher, FETCH_OUTCOMES as O, ROBOTS_OUTCOMES as R, LOOPBACK_NETWORKS, OUTCOME_POLICY, type FetcherOptions } from '../../src/fetch/index.js';
-import { fetchRobots, ALLOW_ALL } from '../../src/robots/index.js';
+import { fetchRobots } from '../../src/fetch/index.js';
+import { ALLOW_ALL } from '../../src/robots/index.js';
 
 const UA = 'drumcrawl/0.1 (+http://crawler.test/about)';
 const LONG = process.env.DRUMCRAWL_LONG !== undefined;

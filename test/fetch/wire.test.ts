@@ -17,7 +17,7 @@ import assert from 'node:assert/strict';
 import { startSimweb, type Simweb, type HostInfo, type RequestLogEntry, type Behaviour } from '../../src/simweb/index.js';
 import { DnsCache } from '../../src/dns/index.js';
 import { Fetcher, FETCH_OUTCOMES as O, ROBOTS_OUTCOMES as R, LOOPBACK_NETWORKS, type FetcherOptions, type FetchResult } from '../../src/fetch/index.js';
-import { fetchRobots } from '../../src/robots/index.js';
+import { fetchRobots } from '../../src/fetch/index.js';
 import { wireLog } from '../e2e/wire-log.js';
 import { SharedFloors } from '../../src/threads/page/page-worker-floors.js';
 

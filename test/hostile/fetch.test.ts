@@ -10,9 +10,8 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startHostileServers, type HostileServers } from '../../src/simweb/hostile-server.js';
-import { Fetcher, FETCH_OUTCOMES as O, LOOPBACK_NETWORKS, type FetcherOptions, type FetchResult } from '../../src/fetch/index.js';
+import { Fetcher, FETCH_OUTCOMES as O, LOOPBACK_NETWORKS, fetchRobots, type FetcherOptions, type FetchResult } from '../../src/fetch/index.js';
 import { MemoryBudget } from '../../src/fetch/memory-budget.js';
-import { fetchRobots } from '../../src/robots/index.js';
 
 const UA = 'drumcrawl-test/0.1 (+https://example.test/bot)';
 const MiB = 1024 * 1024;

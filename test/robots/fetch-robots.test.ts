@@ -8,7 +8,8 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Fetcher, LOOPBACK_NETWORKS, MAX_RETRY_AFTER_MS, ROBOTS_OUTCOMES as R } from '../../src/fetch/index.js';
-import { fetchRobots, DISALLOW_ALL } from '../../src/robots/index.js';
+import { fetchRobots } from '../../src/fetch/index.js';
+import { DISALLOW_ALL } from '../../src/robots/index.js';
 
 const UA = 'drumcrawl/0.1 (+http://crawler.test/about)';
 let server: http.Server;

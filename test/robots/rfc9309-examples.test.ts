@@ -6,7 +6,8 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { parseRobotsTxt, compileRobots, robotsUrl, DISALLOW_ALL, ALLOW_ALL } from '../../src/robots/index.js';
+import { parseRobotsTxt, compileRobots, DISALLOW_ALL, ALLOW_ALL } from '../../src/robots/index.js';
+import { robotsUrl } from '../../src/fetch/index.js';
 
 const SITE = 'https://www.example.com';
 
