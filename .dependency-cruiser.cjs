@@ -1,12 +1,93 @@
-/** placeholder */
+/**
+ * dependency-cruiser: the rooms of src/ and the one direction their imports run in
+ * (docs/architecture.md, "Rooms"). `npm run depcruise` checks it in `npm test`; `npm run graph`
+ * draws docs/rooms.svg from the same cruise.
+ *
+ * ROOMS lists, for each room (a folder of src/, or a subfolder where it is a room of its own), the
+ * rooms it may import. The order of the table is the order of the layers, lowest first: a room
+ * imports only rooms listed above it, so no import runs upward and no two rooms import each other.
+ */
+const ROOMS = [
+  // leaves: no domain code below them
+  ['errors', []],
+  ['util', []],
+  ['disk', ['errors']],
+  ['url', ['errors']],
+  ['dns', ['errors']],
+  ['threads', []], // worker entry files, thread roles, the links wire format
+  ['html', ['errors', 'util']],
+  ['drum', ['errors', 'disk']],
+  ['store', ['errors', 'disk', 'util']],
+  // the frontier: STAR, BEAST and the politeness heaps (their order inside: FRONTIER_INSIDE below)
+  ['frontier', ['errors', 'disk', 'drum', 'util']],
+  ['threads/drum', ['errors', 'drum', 'frontier', 'threads']],
+  ['robots', ['errors', 'threads/drum']],
+  ['fetch', ['errors', 'dns', 'robots']],
+  ['config', ['errors', 'url', 'fetch']],
+  ['sitemap', ['url', 'config']],
+  ['threads/page', ['errors', 'config', 'fetch', 'html', 'store', 'threads', 'url']],
+  ['threads/archive', ['errors', 'config', 'dns', 'fetch', 'store', 'threads']],
+  ['state', ['errors', 'config', 'disk', 'store', 'util']],
+  ['monitor', ['errors', 'disk', 'robots']],
+  ['crawl', ['errors', 'config', 'disk', 'dns', 'drum', 'fetch', 'frontier', 'monitor', 'robots', 'sitemap', 'state', 'store', 'threads', 'threads/archive', 'threads/drum', 'threads/page', 'url', 'util']],
+  // the synthetic web: an instrument beside the crawler, sharing only the error codes
+  ['simweb/model', ['errors']],
+  ['simweb', ['errors', 'simweb/model']],
+  ['cli', ['errors', 'config', 'crawl', 'disk', 'monitor', 'simweb', 'simweb/model', 'state']],
+  ['index', null], // src/index.ts, the package's entry: re-exports the rooms
+];
+
+/** The regular expression of a room's files (a subfolder that is a room of its own is left out). */
+function roomPath(room) {
+  if (room === 'errors') return '^src/errors\\.ts$';
+  if (room === 'index') return '^src/index\\.ts$';
+  if (room === 'frontier' || room === 'cli' || room === 'url') return `^src/${room}/`;
+  return `^src/${room}/[^/]+$`;
+}
+
+const layerRules = [];
+ROOMS.forEach(([room, allowed], i) => {
+  if (allowed === null) return;
+  const above = ROOMS.slice(0, i).map(([r]) => r);
+  for (const a of allowed) if (!above.includes(a)) throw new Error(`.dependency-cruiser.cjs: ${room} may not import ${a}, listed above it`);
+  layerRules.push({
+    name: `layer-${room.replace('/', '-')}`,
+    comment: `src/${room} imports only ${allowed.length === 0 ? 'no other room' : allowed.join(', ')} (docs/architecture.md, "Rooms")`,
+    severity: 'error',
+    from: { path: roomPath(room) },
+    to: { path: '^src/', pathNot: [roomPath(room), ...allowed.map(roomPath)] },
+  });
+});
+
+// Inside the frontier (thesis VI.2, VII.1–2): the URL record and the queue interface at its root,
+// STAR's budgets, BEAST's queues and the politeness heaps on them (the heaps read STAR's budgets),
+// and the Frontier (frontier.ts, options.ts, index.ts) over all three.
+const FRONTIER_BASE = '^src/frontier/(record|queue)\\.ts$';
+const frontierRules = [
+  { name: 'frontier-base', from: { path: FRONTIER_BASE }, to: { path: '^src/frontier/', pathNot: FRONTIER_BASE } },
+  { name: 'frontier-star', from: { path: '^src/frontier/star/' }, to: { path: '^src/frontier/', pathNot: ['^src/frontier/star/', FRONTIER_BASE] } },
+  { name: 'frontier-beast', from: { path: '^src/frontier/beast/' }, to: { path: '^src/frontier/', pathNot: ['^src/frontier/beast/', FRONTIER_BASE] } },
+  { name: 'frontier-politeness', from: { path: '^src/frontier/politeness/' }, to: { path: '^src/frontier/', pathNot: ['^src/frontier/(politeness|star)/', FRONTIER_BASE] } },
+].map((r) => ({ ...r, severity: 'error', comment: 'the frontier\'s rooms import downward only (record/queue < STAR, BEAST < politeness < Frontier)' }));
+
 module.exports = {
   forbidden: [
-    { name: 'no-circular', severity: 'error', from: {}, to: { circular: true } },
+    { name: 'no-circular', severity: 'error', comment: 'no import cycle, of files or through a room\'s index.ts', from: {}, to: { circular: true } },
+    { name: 'src-not-to-test-bench', severity: 'error', comment: 'the crawler never imports its tests or benches', from: { path: '^src/' }, to: { path: '^(test|bench)/' } },
+    { name: 'not-to-unresolvable', severity: 'error', comment: 'every import resolves', from: {}, to: { couldNotResolve: true } },
+    ...layerRules,
+    ...frontierRules,
   ],
   options: {
     doNotFollow: { path: 'node_modules' },
+    exclude: { path: '^src/url/data/' },
     tsPreCompilationDeps: true,
     tsConfig: { fileName: 'tsconfig.json' },
     enhancedResolveOptions: { exportsFields: ['exports'], conditionNames: ['import', 'require', 'node', 'default', 'types'], extensions: ['.ts', '.js'] },
+    reporterOptions: {
+      dot: {
+        collapsePattern: '^src/(frontier/(star|beast|politeness)|threads/(page|drum|archive)|simweb/model|cli|[^/]+)(/|\\.ts$)',
+      },
+    },
   },
 };

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { MAX_FILE_LINES, MAX_FUNCTION_LINES, functionSizes, lineCount, oversized } from './size.js';
+import { MAX_FILE_LINES, MAX_FOLDER_FILES, MAX_FOLDER_LINES, MAX_FUNCTION_LINES, functionSizes, lineCount, oversized } from './size.js';
 
 /**
  * No file under src/ over MAX_FILE_LINES lines, no function over MAX_FUNCTION_LINES (size.ts).
@@ -22,6 +22,7 @@ test('size limits: no unlisted src file over the line limit, no unlisted functio
   ];
   if (stale.length > 0) t.diagnostic(`listed but now within the limits (remove from KNOWN_*): ${stale.join(', ')}`);
   assert.deepEqual(badFiles, [], `files over ${MAX_FILE_LINES} lines`);
+  assert.deepEqual(r.folders.map((f) => `${f.folder}: ${f.files} files, ${f.lines} lines`), [], `folders over ${MAX_FOLDER_FILES} files or ${MAX_FOLDER_LINES} lines`);
   assert.deepEqual(badFns, [], `functions over ${MAX_FUNCTION_LINES} lines`);
 });
 

@@ -1,6 +1,9 @@
 /**
- * Size limits of the source tree (STYLE.md: one idea per file): a file under src/ holds at most
- * MAX_FILE_LINES lines and a function at most MAX_FUNCTION_LINES. Functions are found with the
+ * Size limits of the source tree (STYLE.md: one idea per file, one concept per room): a file under
+ * src/ holds at most MAX_FILE_LINES lines, a function at most MAX_FUNCTION_LINES, and a folder (its
+ * own files, not its subfolders' — a subfolder is a room of its own) at most MAX_FOLDER_FILES
+ * files and MAX_FOLDER_LINES lines. ESLint's max-lines and max-lines-per-function hold the first
+ * two as well (eslint.config.js). Functions are found with the
  * TypeScript compiler API (declarations, methods, accessors, constructors, function expressions
  * and arrow functions); a function's length is the line span from its first token to its closing
  * brace, so a nested function counts inside its parent too.
@@ -12,8 +15,10 @@ import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 
-export const MAX_FILE_LINES = 700;
-export const MAX_FUNCTION_LINES = 120;
+export const MAX_FILE_LINES = 600;
+export const MAX_FUNCTION_LINES = 100;
+export const MAX_FOLDER_FILES = 15;
+export const MAX_FOLDER_LINES = 3000;
 
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 
@@ -75,24 +80,36 @@ export function sourceFiles(dir: string): string[] {
 export interface SizeReport {
   files: { file: string; lines: number }[];
   functions: FunctionSize[];
+  /** folders over MAX_FOLDER_FILES files or MAX_FOLDER_LINES lines (their own .ts files) */
+  folders: { folder: string; files: number; lines: number }[];
 }
 
 /** Files over MAX_FILE_LINES and functions over MAX_FUNCTION_LINES under `dir`. */
 export function oversized(dir = 'src'): SizeReport {
   const files: SizeReport['files'] = [];
   const functions: FunctionSize[] = [];
+  const byFolder = new Map<string, { files: number; lines: number }>();
   for (const f of sourceFiles(dir)) {
     const text = fs.readFileSync(path.join(REPO_ROOT, f), 'utf8');
     const lines = lineCount(text);
     if (lines > MAX_FILE_LINES) files.push({ file: f, lines });
     for (const fn of functionSizes(f, text)) if (fn.lines > MAX_FUNCTION_LINES) functions.push(fn);
+    const folder = path.dirname(f);
+    const sum = byFolder.get(folder) ?? { files: 0, lines: 0 };
+    sum.files++;
+    sum.lines += lines;
+    byFolder.set(folder, sum);
   }
-  return { files, functions };
+  const folders = [...byFolder]
+    .filter(([, s]) => s.files > MAX_FOLDER_FILES || s.lines > MAX_FOLDER_LINES)
+    .map(([folder, s]) => ({ folder, ...s }));
+  return { files, functions, folders };
 }
 
 if (process.argv[1] !== undefined && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const r = oversized();
   for (const f of r.files) console.log(`file ${f.file}: ${f.lines} lines (limit ${MAX_FILE_LINES})`);
   for (const f of r.functions) console.log(`function ${f.file}:${f.line} ${f.name}: ${f.lines} lines (limit ${MAX_FUNCTION_LINES})`);
-  if (r.files.length + r.functions.length === 0) console.log('no file or function over the limits');
+  for (const f of r.folders) console.log(`folder ${f.folder}: ${f.files} files, ${f.lines} lines (limits ${MAX_FOLDER_FILES}, ${MAX_FOLDER_LINES})`);
+  if (r.files.length + r.functions.length + r.folders.length === 0) console.log('no file, function or folder over the limits');
 }
