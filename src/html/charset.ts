@@ -83,6 +83,42 @@ function charsetFromContent(s: string): string | null {
 }
 
 /**
+ * The encoding a <meta> element declares (the prescan's steps for one meta, §13.2.3.2), its
+ * attributes read by `next`; null when it declares none the prescan takes.
+ */
+function metaEncoding(next: () => [string, string] | null): string | null {
+  const seen = new Set<string>();
+  let gotPragma = false;
+  let needPragma: boolean | null = null;
+  let charset: string | null = null;
+  for (let a = next(); a !== null; a = next()) {
+    const [name, value] = a;
+    if (seen.has(name)) continue;
+    seen.add(name);
+    if (name === 'http-equiv') {
+      if (value === 'content-type') gotPragma = true;
+    } else if (name === 'content') {
+      if (charset === null) {
+        const label = charsetFromContent(value);
+        if (label !== null) {
+          charset = label;
+          needPragma = true;
+        }
+      }
+    } else if (name === 'charset') {
+      charset = value;
+      needPragma = false;
+    }
+  }
+  if (needPragma === null || (needPragma && !gotPragma) || charset === null) return null;
+  let enc = resolveLabel(charset);
+  if (enc === null) return null;
+  if (enc === 'utf-16le' || enc === 'utf-16be') enc = 'utf-8';
+  if (enc === 'x-user-defined') enc = 'windows-1252';
+  return enc;
+}
+
+/**
  * The HTML prescan (§13.2.3.2) over the first 1024 bytes: the encoding from the first <meta charset>
  * or <meta http-equiv=content-type content="…charset=…"> that names a supported encoding, else null.
  */
@@ -152,35 +188,9 @@ export function prescanCharset(bytes: Uint8Array): string | null {
       && lowerByte(b[p + 4] ?? 0) === 0x61 && (isSp(b[p + 5] ?? 0) || b[p + 5] === 0x2f);
     if (isMeta) {
       p += 6;
-      const seen = new Set<string>();
-      let gotPragma = false;
-      let needPragma: boolean | null = null;
-      let charset: string | null = null;
-      for (let a = getAttr(); a !== null; a = getAttr()) {
-        const [name, value] = a;
-        if (seen.has(name)) continue;
-        seen.add(name);
-        if (name === 'http-equiv') {
-          if (value === 'content-type') gotPragma = true;
-        } else if (name === 'content') {
-          if (charset === null) {
-            const label = charsetFromContent(value);
-            if (label !== null) {
-              charset = label;
-              needPragma = true;
-            }
-          }
-        } else if (name === 'charset') {
-          charset = value;
-          needPragma = false;
-        }
-      }
-      if (needPragma === null || (needPragma && !gotPragma) || charset === null) continue;
-      let enc = resolveLabel(charset);
-      if (enc === null) continue;
-      if (enc === 'utf-16le' || enc === 'utf-16be') enc = 'utf-8';
-      if (enc === 'x-user-defined') enc = 'windows-1252';
-      return enc;
+      const enc = metaEncoding(getAttr);
+      if (enc !== null) return enc;
+      continue;
     }
     const c1 = b[p + 1] ?? 0;
     const letter = (lowerByte(c1) >= 0x61 && lowerByte(c1) <= 0x7a);

@@ -13,7 +13,8 @@
 export type { UrlRejectReason, CanonicalizeOptions } from './options.js';
 export { DEFAULT_SESSION_ID_PARAMS, DEFAULT_MAX_URL_LENGTH } from './options.js';
 export type { Detailed as CanonicalizeResult } from './normalize.js';
-export { LinkResolver, canonicalizeUrl, canonicalizeUrlDetailed, canonicalizeUrlReference } from './resolver.js';
+export { LinkResolver } from './resolver.js';
+export { canonicalizeUrl, canonicalizeUrlDetailed, canonicalizeUrlReference } from './canonicalize-url.js';
 export { registrableDomain, pldOrHost, PSL_RULE_COUNTS, type RegistrableDomainOptions } from './pld.js';
 export { urlFingerprint, fingerprint64, fingerprintInto, fingerprintManyInto, fingerprintRunsInto, hostKeyInto, pldKeyInto, splitKey, fingerprint64Reference, NATIVE_FINGERPRINT } from './fingerprint.js';
 export { hostOf, portOf, urlOriginOf, urlPathAndQueryOf, unpinned } from './host.js';
