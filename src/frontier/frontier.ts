@@ -23,12 +23,12 @@
  * point loses no URL admitted before the last `admit` (durable) returned; URLs read since the last
  * checkpoint come back once more (at-least-once), through QR.
  */
-import { Beast } from './beast/beast.js';
-import { openDiskQueueStore } from './beast/disk-store.js';
-import { AddResult, Politeness, type FetchOutcome, type PolitenessOptions, type RobotsInfo, type RobotsRequest } from './politeness/politeness.js';
+import { Beast } from './beast/index.js';
+import { openDiskQueueStore } from './beast/index.js';
+import { AddResult, Politeness, type FetchOutcome, type PolitenessOptions, type RobotsInfo, type RobotsRequest } from './politeness/index.js';
 import { MemoryQueueStore, type QueueStore, type UrlQueue } from './queue.js';
-import { pldSlot } from './politeness/pld-pace.js';
-import { FileBeastStore, MemoryBeastStore, type BeastStore } from './beast/log-queue.js';
+import { pldSlot } from './politeness/index.js';
+import { FileBeastStore, MemoryBeastStore, type BeastStore } from './beast/index.js';
 import { existsSync } from 'node:fs';
 import { decodeFrontierUrl, encodeFrontierUrlView, peekFrontierUrl, type FrontierUrl } from './record.js';
 import { CrawlError } from '../errors.js';

@@ -61,14 +61,14 @@ export {
   hostDelayFor,
   ipDelayFor,
   IndegreeHistogram,
-} from './star/budget.js';
-export { pathSlot } from './star/edge-key.js';
-export { Star, MemoryPldStore, edgeKey, TRUST_THRESHOLD, type PldStore, type DegreeListener, type TrustOptions } from './star/star.js';
-export { DrumPldStore, type DrumPldStoreOptions } from './star/star-drum.js';
-export { Beast, type BeastOptions, type BeastStats } from './beast/beast.js';
+} from './star/index.js';
+export { pathSlot } from './star/index.js';
+export { Star, MemoryPldStore, edgeKey, TRUST_THRESHOLD, type PldStore, type DegreeListener, type TrustOptions } from './star/index.js';
+export { DrumPldStore, type DrumPldStoreOptions } from './star/index.js';
+export { Beast, type BeastOptions, type BeastStats } from './beast/index.js';
 export { MemoryQueueStore, MemoryUrlQueue, FsQueueStore, type QueueStore, type UrlQueue, type IoCount } from './queue.js';
-export { openDiskQueueStore, type DiskStoreOptions } from './beast/disk-store.js';
-export { FileBeastStore, MemoryBeastStore, MemoryBeastQueue, LogQueue, type BeastStore, type BeastQueue, type QueueState } from './beast/log-queue.js';
+export { openDiskQueueStore, type DiskStoreOptions } from './beast/index.js';
+export { FileBeastStore, MemoryBeastStore, MemoryBeastQueue, LogQueue, type BeastStore, type BeastQueue, type QueueState } from './beast/index.js';
 export {
   Politeness,
   AddResult,
@@ -79,7 +79,7 @@ export {
   type FetchOutcome,
   type DropReason,
   type IpGate,
-} from './politeness/politeness.js';
+} from './politeness/index.js';
 export { Frontier, FRONTIER_PRESETS, type FrontierOptions, type FrontierPreset, type FrontierStats, type Clock } from './frontier.js';
-export { IdHeap } from './politeness/heap.js';
+export { IdHeap } from './politeness/index.js';
 export { U64Map } from '../util/u64-map.js';

@@ -6,9 +6,9 @@
  * Invariant: Frontier.open only ever runs with options that passed validate(); a bad value or an
  * unknown preset raises CRAWL_FRONTIER_OPTIONS.
  */
-import type { BeastOptions } from './beast/beast.js';
-import type { DiskStoreOptions } from './beast/disk-store.js';
-import type { DropReason, IpGate, PolitenessOptions } from './politeness/politeness.js';
+import type { BeastOptions } from './beast/index.js';
+import type { DiskStoreOptions } from './beast/index.js';
+import type { DropReason, IpGate, PolitenessOptions } from './politeness/index.js';
 import type { FrontierUrl } from './record.js';
 import { CrawlError } from '../errors.js';
 

@@ -19,7 +19,7 @@
  * accounting through the hooks declared at the end (implemented in pacing.ts).
  */
 import { PldPace } from './pld-pace.js';
-import type { DelayOptions } from '../star/budget.js';
+import type { DelayOptions } from '../star/index.js';
 import { IdHeap } from './heap.js';
 import { frontierUrlRamBytes, type FrontierUrl } from '../record.js';
 import { U64Map } from '../../util/u64-map.js';

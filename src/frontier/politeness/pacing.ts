@@ -5,7 +5,7 @@
  * dispatch rate to decide when to read BEAST (thesis VII.2). Every change of a host's queue, delay
  * or IP updates the potential in O(1); an operator change of the delays recomputes every due time.
  */
-import { hostDelayFor, ipDelayFor } from '../star/budget.js';
+import { hostDelayFor, ipDelayFor } from '../star/index.js';
 import { HostTable, H_FREE, W_HEAP } from './host-table.js';
 
 export abstract class Pacing extends HostTable {
