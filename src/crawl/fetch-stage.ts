@@ -24,7 +24,7 @@ import { isSitemapHops } from '../sitemap/crawl.js';
 import { splitParseOutput } from '../threads/links-codec.js';
 import { clock } from '../threads/page/page-worker-floors.js';
 import type { GuardRequest } from './floor-guard.js';
-import { MAX_REQUISITE_HOPS, isCss, isRequisitePath, requisiteChain } from './requisites.js';
+import { MAX_REQUISITE_HOPS, isCss, isRequisitePath, requisiteChain } from '../config/requisites.js';
 import type { PageWorkerPool } from '../threads/page/page-worker-pool.js';
 import { PARSE_ABORTED, PARSE_CODES, PARSE_OK, isHtml, truncation, type PageFetcherOptions } from '../threads/page/page-worker-protocol.js';
 import { PARSE_ABORTED_CODE } from './stop.js';

@@ -24,7 +24,7 @@ import type { MessagePort } from 'node:worker_threads';
 import { Fetcher, isHttpResponse, type FetchResult } from '../../fetch/index.js';
 import { parse, type ParseTask } from './parse-worker.js';
 import { SharedFloors, clock } from './page-worker-floors.js';
-import { isCss } from '../../crawl/requisites.js';
+import { isCss } from '../../config/requisites.js';
 import { MemoryBudget } from '../../fetch/memory-budget.js';
 import {
   PARSE_ABORTED, PARSE_ERROR, PARSE_LIMIT, PARSE_OK, isHtml, truncation,
