@@ -18,9 +18,9 @@
  * (placement.ts), then joins as a new member.
  */
 import { CrawlError } from '../errors.js';
-import { fromJson, isCasConflict, jsonBytes, type Engine } from './engine.js';
-import { JOIN_MS } from './ip-slots.js';
-import { LIVE_MS, type CrawlMeta, type Lease, type MemberStatus } from './view.js';
+import { fromJson, isCasConflict, jsonBytes, type Engine } from './engine/engine.js';
+import { JOIN_MS } from './engine/ip-slots.js';
+import { LIVE_MS, type CrawlMeta, type Lease, type MemberStatus } from './engine/view.js';
 
 export interface ForgetResult {
   /** partitions whose lease was released */

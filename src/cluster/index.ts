@@ -27,7 +27,7 @@
 export { ClusterNode, type NodeStartOptions, type NodeSummary } from './node.js';
 export { splitClusterArgs, defaultNodeId, CLUSTER_FLAGS, NODE_LOCAL_KEYS, type ClusterArgs } from './options.js';
 export { partitionOf, ownerOf, placement, DEFAULT_PARTITIONS, MAX_PARTITIONS } from './partition.js';
-export { openEngine, names, type Engine } from './engine.js';
+export { openEngine, names, type Engine } from './engine/engine.js';
 export { readClusterTable, formatClusterTable, type ClusterTable, type NodeSnapshot } from './status.js';
-export { decodeBatch, BatchBuilder, type Batch } from './batch-codec.js';
-export type { CrawlMeta, Lease, MemberStatus } from './view.js';
+export { decodeBatch, BatchBuilder, type Batch } from './engine/batch-codec.js';
+export type { CrawlMeta, Lease, MemberStatus } from './engine/view.js';

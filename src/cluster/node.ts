@@ -34,13 +34,13 @@ import { writeFileAtomic, type CheckpointManifest } from '../state/checkpoint.js
 import type { CrawlConfig, CrawlConfigInput } from '../config/config.js';
 import type { CrawlSummary } from '../crawl/pipeline.js';
 import type { SharedParts } from '../crawl/cluster-port.js';
-import { ensurePartitions, isTransient, jsonBytes, openEngine, type Engine } from './engine.js';
-import { ClusterView, metaOrCreate, type CrawlMeta, type MemberStatus } from './view.js';
+import { ensurePartitions, isTransient, jsonBytes, openEngine, type Engine } from './engine/engine.js';
+import { ClusterView, metaOrCreate, type CrawlMeta, type MemberStatus } from './engine/view.js';
 import { DEFAULT_PARTITIONS } from './partition.js';
 import { Placement, type PlacementNode } from './placement.js';
-import { Router } from './router.js';
+import { Router } from './engine/router.js';
 import { ClusterRanks } from './star-link.js';
-import { NodeIpGate, defaultSlotMs } from './ip-slots.js';
+import { NodeIpGate, defaultSlotMs } from './engine/ip-slots.js';
 import { withMargin } from '../crawl/frontier-port.js';
 import { FRONTIER_PRESETS } from '../frontier/index.js';
 import { conflicts, crawlWide, type ClusterArgs } from './options.js';

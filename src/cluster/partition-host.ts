@@ -21,11 +21,11 @@ import type { CrawlConfig, CrawlConfigInput } from '../config/config.js';
 import type { IpGate } from '../frontier/index.js';
 import type { StatusSnapshot } from '../monitor/stats.js';
 import { partitionOf } from './partition.js';
-import { Inbox } from './inbox.js';
+import { Inbox } from './engine/inbox.js';
 import { StarLink, type ClusterRanks } from './star-link.js';
-import type { Router } from './router.js';
-import type { Engine } from './engine.js';
-import type { Batch } from './batch-codec.js';
+import type { Router } from './engine/router.js';
+import type { Engine } from './engine/engine.js';
+import type { Batch } from './engine/batch-codec.js';
 
 /** What a partition needs from its node. */
 export interface PartitionNode {

@@ -25,9 +25,9 @@ import type { CheckpointManifest } from '../state/checkpoint.js';
 import type { SharedParts } from '../crawl/cluster-port.js';
 import { placement } from './partition.js';
 import { PartitionHost, partitionDir, type PartitionNode } from './partition-host.js';
-import { releaseLease, restored, takeLease, type ClusterView, type CrawlMeta } from './view.js';
-import { deleteSnapshot, downloadPartition, uploadPartition } from './snapshot.js';
-import { isTransient } from './engine.js';
+import { releaseLease, restored, takeLease, type ClusterView, type CrawlMeta } from './engine/view.js';
+import { deleteSnapshot, downloadPartition, uploadPartition } from './engine/snapshot.js';
+import { isTransient } from './engine/engine.js';
 
 /** Members must have stayed the same this long before the first placement (ms). */
 const SETTLE_MS = 2_000;

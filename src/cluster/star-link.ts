@@ -20,7 +20,7 @@
  */
 import { IndegreeHistogram, type BudgetContext, type DegreeListener, type PldStore } from '../frontier/index.js';
 import { partitionOf } from './partition.js';
-import type { Router } from './router.js';
+import type { Router } from './engine/router.js';
 
 export class StarLink implements PldStore {
   private buf = new Uint32Array(1024);

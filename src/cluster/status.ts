@@ -7,9 +7,9 @@
  */
 import type { StatusSnapshot } from '../monitor/stats.js';
 import { Exposition } from '../monitor/metrics-exposition.js';
-import type { Engine } from './engine.js';
-import type { Lease, MemberStatus, CrawlMeta, ClusterView } from './view.js';
-import { LIVE_MS } from './view.js';
+import type { Engine } from './engine/engine.js';
+import type { Lease, MemberStatus, CrawlMeta, ClusterView } from './engine/view.js';
+import { LIVE_MS } from './engine/view.js';
 
 export interface PartitionRow {
   p: number;

@@ -6,7 +6,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { BatchBuilder, decodeBatch } from '../../src/cluster/batch-codec.js';
+import { BatchBuilder, decodeBatch } from '../../src/cluster/engine/batch-codec.js';
 
 const bytes = (max: number) => fc.uint8Array({ minLength: 0, maxLength: max });
 const entry = fc.record({ url: bytes(300), hops: fc.nat(), suffix: fc.oneof(bytes(80), fc.constant(new Uint8Array(0))) });

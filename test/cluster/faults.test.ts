@@ -17,7 +17,7 @@ import { readManifest, readDoneLog } from '../../src/state/checkpoint.js';
 import { decodeFrontierUrl } from '../../src/frontier/index.js';
 import { partitionOf } from '../../src/cluster/partition.js';
 import { openEngine, readClusterTable, type ClusterTable } from '../../src/cluster/index.js';
-import { fromJson } from '../../src/cluster/engine.js';
+import { fromJson } from '../../src/cluster/engine/engine.js';
 import { hostOf, pldOrHost } from '../../src/url/index.js';
 import { startNats, type NatsServer } from './nats-server.js';
 import { startNode, resumeNode, waitAll, type NodeRun } from './harness.js';

@@ -8,10 +8,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { slotStart, defaultSlotMs, NodeIpGate, JOIN_MS, ipKey, type SlotRule } from '../../src/cluster/ip-slots.js';
+import { slotStart, defaultSlotMs, NodeIpGate, JOIN_MS, ipKey, type SlotRule } from '../../src/cluster/engine/ip-slots.js';
 import { startNats } from './nats-server.js';
-import { openEngine } from '../../src/cluster/engine.js';
-import { ClusterView } from '../../src/cluster/view.js';
+import { openEngine } from '../../src/cluster/engine/engine.js';
+import { ClusterView } from '../../src/cluster/engine/view.js';
 
 const rules = fc.record({ floorMs: fc.integer({ min: 1, max: 200 }), skewMs: fc.integer({ min: 0, max: 100 }) }).map(({ floorMs, skewMs }): SlotRule => ({ floorMs, skewMs, slotMs: defaultSlotMs(floorMs, skewMs) }));
 

@@ -9,10 +9,10 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { startNats } from './nats-server.js';
-import { openEngine, jsonBytes } from '../../src/cluster/engine.js';
-import { takeLease, releaseLease, LIVE_MS, type CrawlMeta, type Lease } from '../../src/cluster/view.js';
+import { openEngine, jsonBytes } from '../../src/cluster/engine/engine.js';
+import { takeLease, releaseLease, LIVE_MS, type CrawlMeta, type Lease } from '../../src/cluster/engine/view.js';
 import { forgetNode } from '../../src/cluster/forget.js';
-import { JOIN_MS, ipKey } from '../../src/cluster/ip-slots.js';
+import { JOIN_MS, ipKey } from '../../src/cluster/engine/ip-slots.js';
 
 type Op = { kind: 'take'; nodes: number[] } | { kind: 'release'; to: number | null };
 

@@ -9,8 +9,8 @@ import path from 'node:path';
 import { mkdir, readFile, writeFile, readdir, stat } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import { tempDir } from '../e2e/harness.js';
-import { packDir, unpackDir, uploadPartition, downloadPartition } from '../../src/cluster/snapshot.js';
-import { openEngine } from '../../src/cluster/engine.js';
+import { packDir, unpackDir, uploadPartition, downloadPartition } from '../../src/cluster/engine/snapshot.js';
+import { openEngine } from '../../src/cluster/engine/engine.js';
 import { startNats } from './nats-server.js';
 
 async function tree(dir: string, rel = ''): Promise<Map<string, string>> {

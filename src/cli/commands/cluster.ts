@@ -85,7 +85,7 @@ export function registerClusterCommand(program: Command): void {
     .action(async (o: { cluster: string; crawlName: string; json?: boolean }) => {
       await runGuarded(async () => {
         const { openEngine, readClusterTable, formatClusterTable } = await import('../../cluster/index.js');
-        const { fromJson } = await import('../../cluster/engine.js');
+        const { fromJson } = await import('../../cluster/engine/engine.js');
         const e = await openEngine(o.cluster, o.crawlName, `status-${process.pid}`);
         try {
           const m = await e.kv.get('meta');
@@ -106,7 +106,7 @@ export function registerClusterCommand(program: Command): void {
     .action(async (id: string, o: { cluster: string; crawlName: string }) => {
       await runGuarded(async () => {
         const { openEngine } = await import('../../cluster/index.js');
-        const { jsonBytes } = await import('../../cluster/engine.js');
+        const { jsonBytes } = await import('../../cluster/engine/engine.js');
         const e = await openEngine(o.cluster, o.crawlName, `leave-${process.pid}`);
         try {
           const m = await e.kv.get(`node.${id}`);
@@ -127,7 +127,7 @@ export function registerClusterCommand(program: Command): void {
     .action(async (id: string, o: { cluster: string; crawlName: string }) => {
       await runGuarded(async () => {
         const { openEngine } = await import('../../cluster/index.js');
-        const { fromJson } = await import('../../cluster/engine.js');
+        const { fromJson } = await import('../../cluster/engine/engine.js');
         const { forgetNode } = await import('../../cluster/forget.js');
         const e = await openEngine(o.cluster, o.crawlName, `forget-${process.pid}`);
         try {

@@ -16,7 +16,7 @@
  *   objects dc_C_parts  a partition's state while it moves between nodes (snapshot.ts)
  */
 import { connect, AckPolicy, DeliverPolicy, RetentionPolicy, StorageType, nanos, type JetStreamClient, type JetStreamManager, type KV, type NatsConnection, type ObjectStore } from 'nats';
-import { CrawlError } from '../errors.js';
+import { CrawlError } from '../../errors.js';
 
 /** A batch is delivered again when neither acknowledged nor kept alive within this (ms). */
 export const ACK_WAIT_MS = 30_000;

@@ -14,7 +14,7 @@ import { createReadStream, createWriteStream } from 'node:fs';
 import { mkdir, readdir, rm, stat, rename } from 'node:fs/promises';
 import path from 'node:path';
 import { once } from 'node:events';
-import { CrawlError } from '../errors.js';
+import { CrawlError } from '../../errors.js';
 import type { Engine } from './engine.js';
 
 /** Every regular file under dir, relative paths, sorted. */

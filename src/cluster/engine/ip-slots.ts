@@ -30,7 +30,7 @@
  * heap) and by the node's last-step floor guard (a request released late is held to its window).
  * RAM: one entry per IP the node used within IDLE_MS.
  */
-import type { IpGate } from '../frontier/index.js';
+import type { IpGate } from '../../frontier/index.js';
 import { fromJson, isCasConflict, isTransient, jsonBytes, type Engine } from './engine.js';
 
 /** A joining (or leaving) node's registration takes effect this long after it is written (ms), at least. */
