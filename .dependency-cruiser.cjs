@@ -24,16 +24,18 @@ const ROOMS = [
   ['robots', ['errors', 'threads/drum']],
   ['fetch', ['errors', 'dns', 'robots']],
   ['config', ['errors', 'url', 'fetch']],
-  ['sitemap', ['url', 'config']],
+  ['sitemap', ['url', 'frontier', 'config']],
   ['threads/page', ['errors', 'config', 'fetch', 'html', 'store', 'threads', 'url']],
   ['threads/archive', ['errors', 'config', 'dns', 'fetch', 'store', 'threads']],
   ['state', ['errors', 'config', 'disk', 'store', 'util']],
   ['monitor', ['errors', 'disk', 'robots']],
   ['crawl', ['errors', 'config', 'disk', 'dns', 'drum', 'fetch', 'frontier', 'monitor', 'robots', 'sitemap', 'state', 'store', 'threads', 'threads/archive', 'threads/drum', 'threads/page', 'url', 'util']],
+  // one crawl over N nodes (docs/cluster.md): partitions of crawls, on the message engine (cluster/engine/)
+  ['cluster', ['errors', 'config', 'crawl', 'disk', 'dns', 'drum', 'fetch', 'frontier', 'monitor', 'robots', 'state', 'store', 'threads', 'threads/archive', 'threads/drum', 'threads/page', 'url', 'util']],
   // the synthetic web: an instrument beside the crawler, sharing only the error codes
   ['simweb/model', ['errors']],
   ['simweb', ['errors', 'simweb/model']],
-  ['cli', ['errors', 'config', 'crawl', 'disk', 'monitor', 'simweb', 'simweb/model', 'state']],
+  ['cli', ['errors', 'cluster', 'config', 'crawl', 'disk', 'monitor', 'simweb', 'simweb/model', 'state']],
   ['index', null], // src/index.ts, the package's entry: re-exports the rooms
 ];
 
@@ -41,7 +43,7 @@ const ROOMS = [
 function roomPath(room) {
   if (room === 'errors') return '^src/errors\\.ts$';
   if (room === 'index') return '^src/index\\.ts$';
-  if (room === 'frontier' || room === 'cli' || room === 'url') return `^src/${room}/`;
+  if (room === 'frontier' || room === 'cli' || room === 'url' || room === 'cluster') return `^src/${room}/`;
   return `^src/${room}/[^/]+$`;
 }
 
@@ -70,6 +72,12 @@ const frontierRules = [
   { name: 'frontier-politeness', from: { path: '^src/frontier/politeness/' }, to: { path: '^src/frontier/', pathNot: ['^src/frontier/(politeness|star)/', FRONTIER_BASE] } },
 ].map((r) => ({ ...r, severity: 'error', comment: 'the frontier\'s rooms import downward only (record/queue < STAR, BEAST < politeness < Frontier)' }));
 
+// Inside the cluster: the message engine and what travels through it never import the partitions
+// and the node that use them.
+const clusterRules = [
+  { name: 'cluster-engine', severity: 'error', comment: 'cluster/engine/ imports no cluster code outside it', from: { path: '^src/cluster/engine/' }, to: { path: '^src/cluster/', pathNot: '^src/cluster/engine/' } },
+];
+
 module.exports = {
   forbidden: [
     { name: 'no-circular', severity: 'error', comment: 'no import cycle, of files or through a room\'s index.ts', from: {}, to: { circular: true } },
@@ -77,6 +85,7 @@ module.exports = {
     { name: 'not-to-unresolvable', severity: 'error', comment: 'every import resolves', from: {}, to: { couldNotResolve: true } },
     ...layerRules,
     ...frontierRules,
+    ...clusterRules,
   ],
   options: {
     doNotFollow: { path: 'node_modules' },
@@ -86,7 +95,7 @@ module.exports = {
     enhancedResolveOptions: { exportsFields: ['exports'], conditionNames: ['import', 'require', 'node', 'default', 'types'], extensions: ['.ts', '.js'] },
     reporterOptions: {
       dot: {
-        collapsePattern: '^src/(frontier/(star|beast|politeness)|threads/(page|drum|archive)|simweb/model|cli|[^/]+)(/|\\.ts$)',
+        collapsePattern: '^src/(frontier/(star|beast|politeness)|threads/(page|drum|archive)|simweb/model|cluster/engine|cli|[^/]+)(/|\\.ts$)',
       },
     },
   },

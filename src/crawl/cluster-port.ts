@@ -20,7 +20,7 @@
  *   frontier          STAR's store and rank context, and the IP gate of the heaps.
  * A received batch enters through Crawler.admitBatch, exactly as the crawler's own links do.
  */
-import type { BudgetContext, IndegreeHistogram, IpGate, PldStore } from '../frontier/index.js';
+import type { FrontierCluster } from './frontier-port.js';
 import { encodeLinks, LinkTable, type LinkEntry } from '../threads/links-codec.js';
 import type { ArchiveThread } from '../threads/archive/archive-thread.js';
 import type { CrawlLog } from '../store/index.js';
@@ -50,17 +50,7 @@ export interface SharedParts {
   ramBytes: number;
 }
 
-/** The cluster's hooks into the frontier of one partition (frontier-port.ts). */
-export interface FrontierCluster {
-  /** STAR's PLD store as this partition's STAR sees it (votes for other partitions' PLDs go to them). */
-  pldStore(own: PldStore): PldStore;
-  /** The context budgets rank against, given this partition's own histogram (all partitions' PLDs). */
-  rankContext(own: IndegreeHistogram): BudgetContext;
-  /** The gate of IPs that other partitions and nodes contact too. */
-  ipGate: IpGate;
-  /** Capacity of STAR's pending votes (star.ts TrustOptions.pendingVotes) for this partition. */
-  pendingVotes: number;
-}
+export type { FrontierCluster } from './frontier-port.js';
 
 export interface ClusterPort {
   /** Whether a PLD (its key words) belongs to this partition. */

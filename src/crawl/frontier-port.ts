@@ -5,7 +5,9 @@
  */
 import path from 'node:path';
 import { CrawlError } from '../errors.js';
-import { Frontier, Star, TRUST_THRESHOLD, budgetPreset, emptyRecordBytes, encodeFrontierRecordBytes, encodeFrontierUrl, type FrontierUrl, type FetchOutcome as PoliteFetchOutcome } from '../frontier/index.js';
+import { Frontier, Star, TRUST_THRESHOLD, budgetPreset, emptyRecordBytes, encodeFrontierRecordBytes, encodeFrontierUrl, type FrontierUrl, type FetchOutcome as PoliteFetchOutcome,
+  type BudgetContext, type IndegreeHistogram, type IpGate, type PldStore,
+} from '../frontier/index.js';
 import type { UniqueUrls } from '../threads/drum/drum-codec.js';
 import type { FetchResult } from '../fetch/index.js';
 import { MAX_FETCH_ATTEMPTS, retryOutcome } from './retry-policy.js';
@@ -14,12 +16,23 @@ import type { RobotsRules } from '../robots/index.js';
 import type { CrawlConfig } from '../config/config.js';
 import { PldStoreProxy, type DrumThread } from '../threads/drum/drum-proxy.js';
 import { openRobotsStage, type RobotsStage, type RobotsTotals } from './robots-stage.js';
-import type { FrontierCluster } from './cluster-port.js';
 import { ramPlan } from './ram-budget.js';
 
 /** PLDedges flushes: at most this often (ms), and taking at most 1/EDGE_FLUSH_SHARE of the time. */
 const EDGE_FLUSH_MIN_MS = 100;
 const EDGE_FLUSH_SHARE = 10;
+
+/** The cluster's hooks into the frontier of one partition (src/cluster, cluster-port.ts). */
+export interface FrontierCluster {
+  /** STAR's PLD store as this partition's STAR sees it (votes for other partitions' PLDs go to them). */
+  pldStore(own: PldStore): PldStore;
+  /** The context budgets rank against, given this partition's own histogram (all partitions' PLDs). */
+  rankContext(own: IndegreeHistogram): BudgetContext;
+  /** The gate of IPs that other partitions and nodes contact too. */
+  ipGate: IpGate;
+  /** Capacity of STAR's pending votes (star.ts TrustOptions.pendingVotes) for this partition. */
+  pendingVotes: number;
+}
 
 export interface FrontierStats {
   queued: number;

@@ -10,7 +10,7 @@ import { CrawlError } from '../../errors.js';
 import { loadCrawlConfig, parseCrawlArgs, resolveCrawlConfig, type CrawlConfig } from '../../config/config.js';
 import { checkDir, checkPortFree, createDirs } from '../preflight.js';
 import { announceStatusServer, printSummary, runGuarded, selfCommand } from './common.js';
-import { rawArgsAfter } from './crawl.js';
+import { rawArgsAfter } from './raw-args.js';
 import type { ClusterArgs } from '../../cluster/options.js';
 
 /** `crawl --cluster …`: start (or join) a cluster crawl as this node. */

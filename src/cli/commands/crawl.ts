@@ -9,6 +9,7 @@ import { CrawlError } from '../../errors.js';
 import { checkDir, checkPortFree, createDirs } from '../preflight.js';
 import { announceStatusServer, runAndReport, runGuarded } from './common.js';
 import { CLUSTER_FLAGS, defaultNodeId, splitClusterArgs } from '../../cluster/options.js';
+import { rawArgsAfter } from './raw-args.js';
 
 export function registerCrawlCommand(program: Command): void {
   const cmd = program
@@ -55,11 +56,4 @@ export function registerCrawlCommand(program: Command): void {
       await runAndReport(crawler);
     });
   });
-}
-
-/** The user's arguments after the subcommand name (commander keeps them in rawArgs). */
-export function rawArgsAfter(program: Command, name: string): string[] {
-  const all = (program as unknown as { rawArgs: string[] }).rawArgs.slice(2);
-  const i = all.indexOf(name);
-  return i < 0 ? [] : all.slice(i + 1);
 }
