@@ -7,8 +7,16 @@ import { MAX_FILE_LINES, MAX_FOLDER_FILES, MAX_FOLDER_LINES, MAX_FUNCTION_LINES,
  * KNOWN lists what is over a limit now and is not split yet, each with the reason; anything else
  * over a limit fails. An entry that is back under its limit is reported so the list can shrink.
  */
-const KNOWN_FILES: Record<string, string> = {};
-const KNOWN_FUNCTIONS: Record<string, string> = {};
+const KNOWN_FILES: Record<string, string> = {
+  'src/crawl/pipeline.ts': 'the opening (openRest) and the checkpoint are to leave the scheduler for files of their own',
+  'src/frontier/frontier.ts': 'one class; its QR rescan and wrap-around waits are to become a file of their own',
+  'src/frontier/beast/beast.ts': 'one class; its respread and checkpoint are to become a file of their own',
+};
+const KNOWN_FUNCTIONS: Record<string, string> = {
+  'src/crawl/pipeline.ts openRest': 'opens every part of the crawl in order; to be split with the opening (see KNOWN_FILES)',
+  'src/html/links.ts scan': 'the extractor\'s one pass over the tokens (hot path); to be split without a call per token',
+  'src/monitor/status-server.ts startStatusServer': 'the server and its routes; the routes are to become a table of their own',
+};
 
 test('size limits: no unlisted src file over the line limit, no unlisted function over the function limit', (t) => {
   const r = oversized('src');
