@@ -71,7 +71,7 @@ import { graceOver } from './stop.js';
 import { AdmitLog } from '../state/admit-log.js';
 import { newFetcher, fetcherOptions } from './fetch-stage.js';
 import { CheckpointStage } from './checkpoint-stage.js';
-import { runStatus } from './run-metrics.js';
+import { runStatus } from '../monitor/run-metrics.js';
 import { LinkScope, scopeAnchors } from '../config/link-scope.js';
 import { StateLock } from '../state/state-lock.js';
 import { SitemapRouter, plainHops } from '../sitemap/crawl.js';

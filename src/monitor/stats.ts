@@ -10,7 +10,7 @@ import { Exposition, type MetricType } from './metrics-exposition.js';
 import type { PldRow } from './pld-tally.js';
 import { renderRobotsDrums } from './robots-metrics.js';
 import type { RobotsTotals } from '../robots/index.js';
-import type { RunStatus } from '../crawl/run-metrics.js';
+import type { RunStatus } from './run-metrics.js';
 
 /** 'done': the frontier ran dry; 'stopped': a stop (signal, limit, POST /stop) ended the run. */
 export type CrawlState = 'starting' | 'running' | 'paused' | 'stopping' | 'done' | 'stopped';

@@ -60,9 +60,9 @@ import { CrawlError } from '../../errors.js';
 import { decodeFrontierUrl, encodeFrontierUrlView, peekFrontierUrl, rebudgetRecords, type FrontierUrl } from '../record.js';
 import type { BeastQueue, BeastStore, QueueState } from './log-queue.js';
 import { U64Map } from '../../util/u64-map.js';
-import type { BeastOptions } from '../beast-options.js';
+import type { BeastOptions } from './beast-options.js';
 
-export type { BeastOptions } from '../beast-options.js';
+export type { BeastOptions } from './beast-options.js';
 
 /** A queue as the manifest names it: name, committed end/pushed, checkpointed cursor. */
 interface Entry {

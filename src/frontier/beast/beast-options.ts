@@ -1,5 +1,5 @@
 /** The options of a BEAST (beast.ts), given by the frontier (options.ts). */
-import type { FrontierUrl } from './record.js';
+import type { FrontierUrl } from '../record.js';
 
 export interface BeastOptions {
   /** Initial number of queues j (≥ 1). @default 2 */
