@@ -21,14 +21,14 @@ const ROOMS = [
   // the frontier: STAR, BEAST and the politeness heaps (their order inside: FRONTIER_INSIDE below)
   ['frontier', ['errors', 'disk', 'drum', 'util']],
   ['threads/drum', ['errors', 'drum', 'frontier', 'threads']],
-  ['robots', ['errors', 'threads/drum']],
+  ['robots', ['errors', 'disk', 'threads/drum']],
   ['fetch', ['errors', 'dns', 'robots']],
   ['config', ['errors', 'url', 'fetch']],
   ['sitemap', ['url', 'frontier', 'config']],
   ['threads/page', ['errors', 'config', 'fetch', 'html', 'store', 'threads', 'url']],
   ['threads/archive', ['errors', 'config', 'dns', 'fetch', 'store', 'threads']],
   ['state', ['errors', 'config', 'disk', 'store', 'util']],
-  ['monitor', ['errors', 'disk', 'robots']],
+  ['monitor', ['errors', 'disk', 'robots', 'threads']],
   ['crawl', ['errors', 'config', 'disk', 'dns', 'drum', 'fetch', 'frontier', 'monitor', 'robots', 'sitemap', 'state', 'store', 'threads', 'threads/archive', 'threads/drum', 'threads/page', 'url', 'util']],
   // one crawl over N nodes (docs/cluster.md): partitions of crawls, on the message engine (cluster/engine/)
   ['cluster', ['errors', 'config', 'crawl', 'disk', 'dns', 'drum', 'fetch', 'frontier', 'monitor', 'robots', 'state', 'store', 'threads', 'threads/archive', 'threads/drum', 'threads/page', 'url', 'util']],
