@@ -11,7 +11,7 @@ import { Command, CommanderError } from 'commander';
 import { readFileSync } from 'node:fs';
 import { registerCommands } from './commands/index.js';
 import { describeError, EXIT_USAGE } from './commands/common.js';
-import { releaseWorkerHeapFlags } from '../config/heap-budget.js';
+import { releaseWorkerHeapFlags } from '../budget/heap-budget.js';
 
 function packageVersion(): string {
   try {

@@ -6,7 +6,7 @@
  * parse workers and the sitemap reader) and the V8 heap budget derived from --ram (heap-budget.ts).
  */
 export { CRAWL_FLAGS, RUNTIME_KEYS, applyRuntimeChange, configFromFileObject, defaultCrawlConfig, loadCrawlConfig, parseCrawlArgs, parseDurationMs, parseSeedList, parseSize, ramFloorWarning, resolveCrawlConfig, type CrawlConfig, type CrawlConfigInput, type SitemapDiscovery } from './config.js';
-export { heapWarning, mainHeapFlags, releaseWorkerHeapFlags, startWithInitialOldSpace } from './heap-budget.js';
+export { heapWarning, mainHeapFlags, releaseWorkerHeapFlags, startWithInitialOldSpace } from '../budget/heap-budget.js';
 export { DROP_CODES, LinkScope, scopeAnchors } from './link-scope.js';
 export { headerRecord } from './request-headers.js';
 export { CRAWL_CONFIG_INVALID } from './config-values.js';

@@ -15,7 +15,7 @@ import type { ArchiveThread } from '../threads/archive/archive-thread.js';
 import type { FrontierUrl } from '../frontier/index.js';
 import type { FrontierPort } from './frontier-port.js';
 import type { CrawlConfig } from '../config/config.js';
-import { ramPlan } from './ram-budget.js';
+import { ramPlan } from '../budget/ram-budget.js';
 import { RunMetrics } from '../monitor/run-metrics.js';
 import { emptyCounters, type CheckpointManifest, type CrawlCounters, type DoneLog } from '../state/checkpoint.js';
 import type { ParsePool } from '../threads/page/parse-pool.js';

@@ -8,7 +8,7 @@
 import { Fetcher, fetchRobots, isHttpResponse, type FetchResult } from '../fetch/index.js';
 import type { WireShare } from '../fetch/wire-share.js';
 import type { MemoryBudget } from '../fetch/memory-budget.js';
-import { MAX_DECODED_BYTES } from './body-budget.js';
+import { MAX_DECODED_BYTES } from '../budget/body-budget.js';
 import type { DnsCache } from '../dns/index.js';
 import type { CrawlConfig } from '../config/config.js';
 import { headerRecord } from '../config/request-headers.js';

@@ -57,13 +57,13 @@ import { dnsArchiver } from '../threads/archive/archive-hooks.js';
 import { canonicalizeUrl, fingerprintInto, hostOf, pldOrHost } from '../url/index.js';
 import { decodeFrontierUrl } from '../frontier/index.js';
 import { openFrontierPort, withMargin } from './frontier-port.js';
-import { ramPlan } from './ram-budget.js';
+import { ramPlan } from '../budget/ram-budget.js';
 import { type CrawlConfig, applyRuntimeChange, type CrawlConfigInput } from '../config/config.js';
 import {
   readManifest, resolveRecordedConfig, readPending, writePending, readDoneLog, DoneLog, type CheckpointManifest,
 } from '../state/checkpoint.js';
 import { ParsePool } from '../threads/page/parse-pool.js';
-import { budgetStatus, newBodyBudget, parseCopyBytes, type BodyBudget } from './body-budget.js';
+import { budgetStatus, newBodyBudget, parseCopyBytes, type BodyBudget } from '../budget/body-budget.js';
 import { PageWorkerPool } from '../threads/page/page-worker-pool.js';
 import { ProgressPrinter, RateMeter, type CrawlState, type CrawlSummary, type StatusSnapshot } from '../monitor/stats.js';
 import { startStatusServer, CONTROL_TOKEN_FILE, type StatusServer } from '../monitor/status-server.js';

@@ -31,7 +31,7 @@ import {
   RobotsCache, RobotsJournal, RobotsRequested, decodeRobotsEntry, emptyRobotsTotals, encodeRobotsEntry, readRobotsTotals, sealedTotals, ROBOTS_TOTALS_FILE,
   type JournalRecord, type RobotsEntry, type RobotsRules, type RobotsTotals,
 } from '../robots/index.js';
-import { ramPlan } from './ram-budget.js';
+import { ramPlan } from '../budget/ram-budget.js';
 
 /** The frontier calls of the robots side (src/frontier/frontier.ts). */
 export interface RobotsStageFrontier {

@@ -14,7 +14,7 @@ import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
 import { defaultCrawlConfig } from '../../src/config/config.js';
 import { parseSize } from '../../src/config/config-values.js';
-import { heapWarning, mainHeapFlags } from '../../src/config/heap-budget.js';
+import { heapWarning, mainHeapFlags } from '../../src/budget/heap-budget.js';
 import { launcherDefaults, launcherEnv } from '../../bench/lib/launcher-env.js';
 
 const MiB = 1024 * 1024;

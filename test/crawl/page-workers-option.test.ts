@@ -9,7 +9,7 @@ import fc from 'fast-check';
 import { resolveCrawlConfig, CRAWL_FLAGS } from '../../src/config/config.js';
 import { Worker } from 'node:worker_threads';
 import { pageWorkerInitialOldMb, pageWorkerYoungMb } from '../../src/threads/page/page-worker-pool.js';
-import { startWithInitialOldSpace } from '../../src/config/heap-budget.js';
+import { startWithInitialOldSpace } from '../../src/budget/heap-budget.js';
 
 const base = { seeds: ['http://example.test/'], userAgent: 'drumcrawl-test/0.1 (+https://example.test/bot)' };
 

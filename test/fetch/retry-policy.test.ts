@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { OUTCOME_POLICY, FETCH_OUTCOMES as O } from '../../src/fetch/index.js';
-import { retryOutcome, MAX_FETCH_ATTEMPTS } from '../../src/crawl/retry-policy.js';
+import { retryOutcome, MAX_FETCH_ATTEMPTS } from '../../src/fetch/retry-policy.js';
 
 test('every fetch code: retried exactly maxRetries times, waits max(backoff(n), penalty, Retry-After)', () => {
   for (const code of Object.values(O)) {

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { WARCParser } from 'warcio';
 import type { HostileServers } from '../../src/simweb/hostile-server.js';
 import { cli, UA } from '../e2e/harness.js';
-import { mainHeapFlags } from '../../src/config/heap-budget.js';
+import { mainHeapFlags } from '../../src/budget/heap-budget.js';
 
 export const MiB = 1024 * 1024;
 

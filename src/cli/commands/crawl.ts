@@ -4,7 +4,7 @@
  */
 import type { Command } from 'commander';
 import { CRAWL_FLAGS, loadCrawlConfig, ramFloorWarning } from '../../config/config.js';
-import { heapWarning } from '../../config/heap-budget.js';
+import { heapWarning } from '../../budget/heap-budget.js';
 import { CrawlError } from '../../errors.js';
 import { checkDir, checkPortFree, createDirs } from '../preflight.js';
 import { announceStatusServer, runAndReport, runGuarded } from './common.js';

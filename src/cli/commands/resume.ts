@@ -2,7 +2,7 @@
 import path from 'node:path';
 import type { Command } from 'commander';
 import { parseCrawlArgs, RUNTIME_KEYS, CRAWL_FLAGS, ramFloorWarning, type CrawlConfigInput } from '../../config/config.js';
-import { heapWarning } from '../../config/heap-budget.js';
+import { heapWarning } from '../../budget/heap-budget.js';
 import { CrawlError } from '../../errors.js';
 import { checkDir, checkPortFree, createDirs } from '../preflight.js';
 import { announceStatusServer, runAndReport, runGuarded } from './common.js';

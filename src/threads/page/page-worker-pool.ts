@@ -33,7 +33,7 @@
  */
 import { Worker } from 'node:worker_threads';
 import { workerFile } from '../worker-file.js';
-import { startWithInitialOldSpace } from '../../config/heap-budget.js';
+import { startWithInitialOldSpace } from '../../budget/heap-budget.js';
 import { SharedFloors, slotOf } from './page-worker-floors.js';
 import {
   PARSE_ABORTED, PARSE_CRASH, PARSE_TIMEOUT,

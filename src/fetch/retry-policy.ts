@@ -18,7 +18,7 @@
  * backed off as a whole, as Heritrix snoozes a queue). Nothing grows per URL: the URL keeps its RAM
  * slot in the host queue, the host one deadline. Other hosts on the same IP are not held.
  */
-import { OUTCOME_POLICY, outcomePolicy, retryDelayMs, FETCH_OUTCOMES, type FetchResult } from '../fetch/index.js';
+import { OUTCOME_POLICY, outcomePolicy, retryDelayMs, FETCH_OUTCOMES, type FetchResult } from './index.js';
 import type { FetchOutcome as PoliteFetchOutcome } from '../frontier/index.js';
 
 /** The FetchResult fields the decision needs. */
