@@ -22,20 +22,22 @@ const ROOMS = [
   ['frontier', ['errors', 'disk', 'drum', 'util']],
   ['threads/drum', ['errors', 'drum', 'frontier', 'threads']],
   ['robots', ['errors', 'disk', 'threads/drum']],
-  ['fetch', ['errors', 'dns', 'robots']],
+  ['fetch', ['errors', 'dns', 'frontier', 'robots']],
   ['config', ['errors', 'url', 'fetch']],
   ['sitemap', ['url', 'frontier', 'config']],
-  ['threads/page', ['errors', 'config', 'fetch', 'html', 'store', 'threads', 'url']],
+  // where each RAM bound comes from (--ram split among the parts)
+  ['budget', ['errors', 'config', 'fetch', 'frontier']],
+  ['threads/page', ['errors', 'budget', 'config', 'fetch', 'html', 'store', 'threads', 'url']],
   ['threads/archive', ['errors', 'config', 'dns', 'fetch', 'store', 'threads']],
   ['state', ['errors', 'config', 'disk', 'store', 'util']],
   ['monitor', ['errors', 'disk', 'robots', 'threads']],
-  ['crawl', ['errors', 'config', 'disk', 'dns', 'drum', 'fetch', 'frontier', 'monitor', 'robots', 'sitemap', 'state', 'store', 'threads', 'threads/archive', 'threads/drum', 'threads/page', 'url', 'util']],
+  ['crawl', ['errors', 'budget', 'config', 'disk', 'dns', 'drum', 'fetch', 'frontier', 'monitor', 'robots', 'sitemap', 'state', 'store', 'threads', 'threads/archive', 'threads/drum', 'threads/page', 'url', 'util']],
   // one crawl over N nodes (docs/cluster.md): partitions of crawls, on the message engine (cluster/engine/)
-  ['cluster', ['errors', 'config', 'crawl', 'disk', 'dns', 'drum', 'fetch', 'frontier', 'monitor', 'robots', 'state', 'store', 'threads', 'threads/archive', 'threads/drum', 'threads/page', 'url', 'util']],
+  ['cluster', ['errors', 'budget', 'config', 'crawl', 'disk', 'dns', 'drum', 'fetch', 'frontier', 'monitor', 'robots', 'state', 'store', 'threads', 'threads/archive', 'threads/drum', 'threads/page', 'url', 'util']],
   // the synthetic web: an instrument beside the crawler, sharing only the error codes
   ['simweb/model', ['errors']],
   ['simweb', ['errors', 'simweb/model']],
-  ['cli', ['errors', 'cluster', 'config', 'crawl', 'disk', 'monitor', 'simweb', 'simweb/model', 'state']],
+  ['cli', ['errors', 'budget', 'cluster', 'config', 'crawl', 'disk', 'monitor', 'simweb', 'simweb/model', 'state']],
   ['index', null], // src/index.ts, the package's entry: re-exports the rooms
 ];
 

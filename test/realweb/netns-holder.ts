@@ -95,7 +95,7 @@ async function main(): Promise<void> {
       await done;
     }
     for (const c of children) if (c !== tcpdump) c.kill(c.spawnfile === 'nginx' ? 'SIGQUIT' : 'SIGTERM');
-    await Promise.all(children.map((c) => (c.exitCode !== null || c.signalCode !== null ? null : new Promise((res) => c.once('exit', res)))));
+    await Promise.all(children.map((c) => (c.exitCode !== null || c.signalCode !== null ? Promise.resolve() : new Promise((res) => c.once('exit', res)))));
     process.stdout.write('STOPPED\n');
     process.exit(0);
   };
