@@ -87,7 +87,7 @@ export function soakCharts(title: string, samples: readonly Sample[], pauses: re
     series: [
       { name: 'URLseen merge', points: pts('urlseen'), scatter: true, radius: 3 },
       { name: 'ContentSeen merge', points: pts('contentseen'), scatter: true },
-      { name: 'checkpoint (beside the crawl)', points: pts('checkpoint'), scatter: true, radius: 4 },
+      { name: 'checkpoint', points: pts('checkpoint'), scatter: true, radius: 4 },
       { name: 'event loop: longest delay in each second', points: loop, markers: false, color: '#7f7f7f' },
       ...markers(events, maxPause),
     ],
