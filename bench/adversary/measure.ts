@@ -71,7 +71,7 @@ export interface MeasureOptions {
 const FARM = /(^|\.)farm\d+\.test$/;
 /**
  * The farm's tail rate is counted from this many seconds after 100 % good coverage: the low-PLD
- * pace holds for 2 s after the last other PLD's URL (src/frontier/pld-pace.ts, ACTIVE_MS), and the
+ * pace holds for 2 s after the last other PLD's URL (src/frontier/politeness/pld-pace.ts, ACTIVE_MS), and the
  * farm's URLs sent back to BEAST meanwhile take a round of the ring to come back.
  */
 export const TAIL_FROM_S = 3;

@@ -1,6 +1,6 @@
 /**
  * bench/adversary — spam resistance as a measured slowdown (issue: budgets as shares of capacity).
- * For each adversarial simweb preset (src/simweb/presets/adversary.ts) the same crawl runs twice
+ * For each adversarial simweb preset (src/simweb/model/adversary-presets.ts) the same crawl runs twice
  * with the same seed: on the good web alone (`spamFarms: 0`) and with the adversary. Reported per
  * preset: time to 50 / 90 / 100 % of the good web, the adversary's share of fetches until 90 %,
  * pages/s, and the slowdown ratio t90(with) / t90(without). Counting is server-side (measure.ts).

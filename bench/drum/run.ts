@@ -52,7 +52,7 @@ interface Args {
   /** glibc malloc settings of the child: 'launcher' = those bin/drumcrawl sets, 'default' = glibc's. */
   malloc: 'launcher' | 'default';
   /** V8 semi-space of the child in MiB (young generation = 3×): 8 = the product's URLseen host
-   *  worker (src/crawl/drum-proxy.ts, youngGenMb 24; the default since 0ffd85f), 4 = its other DRUM
+   *  worker (src/threads/drum/drum-proxy.ts, youngGenMb 24; the default since 0ffd85f), 4 = its other DRUM
    *  hosts (12); 0 = node's default (16). */
   semi: number;
   /** How DRUM hands results to the consumer: 'chunks' (onResultChunk, default) or 'objects' (onResults). */

@@ -102,7 +102,7 @@ const cfg = resolveCrawlConfig({
   ...warcArgs,
 });
 // CPU per page per thread role (bench/lib/thread-cpu.ts): the crawler's worker threads announce
-// their thread ids and roles (src/crawl/thread-role.ts) when this variable is set before they start.
+// their thread ids and roles (src/threads/thread-role.ts) when this variable is set before they start.
 process.env.DRUMCRAWL_THREAD_ROLES = '1';
 const sampler = new ThreadCpuSampler();
 const serverCpu0 = childCpuMs(web.pid);

@@ -6,7 +6,7 @@
  *
  * Roles. The main thread is the one whose tid is the pid. Worker threads are all named "node" in
  * /proc, so the crawler announces them when the environment has DRUMCRAWL_THREAD_ROLES
- * (src/crawl/thread-role.ts): each parse worker says 'parse' when it starts, each DRUM thread
+ * (src/threads/thread-role.ts): each parse worker says 'parse' when it starts, each DRUM thread
  * 'drum:<dir>' for every DRUM it hosts. Everything else is "runtime" = process total − the named
  * threads: V8's platform threads (concurrent GC, TurboFan), the libuv pool (async fs, fsync,
  * zlib off-thread), and threads that exited inside the window. The kernel rounds each thread's and
@@ -53,7 +53,7 @@ export interface CpuSample {
   proc: { user: number; sys: number };
   /** per live thread id: user and sys ms */
   threads: Map<number, { user: number; sys: number }>;
-  /** per thread id: its isolate's GC pauses so far, ms (as last posted: src/crawl/thread-role.ts) */
+  /** per thread id: its isolate's GC pauses so far, ms (as last posted: src/threads/thread-role.ts) */
   gc: Map<number, number>;
 }
 

@@ -5,7 +5,7 @@
  * and stops (checkpoint); then S GB of WARC files named as files of an earlier run of the crawl are
  * put in its output directory (real gzip-per-record WARC: one record repeated), and a torn record
  * is appended to the file the checkpoint names, as a SIGKILL leaves it. Then, ROUNDS times: the
- * WARC recovery alone (src/crawl/recovery.ts: the bytes it scans and its time), and a full resume —
+ * WARC recovery alone (src/state/recovery.ts: the bytes it scans and its time), and a full resume —
  * Crawler.resume (recovery + opening DRUMs, frontier, parse pool) and the time to its first
  * request — each resume stopping after 1.5 s and leaving a new torn tail for the next. The bulk
  * files must come out unchanged (recovery does not touch them). Result:

@@ -64,7 +64,7 @@ const PERIOD_MS = 3_600_000;
 
 /**
  * The web: ~2.5 hosts per PLD, 1–2 pages per host (a host has ⌊3^u⌋ pages for a uniform u: 63 % one,
- * 37 % two; src/simweb/host-model.ts pageCount), robots.txt on every host.
+ * 37 % two; src/simweb/model/host-model.ts pageCount), robots.txt on every host.
  */
 const params = {
   plds, hostsPerPldMean: 2.5, hostsPerPldMax: 8, pagesPerHostMin: 1, pagesPerHostMax: 3, linksPerPageMean: 8,

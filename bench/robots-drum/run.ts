@@ -1,5 +1,5 @@
 /**
- * RobotsCache and RobotsRequested (src/crawl/robots-cache.ts, robots-requested.ts) as the crawl
+ * RobotsCache and RobotsRequested (src/robots/robots-cache.ts, robots-requested.ts) as the crawl
  * drives them, on the DRUM engine in this process (the crawl runs them in a DRUM worker thread;
  * the merge work is the same): rounds of `batch` host checks, a share `--new` of them hosts never
  * seen; every miss becomes a RobotsRequested check+update and a RobotsCache update with a real

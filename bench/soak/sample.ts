@@ -1,6 +1,6 @@
 /**
  * bench/soak's once-a-second sample of a running crawler, from the crawler's own `/status`
- * (src/crawl/stats.ts StatusSnapshot with its `run` part, src/crawl/run-metrics.ts) and from /proc:
+ * (src/monitor/stats.ts StatusSnapshot with its `run` part, src/monitor/run-metrics.ts) and from /proc:
  * VmRSS and VmHWM, the process' CPU and each thread's (by the role /status names for its id: main,
  * parse, drum:…; the rest is "runtime"), open file descriptors, the load average; and of simweb's
  * process, its CPU. Merge and checkpoint durations come as /status's recent lists and are kept

@@ -46,7 +46,7 @@ function fatal(e: unknown): never {
 
 process.on('uncaughtException', fatal);
 process.on('unhandledRejection', fatal);
-// The heap limits bin/drumcrawl gave node are for this thread only (src/crawl/heap-budget.ts).
+// The heap limits bin/drumcrawl gave node are for this thread only (src/budget/heap-budget.ts).
 releaseWorkerHeapFlags();
 
 try {

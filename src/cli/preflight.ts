@@ -1,7 +1,7 @@
 /**
  * Checks the command line runs on its inputs before anything is created: the state and output
  * directories (usable, writable, with free space) and the status port (the seeds and config files
- * are checked where they are read, src/crawl/config.ts). Only when every check has passed does
+ * are checked where they are read, src/config/config.ts). Only when every check has passed does
  * `createDirs` make the directories, one component at a time.
  *
  * Why not `mkdir -p` (Node's `mkdir(..., { recursive: true })`): on a path under /proc it never

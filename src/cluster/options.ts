@@ -1,6 +1,6 @@
 /**
  * A cluster node's options (docs/cluster.md, "Running it"): the flags `crawl` and `resume` take on
- * top of the crawl's own (src/crawl/config.ts CRAWL_FLAGS), and which of the crawl's settings are
+ * top of the crawl's own (src/config/config.ts CRAWL_FLAGS), and which of the crawl's settings are
  * the crawl's — fixed when the first node creates it, the same on every node — and which are each
  * node's own (directories, RAM, threads, concurrency, status port, limits of this process).
  */

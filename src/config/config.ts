@@ -161,7 +161,7 @@ export interface StartupOptions {
   /** B0: the default budget (pages per PLD per BEAST pass) and the delay scaling reference. @default 10 */
   budgetB0: number;
   /**
-   * What STAR's in-degree d counts (src/frontier/star.ts): 'trusted' — links from trusted PLDs only
+   * What STAR's in-degree d counts (src/frontier/star/star.ts): 'trusted' — links from trusted PLDs only
    * (seeds' PLDs, and PLDs with a trusted in-degree ≥ 2), up to 4 page votes per source PLD; or
    * 'indegree' — every distinct source PLD once (the thesis' plain in-degree). @default 'trusted'
    */
@@ -264,7 +264,7 @@ void RULE_FOR_EVERY_KEY;
 export const MIN_RAM_BYTES = 256 * MiB;
 /**
  * The smallest --ram the process' RSS has been measured to stay under, started through
- * bin/drumcrawl (whose heap limit for the main thread follows --ram, src/crawl/heap-budget.ts): a
+ * bin/drumcrawl (whose heap limit for the main thread follows --ram, src/budget/heap-budget.ts): a
  * crawl of a 10^6-host simweb at --ram 512M peaked at ~390 MiB (`npm run bench:robots-crawl`,
  * bench/results/robots-drum-crawl-1e6-launcher.json). Below it, the process' fixed part — six V8
  * isolates (main, parse workers, three DRUM hosts), node's code and file maps, malloc arenas — leaves

@@ -48,7 +48,7 @@ export class FloorGuard {
   /**
    * `shared`: the actual starts live in the table the page workers write too. `window`: the
    * earliest start ≥ t a request to `ip` may have besides the floors (a cluster node's per-IP slot
-   * rule: src/cluster/ip-slots.ts); absent, the floors alone decide.
+   * rule: src/cluster/engine/ip-slots.ts); absent, the floors alone decide.
    */
   constructor(
     private readonly config: () => CrawlConfig,

@@ -10,7 +10,7 @@
  *   the rest wait in FIFO order (that wait list is bounded by the caller's own in-flight bound).
  * - Per-query timeout and tries are c-ares' own (`timeout` per try, `tries`).
  * - A host with no A record (NOERROR, no data) is asked for AAAA: an IPv6-only host gets its IPv6
- *   address (the politeness layer keys IPv6 servers by their /64, src/frontier/ip-key.ts).
+ *   address (the politeness layer keys IPv6 servers by their /64, src/frontier/politeness/ip-key.ts).
  *
  * Memory bound: at most `maxEntries` cached hosts (default 100 000, ~150 B each); when full the
  * oldest inserted entry is evicted (FIFO, a cheap approximation of LRU that suits TTL'd data).

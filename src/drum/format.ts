@@ -83,7 +83,7 @@ export interface Manifest {
 
 /**
  * drum.json as written: the manifest with a `checksum` field, CRC-32 (hex) of the compact JSON of
- * the rest (the crawl manifest's seal, src/crawl/checkpoint.ts). A flipped digit in a bucket's
+ * the rest (the crawl manifest's seal, src/state/checkpoint.ts). A flipped digit in a bucket's
  * generation or key count is then refused (CRAWL_DRUM_MANIFEST naming the file) instead of
  * retiring the Z file in force or deleting pending bucket files as garbage. Manifests written
  * before the field existed have none and are read as they are.

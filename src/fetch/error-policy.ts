@@ -9,7 +9,7 @@
  *                  Retry-After from the server wins (429/503)
  *   hostPenaltyMs — least wait before the host is contacted again after this outcome, retried or
  *                  not (the IP heap is unaffected); hostile behaviour costs the host, not us
- * src/crawl/retry-policy.ts applies the table in the crawler (both delays as host waits).
+ * src/fetch/retry-policy.ts applies the table in the crawler (both delays as host waits).
  */
 
 export interface OutcomePolicy {

@@ -42,7 +42,7 @@ export interface StatusSnapshot {
   /** RobotsCache / RobotsRequested DRUMs (src/crawl/robots-stage.ts), over all runs */
   robotsDrums?: RobotsTotals;
   workers: { size: number; replaced: number };
-  /** the body budget (src/crawl/body-budget.ts): its size, what fetched bodies hold now, the most they held, takes refused */
+  /** the body budget (src/budget/body-budget.ts): its size, what fetched bodies hold now, the most they held, takes refused */
   bodyBudget?: { capacityBytes: number; usedBytes: number; peakBytes: number; waits: number };
   outcomes: Record<string, number>;
   rssBytes: number;

@@ -1,7 +1,7 @@
 /**
  * The CDXJ index of a WARC file after a crash, and the index of records read back from a WARC file.
  *
- * After a resume's recovery has cut a WARC file back to its valid length (src/crawl/recovery.ts),
+ * After a resume's recovery has cut a WARC file back to its valid length (src/state/recovery.ts),
  * its index must list exactly the indexable records of what is left (cdxj.ts says which). What a
  * crash can leave:
  * - `<name>.cdxj` alone: the file was finished (rotated or closed), so it was complete and synced

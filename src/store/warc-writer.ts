@@ -6,7 +6,7 @@
  * Files: `<prefix>-<yyyyMMddHHmmssSSS>-<serial 5 digits>.warc.gz|.warc.zst|.warc`, each beginning
  * with its own warcinfo record. The time stamp is the writer's opening time, the same for every
  * file it rotates to, so `<prefix>-<stamp>-` names one writer's files (a resume's recovery touches
- * only the files of the writer its checkpoint recorded: src/crawl/recovery.ts). A new file is started when appending a group would take the current
+ * only the files of the writer its checkpoint recorded: src/state/recovery.ts). A new file is started when appending a group would take the current
  * one past maxFileBytes (a group larger than maxFileBytes still goes into a file of its own).
  *
  * Writes are batched: groups are buffered up to bufferBytes (default 1 MiB; the RAM bound) and

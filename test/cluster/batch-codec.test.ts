@@ -1,5 +1,5 @@
 /**
- * The hand-off batch (src/cluster/batch-codec.ts) against a model: what goes in comes out, URLs in
+ * The hand-off batch (src/cluster/engine/batch-codec.ts) against a model: what goes in comes out, URLs in
  * order with their hops and discovery suffix (a page's links share one suffix on the wire), votes
  * word for word; a cut or altered batch is refused, never misread.
  */

@@ -1,5 +1,5 @@
 /**
- * The per-IP slot rule across nodes (src/cluster/ip-slots.ts) against simple models: slotStart is
+ * The per-IP slot rule across nodes (src/cluster/engine/ip-slots.ts) against simple models: slotStart is
  * the earliest allowed millisecond a brute-force scan finds; requests that k nodes start under the
  * rule are at least τ + ε apart across nodes, hence ≥ τ on any clock when the nodes' clocks differ
  * by at most ε; and two gates on a real nats-server register for an IP so that, once both are

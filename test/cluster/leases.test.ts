@@ -1,5 +1,5 @@
 /**
- * Leases (src/cluster/view.ts takeLease / releaseLease) on a real nats-server's KV bucket, against
+ * Leases (src/cluster/engine/view.ts takeLease / releaseLease) on a real nats-server's KV bucket, against
  * a model of the lease table: the compare-and-set on the revision gives each partition to at most
  * one node however the takes and releases of several nodes interleave, including takes racing on
  * the same free lease; a taker learns the snapshot a released lease carries. `cluster forget`

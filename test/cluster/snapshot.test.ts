@@ -1,5 +1,5 @@
 /**
- * A partition's directory packed and unpacked (src/cluster/snapshot.ts), through the stream and
+ * A partition's directory packed and unpacked (src/cluster/engine/snapshot.ts), through the stream and
  * through a real nats-server's object store: the same files with the same bytes come back; a cut
  * stream is refused and leaves the target as it was.
  */

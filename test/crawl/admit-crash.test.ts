@@ -1,5 +1,5 @@
 /**
- * URLseen → BEAST across crashes (src/crawl/admit-log.ts, resume-dedup.ts): the unique URLs of a
+ * URLseen → BEAST across crashes (src/state/admit-log.ts, resume-dedup.ts): the unique URLs of a
  * URLseen bucket merge are made durable in BEAST before DRUM commits the bucket, so a crash between
  * the two makes the next run's first merge report them unique again; the admit log must name them
  * so that they are not admitted a second time (two copies in BEAST are two requests within one

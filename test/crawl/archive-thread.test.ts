@@ -1,5 +1,5 @@
 /**
- * The WARC writer in its own thread (src/crawl/archive-thread.ts) against the model: the same calls
+ * The WARC writer in its own thread (src/threads/archive/archive-thread.ts) against the model: the same calls
  * made on a WarcWriter in this thread. Both directories must hold the same records in the same
  * order (record ids, dates and the warcinfo records aside, which are fresh per writer) and the same
  * CDXJ lines, each pointing at its record; position() must name the end of what was written; a

@@ -1,5 +1,5 @@
 /**
- * A page worker for supervisor tests: the real one (src/crawl/page-worker-serve.ts with
+ * A page worker for supervisor tests: the real one (src/threads/page/page-worker-serve.ts with
  * parse-worker.ts's parser), except on pages whose URL contains a marker —
  *   CRASH-ME  the worker exits while that page is being parsed (as an out-of-memory exit does)
  *   HANG-ME   the worker spins forever while that page is being parsed

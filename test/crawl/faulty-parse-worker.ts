@@ -1,5 +1,5 @@
 /**
- * A parse worker for supervisor tests: the real one (src/crawl/parse-worker.ts), except on pages
+ * A parse worker for supervisor tests: the real one (src/threads/page/parse-worker.ts), except on pages
  * whose bytes contain a marker —
  *   CRASH-ME       the worker exits while that page is in progress (as an out-of-memory exit does)
  *   HANG-ME        the worker spins forever while that page is in progress

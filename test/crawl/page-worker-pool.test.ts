@@ -1,5 +1,5 @@
 /**
- * The page workers (src/crawl/page-worker-pool.ts) against simweb over loopback: a page comes back
+ * The page workers (src/threads/page/page-worker-pool.ts) against simweb over loopback: a page comes back
  * as its fetch result first, then one buffer with its link table and encoded WARC group (the body
  * never crosses); a worker that dies or hangs while parsing a page is replaced, that page comes
  * back with CRAWL_PARSE_CRASH / CRAWL_PARSE_TIMEOUT, and the pages after it are served by the new

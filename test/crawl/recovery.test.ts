@@ -1,5 +1,5 @@
 /**
- * A resume's WARC recovery (src/crawl/recovery.ts) reads only the crawl's own bytes after the
+ * A resume's WARC recovery (src/state/recovery.ts) reads only the crawl's own bytes after the
  * checkpoint's offset, keeps complete records there, cuts a torn tail, and leaves every other
  * file alone; relocate() follows a moved state directory.
  */

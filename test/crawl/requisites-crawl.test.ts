@@ -1,5 +1,5 @@
 /**
- * Page requisites in a crawl (--requisites, src/crawl/requisites.ts), judged from a small HTTP
+ * Page requisites in a crawl (--requisites, src/config/requisites.ts), judged from a small HTTP
  * server's request log and crawl.log: a page's scripts, style sheets, images and the URLs its style
  * sheets name (a chain: page → sheet → @import → url()) are fetched although --max-depth 0 follows no
  * link and the page says nofollow; each has the hop letter E per requisite hop; the summary counts

@@ -1,5 +1,5 @@
 /**
- * What a resumed run must not fetch again (src/crawl/resume-dedup.ts, src/crawl/admit-log.ts): a
+ * What a resumed run must not fetch again (src/state/resume-dedup.ts, src/state/admit-log.ts): a
  * done.log URL never gets a request however often the frontier hands it out; a pending.bin URL
  * gets exactly one per hand-out cycle (a retry starts a new one); URLseen's re-delivery of keys
  * the admit log names is dropped until the first merge ends. Property tests print their seed on failure.

@@ -1,5 +1,5 @@
 /**
- * The robots answer journal (src/crawl/robots-journal.ts) and its replay by the robots stage:
+ * The robots answer journal (src/robots/robots-journal.ts) and its replay by the robots stage:
  * - framing: a journal cut at any byte of its last record, or whose last record is overwritten from
  *   any byte on (a torn write), decodes to exactly the complete records before it (property test;
  *   fast-check prints its seed on failure);

@@ -1,5 +1,5 @@
 /**
- * The state directory's lock (src/crawl/state-lock.ts): one holder per directory, which a refusal
+ * The state directory's lock (src/state/state-lock.ts): one holder per directory, which a refusal
  * names; freed by release and by the holder's death (SIGKILL included); it follows a renamed
  * directory and not a copy; and of processes racing for a free state, exactly one wins.
  */

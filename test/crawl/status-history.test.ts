@@ -1,5 +1,5 @@
 /**
- * StatusHistory (src/crawl/status-history.ts), the samples behind the status page's 30-minute and
+ * StatusHistory (src/monitor/status-history.ts), the samples behind the status page's 30-minute and
  * 24-hour views: bounded however long the crawl, and a pause (URLseen merge, checkpoint) shows in
  * the sample of the period it ended in — in the coarse (24-hour) ring too, although the coarse
  * sample is taken seconds later, when the fine sample's own maxima are 0 again.

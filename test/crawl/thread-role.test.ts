@@ -1,5 +1,5 @@
 /**
- * Thread roles for CPU accounting (src/crawl/thread-role.ts, bench/lib/thread-cpu.ts): with
+ * Thread roles for CPU accounting (src/threads/thread-role.ts, bench/lib/thread-cpu.ts): with
  * DRUMCRAWL_THREAD_ROLES set, a DRUM thread announces its Linux thread id once per DRUM it hosts,
  * and the bench's sampler then names that thread's CPU by role; without the variable nothing is
  * announced.

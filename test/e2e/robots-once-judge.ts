@@ -4,7 +4,7 @@
  *
  * The one excuse is a request in flight at a SIGKILL: sent by the killed process, its answer not yet
  * received by the crawler. The crawler journals every answer it receives with a synchronous write
- * before using it (src/crawl/robots-journal.ts), so an answer it had received survives the kill and
+ * before using it (src/robots/robots-journal.ts), so an answer it had received survives the kill and
  * its host is not asked again; an answer still on its way dies with the process. The server log
  * has the time each answer ended (`end`: its last byte handed to the kernel); the crawler's journal
  * write follows within `allowanceMs` (ROBOTS_ANSWER_LAG_MS below). So a repeat is excused only when

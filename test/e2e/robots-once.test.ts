@@ -5,7 +5,7 @@
  * pages still arrive; the crawl is stopped gracefully and resumed, SIGKILLed and resumed three
  * times, and runs to its end. Every host's robots.txt may be requested once (the period, ≥ 1 h, outlasts the crawl);
  * only a request in flight at a kill — sent, its answer not yet received by the crawler — may be
- * repeated: every answer received is journaled before it is used (src/crawl/robots-journal.ts) and
+ * repeated: every answer received is journaled before it is used (src/robots/robots-journal.ts) and
  * replayed at the resume (robots-once-judge.ts says how "in flight" is read from the server log).
  * The crawl at the issue's scale (10^6 hosts, --ram 512M) is `npm run bench:robots-crawl`
  * (bench/robots-drum/README.md).

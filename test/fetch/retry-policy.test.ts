@@ -1,5 +1,5 @@
 /**
- * retryOutcome (src/crawl/retry-policy.ts): the table of docs/errors.md turned into the frontier's
+ * retryOutcome (src/fetch/retry-policy.ts): the table of docs/errors.md turned into the frontier's
  * update — retry count, backoff per attempt, host penalty, Retry-After, scale — for every code.
  */
 import { test } from 'node:test';

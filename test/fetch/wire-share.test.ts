@@ -1,6 +1,6 @@
 /**
  * The wire gate shared between Fetchers (src/fetch/wire-share.ts, implemented by the crawler's
- * SharedFloors, src/crawl/page-worker-floors.ts): two Fetchers — as the page workers' and the main
+ * SharedFloors, src/threads/page/page-worker-floors.ts): two Fetchers — as the page workers' and the main
  * thread's (robots.txt) are — each with its own connections, judged by simweb's request log:
  *   - a request to an IP whose connection the other Fetcher is using waits until that exchange has
  *     ended (one exchange per IP on the wire, all Fetchers together), then the IP floor;

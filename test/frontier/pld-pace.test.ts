@@ -1,5 +1,5 @@
 /**
- * The low-PLD pace (src/frontier/politeness.ts): once the crawl has ranked PLDs (B > B0), a PLD
+ * The low-PLD pace (src/frontier/politeness/politeness.ts): once the crawl has ranked PLDs (B > B0), a PLD
  * with B ≤ B0 is released at most once per τh across all its hosts (pages and robots.txt fetches)
  * while another PLD has URLs queued, so a farm that mints host names gets one host's pace; a crawl
  * left with the farm alone, or one with no ranked PLD (--budget flat), is not paced per PLD. The

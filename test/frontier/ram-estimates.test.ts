@@ -1,5 +1,5 @@
 /**
- * The estimates behind the frontier's RAM bounds (src/crawl/ram-budget.ts): the URL slab is bounded
+ * The estimates behind the frontier's RAM bounds (src/budget/ram-budget.ts): the URL slab is bounded
  * by frontierUrlRamBytes per URL, the host table by HOST_ENTRY_BYTES + origin + address + the
  * compiled rules' ramBytes per host. A bound is only as good as its estimate, so each is held
  * against the V8 heap the structure really takes (heapUsed after a full GC, per object, over tens

@@ -1,5 +1,5 @@
 /**
- * STAR's trusted in-degree (src/frontier/star.ts): links count only from trusted source PLDs (the
+ * STAR's trusted in-degree (src/frontier/star/star.ts): links count only from trusted source PLDs (the
  * seeds' PLDs, vouched for by the operator, and PLDs whose trusted in-degree reached the threshold),
  * up to `votesPerSource` page slots per source. Checked against a plain model with fast-check, on
  * both stores (RAM and DRUM) — with the PLDs promoted through links, which the frontier is told

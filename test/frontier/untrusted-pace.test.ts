@@ -1,5 +1,5 @@
 /**
- * The untrusted pace (src/frontier/pld-pace.ts): with STAR ranking by trusted in-degree
+ * The untrusted pace (src/frontier/politeness/pld-pace.ts): with STAR ranking by trusted in-degree
  * (trustThreshold > 0), while a PLD trusted through links has pages released, the pages of a PLD
  * whose trusted in-degree is below the threshold go out at 1/32 of one host's pace, and so do its
  * new hosts (robots.txt fetches) after its first — a PLD that mints hosts gets one new host per

@@ -58,7 +58,7 @@ export async function hostileRun(o: { seeds: string[]; dir: string; pageWorkers:
     '--reputation', 'indegree',
     ...(o.extra ?? []),
   ], {
-    // the main thread's heap as bin/drumcrawl sets it for --ram 512M (src/crawl/heap-budget.ts)
+    // the main thread's heap as bin/drumcrawl sets it for --ram 512M (src/budget/heap-budget.ts)
     NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --max-old-space-size=${mainHeapFlags(512 * MiB).oldSpaceMb} --max-semi-space-size=${mainHeapFlags(512 * MiB).semiSpaceMb}`.trim(),
   });
   const budgets: BudgetSample[] = [];

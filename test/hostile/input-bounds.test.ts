@@ -1,5 +1,5 @@
 /**
- * One validator for every configuration value (src/crawl/config-rules.ts), whatever the source:
+ * One validator for every configuration value (src/config/config-rules.ts), whatever the source:
  * each out-of-range, over-long, mistyped or colliding value is refused by the real command line
  * (src/cli/main.ts in a child process) with exit 2 and CRAWL_CONFIG_INVALID naming the key, in a
  * config file the same, in a checkpoint manifest edited by hand on `resume` with exit 2 and

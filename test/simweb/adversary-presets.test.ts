@@ -1,5 +1,5 @@
 /**
- * The adversarial presets (src/simweb/presets/adversary.ts): each one's good web (ground truth) is
+ * The adversarial presets (src/simweb/model/adversary-presets.ts): each one's good web (ground truth) is
  * the same with and without its adversary, and the adversary is what the preset says — farm hosts
  * on IPs of their own, minted host names, bought in-degree / a clique of farm PLDs.
  */

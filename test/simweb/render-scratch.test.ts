@@ -1,5 +1,5 @@
 /**
- * The page renderer reuses one link plan for every page (src/simweb/render.ts): a page must come out
+ * The page renderer reuses one link plan for every page (src/simweb/model/render.ts): a page must come out
  * the same whatever page was rendered before it, and hold only its own links. A page of 0 or 1
  * links once rendered entries past the plan's end — the previous page's links — so a good page
  * rendered after a farm page linked to the farm, which the ground truth (pageLinks) never saw.

@@ -1,5 +1,5 @@
 /**
- * `drumcrawl crawl [urls...] [flags]` — flags come from the one table in src/crawl/config.ts
+ * `drumcrawl crawl [urls...] [flags]` — flags come from the one table in src/config/config.ts
  * (CRAWL_FLAGS), so `--help`, the parser and docs/configuration.md cannot drift apart.
  */
 import type { Command } from 'commander';

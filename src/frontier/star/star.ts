@@ -7,7 +7,7 @@
  * with (B_x, P_x), B_x = F(d_x), on its way to BEAST.
  *
  * The two tables grow with the crawl (one entry per PLD / per distinct PLD edge), so in a real crawl
- * they are DRUM instances on disk (`DrumPldStore`, src/frontier/star-drum.ts); `MemoryPldStore`
+ * they are DRUM instances on disk (`DrumPldStore`, src/frontier/star/star-drum.ts); `MemoryPldStore`
  * implements the same interface in RAM for simulations and small crawls. The only RAM STAR itself
  * keeps is the in-degree histogram used to rank PLDs for the crawl preset (bounded, see budget.ts).
  */

@@ -90,11 +90,11 @@ export class WebGraph extends HostModel {
   /** Body of /robots.txt for the 200 variants ('allow-all', 'rules', 'huge', 'garbage'). */
   robotsBody(info: HostInfo): Buffer {
     const b = robotsBody(this.seed, this.params, info);
-    // A host with sitemaps names its index (src/simweb/sitemaps.ts).
+    // A host with sitemaps names its index (src/simweb/model/sitemaps.ts).
     return hasSitemaps(this.seed, this.params, info) ? Buffer.concat([b, Buffer.from(robotsSitemapLines(this.origin(info.name)), 'latin1')]) : b;
   }
 
-  /** A sitemap or sitemap-only page of `info` at `path`, or null (src/simweb/sitemaps.ts). */
+  /** A sitemap or sitemap-only page of `info` at `path`, or null (src/simweb/model/sitemaps.ts). */
   sitemapResponse(info: HostInfo, path: string): SitemapResponse | null {
     return hasSitemaps(this.seed, this.params, info) ? sitemapResponse(this.params, info, this.origin(info.name), path) : null;
   }

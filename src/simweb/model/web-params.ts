@@ -131,7 +131,7 @@ export interface WebParams {
   bombDecodedBytes: number;
   hugeBodyBytes: number;
   redirectChainLength: number;
-  /** Share of ordinary hosts with sitemaps (src/simweb/sitemaps.ts); 0 = none. */
+  /** Share of ordinary hosts with sitemaps (src/simweb/model/sitemaps.ts); 0 = none. */
   sitemapShare: number;
   /** Pages per sitemap host that only its sitemaps list (/hidden/<k>). */
   sitemapHiddenPages: number;

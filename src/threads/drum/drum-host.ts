@@ -46,7 +46,7 @@ parentPort!.on('message', (m: { t: string; port: MessagePort; data: HostData }) 
 });
 
 /**
- * STAR's two DRUMs (src/frontier/star-drum.ts) in this thread: each call of the PldStore interface
+ * STAR's two DRUMs (src/frontier/star/star-drum.ts) in this thread: each call of the PldStore interface
  * is one message, answered with typed arrays (transferred). Calls run one at a time, in arrival
  * order (DrumPldStore routes results through per-call sinks, so two calls must not overlap).
  */

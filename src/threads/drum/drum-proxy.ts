@@ -312,7 +312,7 @@ export interface DrumProxyHostOptions {
 }
 
 /**
- * STAR's PldStore (PLDedges + PLDindegree, src/frontier/star-drum.ts) in a worker thread
+ * STAR's PldStore (PLDedges + PLDindegree, src/frontier/star/star-drum.ts) in a worker thread
  * (drum-host.ts, kind 'star'). Each call is one DRUM batch with synchronous merges and fsyncs in
  * the store: on the event loop they stalled sockets and parse replies for ~1/3 of the wall time
  * (docs/performance.md). Inputs are copied before the first await (Star reuses its buffers);
