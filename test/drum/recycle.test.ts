@@ -11,6 +11,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { Drum, type DrumResult } from '../../src/drum/index.js';
+import { encodeManifest, type Manifest } from '../../src/drum/format.js';
 import { isCrawlError } from '../../src/errors.js';
 import { BlockReader, IoCounters, frameBlock } from '../../src/disk/index.js';
 
@@ -223,9 +224,9 @@ test('a spare whose stale blocks may be 2^15 or more generations old is emptied 
     await d.close();
     // Jump the generation counter: bucket 1 (empty) gets bgen 50000.
     const mfile = path.join(dir, 'drum.json');
-    const m = JSON.parse(fs.readFileSync(mfile, 'utf8')) as { buckets: { bgen: number }[] };
+    const m = JSON.parse(fs.readFileSync(mfile, 'utf8')) as Manifest;
     m.buckets[1]!.bgen = 50000;
-    fs.writeFileSync(mfile, JSON.stringify(m));
+    fs.writeFileSync(mfile, encodeManifest(m)); // sealed again, as DRUM writes it
     d = await Drum.open(dir, opts);
     for (let j = 0; j < 60; j++) d.checkUpdate(j + 100, j, null, auxOf(j)); // bucket 0: its pending gen (< 100) gets 60 tuples
     d.checkUpdate(0x80000000, 1, null, auxOf(1)); // bucket 1
