@@ -37,7 +37,10 @@ test('charset fuzz: any bytes and header label decode to a string and a WHATWG e
   }), params('charset', runs(500, 50_000)));
 });
 
-test('charset fuzz: decoding is linear on hostile shapes', () => {
+// A cost measured in CPU time: on a shared 2-core box its 1 MB and 5 MB figures swing 10× between
+// runs (0.001 and 0.017 ms per KB on the same shape), so it runs with the long campaigns only
+// (DRUMCRAWL_LONG=1, `npm run test:long`); bench/ is where speeds are judged.
+test('charset fuzz: decoding is linear on hostile shapes', { skip: process.env.DRUMCRAWL_LONG !== '1' && 'a CPU-time measurement: DRUMCRAWL_LONG=1' }, () => {
   const shapes: [string, (n: number) => Uint8Array][] = [
     ['unclosed meta tags', (n) => enc.encode('<meta charset='.repeat(n / 14))],
     ['comment starts', (n) => enc.encode('<!--'.repeat(n / 4))],
