@@ -18,7 +18,7 @@ import { resolveCrawlConfig } from '../../src/config/config.js';
 import { parseCrawlLogLine } from '../../src/store/index.js';
 import { UA, tempDir } from '../e2e/harness.js';
 
-const PAGE = '<!DOCTYPE html><html><body><a href="next.html">next</a> <a href="../shared.html">shared</a></body></html>';
+const PAGE = '<!DOCTYPE html><html><body><a href="next.html">next</a> <a href="../common.html">common</a></body></html>';
 const PAGE_C = '<!DOCTYPE html><html><body><a href="next.html">next in c</a></body></html>';
 
 test('a duplicate of an earlier capture in another directory has its relative links followed; one in the same directory adds nothing', { timeout: 120_000 }, async () => {
@@ -32,7 +32,7 @@ test('a duplicate of an earlier capture in another directory has its relative li
         case '/c/next.html': return '<html><body>next in c</body></html>';
         case '/a/next.html': return '<html><body>next in a</body></html>';
         case '/b/next.html': return '<html><body>next in b</body></html>';
-        case '/shared.html': return '<html><body>shared</body></html>';
+        case '/common.html': return '<html><body>common</body></html>';
         default: return null;
       }
     })();
@@ -53,7 +53,7 @@ test('a duplicate of an earlier capture in another directory has its relative li
     const log = readFileSync(path.join(dir, 'out', 'crawl.log'), 'utf8').split('\n').filter((l) => l !== '').map(parseCrawlLogLine);
     const outcome = (u: string): string[] => log.filter((e) => e.url === u).map((e) => e.outcome);
     assert.deepEqual([...requests].filter((u) => u.endsWith('next.html')).sort(), ['/a/next.html', '/b/next.html', '/c/next.html'], 'both copies\' links followed');
-    assert.equal(requests.filter((u) => u === '/shared.html').length, 1, 'a link both copies resolve alike: fetched once');
+    assert.equal(requests.filter((u) => u === '/common.html').length, 1, 'a link both copies resolve alike: fetched once');
     // Of each pair one copy is the first capture, the other a revisit; only the revisit in another
     // directory (a or b) had its links followed, the one in the same directory (c's) not.
     for (const pair of [[`${origin}/a/page.html`, `${origin}/b/page.html`], [`${origin}/c/page.html`, `${origin}/c/page.html?copy=1`]]) {
