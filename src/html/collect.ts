@@ -172,7 +172,7 @@ export class LinkCollector {
 
   /** The URLs in CSS text (a `<style>` element's, or a style attribute's), as requisites. */
   css(text: string, attrName: 'text' | 'style'): void {
-    for (const u of cssUrls(text)) this.embed('style', attrName, u);
+    for (const u of cssUrls(text, attrName === 'text')) this.embed('style', attrName, u);
   }
 
   /**

@@ -6,7 +6,8 @@
  * `src:` and every property name a URL through `url(…)` or a string: only `@import` takes a bare
  * string as a URL. Values are returned as written (not resolved, not deduplicated), in order.
  * Used for a page's page requisites (--requisites): style sheets fetched, `<style>` blocks and
- * `style` attributes of HTML pages (collect.ts).
+ * `style` attributes of HTML pages (collect.ts). A style attribute holds declarations only (CSS
+ * Style Attributes §2): an `@import` there is no rule, so `imports` is false for it.
  */
 
 function isWs(c: number): boolean {
@@ -67,12 +68,12 @@ function string(s: string, p: number): [string, number] {
   return [out + s.slice(from), q];
 }
 
-export function cssUrls(css: string): string[] {
+export function cssUrls(css: string, imports = true): string[] {
   const out: string[] = [];
   const n = css.length;
   let p = 0;
-  // Quick exit: no url( and no @import anywhere.
-  if (!/url\(|@import/i.test(css)) return out;
+  // Quick exit: no url( (and no @import, where it counts) anywhere.
+  if (!(imports ? /url\(|@import/i : /url\(/i).test(css)) return out;
   while (p < n) {
     const c = css.charCodeAt(p);
     if (c === 0x2f && css.charCodeAt(p + 1) === 0x2a) {
@@ -88,7 +89,7 @@ export function cssUrls(css: string): string[] {
       p = escape(css, p)[1];
       continue;
     }
-    if (c === 0x40 && at(css, p + 1, 'import') && !isNameChar(css.charCodeAt(p + 7))) {
+    if (imports && c === 0x40 && at(css, p + 1, 'import') && !isNameChar(css.charCodeAt(p + 7))) {
       p += 7;
       while (p < n && isWs(css.charCodeAt(p))) p++;
       const q = css.charCodeAt(p);

@@ -17,6 +17,13 @@ test('cssUrls: url() quoted and not, @import strings, escapes; comments, strings
   assert.deepEqual(cssUrls('x{y:url(a b.png)} z{w:url(c(d).png)}'), [], 'a bad url token is no URL');
   assert.deepEqual(cssUrls('x{y:myurl(a.png)} @importx "b.css";'), [], 'url( and @import only as whole names');
   assert.deepEqual(cssUrls('@font-face{src:url(f.woff2) format("woff2"),url(f.woff)} x{y:image-set(url(1x.png) 1x, "2x.png" 2x)}'), ['f.woff2', 'f.woff', '1x.png']);
+  // A style attribute's declarations: an @import there is no rule (fast and reference alike).
+  assert.deepEqual(cssUrls('@import "i.css"; x:url(y.png)', false), ['y.png']);
+  for (const h of ['<div style=\'@import "i.css"; background:url(y.png)\'>', '<a\u0000 STYLE=\'@import "\'>']) {
+    const want = h.includes('y.png') ? ['y.png'] : [];
+    assert.deepEqual(extractLinks(h, { requisites: true }).links.map((l) => l.value), want, h);
+    assert.deepEqual(extractLinksReference(h, { requisites: true }).links.map((l) => l.value), want, h);
+  }
   assert.deepEqual(cssUrls('x{y:url(   )}'), []);
   assert.deepEqual(cssUrls(''), []);
 });
