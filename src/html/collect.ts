@@ -150,8 +150,12 @@ export class LinkCollector {
   private add(link: ExtractedLink): void {
     const kept = this.kept;
     if (kept !== null) {
-      // nofollow, followed and requisite occurrences of one value are told apart (each may matter)
-      const key = `${link.embed ? '\u0001' : ''}${link.nofollow ? '\u0000' : ''}${link.value}`;
+      // nofollow, followed and requisite occurrences of one target are told apart (each may matter);
+      // values that differ only in their fragment name one URL (canonicalization drops it), so a
+      // table of contents of 14,000 links to 500 pages' sections is 500 links, not past the cap
+      const v = link.value;
+      const h = v.indexOf('#');
+      const key = `${link.embed ? '\u0001' : ''}${link.nofollow ? '\u0000' : ''}${h < 0 ? v : v.slice(0, h)}`;
       if (kept.has(key) || kept.size >= this.maxLinks) {
         this.result.notKept++;
         return;

@@ -49,9 +49,9 @@ export interface ExtractOptions {
   /** Also report page requisites (ExtractedLink.embed; default false). */
   requisites?: boolean;
   /**
-   * Keep at most this many links, each value once (the first of each: a repeated value adds
-   * nothing), the rest only counted in `notKept`; so one page's result stays this size whatever
-   * the page holds. Default: every link, repeats included.
+   * Keep at most this many links, each target once (the first of each: a repeated value, or one
+   * that differs only in its #fragment, adds nothing), the rest only counted in `notKept`; so one
+   * page's result stays this size whatever the page holds. Default: every link, repeats included.
    */
   maxLinks?: number;
 }

@@ -145,3 +145,17 @@ test('meta refresh parsing (HTML shared declarative refresh steps)', () => {
   assert.equal(parseMetaRefresh('1.5, /plain'), '/plain');
   assert.equal(parseMetaRefresh('1x'), null);
 });
+
+test('maxLinks: the first N distinct targets, a #fragment not making another; past N only counted', () => {
+  // A table of contents: 12,000 links to 100 pages' sections, then one more page.
+  const toc = Array.from({ length: 12_000 }, (_, i) => `<a href="p${i % 100}.html#s${i}">s</a>`).join('') + '<a href="last.html">l</a>';
+  const r = extractLinks(toc, { maxLinks: 10_000 });
+  assert.deepEqual(r.links.map((l) => l.value), [...Array.from({ length: 100 }, (_, i) => `p${i}.html#s${i}`), 'last.html']);
+  assert.equal(r.notKept, 11_900);
+  // 12,000 distinct pages: the first 10,000 kept.
+  const many = Array.from({ length: 12_000 }, (_, i) => `<a href="q${i}.html">q</a>`).join('');
+  const m = extractLinks(many, { maxLinks: 10_000 });
+  assert.equal(m.links.length, 10_000);
+  assert.equal(m.links.at(-1)!.value, 'q9999.html');
+  assert.equal(m.notKept, 2_000);
+});

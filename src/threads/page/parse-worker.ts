@@ -201,7 +201,8 @@ export function unpackTask(w: WireTask): ParseTask {
 }
 
 /**
- * Links taken from one page at most: the first MAX_OUTLINKS distinct link values in document order
+ * Links taken from one page at most: the first MAX_OUTLINKS distinct link targets (a value and
+ * the same value with another #fragment are one) in document order
  * (the extractor keeps no more: src/html ExtractOptions.maxLinks); the rest are counted in the link
  * table's `extracted`, and the table says the page was capped. 10,000 is STAR's largest budget of
  * one PLD per BEAST pass (the thesis crawl's top PLDs get up to 10K pages, docs/frontier.md): a
