@@ -10,8 +10,8 @@ import { CrawlError } from '../../errors.js';
 import { loadCrawlConfig, parseCrawlArgs, resolveCrawlConfig, type CrawlConfig } from '../../config/config.js';
 import { checkDir, checkPortFree, createDirs } from '../preflight.js';
 import { announceStatusServer, printSummary, runGuarded, selfCommand } from './common.js';
-import { rawArgsAfter } from './raw-args.js';
 import type { ClusterArgs } from '../../cluster/options.js';
+import type { Engine } from '../../cluster/index.js';
 
 /** `crawl --cluster …`: start (or join) a cluster crawl as this node. */
 export async function runClusterCrawl(cluster: ClusterArgs, rest: string[]): Promise<void> {
@@ -84,17 +84,12 @@ export function registerClusterCommand(program: Command): void {
     .option('--json', 'print the table as JSON')
     .action(async (o: { cluster: string; crawlName: string; json?: boolean }) => {
       await runGuarded(async () => {
-        const { openEngine, readClusterTable, formatClusterTable } = await import('../../cluster/index.js');
+        const { readClusterTable, formatClusterTable } = await import('../../cluster/index.js');
         const { fromJson } = await import('../../cluster/engine/engine.js');
-        const e = await openEngine(o.cluster, o.crawlName, `status-${process.pid}`);
-        try {
-          const m = await e.kv.get('meta');
-          if (m === null || m.operation !== 'PUT') throw new CrawlError('CRAWL_CLUSTER_CONFIG', `no cluster crawl named ${o.crawlName} at ${o.cluster}`);
-          const t = await readClusterTable(e, fromJson(m.value));
+        await withEngine(o, 'status', async (e) => {
+          const t = await readClusterTable(e, fromJson(await clusterMeta(e, o)));
           process.stdout.write(o.json ? JSON.stringify(t) + '\n' : formatClusterTable(t));
-        } finally {
-          await e.close();
-        }
+        });
       });
     });
   cmd
@@ -105,17 +100,13 @@ export function registerClusterCommand(program: Command): void {
     .option('--crawl-name <name>', 'the crawl\'s name', 'crawl')
     .action(async (id: string, o: { cluster: string; crawlName: string }) => {
       await runGuarded(async () => {
-        const { openEngine } = await import('../../cluster/index.js');
         const { jsonBytes } = await import('../../cluster/engine/engine.js');
-        const e = await openEngine(o.cluster, o.crawlName, `leave-${process.pid}`);
-        try {
+        await withEngine(o, 'leave', async (e) => {
           const m = await e.kv.get(`node.${id}`);
           if (m === null || m.operation !== 'PUT') throw new CrawlError('CRAWL_CLUSTER_CONFIG', `no node ${id} in crawl ${o.crawlName} at ${o.cluster}`);
           await e.kv.put(`leave.${id}`, jsonBytes({ at: new Date().toISOString() }));
           process.stdout.write(`node ${id} asked to leave crawl ${o.crawlName}\n`);
-        } finally {
-          await e.close();
-        }
+        });
       });
     });
   cmd
@@ -126,19 +117,30 @@ export function registerClusterCommand(program: Command): void {
     .option('--crawl-name <name>', 'the crawl\'s name', 'crawl')
     .action(async (id: string, o: { cluster: string; crawlName: string }) => {
       await runGuarded(async () => {
-        const { openEngine } = await import('../../cluster/index.js');
         const { fromJson } = await import('../../cluster/engine/engine.js');
         const { forgetNode } = await import('../../cluster/forget.js');
-        const e = await openEngine(o.cluster, o.crawlName, `forget-${process.pid}`);
-        try {
-          const m = await e.kv.get('meta');
-          if (m === null || m.operation !== 'PUT') throw new CrawlError('CRAWL_CLUSTER_CONFIG', `no cluster crawl named ${o.crawlName} at ${o.cluster}`);
-          const r = await forgetNode(e, fromJson(m.value), id);
+        await withEngine(o, 'forget', async (e) => {
+          const r = await forgetNode(e, fromJson(await clusterMeta(e, o)), id);
           process.stdout.write(`node ${id} forgotten: partitions ${r.released.join(' ') || '-'} released (their state was on its disk: they restart empty), ${r.redirected.join(' ') || '-'} free to any node with their snapshot; ${r.ips} IP registrations ended\n`);
-        } finally {
-          await e.close();
-        }
+        });
       });
     });
-  void rawArgsAfter;
+}
+
+/** Runs `fn` on a connection to the crawl's engine as `<role>-<pid>`, closed whatever happens. */
+async function withEngine(o: { cluster: string; crawlName: string }, role: string, fn: (e: Engine) => Promise<void>): Promise<void> {
+  const { openEngine } = await import('../../cluster/index.js');
+  const e = await openEngine(o.cluster, o.crawlName, `${role}-${process.pid}`);
+  try {
+    await fn(e);
+  } finally {
+    await e.close();
+  }
+}
+
+/** The crawl's settings record (the key-value bucket's `meta`); CRAWL_CLUSTER_CONFIG when there is none. */
+async function clusterMeta(e: Engine, o: { cluster: string; crawlName: string }): Promise<Uint8Array> {
+  const m = await e.kv.get('meta');
+  if (m === null || m.operation !== 'PUT') throw new CrawlError('CRAWL_CLUSTER_CONFIG', `no cluster crawl named ${o.crawlName} at ${o.cluster}`);
+  return m.value;
 }
