@@ -366,15 +366,20 @@ export class Star {
     }
   }
 
+  /** The URLs' PLD keys into `keys` (two words each), the buffers sized for them. */
+  private loadKeys(urls: readonly FrontierUrl[]): void {
+    this.ensure(urls.length);
+    for (let i = 0; i < urls.length; i++) {
+      this.keys[2 * i] = urls[i]!.pldHi;
+      this.keys[2 * i + 1] = urls[i]!.pldLo;
+    }
+  }
+
   /** Batched check+update: gives each unique URL its (B, P) and d; mutates `budget`, `admitted` and `indegree`. */
   async assign(urls: readonly FrontierUrl[]): Promise<void> {
     const n = urls.length;
     if (n === 0) return;
-    this.ensure(n);
-    for (let i = 0; i < n; i++) {
-      this.keys[2 * i] = urls[i]!.pldHi;
-      this.keys[2 * i + 1] = urls[i]!.pldLo;
-    }
+    this.loadKeys(urls);
     const budget = new Float64Array(n);
     const admitted = new Float64Array(n);
     const indegree = new Float64Array(n);
@@ -407,11 +412,7 @@ export class Star {
   async rebudget(urls: readonly FrontierUrl[]): Promise<void> {
     const n = urls.length;
     if (n === 0) return;
-    this.ensure(n);
-    for (let i = 0; i < n; i++) {
-      this.keys[2 * i] = urls[i]!.pldHi;
-      this.keys[2 * i + 1] = urls[i]!.pldLo;
-    }
+    this.loadKeys(urls);
     await this.store.indegrees(this.keys, n, this.outD);
     for (let i = 0; i < n; i++) {
       urls[i]!.budget = this.budgetFor(this.outD[i]!);
