@@ -93,6 +93,14 @@ export abstract class CrawlerCore extends EventEmitter {
   protected requisitesInFlight = 0;
   protected robotsInFlight = 0;
   protected parsing = 0;
+  /**
+   * Page jobs started and not yet handed over (to ContentSeen, the merge or sync lists, or dropped):
+   * besides the fetch and the parse, a job also awaits a sitemap's read and the WARC between them,
+   * and the crawl is idle (drain ends, the parts close) only when no job is in any such step.
+   */
+  protected jobs = 0;
+  /** set when the crawl's parts begin to close: results that come after are not acted on */
+  protected closing = false;
   protected readonly awaitingContent = new Map<number, PageJob>();
   protected awaitingContentBytes = 0;
   protected readonly contentBatchBytes: number;

@@ -125,6 +125,9 @@ export abstract class DedupStage extends CrawlerCore {
 
   /** ContentSeen answers: unique payload → response record + links onward; duplicate → revisit. */
   protected async onContentResults(batch: DrumResult[]): Promise<void> {
+    // A hurried stop closes the parts with pages still waiting here: the WARC may be closed, so
+    // they are left as they are, pending in the last checkpoint (the resume fetches them again).
+    if (this.closing) return;
     for (const res of batch) {
       if (res.aux === null) continue;
       const id = le32(res.aux, 0);

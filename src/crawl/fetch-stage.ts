@@ -87,9 +87,14 @@ export abstract class FetchStage extends DedupStage {
     this.dispatchedThisRun++;
     const job: PageJob = { id, fu, rec, bodyBytes: 0, payloadBytes: 0, group: null, releasedAt: clock(), requisite };
     this.inFlightIds.add(id);
+    this.jobs++;
     void (this.pages !== null ? this.fetchOnWorker(job, this.pages) : this.fetchPage(job))
       .catch((e) => this.fail(e))
-      .finally(() => this.inFlightIds.delete(id));
+      .finally(() => {
+        this.inFlightIds.delete(id);
+        this.jobs--;
+        this.wake.kick();
+      });
   }
 
   private async fetchPage(job: PageJob): Promise<void> {

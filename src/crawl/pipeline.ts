@@ -585,7 +585,7 @@ export class Crawler extends CheckpointStage {
   }
 
   private idle(): boolean {
-    return this.inFlight === 0 && this.robotsInFlight === 0 && this.parsing === 0 && this.awaitingContent.size === 0;
+    return this.jobs === 0 && this.inFlight === 0 && this.robotsInFlight === 0 && this.parsing === 0 && this.awaitingContent.size === 0;
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -639,6 +639,7 @@ export class Crawler extends CheckpointStage {
   /** Close every part, each even when one before it failed; then throw the first failure. */
   private async close(): Promise<void> {
     let first: unknown = null;
+    this.closing = true;
     // Parts lent by the process (CrawlerOptions.shared) stay open: their owner closes them.
     const own = this.opts.shared === undefined;
     for (const part of [
