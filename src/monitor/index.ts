@@ -1,6 +1,6 @@
 /**
  * src/monitor — watching a running crawl: the counters and summary (stats.ts), the progress line,
- * the status server with its page, history and control (status-server.ts, status-page.ts,
+ * the status server with its routes, page, history and control (status-server.ts, status-routes.ts, status-page.ts,
  * status-history.ts), the Prometheus exposition (metrics-exposition.ts, robots-metrics.ts), pages
  * per pay-level domain (pld-tally.ts) and the build labels (build-info.ts).
  */

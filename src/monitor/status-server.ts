@@ -20,29 +20,16 @@
  *   within headersTimeoutMs: idle or slow clients cannot hold file descriptors.
  *
  * Refusals are JSON `{ ok: false, code, error }` with a CRAWL_CONTROL_* code (docs/errors.md).
+ * The routes, and the token check of the POST verbs, are a table in status-routes.ts.
  */
-import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { open } from 'node:fs/promises';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { openOwnFile } from '../disk/safe-fs.js';
 import { buildInfo } from './build-info.js';
-import { renderPrometheus, type StatusSnapshot } from './stats.js';
-import type { Exposition } from './metrics-exposition.js';
 import { StatusHistory, type HistoryOptions } from './status-history.js';
-import { statusPageCsp, statusPageHtml } from './status-page.js';
-
-/** What the status server steers. */
-export interface StatusController {
-  snapshot(): StatusSnapshot;
-  pause(): void;
-  resume(): void;
-  stop(reason?: string): void;
-  /** Change runtime options (throws CRAWL_CONFIG_INVALID on a bad change). */
-  setRuntime?(change: Record<string, unknown>): Record<string, unknown>;
-  /** Families /metrics serves besides the snapshot's (a cluster node's: src/cluster). */
-  metrics?(): Exposition;
-}
+import { CRAWL_CONTROL_HOST, CRAWL_CONTROL_ORIGIN, reply, route, type StatusController } from './status-routes.js';
 
 export interface StatusServer {
   readonly port: number;
@@ -67,15 +54,10 @@ export interface StatusServerOptions {
 
 /** Concurrent connections the status server keeps (a scraper and an operator need a few). */
 export const MAX_CONNECTIONS = 64;
-/** Largest POST /config body read. */
-const MAX_BODY_BYTES = 64 * 1024;
 /** File name of the token in the state directory. */
 export const CONTROL_TOKEN_FILE = 'control-token';
 
-/** The three refusal codes (docs/errors.md). */
-export const CRAWL_CONTROL_HOST = 'CRAWL_CONTROL_HOST';
-export const CRAWL_CONTROL_ORIGIN = 'CRAWL_CONTROL_ORIGIN';
-export const CRAWL_CONTROL_UNAUTHORIZED = 'CRAWL_CONTROL_UNAUTHORIZED';
+export { CRAWL_CONTROL_HOST, CRAWL_CONTROL_ORIGIN, CRAWL_CONTROL_UNAUTHORIZED, type StatusController } from './status-routes.js';
 
 /** Host header values that name this server: loopback names and the bound address, with or without the port. */
 function allowedHosts(host: string, port: number): Set<string> {
@@ -126,57 +108,15 @@ export async function startStatusServer(ctl: StatusController, port: number, hos
 
   function handle(req: http.IncomingMessage, res: http.ServerResponse): void {
     const [url, query = ''] = (req.url ?? '/').split('?', 2) as [string, string?];
-    const send = (code: number, type: string, body: string, extra: Record<string, string> = {}): void => {
-      res.writeHead(code, { 'content-type': type, 'cache-control': 'no-store', 'x-content-type-options': 'nosniff', ...extra });
-      res.end(body);
-    };
-    const json = (code: number, v: unknown, extra?: Record<string, string>): void =>
-      send(code, 'application/json; charset=utf-8', JSON.stringify(v) + '\n', extra);
-    const refuse = (code: number, crawlCode: string, error: string, extra?: Record<string, string>): void => {
-      // The body of a refused request is not read: close the connection after the answer.
-      json(code, { ok: false, code: crawlCode, error }, { connection: 'close', ...extra });
-    };
-
+    const r = reply(res);
     const hostHeader = (req.headers.host ?? '').toLowerCase();
-    if (!hosts.has(hostHeader)) return refuse(403, CRAWL_CONTROL_HOST, 'the Host header must name this server (127.0.0.1, localhost or [::1])');
+    if (!hosts.has(hostHeader)) return r.refuse(403, CRAWL_CONTROL_HOST, 'the Host header must name this server (127.0.0.1, localhost or [::1])');
     const origin = req.headers.origin;
-    if (origin !== undefined && !origins.has(origin.toLowerCase())) return refuse(403, CRAWL_CONTROL_ORIGIN, 'cross-origin requests are refused');
+    if (origin !== undefined && !origins.has(origin.toLowerCase())) return r.refuse(403, CRAWL_CONTROL_ORIGIN, 'cross-origin requests are refused');
     try {
-      if (req.method === 'GET' && url === '/metrics') return send(200, 'text/plain; version=0.0.4; charset=utf-8', renderPrometheus(ctl.snapshot(), build, ctl.metrics?.()));
-      if (req.method === 'GET' && url === '/status') return json(200, ctl.snapshot());
-      if (req.method === 'GET' && url === '/history') {
-        const since = Number(new URLSearchParams(query).get('since') ?? 0);
-        return json(200, history.read(Number.isFinite(since) ? since : 0));
-      }
-      if (req.method === 'GET' && url === '/') {
-        const nonce = randomBytes(16).toString('base64url');
-        return send(200, 'text/html; charset=utf-8', statusPageHtml(nonce), {
-          'content-security-policy': statusPageCsp(nonce), 'x-frame-options': 'DENY', 'referrer-policy': 'no-referrer',
-        });
-      }
-      const verb = url === '/pause' || url === '/resume' || url === '/stop' || url === '/config';
-      if (!verb) return json(404, { ok: false, error: 'not found; try / (status page), /status, /history, /metrics, POST /pause, /resume, /stop, /config' });
-      if (req.method !== 'POST') return json(405, { ok: false, error: 'use POST' }, { allow: 'POST' });
-      const auth = Buffer.from(req.headers.authorization ?? '');
-      if (auth.length !== tokenBytes.length || !timingSafeEqual(auth, tokenBytes)) {
-        return refuse(401, CRAWL_CONTROL_UNAUTHORIZED, 'POST needs the header "Authorization: Bearer <token>" (the token is printed at start and kept in <state>/control-token)', { 'www-authenticate': 'Bearer' });
-      }
-      if (url === '/pause') {
-        ctl.pause();
-        return json(200, { ok: true, state: ctl.snapshot().state });
-      }
-      if (url === '/resume') {
-        ctl.resume();
-        return json(200, { ok: true, state: ctl.snapshot().state });
-      }
-      if (url === '/stop') {
-        ctl.stop('status-server');
-        return json(200, { ok: true, state: ctl.snapshot().state });
-      }
-      if (ctl.setRuntime === undefined) return json(404, { ok: false, error: 'this crawl takes no runtime changes' });
-      readConfigBody(req, res, ctl.setRuntime.bind(ctl), json);
+      route({ ctl, build, history, req, res, query, ...r }, url, tokenBytes);
     } catch (e) {
-      json(500, { ok: false, error: (e as Error).message });
+      r.json(500, { ok: false, error: (e as Error).message });
     }
   }
 
@@ -208,37 +148,4 @@ export async function startStatusServer(ctl: StatusController, port: number, hos
     token,
     close,
   };
-}
-
-/** POST /config: a JSON object of runtime options, at most MAX_BODY_BYTES; 400 with the code on a bad change. */
-function readConfigBody(
-  req: http.IncomingMessage,
-  res: http.ServerResponse,
-  setRuntime: (change: Record<string, unknown>) => Record<string, unknown>,
-  json: (code: number, v: unknown, extra?: Record<string, string>) => void,
-): void {
-  let body = '';
-  let tooLarge = false;
-  req.setEncoding('utf8');
-  req.on('data', (c: string) => {
-    if (tooLarge) return;
-    body += c;
-    if (body.length > MAX_BODY_BYTES) {
-      tooLarge = true;
-      json(413, { ok: false, code: 'CRAWL_CONFIG_INVALID', error: `the body is larger than ${MAX_BODY_BYTES} bytes` }, { connection: 'close' });
-      req.resume();
-    }
-  });
-  req.on('end', () => {
-    if (tooLarge || res.headersSent) return;
-    try {
-      const change = JSON.parse(body || '{}') as unknown;
-      if (change === null || typeof change !== 'object' || Array.isArray(change)) {
-        return json(400, { ok: false, code: 'CRAWL_CONFIG_INVALID', error: 'the body must be a JSON object of runtime options' });
-      }
-      json(200, { ok: true, runtime: setRuntime(change as Record<string, unknown>) });
-    } catch (e) {
-      json(400, { ok: false, code: (e as { code?: string }).code ?? 'CRAWL_CONFIG_INVALID', error: (e as Error).message });
-    }
-  });
 }
