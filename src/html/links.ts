@@ -93,29 +93,14 @@ export function scan(s: string, opts?: ExtractOptions): ExtractResult | null {
       }
       if (headish && !HEADISH_START.has(name)) headish = false;
       if (kind === 0) {
-        // Any other HTML element: only its style attribute can matter (tags the tree builder may
-        // ignore or merge: STYLE_REFERENCE).
-        if (styleAttrs && sc.hasStyle()) {
-          const full = name !== '' ? name : sc.fullName();
-          if (STYLE_REFERENCE.has(full)) return null;
-          sc.emit(col, name);
-        }
+        // Any other HTML element: only its style attribute can matter.
+        if (styleAttrs && sc.hasStyle() && !otherStyle(sc, col, name)) return null;
         continue;
       }
-      if (kind & K_FALLBACK) return null;
-      if (kind & K_FRAME) continue; // ignored outside a frameset (it also started the body)
-      if (kind & K_SELECT) {
-        if (styleAttrs && sc.hasStyle()) sc.emit(col, name);
-        const e = sc.selectContent(end, requisites);
-        if (e < 0) return null;
-        i = e;
-        continue;
-      }
-      if (kind & K_SVG) {
-        if (sc.selfClosing) continue;
-        const e = sc.svgSubtree(end);
-        if (e < 0) return null;
-        i = e;
+      if (kind & K_APART) {
+        // Tags tree construction treats apart (rare: no call on the common tags' path).
+        i = apartTag(sc, col, kind, name, end, requisites, styleAttrs);
+        if (i < 0) return null;
         continue;
       }
       if (kind & K_COLLECT) sc.emit(col, name === 'image' ? 'img' : name);
@@ -167,4 +152,34 @@ export function scan(s: string, opts?: ExtractOptions): ExtractResult | null {
     i = lt + 1;
   }
   return col.result;
+}
+
+/** <frame>, <select>, <svg> and the tags that need the reference: what scan() does apart. */
+const K_APART = K_FALLBACK | K_FRAME | K_SELECT | K_SVG;
+
+/**
+ * A start tag of kind K_APART ending at `end`: where scanning goes on, or -1 when the page needs
+ * the reference (K_FALLBACK, or content the follower does not handle).
+ */
+function apartTag(sc: Scanner, col: LinkCollector, kind: number, name: string, end: number, requisites: boolean, styleAttrs: boolean): number {
+  if (kind & K_FALLBACK) return -1;
+  if (kind & K_FRAME) return end; // ignored outside a frameset (it also started the body)
+  if (kind & K_SELECT) {
+    if (styleAttrs && sc.hasStyle()) sc.emit(col, name);
+    return sc.selectContent(end, requisites);
+  }
+  // K_SVG
+  if (sc.selfClosing) return end;
+  return sc.svgSubtree(end);
+}
+
+/**
+ * The style attribute of an element scan() otherwise passes over (kind 0): emitted, or false when
+ * the page needs the reference (tags the tree builder may ignore or merge: STYLE_REFERENCE).
+ */
+function otherStyle(sc: Scanner, col: LinkCollector, name: string): boolean {
+  const full = name !== '' ? name : sc.fullName();
+  if (STYLE_REFERENCE.has(full)) return false;
+  sc.emit(col, name);
+  return true;
 }

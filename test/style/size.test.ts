@@ -15,7 +15,6 @@ const KNOWN_FILES: Record<string, string> = {
 };
 const KNOWN_FUNCTIONS: Record<string, string> = {
   'src/crawl/pipeline.ts openRest': 'opens every part of the crawl in order; to be split with the opening (see KNOWN_FILES)',
-  'src/html/links.ts scan': 'the extractor\'s one pass over the tokens (hot path); to be split without a call per token',
   'src/fetch/exchange.ts complete': 'the end of an exchange (decode, budget, result); to be split into its steps',
 };
 
