@@ -291,14 +291,8 @@ export class Exchange implements Dispatcher.DispatchHandler {
     };
   }
 
-  private async complete(err: Error | null): Promise<void> {
-    if (this.done) return;
-    this.done = true;
-    clearTimeout(this.timer);
-    // Clean: the response arrived whole (the connection stays open); else it is being torn down.
-    this.fetcher.exchangeEnded(this, err === null && this.stop === null);
-    const r = this.res;
-    const stop = this.stop;
+  /** The response's head, body and content type into the result (the exchange has ended). */
+  private fillResponse(r: FetchResult, body: BodyBuffer | null): void {
     if (this.status !== undefined) {
       r.status = this.status;
       r.statusText = this.statusText;
@@ -308,7 +302,6 @@ export class Exchange implements Dispatcher.DispatchHandler {
       for (let i = 0; i < raw.length; i++) raw[i] = this.rawHeaders![i]!.toString('latin1');
       r.rawHeaders = raw;
     }
-    const body = this.body;
     r.body = body !== null ? body.bytes() : EMPTY;
     if (body !== null) r.hold = body.hold;
     r.decoded = r.body;
@@ -319,6 +312,11 @@ export class Exchange implements Dispatcher.DispatchHandler {
       if (ct.type !== undefined) r.contentType = ct.type;
       if (ct.charset !== undefined) r.charset = ct.charset;
     }
+  }
+
+  /** The outcome of how the exchange ended (our stop, undici's error, or the status), before decoding. */
+  private endOutcome(r: FetchResult, body: BodyBuffer | null, err: Error | null): FetchOutcomeCode {
+    const stop = this.stop;
     let outcome: FetchOutcomeCode;
     if (stop?.why === 'total') {
       outcome = O.TOTAL_TIMEOUT;
@@ -353,6 +351,19 @@ export class Exchange implements Dispatcher.DispatchHandler {
     } else {
       outcome = statusOutcome(this.status!);
     }
+    return outcome;
+  }
+
+  private async complete(err: Error | null): Promise<void> {
+    if (this.done) return;
+    this.done = true;
+    clearTimeout(this.timer);
+    // Clean: the response arrived whole (the connection stays open); else it is being torn down.
+    this.fetcher.exchangeEnded(this, err === null && this.stop === null);
+    const r = this.res;
+    const body = this.body;
+    this.fillResponse(r, body);
+    let outcome = this.endOutcome(r, body, err);
     const now = Date.now();
     if (this.status === 429 || this.status === 503) {
       const ra = parseRetryAfter(this.retryAfterRaw, now);
