@@ -11,8 +11,9 @@
  * The fetcher uses undici's dispatcher handler API directly (not `request()`): it gets the raw
  * response header list (case and order as received, needed for the WARC response head), avoids a
  * Readable stream per response, and can stop reading at the body cap by aborting the exchange.
- * One exchange (the handler, its limits and the FetchResult it builds) is exchange.ts; this file
- * holds the options, the pools and the wire gate.
+ * One exchange (the handler, its limits and the FetchResult it builds) is exchange.ts; the wire gate
+ * that spaces the writes per IP and host is wire-gate.ts; this file holds the options, the pools
+ * and the body budget's waiters.
  *
  * Limits, each a hard bound on time or memory per fetch:
  *   connectTimeoutMs (TCP+TLS) · headersTimeoutMs (first byte: complete response head) ·
@@ -33,18 +34,9 @@
  * crawler's own status endpoint (refuseEndpoint). Interim 1xx heads, `100 Continue` included, are
  * passed over to the final response (interim.ts).
  *
- * The wire gate (politeness where the server sees it). The scheduler decides WHEN a request may
- * start, but a request handed to undici while the IP's connection is busy waits in undici's queue
- * and is written the moment the previous exchange ends — so a server could see two requests closer
- * than τs0 although they were dispatched τs0 apart (measured: 12–25 ms gaps at τs0 = 70 ms on
- * simweb's hostile web, behind trickling hosts). The fetcher therefore keeps its own FIFO per IP
- * and hands an exchange to undici only when (a) fewer than `connectionsPerPool` exchanges to that IP
- * are on the wire and (b) `minIpIntervalMs` has passed since the previous request to the IP was
- * written, and `minHostIntervalMs` since the previous one to the host (robots.txt requests are
- * spaced per IP only, RFC 9309 / thesis VII.1). "Written" is the time undici called onConnect for
- * it, right before its socket write. undici itself never writes a request twice: a GET whose
- * connection is reset after it was written fails (CRAWL_FETCH_RESET); only requests not yet
- * written move to a new connection (test/fetch/wire.test.ts checks this against the server log).
+ * The wire gate (wire-gate.ts) holds each request until its IP's connection slot is free and the
+ * floors minIpIntervalMs / minHostIntervalMs have passed since the previous write to the IP / host:
+ * politeness where the server sees it.
  *
  * Every fetch resolves (never rejects) with a FetchResult whose `outcome` is 'ok' or a stable
  * CRAWL_FETCH_* code; error-policy.ts says what to do about each.
@@ -67,7 +59,8 @@ import type { DnsCache } from '../dns/index.js';
 import { FETCH_OUTCOMES as O, type FetchOutcomeCode } from './error-policy.js';
 import { addressGuard, isOwnAddress } from './address-guard.js';
 import { interimConnector } from './interim.js';
-import { Exchange, Stop, type IpGate } from './exchange.js';
+import { Exchange, Stop } from './exchange.js';
+import { WireGate } from './wire-gate.js';
 import type { FetchResult } from './result.js';
 import type { WireShare } from './wire-share.js';
 import type { MemoryBudget } from './memory-budget.js';
@@ -174,9 +167,6 @@ export interface FetchRequest {
   ipGapMs?: number;
 }
 
-
-/** How often a gate waiting for another thread's exchange to the same IP looks again (ms). */
-const SHARE_POLL_MS = 2;
 /** How often exchanges waiting for the body budget try again (ms): other threads give budget back unseen. */
 const BUDGET_POLL_MS = 5;
 const DEFAULT_ACCEPT_TYPES: readonly string[] = Object.freeze(['text/html', 'application/xhtml+xml', 'application/xml', 'text/xml', 'text/plain']);
@@ -218,7 +208,6 @@ export class Fetcher {
   private readonly ownEndpoints = new Map<number, string>();
   private readonly tlsReject: boolean;
   private readonly dns: DnsCache | undefined;
-  private readonly share: WireShare | null;
   readonly budget: MemoryBudget | null;
   /** exchanges waiting for the budget, in order: each returns true when done waiting */
   private budgetWaiters: Array<() => boolean> = [];
@@ -226,16 +215,8 @@ export class Fetcher {
   /** LRU of pools: Map iteration order is insertion order; a use re-inserts at the end. */
   private readonly pools = new Map<string, PoolEntry>();
   private readonly live = new Set<Exchange>();
-  private ipGap: number;
-  private hostGap: number;
-  private readonly gates = new Map<string, IpGate>();
-  /**
-   * performance.now() of the last request written per host, and the gap that request was held to
-   * (pruned once both it and the host floor have passed: RAM bounded by the hosts written to within
-   * their delays).
-   */
-  private readonly hostLastStart = new Map<string, { t: number; gap: number }>();
-  private lastPrune = 0;
+  /** the requests' spacing per IP and host where the server sees it (wire-gate.ts) */
+  private readonly wire: WireGate;
   private closed = false;
   private readonly counters = { fetches: 0, poolsCreated: 0, poolsEvicted: 0, bytes: 0 };
 
@@ -255,8 +236,8 @@ export class Fetcher {
     this.connections = posOpt('connectionsPerPool', opts.connectionsPerPool, 1);
     this.maxPools = posOpt('maxPools', opts.maxPools, 1024);
     this.keepAlive = posOpt('keepAliveTimeoutMs', opts.keepAliveTimeoutMs, 30_000);
-    this.ipGap = nonNegOpt('minIpIntervalMs', opts.minIpIntervalMs);
-    this.hostGap = nonNegOpt('minHostIntervalMs', opts.minHostIntervalMs);
+    const ipGap = nonNegOpt('minIpIntervalMs', opts.minIpIntervalMs);
+    const hostGap = nonNegOpt('minHostIntervalMs', opts.minHostIntervalMs);
     const acc = opts.acceptContentTypes === undefined ? DEFAULT_ACCEPT_TYPES : opts.acceptContentTypes;
     this.accept = acc === null ? null : new Set(acc.map((t) => t.toLowerCase()));
     let guard: (ip: string) => string | null;
@@ -269,7 +250,7 @@ export class Fetcher {
     this.addressRefusal = extra === null ? guard : (ip) => guard(ip) ?? (extra(ip) ? null : 'refused by isAddressAllowed');
     this.tlsReject = opts.tlsRejectUnauthorized ?? true;
     this.dns = opts.dns;
-    this.share = opts.share ?? null;
+    this.wire = new WireGate(this.connections, ipGap, hostGap, opts.share ?? null);
     this.budget = opts.budget ?? null;
     const h: string[] = ['user-agent', this.userAgent, 'accept', 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8',
       'accept-encoding', opts.acceptEncoding ?? 'gzip, deflate, br'];
@@ -288,15 +269,9 @@ export class Fetcher {
    * next one on.
    */
   setIntervals(opts: { minIpIntervalMs?: number; minHostIntervalMs?: number }): void {
-    if (opts.minIpIntervalMs !== undefined) this.ipGap = nonNegOpt('minIpIntervalMs', opts.minIpIntervalMs);
-    if (opts.minHostIntervalMs !== undefined) this.hostGap = nonNegOpt('minHostIntervalMs', opts.minHostIntervalMs);
-    for (const gate of this.gates.values()) {
-      if (gate.timer !== null) {
-        clearTimeout(gate.timer);
-        gate.timer = null;
-      }
-      this.pump(gate);
-    }
+    if (opts.minIpIntervalMs !== undefined) this.wire.ipGap = nonNegOpt('minIpIntervalMs', opts.minIpIntervalMs);
+    if (opts.minHostIntervalMs !== undefined) this.wire.hostGap = nonNegOpt('minHostIntervalMs', opts.minHostIntervalMs);
+    this.wire.rearm();
   }
 
   /**
@@ -380,92 +355,16 @@ export class Fetcher {
       ex.robots = req.robots === true;
       ex.hostGap = req.hostGapMs ?? 0;
       ex.ipGap = req.ipGapMs ?? 0;
-      let gate = this.gates.get(ip!);
-      if (gate === undefined) {
-        gate = { ip: ip!, running: 0, queue: [], lastStart: -Infinity, lastGap: 0, timer: null, pumping: false, again: false };
-        this.gates.set(ip!, gate);
-      }
-      ex.gate = gate;
-      gate.queue.push({
-        ex, pool,
-        opts: {
-          origin: undefined, path, method, headers: ['host', hostHeader, ...headers],
-          headersTimeout: this.headersTimeout, bodyTimeout: this.bodyTimeout, blocking: false,
-        } as Dispatcher.DispatchOptions,
-      });
-      this.pump(gate);
+      this.wire.enqueue(ip!, ex, pool, {
+        origin: undefined, path, method, headers: ['host', hostHeader, ...headers],
+        headersTimeout: this.headersTimeout, bodyTimeout: this.bodyTimeout, blocking: false,
+      } as Dispatcher.DispatchOptions);
     });
-  }
-
-  /**
-   * Hand the gate's waiting exchanges to undici while a connection slot is free and the IP (and the
-   * head's host) is due; otherwise wake up when it will be. Strict FIFO per IP: the scheduler spaced
-   * these requests already, so the head is normally due and nothing waits behind it for long.
-   */
-  private pump(gate: IpGate): void {
-    if (gate.pumping) { gate.again = true; return; }
-    gate.pumping = true;
-    try {
-      do {
-        gate.again = false;
-        while (gate.running < this.connections && gate.queue.length > 0) {
-          const head = gate.queue[0]!;
-          if (head.ex.settled) { gate.queue.shift(); continue; } // timed out or closed while waiting
-          const now = performance.now();
-          const ex = head.ex;
-          let due = gate.lastStart + Math.max(this.ipGap, ex.ipGap);
-          const hostGap = Math.max(this.hostGap, ex.hostGap);
-          if (!ex.robots && hostGap > 0) due = Math.max(due, (this.hostLastStart.get(ex.hostKey!)?.t ?? -Infinity) + hostGap);
-          const share = this.share;
-          // Other threads' writes (on the shared clock, converted to this thread's performance.now()).
-          if (share !== null) due = Math.max(due, share.due(ex.robots ? null : ex.hostKey, gate.ip, ex.hostGap, ex.ipGap) - performance.timeOrigin);
-          if (due > now) {
-            if (gate.timer === null) {
-              gate.timer = setTimeout(() => { gate.timer = null; this.pump(gate); }, Math.ceil(due - now));
-            }
-            break;
-          }
-          if (share !== null && !share.tryAcquire(gate.ip, this.connections)) {
-            // The IP's connection is in use by another thread, which cannot wake this gate: look
-            // again shortly (only while two threads have requests for one IP, e.g. robots.txt
-            // beside a page).
-            if (gate.timer === null) {
-              gate.timer = setTimeout(() => { gate.timer = null; this.pump(gate); }, SHARE_POLL_MS);
-            }
-            break;
-          }
-          gate.queue.shift();
-          gate.running++;
-          head.ex.dispatched = true;
-          // Provisional start (the write follows at once on a free connection); onConnect moves it.
-          this.markStart(head.ex, now);
-          head.pool.dispatch(head.opts, head.ex);
-        }
-      } while (gate.again);
-    } finally {
-      gate.pumping = false;
-    }
-  }
-
-  private markStart(ex: Exchange, now: number): void {
-    const gate = ex.gate!;
-    if (now >= gate.lastStart) {
-      gate.lastStart = now;
-      gate.lastGap = ex.ipGap;
-    }
-    // robots.txt too: it is a request to the host, which the host's next page waits after.
-    const h = this.hostLastStart.get(ex.hostKey!);
-    if (h === undefined) this.hostLastStart.set(ex.hostKey!, { t: now, gap: ex.hostGap });
-    else if (now >= h.t) {
-      h.t = now;
-      h.gap = ex.hostGap;
-    }
-    this.share?.started(ex.hostKey, gate.ip, performance.timeOrigin + now);
   }
 
   /** @internal called by an Exchange when undici is about to write its request. */
   exchangeWritten(ex: Exchange, now: number): void {
-    if (ex.gate !== null) this.markStart(ex, now);
+    if (ex.gate !== null) this.wire.markStart(ex, now);
   }
 
   /**
@@ -473,24 +372,7 @@ export class Fetcher {
    * was cut: a timeout, the body cap, an error, a close).
    */
   exchangeEnded(ex: Exchange, clean = true): void {
-    const gate = ex.gate;
-    if (gate === null) return;
-    if (ex.dispatched) {
-      ex.dispatched = false;
-      gate.running--;
-      if (this.share !== null) {
-        // A cut exchange's socket is closed by undici in this turn of the event loop (its close
-        // phase), which may come after other threads have looked at the shared slot: it is given
-        // back on the next turn, so no other thread writes to the IP while the server is still
-        // sending on the old connection.
-        const share = this.share;
-        const ip = gate.ip;
-        if (clean) share.release(ip);
-        else setTimeout(() => share.release(ip), 0);
-      }
-    }
-    if (!this.closed) this.pump(gate);
-    this.pruneGates();
+    this.wire.ended(ex, clean, !this.closed);
   }
 
   /** @internal called by an Exchange when its result is made (after decoding): it is no longer in flight. */
@@ -532,19 +414,6 @@ export class Fetcher {
     this.budget.free(r.hold);
     r.hold = undefined;
     if (this.budgetWaiters.length > 0) this.retryBudgetWaiters();
-  }
-
-  /** Drop idle gates and host stamps older than the spacing (bounded RAM, see IpGate). */
-  private pruneGates(): void {
-    const now = performance.now();
-    if (now - this.lastPrune < 10_000) return;
-    this.lastPrune = now;
-    for (const [ip, g] of this.gates) {
-      if (g.running === 0 && g.queue.length === 0 && g.timer === null && g.lastStart + Math.max(this.ipGap, g.lastGap) < now) this.gates.delete(ip);
-    }
-    // A host's next request may ask for a longer gap than its last one did (a backoff grew): the
-    // frontier counts it from the actual send (FrontierUrl.hostGapMs, FetchOutcome.lateMs).
-    for (const [h, s] of this.hostLastStart) if (s.t + Math.max(this.hostGap, s.gap) < now) this.hostLastStart.delete(h);
   }
 
   private poolFor(https: boolean, ip: string, fam: number, port: number, sni: string): Pool {
@@ -590,15 +459,15 @@ export class Fetcher {
 
   /** Pool and socket counts (for tests and stats). */
   stats(): { pools: number; connected: number; running: number; pending: number; inFlight: number; gated: number; gates: number; fetches: number; poolsCreated: number; poolsEvicted: number; bytes: number } {
-    let connected = 0, running = 0, pending = 0, gated = 0;
-    for (const g of this.gates.values()) for (const q of g.queue) if (!q.ex.settled) gated++;
+    let connected = 0, running = 0, pending = 0;
+    const { gated, gates } = this.wire.stats();
     for (const e of this.pools.values()) {
       const s = e.pool.stats;
       connected += s.connected;
       running += s.running;
       pending += s.pending;
     }
-    return { pools: this.pools.size, connected, running, pending, inFlight: this.live.size, gated, gates: this.gates.size, ...this.counters };
+    return { pools: this.pools.size, connected, running, pending, inFlight: this.live.size, gated, gates, ...this.counters };
   }
 
   /**
@@ -615,7 +484,7 @@ export class Fetcher {
   /** Abort everything in flight (outcome CRAWL_FETCH_ABORTED), close all sockets. */
   async close(): Promise<void> {
     this.closed = true;
-    for (const g of this.gates.values()) if (g.timer !== null) { clearTimeout(g.timer); g.timer = null; }
+    this.wire.stopTimers();
     for (const ex of [...this.live]) ex.interrupt(new Stop('closed'));
     // answer the exchanges that waited for the budget (their interrupt set them to give up)
     this.retryBudgetWaiters();
