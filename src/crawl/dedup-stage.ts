@@ -320,6 +320,9 @@ export abstract class DedupStage extends CrawlerCore {
     this.awaitingSync = [];
     await this.warc.sync();
     await this.crawlLog.flush();
+    // sitemaps.log's lines go out with the crawl log's: a sitemap read long ago is listed whole
+    // once any page after it is durable, not only when 64 KiB more lines have come.
+    await this.sitemapLog?.flush();
     const recs: Uint8Array[] = [];
     for (const id of done) {
       const rec = this.pending.get(id);
