@@ -37,7 +37,7 @@ export default tseslint.config(
   {
     // Over the limits and not split yet, each with its reason in test/style/size.test.ts (KNOWN_*),
     // which reports one that is back under its limits so that it leaves both lists.
-    files: ['src/crawl/pipeline.ts', 'src/frontier/frontier.ts'],
+    files: ['src/crawl/pipeline.ts'],
     rules: { 'max-lines': 'off', 'max-lines-per-function': 'off' },
   },
 );
