@@ -25,6 +25,7 @@ import { DnsCache } from '../dns/index.js';
 import { newFetcher } from '../crawl/fetch-stage.js';
 import { FloorGuard } from '../crawl/floor-guard.js';
 import { ParsePool } from '../threads/page/parse-pool.js';
+import { budgetStatus, newBodyBudget, parseCopyBytes } from '../budget/body-budget.js';
 import { DrumThread } from '../threads/drum/drum-proxy.js';
 import { dnsArchiver } from '../threads/archive/archive-hooks.js';
 import { scopeAnchors } from '../config/link-scope.js';
@@ -91,6 +92,8 @@ export class ClusterNode extends EventEmitter implements PlacementNode, StatusCo
   readonly ranks = new ClusterRanks();
   private tickTimer: NodeJS.Timeout | null = null;
   private beatTimer: NodeJS.Timeout | null = null;
+  /** --max-time of this run of the node (its own limit: each node stops itself, checkpointed) */
+  private limitTimer: NodeJS.Timeout | null = null;
   private statusChain: Promise<unknown> = Promise.resolve();
   private lastBeatOk = Date.now();
   private cutOff = false;
@@ -219,7 +222,8 @@ export class ClusterNode extends EventEmitter implements PlacementNode, StatusCo
     const scope = scopeAnchors(cfg.seeds);
     const pool = new ParsePool(
       { images: cfg.images, include: cfg.include, exclude: cfg.exclude, scope: cfg.scope, scopeHosts: scope.hosts, scopePlds: scope.plds, warc: warc.encodeOptions },
-      { threads: cfg.workers, timeoutMs: cfg.parseTimeoutMs, heapMb: Math.max(64, Math.floor(cfg.ramBytes / 4 / cfg.workers / 2 ** 20)) },
+      // The parse copies in flight bounded as a single crawl's are (body-budget.ts parseCopyBytes).
+      { threads: cfg.workers, timeoutMs: cfg.parseTimeoutMs, heapMb: Math.max(64, Math.floor(cfg.ramBytes / 4 / cfg.workers / 2 ** 20)), copyBytes: parseCopyBytes(cfg) },
     );
     await pool.warmup();
     const urlSeenThread = new DrumThread(24);
@@ -228,7 +232,9 @@ export class ClusterNode extends EventEmitter implements PlacementNode, StatusCo
     smallThread.retain();
     // The floors across the node's partitions, and the per-IP slot rule across nodes, at the last step.
     const floors = new FloorGuard(() => cfg, null, (ip, t) => gate.window(ip, t));
-    return { warc, crawlLog, pool, dns, fetcher: newFetcher(cfg, dns), urlSeenThread, smallThread, floors };
+    // One body budget from the node's --ram for the fetcher all partitions share (body-budget.ts):
+    // what hostile servers send is bounded on a cluster node as in a single crawl.
+    return { warc, crawlLog, pool, dns, fetcher: newFetcher(cfg, dns, undefined, newBodyBudget(cfg)), urlSeenThread, smallThread, floors };
   }
 
   // --------------------------------------------------------------------------------------- run
@@ -247,6 +253,10 @@ export class ClusterNode extends EventEmitter implements PlacementNode, StatusCo
       process.on('SIGINT', this.signalHandler);
       process.on('SIGTERM', this.signalHandler);
     }
+    // This node's limits, as a single crawl's (pipeline.ts): --max-time from the start of this run,
+    // --max-pages over the pages of the partitions it hosts (tickNow). The node stops as on a signal:
+    // its partitions drain and checkpoint, its leases stay its own.
+    if (this.cfg.maxTimeMs !== null) this.limitTimer = setTimeout(() => this.stop('max-time'), this.cfg.maxTimeMs);
     await this.placement.cleanup();
     this.view.onChange((k) => this.changed(k));
     this.beatTimer = setInterval(() => void this.beat(), HEARTBEAT_MS);
@@ -276,6 +286,7 @@ export class ClusterNode extends EventEmitter implements PlacementNode, StatusCo
 
   private async finish(): Promise<NodeSummary> {
     if (this.tickTimer !== null) clearInterval(this.tickTimer);
+    if (this.limitTimer !== null) clearTimeout(this.limitTimer);
     await this.ticking;
     this.printer?.stop();
     if (this.signalHandler !== null) {
@@ -335,6 +346,13 @@ export class ClusterNode extends EventEmitter implements PlacementNode, StatusCo
         this.resolveEnd();
       }
     });
+  }
+
+  /** Pages of the partitions this node hosts (each partition's count covers its whole crawl). */
+  private hostedPages(): number {
+    let pages = 0;
+    for (const h of this.placement.hosts.values()) pages += h.snapshot()?.pages ?? 0;
+    return pages;
   }
 
   private status(state: MemberStatus['state']): MemberStatus {
@@ -427,6 +445,7 @@ export class ClusterNode extends EventEmitter implements PlacementNode, StatusCo
         this.resolveEnd();
         return;
       }
+      if (this.cfg.maxPages !== null && this.stopReason === null && this.hostedPages() >= this.cfg.maxPages) this.stop('max-pages');
       if (Date.now() - this.lastRows >= 5_000) {
         this.lastRows = Date.now();
         this.rows = (await readClusterTable(this.engine, this.meta, new Set(this.placement.hosts.keys()))).rows;
@@ -495,6 +514,7 @@ export class ClusterNode extends EventEmitter implements PlacementNode, StatusCo
       dns: { lookups: d.lookups, hitRate: d.hitRate }, robots: { lookups: 0, hitRate: 0 },
       workers: { size: this.parts.pool.threads, replaced: this.parts.pool.replaced }, outcomes: {}, rssBytes: process.memoryUsage.rss(),
       cpuMsPerPage: 0, cpuSeconds: (cpu.user + cpu.system) / 1e6, urlsReady: 0, topPlds: [], checkpoints: 0, lastCheckpointAt: null,
+      bodyBudget: budgetStatus(this.parts.fetcher.budget),
     };
     return { ...sumSnapshots(parts, base), cluster: this.figures() };
   }
