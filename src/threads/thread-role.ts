@@ -13,10 +13,14 @@
  * The bench's windows are seconds long, so a total up to GC_REPORT_MS old at either end changes a
  * per-page figure by a few percent of itself at most.
  *
+ * A bench that runs the crawler as a child process (bench:realweb runs `bin/drumcrawl`) cannot
+ * listen on the channel: when the variable's value is an absolute path, each announcement is also
+ * appended to that file as a line `<tid>\t<role>`.
+ *
  * Off by default: without the variable this is one environment lookup per thread start, nothing
  * per page. Linux only (the thread id comes from /proc/thread-self); elsewhere it does nothing.
  */
-import { readlinkSync } from 'node:fs';
+import { appendFileSync, readlinkSync } from 'node:fs';
 import { PerformanceObserver } from 'node:perf_hooks';
 import { BroadcastChannel } from 'node:worker_threads';
 
@@ -79,5 +83,13 @@ export function announceThreadRole(role: string): void {
   const ch = new BroadcastChannel(THREAD_ROLE_CHANNEL);
   ch.postMessage({ tid, role } satisfies ThreadRoleAnnouncement);
   ch.close();
+  const file = process.env.DRUMCRAWL_THREAD_ROLES ?? '';
+  if (file.startsWith('/')) {
+    try {
+      appendFileSync(file, `${tid}\t${role}\n`);
+    } catch {
+      /* a bench's file; the crawl does not depend on it */
+    }
+  }
   watchGc(tid);
 }
