@@ -52,7 +52,8 @@
  * `X-Crawler-Transfer-Encoding` to keep the record self-consistent for WARC readers.
  */
 
-import { Pool, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
+import { Pool } from './undici-parts.js';
 import { isIP } from 'node:net';
 import { CrawlError } from '../errors.js';
 import type { DnsCache } from '../dns/index.js';

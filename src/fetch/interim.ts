@@ -15,7 +15,8 @@
  * request: the fetcher never pipelines), with a constant-size state per socket and no copy.
  */
 import type { Socket } from 'node:net';
-import { buildConnector } from 'undici';
+import type { buildConnector as undiciConnector } from 'undici';
+import { buildConnector } from './undici-parts.js';
 
 const HTTP_1 = Buffer.from('HTTP/1.');
 
@@ -65,7 +66,7 @@ export function passInterim100(socket: Socket): void {
 }
 
 /** undici's own connector (TCP/TLS, connect timeout) with passInterim100 on every socket. */
-export function interimConnector(opts: buildConnector.BuildOptions): buildConnector.connector {
+export function interimConnector(opts: undiciConnector.BuildOptions): undiciConnector.connector {
   const base = buildConnector(opts);
   return (options, callback) => base(options, (err, socket) => {
     if (err === null && socket !== null) passInterim100(socket as Socket);
