@@ -1,5 +1,6 @@
 /**
- * The parse pool: a piscina pool of parse-worker.ts threads sized to the cores, with a supervisor
+ * The parse pool: a piscina pool of parse-worker.ts threads, up to one per core, started as the
+ * pages need them (one at first: `active` in the class), with a supervisor
  * in the Dominos sense — a worker that crashes (exits, throws out of memory) or hangs past
  * `parseTimeoutMs` on a page is terminated and replaced by piscina, and the page comes back with
  * an outcome code instead of being lost:
@@ -17,7 +18,7 @@
  *
  * `replaced` counts the workers piscina took down while the pool was open (its 'workerDestroy'
  * event: a crash, an out-of-memory exit, a termination for a hang), whichever page — if any — was
- * in progress; piscina starts a new worker for each (minThreads = threads).
+ * in progress; piscina starts a new worker when a batch next needs one.
  *
  * Hand-off (docs/performance.md, "Parse side"): with one page per piscina task and one task per
  * worker, the worker would idle from each answer until the busy event loop handled it and posted
@@ -36,7 +37,7 @@
  * worker that dies between pages must not loop forever).
  *
  * Bound: pages in the pool ≤ what the pipeline submits (its parse back-pressure, see `saturated`);
- * at most threads × concurrentTasksPerWorker batches of ≤ `batch` pages are in piscina; each
+ * at most active × concurrentTasksPerWorker (active ≤ threads) batches of ≤ `batch` pages are in piscina; each
  * worker's V8 heap is capped via resourceLimits. The caller keeps every page's bytes (a batch is a
  * copy), which is what makes re-running possible; the copies in flight are at most `copyBytes`
  * together (a batch is launched when it fits in what is left; a page larger than that goes alone,
@@ -116,6 +117,11 @@ export class ParsePool {
   private inFlight = 0;
   private nextSeq = 1;
   private closed = false;
+  /**
+   * Workers the pool may keep busy (1 … threads): it starts with one and adds one whenever a full
+   * batch waits while every slot of the ones it has is taken (pump) — see the constructor.
+   */
+  private active = 1;
   private readonly ctpw: number;
   private readonly batchMax: number;
   private readonly stuckMs: number;
@@ -141,12 +147,19 @@ export class ParsePool {
     const startedAt = new SharedArrayBuffer(PROGRESS_SLOTS * 8);
     this.progress = new Int32Array(progress);
     this.startedAt = new Float64Array(startedAt);
+    // One worker at first, more only when the pages outrun it (pump): each worker is an isolate that
+    // boots node (~0.12 s of CPU), loads its modules and compiles the parse code anew (the first
+    // pages of a thread cost several times a warm one's), so a crawl whose pages one worker keeps
+    // up with (a few hosts, politeness delays) never pays for the others; the bench web's crawl
+    // adds the second within its first second (docs/performance.md "Start-up"). piscina starts a
+    // worker when a task finds every started one at concurrentTasksPerWorker, and pump hands it
+    // no more batches than `active` workers take. A started worker stays (idleTimeout Infinity).
     this.pool = new Piscina({
       filename: opts.worker ?? workerFile(import.meta.url, 'parse-worker'),
-      minThreads: opts.threads,
-      maxThreads: opts.threads,
+      minThreads: 1,
+      maxThreads: Math.max(1, opts.threads),
       concurrentTasksPerWorker: this.ctpw,
-      idleTimeout: 60_000,
+      idleTimeout: Infinity,
       workerData: { ...workerData, progress, startedAt },
       // `heapMb` is the worker's whole heap budget: V8 adds the young generation on top of the old
       // space cap (default 3 × 16 MiB semi-spaces), so it is capped too and taken out of heapMb. A
@@ -182,14 +195,14 @@ export class ParsePool {
   }
 
   /**
-   * Start every thread and load the worker module (no timeout): the per-page timeout should
-   * measure parsing, not a cold start (module loading takes seconds under tsx on a busy box).
+   * Start the first thread and load the worker module (no timeout): the per-page timeout should
+   * measure parsing, not a cold start (module loading takes seconds under tsx on a busy box). A
+   * later thread's cold start does not count either: a page counts from when the worker starts it
+   * (the progress slots), and a batch counts as stuck only after stuckMs.
    */
   async warmup(): Promise<void> {
     const b = new Uint8Array(0);
-    await Promise.all(
-      Array.from({ length: this.opts.threads }, () => this.pool.run({ url: 'http://warmup.invalid/', body: b, decoded: b, html: false, follow: false })),
-    );
+    await this.pool.run({ url: 'http://warmup.invalid/', body: b, decoded: b, html: false, follow: false });
   }
 
   run(task: ParseTask): Promise<ParseOutcome> {
@@ -222,9 +235,18 @@ export class ParsePool {
 
   /** Hand the waiting pages to piscina, a batch per free worker slot. */
   private pump(): void {
-    const slots = Math.max(1, this.opts.threads) * this.ctpw;
     const limit = this.opts.copyBytes ?? Infinity;
-    while (!this.closed && this.batches.size < slots && this.waitHead < this.waiting.length) {
+    for (;;) {
+      const slots = this.active * this.ctpw;
+      if (this.closed || this.waitHead >= this.waiting.length) break;
+      if (this.batches.size >= slots) {
+        // every slot taken and a full batch waiting: the workers started so far fall behind
+        if (this.active < Math.max(1, this.opts.threads) && this.waiting.length - this.waitHead >= this.batchMax) {
+          this.active++;
+          continue;
+        }
+        break;
+      }
       // as many waiting pages as fit in what is left of the copy bound (the first alone when none is in flight)
       let bytes = 0;
       let end = this.waitHead;
