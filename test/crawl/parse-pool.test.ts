@@ -59,3 +59,25 @@ test('parse pool: links resolved, canonicalized, fingerprinted, filtered; crash 
     await pool.close();
   }
 });
+
+// The pool starts one worker and adds one only when pages wait for a full batch while every slot
+// of the started ones is taken (parse-pool.ts pump): pages handed over one at a time never start a
+// second; a burst does, up to `threads`, and every page is answered either way.
+test('parse pool: one worker while it keeps up, a second for a burst, never more than threads', { timeout: 600_000 }, async () => {
+  const page = enc.encode('<a href="/x">x</a><a href="/y">y</a>');
+  const pool = new ParsePool(wd, { threads: 2, timeoutMs: 300_000, worker });
+  try {
+    await pool.warmup();
+    for (let i = 0; i < 40; i++) {
+      const r = await pool.run({ url: `http://www.a.test/${i}`, body: page, decoded: page, html: true, follow: true });
+      assert.ok(r.ok);
+    }
+    assert.equal(pool.threads, 1, 'one page at a time: the first worker keeps up');
+    const burst = await Promise.all(Array.from({ length: 200 }, (_, i) =>
+      pool.run({ url: `http://www.a.test/b${i}`, body: page, decoded: page, html: true, follow: true })));
+    assert.ok(burst.every((r) => r.ok && new LinkTable(r.table).count === 2));
+    assert.equal(pool.threads, 2, 'a burst: a second worker, and no third');
+  } finally {
+    await pool.close();
+  }
+});
