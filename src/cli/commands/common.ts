@@ -62,7 +62,7 @@ export function selfCommand(): string {
       // unreadable PATH entry or no launcher beside this build: try the next
     }
   }
-  if (existsSync(launcher) && script.endsWith(path.join('dist', 'cli', 'main.js'))) return launcher;
+  if (existsSync(launcher) && (script.endsWith(path.join('dist', 'cli', 'main.js')) || script.endsWith(path.join('dist', 'bundle', 'main.js')))) return launcher;
   return [process.execPath, ...process.execArgv, script].map(shellQuote).join(' ');
 }
 

@@ -1,0 +1,56 @@
+/**
+ * The second step of `npm run build`: after tsc has compiled src/ to dist/, esbuild bundles the
+ * command line (dist/cli/main.js) and each worker thread's entry (parse-worker, page-worker,
+ * drum-host, archive-host) into one file each in dist/bundle/, which bin/drumcrawl runs.
+ *
+ * Why: every thread of a crawl loads its modules itself, and Node's ES module loader costs per
+ * module (resolve, read, compile, link): the main thread's ~200 modules took ~0.6 s of CPU before
+ * the first request, a bundle of the same code ~0.3 s (docs/performance.md "Start-up"). The code
+ * is the same tsc output; only the files are joined.
+ *
+ * The bundles sit side by side, one directory below the package root like dist/cli/: each
+ * `import.meta.url`-relative path in the code resolves as it does from dist/cli/main.js (the
+ * package.json at ../../, the worker entries `./<name>.js` beside their caller — here the other
+ * bundles). Left outside (loaded from node_modules at run time): zstd-napi (a native addon),
+ * piscina (it starts its own worker file from its own directory) and undici (src/fetch/undici-parts.ts
+ * loads two of its files by require). nats, the cluster's client, is bundled: it is CommonJS, so
+ * esbuild wraps it in a function run at its first use (a cluster command); as an external its
+ * import would be hoisted to the bundle's top and loaded by every command. The library
+ * (`import 'drumcrawl'`, dist/index.js) stays tsc's unbundled output.
+ */
+import { build } from 'esbuild';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+/** The entries, by bundle name, as tsc emits them (`from: 'dist'`) or as sources (`from: 'src'`). */
+const ENTRIES = {
+  main: 'cli/main',
+  'parse-worker': 'threads/page/parse-worker',
+  'page-worker': 'threads/page/page-worker',
+  'drum-host': 'threads/drum/drum-host',
+  'archive-host': 'threads/archive/archive-host',
+};
+
+/**
+ * Bundles the entries of the package at `root` into `outdir` (default `<root>/dist/bundle`). The
+ * build bundles tsc's output (`from: 'dist'`); test/cli/bundle.test.ts bundles the sources
+ * (`from: 'src'`: esbuild compiles the TypeScript itself) to check the layout without a tsc build.
+ */
+export async function bundle({ root, from = 'dist', outdir = 'dist/bundle' }) {
+  await build({
+    absWorkingDir: root,
+    entryPoints: Object.fromEntries(Object.entries(ENTRIES).map(([name, file]) => [name, `${from}/${file}.${from === 'src' ? 'ts' : 'js'}`])),
+    outdir,
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    external: ['zstd-napi', 'piscina', 'undici'],
+    // CommonJS dependencies bundled into an ES module call require() for Node's own modules
+    banner: { js: "import { createRequire as __drumcrawlCreateRequire } from 'node:module'; const require = __drumcrawlCreateRequire(import.meta.url);" },
+    logLevel: 'warning',
+  });
+}
+
+if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  await bundle({ root: fileURLToPath(new URL('..', import.meta.url)) });
+}
