@@ -2,7 +2,7 @@
  * bench:realweb — what a crawl of real, human-written sites costs, start-up included, next to the
  * synthetic web's steady figure in the same run (docs/performance.md "Start-up and real pages").
  *
- *   npm run bench:realweb -- [--rounds 2] [--sim-pages 12000] [--warm-pages 4000] [--seconds 120] [--ab <refA>,<refB>] [--no-build] [--out realweb]
+ *   npm run bench:realweb -- [--rounds 2] [--sim-pages 12000] [--warm-pages 4000] [--seconds 120] [--ab <refA>,<refB>] [--no-build] [--no-links] [--out realweb]
  *
  * The real sites are test/realweb's: nginx serving the Python, PostgreSQL and Debian reference
  * manuals (test/fixtures/realweb, each its own virtual host on its own loopback address), names from
@@ -20,7 +20,8 @@
  * start-up and shutdown included; per thread role in the warm window; and simweb's steady CPU per
  * fetch (from its `--warm-pages`th fetch to its last: warm-up is counted in pages, not seconds, as
  * the JIT and the caches warm by the pages they see). `--ab` runs two commits (each extracted and
- * built, bench/lib/snapshot.ts) alternately, A B B A …, for a same-run ratio.
+ * built, bench/lib/snapshot.ts) alternately, A B B A …, for a same-run ratio. Last, the parse
+ * step's CPU per link on the manuals' large pages (links.ts; the checkout's code; `--no-links` skips it).
  *
  * Needs what test/realweb needs (nginx, dnsmasq, unshare, nsenter, ip; root or user namespaces).
  * Run under `flock /tmp/heavy.lock` on a shared box.
@@ -53,6 +54,8 @@ interface Plan {
 
 async function outside(): Promise<void> {
   const { manualSites, startRealWeb } = await import('../../test/realweb/harness.js');
+  const { MANUAL_HOSTS } = await import('../../test/realweb/manuals.js');
+  const { linkCost } = await import('./links.js');
   const rounds = a.num('rounds', 2);
   const seconds = a.num('seconds', 120);
   const simPages = a.num('sim-pages', 12_000);
@@ -74,6 +77,7 @@ async function outside(): Promise<void> {
   }
   const sites = manualSites();
   const web = await startRealWeb({ sites, capture: false });
+  const manualsDir = web.manualsDir;
   let out = '';
   try {
     const plan: Plan = {
@@ -90,6 +94,8 @@ async function outside(): Promise<void> {
   }
   const line = out.split('\n').find((l) => l.startsWith('RESULT '));
   if (line === undefined) throw new Error(`no RESULT line:\n${out.slice(-3000)}`);
+  // the parse step's cost per link on the large pages (the checkout's code, in this process)
+  const links = a.has('no-links') ? null : await linkCost(manualsDir, MANUAL_HOSTS);
   const result = {
     bench: 'realweb',
     command: commandLine('bench:realweb'),
@@ -97,9 +103,10 @@ async function outside(): Promise<void> {
     note: SHARED_MACHINE_NOTE,
     trees: trees.map((t) => ({ label: t.label, commit: t.commit })),
     ...(JSON.parse(line.slice(7)) as object),
+    linkCost: links,
   };
   const file = writeResult(a.get('out') ?? 'realweb', result);
-  process.stdout.write(`${JSON.stringify((result as { summary?: unknown }).summary, null, 2)}\n${file}\n`);
+  process.stdout.write(`${JSON.stringify({ summary: (result as { summary?: unknown }).summary, linkCost: links === null ? null : { ...links, rounds: undefined } }, null, 2)}\n${file}\n`);
 }
 
 /** The first line nginx appends after `offset`: its time (ms since the epoch). */
