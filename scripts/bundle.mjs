@@ -12,8 +12,8 @@
  * `import.meta.url`-relative path in the code resolves as it does from dist/cli/main.js (the
  * package.json at ../../, the worker entries `./<name>.js` beside their caller — here the other
  * bundles). Left outside (loaded from node_modules at run time): zstd-napi (a native addon),
- * piscina (it starts its own worker file from its own directory) and undici (src/fetch/undici-parts.ts
- * loads two of its files by require). nats, the cluster's client, is bundled: it is CommonJS, so
+ * piscina (it starts its own worker file from its own directory) and undici (src/fetch/fetcher.ts and
+ * interim.ts load two of its files by require). nats, the cluster's client, is bundled: it is CommonJS, so
  * esbuild wraps it in a function run at its first use (a cluster command); as an external its
  * import would be hoisted to the bundle's top and loaded by every command. The library
  * (`import 'drumcrawl'`, dist/index.js) stays tsc's unbundled output.

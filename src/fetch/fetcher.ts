@@ -52,8 +52,8 @@
  * `X-Crawler-Transfer-Encoding` to keep the record self-consistent for WARC readers.
  */
 
-import type { Dispatcher } from 'undici';
-import { Pool } from './undici-parts.js';
+import type { Dispatcher, Pool as UndiciPool } from 'undici';
+import { createRequire } from 'node:module';
 import { isIP } from 'node:net';
 import { CrawlError } from '../errors.js';
 import type { DnsCache } from '../dns/index.js';
@@ -65,6 +65,12 @@ import { WireGate } from './wire-gate.js';
 import type { FetchResult } from './result.js';
 import type { WireShare } from './wire-share.js';
 import type { MemoryBudget } from './memory-budget.js';
+
+// undici's Pool from its own file, not from undici's index, which loads all of undici (fetch,
+// WebSocket, the cache, the mocks): ~0.1 s of CPU at every start (docs/performance.md "Start-up
+// and real pages"). undici declares no "exports" map, so its files are public paths.
+const Pool = createRequire(import.meta.url)('undici/lib/dispatcher/pool.js') as typeof UndiciPool;
+type Pool = UndiciPool;
 
 export { classifyFetchError, isHttpResponse } from './outcome.js';
 export type { FetchResult } from './result.js';

@@ -15,8 +15,11 @@
  * request: the fetcher never pipelines), with a constant-size state per socket and no copy.
  */
 import type { Socket } from 'node:net';
+import { createRequire } from 'node:module';
 import type { buildConnector as undiciConnector } from 'undici';
-import { buildConnector } from './undici-parts.js';
+
+// from its own file, not from undici's index (fetcher.ts says why)
+const buildConnector = createRequire(import.meta.url)('undici/lib/core/connect.js') as typeof undiciConnector;
 
 const HTTP_1 = Buffer.from('HTTP/1.');
 
