@@ -125,7 +125,7 @@ export class Crawler extends CheckpointStage {
   private static async resumeLocked(stateDir: string, overrides: CrawlConfigInput, opts: CrawlerOptions): Promise<Crawler> {
     // Again holding the lock: its last holder may have checkpointed since (replaced, never removed).
     const manifest = (await readManifest(path.resolve(stateDir)))!;
-    const where = await relocate(stateDir, manifest.config.stateDir, manifest.config.outDir, overrides.outDir as string | undefined);
+    const where = await relocate(stateDir, manifest.config.stateDir, manifest.config.outDir, overrides.outDir as string | undefined, manifest.warc);
     // The limits (--max-pages, --max-time) belong to the command that names them: a resume runs
     // without the last run's limits unless it is given its own (a stored limit that was reached
     // would end every resume at once).

@@ -157,6 +157,11 @@ function checkManifestShape(m: Record<string, unknown>, file: string): void {
     if (!count(w.offset)) throw bad('warc.offset', 'must be a non-negative integer');
   }
   if (m.config === null || typeof m.config !== 'object' || Array.isArray(m.config)) throw bad('config', 'must be an object');
+  // The two paths a resume relocates from (recovery.ts relocate) before the validator sees the rest.
+  for (const k of ['stateDir', 'outDir'] as const) {
+    const v = (m.config as Record<string, unknown>)[k];
+    if (typeof v !== 'string' || v === '') throw bad(`config.${k}`, 'must be a path');
+  }
   if (m.checksum !== undefined) {
     if (typeof m.checksum !== 'string') throw bad('checksum', 'must be a string');
     const want = manifestChecksum(m as unknown as CheckpointManifest);

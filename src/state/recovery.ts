@@ -11,6 +11,15 @@
  * into a new empty directory there would split the crawl's output without the user knowing (and
  * leave the torn tail of the moved WARC uncut); `--out` says where it is, or where to go on.
  *
+ * Both places come from the manifest, which whoever hands over a state directory can write (and
+ * re-seal: its CRC-32 guards against damage, not against an edit). So a directory found at either
+ * place is the crawl's output only if it holds the crawl's own mark: the WARC file the checkpoint
+ * names, a regular file (not a link) at least as long as the recorded durable offset — every
+ * checkpoint is written after the writer's first file and its warcinfo record exist, and the bytes
+ * up to that offset were synced before the manifest was. A directory without it (`/etc`, another
+ * crawl's output, a directory emptied since) is refused with CRAWL_OUT_UNVERIFIED and nothing in it
+ * is opened; `--out` names the output directory explicitly (the operator's word, not the file's).
+ *
  * WARC. Everything up to the checkpoint's recorded `(file, offset)` was synced before the manifest
  * was renamed into place, so it is never read again (recovery cost does not grow with the archive).
  * After that offset the writer may have appended more records (pages done.log vouches for, which
@@ -19,7 +28,7 @@
  * higher serial) — keeps every complete record and cuts the torn tail. No other file in the
  * output directory is opened: files of other writers or other programs are left as they are.
  */
-import { readdir, stat, rm } from 'node:fs/promises';
+import { lstat, readdir, stat, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { CrawlError } from '../errors.js';
 import { scanWarc, truncateTornWarc, recoverCdxj, removeCdxj } from '../store/index.js';
@@ -38,17 +47,41 @@ export interface RecoveredFile {
 }
 
 /**
- * The state and output directories of a resumed crawl (see the top comment). `recordedState` and
- * `recordedOut` come from the manifest; `given` is the state directory named on the command line.
+ * The state and output directories of a resumed crawl (see the top comment). `recordedState`,
+ * `recordedOut` and `warc` come from the manifest; `given` is the state directory named on the
+ * command line.
  */
-export async function relocate(given: string, recordedState: string, recordedOut: string, outOverride?: string): Promise<{ stateDir: string; outDir: string }> {
+export async function relocate(
+  given: string, recordedState: string, recordedOut: string, outOverride: string | undefined, warc: { file: string; offset: number } | null,
+): Promise<{ stateDir: string; outDir: string }> {
   const stateDir = path.resolve(given);
   if (outOverride !== undefined) return { stateDir, outDir: path.resolve(outOverride) };
   const recorded = path.resolve(recordedOut);
   const moved = path.resolve(stateDir, path.relative(recordedState, recordedOut));
-  for (const outDir of moved === recorded ? [recorded] : [moved, recorded]) if (await isDir(outDir)) return { stateDir, outDir };
-  const places = moved === recorded ? recorded : `${moved} (beside the state) nor at ${recorded} (where it was recorded)`;
-  throw new CrawlError('CRAWL_OUT_MISSING', `the crawl's output directory is not at ${places}: give resume --out <dir> with where it is now, or with a new directory to go on in`);
+  const places = moved === recorded ? [recorded] : [moved, recorded];
+  const found: string[] = [];
+  for (const outDir of places) {
+    if (!(await isDir(outDir))) continue;
+    if (warc !== null && (await holdsWarc(outDir, warc))) return { stateDir, outDir };
+    found.push(outDir);
+  }
+  if (found.length > 0) {
+    const mark = warc === null ? 'the checkpoint names no WARC file to recognise it by' : `it does not hold this crawl's WARC file ${warc.file} (a regular file of at least ${warc.offset} bytes, as the checkpoint recorded)`;
+    throw new CrawlError('CRAWL_OUT_UNVERIFIED', `${found.join(' and ')} ${found.length > 1 ? 'are' : 'is'} not known to be the crawl's output directory: ${mark}; nothing was opened there. The output was moved or emptied, or the manifest names a directory that is not the crawl's: give resume --out <dir> with where the output is now, or with a new directory to go on in`);
+  }
+  const where = moved === recorded ? recorded : `${moved} (beside the state) nor at ${recorded} (where it was recorded)`;
+  throw new CrawlError('CRAWL_OUT_MISSING', `the crawl's output directory is not at ${where}: give resume --out <dir> with where it is now, or with a new directory to go on in`);
+}
+
+/** `dir` holds the WARC file `warc.file` as a regular file (never a link) of at least `warc.offset` bytes. */
+async function holdsWarc(dir: string, warc: { file: string; offset: number }): Promise<boolean> {
+  if (path.basename(warc.file) !== warc.file) return false;
+  try {
+    const st = await lstat(path.join(dir, warc.file));
+    return st.isFile() && st.size >= warc.offset;
+  } catch {
+    return false;
+  }
 }
 
 async function isDir(p: string): Promise<boolean> {

@@ -50,14 +50,16 @@ const file = (name: string, data: string | Buffer): Setup => (d) => writeFileSyn
 const config = (obj: unknown): Setup => file('c.json', typeof obj === 'string' ? obj : JSON.stringify(obj));
 const crawl = (...extra: string[]) => (d: string): string[] => ['crawl', seed, ...dirs(d), ...extra];
 const withConfig = (d: string): string[] => ['crawl', seed, ...dirs(d), '--config', path.join(d, 'c.json')];
-const manifest = (cfg: Record<string, unknown>): Setup => (d) => {
+const manifest = (cfg: Record<string, unknown>): Setup => manifestWith(cfg, null);
+const manifestWith = (cfg: Record<string, unknown>, warc: { file: string; offset: number } | null): Setup => (d) => {
   mkdirSync(path.join(d, 'state'));
   // A manifest of the crawler's shape (checkpoint.ts checks each field), without a checksum (as
-  // written before manifests carried one), recording only the given config keys.
+  // written before manifests carried one), recording only the given config keys (and the two
+  // directories, which every manifest records).
   const counters = { pages: 0, pagesOk: 0, bytes: 0, urlsSeen: 0, urlsDiscovered: 0, duplicates: 0, robotsFetches: 0, workersReplaced: 0, outcomes: {}, crawlMs: 0, cpuMicros: 0 };
   writeFileSync(path.join(d, 'state', 'manifest.json'), JSON.stringify({
-    version: 1, epoch: 1, writtenAt: new Date(0).toISOString(), reason: 'stop:signal', finished: false, config: cfg, counters,
-    warc: null, seedsInjected: true, scopeHosts: ['a.test'], scopePlds: ['a.test'], pending: 0,
+    version: 1, epoch: 1, writtenAt: new Date(0).toISOString(), reason: 'stop:signal', finished: false, config: { stateDir: path.join(d, 'state'), outDir: path.join(d, 'out'), ...cfg }, counters,
+    warc, seedsInjected: true, scopeHosts: ['a.test'], scopePlds: ['a.test'], pending: 0,
   }));
 };
 
@@ -120,11 +122,17 @@ const CASES: Case[] = [
   // resume, stats
   { name: 'resume: no checkpoint', setup: (d) => mkdirSync(path.join(d, 'state')), args: (d) => ['resume', path.join(d, 'state')], code: 'CRAWL_STATE_MISSING', message: /holds no checkpoint to resume/ },
   { name: 'resume: a startup option', setup: manifest({}), args: (d) => ['resume', path.join(d, 'state'), '--ram', '1G'], code: USAGE, message: /unknown option '--ram'/ },
-  { name: 'resume: stored output dir under /proc', setup: manifest({ outDir: '/proc/x' }), args: (d) => ['resume', path.join(d, 'state')], code: UNUSABLE, message: /output directory \/proc\/x is on the proc pseudo file system/ },
+  { name: 'resume: stored output dir under /proc', setup: manifest({ outDir: '/proc/x' }), args: (d) => ['resume', path.join(d, 'state')], code: 'CRAWL_OUT_MISSING', message: /output directory is not at \/proc\/x/ },
+  { name: 'resume: --out under /proc', setup: manifest({}), args: (d) => ['resume', path.join(d, 'state'), '--out', '/proc/x'], code: UNUSABLE, message: /output directory \/proc\/x is on the proc pseudo file system/ },
   // The output directory is at neither place resume looks (beside the moved state, where it was
   // recorded): refused, and no empty output directory is started at either.
   { name: 'resume: output directory moved away under another name', setup: (d) => manifest({ stateDir: path.join(d, 'state'), outDir: path.join(d, 'out') })(d), args: (d) => ['resume', path.join(d, 'state')], code: 'CRAWL_OUT_MISSING', message: /output directory is not at \S+\/out: give resume --out/ },
   { name: 'resume: state moved, output at neither place', setup: manifest({ stateDir: '/gone/a/state', outDir: '/gone/a/out' }), args: (d) => ['resume', path.join(d, 'state')], code: 'CRAWL_OUT_MISSING', message: /not at \S+\/out \(beside the state\) nor at \/gone\/a\/out \(where it was recorded\)/ },
+  // The recorded output directory exists but is not the crawl's (an edited manifest naming any
+  // directory, here one holding a file, or a state whose output was emptied): refused, nothing
+  // opened or created there (relocate's mark: the checkpoint's WARC file).
+  { name: 'resume: recorded output directory without the crawl\'s WARC file', setup: (d) => { mkdirSync(path.join(d, 'victim')); writeFileSync(path.join(d, 'victim', 'precious'), 'x'); manifestWith({ stateDir: path.join(d, 'state'), outDir: path.join(d, 'victim') }, { file: 'drumcrawl-20260101000000000-00001.warc.gz', offset: 300 })(d); }, args: (d) => ['resume', path.join(d, 'state')], code: 'CRAWL_OUT_UNVERIFIED', message: /\/victim is not known to be the crawl's output directory: it does not hold this crawl's WARC file drumcrawl-20260101000000000-00001\.warc\.gz .*give resume --out/ },
+  { name: 'resume: recorded WARC file shorter than its durable offset', setup: (d) => { mkdirSync(path.join(d, 'out')); writeFileSync(path.join(d, 'out', 'drumcrawl-20260101000000000-00001.warc.gz'), 'short'); manifestWith({ stateDir: path.join(d, 'state'), outDir: path.join(d, 'out') }, { file: 'drumcrawl-20260101000000000-00001.warc.gz', offset: 300 })(d); }, args: (d) => ['resume', path.join(d, 'state')], code: 'CRAWL_OUT_UNVERIFIED', message: /at least 300 bytes/ },
   { name: 'resume: path below a device file', args: () => ['resume', '/dev/null/x'], code: UNUSABLE, message: /state \/dev\/null\/x cannot be a directory/ },
   { name: 'stats: a device file', args: () => ['stats', '/dev/null'], code: 'CRAWL_STATE_MISSING', message: /\/dev\/null is not a state directory/ },
   // demo

@@ -5,7 +5,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, mkdirSync, readFileSync, writeFileSync, appendFileSync, statSync, readdirSync } from 'node:fs';
+import { mkdtempSync, mkdirSync, readFileSync, writeFileSync, appendFileSync, statSync, readdirSync, symlinkSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { WarcWriter, scanWarc } from '../../src/store/index.js';
@@ -80,17 +80,33 @@ test('recovery touches only its own writer\'s files: later rotations of the same
 test('relocate: a moved state dir is used where it is; the output dir moves with it when it was moved along', async () => {
   const root = mkdtempSync(path.join(os.tmpdir(), 'dc-relocate-'));
   const now = path.join(root, 'b');
+  const warc = { file: 'drumcrawl-20260101000000000-00001.warc.gz', offset: 10 };
+  const own = (dir: string): void => writeFileSync(path.join(dir, warc.file), Buffer.alloc(12));
   mkdirSync(path.join(now, 'state'), { recursive: true });
   mkdirSync(path.join(now, 'out'), { recursive: true });
-  assert.deepEqual(await relocate(path.join(now, 'state'), '/gone/a/state', '/gone/a/out'), { stateDir: path.join(now, 'state'), outDir: path.join(now, 'out') });
+  own(path.join(now, 'out'));
+  assert.deepEqual(await relocate(path.join(now, 'state'), '/gone/a/state', '/gone/a/out', undefined, warc), { stateDir: path.join(now, 'state'), outDir: path.join(now, 'out') });
   // Output not moved along (it stayed at its recorded, existing place).
   const kept = path.join(root, 'kept-out');
   mkdirSync(kept);
-  assert.deepEqual(await relocate(path.join(now, 'state'), '/gone/x/state', kept), { stateDir: path.join(now, 'state'), outDir: kept });
+  own(kept);
+  assert.deepEqual(await relocate(path.join(now, 'state'), '/gone/x/state', kept, undefined, warc), { stateDir: path.join(now, 'state'), outDir: kept });
   // --out wins.
-  assert.equal((await relocate(path.join(now, 'state'), '/gone/a/state', '/gone/a/out', '/tmp/z')).outDir, '/tmp/z');
+  assert.equal((await relocate(path.join(now, 'state'), '/gone/a/state', '/gone/a/out', '/tmp/z', warc)).outDir, '/tmp/z');
   // At neither place (moved under another name, or deleted), whether the state moved or not.
-  await assert.rejects(relocate(path.join(now, 'state'), '/gone/y/state', '/gone/y/elsewhere'), { code: 'CRAWL_OUT_MISSING' });
-  await assert.rejects(relocate(path.join(now, 'state'), path.join(now, 'state'), path.join(now, 'out-renamed')), { code: 'CRAWL_OUT_MISSING' });
+  await assert.rejects(relocate(path.join(now, 'state'), '/gone/y/state', '/gone/y/elsewhere', undefined, warc), { code: 'CRAWL_OUT_MISSING' });
+  await assert.rejects(relocate(path.join(now, 'state'), path.join(now, 'state'), path.join(now, 'out-renamed'), undefined, warc), { code: 'CRAWL_OUT_MISSING' });
+  // A directory that exists at a recorded place but lacks the crawl's mark (the checkpoint's WARC
+  // file, a regular file at least as long as its durable offset) is not taken for the output: an
+  // edited manifest naming any directory, a link at the WARC's name, a shorter file, no WARC named.
+  const foreign = path.join(root, 'foreign');
+  mkdirSync(foreign);
+  writeFileSync(path.join(foreign, 'precious'), 'x');
+  await assert.rejects(relocate(path.join(now, 'state'), path.join(now, 'state'), foreign, undefined, warc), (e: Error & { code?: string }) => e.code === 'CRAWL_OUT_UNVERIFIED' && e.message.includes(foreign) && e.message.includes(warc.file));
+  symlinkSync(path.join(kept, warc.file), path.join(foreign, warc.file));
+  await assert.rejects(relocate(path.join(now, 'state'), path.join(now, 'state'), foreign, undefined, warc), { code: 'CRAWL_OUT_UNVERIFIED' });
+  await assert.rejects(relocate(path.join(now, 'state'), '/gone/x/state', kept, undefined, { ...warc, offset: 13 }), { code: 'CRAWL_OUT_UNVERIFIED' });
+  await assert.rejects(relocate(path.join(now, 'state'), '/gone/x/state', kept, undefined, null), { code: 'CRAWL_OUT_UNVERIFIED' });
+  assert.deepEqual(readdirSync(foreign).sort(), ['drumcrawl-20260101000000000-00001.warc.gz', 'precious']);
   assert.deepEqual(readdirSync(now).sort(), ['out', 'state'], 'nothing created');
 });

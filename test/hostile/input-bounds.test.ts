@@ -170,14 +170,18 @@ describe('a config file is held to the same rules', { concurrency: 2 }, () => {
   }
 });
 
+const WARC = 'drumcrawl-20260101000000000-00000.warc.gz';
+
 /** A state directory holding only a checkpoint manifest as the crawler writes it, with `change` applied to its config. */
 async function stateWith(d: string, change: Record<string, unknown>, reseal: boolean): Promise<string> {
   const state = path.join(d, 'state');
   mkdirSync(path.join(d, 'out'), { recursive: true });
+  // The crawl's mark in its output directory (recovery.ts relocate): the WARC file the checkpoint names.
+  writeFileSync(path.join(d, 'out', WARC), '');
   const config = resolveCrawlConfig({ seeds: [seed], userAgent: UA, stateDir: state, outDir: path.join(d, 'out') });
   const m: CheckpointManifest = {
     version: 1, epoch: 3, writtenAt: new Date(0).toISOString(), reason: 'stop:signal', finished: false, config,
-    counters: emptyCounters(), warc: null, seedsInjected: true, scopeHosts: ['a.test'], scopePlds: ['a.test'], pending: 0,
+    counters: emptyCounters(), warc: { file: WARC, offset: 0 }, seedsInjected: true, scopeHosts: ['a.test'], scopePlds: ['a.test'], pending: 0,
   };
   await writeManifest(state, m);
   const file = path.join(state, MANIFEST_FILE);

@@ -52,9 +52,8 @@ export function registerResumeCommand(program: Command): void {
       if (manifest === null) throw new CrawlError('CRAWL_STATE_MISSING', `${state} holds no checkpoint to resume`);
       const { relocate } = await import('../../state/recovery.js');
       const recorded = manifest.config as CrawlConfigInput;
-      const where = typeof recorded.stateDir === 'string' && typeof recorded.outDir === 'string'
-        ? await relocate(stateDir, recorded.stateDir, recorded.outDir, input.outDir as string | undefined)
-        : { stateDir, outDir: (input.outDir ?? recorded.outDir) as string | undefined };
+      // (readManifest checked that both recorded paths are strings.)
+      const where = await relocate(stateDir, recorded.stateDir as string, recorded.outDir as string, input.outDir as string | undefined, manifest.warc);
       const { resolveRecordedConfig } = await import('../../state/checkpoint.js');
       const cfg = resolveRecordedConfig(stateDir, manifest, { stateDir: where.stateDir, outDir: where.outDir }, input);
       const outPlan = await checkDir('output directory', cfg.outDir);
