@@ -150,13 +150,19 @@ export class LinkCollector {
   private add(link: ExtractedLink): void {
     const kept = this.kept;
     if (kept !== null) {
+      // Past the cap no link is kept, a target seen before or not: no key to build (a page of
+      // 490,000 links spent most of its parse building keys for links it then dropped).
+      if (kept.size >= this.maxLinks) {
+        this.result.notKept++;
+        return;
+      }
       // nofollow, followed and requisite occurrences of one target are told apart (each may matter);
       // values that differ only in their fragment name one URL (canonicalization drops it), so a
       // table of contents of 14,000 links to 500 pages' sections is 500 links, not past the cap
       const v = link.value;
       const h = v.indexOf('#');
       const key = `${link.embed ? '\u0001' : ''}${link.nofollow ? '\u0000' : ''}${h < 0 ? v : v.slice(0, h)}`;
-      if (kept.has(key) || kept.size >= this.maxLinks) {
+      if (kept.has(key)) {
         this.result.notKept++;
         return;
       }
