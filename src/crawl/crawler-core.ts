@@ -19,7 +19,7 @@ import { ramPlan } from '../budget/ram-budget.js';
 import { RunMetrics } from '../monitor/run-metrics.js';
 import { emptyCounters, type CheckpointManifest, type CrawlCounters, type DoneLog } from '../state/checkpoint.js';
 import type { ParsePool } from '../threads/page/parse-pool.js';
-import { Wakeup } from './wakeup.js';
+import { Wakeup } from '../util/wakeup.js';
 import type { AdmitLog } from '../state/admit-log.js';
 import { ResumeDedup } from '../state/resume-dedup.js';
 import { FloorGuard } from './floor-guard.js';

@@ -3,19 +3,11 @@
  * other modules. docs/configuration.md lists every option; docs/operations.md how to run, watch,
  * stop, resume and read the output.
  *
- *   pipeline.ts      Crawler: open/resume, run, pause/resume/stop, snapshot; the scheduler loop
- *   config.ts        the one validated config object, CLI flag table, parseCrawlArgs, sizes/durations
- *   frontier-port.ts the pipeline's view of src/frontier (STAR + BEAST + robots gate + politeness)
- *   parse-pool.ts    piscina pool of parse-worker.ts threads, crash/hang supervision
- *   parse-worker.ts  bytes → links (resolved, canonical, hashed, filtered) + digest + WARC records
- *   links-codec.ts   the compact transferred buffer a worker returns
- *   drum-proxy.ts    DRUMs in worker threads (drum-host.ts; DrumThread hosts several), binary batches (drum-codec.ts)
- *   checkpoint.ts    manifest + pending set, written atomically
- *   state-lock.ts    one process per state directory (an abstract socket the kernel frees)
- *   stats.ts         status snapshot, its metric families, progress printer, the run's summary
- *   status-server.ts GET / (status-page.ts), /status, /history (status-history.ts), /metrics; POST verbs
- *   metrics-exposition.ts  Prometheus text builder that refuses names promtool warns about
- *   pld-tally.ts     top PLDs by pages in fixed memory (Space-Saving); build-info.ts  version, commit, node
+ *   pipeline.ts      Crawler: run, pause/resume/stop, snapshot; the scheduler loop, drain, close
+ *   opening.ts       opening a crawl or resuming one: its parts started in order, its state read back
+ *   checkpoint-stage.ts, dedup-stage.ts, fetch-stage.ts, robots-stage.ts   the stages (crawler-core.ts:
+ *                    the state they share); floor-guard.ts the floors checked again before a send
+ *   frontier-port.ts the pipeline's view of src/frontier; cluster-port.ts a partition's; stop.ts the stop
  *
  * API: `Crawler.open(config, opts)`, `Crawler.resume(stateDir, overrides, opts)` (both take the
  * state's lock: state-lock.ts), `crawler.run(): Promise<CrawlSummary>` (rejects with the error that

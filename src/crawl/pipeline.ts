@@ -19,9 +19,9 @@
  *
  * The crawler is one object built in layers, one concept per file: crawler-core.ts (the state the
  * stages share), dedup-stage.ts (the ContentSeen and URLseen stages and when they merge),
- * fetch-stage.ts (page and robots.txt fetches, with floor-guard.ts as the last step before a send)
- * and this file (opening, the scheduler loop, control, drain, checkpoint). The DRUM record layouts
- * are in drum-codec.ts.
+ * fetch-stage.ts (page and robots.txt fetches, with floor-guard.ts as the last step before a send),
+ * checkpoint-stage.ts, opening.ts (open or resume) and this file (the scheduler loop, control,
+ * drain, close). The DRUM record layouts are in drum-codec.ts.
  *
  * Back-pressure (no unbounded in-RAM queue), each bound from the config:
  *   - fetches in flight ≤ fetchConcurrency;
@@ -43,46 +43,24 @@
  * frontier hands out again what it had handed out since, and dispatch skips the URLs done.log
  * holds — so only the pages in flight at the crash are fetched twice.
  */
-import { mkdir, readdir } from 'node:fs/promises';
+import { readdir } from 'node:fs/promises';
 import path from 'node:path';
-import { CrawlError } from '../errors.js';
-import { checkOwnTree } from '../disk/safe-fs.js';
-import { DrumProxy, DrumThread } from '../threads/drum/drum-proxy.js';
-import { DnsCache } from '../dns/index.js';
-import { CrawlLog } from '../store/index.js';
-import { zstdArchiveOptions } from '../threads/archive/archive-zstd.js';
-import { ArchiveThread } from '../threads/archive/archive-thread.js';
-import { recoverWarc, relocate } from '../state/recovery.js';
-import { dnsArchiver } from '../threads/archive/archive-hooks.js';
 import { canonicalizeUrl, fingerprintInto, hostOf, pldOrHost } from '../url/index.js';
-import { decodeFrontierUrl } from '../frontier/index.js';
-import { openFrontierPort, withMargin } from './frontier-port.js';
-import { ramPlan } from '../budget/ram-budget.js';
+import { withMargin } from './frontier-port.js';
 import { type CrawlConfig, applyRuntimeChange, type CrawlConfigInput } from '../config/config.js';
-import {
-  readManifest, resolveRecordedConfig, readPending, writePending, readDoneLog, DoneLog, type CheckpointManifest,
-} from '../state/checkpoint.js';
-import { ParsePool } from '../threads/page/parse-pool.js';
-import { budgetStatus, newBodyBudget, parseCopyBytes, type BodyBudget } from '../budget/body-budget.js';
-import { PageWorkerPool } from '../threads/page/page-worker-pool.js';
+import { budgetStatus } from '../budget/body-budget.js';
 import { ProgressPrinter, RateMeter, type CrawlState, type CrawlSummary, type StatusSnapshot } from '../monitor/stats.js';
 import { startStatusServer, CONTROL_TOKEN_FILE, type StatusServer } from '../monitor/status-server.js';
 import { graceOver } from './stop.js';
-import { AdmitLog } from '../state/admit-log.js';
-import { newFetcher, fetcherOptions } from './fetch-stage.js';
-import { CheckpointStage } from './checkpoint-stage.js';
+import { OpeningStage, type MakeCrawler } from './opening.js';
 import { runStatus } from '../monitor/run-metrics.js';
-import { LinkScope, scopeAnchors } from '../config/link-scope.js';
-import { StateLock } from '../state/state-lock.js';
-import { SitemapRouter, plainHops } from '../sitemap/crawl.js';
-import { SitemapListingLog } from '../sitemap/listing-log.js';
 import type { CrawlerOptions } from './crawler-core.js';
 
 export type { CrawlerOptions } from './crawler-core.js';
 
 export type { CrawlSummary } from '../monitor/stats.js';
 
-export class Crawler extends CheckpointStage {
+export class Crawler extends OpeningStage {
   private state: CrawlState = 'starting';
   private stopReason: string | null = null;
   private hurry = false;
@@ -94,7 +72,6 @@ export class Crawler extends CheckpointStage {
   private readonly pageRate = new RateMeter();
   private readonly byteRate = new RateMeter();
   private rateTimer: NodeJS.Timeout | null = null;
-  private stateLock: StateLock | null = null;
   /** The first error that stopped the crawl (fail()): what run() rejects with. */
   private failure: unknown = null;
   private readonly runStart = Date.now();
@@ -105,12 +82,7 @@ export class Crawler extends CheckpointStage {
 
   /** Open a new crawl in `config.stateDir` (refused when it holds one already: resume that). */
   static async open(config: CrawlConfig, opts: CrawlerOptions = {}): Promise<Crawler> {
-    await mkdir(config.stateDir, { recursive: true });
-    return Crawler.locked(config.stateDir, async () => {
-      const manifest = await readManifest(config.stateDir);
-      if (manifest !== null) throw new CrawlError('CRAWL_STATE_EXISTS', `${config.stateDir} already holds a crawl; use \`drumcrawl resume ${config.stateDir}\``);
-      return Crawler.start(config, null, opts);
-    });
+    return Crawler.openNew(config, opts, Crawler.make);
   }
 
   /**
@@ -118,194 +90,11 @@ export class Crawler extends CheckpointStage {
    * relocate: the paths recorded in the manifest are not trusted after a move or a copy).
    */
   static async resume(stateDir: string, overrides: CrawlConfigInput = {}, opts: CrawlerOptions = {}): Promise<Crawler> {
-    if ((await readManifest(path.resolve(stateDir))) === null) throw new CrawlError('CRAWL_STATE_MISSING', `${stateDir} holds no checkpoint to resume`);
-    return Crawler.locked(path.resolve(stateDir), () => Crawler.resumeLocked(stateDir, overrides, opts));
+    return Crawler.resumeFrom(stateDir, overrides, opts, Crawler.make);
   }
 
-  private static async resumeLocked(stateDir: string, overrides: CrawlConfigInput, opts: CrawlerOptions): Promise<Crawler> {
-    // Again holding the lock: its last holder may have checkpointed since (replaced, never removed).
-    const manifest = (await readManifest(path.resolve(stateDir)))!;
-    const where = await relocate(stateDir, manifest.config.stateDir, manifest.config.outDir, overrides.outDir as string | undefined, manifest.warc);
-    // The limits (--max-pages, --max-time) belong to the command that names them: a resume runs
-    // without the last run's limits unless it is given its own (a stored limit that was reached
-    // would end every resume at once).
-    const cfg = resolveRecordedConfig(path.resolve(stateDir), manifest, where, overrides);
-    return Crawler.start(cfg, manifest, opts);
-  }
-
-  /** `open` run holding the state directory's lock (state-lock.ts); the crawler releases it when it closes. */
-  private static async locked(stateDir: string, open: () => Promise<Crawler>): Promise<Crawler> {
-    const lock = await StateLock.acquire(stateDir);
-    const crawler = await open().catch(async (e: unknown) => { await lock.release(); throw e; });
-    crawler.stateLock = lock;
-    return crawler;
-  }
-
-  private static async start(cfg: CrawlConfig, manifest: CheckpointManifest | null, opts: CrawlerOptions): Promise<Crawler> {
-    // Nothing below the two directories may lead elsewhere (a link or hard link planted where the
-    // crawler keeps its own files): checked before anything in them is opened (src/disk/safe-fs.ts).
-    checkOwnTree(cfg.stateDir);
-    checkOwnTree(cfg.outDir);
-    const shared = opts.shared;
-    // First: a --warc-zstd-dictionary file that is not one is refused before anything is created.
-    // (On a resume the checkpoint's WARC file gives the dictionary: it sits before every offset
-    // recovery may cut at.)
-    const zstdOpts = shared !== undefined ? {} : await zstdArchiveOptions(cfg, manifest?.warc ?? null);
-    await mkdir(cfg.stateDir, { recursive: true });
-    await mkdir(cfg.outDir, { recursive: true });
-    // Only this crawl's WARC bytes after the checkpoint's offset are read (recovery.ts).
-    if (manifest !== null && shared === undefined) await recoverWarc(cfg.outDir, manifest.warc);
-
-    // RAM split (ramBytes): every share is in ram-budget.ts (ramPlan).
-    const plan = ramPlan(cfg.ramBytes, cfg.workers, cfg.hostTableSize);
-    const warc = shared?.warc ?? await ArchiveThread.open({
-      dir: cfg.outDir,
-      prefix: 'drumcrawl',
-      compression: cfg.warcCompression,
-      maxFileBytes: cfg.warcMaxFileBytes,
-      ...zstdOpts,
-      info: { software: 'drumcrawl/0.1', 'http-header-user-agent': cfg.userAgent, format: 'WARC File Format 1.1' },
-    });
-    const crawlLog = shared?.crawlLog ?? await CrawlLog.open(path.join(cfg.outDir, 'crawl.log'), { format: cfg.crawlLogFormat });
-    const scope = manifest ? { hosts: manifest.scopeHosts, plds: manifest.scopePlds } : scopeAnchors(cfg.seeds);
-    const parseData = {
-      images: cfg.images, include: cfg.include, exclude: cfg.exclude, scope: cfg.scope, scopeHosts: scope.hosts, scopePlds: scope.plds,
-      warc: warc.encodeOptions,
-    };
-    const workerOpts = { threads: cfg.workers, timeoutMs: cfg.parseTimeoutMs, heapMb: plan.parseWorkerHeapMb };
-    const budget = newBodyBudget(cfg); // the bytes of fetched bodies, whichever thread fetched them (body-budget.ts)
-    // --page-workers on: the workers fetch, parse and encode (page-worker.ts); off: the main thread
-    // fetches and the parse pool parses and encodes.
-    if (shared !== undefined && cfg.pageWorkers === 'on') throw new CrawlError('CRAWL_CONFIG_INVALID', 'page workers (--page-workers on) are not available to the partitions of a cluster node');
-    const pages = cfg.pageWorkers === 'on' ? new PageWorkerPool({ ...parseData, fetcher: fetcherOptions(cfg), refused: [], budget: budget.buffer }, workerOpts) : null;
-    // The page workers' isolates before the DRUM threads' (a process-wide flag while they start).
-    await pages?.online();
-    const pool = pages === null ? shared?.pool ?? new ParsePool(parseData, { ...workerOpts, copyBytes: parseCopyBytes(cfg) }) : null;
-    const warm = pages !== null ? pages.warmup() : shared !== undefined ? Promise.resolve() : pool!.warmup();
-    warm.catch(() => undefined); // awaited below; a failure surfaces there
-    try {
-      return await Crawler.openRest(cfg, manifest, opts, { warc, crawlLog, pool, pages, warm, scope, budget });
-    } catch (e) {
-      // Nothing may keep the process alive after a failed open (its threads would); shared parts are their owner's.
-      if (shared === undefined) for (const part of [pool, pages, warc, crawlLog]) await part?.close().catch(() => undefined);
-      throw e;
-    }
-  }
-
-  /** The rest of start(): DRUMs, frontier, fetcher, pending URLs (the parse pool boots meanwhile). */
-  private static async openRest(
-    cfg: CrawlConfig, manifest: CheckpointManifest | null, opts: CrawlerOptions,
-    o: { warc: ArchiveThread; crawlLog: CrawlLog; pool: ParsePool | null; pages: PageWorkerPool | null; warm: Promise<void>; scope: { hosts: string[]; plds: string[] }; budget: BodyBudget },
-  ): Promise<Crawler> {
-    const { warc, crawlLog, pool, pages, warm, scope, budget } = o;
-    const ram = opts.shared?.ramBytes ?? cfg.ramBytes; // a partition of a cluster node: its share
-    const plan = ramPlan(ram, cfg.workers, cfg.hostTableSize);
-    let crawler: Crawler | undefined;
-    // Both DRUMs run in worker threads (drum-proxy.ts): their merges do synchronous sequential
-    // I/O that must not stall the sockets.
-    const urlSeenOpen = DrumProxy.openBytes(
-      path.join(cfg.stateDir, 'urlseen'),
-      {
-        ramBytes: plan.urlSeenBytes,
-        valueBytes: 0,
-        // Fewer, larger buckets than the model's k: every bucket merge costs a few fsyncs and hands
-        // over at least one result chunk (one STAR batch + one BEAST commit each), and this crawler
-        // merges often (whenever the frontier starves), not only when r is reached.
-        buckets: 4,
-        deliver: 'unique',
-        // CLOCK cache in front of URLseen (thesis V.2): most duplicate links hit it, never reach disk.
-        cacheEntries: plan.urlSeenCacheEntries,
-      },
-      (batch) => crawler!.onUrlSeenResults(batch),
-      {
-        // One BEAST commit per bucket merge, before DRUM commits it (DRUM's beforeCommit): the
-        // result chunks are only placed (onUrlSeenResults) — at-least-once holds, one fdatasync
-        // round per bucket. The admit log records the bucket's keys around it, so that a resumed
-        // run does not admit them again (admit-log.ts).
-        beforeCommit: (bucket) => crawler!.admitLog!.beforeCommit(bucket, (mark) => crawler!.frontier.commitAdmits(mark)),
-        // A larger young generation than the other DRUM hosts (drum-proxy.ts, DRUM_HOST_LIMITS):
-        // measured when URLseen's delivery still made an object per result (drum-proxy.ts).
-        youngGenMb: 24,
-        thread: opts.shared?.urlSeenThread,
-      },
-    );
-    // ContentSeen and STAR's PLD store share one thread (one isolate: JIT once, one heap to
-    // collect); both merge about once a second and briefly, so neither waits long for the other.
-    const smallDrums = opts.shared?.smallThread ?? new DrumThread();
-    const contentSeenOpen = DrumProxy.open(
-      path.join(cfg.stateDir, 'contentseen'),
-      { ramBytes: plan.contentSeenBytes, valueBytes: 'variable', valueBytesHint: 72, auxBytesHint: 4, buckets: 4 },
-      (batch) => crawler!.onContentResults(batch),
-      { thread: smallDrums },
-    );
-    const [urlSeen, contentSeen] = await Promise.all([urlSeenOpen, contentSeenOpen]);
-    const dns = opts.shared?.dns ?? new DnsCache({
-      servers: cfg.dnsServers.length > 0 ? cfg.dnsServers : undefined,
-      maxEntries: plan.dnsCacheEntries,
-      // every answer a server gave, archived as a dns: record (archive-hooks.ts)
-      onAnswer: cfg.warcDns ? dnsArchiver(warc, (e) => crawler?.fail(e)) : undefined,
-    });
-    const frontier = await openFrontierPort(path.join(cfg.stateDir, 'frontier'), ram === cfg.ramBytes ? cfg : { ...cfg, ramBytes: ram }, dns, {
-      onDrop: (u, reason) => {
-        crawler?.count(`dropped:${reason}`);
-        crawler?.crawlLog.writeDropped({ time: new Date(), url: u.url, hops: plainHops(u.hops), reason, via: u.via, path: u.path });
-      },
-      starThread: smallDrums,
-      cluster: opts.cluster?.frontier,
-    });
-    // With page workers this Fetcher (robots.txt) shares its wire gate with theirs (wire-share.ts).
-    const fetcher = opts.shared?.fetcher ?? newFetcher(cfg, dns, pages?.floors.forThread(0), budget);
-    // The parse workers boot while the DRUM threads open (each loads its code: ~1 s apiece on a
-    // loaded 2-core box, which a resume would otherwise pay one after the other).
-    await warm;
-    crawler = new Crawler(cfg, manifest, urlSeen, contentSeen, frontier, dns, fetcher, warc, crawlLog, pool, pages, opts);
-    const c = crawler;
-    frontier.onRefillBatch(() => c.wake.kick());
-    if (pages !== null) {
-      pages.floors.setFloors(withMargin(cfg.minHostDelayMs, cfg), withMargin(cfg.minIpDelayMs, cfg));
-      // The 'dispatch' event and TRACE lines in time order: each send reported as it happens.
-      const report = (): void => pages.reportStarts((o, at, ip) => c.dispatched(o.url, ip, false, at));
-      if (process.env.DRUMCRAWL_TRACE_FETCH) report();
-      c.on('newListener', (name: string) => { if (name === 'dispatch') report(); });
-    }
-    if (manifest === null) {
-      for (const h of scope.hosts) c.scopeHosts.push(h); // a loop: a spread of 10^5 seeds' hosts overflows the stack
-      for (const p of scope.plds) c.scopePlds.push(p);
-      c.admitLog = (await AdmitLog.open(cfg.stateDir, frontier.admitMark)).log;
-    } else {
-      // URLs that were in flight at the crash (or at the last checkpoint): fetch them again.
-      const recs = await readPending(cfg.stateDir);
-      // Pages finished durably after that checkpoint (done.log): the frontier hands them out again
-      // (its cursors are from the checkpoint); dispatch skips them, so only the in-flight window is
-      // fetched twice.
-      for (const d of await readDoneLog(cfg.stateDir)) c.again.addDone(decodeFrontierUrl(d).url, d);
-      const admits = await AdmitLog.open(cfg.stateDir, frontier.admitMark);
-      c.admitLog = admits.log;
-      c.again.setRedelivered(admits.redelivered);
-      const back = recs.map((r) => decodeFrontierUrl(r));
-      c.again.addReadmitted(back.map((u) => u.url));
-      if (back.length > 0) await frontier.readmit(back);
-      // (Re-admitted URLs are durable in QR once the frontier commits; pending.bin keeps them
-      // until then — the first checkpoint rewrites it.)
-      await frontier.commit();
-      await writePending(cfg.stateDir, []);
-    }
-    c.sitemapLog = await SitemapListingLog.open(path.join(cfg.outDir, 'sitemaps.log'));
-    c.sitemaps = new SitemapRouter(
-      cfg.sitemaps,
-      new LinkScope({ scope: cfg.scope, scopeHosts: c.scopeHosts, scopePlds: c.scopePlds, include: cfg.include, exclude: cfg.exclude }),
-      cfg.maxDepth,
-      {
-        submit: (url, hops, via, hopPath) => c.submitUrl(url, hops, via, hopPath),
-        drop: (url, hops, code, via, hopPath) => c.crawlLog.writeDropped({ time: new Date(), url, hops, reason: code, via, path: hopPath }),
-        count: (k) => c.count(k),
-      },
-      c.sitemapLog,
-    );
-    c.doneLog = await DoneLog.open(cfg.stateDir);
-    if (manifest === null) c.doneLog.rewrite([]); // a new crawl in a state dir without a manifest
-    return c;
-  }
+  /** The opening's parts made into the crawler (opening.ts). */
+  private static readonly make: MakeCrawler<Crawler> = (...parts) => new Crawler(...parts);
 
   get config(): CrawlConfig {
     return this.cfg;
