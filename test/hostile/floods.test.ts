@@ -47,6 +47,10 @@ async function floods(run: number, pageWorkers: 'on' | 'off'): Promise<void> {
         const o = outcomes.get(srv.url(ip, e.path)) ?? [];
         assert.ok(o.length > 0 && o.every((x) => x === 'CRAWL_FETCH_CHUNK_FLOOD' || x === 'CRAWL_FETCH_ABORTED'), `${e.path}: ${o.join(',')}`);
       }
+      // Cut by the flood cap, not only by the stop: a flood read on until --max-time aborts it
+      // (ABORTED alone) is the defect this guards.
+      const cut = reqs.filter((e) => (outcomes.get(srv.url(ip, e.path)) ?? []).includes('CRAWL_FETCH_CHUNK_FLOOD')).length;
+      assert.ok(cut > 0, `${ip}: no flood fetch ended CRAWL_FETCH_CHUNK_FLOOD`);
     }
     const flood = srv.log.filter((e) => e.path.startsWith('/flood/')).map((e) => e.start);
     const from = Math.min(...flood);
