@@ -283,3 +283,31 @@ test('presets: only the documented ones; an unknown preset is refused with CRAWL
     });
   }
 });
+
+// The URL slab starts small and doubles as URLs come (host-table.ts growSlab): past its first size,
+// RAM still takes exactly ramUrls URLs, never more, and every URL comes out once, in its host's order.
+test('the URL slab grows to ramUrls and no further; every URL comes out once, in its host\'s order', { timeout: 120_000 }, async () => {
+  const r = await rig({ ramUrls: 10_000, maxUrlsPerHost: 100_000, hostDelayMs: 1, minHostDelayMs: 1, ipDelayMs: 1, minIpDelayMs: 1 });
+  for (let h = 1; h <= 20; h++) await r.add(h, 600);
+  await r.robots();
+  assert.equal(r.f.stats().ramUrls, 10_000, 'RAM holds ramUrls URLs of the 12,000 admitted');
+  const seen = new Map<number, number[]>();
+  let n = 0;
+  for (let step = 0; step < 20_000 && n < 12_000; step++) {
+    await r.f.refill();
+    for (const u of r.take()) {
+      assert.ok(r.f.stats().ramUrls <= 10_000);
+      const ids = seen.get(u.hostHi) ?? [];
+      ids.push(Number(/(\d+)$/.exec(u.url)![1]));
+      seen.set(u.hostHi, ids);
+      r.f.fetchDone(u);
+      n++;
+    }
+    r.clock.now += 1;
+  }
+  assert.equal(n, 12_000, 'every URL released once');
+  for (const [h, ids] of seen) {
+    assert.equal(ids.length, 600, `host ${h}`);
+    assert.deepEqual(ids, [...ids].sort((a, b) => a - b), `host ${h}: in admission order`);
+  }
+});

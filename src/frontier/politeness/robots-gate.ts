@@ -74,7 +74,7 @@ export abstract class RobotsGate extends Pacing {
    * been reported through onDrop.
    */
   add(u: FrontierUrl, now: number): AddResult {
-    if (this.sFree < 0 || this.urlBytes >= this.maxUrlBytes) return AddResult.RamFull;
+    if ((this.sFree < 0 && !this.growSlab()) || this.urlBytes >= this.maxUrlBytes) return AddResult.RamFull;
     const h = this.hostFor(u.hostHi, u.hostLo, now, true);
     if (h < 0) return AddResult.NeedRobots; // host table full: wait in QR, asked for later
     // The host's PLD slot (once per host entry) and class (the latest URL's budget) for the
