@@ -84,7 +84,8 @@ export abstract class CheckpointStage extends FetchStage {
     this.lastCheckpoint = Date.now();
     this.epoch++;
     const cpu = process.cpuUsage(this.cpuStart);
-    const pos = await this.warc.position();
+    // Synced even when no page waited for it (a new file's warcinfo): the recorded offset is on disk.
+    const pos = await this.warc.syncedPosition();
     const m: CheckpointManifest = {
       version: MANIFEST_VERSION,
       epoch: this.epoch,

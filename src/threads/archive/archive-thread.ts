@@ -161,6 +161,15 @@ export class ArchiveThread {
     this.lastPosition = await this.request('sync');
   }
 
+  /**
+   * sync(), and the position it made durable: the thread syncs and reads the position in one
+   * message, so no record appended meanwhile is counted (a checkpoint records this one).
+   */
+  async syncedPosition(): Promise<Position> {
+    this.lastPosition = await this.request('sync');
+    return this.lastPosition;
+  }
+
   /** The current file and its logical end after every call made before this one. */
   async position(): Promise<Position> {
     this.lastPosition = await this.request('position');
