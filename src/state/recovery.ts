@@ -76,12 +76,13 @@ export async function relocate(
 /** `dir` holds the WARC file `warc.file` as a regular file (never a link) of at least `warc.offset` bytes. */
 async function holdsWarc(dir: string, warc: { file: string; offset: number }): Promise<boolean> {
   if (path.basename(warc.file) !== warc.file) return false;
-  try {
-    const st = await lstat(path.join(dir, warc.file));
-    return st.isFile() && st.size >= warc.offset;
-  } catch {
-    return false;
-  }
+  const file = path.join(dir, warc.file);
+  const st = await lstat(file).catch(() => null);
+  if (st === null) return false;
+  // A link at the crawl's own WARC file is refused as every link where the crawler keeps its files
+  // is (safe-fs.ts), not passed over for the other place: the resume would go on elsewhere.
+  if (st.isSymbolicLink() || (st.isFile() && st.nlink > 1)) throw new CrawlError('CRAWL_STATE_LINK', `${file} is a link (the crawl's WARC file must be its own regular file): remove it or restore the output directory from a copy`);
+  return st.isFile() && st.size >= warc.offset;
 }
 
 async function isDir(p: string): Promise<boolean> {

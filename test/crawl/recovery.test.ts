@@ -104,7 +104,7 @@ test('relocate: a moved state dir is used where it is; the output dir moves with
   writeFileSync(path.join(foreign, 'precious'), 'x');
   await assert.rejects(relocate(path.join(now, 'state'), path.join(now, 'state'), foreign, undefined, warc), (e: Error & { code?: string }) => e.code === 'CRAWL_OUT_UNVERIFIED' && e.message.includes(foreign) && e.message.includes(warc.file));
   symlinkSync(path.join(kept, warc.file), path.join(foreign, warc.file));
-  await assert.rejects(relocate(path.join(now, 'state'), path.join(now, 'state'), foreign, undefined, warc), { code: 'CRAWL_OUT_UNVERIFIED' });
+  await assert.rejects(relocate(path.join(now, 'state'), path.join(now, 'state'), foreign, undefined, warc), { code: 'CRAWL_STATE_LINK' });
   await assert.rejects(relocate(path.join(now, 'state'), '/gone/x/state', kept, undefined, { ...warc, offset: 13 }), { code: 'CRAWL_OUT_UNVERIFIED' });
   await assert.rejects(relocate(path.join(now, 'state'), '/gone/x/state', kept, undefined, null), { code: 'CRAWL_OUT_UNVERIFIED' });
   assert.deepEqual(readdirSync(foreign).sort(), ['drumcrawl-20260101000000000-00001.warc.gz', 'precious']);
