@@ -123,6 +123,8 @@ export abstract class HostTable {
   protected hHead = new Int32Array(0);
   protected hTail = new Int32Array(0);
   protected hCount = new Int32Array(0);
+  protected hHigh = new Int32Array(0); // of hCount, URLs whose own budget is > B0 (pacing.ts hostsQueuedHigh)
+  protected hQ = new Uint8Array(0); // how the host is counted in hostsQueued (bit 0), hostsQueuedHigh (bit 1)
   protected hNextDue = new Float64Array(0);
   protected hLastStart = new Float64Array(0);
   protected hCrawlDelay = new Float64Array(0);
@@ -215,9 +217,6 @@ export abstract class HostTable {
   private ipIdle: number[] = [];
 
   protected inFlightPages = 0;
-  /** URLs of B ≤ B0 (by the URL's own budget) in RAM, and in flight: the low-PLD pace's class (politeness.ts). */
-  protected sLow = 0;
-  protected inFlightLow = 0;
   protected inFlightRobots = 0;
   readonly drops = new Map<string, number>();
   released = 0;
@@ -251,6 +250,8 @@ export abstract class HostTable {
     this.hHead = g(this.hHead, Int32Array);
     this.hTail = g(this.hTail, Int32Array);
     this.hCount = g(this.hCount, Int32Array);
+    this.hHigh = g(this.hHigh, Int32Array);
+    this.hQ = g(this.hQ, Uint8Array);
     this.hNextDue = g(this.hNextDue, Float64Array);
     this.hLastStart = g(this.hLastStart, Float64Array);
     this.hCrawlDelay = g(this.hCrawlDelay, Float64Array);
@@ -330,6 +331,7 @@ export abstract class HostTable {
     this.hHead[h] = -1;
     this.hTail[h] = -1;
     this.hCount[h] = 0;
+    this.hHigh[h] = 0;
     this.hNextDue[h] = 0;
     this.hLastStart[h] = -Infinity;
     this.hCrawlDelay[h] = 0;
@@ -528,7 +530,6 @@ export abstract class HostTable {
     const s = this.sFree;
     this.sFree = this.sNext[s]!;
     this.sUsed++;
-    if (u.budget <= this.o.b0) this.sLow++;
     const b = frontierUrlRamBytes(u);
     this.sCharge[s] = b;
     this.urlBytes += b;
@@ -540,16 +541,14 @@ export abstract class HostTable {
     else this.sNext[this.hTail[h]!] = s;
     this.hTail[h] = s;
     this.hCount[h]!++;
+    if (u.budget > this.o.b0) this.hHigh[h]!++;
     this.touch(h);
   }
 
   protected freeSlot(s: number): void {
     const u = this.sUrl[s]!;
-    if (u.budget <= this.o.b0) {
-      this.sLow--;
-      // A URL in RAM has its host (set by enqueue), whose PLD slot add() set before.
-      if (this.pace.ranked) this.pace.left(this.hPldSlot[u._host]!);
-    }
+    // A URL in RAM has its host (set by enqueue), whose PLD slot add() set before.
+    if (u.budget <= this.o.b0 && this.pace.ranked) this.pace.left(this.hPldSlot[u._host]!);
     this.urlBytes -= this.sCharge[s]!;
     this.sCharge[s] = 0;
     this.sUrl[s] = null;

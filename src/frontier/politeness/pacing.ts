@@ -30,6 +30,13 @@ export abstract class Pacing extends HostTable {
    * bound by connections there, not by politeness delays (delays ≈ 0, deep hosts).
    */
   ipsSaturated = 0;
+  /**
+   * Hosts with URLs queued in RAM (hCount > 0: waiting for their host or IP, not in flight), and of
+   * those, the hosts with a queued URL whose own budget is > B0: what Politeness.readyRanked
+   * reports. Kept by queuedChanged, O(1) per change of a host's queue.
+   */
+  hostsQueued = 0;
+  hostsQueuedHigh = 0;
   private horizonMs = 5000;
   /**
    * Mean fetch duration (release → fetchDone, EWMA): with one request per host and `conns` per
@@ -52,10 +59,26 @@ export abstract class Pacing extends HostTable {
     return delayMs > 0 ? this.horizonMs / delayMs : Infinity;
   }
 
+  /** Host h's queue (hCount, hHigh) or rate changed: every change of hCount calls it. */
   protected touch(h: number): void {
+    this.queuedChanged(h);
     const c = this.hCount[h]!;
     const r = this.hRate[h]!;
     this.setPot(h, c < r ? c : r);
+  }
+
+  /**
+   * Moves host h in or out of hostsQueued / hostsQueuedHigh as its queue (hCount, hHigh) becomes
+   * non-empty or empty (touch: enqueue, the release in takeDuePage, a retry's return, dropQueued).
+   * A host entry is freed only with an empty queue (isIdle), so its hQ is 0 when it is reused.
+   */
+  private queuedChanged(h: number): void {
+    const q = (this.hCount[h]! > 0 ? 1 : 0) | (this.hHigh[h]! > 0 ? 2 : 0);
+    const was = this.hQ[h]!;
+    if (q === was) return;
+    this.hQ[h] = q;
+    this.hostsQueued += (q & 1) - (was & 1);
+    this.hostsQueuedHigh += (q >> 1) - (was >> 1);
   }
 
   protected setPot(h: number, v: number): void {

@@ -287,13 +287,13 @@ export class Politeness extends RobotsGate {
       this.hHead[h] = this.sNext[s]!;
       if (this.hHead[h]! < 0) this.hTail[h] = -1;
       this.hCount[h]!--;
+      if (u.budget > this.o.b0) this.hHigh[h]!--;
       this.touch(h);
       this.hWhere[h] = W_FLIGHT;
       this.hLastStart[h] = now;
       u.hostGapMs = this.hostDelay(h);
       this.hNextDue[h] = now + u.hostGapMs; // start to start
       this.inFlightPages++;
-      if (u.budget <= this.o.b0) this.inFlightLow++;
       this.released++;
       return u;
     }
@@ -321,7 +321,6 @@ export class Politeness extends RobotsGate {
       u._host = -1;
     } else {
       this.inFlightPages--;
-      if (u.budget <= this.o.b0) this.inFlightLow--;
       const s = u._slot;
       if (outcome !== undefined) {
         if (outcome.crawlDelayMs !== undefined) this.hCrawlDelay[h] = outcome.crawlDelayMs;
@@ -350,6 +349,7 @@ export class Politeness extends RobotsGate {
           else this.sNext[this.hTail[h]!] = s;
           this.hTail[h] = s;
           this.hCount[h]!++;
+          if (u.budget > this.o.b0) this.hHigh[h]!++;
           this.touch(h);
         }
       } else this.releaseSlot(u, s);
@@ -374,17 +374,27 @@ export class Politeness extends RobotsGate {
   }
 
   /**
-   * URLs in RAM waiting for their host or IP, of PLDs with B > B0 only (once any such PLD has been
-   * seen; before that, of every PLD). The pipeline merges URLseen and refills from BEAST at its
-   * short cadence whenever this falls below the fetch concurrency (dedup-stage.ts, pipeline.ts). A
-   * farm's URLs are unbounded in number and always due, so counting them as work on hand would
-   * batch the real web's discoveries into 5 s merges, and a deep site then moves one link level per
-   * merge (bench:adversary's adv-clique: 41 good pages in the first 8 s against 290 alone).
+   * The work RAM can hand out soon, in fetch slots it can fill: the hosts with URLs queued in RAM
+   * (waiting for their host or IP; a host in flight counts when more of its URLs wait), of PLDs
+   * with B > B0 only once any such URL has been taken in (before that, every host). The pipeline
+   * merges URLseen and refills from BEAST at its short cadence whenever this falls below the fetch
+   * concurrency (src/crawl dedup-stage.ts startMerges, pipeline.ts).
+   *
+   * Bound: politeness lets a host have at most one request in flight and one start per τh (thesis
+   * VII.1), so the URLs in RAM can keep at most this many fetch slots busy at once, however many
+   * URLs each host holds. Counting URLs instead let one host with a large queue (a page of 490,000
+   * links to its own host) count as plenty of work while it took one slot per τh: the other slots
+   * sat idle and every other host's next page waited for the 5 s merge (bench:hostile's links:
+   * 29 pages in 30 s against 274 beside the floods). Many hosts each with a URL or two still count
+   * as enough work, and the merges keep their long period.
+   *
+   * A farm's URLs (B0) are unbounded in number and their hosts too, and always due, so counting
+   * them as work on hand would batch the real web's discoveries into 5 s merges, and a deep site
+   * then moves one link level per merge (bench:adversary's adv-clique: 41 good pages in the first
+   * 8 s against 290 alone). O(1): hostsQueued / hostsQueuedHigh are kept as queues change (pacing.ts).
    */
   readyRanked(): number {
-    const ready = this.sUsed - this.inFlightPages;
-    if (!this.pace.ranked) return ready;
-    return ready - (this.sLow - this.inFlightLow);
+    return this.pace.ranked ? this.hostsQueuedHigh : this.hostsQueued;
   }
 
   /** Earliest time something may become releasable (null when nothing waits in RAM). */

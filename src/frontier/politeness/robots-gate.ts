@@ -266,6 +266,7 @@ export abstract class RobotsGate extends Pacing {
     this.hHead[h] = -1;
     this.hTail[h] = -1;
     this.hCount[h] = 0;
+    this.hHigh[h] = 0;
     this.touch(h);
   }
 }
