@@ -85,19 +85,19 @@ test('the refill does not count a paced farm\'s work: dispatchable = potential l
   assert.equal(pol.dispatchable(now + 10_000), pol.potential, 'no other PLD active any more: no pace, nothing capped');
 });
 
-test('readyRanked (the pipeline\'s work on hand): every URL until a ranked PLD is seen, then only ranked PLDs\' URLs', () => {
+test('readyRanked (the pipeline\'s work on hand): hosts with URLs queued, every host until a ranked PLD is seen, then only ranked PLDs\' hosts', () => {
   const pol = new Politeness(resolveFrontierOptions(fastOptions({ maxUrlsPerHost: 1000 })), () => {});
   const now = 1_000_000;
   const put = (pld: number, hosts: number, urls: number, budget: number): void => fill(pol, now, pld, hosts, urls, budget);
   put(1, 50, 20, 10);
-  assert.equal(pol.readyRanked(), 1000, 'no ranked PLD yet (a flat crawl): every URL counts');
+  assert.equal(pol.readyRanked(), 50, 'no ranked PLD yet (a flat crawl): every host with URLs counts, once');
   put(2, 2, 30, 1000);
-  assert.equal(pol.readyRanked(), 60, 'the farm\'s 1,000 URLs no longer count');
+  assert.equal(pol.readyRanked(), 2, 'the farm\'s 50 hosts no longer count; each ranked host counts once, whatever its queue');
   const out: FrontierUrl[] = [];
   const n = pol.nextReady(now, 1000, out);
   const ranked = out.slice(0, n).filter((u) => u.budget > 10).length;
   assert.ok(ranked > 0 && n > ranked, `released ${ranked} ranked of ${n}`);
-  assert.equal(pol.readyRanked(), 60 - ranked, 'URLs in flight are not on hand');
+  assert.equal(pol.readyRanked(), 2, 'a host in flight with more URLs queued still counts');
 });
 
 test('a paced PLD holds at most two horizons of its pace in RAM + QR; the rest waits in BEAST', async () => {
