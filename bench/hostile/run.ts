@@ -14,7 +14,8 @@
  *
  * Each run has `--max-time` (default 30 s). The harness reads VmHWM of the crawler process (all its
  * threads) from /proc/<pid>/status every 100 ms until it exits (VmHWM only grows: the last reading
- * is the process' peak), the time from the spawn to the exit, and judges the crawl log against
+ * is the process' peak), and its CPU time (user + sys, /proc/<pid>/stat: the last reading, ≤ 100 ms
+ * before the exit), the time from the spawn to the exit, and judges the crawl log against
  * the servers' request log: every page a server was asked for must have a crawl.log line.
  *
  *   npm run bench:hostile                                   # HEAD, --ram 512M,1G,1.5G, all scenarios, page workers off and on
@@ -31,6 +32,7 @@ import * as path from 'node:path';
 import { startHostileServers, type HostileRobots } from '../../src/simweb/hostile-server.js';
 import { SHARED_MACHINE_NOTE, args, machineInfo, sig, writeResult } from '../lib/report.js';
 import { startCrawlChild } from '../lib/crawl-child.js';
+import { statCpu } from '../lib/thread-cpu.js';
 import { buildTree, snapshotTree } from '../lib/snapshot.js';
 
 const a = args();
@@ -50,6 +52,16 @@ function parseSize(s: string): number {
   const m = /^(\d+(?:\.\d+)?)\s*([KMGT]?)(?:i?B)?$/i.exec(s.trim());
   if (!m) throw new Error(`--ram: bad size ${s}`);
   return Math.round(Number(m[1]) * 1024 ** ' KMGT'.indexOf((m[2] || ' ').toUpperCase()));
+}
+
+/** CPU ms (user + sys, all threads) of the process so far, 0 once it is gone. */
+function cpuMs(pid: number): number {
+  try {
+    const c = statCpu(fs.readFileSync(`/proc/${pid}/stat`, 'latin1'));
+    return c.user + c.sys;
+  } catch {
+    return 0;
+  }
 }
 
 function vmHwm(pid: number): number {
@@ -135,11 +147,13 @@ for (const mode of modes) {
       let runStart = NaN;
       void child.statusUrl.then(() => { runStart = performance.now(); });
       let hwm = 0;
+      let cpu = 0;
       let maxLoad = 0;
       let killed = false;
       const killAt = setTimeout(() => { killed = true; child.child.kill('SIGKILL'); }, (maxTimeS + 90) * 1000);
       while (child.isRunning()) {
         hwm = Math.max(hwm, vmHwm(child.pid));
+        cpu = Math.max(cpu, cpuMs(child.pid));
         maxLoad = Math.max(maxLoad, os.loadavg()[0]!);
         await new Promise((r) => setTimeout(r, 100));
       }
@@ -173,14 +187,14 @@ for (const mode of modes) {
       const run = {
         scenario: name, pageWorkers: mode, ram, ramBytes, exitCode, killed, wallSeconds: sig(wallS, 4),
         startSeconds: sig((runStart - t0) / 1000, 3), exitAfterMaxTimeSeconds: sig(afterMaxTimeS, 3),
-        vmHwmMiB: sig(hwm / MiB, 5), vmHwmOverRam: sig(hwm / ramBytes, 3),
+        vmHwmMiB: sig(hwm / MiB, 5), vmHwmOverRam: sig(hwm / ramBytes, 3), cpuSeconds: sig(cpu / 1000, 4),
         pagesAsked: asked.size, pagesLogged: logged.size, askedWithoutLogLine: missing.length, missingSample: missing.slice(0, 5),
         outcomes, pace, maxLoadavg1: sig(maxLoad, 3), stderrTail: exitCode === 0 ? undefined : child.stderrTail().slice(-1500),
       };
       const ok = !killed && exitCode === 0 && hwm <= ramBytes && missing.length === 0 && afterMaxTimeS <= 10;
       if (!ok) failed = true;
       log(`${name} --page-workers ${mode} --ram ${ram}: exit ${exitCode}${killed ? ' (killed)' : ''} after ${wallS.toFixed(1)} s (${afterMaxTimeS.toFixed(1)} s after max-time), VmHWM ${(hwm / MiB).toFixed(0)} MiB, ` +
-        `${asked.size} pages asked, ${missing.length} without a log line${pace ? `, normal host ${pace.normalPages} pages, longest gap ${pace.longestGapMs} ms` : ''} ${ok ? 'ok' : 'FAILED'}`);
+        `CPU ${(cpu / 1000).toFixed(1)} s, ${asked.size} pages asked, ${missing.length} without a log line${pace ? `, normal host ${pace.normalPages} pages, longest gap ${pace.longestGapMs} ms` : ''} ${ok ? 'ok' : 'FAILED'}`);
       runs.push(run);
       fs.rmSync(dir, { recursive: true, force: true });
     }
@@ -197,6 +211,7 @@ const result = {
   setup: {
     maxTimeS, ips: ipCount,
     vmHwm: 'VmHWM of the crawler process (all threads) from /proc/<pid>/status every 100 ms until it exits',
+    cpuSeconds: 'user + sys CPU of the crawler process (all threads) from /proc/<pid>/stat, the last reading before it exits',
     pass: 'exit 0, VmHWM ≤ --ram, every page a server was asked for has a crawl.log line, exit within max-time + 10 s of the run\'s start (the status server\'s line)',
   },
   verdict: failed ? 'some run broke a bound (see runs)' : 'every run within its bounds',
