@@ -7,7 +7,8 @@
  * failed, fetched, expiring), releases, fetch ends (success, retry, host error, drop) and clock
  * steps through a small host table (hosts evicted and failed as they go), and after every step
  * compares the counters with a model that knows only which URLs the API put into RAM and took out
- * (URLs left out — robots unknown, host or RAM full — are offered again by a rescan step).
+ * (URLs left out — robots unknown, host or RAM full — are offered again by a rescan step). It also
+ * holds the release to one request in flight per host, and every retried URL back in its queue.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -123,6 +124,7 @@ function run(ops: Op[]): void {
             pol.fetchDone(u, undefined, now);
           } else {
             assert.ok(queued.delete(u), 'a released page was queued');
+            assert.ok(!inFlight.some((x) => x.hostHi === u.hostHi), `one request in flight per host: ${u.url} released beside another of its host`);
             inFlight.push(u);
           }
         }

@@ -245,6 +245,9 @@ export class Politeness extends RobotsGate {
       }
       this.pldReleased(h, now, false);
       this.hRobotsItem[h] = null;
+      // A host whose robots entry expired with URLs queued may wait in the host heap (it leaves it
+      // here) or in an IP's due list (takeDuePage passes that entry over): one place at a time.
+      if (this.hWhere[h] === W_HEAP) this.hostHeap.remove(h);
       this.hWhere[h] = W_FLIGHT;
       this.hLastStart[h] = now;
       item.hostGapMs = this.hostDelay(h);
@@ -266,6 +269,7 @@ export class Politeness extends RobotsGate {
       this.iDueHead[i] = this.hDueNext[h]!;
       if (this.iDueHead[i]! < 0) this.iDueTail[i] = -1;
       this.iDueCount[i]!--;
+      if (this.hWhere[h] !== W_DUE) continue; // left the list for a robots.txt fetch (takeRobots)
       if (this.hState[h] !== H_READY || this.hCount[h] === 0 || this.hIp[h] !== i) {
         this.hWhere[h] = W_NONE;
         if (this.hState[h] === H_READY && this.hCount[h]! > 0) {
