@@ -10,7 +10,7 @@
  * The judge is the servers' request log, clocked by the big hosts (always due, one request per
  * τh): from the first leaf page a big host is asked for (its 3,000 URLs are in RAM) until each big
  * host was asked for BIG_PAGES = 200 more, the chain must have been asked for ≥ BIG_PAGES / 20
- * pages. A 5 s merge cadence lets the chain move one page per merge, about one per 50 big pages (4
+ * pages. A 5 s merge cadence lets the chain move one page per merge, about one per 50 big pages (5
  * in the window on 5f81a68); the short cadence gave 19–22 at load 12 on 2 cores. The box's load
  * slows the big hosts' clock with the crawler, so the bound rests on no wall-clock speed.
  */
