@@ -7,6 +7,15 @@
  * rooms it may import. The order of the table is the order of the layers, lowest first: a room
  * imports only rooms listed above it, so no import runs upward and no two rooms import each other.
  */
+/** The rooms below the crawler that its rooms may import. */
+const CRAWL_BELOW = ['errors', 'budget', 'config', 'disk', 'dns', 'drum', 'fetch', 'frontier', 'monitor', 'robots', 'sitemap', 'state', 'store', 'threads', 'threads/archive', 'threads/drum', 'threads/page', 'url', 'util'];
+/**
+ * The stages of a page job, last first (thesis Fig. 2 read backwards: the sync that makes a page
+ * durable, URLseen's answers into STAR and BEAST, URLseen, ContentSeen's answers into the archive,
+ * ContentSeen, the fetch's answer and the parser, the crawling threads).
+ */
+const STAGES = ['crawl/durable', 'crawl/admit', 'crawl/urlseen', 'crawl/archive', 'crawl/content', 'crawl/fetched', 'crawl/fetch'];
+
 const ROOMS = [
   // leaves: no domain code below them
   ['errors', []],
@@ -31,13 +40,21 @@ const ROOMS = [
   ['threads/archive', ['errors', 'config', 'dns', 'fetch', 'store', 'threads']],
   ['state', ['errors', 'config', 'disk', 'store', 'util']],
   ['monitor', ['errors', 'disk', 'robots', 'threads']],
-  ['crawl', ['errors', 'budget', 'config', 'disk', 'dns', 'drum', 'fetch', 'frontier', 'monitor', 'robots', 'sitemap', 'state', 'store', 'threads', 'threads/archive', 'threads/drum', 'threads/page', 'url', 'util']],
+  // The crawler (thesis Fig. 2): the pipeline's ports onto the frontier, robots, cluster and floors;
+  // the state its stages share; then one room per stage of a page job, the last stage first. A
+  // stage imports only the stage right after it (its base class) and the two shared rooms, so the
+  // page job's data can only move down the stages (docs/architecture.md, "A page job's path");
+  // the scheduler (src/crawl/ itself) enters the chain at its head, the fetch stage.
+  ['crawl/ports', CRAWL_BELOW],
+  ['crawl/core', [...CRAWL_BELOW, 'crawl/ports']],
+  ...STAGES.map((stage, i) => [stage, [...CRAWL_BELOW, 'crawl/ports', 'crawl/core', ...(i === 0 ? [] : [STAGES[i - 1]])]]),
+  ['crawl', [...CRAWL_BELOW, 'crawl/ports', 'crawl/core', 'crawl/fetch']],
   // one crawl over N nodes (docs/cluster.md): partitions of crawls, on the message engine (cluster/engine/)
-  ['cluster', ['errors', 'budget', 'config', 'crawl', 'disk', 'dns', 'drum', 'fetch', 'frontier', 'monitor', 'robots', 'state', 'store', 'threads', 'threads/archive', 'threads/drum', 'threads/page', 'url', 'util']],
+  ['cluster', ['errors', 'budget', 'config', 'crawl', 'crawl/ports', 'crawl/fetch', 'disk', 'dns', 'drum', 'fetch', 'frontier', 'monitor', 'robots', 'state', 'store', 'threads', 'threads/archive', 'threads/drum', 'threads/page', 'url', 'util']],
   // the synthetic web: an instrument beside the crawler, sharing only the error codes
   ['simweb/model', ['errors']],
   ['simweb', ['errors', 'simweb/model']],
-  ['cli', ['errors', 'budget', 'cluster', 'config', 'crawl', 'disk', 'monitor', 'simweb', 'simweb/model', 'state']],
+  ['cli', ['errors', 'budget', 'cluster', 'config', 'crawl', 'crawl/ports', 'disk', 'monitor', 'simweb', 'simweb/model', 'state']],
   ['index', null], // src/index.ts, the package's entry: re-exports the rooms
 ];
 
@@ -97,7 +114,7 @@ module.exports = {
     enhancedResolveOptions: { exportsFields: ['exports'], conditionNames: ['import', 'require', 'node', 'default', 'types'], extensions: ['.ts', '.js'] },
     reporterOptions: {
       dot: {
-        collapsePattern: '^src/(frontier/(star|beast|politeness)|threads/(page|drum|archive)|simweb/model|cluster/engine|cli|[^/]+)(/|\\.ts$)',
+        collapsePattern: '^src/(frontier/(star|beast|politeness)|threads/(page|drum|archive)|crawl/(ports|core|fetch|fetched|content|archive|urlseen|admit|durable)|simweb/model|cluster/engine|cli|[^/]+)(/|\\.ts$)',
       },
     },
   },

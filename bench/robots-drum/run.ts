@@ -19,7 +19,7 @@ import path from 'node:path';
 import { Drum } from '../../src/drum/index.js';
 import { compileRobots, parseRobotsTxt } from '../../src/robots/index.js';
 import { encodeRobotsEntry } from '../../src/robots/robots-entry.js';
-import { robotsDrumRam } from '../../src/crawl/robots-stage.js';
+import { robotsDrumRam } from '../../src/crawl/ports/robots-stage.js';
 
 function arg(name: string, def: string): string {
   const i = process.argv.indexOf(`--${name}`);

@@ -16,7 +16,7 @@
 import path from 'node:path';
 import { Crawler, type CrawlerOptions, type CrawlSummary } from '../crawl/pipeline.js';
 import { readManifest } from '../state/checkpoint.js';
-import type { ClusterPort, FrontierCluster, SharedParts } from '../crawl/cluster-port.js';
+import type { ClusterPort, FrontierCluster, SharedParts } from '../crawl/ports/cluster-port.js';
 import type { CrawlConfig, CrawlConfigInput } from '../config/config.js';
 import type { IpGate } from '../frontier/index.js';
 import type { StatusSnapshot } from '../monitor/stats.js';

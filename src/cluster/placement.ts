@@ -22,7 +22,7 @@ import { CrawlError } from '../errors.js';
 import type { CrawlConfig, CrawlConfigInput } from '../config/config.js';
 import type { CrawlSummary } from '../crawl/pipeline.js';
 import type { CheckpointManifest } from '../state/checkpoint.js';
-import type { SharedParts } from '../crawl/cluster-port.js';
+import type { SharedParts } from '../crawl/ports/cluster-port.js';
 import { placement } from './partition.js';
 import { PartitionHost, partitionDir, type PartitionNode } from './partition-host.js';
 import { releaseLease, restored, takeLease, type ClusterView, type CrawlMeta } from './engine/view.js';

@@ -14,9 +14,9 @@
  */
 import path from 'node:path';
 import { writeManifest, writePending, MANIFEST_VERSION, type CheckpointManifest } from '../state/checkpoint.js';
-import { FetchStage } from './fetch-stage.js';
+import { MergeSchedule } from './merge-schedule.js';
 
-export abstract class CheckpointStage extends FetchStage {
+export abstract class CheckpointStage extends MergeSchedule {
   protected finished = false;
   protected lastCheckpoint = Date.now();
   protected checkpoints = 0;

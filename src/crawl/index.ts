@@ -39,4 +39,4 @@ export {
 export { ParsePool, type ParseOutcome } from '../threads/page/parse-pool.js';
 export { encodeLinks, LinkTable, splitParseOutput, type LinkEntry, type PageInfo, type EncodedGroupLike } from '../threads/links-codec.js';
 export { DrumProxy, DrumThread, type DrumProxyStats, type DrumProxyHostOptions } from '../threads/drum/drum-proxy.js';
-export { politenessOutcome, frontierRamUrls, withMargin, type FrontierPort, type FrontierStats as CrawlFrontierStats } from './frontier-port.js';
+export { politenessOutcome, frontierRamUrls, withMargin, type FrontierPort, type FrontierStats as CrawlFrontierStats } from './ports/index.js';

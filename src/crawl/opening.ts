@@ -20,7 +20,7 @@ import { ArchiveThread } from '../threads/archive/archive-thread.js';
 import { recoverWarc, relocate } from '../state/recovery.js';
 import { dnsArchiver } from '../threads/archive/archive-hooks.js';
 import { decodeFrontierUrl } from '../frontier/index.js';
-import { openFrontierPort, withMargin, type FrontierPort } from './frontier-port.js';
+import { openFrontierPort, withMargin, type FrontierPort } from './ports/index.js';
 import { ramPlan } from '../budget/ram-budget.js';
 import type { CrawlConfig, CrawlConfigInput } from '../config/config.js';
 import { readManifest, resolveRecordedConfig, readPending, writePending, readDoneLog, DoneLog, type CheckpointManifest } from '../state/checkpoint.js';
@@ -28,13 +28,13 @@ import { ParsePool } from '../threads/page/parse-pool.js';
 import { newBodyBudget, parseCopyBytes, type BodyBudget } from '../budget/body-budget.js';
 import { PageWorkerPool } from '../threads/page/page-worker-pool.js';
 import { AdmitLog } from '../state/admit-log.js';
-import { newFetcher, fetcherOptions } from './fetch-stage.js';
+import { newFetcher, fetcherOptions } from './fetch/index.js';
 import { CheckpointStage } from './checkpoint-stage.js';
 import { LinkScope, scopeAnchors } from '../config/link-scope.js';
 import { StateLock } from '../state/state-lock.js';
 import { SitemapRouter, plainHops } from '../sitemap/crawl.js';
 import { SitemapListingLog } from '../sitemap/listing-log.js';
-import type { CrawlerOptions } from './crawler-core.js';
+import type { CrawlerOptions } from './core/index.js';
 
 /** The crawler's constructor, with the parts the opening made (crawler-core.ts CrawlerCore). */
 export type MakeCrawler<T> = (

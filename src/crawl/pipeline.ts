@@ -46,17 +46,16 @@
 import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { canonicalizeUrl, fingerprintInto, hostOf, pldOrHost } from '../url/index.js';
-import { withMargin } from './frontier-port.js';
+import { withMargin, graceOver } from './ports/index.js';
 import { type CrawlConfig, applyRuntimeChange, type CrawlConfigInput } from '../config/config.js';
 import { budgetStatus } from '../budget/body-budget.js';
 import { ProgressPrinter, RateMeter, type CrawlState, type CrawlSummary, type StatusSnapshot } from '../monitor/stats.js';
 import { startStatusServer, CONTROL_TOKEN_FILE, type StatusServer } from '../monitor/status-server.js';
-import { graceOver } from './stop.js';
 import { OpeningStage, type MakeCrawler } from './opening.js';
 import { runStatus } from '../monitor/run-metrics.js';
-import type { CrawlerOptions } from './crawler-core.js';
+import type { CrawlerOptions } from './core/index.js';
 
-export type { CrawlerOptions } from './crawler-core.js';
+export type { CrawlerOptions } from './core/index.js';
 
 export type { CrawlSummary } from '../monitor/stats.js';
 

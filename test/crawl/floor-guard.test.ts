@@ -23,7 +23,7 @@ import { EventEmitter } from 'node:events';
 import fc from 'fast-check';
 import { Crawler } from '../../src/crawl/pipeline.js';
 import { resolveCrawlConfig, type CrawlConfig } from '../../src/config/config.js';
-import { FloorGuard } from '../../src/crawl/floor-guard.js';
+import { FloorGuard } from '../../src/crawl/ports/floor-guard.js';
 
 const TAU_H0 = 10;
 const TAU_S0 = 4;

@@ -7,7 +7,7 @@
 import { writeSync } from 'node:fs';
 import { DnsCache } from '../../src/dns/index.js';
 import { compileRobots, parseRobotsTxt } from '../../src/robots/index.js';
-import { openRobotsStage, type RobotsStageFrontier } from '../../src/crawl/robots-stage.js';
+import { openRobotsStage, type RobotsStageFrontier } from '../../src/crawl/ports/robots-stage.js';
 
 const f: RobotsStageFrontier = {
   takeRobotsRequests: () => [],

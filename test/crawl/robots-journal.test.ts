@@ -19,7 +19,7 @@ import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
 import { DnsCache } from '../../src/dns/index.js';
 import { decodeJournal, encodeJournalRecord, JOURNAL_FILE, RobotsJournal } from '../../src/robots/robots-journal.js';
-import { openRobotsStage, type RobotsStage, type RobotsStageFrontier } from '../../src/crawl/robots-stage.js';
+import { openRobotsStage, type RobotsStage, type RobotsStageFrontier } from '../../src/crawl/ports/robots-stage.js';
 import { until } from './robots-rig.js';
 
 const CHILD = fileURLToPath(new URL('./robots-journal-child.ts', import.meta.url));

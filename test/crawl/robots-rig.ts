@@ -1,5 +1,5 @@
 /** What the robots stage tests share: pumping a RobotsStage until a condition holds. */
-import type { RobotsStage } from '../../src/crawl/robots-stage.js';
+import type { RobotsStage } from '../../src/crawl/ports/robots-stage.js';
 
 /** Pumps `stage` every 10 ms until `cond()` holds; throws after `ms` (a bound on a hang, not a speed). */
 export async function until(cond: () => boolean, stage: RobotsStage, ms = 120_000): Promise<void> {

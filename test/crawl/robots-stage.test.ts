@@ -15,7 +15,7 @@ import fc from 'fast-check';
 import { DnsCache } from '../../src/dns/index.js';
 import { compileRobots, parseRobotsTxt, ALLOW_ALL } from '../../src/robots/index.js';
 import { decodeRobotsEntry, encodeRobotsEntry } from '../../src/robots/robots-entry.js';
-import { openRobotsStage, type RobotsStage, type RobotsStageFrontier, type RobotsTotals } from '../../src/crawl/robots-stage.js';
+import { openRobotsStage, type RobotsStage, type RobotsStageFrontier, type RobotsTotals } from '../../src/crawl/ports/robots-stage.js';
 import { formatRobotsDrums, renderRobotsDrums } from '../../src/monitor/robots-metrics.js';
 import { until } from './robots-rig.js';
 

@@ -16,7 +16,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { resolveCrawlConfig } from '../../src/config/config.js';
 import { Crawler } from '../../src/crawl/pipeline.js';
-import { STOP_GRACE_MS } from '../../src/crawl/stop.js';
+import { STOP_GRACE_MS } from '../../src/crawl/ports/stop.js';
 import { parseCrawlLogLine } from '../../src/store/index.js';
 import { crawlSettings, forkSimweb, tempDir } from './harness.js';
 import { readWarcDir, warcProblems } from './warc-read.js';

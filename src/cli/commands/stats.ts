@@ -16,7 +16,7 @@ export function registerStatsCommand(program: Command): void {
         const st = await stat(path.resolve(state)).catch(() => null);
         if (st === null || !st.isDirectory()) throw new CrawlError('CRAWL_STATE_MISSING', `${state} is not a state directory`);
         const { readManifest } = await import('../../state/checkpoint.js');
-        const { readRobotsTotals } = await import('../../crawl/robots-stage.js');
+        const { readRobotsTotals } = await import('../../crawl/ports/robots-stage.js');
         const { formatRobotsDrums } = await import('../../monitor/robots-metrics.js');
         const { lockHolder } = await import('../../state/state-lock.js');
         const m = await readManifest(path.resolve(state));

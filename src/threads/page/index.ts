@@ -11,3 +11,4 @@ export { PARSE_CODES, PARSE_CRASH, PARSE_OK, PARSE_TIMEOUT, isHtml, truncation, 
 export { serve } from './page-worker-serve.js';
 export { ParsePool, type ParseOutcome } from './parse-pool.js';
 export { parse, parsePage, parseToTable, type ParseTask } from './parse-worker.js';
+export { PageLane, ParseLane, type PageSinks } from './lanes.js';

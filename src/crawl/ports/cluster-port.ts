@@ -21,13 +21,13 @@
  * A received batch enters through Crawler.admitBatch, exactly as the crawler's own links do.
  */
 import type { FrontierCluster } from './frontier-port.js';
-import { encodeLinks, LinkTable, type LinkEntry } from '../threads/links-codec.js';
-import type { ArchiveThread } from '../threads/archive/archive-thread.js';
-import type { CrawlLog } from '../store/index.js';
-import type { ParsePool } from '../threads/page/parse-pool.js';
-import type { DnsCache } from '../dns/index.js';
-import type { Fetcher } from '../fetch/index.js';
-import type { DrumThread } from '../threads/drum/drum-proxy.js';
+import { encodeLinks, LinkTable, type LinkEntry } from '../../threads/links-codec.js';
+import type { ArchiveThread } from '../../threads/archive/archive-thread.js';
+import type { CrawlLog } from '../../store/index.js';
+import type { ParsePool } from '../../threads/page/parse-pool.js';
+import type { DnsCache } from '../../dns/index.js';
+import type { Fetcher } from '../../fetch/index.js';
+import type { DrumThread } from '../../threads/drum/drum-proxy.js';
 import type { FloorGuard } from './floor-guard.js';
 
 /** The parts a process that runs several crawls lends each (pipeline.ts CrawlerOptions.shared). */

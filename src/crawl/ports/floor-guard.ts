@@ -16,9 +16,9 @@
  * any thread, are kept in the shared table (page-worker-floors.ts) instead of this thread's maps.
  * Times are on the shared clock (`clock()`: ms since the epoch).
  */
-import type { CrawlConfig } from '../config/config.js';
+import type { CrawlConfig } from '../../config/config.js';
 import { withMargin } from './frontier-port.js';
-import { clock, type SharedFloors } from '../threads/page/page-worker-floors.js';
+import { clock, type SharedFloors } from '../../threads/page/page-worker-floors.js';
 
 /** One request as the guard sees it. */
 export interface GuardRequest {

@@ -1,35 +1,39 @@
 /**
- * The crawler's state (thesis Fig. 2), shared by its stages (fetch-stage.ts, dedup-stage.ts) and
- * its scheduler (pipeline.ts): the components it drives (two DRUMs, frontier, DNS, fetcher, WARC
- * writer, crawl log, parse pool), the pages between dispatch and durability with the bounds that
- * hold them back (pipeline.ts header), the counters a checkpoint stores, and the crawl-log line of
- * a fetch.
+ * The crawler's state (thesis Fig. 2), shared by its stages (the rooms fetch/ … durable/ beside this
+ * one) and its scheduler (pipeline.ts): the components it drives (two DRUMs, frontier, DNS, fetcher,
+ * WARC writer, crawl log, parse pool or page workers), the page job that travels the stages, the
+ * pages between dispatch and durability with the bounds that hold them back (pipeline.ts header),
+ * the counters a checkpoint stores, and two helpers every stage uses: an outcome's count and the
+ * crawl-log line of a fetch. No stage's work is here: a job's data does not pass through this file.
  */
 import { EventEmitter } from 'node:events';
-import type { DrumProxy } from '../threads/drum/drum-proxy.js';
-import type { DnsCache } from '../dns/index.js';
-import type { Fetcher, FetchResult } from '../fetch/index.js';
-import type { EncodedGroupLike, LinkTable } from '../threads/links-codec.js';
-import type { CrawlLog } from '../store/index.js';
-import type { ArchiveThread } from '../threads/archive/archive-thread.js';
-import type { FrontierUrl } from '../frontier/index.js';
-import type { FrontierPort } from './frontier-port.js';
-import type { CrawlConfig } from '../config/config.js';
-import { ramPlan } from '../budget/ram-budget.js';
-import { RunMetrics } from '../monitor/run-metrics.js';
-import { emptyCounters, type CheckpointManifest, type CrawlCounters, type DoneLog } from '../state/checkpoint.js';
-import type { ParsePool } from '../threads/page/parse-pool.js';
-import { Wakeup } from '../util/wakeup.js';
-import type { AdmitLog } from '../state/admit-log.js';
-import { ResumeDedup } from '../state/resume-dedup.js';
-import { FloorGuard } from './floor-guard.js';
-import type { SharedFloors } from '../threads/page/page-worker-floors.js';
-import type { PageWorkerPool } from '../threads/page/page-worker-pool.js';
-import { PldTally } from '../monitor/pld-tally.js';
-import { hostOf, pldOrHost } from '../url/index.js';
-import type { ClusterPort, SharedParts } from './cluster-port.js';
-import { plainHops, type SitemapRouter } from '../sitemap/crawl.js';
-import type { SitemapListingLog } from '../sitemap/listing-log.js';
+import type { DrumProxy } from '../../threads/drum/drum-proxy.js';
+import type { DnsCache } from '../../dns/index.js';
+import type { Fetcher, FetchResult } from '../../fetch/index.js';
+import type { EncodedGroupLike, LinkTable } from '../../threads/links-codec.js';
+import type { CrawlLog } from '../../store/index.js';
+import type { ArchiveThread } from '../../threads/archive/archive-thread.js';
+import type { FrontierUrl } from '../../frontier/index.js';
+import type { FrontierPort } from '../ports/frontier-port.js';
+import type { CrawlConfig } from '../../config/config.js';
+import { ramPlan } from '../../budget/ram-budget.js';
+import { RunMetrics } from '../../monitor/run-metrics.js';
+import { emptyCounters, type CheckpointManifest, type CrawlCounters, type DoneLog } from '../../state/checkpoint.js';
+import type { ParsePool } from '../../threads/page/parse-pool.js';
+import { Wakeup } from '../../util/wakeup.js';
+import type { AdmitLog } from '../../state/admit-log.js';
+import { ResumeDedup } from '../../state/resume-dedup.js';
+import { FloorGuard } from '../ports/floor-guard.js';
+import type { SharedFloors } from '../../threads/page/page-worker-floors.js';
+import type { PageWorkerPool } from '../../threads/page/page-worker-pool.js';
+import { PldTally } from '../../monitor/pld-tally.js';
+import { hostOf, pldOrHost } from '../../url/index.js';
+import type { ClusterPort, SharedParts } from '../ports/cluster-port.js';
+import { plainHops, type SitemapRouter } from '../../sitemap/crawl.js';
+import type { SitemapListingLog } from '../../sitemap/listing-log.js';
+
+/** Read once (as src/fetch does for its WIRE lines): process.env is a slow lookup for a per-page check. */
+const TRACE_FETCH = process.env.DRUMCRAWL_TRACE_FETCH !== undefined && process.env.DRUMCRAWL_TRACE_FETCH !== '';
 
 export interface CrawlerOptions {
   /** Where the progress printer writes. @default process.stderr */
@@ -61,6 +65,12 @@ export interface PageJob {
   releasedAt: number;
   /** a page requisite (requisites.ts): counted apart from pages */
   requisite: boolean;
+  /** the fetch is still counted in `inFlight` (endFlight clears it, once) */
+  flying: boolean;
+  /** the page is counted in `parsing` (endParse clears it, once) */
+  parsing: boolean;
+  /** the frontier took the URL back to retry it (politenessOutcome): its page is not archived as final */
+  retry: boolean;
 }
 
 export abstract class CrawlerCore extends EventEmitter {
@@ -190,6 +200,37 @@ export abstract class CrawlerCore extends EventEmitter {
       via: job.fu.via,
       path: job.fu.path,
     });
+  }
+
+  /**
+   * A request's actual start (`at` on the shared clock, page-worker-floors.ts) to the TRACE line and
+   * the 'dispatch' event: at once on this thread, when its answer comes back from a page worker.
+   */
+  protected dispatched(url: string, ip: string, robots: boolean, at: number): void {
+    if (TRACE_FETCH) process.stderr.write(`TRACE ${at.toFixed(1)} ${ip} ${url}\n`);
+    if (this.listenerCount('dispatch') > 0) this.emit('dispatch', { at, url, ip, robots });
+  }
+
+  /** A page fetch ends (its answer came, or it never went out): counted once. */
+  protected endFlight(job: PageJob): void {
+    if (!job.flying) return;
+    job.flying = false;
+    this.inFlight--;
+    if (job.requisite) this.requisitesInFlight--;
+    this.inFlightIds.delete(job.id);
+  }
+
+  /** A page enters the parse (the pool's or a page worker's). */
+  protected startParse(job: PageJob): void {
+    job.parsing = true;
+    this.parsing++;
+  }
+
+  /** A page's parse ends (its output came, or none will): counted once. */
+  protected endParse(job: PageJob): void {
+    if (!job.parsing) return;
+    job.parsing = false;
+    this.parsing--;
   }
 
   /** Stops the crawl (pipeline.ts) after an unexpected error in a task. */

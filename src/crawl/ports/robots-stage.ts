@@ -24,14 +24,14 @@
  * journal is replayed into RobotsCache and merged before the crawl asks anything (openRobotsStage).
  */
 import path from 'node:path';
-import { writeFileAtomic } from '../disk/index.js';
-import type { DnsCache } from '../dns/index.js';
-import type { DrumThread } from '../threads/drum/drum-proxy.js';
+import { writeFileAtomic } from '../../disk/index.js';
+import type { DnsCache } from '../../dns/index.js';
+import type { DrumThread } from '../../threads/drum/drum-proxy.js';
 import {
   RobotsCache, RobotsJournal, RobotsRequested, decodeRobotsEntry, emptyRobotsTotals, encodeRobotsEntry, readRobotsTotals, sealedTotals, ROBOTS_TOTALS_FILE,
   type JournalRecord, type RobotsEntry, type RobotsRules, type RobotsTotals,
-} from '../robots/index.js';
-import { ramPlan } from '../budget/ram-budget.js';
+} from '../../robots/index.js';
+import { ramPlan } from '../../budget/ram-budget.js';
 
 /** The frontier calls of the robots side (src/frontier/frontier.ts). */
 export interface RobotsStageFrontier {
@@ -81,7 +81,7 @@ export interface RobotsStageStats {
   replayed: number;
 }
 
-export { ROBOTS_TOTALS_FILE, emptyRobotsTotals, readRobotsTotals, type RobotsTotals } from '../robots/index.js';
+export { ROBOTS_TOTALS_FILE, emptyRobotsTotals, readRobotsTotals, type RobotsTotals } from '../../robots/index.js';
 
 export class RobotsStage {
   private base: RobotsTotals = emptyRobotsTotals();

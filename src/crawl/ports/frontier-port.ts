@@ -4,19 +4,19 @@
  * pipeline.ts reads as the thesis' Fig. 2 and a change in src/frontier touches only this file.
  */
 import path from 'node:path';
-import { CrawlError } from '../errors.js';
+import { CrawlError } from '../../errors.js';
 import { Frontier, Star, TRUST_THRESHOLD, budgetPreset, emptyRecordBytes, encodeFrontierRecordBytes, encodeFrontierUrl, type FrontierUrl, type FetchOutcome as PoliteFetchOutcome,
   type BudgetContext, type IndegreeHistogram, type IpGate, type PldStore,
-} from '../frontier/index.js';
-import type { UniqueUrls } from '../threads/drum/drum-codec.js';
-import type { FetchResult } from '../fetch/index.js';
-import { MAX_FETCH_ATTEMPTS, retryOutcome } from '../fetch/retry-policy.js';
-import type { DnsCache } from '../dns/index.js';
-import type { RobotsRules } from '../robots/index.js';
-import type { CrawlConfig } from '../config/config.js';
-import { PldStoreProxy, type DrumThread } from '../threads/drum/drum-proxy.js';
+} from '../../frontier/index.js';
+import type { UniqueUrls } from '../../threads/drum/drum-codec.js';
+import type { FetchResult } from '../../fetch/index.js';
+import { MAX_FETCH_ATTEMPTS, retryOutcome } from '../../fetch/retry-policy.js';
+import type { DnsCache } from '../../dns/index.js';
+import type { RobotsRules } from '../../robots/index.js';
+import type { CrawlConfig } from '../../config/config.js';
+import { PldStoreProxy, type DrumThread } from '../../threads/drum/drum-proxy.js';
 import { openRobotsStage, type RobotsStage, type RobotsTotals } from './robots-stage.js';
-import { ramPlan } from '../budget/ram-budget.js';
+import { ramPlan } from '../../budget/ram-budget.js';
 
 /** PLDedges flushes: at most this often (ms), and taking at most 1/EDGE_FLUSH_SHARE of the time. */
 const EDGE_FLUSH_MIN_MS = 100;
