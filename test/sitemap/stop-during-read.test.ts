@@ -1,6 +1,7 @@
 /**
- * A stop while a sitemap is being read: the page's job is between its fetch and its parse (the
- * sitemap's entries go to URLseen first, fetch-stage.ts), neither in flight nor parsing. The crawl
+ * A stop while a sitemap is being read: the page's job is between its parse and ContentSeen (the
+ * sitemap's entries go to URLseen first, src/crawl/content/content-stage.ts), neither in flight nor
+ * parsing. The crawl
  * must wait for it like any page in progress, not close its parts under it: run() ends without a
  * failure, and the sitemap's entries and its crawl-log line are written before the parts close.
  * (A big sitemap read when a stop came made the crawl close its WARC first, and the page's

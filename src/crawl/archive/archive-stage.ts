@@ -4,11 +4,13 @@
  * response record and crawl-log line are written and its links go on to URLseen
  * (urlseen-stage.ts); a duplicate gets a revisit record pointing at the first capture. A page that
  * takes no part in dedup (a non-2xx answer, a failed parse) comes here from the content stage and
- * is archived as received (archiveAsIs, archiveExchange). Each page then waits for the URLseen
+ * is archived as received (archiveAsIs, archiveExchange), a redirect's target then going to URLseen
+ * as the answer's one link. Each page then waits for the URLseen
  * merge its links or sitemap entries are in, or only for the sync (durable-stage.ts).
  */
 import type { DrumResult } from '../../drum/index.js';
-import type { FrontierUrl } from '../../frontier/index.js';
+import { extendHopPath, type FrontierUrl } from '../../frontier/index.js';
+import { canonicalizeUrl } from '../../url/index.js';
 import { decodeContentValue, le32 } from '../../threads/drum/drum-codec.js';
 import { truncation } from '../../threads/page/page-worker-protocol.js';
 import type { EncodedGroupLike, LinkTable } from '../../threads/links-codec.js';
@@ -88,6 +90,7 @@ export abstract class ArchiveStage extends UrlSeenStage {
   protected async archiveAsIs(job: PageJob, outcome: string, group: EncodedGroupLike | null, digest: string | null, merge: boolean, final: boolean): Promise<void> {
     if (group !== null) await this.warc.appendEncoded(group, { url: job.fu.url, date: job.date!, kind: 'response', responseHead: job.result!.responseHead ?? null });
     this.logFetch(job, outcome, digest);
+    this.redirect(job);
     if (final) (merge ? this.awaitingMerge : this.awaitingSync).push(job.id);
     this.wake.kick();
   }
@@ -109,8 +112,20 @@ export abstract class ArchiveStage extends UrlSeenStage {
       this.fetcher.release(r);
     }
     this.logFetch(job, code, null);
+    this.redirect(job);
     ((job.sitemapQueued ?? 0) > 0 ? this.awaitingMerge : this.awaitingSync).push(job.id);
     this.wake.kick();
+  }
+
+  /**
+   * A redirect's link: not followed inline, its target enters URLseen as a new link (dedup, robots,
+   * politeness apply), at the same depth.
+   */
+  private redirect(job: PageJob): void {
+    const r = job.result!;
+    if (r.location === undefined || r.status! < 300 || r.status! >= 400) return;
+    const target = canonicalizeUrl(r.location);
+    if (target !== null) this.submitUrl(target, job.fu.hops, job.fu.url, extendHopPath(job.fu.path, 'R'));
   }
 
   /** The page's links refused by the trap check or the scope (link-scope.ts): one crawl-log line each. */

@@ -1,7 +1,8 @@
 /**
  * Stage 3 of a page job (thesis Fig. 2: parser → ContentSeen; IV.3): the parser's output, delivered
  * here by the pools' lanes (src/threads/page/lanes.ts: the parse pool's when this thread fetched the
- * page, a page worker's with --page-workers on). A 2xx page's payload digest goes into ContentSeen's
+ * page, a page worker's with --page-workers on). A sitemap's entries are read here (src/sitemap,
+ * into URLseen like links). A 2xx page's payload digest goes into ContentSeen's
  * DRUM (check+update, aux = the job's id), whose answers its DRUM delivers to the archive stage
  * (archive-stage.ts), not here; the page's link table and WARC group wait for that answer in
  * `awaitingContent`. Everything else (a non-2xx answer, a failed parse) goes to the archive stage as
@@ -9,6 +10,7 @@
  */
 import { contentAux, encodeContentValue } from '../../threads/drum/drum-codec.js';
 import { fingerprintInto } from '../../url/index.js';
+import { isSitemapHops } from '../../sitemap/crawl.js';
 import { LinkTable, splitParseOutput, type EncodedGroupLike } from '../../threads/links-codec.js';
 import type { ParseOutcome } from '../../threads/page/parse-pool.js';
 import { PARSE_ABORTED, PARSE_CODES, PARSE_OK, type ParseNote } from '../../threads/page/page-worker-protocol.js';
@@ -26,6 +28,12 @@ export abstract class ContentStage extends ArchiveStage {
   protected async parsedInPool(job: PageJob, po: ParseOutcome): Promise<void> {
     this.endParse(job);
     const r = job.result!;
+    const fu = job.fu;
+    // A sitemap's entries enter URLseen as links (src/sitemap/crawl.ts), read from the body this
+    // thread still holds.
+    if (r.outcome === 'ok' && isSitemapHops(fu.hops) && this.sitemaps !== null && !(!po.ok && po.code === PARSE_ABORTED_CODE)) {
+      job.sitemapQueued = (await this.sitemaps.read(fu.url, fu.hops, r.decoded, fu.path)).queued;
+    }
     if (!po.ok && po.code === PARSE_ABORTED_CODE) {
       // A stop past its grace period left the page unparsed (stop.ts): not archived, and it stays
       // pending, so the resume fetches it again.

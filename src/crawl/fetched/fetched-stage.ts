@@ -1,16 +1,14 @@
 /**
- * Stage 2 of a page job (thesis Fig. 2: crawling threads → parser, and the fetch's report back to
- * the politeness heaps): a fetch's answer, from this thread's fetch (fetch-stage.ts fetchPage) or
- * from a page worker (its lane delivers the report here: workerFetched). The page is counted and
- * reported to the frontier (its host's next due time, a retry), a redirect's target goes to URLseen
- * (urlseen-stage.ts), and a page fetched on this thread is read as a sitemap if it is one and its
- * body handed to the parse pool, whose lane delivers the output to the content stage
- * (content-stage.ts): this stage never sees it. A page worker parses the page itself; its note goes
- * to the content stage too.
+ * Stage 2 of a page job (thesis Fig. 2: crawling threads → parser, and the fetch's report to the
+ * politeness heaps): a fetch's answer, from this thread's fetch (fetch-stage.ts fetchPage) or from
+ * a page worker (its lane delivers the report here: workerFetched). The page is counted and
+ * reported to the frontier (its host's next due time, a retry); a page fetched on this thread has
+ * its body handed to the parse pool, whose lane delivers the output to the content stage
+ * (content-stage.ts): this stage never sees it. A page worker parses the page itself and its note
+ * goes to the content stage too.
  */
 import { isHttpResponse, type FetchResult } from '../../fetch/index.js';
-import { canonicalizeUrl } from '../../url/index.js';
-import { extendHopPath, type FrontierUrl } from '../../frontier/index.js';
+import type { FrontierUrl } from '../../frontier/index.js';
 import { isSitemapHops } from '../../sitemap/crawl.js';
 import { MAX_REQUISITE_HOPS, isCss, requisiteChain } from '../../config/requisites.js';
 import { ParseLane } from '../../threads/page/lanes.js';
@@ -44,22 +42,19 @@ export abstract class FetchedStage extends ContentStage {
       return;
     }
     this.counters.pagesOk++;
-    this.redirect(job, r);
     return this.toParse(job, r);
   }
 
-  /** A sitemap read (its entries enter URLseen as links: src/sitemap/crawl.ts), then the body to the parse pool. */
-  private async toParse(job: PageJob, r: FetchResult): Promise<void> {
+  /** The body to the parse pool (ParseLane): its outcome goes to the content stage. */
+  private toParse(job: PageJob, r: FetchResult): Promise<void> {
     const fu = job.fu;
     const ok2xx = r.outcome === 'ok';
-    // A sitemap is read here, before the body goes to the parse pool (which archives it like any
-    // payload).
-    if (ok2xx && isSitemapHops(fu.hops) && this.sitemaps !== null) job.sitemapQueued = (await this.sitemaps.read(fu.url, fu.hops, r.decoded, fu.path)).queued;
+    // A sitemap is not parsed for links: the content stage reads its entries (src/sitemap/crawl.ts).
     const html = ok2xx && isHtml(r.contentType) && !isSitemapHops(fu.hops);
     const follow = html && (this.cfg.maxDepth === null || fu.hops < this.cfg.maxDepth);
     const css = ok2xx && isCss(r.contentType) && !isSitemapHops(fu.hops);
     this.startParse(job);
-    await this.parseLane!.submit(job, {
+    return this.parseLane!.submit(job, {
       url: fu.url, body: r.body, decoded: r.decoded, charset: r.charset, html, follow, requisites: this.requisitesOf(fu), css,
       exchange: { ip: fu.ip, dateMs: job.date!.getTime(), requestHead: r.requestHead, responseHead: r.responseHead!, truncated: truncation(r) },
     });
@@ -91,7 +86,6 @@ export abstract class FetchedStage extends ContentStage {
       return;
     }
     this.counters.pagesOk++;
-    this.redirect(job, r);
     this.startParse(job);
   }
 
@@ -130,15 +124,5 @@ export abstract class FetchedStage extends ContentStage {
     if (job.retry) this.pending.delete(job.id);
     // A retry is a new hand-out of the URL, not a duplicate one.
     if (job.retry) this.again.retried(fu.url);
-  }
-
-  /**
-   * Redirects are not followed inline: the target enters as a new link (dedup, robots, politeness
-   * apply), at the same depth.
-   */
-  private redirect(job: PageJob, r: FetchResult): void {
-    if (r.location === undefined || r.status! < 300 || r.status! >= 400) return;
-    const target = canonicalizeUrl(r.location);
-    if (target !== null) this.submitUrl(target, job.fu.hops, job.fu.url, extendHopPath(job.fu.path, 'R'));
   }
 }
