@@ -1,6 +1,6 @@
 /**
  * The main thread's V8 heap under --ram. Every crawl structure on the main thread has a share of
- * --ram (the frontier's URLs ram/4, src/crawl/frontier-port.ts; the rest is off-heap or in worker
+ * --ram (the frontier's URLs ram/4, src/crawl/ports/frontier-port.ts; the rest is off-heap or in worker
  * threads with their own resourceLimits), but V8 sizes an isolate's heap from the machine, not from
  * that budget: with no limit it lets garbage pile up between major collections and the committed
  * heap runs to two or three times the live data (measured at --ram 512M on 10^6 hosts: 328 MiB

@@ -12,7 +12,7 @@
  *   RobotsCache DRUM        R/64           4–64 MiB
  *   RobotsRequested DRUM    R/128          4–64 MiB
  *   parse worker heaps      R/4            across the pool, ≥ 64 MiB each
- *   bodies awaiting dedup   R/16           4–64 MiB (crawler-core.ts)
+ *   bodies awaiting dedup   R/16           4–64 MiB (src/crawl/core/crawler-core.ts)
  *
  * On the main thread's heap, whose limit is 7/16 of R (heap-budget.ts), by estimated bytes:
  *

@@ -22,7 +22,7 @@
  *   node.ts            a node: shared parts, heartbeat, leave, the end of the crawl, status surfaces
  *   status.ts          the node's snapshot and metrics, `drumcrawl cluster status`
  *
- * Imports: cli → cluster → crawl (through src/crawl/cluster-port.ts and CrawlerOptions.shared).
+ * Imports: cli → cluster → crawl (through src/crawl/ports/cluster-port.ts and CrawlerOptions.shared).
  */
 export { ClusterNode, type NodeStartOptions, type NodeSummary } from './node.js';
 export { splitClusterArgs, defaultNodeId, CLUSTER_FLAGS, NODE_LOCAL_KEYS, type ClusterArgs } from './options.js';

@@ -5,9 +5,11 @@
  *
  *   pipeline.ts      Crawler: run, pause/resume/stop, snapshot; the scheduler loop, drain, close
  *   opening.ts       opening a crawl or resuming one: its parts started in order, its state read back
- *   checkpoint-stage.ts, dedup-stage.ts, fetch-stage.ts, robots-stage.ts   the stages (crawler-core.ts:
- *                    the state they share); floor-guard.ts the floors checked again before a send
- *   frontier-port.ts the pipeline's view of src/frontier; cluster-port.ts a partition's; stop.ts the stop
+ *   merge-schedule.ts, checkpoint-stage.ts   when merges and syncs run; checkpoints
+ *   fetch/ fetched/ content/ archive/ urlseen/ admit/ durable/   the stages of a page job, one way
+ *                    (docs/architecture.md, "A page job's path"); core/ the state they share
+ *   ports/           the pipeline's view of src/frontier (with the robots stage), a cluster
+ *                    partition's, the floors checked again before a send, the stop
  *
  * API: `Crawler.open(config, opts)`, `Crawler.resume(stateDir, overrides, opts)` (both take the
  * state's lock: state-lock.ts), `crawler.run(): Promise<CrawlSummary>` (rejects with the error that

@@ -160,6 +160,7 @@ export abstract class OpeningStage extends CheckpointStage {
         // CLOCK cache in front of URLseen (thesis V.2): most duplicate links hit it, never reach disk.
         cacheEntries: plan.urlSeenCacheEntries,
       },
+      // URLseen's answers go to the stage after the one that asks (admit/admit-stage.ts).
       (batch) => crawler!.onUrlSeenResults(batch),
       {
         // One BEAST commit per bucket merge, before DRUM commits it (DRUM's beforeCommit): the
@@ -179,6 +180,7 @@ export abstract class OpeningStage extends CheckpointStage {
     const contentSeenOpen = DrumProxy.open(
       path.join(cfg.stateDir, 'contentseen'),
       { ramBytes: plan.contentSeenBytes, valueBytes: 'variable', valueBytesHint: 72, auxBytesHint: 4, buckets: 4 },
+      // ContentSeen's answers go to the stage after the one that asks (archive/archive-stage.ts).
       (batch) => crawler!.onContentResults(batch),
       { thread: smallDrums },
     );

@@ -17,11 +17,15 @@
  * isolate for both: drum-proxy.ts DrumThread). The WARC writer runs in a thread of its own
  * (archive-thread.ts).
  *
- * The crawler is one object built in layers, one concept per file: crawler-core.ts (the state the
- * stages share), dedup-stage.ts (the ContentSeen and URLseen stages and when they merge),
- * fetch-stage.ts (page and robots.txt fetches, with floor-guard.ts as the last step before a send),
- * checkpoint-stage.ts, opening.ts (open or resume) and this file (the scheduler loop, control,
- * drain, close). The DRUM record layouts are in drum-codec.ts.
+ * The crawler is one object built in layers, one stage of a page job per room, the last stage
+ * lowest (docs/architecture.md, "A page job's path"): core/ (the state the stages share), then
+ * durable/ (the sync), admit/ (URLseen's answers into STAR and BEAST), urlseen/ (URLseen and its
+ * merges), archive/ (ContentSeen's answers: records, links), content/ (the parser's output into
+ * ContentSeen), fetched/ (the fetch's report, the body to the parse pool), fetch/ (the crawling
+ * threads); over them merge-schedule.ts (when merges and syncs run), checkpoint-stage.ts,
+ * opening.ts (open or resume) and this file (the scheduler loop, control, drain, close). A job
+ * moves down the stages one way: the pools and DRUMs deliver their answers to the stage after the
+ * one that asked. The DRUM record layouts are in src/threads/drum/drum-codec.ts.
  *
  * Back-pressure (no unbounded in-RAM queue), each bound from the config:
  *   - fetches in flight ≤ fetchConcurrency;

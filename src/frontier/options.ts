@@ -60,7 +60,7 @@ export interface FrontierOptions extends Partial<PolitenessOptions> {
   /**
    * Awaited between batches of the frontier's disk work — refill reads, QR rescans, BEAST
    * re-spreads and compactions — so that a caller that does not wait for refill() keeps
-   * dispatching meanwhile (the crawler: src/crawl/frontier-port.ts). @default none (each call runs
+   * dispatching meanwhile (the crawler: src/crawl/ports/frontier-port.ts). @default none (each call runs
    * its batches back to back)
    */
   pause?: () => Promise<void>;

@@ -69,7 +69,7 @@ export class FrontierUrl {
   /**
    * Set by `Frontier.nextReady`: the host's delay in force at release (τh with Crawl-delay, backoff
    * and the floor: Pacing.hostDelay) and the IP's (τs, ≥ τs0), ms, start to start. The last-step
-   * guards (src/crawl floor-guard.ts, the fetcher's wire gate) hold the request to them against the
+   * guards (src/crawl/ports/floor-guard.ts, the fetcher's wire gate) hold the request to them against the
    * actual send of the previous request to its host / IP. Not stored on disk.
    */
   hostGapMs: number;

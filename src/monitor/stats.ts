@@ -39,7 +39,7 @@ export interface StatusSnapshot {
   ips: { active: number; waiting: number };
   dns: { lookups: number; hitRate: number };
   robots: { lookups: number; hitRate: number };
-  /** RobotsCache / RobotsRequested DRUMs (src/crawl/robots-stage.ts), over all runs */
+  /** RobotsCache / RobotsRequested DRUMs (src/crawl/ports/robots-stage.ts), over all runs */
   robotsDrums?: RobotsTotals;
   workers: { size: number; replaced: number };
   /** the body budget (src/budget/body-budget.ts): its size, what fetched bodies hold now, the most they held, takes refused */

@@ -1,6 +1,6 @@
 /**
  * A page whose content duplicates an earlier capture at another base URL still has its links
- * followed (dedup-stage.ts): its relative links resolve to other URLs than the first capture's. A
+ * followed (src/crawl/archive/archive-stage.ts): its relative links resolve to other URLs than the first capture's. A
  * real manual's page reached second, after a sitemap's copy of it elsewhere, lost its links
  * (test/realweb). Here two directories hold the same page, whose relative link leads to a page that
  * differs between them; whichever copy the crawl fetches first, both linked pages are fetched. A copy

@@ -1,5 +1,5 @@
 /**
- * RobotsCache + RobotsRequested (src/crawl/robots-stage.ts, thesis VII.1) on real DRUMs in their
+ * RobotsCache + RobotsRequested (src/crawl/ports/robots-stage.ts, thesis VII.1) on real DRUMs in their
  * worker thread: a host whose robots.txt was answered is answered from RobotsCache afterwards —
  * in the same run (after an eviction from the frontier's RAM) and after the stage is closed and
  * reopened on the same directory (a resume) — an expired entry is asked again, and the entry codec

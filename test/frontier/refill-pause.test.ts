@@ -2,7 +2,7 @@
  * The frontier's disk work runs in batches with the caller's pause between them
  * (FrontierOptions.pause, src/frontier/frontier.ts and beast.ts): a re-spread of QF reads all of
  * it — QF grows with the crawl (thesis VII.2) — and while it runs, the crawler keeps releasing the
- * URLs it has in RAM (src/crawl/frontier-port.ts, DispatchWindow). Judged by event order, not time:
+ * URLs it has in RAM (src/crawl/ports/frontier-port.ts, DispatchWindow). Judged by event order, not time:
  * between two batches of one refill() the frontier hands out URLs from RAM.
  */
 import { test } from 'node:test';

@@ -70,7 +70,7 @@ export interface PolitenessOptions extends DelayOptions {
   maxCrawlDelayMs: number;
   /**
    * Added to a robots.txt Crawl-delay (when non-zero), as the crawler adds its politeness margin to
-   * the configured delays before they reach these options (src/crawl frontier-port.ts withMargin):
+   * the configured delays before they reach these options (src/crawl/ports/frontier-port.ts withMargin):
    * a Crawl-delay is a delay like any other, judged on the wire. @default 0
    */
   crawlDelayMarginMs?: number;
@@ -389,7 +389,7 @@ export abstract class HostTable {
    * Frees up to `want` idle hosts whose politeness window has passed (forgetting a host whose next
    * due time is ≤ now cannot make a later request come early). Their robots rules leave RAM too:
    * the next URL of such a host is asked for through QD, and the robots stage answers it from the
-   * RobotsCache DRUM (src/crawl/robots-stage.ts) without a new robots.txt request.
+   * RobotsCache DRUM (src/crawl/ports/robots-stage.ts) without a new robots.txt request.
    */
   private evictIdle(now: number, want: number): void {
     let freed = 0;

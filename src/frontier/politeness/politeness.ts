@@ -382,7 +382,7 @@ export class Politeness extends RobotsGate {
    * (waiting for their host or IP; a host in flight counts when more of its URLs wait), of PLDs
    * with B > B0 only once any such URL has been taken in (before that, every host). The pipeline
    * merges URLseen and refills from BEAST at its short cadence whenever this falls below the fetch
-   * concurrency (src/crawl dedup-stage.ts startMerges, pipeline.ts).
+   * concurrency (src/crawl/merge-schedule.ts startMerges, pipeline.ts).
    *
    * Bound: politeness lets a host have at most one request in flight and one start per τh (thesis
    * VII.1), so the URLs in RAM can keep at most this many fetch slots busy at once, however many

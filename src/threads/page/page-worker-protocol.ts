@@ -25,7 +25,7 @@ export interface PageOrder {
   follow: boolean;
   /** a sitemap: not parsed for links; its content-decoded body comes back (src/sitemap/crawl.ts) */
   sitemap: boolean;
-  /** extract its page requisites (fetch-stage.ts requisitesOf) */
+  /** extract its page requisites (src/crawl/fetched/fetched-stage.ts requisitesOf) */
   requisites: boolean;
 }
 
