@@ -29,11 +29,6 @@ export abstract class ContentStage extends ArchiveStage {
     this.endParse(job);
     const r = job.result!;
     const fu = job.fu;
-    // A sitemap's entries enter URLseen as links (src/sitemap/crawl.ts), read from the body this
-    // thread still holds.
-    if (r.outcome === 'ok' && isSitemapHops(fu.hops) && this.sitemaps !== null && !(!po.ok && po.code === PARSE_ABORTED_CODE)) {
-      job.sitemapQueued = (await this.sitemaps.read(fu.url, fu.hops, r.decoded, fu.path)).queued;
-    }
     if (!po.ok && po.code === PARSE_ABORTED_CODE) {
       // A stop past its grace period left the page unparsed (stop.ts): not archived, and it stays
       // pending, so the resume fetches it again.
@@ -44,6 +39,9 @@ export abstract class ContentStage extends ArchiveStage {
       this.wake.kick();
       return;
     }
+    // A sitemap's entries enter URLseen as links (src/sitemap/crawl.ts), read from the body this
+    // thread still holds.
+    if (r.outcome === 'ok' && isSitemapHops(fu.hops) && this.sitemaps !== null) job.sitemapQueued = (await this.sitemaps.read(fu.url, fu.hops, r.decoded, fu.path)).queued;
     // The supervisor replaced the worker; the page is kept (response record written from the
     // body) and recorded with the supervisor's outcome code; its links are not followed.
     if (!po.ok) return this.archiveExchange(job, po.code);
