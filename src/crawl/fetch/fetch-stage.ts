@@ -137,10 +137,10 @@ export abstract class FetchStage extends FetchedStage {
    * the fetch report to the fetched stage (workerFetched) and then the parse's note to the content
    * stage (parsedOnWorker): only outcomes, heads and the encoded results cross, never the body.
    */
-  private fetchOnWorker(job: PageJob, lane: PageLane<PageJob>): Promise<void> {
+  private async fetchOnWorker(job: PageJob, lane: PageLane<PageJob>): Promise<void> {
     const fu = job.fu;
     const host = hostOf(fu.url);
-    return lane.submit(job, {
+    await lane.submit(job, {
       id: job.id, url: fu.url, ip: fu.ip, host, hostGapMs: fu.hostGapMs, ipGapMs: fu.ipGapMs,
       notBefore: this.floors.reserve({ host, ip: fu.ip, robots: false, hostGapMs: fu.hostGapMs, ipGapMs: fu.ipGapMs }),
       follow: this.cfg.maxDepth === null || fu.hops < this.cfg.maxDepth, sitemap: isSitemapHops(fu.hops), requisites: this.requisitesOf(fu),
