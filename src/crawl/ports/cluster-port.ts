@@ -7,8 +7,8 @@
  * this.
  *
  * The hooks, each called from one place:
- *   local / route     a page's links (dedup-stage.ts submitTable) and single URLs (redirects,
- *                     sitemaps, seeds: dedup-stage.ts submitUrl): URLs of other partitions are handed
+ *   local / route     a page's links (urlseen/urlseen-stage.ts submitTable) and single URLs (redirects,
+ *                     sitemaps, seeds: urlseen-stage.ts submitUrl): URLs of other partitions are handed
  *                     to `route` instead of URLseen;
  *   flush             before the pages whose links were routed count as durable (mergeUrlSeen):
  *                     everything routed is then in the stream;
