@@ -234,7 +234,7 @@ export class Frontier extends FrontierRefill {
     this.pol.trustPromoted(keys);
   }
 
-  /** URLs waiting in RAM of PLDs with B > B0 (Politeness.readyRanked). */
+  /** Hosts with URLs waiting in RAM, of PLDs with B > B0 once any is seen: the fetch slots RAM can fill (Politeness.readyRanked). */
   readyRanked(): number {
     return this.pol.readyRanked();
   }
