@@ -30,7 +30,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { startHostileServers, type HostileRobots } from '../../src/simweb/hostile-server.js';
-import { SHARED_MACHINE_NOTE, args, machineInfo, sig, writeResult } from '../lib/report.js';
+import { SHARED_MACHINE_NOTE, args, machineInfo, resultFile, sig, writeResult } from '../lib/report.js';
 import { startCrawlChild } from '../lib/crawl-child.js';
 import { statCpu } from '../lib/thread-cpu.js';
 import { buildTree, snapshotTree } from '../lib/snapshot.js';
@@ -126,6 +126,9 @@ function scenario(name: string): Scenario {
 }
 
 const tree = snapshotTree(a.get('tree') ?? 'HEAD');
+// The result's name is checked before the runs, not after them.
+const outName = a.get('out') ?? `hostile-${tree.commit.slice(0, 7)}`;
+resultFile(outName, 'json');
 log(`building ${tree.commit.slice(0, 10)} (${tree.subject})`);
 const buildMs = buildTree(tree.dir);
 const loadBefore = os.loadavg();
@@ -217,6 +220,6 @@ const result = {
   verdict: failed ? 'some run broke a bound (see runs)' : 'every run within its bounds',
   runs,
 };
-const file = writeResult(a.get('out') ?? `hostile-${tree.commit.slice(0, 7)}`, result);
+const file = writeResult(outName, result);
 log(`${result.verdict}; wrote ${file}`);
 process.exitCode = failed ? 1 : 0;

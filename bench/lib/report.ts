@@ -39,18 +39,29 @@ export const SHARED_MACHINE_NOTE =
   'Shared machine: several engineers run builds/tests on the same 2 cores, so absolute speeds are low and noisy; ' +
   'compare ratios within one run.';
 
+/**
+ * The file bench/results/<name>.<ext>. `name` may be given as the file's path too
+ * (`bench/results/x.json`, `./bench/results/sub/x`): a bench's `--out` names its result either way,
+ * and a spelling must not fail a run at its end, after its measurements.
+ */
+export function resultFile(name: string, ext: 'json' | 'svg'): string {
+  const bare = name.replace(/^(\.\/)?bench\/results\//, '').replace(new RegExp(`\\.${ext}$`), '');
+  const file = path.resolve(RESULTS_DIR, `${bare}.${ext}`);
+  if (path.isAbsolute(bare) || !file.startsWith(RESULTS_DIR + path.sep)) throw new Error(`result name ${name}: a name inside bench/results/ is due`);
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  return file;
+}
+
 /** Writes bench/results/<name>.json (pretty, trailing newline) and returns its path. */
 export function writeResult(name: string, data: unknown): string {
-  fs.mkdirSync(RESULTS_DIR, { recursive: true });
-  const file = path.join(RESULTS_DIR, `${name}.json`);
+  const file = resultFile(name, 'json');
   fs.writeFileSync(file, JSON.stringify(data, null, 2) + '\n');
   return file;
 }
 
 /** Writes bench/results/<name>.svg and returns its path. */
 export function writeSvg(name: string, svg: string): string {
-  fs.mkdirSync(RESULTS_DIR, { recursive: true });
-  const file = path.join(RESULTS_DIR, `${name}.svg`);
+  const file = resultFile(name, 'svg');
   fs.writeFileSync(file, svg);
   return file;
 }
