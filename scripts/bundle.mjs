@@ -51,6 +51,15 @@ export async function bundle({ root, from = 'dist', outdir = 'dist/bundle' }) {
   });
 }
 
+// `node scripts/bundle.mjs` bundles tsc's output into dist/bundle (npm run build);
+// `node scripts/bundle.mjs --from src --outdir dist/test-bundle` bundles the sources for the test
+// suite (npm test: its CLI children and worker threads start from there, docs/testing.md).
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  await bundle({ root: fileURLToPath(new URL('..', import.meta.url)) });
+  const opt = (name) => {
+    const i = process.argv.indexOf(`--${name}`);
+    return i < 0 ? undefined : process.argv[i + 1];
+  };
+  const from = opt('from') ?? 'dist';
+  if (from !== 'dist' && from !== 'src') throw new Error(`--from ${from}: dist or src`);
+  await bundle({ root: fileURLToPath(new URL('..', import.meta.url)), from, outdir: opt('outdir') ?? 'dist/bundle' });
 }

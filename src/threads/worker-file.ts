@@ -2,8 +2,12 @@
  * Entry files for worker threads. Built code (dist/) runs `<name>.js` directly. Under tsx (tests,
  * `npm run bench:*`), worker threads do not inherit tsx's loader on Node 20, so a tiny ESM shim
  * registers tsx in the worker and then imports the .ts module (re-exporting its default export).
+ * That costs each thread 0.5–1.0 s of CPU to compile its module graph through tsx's loader, against
+ * 0.2–0.4 s for the same sources bundled: `npm test` bundles the sources once
+ * (`scripts/bundle.mjs --from src`) and names the directory in DRUMCRAWL_WORKER_BUNDLE, and the
+ * standard entries are then taken from there (docs/testing.md, "The suite's own build").
  */
-import { writeFileSync, mkdtempSync } from 'node:fs';
+import { existsSync, writeFileSync, mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -15,6 +19,11 @@ const cache = new Map<string, string>();
  * `callerUrl` (the caller's `import.meta.url`): `.ts` under tsx, `.js` in dist/.
  */
 export function workerFile(callerUrl: string, name: string): string {
+  const bundles = process.env.DRUMCRAWL_WORKER_BUNDLE;
+  if (callerUrl.endsWith('.ts') && bundles !== undefined && bundles !== '') {
+    const file = path.join(bundles, `${name}.js`);
+    if (existsSync(file)) return file;
+  }
   return workerFileFor(new URL(`./${name}${callerUrl.endsWith('.ts') ? '.ts' : '.js'}`, callerUrl).href);
 }
 

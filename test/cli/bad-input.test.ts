@@ -16,12 +16,8 @@ import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync, t
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { inMountNamespace, shq as q } from '../e2e/harness.js';
+import { inMountNamespace, shq as q, cliArgv } from '../e2e/harness.js';
 
-const MAIN = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url));
-// The tsx loader by absolute URL: the child's cwd is a temp directory without node_modules.
-const TSX = import.meta.resolve('tsx');
 /**
  * A case ends in well under a second on an idle machine (node + tsx start included), 5 s on a
  * 2-core box at load 19; the bound only tells a hang from a slow start, so it is far above what a
@@ -193,7 +189,7 @@ function run(argv: string[], cwd: string): Promise<Outcome> {
  * dir/ro and a 64 KiB tmpfs on dir/full (then fills it), runs the CLI, and prints both listings.
  */
 function argvFor(c: Case, dir: string): string[] {
-  const cli = [process.execPath, '--import', TSX, MAIN, ...c.args(dir)];
+  const cli = [process.execPath, ...cliArgv(), ...c.args(dir)];
   if (!c.mounts) return cli;
   const script = [
     `mount -t tmpfs -o ro,size=64k drumcrawl-ro ${q(path.join(dir, 'ro'))}`,

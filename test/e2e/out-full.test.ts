@@ -13,12 +13,9 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { crawlFlags, crawlSettings, forkSimweb, inMountNamespace, shq as q, tempDir } from './harness.js';
+import { crawlFlags, crawlSettings, forkSimweb, inMountNamespace, shq as q, tempDir, cliArgv } from './harness.js';
 import { readWarcDir, warcProblems } from './warc-read.js';
 
-const MAIN = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url));
-const TSX = import.meta.resolve('tsx');
 /**
  * Each CLI run inside the namespace is killed after this long (a hang fails the test): a bound on
  * a hang, far above what filling 20 MiB takes on a loaded box (74 s for the whole test at load 15).
@@ -39,7 +36,7 @@ test('the output disk fills up: the crawl stops at once with CRAWL_STORE_WRITE (
       // No time limit: the crawl must end because the disk is full (the bench web never runs dry).
       hostDelayMs: 0, ipDelayMs: 0, minHostDelayMs: 0, minIpDelayMs: 0,
     }));
-    const cli = (args: string[]): string => `timeout -s KILL ${RUN_LIMIT_S} ${[process.execPath, '--import', TSX, MAIN, ...args].map(q).join(' ')}`;
+    const cli = (args: string[]): string => `timeout -s KILL ${RUN_LIMIT_S} ${[process.execPath, ...cliArgv(), ...args].map(q).join(' ')}`;
     const script = [
       `mount -t tmpfs -o size=20m drumcrawl-out ${q(out)} || exit 99`,
       `${cli(['crawl', ...web.seeds.slice(0, 5), ...flags])} 2>${q(path.join(dir, 'crawl.err'))} >/dev/null; echo "@@crawl $?"`,

@@ -14,10 +14,8 @@ import path from 'node:path';
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
-import { fileURLToPath } from 'node:url';
+import { cliArgv } from '../e2e/harness.js';
 
-const MAIN = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url));
-const TSX = import.meta.resolve('tsx');
 const UA = 'drumcrawl-test/0.1 (+https://example.test/bot)';
 
 /** The allowed IPv4 /32 that serves the seed page. */
@@ -131,7 +129,7 @@ async function crawlOnce(run: 'v6-allow' | 'v4-allow'): Promise<{ hits: Hit[]; e
   const port = (server.address() as net.AddressInfo).port;
   const dir = mkdtempSync(path.join(os.tmpdir(), 'drumcrawl-guard-families-'));
   const allow = run === 'v6-allow' ? ['::/0', `${SEED_V4}/32`] : ['0.0.0.0/0'];
-  const args = ['--import', TSX, MAIN, 'crawl', `http://${SEED_V4}:${port}/`, '--state', path.join(dir, 's'), '--out', path.join(dir, 'o'),
+  const args = [...cliArgv(), 'crawl', `http://${SEED_V4}:${port}/`, '--state', path.join(dir, 's'), '--out', path.join(dir, 'o'),
     '--user-agent', UA, '--scope', 'any', '--dns-server', `127.0.0.1:${dns.port}`, '--host-delay', '0', '--ip-delay', '0',
     '--min-host-delay', '0', '--min-ip-delay', '0', '--fetch-timeout', '5000', '--max-time', '60', '--progress', 'none',
     '--workers', '1', '--ram', '512M', ...allow.flatMap((c) => ['--allow-network', c])];

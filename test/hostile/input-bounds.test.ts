@@ -14,13 +14,11 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, 
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { loadCrawlConfig, resolveCrawlConfig } from '../../src/config/config.js';
 import { describeError } from '../../src/cli/commands/common.js';
 import { emptyCounters, writeManifest, manifestChecksum, MANIFEST_FILE, type CheckpointManifest } from '../../src/state/checkpoint.js';
+import { cliArgv } from '../e2e/harness.js';
 
-const MAIN = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url));
-const TSX = import.meta.resolve('tsx');
 const UA = 'drumcrawl-test/0.1 (+https://example.test/bot)';
 /** A refusal ends in well under a second on an idle machine; the bound tells a hang (or a crawl that started) from a slow start at load 37 on 2 cores (node + tsx: over 20 s). */
 const LIMIT_MS = 90_000;
@@ -31,7 +29,7 @@ interface Result { exit: number | null; stderr: string; timedOut: boolean }
 
 function run(args: string[], cwd: string, limitMs = LIMIT_MS): Promise<Result> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', TSX, MAIN, ...args], { cwd, stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawn(process.execPath, [...cliArgv(), ...args], { cwd, stdio: ['ignore', 'ignore', 'pipe'] });
     let stderr = '';
     let timedOut = false;
     child.stderr.on('data', (b: Buffer) => { stderr += b.toString(); });
@@ -239,7 +237,7 @@ function post(port: number, token: string, body: string): Promise<{ status: numb
 
 test('POST /config to a running crawl: 400 for a string where a number is due and for values past their bounds; the crawl keeps its values', { timeout: 60_000 }, async () => {
   const d = caseDir();
-  const child = spawn(process.execPath, ['--import', TSX, MAIN, 'crawl', 'http://127.0.0.1:9/', '--user-agent', UA, '--state', path.join(d, 's'),
+  const child = spawn(process.execPath, [...cliArgv(), 'crawl', 'http://127.0.0.1:9/', '--user-agent', UA, '--state', path.join(d, 's'),
     '--out', path.join(d, 'o'), '--status-port', '0', '--paused', '--progress', 'none', '--allow-network', '127.0.0.1/32', '--workers', '1', '--ram', '512M'],
   { cwd: d, stdio: ['ignore', 'ignore', 'pipe'] });
   const closed = new Promise<number | null>((r) => child.on('close', r));

@@ -14,18 +14,15 @@ import { spawn, spawnSync } from 'node:child_process';
 import { chmodSync, linkSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { forkSimweb, SIMWEB_ALLOW_FLAGS, UA } from '../e2e/harness.js';
+import { forkSimweb, SIMWEB_ALLOW_FLAGS, UA, cliArgv } from '../e2e/harness.js';
 import { Crawler } from '../../src/crawl/pipeline.js';
 
-const MAIN = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url));
-const TSX = import.meta.resolve('tsx');
 const ROOT = mkdtempSync(path.join(os.tmpdir(), 'drumcrawl-state-links-'));
 after(() => rmSync(ROOT, { recursive: true, force: true }));
 
 function cli(args: string[], cwd: string, limitMs = 60_000): Promise<{ exit: number | null; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', TSX, MAIN, ...args], { cwd, stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawn(process.execPath, [...cliArgv(), ...args], { cwd, stdio: ['ignore', 'ignore', 'pipe'] });
     let stderr = '';
     child.stderr.on('data', (b: Buffer) => { stderr += b.toString(); });
     const timer = setTimeout(() => child.kill('SIGKILL'), limitMs);

@@ -13,12 +13,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { manualSites, startRealWeb } from './harness.js';
 import { hostGaps } from './pcap.js';
-import { tempDir } from '../e2e/harness.js';
+import { cliArgv, tempDir } from '../e2e/harness.js';
 
-const MAIN = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url));
 const UA = 'drumcrawl-realweb/0.1 (+https://example.test/bot)';
 const FLOOR_MS = 50;
 const DELAYS: Record<string, number> = { 'reference.debian.test': 200, 'www.postgresql.test': 120 };
@@ -37,7 +35,7 @@ test('Crawl-delay holds on the wire: three real sites at once, three runs, page 
     ];
     await Promise.all(runs.map(async (run) => {
       const dir = await tempDir('realweb-delay');
-      const r = web.exec(process.execPath, ['--import', 'tsx', MAIN, 'crawl', ...sites.map((s) => `http://${s.host}/`),
+      const r = web.exec(process.execPath, [...cliArgv(), 'crawl', ...sites.map((s) => `http://${s.host}/`),
         '--state', path.join(dir, 'state'), '--out', path.join(dir, 'out'), '--dns-server', web.dnsServer,
         '--allow-network', '127.0.0.0/8', '--user-agent', `${UA} ${run.uaTag}`, '--progress', 'none', '--max-depth', '1',
         '--host-delay', String(FLOOR_MS), '--min-host-delay', String(FLOOR_MS), '--ip-delay', '10', '--min-ip-delay', '10',

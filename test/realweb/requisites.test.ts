@@ -17,15 +17,13 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile, readdir } from 'node:fs/promises';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { manualSites, manualsRoot, startRealWeb } from './harness.js';
 import { cdxjUrls, readArchive, type Capture } from './archive.js';
-import { tempDir } from '../e2e/harness.js';
+import { cliArgv, tempDir } from '../e2e/harness.js';
 import { canonicalizeUrl, trapCheck } from '../../src/url/index.js';
 import { cssUrls, decodeCss, decodeHtml, extractLinksReference } from '../../src/html/index.js';
 import { parseCrawlLogLine } from '../../src/store/index.js';
 
-const MAIN = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url));
 const UA = 'drumcrawl-realweb/0.1 (+https://example.test/bot)';
 const COPIES = ['library/os.html', 'library/pathlib.html'];
 
@@ -43,7 +41,7 @@ test('page requisites: every requisite of every archived page is in the archive;
   try {
     const dir = await tempDir('realweb-requisites');
     const out = path.join(dir, 'out');
-    const crawl = web.exec(process.execPath, ['--import', 'tsx', MAIN, 'crawl', ...sites.map((s) => `http://${s.host}/`),
+    const crawl = web.exec(process.execPath, [...cliArgv(), 'crawl', ...sites.map((s) => `http://${s.host}/`),
       '--state', path.join(dir, 'state'), '--out', out, '--dns-server', web.dnsServer, '--allow-network', '127.0.0.0/8',
       '--user-agent', UA, '--progress', 'none', '--host-delay', '0', '--min-host-delay', '0', '--ip-delay', '0', '--min-ip-delay', '0']);
     assert.equal(await crawl.done, 0, crawl.out());
