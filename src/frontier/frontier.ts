@@ -78,6 +78,7 @@ export class Frontier extends FrontierRefill {
   private async load(): Promise<void> {
     this.beast = await Beast.open(this.beastStore, {
       hostFull: (hi, lo) => this.pol.hostFull(hi, lo, this.clock()),
+      now: this.clock,
       ...(this.extra.pause !== undefined ? { pause: this.extra.pause } : {}),
       ...this.extra.beast,
     });

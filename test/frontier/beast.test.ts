@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { Beast, FileBeastStore, FrontierUrl, MemoryBeastStore, type BeastStore } from '../../src/frontier/index.js';
+import { Beast, FileBeastStore, FrontierUrl, MemoryBeastStore, encodeFrontierUrl, type BeastStore } from '../../src/frontier/index.js';
 import { rng } from './sim.js';
 
 const mk = (id: number, pld: number, budget: number, admitted: number): FrontierUrl =>
@@ -388,4 +388,40 @@ test('BEAST manifest slots: every cut and every flipped byte of either slot give
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
+});
+
+test('deferrals of full hosts are re-read as fast as the crawl moves, not at every wrap; each comes back once its host has room', async () => {
+  // One host holds its full share in RAM and 50,000 more URLs wait as deferrals (a page listing
+  // 490,000 links to its own site does this), while the ring is empty: every read call wraps.
+  let now = 0;
+  let full = true;
+  const store = new MemoryBeastStore();
+  const b = await Beast.open(store, { initialQueues: 2, maxQueues: 8, hostFull: () => full, now: () => now });
+  const N = 50_000;
+  // A deferral's bytes as the memory store counts them: the record (52–56 bytes here) and its frame.
+  const RECORD_BYTES = encodeFrontierUrl(mk(N, 1, 1_000_000, 1)).length + 4;
+  for (let i = 0; i < N; i++) b.defer(mk(i, 1, 1_000_000, 1));
+  const bytesOf = (): number => store.io().bytesRead;
+  const before = bytesOf();
+  // 2,000 read calls, 1 ms apart: the host stays full, so nothing moves and nothing is handed out.
+  for (let k = 0; k < 2000; k++) {
+    assert.equal((await b.next(100)).length, 0);
+    now += 1;
+  }
+  const rereads = (bytesOf() - before) / (N * RECORD_BYTES);
+  // Once at the first wrap, then once per DEFERRAL_INTERVAL_MS (1 s): about 3 reads of QN over
+  // 2 s, not one per call (2,000 re-reads of 50,000 records each at every wrap).
+  assert.ok(rereads < 6, `QN re-read ${rereads.toFixed(1)} times over 2,000 calls`);
+  // The host gets room: every deferral comes back, within the interval, each exactly once.
+  full = false;
+  const seen = new Set<string>();
+  for (let k = 0; k < 3000 && seen.size < N; k++) {
+    for (const u of await b.next(1000)) {
+      assert.ok(!seen.has(u.url), `${u.url} handed out twice`);
+      seen.add(u.url);
+    }
+    now += 1;
+  }
+  assert.equal(seen.size, N, 'every deferral came back');
+  assert.equal(b.length, 0);
 });

@@ -17,6 +17,8 @@ export interface BeastOptions {
    * re-spread instead of making a round trip through the ring only to be deferred again.
    */
   hostFull?: (hostHi: number, hostLo: number) => boolean;
+  /** The frontier's clock in ms (paces re-reads of the deferrals: beast.ts). @default Date.now */
+  now?: () => number;
   /**
    * Awaited between batches of a re-spread and of a checkpoint's queue compaction, so that the
    * caller's event loop keeps running (a re-spread reads all of QF, which grows with the crawl).
