@@ -35,10 +35,17 @@ const ENTRIES = {
  * build bundles tsc's output (`from: 'dist'`); test/cli/bundle.test.ts bundles the sources
  * (`from: 'src'`: esbuild compiles the TypeScript itself) to check the layout without a tsc build.
  */
-export async function bundle({ root, from = 'dist', outdir = 'dist/bundle' }) {
+/** The test suite's child processes bundled beside the CLI for `npm test` (`--test-children`). */
+const TEST_ENTRIES = {
+  'simweb-child': 'test/e2e/simweb-child.ts',
+};
+
+export async function bundle({ root, from = 'dist', outdir = 'dist/bundle', testChildren = false }) {
+  const entries = Object.fromEntries(Object.entries(ENTRIES).map(([name, file]) => [name, `${from}/${file}.${from === 'src' ? 'ts' : 'js'}`]));
+  if (testChildren) Object.assign(entries, TEST_ENTRIES);
   await build({
     absWorkingDir: root,
-    entryPoints: Object.fromEntries(Object.entries(ENTRIES).map(([name, file]) => [name, `${from}/${file}.${from === 'src' ? 'ts' : 'js'}`])),
+    entryPoints: entries,
     outdir,
     bundle: true,
     platform: 'node',
@@ -52,8 +59,9 @@ export async function bundle({ root, from = 'dist', outdir = 'dist/bundle' }) {
 }
 
 // `node scripts/bundle.mjs` bundles tsc's output into dist/bundle (npm run build);
-// `node scripts/bundle.mjs --from src --outdir dist/test-bundle` bundles the sources for the test
-// suite (npm test: its CLI children and worker threads start from there, docs/testing.md).
+// `node scripts/bundle.mjs --from src --outdir dist/test-bundle --test-children` bundles the sources
+// for the test suite (npm test: its CLI children, worker threads and simweb children start from
+// there, docs/testing.md).
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
   const opt = (name) => {
     const i = process.argv.indexOf(`--${name}`);
@@ -61,5 +69,5 @@ if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.a
   };
   const from = opt('from') ?? 'dist';
   if (from !== 'dist' && from !== 'src') throw new Error(`--from ${from}: dist or src`);
-  await bundle({ root: fileURLToPath(new URL('..', import.meta.url)), from, outdir: opt('outdir') ?? 'dist/bundle' });
+  await bundle({ root: fileURLToPath(new URL('..', import.meta.url)), from, outdir: opt('outdir') ?? 'dist/bundle', testChildren: process.argv.includes('--test-children') });
 }

@@ -53,8 +53,12 @@ function track(c: ChildProcess): ChildProcess {
 }
 
 export async function forkSimweb(preset: string, params?: object, opts: { log?: boolean } = {}): Promise<SimwebChild> {
-  const child: ChildProcess = track(fork(fileURLToPath(new URL('./simweb-child.ts', import.meta.url)), [preset, params ? JSON.stringify(params) : ''], {
-    execArgv: ['--import', 'tsx'],
+  // From the suite's bundle when npm test made one (docs/testing.md), else through tsx.
+  const bundles = process.env.DRUMCRAWL_WORKER_BUNDLE;
+  const bundled = bundles !== undefined && bundles !== '' ? path.join(bundles, 'simweb-child.js') : '';
+  const entry = bundled !== '' && existsSync(bundled) ? bundled : fileURLToPath(new URL('./simweb-child.ts', import.meta.url));
+  const child: ChildProcess = track(fork(entry, [preset, params ? JSON.stringify(params) : ''], {
+    execArgv: entry === bundled ? [] : ['--import', 'tsx'],
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     env: { ...process.env, SIMWEB_LOG: opts.log === false ? '0' : '1' },
   }));
