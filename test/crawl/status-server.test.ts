@@ -211,10 +211,19 @@ test('status server: 2,500 idle connections hold at most MAX_CONNECTIONS fds, an
     // The cap's connections plus one being accepted and closed, and slack for the runtime's own.
     assert.ok(maxFds <= baseline + MAX_CONNECTIONS + 4, `server fds peaked at ${maxFds} (baseline ${baseline})`);
     // The held ones are idle: the server closes them after IDLE_MS (waited for; the deadline only
-    // bounds a failure).
+    // bounds a failure). Judged by the server's descriptors, not by the client's sockets: on a
+    // loaded box the kernel can drop a handshake's last ACK when the accept queue is full, and the
+    // client then holds a "connected" socket the server never had and so can never close (one
+    // run ended with 7 of them alive after 50 s while the server held none).
     const t0 = Date.now();
-    while (alive() > 0 && Date.now() - t0 < 2 * IDLE_MS + 10_000) await sleep(100);
-    assert.equal(alive(), 0, 'idle connections closed by the server');
+    let serverFds = fdCount(child.pid!);
+    while (serverFds > baseline + 1 && Date.now() - t0 < 2 * IDLE_MS + 10_000) {
+      await sleep(100);
+      serverFds = fdCount(child.pid!);
+    }
+    t.diagnostic(`after the idle timeout: server fds ${serverFds} (baseline ${baseline}), client sockets alive ${alive()}`);
+    assert.ok(serverFds <= baseline + 1, `idle connections closed by the server: it holds ${serverFds} fds (baseline ${baseline})`);
+    assert.ok(alive() <= kept, `no socket the server had stays open (${alive()} alive, ${kept} were kept at the cap)`);
     // And the operator gets in again.
     const r = await send(info.port, 'GET', '/status', { host: `127.0.0.1:${info.port}` });
     assert.equal(r.status, 200);

@@ -111,7 +111,7 @@ export interface FrontierPort {
   pumpRobots(): void;
   /** ms timestamp when something becomes due, or null. */
   nextWakeup(): number | null;
-  /** URLs waiting in RAM for their host/IP, of PLDs with B > B0 once any has been seen (Politeness.readyRanked). */
+  /** Hosts with URLs waiting in RAM (each takes one fetch slot at a time), of PLDs with B > B0 once any has been seen (Politeness.readyRanked). */
   readyCount(): number;
   /** Nothing queued anywhere (RAM, BEAST, QR) and nothing waiting for DNS/robots. */
   isEmpty(): boolean;
