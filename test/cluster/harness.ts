@@ -64,14 +64,16 @@ export interface Trace {
   ip: string;
   url: string;
   robots: boolean;
+  /** the node whose output held the line (named in a gap's message) */
+  node?: string;
 }
 
 /** A node's DRUMCRAWL_TRACE_FETCH lines: each request's actual start (fetch-stage.ts traceDispatch). */
-export function traceLines(out: string): Trace[] {
+export function traceLines(out: string, node?: string): Trace[] {
   const t: Trace[] = [];
   for (const m of out.matchAll(/^TRACE (\d+(?:\.\d+)?) (\S+) (\S+)$/gm)) {
     const url = m[3]!;
-    t.push({ at: Number(m[1]), ip: m[2]!, url, robots: /\/robots(-for\/[^/]+)?\.txt$/.test(url) });
+    t.push({ at: Number(m[1]), ip: m[2]!, url, robots: /\/robots(-for\/[^/]+)?\.txt$/.test(url), ...(node !== undefined ? { node } : {}) });
   }
   return t;
 }
@@ -84,7 +86,10 @@ export function crawlerGaps(trace: readonly Trace[], key: (t: Trace) => string |
     const k = key(t);
     if (k === null) continue;
     const p = last.get(k);
-    if (p !== undefined && t.at - p.at < ms) out.push(`${k}: ${p.url} then ${t.url} ${(t.at - p.at).toFixed(1)} ms apart`);
+    if (p !== undefined && t.at - p.at < ms) {
+      const by = (x: Trace): string => (x.node !== undefined ? ` (${x.node} at ${x.at.toFixed(1)})` : '');
+      out.push(`${k}: ${p.url}${by(p)} then ${t.url}${by(t)} ${(t.at - p.at).toFixed(1)} ms apart`);
+    }
     last.set(k, t);
   }
   return out;

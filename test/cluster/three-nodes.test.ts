@@ -101,7 +101,7 @@ test('three nodes: one node\'s URL set, STAR in-degrees and budgets; polite per 
     assert.ok(bSingle.some((b) => b > 10), `some PLD ranked above B0 (${bSingle.join(' ')})`);
 
     // Politeness across nodes.
-    const trace = nodes.flatMap((n) => traceLines(n.run.out()));
+    const trace = nodes.flatMap((n) => traceLines(n.run.out(), n.id));
     assert.ok(trace.length >= r.pageFetches.length, 'every node traced its requests');
     assert.deepEqual(crawlerGaps(trace, (t) => t.ip, IP_MS), [], 'no two requests to an IP, from any nodes, started closer than τs');
     assert.deepEqual(crawlerGaps(trace, (t) => (t.robots ? null : new URL(t.url).hostname), HOST_MS), [], 'none to a host closer than τh');
