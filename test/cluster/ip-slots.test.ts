@@ -72,10 +72,11 @@ test('registration: the first node is effective at once, a joiner from a slot bo
     const fb = reg.m.find((x) => x.n === 'b')!.f;
     assert.ok(fb >= tb + JOIN_MS && fb % rule.slotMs === 0, `b from ${fb}: a slot boundary ≥ ${tb + JOIN_MS}`);
     assert.ok(b.earliest(ip, fb - 1) >= fb, 'b does not start before it is effective');
-    // From fb on, the two windows alternate: walk each node's allowed starts and check the gap.
+    // From fb on, the two windows alternate: walk each node's allowed starts and check the gap,
+    // from two slots before fb (a alone, unslotted: its last start must be τ + ε before b's first).
     const startsA: number[] = [];
     const startsB: number[] = [];
-    for (let t = fb; t < fb + 20 * rule.slotMs; t += 7) {
+    for (let t = fb - 2 * rule.slotMs; t < fb + 20 * rule.slotMs; t += 7) {
       if (a.window(ip, t) === t) startsA.push(t);
       if (b.window(ip, t) === t) startsB.push(t);
     }
@@ -92,5 +93,34 @@ test('registration: the first node is effective at once, a joiner from a slot bo
     await ea.close();
     await eb.close();
     await nats.stop();
+  }
+});
+
+test('a joiner effective at a boundary it owns: the node alone before it stops starting τ + ε before it (both parities of the boundary)', () => {
+  const rule: SlotRule = { floorMs: 70, skewMs: 50, slotMs: defaultSlotMs(70, 50) };
+  const L = rule.slotMs;
+  for (const fb of [101 * L, 102 * L]) {
+    // a alone from 0, b from fb: b (rank 1 of 2) owns the slot at fb when fb / L is odd.
+    const reg = { m: [{ n: 'a', f: 0 }, { n: 'b', f: fb }] };
+    const watched = (): { value: unknown; revision: number } => ({ value: reg, revision: 1 });
+    const engine = {} as never; // never used: both are registered already
+    const a = new NodeIpGate(engine, 'a', rule, 2, watched, () => undefined);
+    const b = new NodeIpGate(engine, 'b', rule, 2, watched, () => undefined);
+    try {
+      const ip = '127.1.0.9';
+      const startsA: number[] = [];
+      const startsB: number[] = [];
+      for (let t = fb - 2 * L; t < fb + 4 * L; t += 1) {
+        if (a.window(ip, t) === t) startsA.push(t);
+        if (b.window(ip, t) === t) startsB.push(t);
+      }
+      assert.ok(startsA.some((x) => x < fb) && startsB.length > 0, 'a starts alone before fb, b after');
+      let closest = Infinity;
+      for (const x of startsA) for (const y of startsB) closest = Math.min(closest, Math.abs(x - y));
+      assert.ok(closest >= rule.floorMs + rule.skewMs, `fb = ${fb / L}·L: a and b start ${closest} ms apart (τ + ε = ${rule.floorMs + rule.skewMs})`);
+    } finally {
+      a.close();
+      b.close();
+    }
   }
 });

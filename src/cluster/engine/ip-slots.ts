@@ -169,8 +169,11 @@ export class NodeIpGate implements IpGate {
         continue;
       }
       const e = slotStart(at, r, ms.length, this.rule);
-      // The members change before that start: the rule from then on decides.
-      if (e >= change) {
+      // The members change before that start, or less than τ + ε after it: the rule from then on
+      // decides. (A node alone on the IP is not slotted, and a joiner may start at the boundary
+      // where it becomes effective: a start of the first node right before that boundary would be
+      // closer than τ to it. Slotted starts already end τ + ε before every slot boundary.)
+      if (e >= change - this.rule.floorMs - this.rule.skewMs) {
         at = change;
         continue;
       }
