@@ -54,11 +54,10 @@ function track(c: ChildProcess): ChildProcess {
 
 export async function forkSimweb(preset: string, params?: object, opts: { log?: boolean } = {}): Promise<SimwebChild> {
   // From the suite's bundle when npm test made one (docs/testing.md), else through tsx.
-  const bundles = process.env.DRUMCRAWL_WORKER_BUNDLE;
-  const bundled = bundles !== undefined && bundles !== '' ? path.join(bundles, 'simweb-child.js') : '';
-  const entry = bundled !== '' && existsSync(bundled) ? bundled : fileURLToPath(new URL('./simweb-child.ts', import.meta.url));
+  const bundled = suiteBundle('simweb-child.js');
+  const entry = bundled ?? fileURLToPath(new URL('./simweb-child.ts', import.meta.url));
   const child: ChildProcess = track(fork(entry, [preset, params ? JSON.stringify(params) : ''], {
-    execArgv: entry === bundled ? [] : ['--import', 'tsx'],
+    execArgv: bundled !== null ? [] : ['--import', 'tsx'],
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     env: { ...process.env, SIMWEB_LOG: opts.log === false ? '0' : '1' },
   }));
@@ -165,9 +164,16 @@ const TSX = import.meta.resolve('tsx');
  * per worker thread.
  */
 export function cliArgv(): string[] {
-  const bundles = process.env.DRUMCRAWL_WORKER_BUNDLE;
-  if (bundles !== undefined && bundles !== '' && existsSync(path.join(bundles, 'main.js'))) return [path.join(bundles, 'main.js')];
-  return ['--import', TSX, MAIN];
+  const main = suiteBundle('main.js');
+  return main !== null ? [main] : ['--import', TSX, MAIN];
+}
+
+/** A file of the suite's bundle (DRUMCRAWL_WORKER_BUNDLE, docs/testing.md), or null without one. */
+function suiteBundle(file: string): string | null {
+  const dir = process.env.DRUMCRAWL_WORKER_BUNDLE;
+  if (dir === undefined || dir === '') return null;
+  const p = path.join(dir, file);
+  return existsSync(p) ? p : null;
 }
 
 export interface CliRun {

@@ -221,13 +221,17 @@ export class Beast extends BeastCheckpoint {
     }
   }
 
+  /** The frontier's clock (opts.now), else Date.now. */
+  private clock(): number {
+    return this.opts.now !== undefined ? this.opts.now() : Date.now();
+  }
+
   /** Whether this wrap re-reads the deferrals (QN's release, QH's re-spread): see the module comment. */
   private rereadDue(): boolean {
     const n = this.qh.q!.length + this.qn.q!.length;
     if (n === 0 || this.rereadInCall) return false;
     if (n <= DEFERRALS_CHEAP || this.outSinceReread * DEFERRAL_READS_PER_URL >= n) return true;
-    const now = this.opts.now !== undefined ? this.opts.now() : Date.now();
-    return now - this.lastReread >= Math.max(DEFERRAL_INTERVAL_MS, 20 * this.lastRereadCost);
+    return this.clock() - this.lastReread >= Math.max(DEFERRAL_INTERVAL_MS, 20 * this.lastRereadCost);
   }
 
   /**
@@ -238,7 +242,7 @@ export class Beast extends BeastCheckpoint {
     this.switches++;
     if (this.c === this.j - 1) {
       const reread = this.rereadDue();
-      const t0 = reread ? (this.opts.now !== undefined ? this.opts.now() : Date.now()) : 0;
+      const t0 = reread ? this.clock() : 0;
       const spread = this.qf.q!.length > 0 || (reread && this.qh.q!.length > 0);
       if (spread) await this.respread();
       if (reread && this.qn.q!.length > 0) {
@@ -251,7 +255,7 @@ export class Beast extends BeastCheckpoint {
       if (reread) {
         this.rereadInCall = true;
         this.outSinceReread = 0;
-        this.lastReread = this.opts.now !== undefined ? this.opts.now() : Date.now();
+        this.lastReread = this.clock();
         this.lastRereadCost = this.lastReread - t0;
       }
       this.c = 0;
