@@ -7,7 +7,11 @@
  * thread, runtime; bench/lib/thread-cpu.ts) and from it the projected ceiling of one process on
  * 8–64 cores (`projection`, bench/lib/amdahl.ts). docs/performance.md explains both.
  *
- *   npm run bench:e2e -- [--seconds 30] [--max-pages 30000] [--workers <cores>] [--concurrency 256] [--warmup 5] [--page-workers on|off] [--out bench/results/e2e-throughput.json] [--from-src] [--no-build]
+ *   npm run bench:e2e -- [--seconds 30] [--max-pages 30000] [--workers <cores>] [--concurrency 256] [--warmup 5] [--page-workers on|off] [--web <shape>] [--ram 1.5G] [--out bench/results/e2e-throughput.json] [--from-src] [--no-build]
+ *
+ * `--web` picks the web's shape: `bench` (simweb's bench preset, the default) or `hosts2000`
+ * (2,000 hosts, one per PLD, over 64 IPs, 59 links and ~21.5 KB per page: simweb's defaults for
+ * those; a web whose IPs each serve ~31 hosts, so more of the crawl waits on the IP floors).
  *
  * `--page-workers` sets the crawler's option of that name (config.ts; absent: the crawler's default).
  *
@@ -45,6 +49,8 @@ const concurrency = Number(arg('concurrency', '256'));
 const warmupS = Number(arg('warmup', '5'));
 const outFile = arg('out', 'bench/results/e2e-throughput.json');
 const pageWorkers = arg('page-workers', '');
+// --ram (the crawler's option; the bench's default 1.5G, above the crawler's own default)
+const ramArg = arg('ram', '');
 // WARC options (defaults: the crawler's): --warc-compression gzip|zstd|none, --warc-zstd-level n,
 // --warc-zstd-dictionary train|off|<file>
 const warcArgs = Object.fromEntries(
@@ -53,6 +59,16 @@ const warcArgs = Object.fromEntries(
     .map(([f, k]) => [k, f === 'warc-zstd-level' ? Number(arg(f, '')) : arg(f, '')]),
 );
 const fromSrc = process.argv.includes('--from-src');
+/** The web's shapes (simweb's bench preset with these params over it). */
+const WEBS: Record<string, object | undefined> = {
+  bench: undefined,
+  hosts2000: { plds: 2000, hostsPerPldMean: 1, hostsPerPldMax: 1, ips: 64 },
+};
+const webName = arg('web', 'bench');
+if (!(webName in WEBS)) {
+  process.stderr.write(`bench:e2e: --web ${webName}: one of ${Object.keys(WEBS).join(', ')}\n`);
+  process.exit(2);
+}
 const noBuild = process.argv.includes('--no-build');
 
 // The crawler as bin/drumcrawl starts it: glibc reads the launcher's malloc settings only when the
@@ -79,6 +95,7 @@ if (!fromSrc && !noBuild) {
 }
 const base = fromSrc ? '../../src/crawl/' : '../../dist/crawl/';
 const { resolveCrawlConfig, Crawler } = (await import(`${base}index.js`)) as CrawlModule;
+const { parseSize } = (await import(`${base.replace('crawl/', 'config/')}config-values.js`)) as typeof import('../../src/config/config-values.js');
 
 function childCpuMs(pid: number): number | null {
   try {
@@ -89,7 +106,7 @@ function childCpuMs(pid: number): number | null {
   }
 }
 
-const web = await forkSimweb('bench', undefined, { log: false });
+const web = await forkSimweb('bench', WEBS[webName], { log: false });
 const dir = await tempDir('bench-e2e');
 const cfg = resolveCrawlConfig({
   seeds: web.seeds, stateDir: path.join(dir, 'state'), outDir: path.join(dir, 'warc'), dnsServers: [web.dnsServer], allowNetworks: SIMWEB_NETWORKS,
@@ -97,7 +114,7 @@ const cfg = resolveCrawlConfig({
   scope: 'any', // the whole bench web, as in every committed result
   hostDelayMs: 0, ipDelayMs: 0, minHostDelayMs: 0, minIpDelayMs: 0,
   maxTimeMs: seconds * 1000, maxPages, workers, fetchConcurrency: concurrency, progress: 'plain', progressIntervalMs: 5000,
-  ramBytes: 1.5 * 2 ** 30, checkpointIntervalMs: 600_000,
+  ramBytes: ramArg !== '' ? parseSize(ramArg, 'ram') : 1.5 * 2 ** 30, checkpointIntervalMs: 600_000,
   ...(pageWorkers !== '' ? { pageWorkers: pageWorkers as 'on' | 'off' } : {}),
   ...warcArgs,
 });
@@ -177,13 +194,14 @@ let warcBytes = 0;
 for (const f of readdirSync(path.join(dir, 'warc'))) if (/\.warc(\.gz|\.zst)?$/.test(f)) warcBytes += statSync(path.join(dir, 'warc', f)).size;
 const result = {
   bench: 'e2e-throughput',
-  command: `npm run bench:e2e -- --seconds ${seconds} --max-pages ${maxPages} --workers ${workers} --concurrency ${concurrency} --warmup ${warmupS}${pageWorkers !== '' ? ` --page-workers ${pageWorkers}` : ''}${Object.entries(warcArgs).map(([k, v]) => ` --${k.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)} ${v}`).join('')}${fromSrc ? ' --from-src' : ''}`,
+  command: `npm run bench:e2e -- --seconds ${seconds} --max-pages ${maxPages} --workers ${workers} --concurrency ${concurrency} --warmup ${warmupS}${pageWorkers !== '' ? ` --page-workers ${pageWorkers}` : ''}${webName !== 'bench' ? ` --web ${webName}` : ''}${ramArg !== '' ? ` --ram ${ramArg}` : ''}${Object.entries(warcArgs).map(([k, v]) => ` --${k.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)} ${v}`).join('')}${fromSrc ? ' --from-src' : ''}`,
   /** dist: the built crawler (compiled JS, what `drumcrawl` runs); src: TypeScript through tsx */
   crawlerFrom: fromSrc ? 'src (tsx)' : 'dist',
   buildMs,
   date: new Date().toISOString(),
   machine: { cpu: os.cpus()[0]?.model, cores: os.cpus().length, node: process.version, loadavg: os.loadavg() },
-  preset: 'simweb bench (2000 PLDs, ~5000 hosts, 256 IPs), politeness delays 0, one connection per IP',
+  preset: webName === 'bench' ? 'simweb bench (2000 PLDs, ~5000 hosts, 256 IPs), politeness delays 0, one connection per IP'
+    : `simweb bench with ${JSON.stringify(WEBS[webName])}, politeness delays 0, one connection per IP`,
   config: { workers, fetchConcurrency: concurrency, ramBytes: cfg.ramBytes, warcCompression: cfg.warcCompression, warcZstdLevel: cfg.warcZstdLevel, warcZstdDictionary: cfg.warcZstdDictionary, pageWorkers: cfg.pageWorkers },
   /** the launcher's environment the crawler ran with (bin/drumcrawl; bench/lib/launcher-env.ts) */
   env: Object.fromEntries(Object.keys(launcherDefaults()).map((k) => [k, process.env[k] ?? null])),
