@@ -9,6 +9,8 @@
  *
  * `--a-args` / `--b-args`: extra bench/e2e/run.ts arguments for that side's runs only, split on
  * spaces, given with `=`: e.g. `--b-args='--page-workers on'` measures an option against a tree without it.
+ * `--a-env` / `--b-env`: environment variables for that side's runs only (`--b-env='K=V K2=V2'`):
+ * the crawler's experiment knobs (DRUMCRAWL_PARSE_HOLD_MS, …) against their defaults.
  *
  * Both trees must have bench/e2e/run.ts with the per-role CPU (roleCpu in its JSON). Both run
  * under bin/drumcrawl's malloc settings (bench/lib/launcher-env.ts), whatever their own run.ts does.
@@ -30,6 +32,9 @@ if (refA === undefined) {
 }
 const pairs = a.num('pairs', 3);
 const extra = { A: (a.get('a-args') ?? '').split(' ').filter((x) => x !== ''), B: (a.get('b-args') ?? '').split(' ').filter((x) => x !== '') };
+const envOf = (v: string | undefined): Record<string, string> =>
+  Object.fromEntries((v ?? '').split(' ').filter((x) => x.includes('=')).map((x) => [x.slice(0, x.indexOf('=')), x.slice(x.indexOf('=') + 1)]));
+const env = { A: envOf(a.get('a-env')), B: envOf(a.get('b-env')) };
 const seconds = a.num('seconds', 30);
 const trees = { A: snapshotTree(refA), B: snapshotTree(refB) };
 for (const t of Object.values(trees)) buildTree(t.dir);
@@ -54,7 +59,7 @@ for (const side of order) {
   execFileSync('flock', ['/tmp/heavy.lock', process.execPath, '--import', 'tsx', 'bench/e2e/run.ts', '--seconds', String(seconds), '--max-pages', '300000', '--no-build', ...extra[side], '--out', out], {
     // Both trees under bin/drumcrawl's malloc settings, as users run the crawler (a tree's own
     // run.ts may not apply them: bench/lib/launcher-env.ts).
-    cwd: trees[side].dir, stdio: ['ignore', 'ignore', 'inherit'], env: launcherEnv(),
+    cwd: trees[side].dir, stdio: ['ignore', 'ignore', 'inherit'], env: { ...launcherEnv(), ...env[side] },
   });
   runs[name] = JSON.parse(readFileSync(out, 'utf8')) as Run;
 }
@@ -80,10 +85,10 @@ function side(s: 'A' | 'B'): Record<string, number> {
 }
 const result = {
   bench: 'e2e-ab',
-  command: `node --import tsx bench/e2e/ab.ts --a ${refA} --b ${refB} --pairs ${pairs} --seconds ${seconds}${extra.A.length > 0 ? ` --a-args='${extra.A.join(' ')}'` : ''}${extra.B.length > 0 ? ` --b-args='${extra.B.join(' ')}'` : ''}`,
+  command: `node --import tsx bench/e2e/ab.ts --a ${refA} --b ${refB} --pairs ${pairs} --seconds ${seconds}${extra.A.length > 0 ? ` --a-args='${extra.A.join(' ')}'` : ''}${extra.B.length > 0 ? ` --b-args='${extra.B.join(' ')}'` : ''}${['A', 'B'].map((x) => (a.get(`${x.toLowerCase()}-env`) ? ` --${x.toLowerCase()}-env='${a.get(`${x.toLowerCase()}-env`)}'` : '')).join('')}`,
   machine: machineInfo(),
-  A: { ref: refA, commit: trees.A.commit, subject: trees.A.subject, runArgs: extra.A },
-  B: { ref: refB, commit: trees.B.commit, subject: trees.B.subject, runArgs: extra.B },
+  A: { ref: refA, commit: trees.A.commit, subject: trees.A.subject, runArgs: extra.A, env: env.A },
+  B: { ref: refB, commit: trees.B.commit, subject: trees.B.subject, runArgs: extra.B, env: env.B },
   order,
   medians: { A: side('A'), B: side('B') },
   runs,

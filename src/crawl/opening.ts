@@ -24,7 +24,7 @@ import { openFrontierPort, withMargin, type FrontierPort } from './ports/index.j
 import { ramPlan } from '../budget/ram-budget.js';
 import type { CrawlConfig, CrawlConfigInput } from '../config/config.js';
 import { readManifest, resolveRecordedConfig, readPending, writePending, readDoneLog, DoneLog, type CheckpointManifest } from '../state/checkpoint.js';
-import { ParsePool } from '../threads/page/parse-pool.js';
+import { ParsePool, parseHoldMs } from '../threads/page/parse-pool.js';
 import { newBodyBudget, parseCopyBytes, type BodyBudget } from '../budget/body-budget.js';
 import { PageWorkerPool } from '../threads/page/page-worker-pool.js';
 import { AdmitLog } from '../state/admit-log.js';
@@ -123,7 +123,7 @@ export abstract class OpeningStage extends CheckpointStage {
     const pages = cfg.pageWorkers === 'on' ? new PageWorkerPool({ ...parseData, fetcher: fetcherOptions(cfg), refused: [], budget: budget.buffer }, workerOpts) : null;
     // The page workers' isolates before the DRUM threads' (a process-wide flag while they start).
     await pages?.online();
-    const pool = pages === null ? shared?.pool ?? new ParsePool(parseData, { ...workerOpts, copyBytes: parseCopyBytes(cfg) }) : null;
+    const pool = pages === null ? shared?.pool ?? new ParsePool(parseData, { ...workerOpts, copyBytes: parseCopyBytes(cfg), holdMs: parseHoldMs() }) : null;
     const warm = pages !== null ? pages.warmup() : shared !== undefined ? Promise.resolve() : pool!.warmup();
     warm.catch(() => undefined); // awaited below; a failure surfaces there
     try {

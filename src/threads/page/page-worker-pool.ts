@@ -66,6 +66,9 @@ const MAX_REFETCHES = 3;
  * bench/results/peers-30s-c256-d010574-pageworkers.json, peers-30s-c256-cca20be-pageworkers-young8.json).
  */
 export function pageWorkerYoungMb(heapMb: number): number {
+  // (DRUMCRAWL_PAGE_YOUNG_MB: experiment knob like DRUMCRAWL_PARSE_YOUNG_MB)
+  const knob = Number(process.env.DRUMCRAWL_PAGE_YOUNG_MB);
+  if (knob > 0) return Math.max(1, Math.min(knob, Math.floor(heapMb / 2)));
   return Math.max(8, Math.min(32, Math.floor(heapMb / 4)));
 }
 
@@ -80,6 +83,9 @@ export function pageWorkerYoungMb(heapMb: number): number {
  * crawler CPU 0.90×, pages/s 1.10×, peak RSS 1.00×.
  */
 export function pageWorkerInitialOldMb(heapMb: number): number {
+  // (DRUMCRAWL_PAGE_INITIAL_OLD_MB: experiment knob)
+  const knob = Number(process.env.DRUMCRAWL_PAGE_INITIAL_OLD_MB);
+  if (knob > 0) return Math.min(knob, Math.floor(pageWorkerOldMb(heapMb) / 2));
   return Math.min(64, Math.floor(pageWorkerOldMb(heapMb) / 2));
 }
 

@@ -62,6 +62,12 @@ export interface ParsePoolOptions {
   /** Bytes of the batch copies in flight at most (one page larger than this goes alone). @default unbounded */
   copyBytes?: number;
   /**
+   * A batch with fewer than `batch` pages is launched this long after its first page came (a full
+   * one at once): the pages of a few milliseconds share one piscina task, one wake of a worker and
+   * one answer. 0: launched as soon as a worker slot is free. @default 0
+   */
+  holdMs?: number;
+  /**
    * The worker module (a file path or URL whose default export is parse-worker.ts's `run`).
    * @default workerFile(import.meta.url, 'parse-worker')
    */
@@ -80,6 +86,18 @@ const YOUNG_MB = 8;
 const DEFAULT_CTPW = 2;
 /** pages per batch at most (a batch's answer comes back only when its last page is done) */
 const DEFAULT_BATCH = 8;
+/**
+ * The crawler's hold of an under-full batch (ParsePoolOptions.holdMs), ms: on the bench web a page
+ * went alone to piscina almost every time (the workers were idle when it came), each with its
+ * task, its wake of a worker and its answer message.
+ * (DRUMCRAWL_PARSE_HOLD_MS: experiment knob like DRUMCRAWL_PARSE_CTPW.)
+ */
+export function parseHoldMs(): number {
+  const env = process.env.DRUMCRAWL_PARSE_HOLD_MS;
+  return env !== undefined && env !== '' && Number.isFinite(Number(env)) ? Number(env) : DEFAULT_HOLD_MS;
+}
+const DEFAULT_HOLD_MS = 2;
+
 /** re-runs of an innocent page before it is given up (see the header) */
 const MAX_RERUNS = 3;
 
@@ -128,8 +146,15 @@ export class ParsePool {
   private readonly progress: Int32Array;
   private readonly startedAt: Float64Array;
   private sweeper: NodeJS.Timeout | null = null;
+  /** the timer that launches an under-full batch after holdMs (see ParsePoolOptions.holdMs) */
+  private holdTimer: NodeJS.Timeout | null = null;
+  /** under-full batches may go now (the hold timer fired, or no hold) */
+  private flushing = false;
+  private readonly holdMs: number;
   /** workers taken down (crashed, ran out of memory, or terminated for a hang) and replaced */
   replaced = 0;
+  /** batches handed to piscina (one task, one wake of a worker and one answer each) */
+  launched = 0;
 
   constructor(
     workerData: ParseWorkerData,
@@ -139,6 +164,7 @@ export class ParsePool {
     this.batchMax = Math.max(1, opts.batch ?? (Number(process.env.DRUMCRAWL_PARSE_BATCH) || DEFAULT_BATCH));
     // a batch may wait behind the worker's other batches (each page of which is bounded by the
     // per-page timeout) before its first page starts
+    this.holdMs = Math.max(0, opts.holdMs ?? 0);
     this.stuckMs = opts.stuckMs ?? Math.max(30_000, opts.timeoutMs * (this.batchMax * (this.ctpw - 1) + 2));
     // (DRUMCRAWL_PARSE_YOUNG_MB: experiment knob like DRUMCRAWL_PARSE_CTPW; 8 vs 32 MiB was not
     // told apart by bench:e2e pairs, docs/performance.md)
@@ -221,6 +247,8 @@ export class ParsePool {
    * CRAWL_PARSE_ABORTED now; batches in piscina finish.
    */
   abandonWaiting(): number {
+    if (this.holdTimer !== null) clearTimeout(this.holdTimer);
+    this.holdTimer = null;
     const left = this.waiting.slice(this.waitHead);
     this.waiting = [];
     this.waitHead = 0;
@@ -257,6 +285,20 @@ export class ParsePool {
         end++;
       }
       if (end === this.waitHead) break;
+      // An under-full batch (every waiting page fits in it) waits for more pages until the hold
+      // timer fires; a re-run page (reruns > 0) never waits.
+      if (end - this.waitHead < this.batchMax && end === this.waiting.length && this.holdMs > 0 && !this.flushing && this.waiting[this.waitHead]!.reruns === 0) {
+        this.holdTimer ??= setTimeout(() => {
+          this.holdTimer = null;
+          this.flushing = true;
+          try {
+            this.pump();
+          } finally {
+            this.flushing = false;
+          }
+        }, this.holdMs);
+        break;
+      }
       const jobs = this.waiting.slice(this.waitHead, end);
       this.waitHead = end;
       this.launch(jobs, bytes);
@@ -278,6 +320,7 @@ export class ParsePool {
     }
     const b: Batch = { jobs, bytes, ctl: new AbortController(), timedOut: null, doneSeen: 0, idleSince: Date.now(), stuck: false };
     this.batches.add(b);
+    this.launched++;
     this.copyBytes += bytes;
     // One buffer for the batch, transferred (the caller keeps its own arrays: nothing is lost).
     const wire = packBatch(jobs.map((j) => j.task), jobs.map((j) => j.seq));
@@ -377,6 +420,8 @@ export class ParsePool {
     this.closed = true;
     if (this.sweeper !== null) clearInterval(this.sweeper);
     this.sweeper = null;
+    if (this.holdTimer !== null) clearTimeout(this.holdTimer);
+    this.holdTimer = null;
     const left = this.waiting.slice(this.waitHead);
     this.waiting = [];
     this.waitHead = 0;
