@@ -1,4 +1,5 @@
 import { test } from 'node:test';
+import fc from 'fast-check';
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -53,6 +54,32 @@ test('crawl log flushes by itself when the buffer fills, keeping line order', as
     await log.close();
     const lines = readFileSync(file, 'utf8').trimEnd().split('\n');
     assert.deepStrictEqual(lines.map((l) => parseCrawlLogLine(l).bytes), Array.from({ length: 500 }, (_, i) => i));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test("crawl log: a page's dropped links written at once are the lines writeDropped writes one by one, in both formats", async () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'drumcrawl-log-'));
+  try {
+    const link = fc.record({
+      url: fc.oneof(fc.webUrl(), fc.array(fc.constantFrom('a', '/', ':', '%', ' ', '\t', '\n', '\r', 'é'), { maxLength: 30 }).map((c) => c.join(''))),
+      reason: fc.constantFrom('CRAWL_TRAP_URL', 'CRAWL_SCOPE_OUT', 'CRAWL_SCOPE_EXCLUDED', 'odd\treason'),
+    });
+    let run = 0;
+    await fc.assert(fc.asyncProperty(fc.array(link, { maxLength: 12 }), fc.integer({ min: 0, max: 1e12 }), fc.nat(50), fc.constantFrom('drumcrawl' as const, 'heritrix' as const),
+      async (links, ms, hops, format) => {
+        const a = path.join(dir, `a${run}.log`);
+        const b = path.join(dir, `b${run++}.log`);
+        const la = await CrawlLog.open(a, { format });
+        const lb = await CrawlLog.open(b, { format });
+        const time = new Date(ms);
+        for (const l of links) la.writeDropped({ time, url: l.url, hops, reason: l.reason });
+        lb.writeDroppedLinks(time, hops, links);
+        await la.close();
+        await lb.close();
+        assert.equal(readFileSync(b, 'utf8'), readFileSync(a, 'utf8'));
+      }), { numRuns: 200 });
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

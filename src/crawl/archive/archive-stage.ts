@@ -19,6 +19,12 @@ import { plainHops } from '../../sitemap/crawl.js';
 import type { PageJob } from '../core/index.js';
 import { UrlSeenStage } from '../urlseen/index.js';
 
+/** a drop code out of DROP_CODES' range is logged as out of scope */
+const OUT_OF_SCOPE = DROP_CODES.indexOf('CRAWL_SCOPE_OUT');
+/** the outcome counters' key of each drop code, and a page's count of each (reused) */
+const DROP_KEYS = DROP_CODES.map((c) => `dropped:${c}`);
+const dropCounts = new Array<number>(DROP_CODES.length).fill(0);
+
 /** A URL up to the last '/' of its path: what its relative links resolve against. */
 export function baseDirectory(url: string): string {
   const q = url.indexOf('?');
@@ -132,12 +138,20 @@ export abstract class ArchiveStage extends UrlSeenStage {
   private logDroppedLinks(src: FrontierUrl, t: LinkTable): void {
     const d = t.dropped();
     if (d.length === 0) return;
-    const time = new Date();
-    const hops = plainHops(src.hops) + 1;
-    for (const { url, code } of d) {
-      const reason = DROP_CODES[code] ?? 'CRAWL_SCOPE_OUT';
-      this.count(`dropped:${reason}`);
-      this.crawlLog.writeDropped({ time, url, hops, reason });
+    const links: { url: string; reason: string }[] = new Array(d.length);
+    for (let i = 0; i < d.length; i++) {
+      const { url, code } = d[i]!;
+      const c = code < DROP_CODES.length ? code : OUT_OF_SCOPE;
+      dropCounts[c]!++;
+      links[i] = { url, reason: DROP_CODES[c]! };
     }
+    // counted per reason once per page (the outcome counters' keys: dropped:<reason>)
+    const outcomes = this.counters.outcomes;
+    for (let c = 0; c < dropCounts.length; c++) {
+      if (dropCounts[c] === 0) continue;
+      outcomes[DROP_KEYS[c]!] = (outcomes[DROP_KEYS[c]!] ?? 0) + dropCounts[c]!;
+      dropCounts[c] = 0;
+    }
+    this.crawlLog.writeDroppedLinks(new Date(), plainHops(src.hops) + 1, links);
   }
 }
