@@ -33,6 +33,8 @@ import type { FetchResult } from './result.js';
 export interface ExchangeOwner {
   /** content-decoded payload cap (limits.ts decodeContent) */
   readonly maxDecodedBytes: number;
+  /** coded bytes decoded on this thread at most (larger: the libuv pool; limits.ts decodeContent) */
+  readonly syncDecodeBytes: number;
   /** the request is being written to its socket (the wire gate's start) */
   exchangeWritten(ex: Exchange, now: number): void;
   /** the exchange ended; `clean` when the connection can be reused */
@@ -384,7 +386,7 @@ export class Exchange implements Dispatcher.DispatchHandler {
     const fetched = outcome !== O.TRANSFER_CODING && outcome !== O.CHUNK_FLOOD && outcome !== O.INTERIM_LIMIT && outcome !== O.ABORTED;
     if (this.transferCodings.length > 0 && r.body.length > 0 && fetched) {
       // The payload is the body with its transfer-codings undone (capped like the body itself).
-      const d = await decodeContent(r.body, this.transferCodings, this.cap, r.truncated, mem);
+      const d = await decodeContent(r.body, this.transferCodings, this.cap, r.truncated, mem, this.fetcher.syncDecodeBytes);
       if (d.ok) {
         r.body = r.decoded = d.decoded;
         // the coded bytes are garbage now
@@ -399,7 +401,7 @@ export class Exchange implements Dispatcher.DispatchHandler {
       const encs = this.cencoding.toLowerCase().split(',').map((s) => s.trim()).filter((s) => s.length > 0 && s !== 'identity');
       if (encs.length > 0) {
         r.contentEncoding = encs.join(', ');
-        const d = await decodeContent(r.body, encs, this.fetcher.maxDecodedBytes, r.truncated, mem);
+        const d = await decodeContent(r.body, encs, this.fetcher.maxDecodedBytes, r.truncated, mem, this.fetcher.syncDecodeBytes);
         if (d.ok) r.decoded = d.decoded;
         else if (d.reason === 'aborted') {
           r.decoded = EMPTY;

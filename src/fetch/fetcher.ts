@@ -62,6 +62,7 @@ import { addressGuard, isOwnAddress } from './address-guard.js';
 import { interimConnector } from './interim.js';
 import { Exchange, Stop } from './exchange.js';
 import { WireGate } from './wire-gate.js';
+import { SYNC_DECODE_MAX } from './limits.js';
 import type { FetchResult } from './result.js';
 import type { WireShare } from './wire-share.js';
 import type { MemoryBudget } from './memory-budget.js';
@@ -94,6 +95,12 @@ export interface FetcherOptions {
   maxBodyBytes?: number;
   /** Content-decoded payload cap, bytes. Default 16 MiB. */
   maxDecodedBytes?: number;
+  /**
+   * Bodies of at most this many content- or transfer-coded bytes are decoded on the calling
+   * thread; larger ones on the libuv thread pool (limits.ts decodeContent). Default 256 KiB. The
+   * crawler's main thread, which is serial, sets a few KiB (fetch-stage.ts newFetcher).
+   */
+  syncDecodeBytes?: number;
   /** Response head cap, bytes. Default 32 KiB. */
   maxHeaderBytes?: number;
   /**
@@ -197,6 +204,7 @@ interface PoolEntry { pool: Pool; key: string }
 export class Fetcher {
   readonly userAgent: string;
   readonly maxDecodedBytes: number;
+  readonly syncDecodeBytes: number;
   private readonly connectTimeout: number;
   private readonly headersTimeout: number;
   private readonly bodyTimeout: number;
@@ -239,6 +247,7 @@ export class Fetcher {
     this.totalTimeout = posOpt('totalTimeoutMs', opts.totalTimeoutMs, 60_000);
     this.maxBody = posOpt('maxBodyBytes', opts.maxBodyBytes, 4 * 1024 * 1024);
     this.maxDecodedBytes = posOpt('maxDecodedBytes', opts.maxDecodedBytes, 16 * 1024 * 1024);
+    this.syncDecodeBytes = opts.syncDecodeBytes === undefined ? SYNC_DECODE_MAX : nonNegOpt('syncDecodeBytes', opts.syncDecodeBytes);
     this.maxHeader = posOpt('maxHeaderBytes', opts.maxHeaderBytes, 32 * 1024);
     this.connections = posOpt('connectionsPerPool', opts.connectionsPerPool, 1);
     this.maxPools = posOpt('maxPools', opts.maxPools, 1024);

@@ -132,8 +132,11 @@ export interface DecodeMemory {
 /** What zlib's convenience functions return with `info: true`. */
 interface Decoded { buffer: Buffer; engine: { bytesWritten: number } }
 
-/** Above this many compressed bytes, or this many expected decoded bytes, decode on the libuv thread pool instead of the event loop. */
-const SYNC_DECODE_MAX = 256 * 1024;
+/**
+ * Above this many compressed bytes (decodeContent's `syncMax`, by default), or this many expected
+ * decoded bytes, decode on the libuv thread pool instead of the calling thread.
+ */
+export const SYNC_DECODE_MAX = 256 * 1024;
 const SYNC_DECODED_MAX = 2 * 1024 * 1024;
 /** Decoded size expected per compressed byte when the stream does not say (deflate, brotli, a cut gzip). */
 const RATIO_GUESS = 16;
@@ -193,7 +196,7 @@ function inflate(fn: 'gunzip' | 'inflate' | 'inflateRaw' | 'brotliDecompress', d
  * buffer of `maxOut`. An output much smaller than its buffer is copied to its own size. A layer's
  * input is given back once the next layer is decoded from it (the body itself is the caller's).
  */
-export async function decodeContent(body: Uint8Array, encodings: readonly string[], maxOut: number, truncated = false, mem?: DecodeMemory): Promise<DecodeResult> {
+export async function decodeContent(body: Uint8Array, encodings: readonly string[], maxOut: number, truncated = false, mem?: DecodeMemory, syncMax = SYNC_DECODE_MAX): Promise<DecodeResult> {
   let data = body;
   let dataHeld = 0; // bytes `mem` counts for `data` (0: the caller's body)
   for (let i = encodings.length - 1; i >= 0; i--) {
@@ -221,7 +224,7 @@ export async function decodeContent(body: Uint8Array, encodings: readonly string
         : fn === 'brotliDecompress' ? { ...base, finishFlush: zlib.constants.BROTLI_OPERATION_FLUSH }
           : { ...base, finishFlush: zlib.constants.Z_SYNC_FLUSH }) as zlib.ZlibOptions & zlib.BrotliOptions;
       try {
-        out = await inflate(fn, data, opts, data.length <= SYNC_DECODE_MAX && expect <= SYNC_DECODED_MAX);
+        out = await inflate(fn, data, opts, data.length <= syncMax && expect <= SYNC_DECODED_MAX);
         break;
       } catch (err) {
         if (mem !== undefined) mem.give(held);
