@@ -123,8 +123,12 @@ export abstract class OpeningStage extends CheckpointStage {
     const pages = cfg.pageWorkers === 'on' ? new PageWorkerPool({ ...parseData, fetcher: fetcherOptions(cfg), refused: [], budget: budget.buffer }, workerOpts) : null;
     // The page workers' isolates before the DRUM threads' (a process-wide flag while they start).
     await pages?.online();
-    const pool = pages === null ? shared?.pool ?? new ParsePool(parseData, { ...workerOpts, copyBytes: parseCopyBytes(cfg), holdMs: parseHoldMs() }) : null;
-    const warm = pages !== null ? pages.warmup() : shared !== undefined ? Promise.resolve() : pool!.warmup();
+    // The parse pool's first worker boots once the crawl's first request is on the wire
+    // (crawler-core.ts afterFirstRequest), not before it: nothing before that request needs a parse
+    // (robots.txt is parsed on this thread), and its ~0.2 s of CPU then overlaps the network wait
+    // (docs/performance.md "Start-up and real pages").
+    const pool = pages === null ? shared?.pool ?? new ParsePool(parseData, { ...workerOpts, copyBytes: parseCopyBytes(cfg), holdMs: parseHoldMs(), deferStart: true }) : null;
+    const warm = pages !== null ? pages.warmup() : Promise.resolve();
     warm.catch(() => undefined); // awaited below; a failure surfaces there
     try {
       return await OpeningStage.openRest(cfg, manifest, opts, { warc, crawlLog, pool, pages, warm, scope, budget }, make);

@@ -81,3 +81,30 @@ test('parse pool: one worker while it keeps up, a second for a burst, never more
     await pool.close();
   }
 });
+
+test('parse pool: deferStart — no worker until the first warmup or run; closed before then, it never starts one', { timeout: 600_000 }, async () => {
+  const page = enc.encode('<a href="/x">x</a>');
+  const pool = new ParsePool(wd, { threads: 2, timeoutMs: 300_000, worker, deferStart: true });
+  try {
+    assert.equal(pool.threads, 0, 'no worker at construction');
+    // a page before any warmup: the pool starts a worker for it
+    const r = await pool.run({ url: 'http://www.a.test/', body: page, decoded: page, html: true, follow: true });
+    assert.ok(r.ok && new LinkTable(r.table).count === 1);
+    assert.equal(pool.threads, 1);
+    await pool.warmup();
+    assert.equal(pool.threads, 1, 'warmup after a run starts no second worker');
+  } finally {
+    await pool.close();
+  }
+  const idle = new ParsePool(wd, { threads: 2, timeoutMs: 300_000, worker, deferStart: true });
+  await idle.close();
+  await idle.warmup(); // after close: nothing, no error
+  assert.equal(idle.threads, 0);
+  // without deferStart: one worker from construction on (the cluster's shared pools)
+  const eager = new ParsePool(wd, { threads: 2, timeoutMs: 300_000, worker });
+  try {
+    assert.equal(eager.threads, 1);
+  } finally {
+    await eager.close();
+  }
+});

@@ -209,6 +209,25 @@ export abstract class CrawlerCore extends EventEmitter {
   protected dispatched(url: string, ip: string, robots: boolean, at: number): void {
     if (TRACE_FETCH) process.stderr.write(`TRACE ${at.toFixed(1)} ${ip} ${url}\n`);
     if (this.listenerCount('dispatch') > 0) this.emit('dispatch', { at, url, ip, robots });
+    if (!this.firstRequestSent) {
+      this.firstRequestSent = true;
+      // after this run of the event loop, which sends the request
+      setImmediate(() => this.afterFirstRequest());
+    }
+  }
+
+  /** Whether a request has gone out in this run (dispatched). */
+  private firstRequestSent = false;
+
+  /**
+   * The parts nothing before the first request needs start once it is on the wire: the parse
+   * pool's first worker (opening.ts: ~0.2 s of CPU to boot and load, overlapping the network
+   * wait). A page that comes back before it is up waits in the pool (piscina starts a worker for
+   * it if none is starting).
+   */
+  private afterFirstRequest(): void {
+    if (this.pool === null || this.opts.shared !== undefined) return;
+    this.pool.warmup().catch((e: unknown) => this.fail(e));
   }
 
   /** A page fetch ends (its answer came, or it never went out): counted once. */

@@ -78,6 +78,12 @@ export interface ParsePoolOptions {
    * worker replaced, and its pages re-run. @default max(30 s, timeoutMs × (batch × (ctpw − 1) + 2))
    */
   stuckMs?: number;
+  /**
+   * No worker until the first warmup() or run(): the crawler starts it once its first request is
+   * on the wire (crawler-core.ts firstRequestSent), not before it. @default false (one worker at
+   * construction)
+   */
+  deferStart?: boolean;
 }
 
 /** young generation per parse worker (MiB), part of its heap budget */
@@ -182,7 +188,7 @@ export class ParsePool {
     // no more batches than `active` workers take. A started worker stays (idleTimeout Infinity).
     this.pool = new Piscina({
       filename: opts.worker ?? workerFile(import.meta.url, 'parse-worker'),
-      minThreads: 1,
+      minThreads: opts.deferStart === true ? 0 : 1,
       maxThreads: Math.max(1, opts.threads),
       concurrentTasksPerWorker: this.ctpw,
       idleTimeout: Infinity,
@@ -227,8 +233,13 @@ export class ParsePool {
    * (the progress slots), and a batch counts as stuck only after stuckMs.
    */
   async warmup(): Promise<void> {
+    if (this.closed) return;
     const b = new Uint8Array(0);
-    await this.pool.run({ url: 'http://warmup.invalid/', body: b, decoded: b, html: false, follow: false });
+    try {
+      await this.pool.run({ url: 'http://warmup.invalid/', body: b, decoded: b, html: false, follow: false });
+    } catch (e) {
+      if (!this.closed) throw e; // a pool closed while its first worker started (a crawl that ended at once)
+    }
   }
 
   run(task: ParseTask): Promise<ParseOutcome> {
