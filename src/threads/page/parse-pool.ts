@@ -80,7 +80,7 @@ export interface ParsePoolOptions {
   stuckMs?: number;
   /**
    * No worker until the first warmup() or run(): the crawler starts it once its first request is
-   * on the wire (crawler-core.ts firstRequestSent), not before it. @default false (one worker at
+   * on the wire (crawler-core.ts afterFirstRequest), not before it. @default false (one worker at
    * construction)
    */
   deferStart?: boolean;
