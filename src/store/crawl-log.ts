@@ -113,23 +113,12 @@ export class CrawlLog {
     this.write({ time: e.time, status: null, bytes: 0, durationMs: 0, url: e.url, hops: e.hops, digest: null, outcome: `dropped:${e.reason}`, via: e.via, path: e.path });
   }
 
-  /**
-   * The links of one page that were not followed (each with its reason): the lines writeDropped
-   * would write one by one, made as one string — the time formatted once for the page, the
-   * constant fields in two pieces — and buffered as one entry. A page of the manuals drops ~7 links
-   * out of scope, a page of a real web with --scope pld dozens: one by one, formatting and buffering
-   * cost ~6 µs of the event loop per line.
-   */
+  /** One page's dropped links: writeDropped's lines as one string, the time formatted once (~6 → 1–2 µs a line). */
   writeDroppedLinks(time: Date, hops: number, links: readonly { url: string; reason: string }[]): void {
     if (this.closed || links.length === 0) return; // see writeDropped
-    if (this.format !== formatCrawlLogLine) {
-      for (const l of links) this.writeDropped({ time, url: l.url, hops, reason: l.reason });
-      return;
-    }
+    if (this.format !== formatCrawlLogLine) return void links.forEach((l) => this.writeDropped({ time, url: l.url, hops, reason: l.reason }));
     const head = `${time.toISOString()}\t-\t0\t0\t`;
-    const mid = `\t${hops}\t-\tdropped:`;
-    let out = '';
-    for (const l of links) out += `${head}${clean(l.url)}${mid}${clean(l.reason)}\t-\t-\t-\n`;
+    const out = links.map((l) => `${head}${clean(l.url)}\t${hops}\t-\tdropped:${clean(l.reason)}\t-\t-\t-\n`).join('');
     this.lines.push(out);
     this.pending += out.length;
     if (this.pending >= this.bufferBytes) void this.flush().catch(() => undefined); // as write()
