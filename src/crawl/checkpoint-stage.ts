@@ -1,16 +1,25 @@
 /**
  * Checkpoints of a running crawl (thesis Fig. 2 has none: IRLbot was stopped for maintenance; a
  * resumable crawl needs them): the manifest, pending.bin, done.log and the frontier's commit, as
- * checkpoint.ts describes. Every checkpoint the crawler takes is full (every merge is pushed through
- * first) and holds the scheduler while it runs, the periodic ones (every checkpointIntervalMs)
- * included: on a large crawl a URLseen merge runs for seconds (its cost grows with URLseen,
- * thesis V), and those seconds fetch nothing (issue #31; the soak's pauses chart shows them).
+ * checkpoint.ts describes.
  *
- * checkpointNow(reason, false) is the periodic kind that would run beside the scheduler: it waits
- * only for a URLseen merge already running and holds new ones until it is done (admit-log.ts).
- * Dispatching while the frontier commits should be safe — a URL released after pending.bin was
- * written is in the frontier's RAM snapshot — but with it test/e2e/stop-resume.test.ts saw a page
- * in done.log at a kill requested again after the resume, so it is not used.
+ * Two kinds:
+ *   - full (the start, a stop, the end): every merge is pushed through first, so that the state
+ *     holds every page finished before it; a stop waits for that anyway.
+ *   - periodic (every checkpointIntervalMs, or when a cluster crawl's schedule asks): pushes no
+ *     merge. A URLseen merge costs seconds on a large crawl (its cost grows with URLseen, thesis V)
+ *     and a periodic checkpoint that pushed one through held the scheduler for all of it: 5–18 s
+ *     without a fetch every minute in bench:soak at 10^6 hosts (issue #31). Pages still waiting
+ *     for a merge are simply not durable yet: they stay in pending.bin, as pages in flight do, and
+ *     become durable (done.log) when their merge ends, as between checkpoints. So a periodic
+ *     checkpoint first waits, beside the scheduler, for the URLseen and ContentSeen merges under
+ *     way to end (holding new ones), and only then holds the scheduler for the commit proper —
+ *     the sync, STAR's and the frontier's commit, pending.bin and done.log — with no merge running
+ *     (no merge result reaches the frontier while it snapshots).
+ *
+ * The scheduler is held while the frontier commits: with dispatching beside it (a release after
+ * pending.bin was written is in the frontier's RAM snapshot, so it should be safe),
+ * test/e2e/stop-resume.test.ts saw a page in done.log at a kill requested again after the resume.
  */
 import path from 'node:path';
 import { writeManifest, writePending, MANIFEST_VERSION, type CheckpointManifest } from '../state/checkpoint.js';
@@ -22,27 +31,59 @@ export abstract class CheckpointStage extends MergeSchedule {
   protected checkpoints = 0;
   protected lastCheckpointAt: string | null = null;
   protected readonly cpuStart = process.cpuUsage();
-  /** A periodic checkpoint running beside the scheduler, or null. */
-  private periodic: Promise<void> | null = null;
+  /**
+   * A periodic checkpoint's wait for the merges under way (see the top comment): null, 'waiting'
+   * while they run (the scheduler goes on), 'ready' once none runs and none may start.
+   */
+  private periodic: 'waiting' | 'ready' | null = null;
+  /** The checkpoint being written, if any: one at a time (checkpoint() is also the crawler's API). */
+  private writing: Promise<void> | null = null;
 
   /**
    * A periodic checkpoint when one is due (the scheduler calls this every turn), or when a cluster
-   * crawl's schedule asks for one (cluster-port.ts checkpointDue): a full one, awaited. (One started
-   * beside the scheduler — checkpointNow(reason, false) — let a page finished during the frontier's
-   * commit be fetched again after a kill in test/e2e/stop-resume.test.ts; it is not used until that
-   * is understood.)
+   * crawl's schedule asks for one (cluster-port.ts checkpointDue): the first turn that finds one
+   * due holds new merges and returns; the turn after the merges under way have ended commits it.
    */
   protected async periodicCheckpoint(): Promise<void> {
-    if (Date.now() - this.lastCheckpoint >= this.cfg.checkpointIntervalMs || this.cluster?.checkpointDue() === true) await this.checkpoint('periodic');
+    if (this.periodic === 'ready') {
+      this.periodic = null;
+      await this.checkpointNow('periodic', false);
+      return;
+    }
+    if (this.periodic !== null) return;
+    if (Date.now() - this.lastCheckpoint < this.cfg.checkpointIntervalMs && this.cluster?.checkpointDue() !== true) return;
+    this.periodic = 'waiting';
+    // URLseen first (its merge may take seconds; ContentSeen's go on meanwhile, so the bodies'
+    // bound is not reached), then the ContentSeen merge that may be under way (≤ about a second).
+    this.holdUrlMerges = true;
+    void (async () => {
+      while (this.urlMerging !== null) await this.urlMerging;
+      if (this.periodic !== 'waiting') return; // a full checkpoint came first and is done
+      this.holdContentMerges = true;
+      while (this.contentMerging !== null) await this.contentMerging;
+    })().finally(() => {
+      if (this.periodic === 'waiting') this.periodic = 'ready';
+      this.wake.kick();
+    });
   }
 
-  /** A full checkpoint (after a periodic one still running). */
+  /** A full checkpoint (after the one being written, if any). */
   async checkpoint(reason: string): Promise<void> {
-    while (this.periodic !== null) await this.periodic;
     await this.checkpointNow(reason, true);
   }
 
   private async checkpointNow(reason: string, full: boolean): Promise<void> {
+    while (this.writing !== null) await this.writing.catch(() => undefined);
+    const p = this.write(reason, full);
+    this.writing = p;
+    try {
+      await p;
+    } finally {
+      if (this.writing === p) this.writing = null;
+    }
+  }
+
+  private async write(reason: string, full: boolean): Promise<void> {
     const T = (l: string): void => { if (process.env.DRUMCRAWL_DEBUG_TIMING) console.error(`ckpt ${l} ${(performance.now() - t0).toFixed(1)}`); };
     const t0 = performance.now();
     const startedAt = new Date().toISOString();
@@ -50,10 +91,10 @@ export abstract class CheckpointStage extends MergeSchedule {
     const mark = this.cluster?.checkpointStarting() ?? 0;
     this.emit('checkpoint-start', { reason, full });
     this.holdUrlMerges = true;
+    this.holdContentMerges = true;
     try {
       // (URLseen's unique URLs are admitted, durably, before its merge commits: nothing waits here.)
-      if (full && this.contentMerging) await this.contentMerging;
-      if (this.urlMerging) await this.urlMerging;
+      while (this.contentMerging !== null || this.urlMerging !== null) await (this.contentMerging ?? this.urlMerging);
       if (full) {
         // Push everything buffered through: ContentSeen → (WARC, links) → URLseen → frontier.
         await this.mergeContent();
@@ -79,6 +120,9 @@ export abstract class CheckpointStage extends MergeSchedule {
       await writePending(this.cfg.stateDir, [...this.pending].filter(([id]) => !inFlightIds.has(id)).map(([, r]) => r));
     } finally {
       this.holdUrlMerges = false;
+      this.holdContentMerges = false;
+      // A full checkpoint took the place of a periodic one waiting for its merges.
+      this.periodic = null;
     }
     const elapsed = Date.now() - this.lastCheckpoint;
     this.lastCheckpoint = Date.now();

@@ -31,7 +31,7 @@ export abstract class MergeSchedule extends FetchStage {
     // at once when the pipeline holds nothing else or the held bodies reach half their bound.
     // (Every 250 ms, or whenever no page was parsing, cost its thread 0.12–0.19 ms per page in
     // bench:e2e; once a second 0.05–0.06: docs/performance.md, "Main thread".)
-    if (this.contentMerging === null && this.unmergedContent > 0 &&
+    if (this.contentMerging === null && this.unmergedContent > 0 && !this.holdContentMerges &&
       (force || this.awaitingContentBytes >= this.contentBatchBytes / 2 || this.contentSeen.needsMerge ||
         (this.parsing === 0 && this.inFlight === 0) || now - this.lastContentMerge > (starving ? 250 : CONTENT_MERGE_MS))) {
       this.contentMerging = this.track(this.mergeContent()).finally(() => {

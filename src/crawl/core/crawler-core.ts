@@ -121,6 +121,8 @@ export abstract class CrawlerCore extends EventEmitter {
   protected unmergedLinks = 0;
   /** A checkpoint is under way: no URLseen merge starts (checkpoint-stage.ts). */
   protected holdUrlMerges = false;
+  /** A checkpoint is under way: no ContentSeen merge starts (checkpoint-stage.ts). */
+  protected holdContentMerges = false;
   /** Durations of merges and checkpoints, event-loop delay, thread roles (bench:soak, the status page). */
   protected readonly runMetrics = new RunMetrics();
   protected unmergedContent = 0;
