@@ -36,7 +36,7 @@ test('a periodic checkpoint starts and waits for no merge; the crawl still gets 
     checkpointIntervalMs: 100,
   }));
   const merges = (): number => {
-    const m = crawler.snapshot().run.merges;
+    const m = crawler.snapshot().run!.merges;
     return m.urlSeen.count + m.contentSeen.count;
   };
   const seen: { reason: string; before: number; after: number }[] = [];
@@ -56,7 +56,7 @@ test('a periodic checkpoint starts and waits for no merge; the crawl still gets 
   assert.deepEqual(moved, [], `merges ran within ${moved.length} of ${periodic.length} periodic checkpoints`);
   // Merges did run, between the checkpoints.
   assert.ok(periodic.at(-1)!.after > periodic[0]!.before, 'merges between the periodic checkpoints');
-  const r = await web.report({});
+  const r = await web.report({ hostMs: 0, ipMs: 0 });
   assert.equal(summary.stopReason, 'done');
   assert.deepEqual([...r.pageFetches].sort(), [...r.reachable!].sort(), 'fetched = reachable ∩ allowed (ground truth)');
   assert.deepEqual(r.duplicates, []);
