@@ -19,8 +19,9 @@
  *             back through the frontier and are fetched again, later); and the records of the pages
  *             fetched in the two minutes before each signal have valid payload digests;
  *   twice     no page was requested twice unless its earlier request fell in an in-flight window:
- *             [kill − L, kill] for the SIGKILL (L = max(10 s, 2 × the longest URLseen merge of the
- *             two minutes before it: the time a fetched page takes to become durable)), and
+ *             [kill − L, exit] for the SIGKILL (L = max(10 s, 2 × the longest URLseen merge of the
+ *             two minutes before it: the time a fetched page takes to become durable); the
+ *             process runs until its exit is seen), and
  *             [signal − 1 s, exit] for a SIGTERM.
  */
 import { createReadStream, openSync, readSync, closeSync, readdirSync, readFileSync } from 'node:fs';
@@ -149,7 +150,12 @@ export async function judgeRequests(
   const firstAfter = resumes.map((e) => ({ t: e.t, firstRequest: null as number | null, firstPage: null as number | null }));
   const windows: Window[] = [];
   for (const e of events) {
-    if (e.kind === 'sigkill') windows.push({ from: e.t - (killWindowS.get(e.t) ?? 10), to: e.t });
+    // until the killed process is gone (the signal's t is taken before kill() and rounded to 0.1 s;
+    // a request sent in between was in flight when the process died)
+    if (e.kind === 'sigkill') {
+      const exit = events.find((x) => x.kind === 'exit' && x.t >= e.t);
+      windows.push({ from: e.t - (killWindowS.get(e.t) ?? 10), to: exit?.t ?? Infinity });
+    }
     if (e.kind === 'sigterm') {
       const exit = events.find((x) => x.kind === 'exit' && x.t >= e.t);
       windows.push({ from: e.t - 1, to: exit?.t ?? Infinity });

@@ -28,6 +28,7 @@ import { ParsePool, parseHoldMs } from '../threads/page/parse-pool.js';
 import { newBodyBudget, parseCopyBytes, type BodyBudget } from '../budget/body-budget.js';
 import { PageWorkerPool } from '../threads/page/page-worker-pool.js';
 import { AdmitLog } from '../state/admit-log.js';
+import { SyncedPositionLog, readSyncedPosition } from '../state/warc-synced.js';
 import { newFetcher, fetcherOptions } from './fetch/index.js';
 import { CheckpointStage } from './checkpoint-stage.js';
 import { LinkScope, scopeAnchors } from '../config/link-scope.js';
@@ -96,8 +97,9 @@ export abstract class OpeningStage extends CheckpointStage {
     const zstdOpts = shared !== undefined ? {} : await zstdArchiveOptions(cfg, manifest?.warc ?? null);
     await mkdir(cfg.stateDir, { recursive: true });
     await mkdir(cfg.outDir, { recursive: true });
-    // Only this crawl's WARC bytes after the checkpoint's offset are read (recovery.ts).
-    if (manifest !== null && shared === undefined) await recoverWarc(cfg.outDir, manifest.warc);
+    // Only this crawl's WARC bytes after the last sync's position (warc-synced.ts), or else after
+    // the checkpoint's offset, are read (recovery.ts).
+    if (manifest !== null && shared === undefined) await recoverWarc(cfg.outDir, manifest.warc, await readSyncedPosition(cfg.stateDir));
 
     // RAM split (ramBytes): every share is in ram-budget.ts (ramPlan).
     const plan = ramPlan(cfg.ramBytes, cfg.workers, cfg.hostTableSize);
@@ -210,6 +212,7 @@ export abstract class OpeningStage extends CheckpointStage {
     await warm;
     crawler = make(cfg, manifest, urlSeen, contentSeen, frontier, dns, fetcher, warc, crawlLog, pool, pages, opts);
     const c = crawler;
+    if (opts.shared === undefined) c.syncedLog = new SyncedPositionLog(cfg.stateDir);
     frontier.onRefillBatch(() => c.wake.kick());
     if (pages !== null) {
       pages.floors.setFloors(withMargin(cfg.minHostDelayMs, cfg), withMargin(cfg.minIpDelayMs, cfg));

@@ -17,13 +17,13 @@
  * The result is sorted into `<name>.cdxj` (write to a temporary file, fsync, rename) and the
  * `.open` file removed, so a crash during recovery leaves the `.open` file for the next attempt.
  */
-import { open, rm, stat, readFile, writeFile } from 'node:fs/promises';
+import { open, rm, stat, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { Decompressor } from 'zstd-napi';
 import { readWarcDictionary, scanWarc } from './warc-scan.js';
 import { cdxjLineFor, type CdxSource } from './cdxj.js';
-import { cdxjOpenPathFor, cdxjPathFor, parseCdxjLine, sortLinesFile } from './cdxj-writer.js';
+import { cdxjOpenPathFor, cdxjPathFor, parseCdxjLine, sortLinesInto } from './cdxj-writer.js';
 
 /** CRLF CRLF after each record's block (uncompressed files). */
 const PLAIN_TRAILER = 4;
@@ -45,8 +45,35 @@ async function readLinesOf(f: string): Promise<string[]> {
   }
 }
 
-/** Offset and length of a line, or null when the line is torn or not a CDXJ line. */
+/** The decimal string value of `"<key>":"…"` searched from the line's end, or null. */
+function tailField(l: string, key: string): number | null {
+  const at = l.lastIndexOf(`"${key}":"`);
+  if (at < 0) return null;
+  const from = at + key.length + 4;
+  const to = l.indexOf('"', from);
+  if (to <= from || to - from > 15) return null;
+  let v = 0;
+  for (let i = from; i < to; i++) {
+    const c = l.charCodeAt(i) - 48;
+    if (c < 0 || c > 9) return null;
+    v = v * 10 + c;
+  }
+  return v;
+}
+
+/**
+ * Offset and length of a line, or null when the line is torn or not a CDXJ line. The writer's own
+ * lines (cdxj.ts: length, offset and filename are the JSON's last fields, and a string value
+ * cannot hold an unescaped quote) are read by their last `"length":"` and `"offset":"` without a
+ * JSON parse — a resume reads every line of the open index, ~10^5 for a GiB of WARC; a line that
+ * does not end in a closed JSON object, or lacks the fields, is parsed whole.
+ */
 function span(l: string): { offset: number; end: number } | null {
+  if (l.endsWith('"}')) {
+    const offset = tailField(l, 'offset');
+    const length = tailField(l, 'length');
+    if (offset !== null && length !== null && length > 0 && l.indexOf(' {') > 0) return { offset, end: offset + length };
+  }
   try {
     const j = parseCdxjLine(l).json;
     const offset = Number(j.offset);
@@ -84,13 +111,7 @@ export async function recoverCdxj(warcFile: string, validLength: number): Promis
     }
   }
   const fresh = from < validLength ? await indexWarcRecords(warcFile, from, validLength) : [];
-  const scratch = done + '.recover';
-  await writeFile(scratch, kept.concat(fresh).map((l) => l + '\n').join(''));
-  try {
-    await sortLinesFile(scratch, done);
-  } finally {
-    await rm(scratch, { force: true });
-  }
+  await sortLinesInto(kept.concat(fresh), done);
   await rm(openFile, { force: true });
   return { kept: kept.length, reindexed: fresh.length };
 }

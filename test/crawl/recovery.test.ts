@@ -1,7 +1,7 @@
 /**
  * A resume's WARC recovery (src/state/recovery.ts) reads only the crawl's own bytes after the
- * checkpoint's offset, keeps complete records there, cuts a torn tail, and leaves every other
- * file alone; relocate() follows a moved state directory.
+ * checkpoint's offset (or after the last sync's mark: warc-synced.ts), keeps complete records there,
+ * cuts a torn tail, and leaves every other file alone; relocate() follows a moved state directory.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -10,6 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { WarcWriter, scanWarc } from '../../src/store/index.js';
 import { recoverWarc, relocate } from '../../src/state/recovery.js';
+import { SyncedPositionLog, readSyncedPosition } from '../../src/state/warc-synced.js';
 
 const head = new TextEncoder().encode('GET / HTTP/1.1\r\nhost: a.test\r\n\r\n');
 const resp = new TextEncoder().encode('HTTP/1.1 200 OK\r\ncontent-type: text/html\r\n\r\n');
@@ -75,6 +76,55 @@ test('recovery touches only its own writer\'s files: later rotations of the same
   const s = await scanWarc(last);
   assert.equal(s.validLength, s.fileLength, 'our torn tail was cut');
   assert.ok(readdirSync(dir).length >= 5);
+});
+
+test('the last sync\'s mark: recovery reads from it, not from the checkpoint; a mark that is not a record boundary or names another writer is not trusted', async () => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'dc-recovery-'));
+  const w = await writeSome(dir, 3);
+  const ckpt = w.position();
+  for (let i = 0; i < 4; i++) {
+    await w.writeExchange({ url: `http://a.test/s${i}`, ip: '127.0.0.1', date: new Date(), requestHead: head, responseHead: resp, body: new Uint8Array(400).fill(67) });
+  }
+  await w.sync();
+  const mark = w.position();
+  await w.writeExchange({ url: 'http://a.test/after', ip: '127.0.0.1', date: new Date(), requestHead: head, responseHead: resp, body: new Uint8Array(500).fill(66) });
+  await w.sync();
+  const complete = statSync(ckpt.file).size;
+  await w.close();
+  appendFileSync(ckpt.file, Buffer.from([0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 3, 1, 2, 3])); // a torn record
+  const name = path.basename(ckpt.file);
+  const checkpoint = { file: name, offset: ckpt.offset };
+  const saved = readFileSync(ckpt.file);
+  const again = (): void => writeFileSync(ckpt.file, saved);
+
+  // The mark, through its file as the crawler writes it.
+  const state = mkdtempSync(path.join(os.tmpdir(), 'dc-recovery-state-'));
+  await new SyncedPositionLog(state).record({ file: ckpt.file, offset: mark.offset });
+  const read = await readSyncedPosition(state);
+  assert.deepEqual(read, { file: name, offset: mark.offset });
+  let r = await recoverWarc(dir, checkpoint, read);
+  assert.deepEqual(r.map((x) => [x.from, x.scanned]), [[mark.offset, complete + 13 - mark.offset]], 'only the bytes after the mark are read');
+  assert.equal(statSync(ckpt.file).size, complete, 'the torn tail is cut, the records after the mark kept');
+  assert.equal((await scanWarc(ckpt.file)).records, 1 + 2 * 8, 'the warcinfo and every exchange\'s request and response');
+
+  // A mark inside a record: no record starts there, so the bytes are read from the checkpoint.
+  again();
+  r = await recoverWarc(dir, checkpoint, { file: name, offset: mark.offset + 7 });
+  assert.deepEqual(r.map((x) => x.from), [ckpt.offset]);
+  assert.equal(statSync(ckpt.file).size, complete);
+  // Another writer's mark (an older run's file), and a mark behind the checkpoint: not used.
+  for (const m of [{ file: name.replace(/-\d{17}-/, '-20000101000000000-'), offset: mark.offset }, { file: name, offset: ckpt.offset - 1 }]) {
+    again();
+    r = await recoverWarc(dir, checkpoint, m);
+    assert.deepEqual(r.map((x) => x.from), [ckpt.offset], JSON.stringify(m));
+    assert.equal(statSync(ckpt.file).size, complete);
+  }
+  // A damaged mark file is no mark.
+  const f = path.join(state, 'warc-synced.bin');
+  const b = readFileSync(f);
+  b[3] ^= 1;
+  writeFileSync(f, b);
+  assert.equal(await readSyncedPosition(state), null);
 });
 
 test('relocate: a moved state dir is used where it is; the output dir moves with it when it was moved along', async () => {

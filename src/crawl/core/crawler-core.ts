@@ -22,6 +22,7 @@ import { emptyCounters, type CheckpointManifest, type CrawlCounters, type DoneLo
 import type { ParsePool } from '../../threads/page/parse-pool.js';
 import { Wakeup } from '../../util/wakeup.js';
 import type { AdmitLog } from '../../state/admit-log.js';
+import type { SyncedPositionLog } from '../../state/warc-synced.js';
 import { ResumeDedup } from '../../state/resume-dedup.js';
 import { FloorGuard } from '../ports/floor-guard.js';
 import type { SharedFloors } from '../../threads/page/page-worker-floors.js';
@@ -91,6 +92,8 @@ export abstract class CrawlerCore extends EventEmitter {
   protected readonly pending = new Map<number, Uint8Array>();
   /** done.log (checkpoint.ts): pages that left `pending` durably since the frontier's last commit */
   protected doneLog: DoneLog | null = null;
+  /** The WARC position of each sync, for a resume after a crash (warc-synced.ts); null: a cluster node's shared archive. */
+  protected syncedLog: SyncedPositionLog | null = null;
   /** what a resumed run must not fetch again (resume-dedup.ts) */
   protected readonly again = new ResumeDedup();
   /** URLseen's unique keys of the current bucket merge, recorded by the admit log (admit-log.ts) */

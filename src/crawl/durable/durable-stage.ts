@@ -3,7 +3,8 @@
  * resumable crawl needs this step): the pages whose WARC records and crawl-log lines are written,
  * and whose links are in a merged URLseen (urlseen-stage.ts), leave the pending set once the WARC
  * file, the crawl log and sitemaps.log are synced; done.log then records them, so that a resume
- * does not fetch them again.
+ * does not fetch them again. Each sync's WARC position is recorded too (warc-synced.ts): a resume
+ * after a crash reads the WARC back from there rather than from the last checkpoint.
  */
 import { CrawlerCore } from '../core/index.js';
 
@@ -13,7 +14,9 @@ export abstract class DurableStage extends CrawlerCore {
     if (this.awaitingSync.length === 0) return;
     const done = this.awaitingSync;
     this.awaitingSync = [];
-    await this.warc.sync();
+    const pos = await this.warc.syncedPosition();
+    // (not awaited: a mark is only ever older than the truth — warc-synced.ts)
+    void this.syncedLog?.record(pos);
     await this.crawlLog.flush();
     // sitemaps.log's lines go out with the crawl log's: a sitemap read long ago is listed whole
     // once any page after it is durable, not only when 64 KiB more lines have come.
