@@ -1,21 +1,21 @@
 /**
  * Checkpoints of a running crawl (thesis Fig. 2 has none: IRLbot was stopped for maintenance; a
  * resumable crawl needs them): the manifest, pending.bin, done.log and the frontier's commit, as
- * checkpoint.ts describes.
+ * checkpoint.ts describes. Each covers every page finished before it began (startedAt): their
+ * bodies through ContentSeen, their links through URLseen, WARC and logs synced.
  *
  * Two kinds:
- *   - full (the start, a stop, the end): every merge is pushed through first, so that the state
- *     holds every page finished before it; a stop waits for that anyway.
- *   - periodic (every checkpointIntervalMs, or when a cluster crawl's schedule asks): pushes no
- *     merge. A URLseen merge costs seconds on a large crawl (its cost grows with URLseen, thesis V)
- *     and a periodic checkpoint that pushed one through held the scheduler for all of it: 5–18 s
- *     without a fetch every minute in bench:soak at 10^6 hosts (issue #31). Pages still waiting
- *     for a merge are simply not durable yet: they stay in pending.bin, as pages in flight do, and
- *     become durable (done.log) when their merge ends, as between checkpoints. So a periodic
- *     checkpoint first waits, beside the scheduler, for the URLseen and ContentSeen merges under
- *     way to end (holding new ones), and only then holds the scheduler for the commit proper —
- *     the sync, STAR's and the frontier's commit, pending.bin and done.log — with no merge running
- *     (no merge result reaches the frontier while it snapshots).
+ *   - full (the start, a stop, the end): the merges are pushed through while the scheduler waits;
+ *     a stop waits for them anyway.
+ *   - periodic (every checkpointIntervalMs, or when a cluster crawl's schedule asks): the same
+ *     merges run beside the scheduler — the one under way of each kind, then one of ContentSeen
+ *     and one of URLseen started for this checkpoint — and only the commit proper (the sync,
+ *     STAR's and the frontier's commit, pending.bin, done.log, the manifest) holds the scheduler,
+ *     with no merge running (no merge result reaches the frontier while it snapshots). A URLseen
+ *     merge costs seconds on a large crawl (its cost grows with URLseen, thesis V): pushed through
+ *     while the scheduler waited, it stopped every fetch for 5–18 s a minute in bench:soak at
+ *     10^6 hosts (issue #31). Pages finished after startedAt are simply not covered: they stay in
+ *     pending.bin, as pages in flight do, and reach done.log when they are durable.
  *
  * The scheduler is held while the frontier commits: with dispatching beside it (a release after
  * pending.bin was written is in the frontier's RAM snapshot, so it should be safe),
@@ -32,49 +32,69 @@ export abstract class CheckpointStage extends MergeSchedule {
   protected lastCheckpointAt: string | null = null;
   protected readonly cpuStart = process.cpuUsage();
   /**
-   * A periodic checkpoint's wait for the merges under way (see the top comment): null, 'waiting'
-   * while they run (the scheduler goes on), 'ready' once none runs and none may start.
+   * A periodic checkpoint's merges, run beside the scheduler (see the top comment): null, 'merging'
+   * while they run, 'ready' once they have ended and none may start; `periodicFrom` is when it
+   * became due (its startedAt).
    */
-  private periodic: 'waiting' | 'ready' | null = null;
+  private periodic: 'merging' | 'ready' | null = null;
+  private periodicFrom = new Date();
   /** The checkpoint being written, if any: one at a time (checkpoint() is also the crawler's API). */
   private writing: Promise<void> | null = null;
 
   /**
    * A periodic checkpoint when one is due (the scheduler calls this every turn), or when a cluster
-   * crawl's schedule asks for one (cluster-port.ts checkpointDue): the first turn that finds one
-   * due holds new merges and returns; the turn after the merges under way have ended commits it.
+   * crawl's schedule asks for one (cluster-port.ts checkpointDue): the turn that finds one due
+   * starts its merges and returns; the first turn after they have ended commits it.
    */
   protected async periodicCheckpoint(): Promise<void> {
     if (this.periodic === 'ready') {
       this.periodic = null;
-      await this.checkpointNow('periodic', false);
+      await this.checkpointNow('periodic', false, this.periodicFrom);
       return;
     }
     if (this.periodic !== null) return;
     if (Date.now() - this.lastCheckpoint < this.cfg.checkpointIntervalMs && this.cluster?.checkpointDue() !== true) return;
-    this.periodic = 'waiting';
-    // URLseen first (its merge may take seconds; ContentSeen's go on meanwhile, so the bodies'
-    // bound is not reached), then the ContentSeen merge that may be under way (≤ about a second).
-    this.holdUrlMerges = true;
-    void (async () => {
-      while (this.urlMerging !== null) await this.urlMerging;
-      if (this.periodic !== 'waiting') return; // a full checkpoint came first and is done
-      this.holdContentMerges = true;
-      while (this.contentMerging !== null) await this.contentMerging;
-    })().finally(() => {
-      if (this.periodic === 'waiting') this.periodic = 'ready';
+    this.periodic = 'merging';
+    this.periodicFrom = new Date();
+    void this.periodicMerges().finally(() => {
+      if (this.periodic === 'merging') this.periodic = 'ready';
       this.wake.kick();
     });
   }
 
-  /** A full checkpoint (after the one being written, if any). */
-  async checkpoint(reason: string): Promise<void> {
-    await this.checkpointNow(reason, true);
+  /**
+   * ContentSeen then URLseen, each after the merge of its kind under way: the bodies of every page
+   * finished so far, then their links. Started here rather than by startMerges (merge-schedule.ts),
+   * which starts none of a kind while one runs; from the URLseen merge on, new merges wait for the
+   * commit (ContentSeen's go on during the URLseen merge, so the bodies' bound is not reached).
+   */
+  private async periodicMerges(): Promise<void> {
+    while (this.contentMerging !== null) await this.contentMerging;
+    if (this.periodic !== 'merging') return; // a full checkpoint came first and is done
+    this.contentMerging = this.trackMerge(this.mergeContent()).finally(() => {
+      this.contentMerging = null;
+    });
+    await this.contentMerging;
+    while (this.urlMerging !== null) await this.urlMerging;
+    if (this.periodic !== 'merging') return;
+    this.holdUrlMerges = true;
+    this.urlMerging = this.trackMerge(this.mergeUrlSeen()).finally(() => {
+      this.urlMerging = null;
+    });
+    await this.urlMerging;
+    if (this.periodic !== 'merging') return;
+    this.holdContentMerges = true;
+    while (this.contentMerging !== null) await this.contentMerging;
   }
 
-  private async checkpointNow(reason: string, full: boolean): Promise<void> {
+  /** A full checkpoint (after the one being written, if any). */
+  async checkpoint(reason: string): Promise<void> {
+    await this.checkpointNow(reason, true, new Date());
+  }
+
+  private async checkpointNow(reason: string, full: boolean, from: Date): Promise<void> {
     while (this.writing !== null) await this.writing.catch(() => undefined);
-    const p = this.write(reason, full);
+    const p = this.write(reason, full, from);
     this.writing = p;
     try {
       await p;
@@ -83,10 +103,10 @@ export abstract class CheckpointStage extends MergeSchedule {
     }
   }
 
-  private async write(reason: string, full: boolean): Promise<void> {
+  private async write(reason: string, full: boolean, from: Date): Promise<void> {
     const T = (l: string): void => { if (process.env.DRUMCRAWL_DEBUG_TIMING) console.error(`ckpt ${l} ${(performance.now() - t0).toFixed(1)}`); };
     const t0 = performance.now();
-    const startedAt = new Date().toISOString();
+    const startedAt = from.toISOString();
     // The received batches admitted so far: this checkpoint holds their effect (cluster-port.ts).
     const mark = this.cluster?.checkpointStarting() ?? 0;
     this.emit('checkpoint-start', { reason, full });

@@ -34,23 +34,24 @@ export abstract class MergeSchedule extends FetchStage {
     if (this.contentMerging === null && this.unmergedContent > 0 && !this.holdContentMerges &&
       (force || this.awaitingContentBytes >= this.contentBatchBytes / 2 || this.contentSeen.needsMerge ||
         (this.parsing === 0 && this.inFlight === 0) || now - this.lastContentMerge > (starving ? 250 : CONTENT_MERGE_MS))) {
-      this.contentMerging = this.track(this.mergeContent()).finally(() => {
+      this.contentMerging = this.trackMerge(this.mergeContent()).finally(() => {
         this.contentMerging = null;
       });
     }
     if (this.urlMerging === null && this.unmergedLinks > 0 && this.contentMerging === null && !this.holdUrlMerges &&
       (force || this.urlSeen.needsMerge || (starving && now - this.lastUrlMerge > 100) || now - this.lastUrlMerge > 5000)) {
-      this.urlMerging = this.track(this.mergeUrlSeen()).finally(() => {
+      this.urlMerging = this.trackMerge(this.mergeUrlSeen()).finally(() => {
         this.urlMerging = null;
       });
     }
     if (this.urlMerging === null && this.awaitingSync.length > 0 && now - this.lastSync > 1000) {
       this.lastSync = now;
-      void this.track(this.syncOutputs());
+      void this.trackMerge(this.syncOutputs());
     }
   }
 
-  private track(p: Promise<void>): Promise<void> {
+  /** A merge (or sync) started outside startMerges: counted in `merging`, its failure the crawl's. */
+  protected trackMerge(p: Promise<void>): Promise<void> {
     this.merging++;
     return p
       .catch((e) => this.fail(e))
