@@ -9,8 +9,8 @@
  *     a stop waits for them anyway.
  *   - periodic (every checkpointIntervalMs, or when a cluster crawl's schedule asks): the same
  *     merges run beside the scheduler — the one under way of each kind, then one of ContentSeen
- *     and one of URLseen started for this checkpoint — and only the commit proper (the sync,
- *     STAR's and the frontier's commit, pending.bin, done.log, the manifest) holds the scheduler,
+ *     and one of URLseen started for this checkpoint, then STAR's commit — and only the commit
+ *     proper (the sync, the frontier's commit, pending.bin, done.log, the manifest) holds the scheduler,
  *     with no merge running (no merge result reaches the frontier while it snapshots). A URLseen
  *     merge costs seconds on a large crawl (its cost grows with URLseen, thesis V): pushed through
  *     while the scheduler waited, it stopped every fetch for 5–18 s a minute in bench:soak at
@@ -83,6 +83,13 @@ export abstract class CheckpointStage extends MergeSchedule {
     });
     await this.urlMerging;
     if (this.periodic !== 'merging') return;
+    // STAR's PLD links and in-degrees (its DRUMs' flush sweeps their Z files: a cost that grows
+    // with the PLD graph) for those pages and the URLs that merge admitted. Links of later pages
+    // that reach STAR meanwhile are not covered: their pages are not either, and a vote is a key
+    // (star.ts), so counting one again after a re-fetch changes nothing. A cluster crawl commits
+    // STAR in the commit (the votes it routes must be in the stream before the manifest).
+    if (this.cluster === null) await this.frontier.checkpoint();
+    if (this.periodic !== 'merging') return;
     this.holdContentMerges = true;
     while (this.contentMerging !== null) await this.contentMerging;
   }
@@ -122,7 +129,7 @@ export abstract class CheckpointStage extends MergeSchedule {
       }
       await this.syncOutputs();
       T('merged+synced');
-      await this.frontier.checkpoint();
+      if (full || this.cluster !== null) await this.frontier.checkpoint(); // (a periodic one's ran with its merges)
       T('star');
       // pending.bin before the frontier moves its read cursors: every URL taken out of the frontier
       // and not yet durable (in flight, parsing, awaiting a merge) is either still in the frontier's
