@@ -7,7 +7,7 @@
  * Two kinds:
  *   - full (the start, a stop, the end): the merges are pushed through while the scheduler waits;
  *     a stop waits for them anyway.
- *   - periodic (every checkpointIntervalMs, or when a cluster crawl's schedule asks): the same
+ *   - periodic (every checkpointIntervalMs; a partition of a cluster crawl takes full ones): the same
  *     merges run beside the scheduler — the one under way of each kind, then one of ContentSeen
  *     and one of URLseen started for this checkpoint, then STAR's commit — and only the commit
  *     proper (the sync, the frontier's commit, pending.bin, done.log, the manifest) holds the scheduler,
@@ -38,6 +38,7 @@ export abstract class CheckpointStage extends MergeSchedule {
    */
   private periodic: 'merging' | 'ready' | null = null;
   private periodicFrom = new Date();
+  private periodicMerging: Promise<void> | null = null;
   /** The checkpoint being written, if any: one at a time (checkpoint() is also the crawler's API). */
   private writing: Promise<void> | null = null;
 
@@ -54,9 +55,17 @@ export abstract class CheckpointStage extends MergeSchedule {
     }
     if (this.periodic !== null) return;
     if (Date.now() - this.lastCheckpoint < this.cfg.checkpointIntervalMs && this.cluster?.checkpointDue() !== true) return;
+    if (this.cluster !== null) {
+      // A partition of a cluster crawl: a full one. Its checkpoint acknowledges the batches other
+      // nodes sent and this one admitted before it began (cluster-port.ts checkpointStarting), so
+      // those must be merged by it; and the votes its STAR routes must be in the stream first.
+      await this.checkpointNow('periodic', true, new Date());
+      return;
+    }
     this.periodic = 'merging';
     this.periodicFrom = new Date();
-    void this.periodicMerges().finally(() => {
+    this.periodicMerging = this.periodicMerges().finally(() => {
+      this.periodicMerging = null;
       if (this.periodic === 'merging') this.periodic = 'ready';
       this.wake.kick();
     });
@@ -86,9 +95,8 @@ export abstract class CheckpointStage extends MergeSchedule {
     // STAR's PLD links and in-degrees (its DRUMs' flush sweeps their Z files: a cost that grows
     // with the PLD graph) for those pages and the URLs that merge admitted. Links of later pages
     // that reach STAR meanwhile are not covered: their pages are not either, and a vote is a key
-    // (star.ts), so counting one again after a re-fetch changes nothing. A cluster crawl commits
-    // STAR in the commit (the votes it routes must be in the stream before the manifest).
-    if (this.cluster === null) await this.frontier.checkpoint();
+    // (star.ts), so counting one again after a re-fetch changes nothing.
+    await this.frontier.checkpoint();
     if (this.periodic !== 'merging') return;
     this.holdContentMerges = true;
     while (this.contentMerging !== null) await this.contentMerging;
@@ -120,6 +128,9 @@ export abstract class CheckpointStage extends MergeSchedule {
     this.holdUrlMerges = true;
     this.holdContentMerges = true;
     try {
+      // A periodic checkpoint's merges this one takes the place of: its STAR commit must not run
+      // beside this one's.
+      while (this.periodicMerging !== null) await this.periodicMerging;
       // (URLseen's unique URLs are admitted, durably, before its merge commits: nothing waits here.)
       while (this.contentMerging !== null || this.urlMerging !== null) await (this.contentMerging ?? this.urlMerging);
       if (full) {
@@ -129,15 +140,14 @@ export abstract class CheckpointStage extends MergeSchedule {
       }
       await this.syncOutputs();
       T('merged+synced');
-      if (full || this.cluster !== null) await this.frontier.checkpoint(); // (a periodic one's ran with its merges)
-      T('star');
       // pending.bin before the frontier moves its read cursors: every URL taken out of the frontier
       // and not yet durable (in flight, parsing, awaiting a merge) is either still in the frontier's
       // committed state or in this file. After the commit, in-flight URLs are in the frontier's RAM
       // snapshot, so the file is rewritten without them (no double fetch after resume).
       await writePending(this.cfg.stateDir, this.pending.values());
       this.doneLog?.mark();
-      await this.frontier.commit();
+      // (A periodic checkpoint's STAR commit ran with its merges.)
+      await this.frontier.commit({ star: full });
       T('frontier.commit');
       // Votes STAR routed to other partitions while it committed are in the stream before the manifest.
       await this.cluster?.flush();

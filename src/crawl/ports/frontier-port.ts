@@ -123,9 +123,13 @@ export interface FrontierPort {
   /** robots.txt arrived (or failed) for the item's host. */
   robotsDone(item: FrontierUrl, r: RobotsOutcome): void;
   setDelays(cfg: CrawlConfig): void;
-  /** Make admitted URLs durable and move read cursors (at-least-once). */
-  commit(): Promise<void>;
-  /** Full checkpoint of the frontier's own state (RAM snapshot, STAR tables). */
+  /**
+   * Make admitted URLs durable and move read cursors (at-least-once): STAR's tables (unless
+   * `star: false`: committed just before by checkpoint()), the robots stage, BEAST/QR and the RAM
+   * snapshot.
+   */
+  commit(opts?: { star?: boolean }): Promise<void>;
+  /** STAR's tables made durable (the PLD links buffered so far, in-degrees, histogram). */
   checkpoint(): Promise<void>;
   stats(): FrontierStats;
   close(): Promise<void>;
@@ -434,9 +438,8 @@ class FrontierAdapter implements FrontierPort {
     }
   }
 
-  async commit(): Promise<void> {
-    await this.flushLinks();
-    await this.star.commit();
+  async commit(opts: { star?: boolean } = {}): Promise<void> {
+    if (opts.star !== false) await this.checkpoint();
     await this.robots.commit();
     await this.serial(() => this.f.commit());
   }
