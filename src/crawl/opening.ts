@@ -1,8 +1,9 @@
 /**
  * Opening a crawl (thesis Fig. 2's parts, started in order): a new crawl or the resume of one from
  * its state directory, under the directory's lock (state-lock.ts). The WARC is recovered up to the
- * checkpoint, the archive thread, crawl log and parse workers or page workers start, then the two
- * DRUM threads, the frontier and the fetcher; a resume then reads what was pending or done since
+ * checkpoint, the archive thread, crawl log and page workers start (the parse pool is made, its
+ * first worker boots after the crawl's first request: crawler-core.ts afterFirstRequest), then the
+ * two DRUM threads, the frontier and the fetcher; a resume then reads what was pending or done since
  * the checkpoint (checkpoint.ts, admit-log.ts, resume-dedup.ts) and gives it back to the frontier.
  * The crawler's class (pipeline.ts Crawler) passes its constructor in (MakeCrawler): this file
  * does not import the scheduler it opens.
