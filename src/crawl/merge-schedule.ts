@@ -44,6 +44,7 @@ export abstract class MergeSchedule extends FetchStage {
         this.urlMerging = null;
       });
     }
+    this.markSynced(now);
     if (this.urlMerging === null && this.awaitingSync.length > 0 && now - this.lastSync > 1000) {
       this.lastSync = now;
       void this.trackMerge(this.syncOutputs());

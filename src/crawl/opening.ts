@@ -100,7 +100,10 @@ export abstract class OpeningStage extends CheckpointStage {
     await mkdir(cfg.outDir, { recursive: true });
     // Only this crawl's WARC bytes after the last sync's position (warc-synced.ts), or else after
     // the checkpoint's offset, are read (recovery.ts).
-    if (manifest !== null && shared === undefined) await recoverWarc(cfg.outDir, manifest.warc, await readSyncedPosition(cfg.stateDir));
+    const recovered = manifest !== null && shared === undefined ? await recoverWarc(cfg.outDir, manifest.warc, await readSyncedPosition(cfg.stateDir)) : [];
+    // Indexes left open by this recovery or by an earlier run that ended before finishing them:
+    // the crawler sorts them while it crawls (checkpoint-stage.ts finishIndexes).
+    const unsorted = [...new Set([...recovered.filter((r) => r.indexOpen).map((r) => path.basename(r.file)), ...(manifest?.indexing ?? [])])];
 
     // RAM split (ramBytes): every share is in ram-budget.ts (ramPlan).
     const plan = ramPlan(cfg.ramBytes, cfg.workers, cfg.hostTableSize);
@@ -134,7 +137,9 @@ export abstract class OpeningStage extends CheckpointStage {
     const warm = pages !== null ? pages.warmup() : Promise.resolve();
     warm.catch(() => undefined); // awaited below; a failure surfaces there
     try {
-      return await OpeningStage.openRest(cfg, manifest, opts, { warc, crawlLog, pool, pages, warm, scope, budget }, make);
+      const c = await OpeningStage.openRest(cfg, manifest, opts, { warc, crawlLog, pool, pages, warm, scope, budget }, make);
+      c.finishIndexes(unsorted);
+      return c;
     } catch (e) {
       // Nothing may keep the process alive after a failed open (its threads would); shared parts are their owner's.
       if (shared === undefined) for (const part of [pool, pages, warc, crawlLog]) await part?.close().catch(() => undefined);

@@ -435,7 +435,7 @@ export class Crawler extends OpeningStage {
     // Parts lent by the process (CrawlerOptions.shared) stay open: their owner closes them.
     const own = this.opts.shared === undefined;
     for (const part of [
-      () => this.statusServer?.close(), () => own && this.pool?.close(), () => this.pages?.close(), () => own && this.fetcher.close(),
+      () => this.statusServer?.close(), () => this.marked(), () => this.indexed(), () => own && this.pool?.close(), () => this.pages?.close(), () => own && this.fetcher.close(),
       () => own && this.dns.close(), () => own && this.warc.close(), () => own && this.crawlLog.close(), () => this.sitemapLog?.close(),
       () => this.doneLog?.close(), () => this.urlSeen.close(), () => this.contentSeen.close(), () => this.frontier.close(),
     ]) await Promise.resolve().then(part).catch((e: unknown) => { first ??= e; });

@@ -91,6 +91,11 @@ export interface CheckpointManifest {
   /** number of URLs in pending.bin at this checkpoint */
   pending: number;
   /**
+   * WARC files (bare names) of earlier runs whose CDXJ index a resume repaired and left to be
+   * sorted while it crawled, not sorted yet (checkpoint-stage.ts): the next resume finishes them
+   */
+  indexing?: string[];
+  /**
    * CRC-32 (hex) of the manifest's compact JSON without this field (manifestChecksum): damage or a
    * hand edit is refused on resume. Absent in manifests written before it existed (they are
    * checked field by field all the same).
@@ -117,7 +122,7 @@ export async function writeManifest(stateDir: string, m: CheckpointManifest): Pr
 }
 
 const MANIFEST_KEYS = new Set(['version', 'epoch', 'startedAt', 'writtenAt', 'reason', 'finished', 'config', 'counters', 'warc', 'seedsInjected',
-  'scopeHosts', 'scopePlds', 'pending', 'checksum']);
+  'scopeHosts', 'scopePlds', 'pending', 'indexing', 'checksum']);
 /** A WARC file name as the writer makes them (`<prefix>-<stamp>-<serial>.warc[.gz|.zst]`): a bare name, never a path. */
 const WARC_FILE_NAME = /^[A-Za-z0-9._-]+\.warc(?:\.gz|\.zst)?$/;
 
@@ -155,6 +160,9 @@ function checkManifestShape(m: Record<string, unknown>, file: string): void {
     if (typeof w !== 'object' || Array.isArray(w)) throw bad('warc', 'must be null or { file, offset }');
     if (typeof w.file !== 'string' || !WARC_FILE_NAME.test(w.file)) throw bad('warc.file', `must be the bare name of a WARC file (got ${JSON.stringify(w.file)})`);
     if (!count(w.offset)) throw bad('warc.offset', 'must be a non-negative integer');
+  }
+  if (m.indexing !== undefined && (!Array.isArray(m.indexing) || m.indexing.some((x) => typeof x !== 'string' || !WARC_FILE_NAME.test(x)))) {
+    throw bad('indexing', 'must be a list of bare WARC file names');
   }
   if (m.config === null || typeof m.config !== 'object' || Array.isArray(m.config)) throw bad('config', 'must be an object');
   // The two paths a resume relocates from (recovery.ts relocate) before the validator sees the rest.

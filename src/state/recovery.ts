@@ -29,12 +29,14 @@
  * mark (warc-synced.ts) names one of those files past that point, the reading starts there instead
  * (about a second of output rather than a checkpoint interval's: 135 MB of gzip WARC at 10^6 hosts
  * in bench:soak). No other file in the output directory is opened: files of other writers or other
- * programs are left as they are.
+ * programs are left as they are. Each of those files' CDXJ index is repaired to list exactly the
+ * records left, and left unsorted (`.cdxj.open`) for the resumed crawl to finish beside its work
+ * (src/crawl/checkpoint-stage.ts).
  */
 import { lstat, readdir, stat, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { CrawlError } from '../errors.js';
-import { scanWarc, truncateTornWarc, recoverCdxj, removeCdxj } from '../store/index.js';
+import { scanWarc, truncateTornWarc, repairOpenCdxj, removeCdxj } from '../store/index.js';
 import type { SyncedPosition } from './warc-synced.js';
 
 /** `<prefix>-<stamp>-<serial>.warc[.gz|.zst]` → its writer part and serial. */
@@ -48,6 +50,11 @@ export interface RecoveredFile {
   cut: number;
   /** bytes read by the scan */
   scanned: number;
+  /**
+   * its CDXJ index is left open (`<name>.cdxj.open`, repaired to match the file, unsorted): to be
+   * finished (cdxj-recover.ts finishCdxj) — a resumed crawl does it while it crawls
+   */
+  indexOpen: boolean;
 }
 
 /**
@@ -150,7 +157,7 @@ export async function recoverWarc(outDir: string, warc: { file: string; offset: 
       // A file created by a rotation that died before its warcinfo reached the disk.
       await rm(file);
       await removeCdxj(file);
-      out.push({ file, from, cut: 0, scanned: 0 });
+      out.push({ file, from, cut: 0, scanned: 0, indexOpen: false });
       continue;
     }
     // A file shorter than its synced offset was not written by this state (the recorded bytes are
@@ -163,9 +170,10 @@ export async function recoverWarc(outDir: string, warc: { file: string; offset: 
       r = await scanWarc(file, { fromOffset: start });
     }
     if (r.validLength < r.fileLength) await truncateTornWarc(file, r.validLength);
-    // its CDXJ index, made to list exactly the records left (src/store/cdxj-recover.ts)
-    await recoverCdxj(file, r.validLength);
-    out.push({ file, from: start, cut: r.fileLength - r.validLength, scanned: r.fileLength - start });
+    // its CDXJ index, made to list exactly the records left (src/store/cdxj-recover.ts), left
+    // unsorted for the caller to finish
+    const index = await repairOpenCdxj(file, r.validLength);
+    out.push({ file, from: start, cut: r.fileLength - r.validLength, scanned: r.fileLength - start, indexOpen: index.open });
   }
   return out;
 }

@@ -20,9 +20,9 @@ export {
   sha1Digest, neutralizeTransferEncoding, fileExtension, REVISIT_PROFILE, SOFTWARE,
   type EncodedGroup, type ExchangeInput, type RevisitInput, type EncodeOptions, type WarcCompression, type TruncatedReason,
 } from './warc-record.js';
-export { surtKey, cdxTimestamp, cdxjLine, cdxjLineFor, httpHeadInfo, type CdxEntry, type CdxSource } from './cdxj.js';
-export { CdxjSidecar, cdxjPathFor, cdxjOpenPathFor, sortLinesFile, readCdxj, parseCdxjLine } from './cdxj-writer.js';
-export { recoverCdxj, removeCdxj, indexWarcRecords, cdxSourceOf } from './cdxj-recover.js';
+export { surtKey, cdxTimestamp, cdxjLine, cdxjLineFor, httpHeadInfo, type CdxEntry, type CdxSource } from './cdxj/cdxj.js';
+export { CdxjSidecar, cdxjPathFor, cdxjOpenPathFor, sortLinesFile, readCdxj, parseCdxjLine } from './cdxj/cdxj-writer.js';
+export { recoverCdxj, repairOpenCdxj, finishCdxj, removeCdxj, indexWarcRecords, cdxSourceOf } from './cdxj-recover.js';
 export { encodeDnsRecord, dnsBlock, dnsRecordLine, type DnsAnswerInput } from './dns-record.js';
 export { scanWarc, truncateTornWarc, readWarcDictionary, type ScanResult, type ScannedRecord, type WarcFormat } from './warc-scan.js';
 export {

@@ -22,8 +22,8 @@ import { mkdir, open, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { Decompressor } from 'zstd-napi';
 import { CrawlError } from '../errors.js';
-import { CdxjSidecar } from './cdxj-writer.js';
-import { cdxjLineFor, type CdxSource } from './cdxj.js';
+import { CdxjSidecar } from './cdxj/cdxj-writer.js';
+import { cdxjLineFor, type CdxSource } from './cdxj/cdxj.js';
 import { encodeDnsRecord, type DnsAnswerInput } from './dns-record.js';
 import {
   compressRecord, encodeExchangeRecords, encodeRevisitRecords, fileExtension, warcinfoRecord,

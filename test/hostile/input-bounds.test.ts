@@ -220,6 +220,19 @@ describe('resume holds a hand-edited manifest to the same rules', { concurrency:
     const r = await run(['resume', state], d);
     assertRefused(r, 'CRAWL_CHECKPOINT_CORRUPT', 'warc.file', 1);
   });
+  it('an index to finish naming a path outside the output directory: CRAWL_CHECKPOINT_CORRUPT', async () => {
+    const d = caseDir();
+    const state = await stateWith(d, {}, true);
+    const file = path.join(state, MANIFEST_FILE);
+    const m = JSON.parse(readFileSync(file, 'utf8')) as CheckpointManifest;
+    m.indexing = ['../../victim.warc.gz'];
+    m.checksum = manifestChecksum(m);
+    writeFileSync(file, JSON.stringify(m));
+    const before = tree(d);
+    const r = await run(['resume', state], d);
+    assertRefused(r, 'CRAWL_CHECKPOINT_CORRUPT', 'indexing', 1);
+    assert.deepEqual(tree(d), before, 'nothing created');
+  });
 });
 
 function post(port: number, token: string, body: string): Promise<{ status: number; body: string }> {

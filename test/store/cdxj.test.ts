@@ -12,7 +12,7 @@ import { gunzipSync } from 'node:zlib';
 import fc from 'fast-check';
 import { CDXIndexer, getSurt } from 'warcio';
 import { decompress } from 'zstd-napi';
-import { WarcWriter, surtKey, cdxjOpenPathFor, cdxjPathFor, readCdxj, sha1Digest, sortLinesFile, type WarcCompression } from '../../src/store/index.js';
+import { WarcWriter, surtKey, cdxjOpenPathFor, cdxjPathFor, finishCdxj, readCdxj, sha1Digest, sortLinesFile, type WarcCompression } from '../../src/store/index.js';
 import { recoverWarc } from '../../src/state/recovery.js';
 import { tempDir } from '../e2e/harness.js';
 
@@ -163,8 +163,9 @@ for (const { compression, dns, warcio } of VARIANTS) {
  * A crash image: the files as they are while the writer is open (an `.open` index), then cut and
  * torn the way a SIGKILL can leave them — WARC bytes after the checkpoint lost while their index
  * lines were written, index lines lost while their records were written, a torn last line, no
- * index file at all; recoverWarc (what a resume runs) must leave an index equal to warcio's index
- * of the recovered WARC file.
+ * index file at all; recoverWarc (what a resume runs before its first request) must leave an open
+ * index whose lines are those of warcio's index of the recovered WARC file, and finishCdxj (what
+ * the resumed crawl runs beside its work) that index, sorted.
  */
 for (const compression of ['gzip', 'none'] as const) {
   for (const damage of ['torn-warc', 'lost-lines', 'torn-line', 'no-index'] as const) {
@@ -193,13 +194,19 @@ for (const compression of ['gzip', 'none'] as const) {
         if (damage === 'lost-lines') await truncate(cdxjOpenPathFor(warc), openSize);
         if (damage === 'torn-line') await appendFile(cdxjOpenPathFor(warc), 'test,zz)/ 2026112620 {"url":"http://zz.te');
         if (damage === 'no-index') await rm(cdxjOpenPathFor(warc));
-        await recoverWarc(crash, { file: path.basename(ckpt.file), offset: ckpt.offset });
+        // The resume's part: the WARC cut, its index repaired in place and left open; then the
+        // part the resumed crawl does beside its work: the index sorted (finishCdxj).
+        const rec = await recoverWarc(crash, { file: path.basename(ckpt.file), offset: ckpt.offset });
+        assert.deepEqual(rec.map((r) => r.indexOpen), [true], 'the index is left open for the crawl to finish');
+        const repaired = (await readFile(cdxjOpenPathFor(warc), 'utf8')).split('\n').filter((l) => l !== '').sort();
+        await finishCdxj(warc);
         assert.deepEqual((await readdir(crash)).filter((f) => !/\.(warc(\.gz)?|cdxj)$/.test(f)), [], 'only WARC and finished index files');
         const ours = (await readFile(cdxjPathFor(warc), 'utf8')).split('\n').filter((l) => l !== '');
         const theirs = await warcioLines(warc);
         const strip = (l: string) => l.replace(/"mime":"text\/dns",/, '').replace(/"status":"",/, '');
         assert.deepEqual(ours.map(strip), theirs.map(strip));
         assert.ok(ours.length >= 40, `the checkpoint's records are indexed (${ours.length} lines)`);
+        assert.deepEqual(ours, repaired, 'the finished index is the repaired open one, sorted');
       } finally {
         await rm(dir, { recursive: true, force: true });
       }

@@ -135,35 +135,6 @@ export async function sortLinesFile(src: string, dst: string, runBytes = DEFAULT
   }
 }
 
-/**
- * `lines` (held in RAM already, e.g. by a resume's index recovery) sorted into `dst` as
- * sortLinesFile does, without writing and reading them back first when they are at most
- * `runBytes`: one sort, one synced write, rename. Sorts `lines` in place.
- */
-export async function sortLinesInto(lines: string[], dst: string, runBytes = DEFAULT_RUN_BYTES): Promise<void> {
-  let bytes = 0;
-  for (const l of lines) bytes += l.length + 1;
-  if (bytes > runBytes) {
-    const scratch = dst + '.unsorted';
-    try {
-      await writeFileSynced(scratch, lines);
-      await sortLinesFile(scratch, dst, runBytes);
-    } finally {
-      await rm(scratch, { force: true });
-    }
-    return;
-  }
-  const tmp = dst + '.tmp';
-  try {
-    const kept = lines.filter((l) => l !== '').sort(byteOrder);
-    await writeFileSynced(tmp, kept);
-    await rename(tmp, dst);
-    await syncDir(path.dirname(dst));
-  } finally {
-    await rm(tmp, { force: true });
-  }
-}
-
 const byteOrder = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
 async function* readLines(file: string): AsyncGenerator<string> {
