@@ -85,29 +85,26 @@ export abstract class CheckpointStage extends MergeSchedule {
    * ContentSeen then URLseen, each after the merge of its kind under way: the bodies of every page
    * finished so far, then their links. Started here rather than by startMerges (merge-schedule.ts),
    * which starts none of a kind while one runs; from the URLseen merge on, new merges wait for the
-   * commit (ContentSeen's go on during the URLseen merge, so the bodies' bound is not reached).
+   * commit (ContentSeen's go on during the URLseen merge, so the bodies' bound is not reached). A
+   * full checkpoint that comes meanwhile waits for all of it (write).
    */
   private async periodicMerges(): Promise<void> {
     while (this.contentMerging !== null) await this.contentMerging;
-    if (this.periodic !== 'merging') return; // a full checkpoint came first and is done
     this.contentMerging = this.trackMerge(this.mergeContent()).finally(() => {
       this.contentMerging = null;
     });
     await this.contentMerging;
     while (this.urlMerging !== null) await this.urlMerging;
-    if (this.periodic !== 'merging') return;
     this.holdUrlMerges = true;
     this.urlMerging = this.trackMerge(this.mergeUrlSeen()).finally(() => {
       this.urlMerging = null;
     });
     await this.urlMerging;
-    if (this.periodic !== 'merging') return;
     // STAR's PLD links and in-degrees (its DRUMs' flush sweeps their Z files: a cost that grows
     // with the PLD graph) for those pages and the URLs that merge admitted. Links of later pages
     // that reach STAR meanwhile are not covered: their pages are not either, and a vote is a key
     // (star.ts), so counting one again after a re-fetch changes nothing.
     await this.frontier.checkpoint();
-    if (this.periodic !== 'merging') return;
     this.holdContentMerges = true;
     while (this.contentMerging !== null) await this.contentMerging;
   }
