@@ -86,6 +86,7 @@ function guardRig(floors: { host: number; ip: number }) {
     crawlLog: { writeRobots: () => {}, writeDropped: () => {} },
     wake: { kick: () => {} },
     sitemaps: null, // robots.txt Sitemap: lines are not what this test judges
+    pool: null, // no parse pool: nothing to start after the first request (crawler-core.ts afterFirstRequest)
     fail: (e: unknown) => { throw e; },
   });
   const events: Dispatch[] = [];
