@@ -18,6 +18,8 @@ import { statCpu } from '../lib/thread-cpu.js';
 import { parseCrawlLogLine } from '../../src/store/index.js';
 
 const SAMPLE_MS = 5;
+/** bin/drumcrawl's heap flags for `crawl` without --ram (1.5G: src/budget/heap-budget.ts) */
+const LAUNCHER_1_5G = ['--max-old-space-size=672', '--max-semi-space-size=16'];
 const THREAD_SAMPLE_MS = 100;
 
 export interface ThreadCpu {
@@ -85,12 +87,17 @@ export async function measureCrawl(opts: {
   rolesFile: string;
   firstRequest?: () => boolean;
   env?: NodeJS.ProcessEnv;
+  /** `node --cpu-prof`'s directory: the bundle run by node with the launcher's settings for the default --ram (1.5G), profiled */
+  cpuProf?: string;
 }): Promise<MeasuredCrawl> {
   const launchedAt = Date.now();
-  const child = spawn(path.join(opts.root, 'bin/drumcrawl'), ['crawl', ...opts.args], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, ...opts.env, DRUMCRAWL_THREAD_ROLES: opts.rolesFile },
-  });
+  const env = { ...process.env, ...opts.env, DRUMCRAWL_THREAD_ROLES: opts.rolesFile };
+  const child = opts.cpuProf === undefined
+    ? spawn(path.join(opts.root, 'bin/drumcrawl'), ['crawl', ...opts.args], { stdio: ['ignore', 'pipe', 'pipe'], env })
+    : spawn(process.execPath, ['--cpu-prof', '--cpu-prof-dir', opts.cpuProf, ...LAUNCHER_1_5G, path.join(opts.root, 'dist/bundle/main.js'), 'crawl', ...opts.args], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { MALLOC_ARENA_MAX: '2', MALLOC_MMAP_THRESHOLD_: '131072', ...env },
+    });
   const pid = child.pid!;
   let tail = '';
   const keep = (d: Buffer): void => void (tail = (tail + d.toString()).slice(-4000));

@@ -2,7 +2,9 @@
  * bench:realweb — what a crawl of real, human-written sites costs, start-up included, next to the
  * synthetic web's steady figure in the same run (docs/performance.md "Start-up and real pages").
  *
- *   npm run bench:realweb -- [--rounds 2] [--sim-pages 12000] [--warm-pages 4000] [--seconds 120] [--ab <refA>,<refB>] [--no-build] [--no-links] [--out realweb]
+ *   npm run bench:realweb -- [--rounds 2] [--sim-pages 12000] [--warm-pages 4000] [--seconds 120] [--ab <refA>,<refB>] [--no-build] [--no-links] [--no-simweb] [--cpu-prof <dir>] [--out realweb]
+ *
+ * (`--help` prints what each option does: options.ts.)
  *
  * The real sites are test/realweb's: nginx serving the Python, PostgreSQL and Debian reference
  * manuals (test/fixtures/realweb, each its own virtual host on its own loopback address), names from
@@ -31,14 +33,14 @@ import { mkdtempSync, rmSync, statSync, openSync, readSync, closeSync, writeFile
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { args, commandLine, machineInfo, REPO_ROOT, sig, SHARED_MACHINE_NOTE, writeResult } from '../lib/report.js';
+import { commandLine, machineInfo, REPO_ROOT, sig, SHARED_MACHINE_NOTE, writeResult } from '../lib/report.js';
 import { buildTree, snapshotTree } from '../lib/snapshot.js';
 import { byRole, cpuAt, cpuPerFetch, measureCrawl, roleCpuPerFetch, type MeasuredCrawl } from './measure.js';
+import { parseRealwebArgs, USAGE, type RealwebOptions } from './options.js';
 
 const SELF = fileURLToPath(import.meta.url);
 const UA = 'drumcrawl-bench/0.1 (+https://example.test/bench)';
 const DELAYS0 = ['--host-delay', '0', '--min-host-delay', '0', '--ip-delay', '0', '--min-ip-delay', '0'];
-const a = args();
 
 interface Plan {
   trees: { label: string; dir: string; commit: string }[];
@@ -50,28 +52,28 @@ interface Plan {
   accessLog: string;
   seeds: string[];
   dnsServer: string;
+  /** crawl simweb after each manuals run (the steady figure and the ratio) */
+  simweb: boolean;
+  /** node --cpu-prof's directory for the manuals crawls (one subdirectory per run), or null */
+  cpuProf: string | null;
 }
 
-async function outside(): Promise<void> {
+async function outside(a: RealwebOptions): Promise<void> {
   const { manualSites, startRealWeb } = await import('../../test/realweb/harness.js');
   const { MANUAL_HOSTS } = await import('../../test/realweb/manuals.js');
   const { linkCost } = await import('./links.js');
-  const rounds = a.num('rounds', 2);
-  const seconds = a.num('seconds', 120);
-  const simPages = a.num('sim-pages', 12_000);
-  const warmPages = a.num('warm-pages', 4_000);
+  const { rounds, seconds, simPages, warmPages } = a;
   const git = (...argv: string[]): string => execFileSync('git', argv, { cwd: REPO_ROOT, encoding: 'utf8' }).trim();
   const trees: Plan['trees'] = [];
-  const ab = a.get('ab');
-  if (ab !== undefined) {
-    for (const ref of ab.split(',')) {
+  if (a.ab !== null) {
+    for (const ref of a.ab) {
       const t = snapshotTree(ref);
       process.stderr.write(`bench:realweb: building ${t.commit.slice(0, 8)} (${t.subject})\n`);
       buildTree(t.dir);
       trees.push({ label: t.commit.slice(0, 7), dir: t.dir, commit: t.commit });
     }
   } else {
-    if (!a.has('no-build')) buildTree(REPO_ROOT);
+    if (a.build) buildTree(REPO_ROOT);
     const dirty = git('status', '--porcelain', '--untracked-files=no') !== '';
     trees.push({ label: 'checkout', dir: REPO_ROOT, commit: git('rev-parse', 'HEAD') + (dirty ? '+uncommitted' : '') });
   }
@@ -83,6 +85,7 @@ async function outside(): Promise<void> {
     const plan: Plan = {
       trees, rounds, seconds, simPages, warmPages, accessLog: path.join(web.dir, 'access.log'),
       seeds: sites.map((s) => `http://${s.host}/`), dnsServer: web.dnsServer,
+      simweb: a.simweb, cpuProf: a.cpuProf === null ? null : path.resolve(a.cpuProf),
     };
     const run = web.exec(process.execPath, ['--import', 'tsx', SELF, '--inside', JSON.stringify(plan)], { cwd: REPO_ROOT });
     run.child.stderr!.on('data', (d: Buffer) => process.stderr.write(d));
@@ -95,7 +98,7 @@ async function outside(): Promise<void> {
   const line = out.split('\n').find((l) => l.startsWith('RESULT '));
   if (line === undefined) throw new Error(`no RESULT line:\n${out.slice(-3000)}`);
   // the parse step's cost per link on the large pages (the checkout's code, in this process)
-  const links = a.has('no-links') ? null : await linkCost(manualsDir, MANUAL_HOSTS);
+  const links = a.links ? await linkCost(manualsDir, MANUAL_HOSTS) : null;
   const result = {
     bench: 'realweb',
     command: commandLine('bench:realweb'),
@@ -105,7 +108,7 @@ async function outside(): Promise<void> {
     ...(JSON.parse(line.slice(7)) as object),
     linkCost: links,
   };
-  const file = writeResult(a.get('out') ?? 'realweb', result);
+  const file = writeResult(a.out, result);
   process.stdout.write(`${JSON.stringify({ summary: (result as { summary?: unknown }).summary, linkCost: links === null ? null : { ...links, rounds: undefined } }, null, 2)}\n${file}\n`);
 }
 
@@ -171,10 +174,10 @@ function simwebFigures(m: MeasuredCrawl, warmPages: number): Record<string, unkn
 
 async function inside(plan: Plan): Promise<void> {
   const { forkSimweb, SIMWEB_ALLOW_FLAGS } = await import('../../test/e2e/harness.js');
-  const sim = await forkSimweb('bench', undefined, { log: false });
+  const sim = plan.simweb ? await forkSimweb('bench', undefined, { log: false }) : null;
   const seedsDir = mkdtempSync(path.join(os.tmpdir(), 'dc-realweb-bench-'));
   const seedFile = path.join(seedsDir, 'seeds.txt');
-  writeFileSync(seedFile, sim.seeds.join('\n') + '\n');
+  if (sim !== null) writeFileSync(seedFile, sim.seeds.join('\n') + '\n');
   const runs: Record<string, unknown>[] = [];
   try {
     for (let r = 0; r < plan.rounds; r++) {
@@ -189,11 +192,18 @@ async function inside(plan: Plan): Promise<void> {
             args: [...plan.seeds, '--state', path.join(dir, 'state'), '--out', path.join(dir, 'out'), '--dns-server', plan.dnsServer,
               '--allow-network', '127.0.0.0/8', '--user-agent', UA, '--progress', 'none', ...DELAYS0],
             firstRequest: () => statSync(plan.accessLog).size > offset,
+            ...(plan.cpuProf === null ? {} : { cpuProf: path.join(plan.cpuProf, `${t.label}-${r}`) }),
           });
           const firstReq = firstLogLineAfter(plan.accessLog, offset);
           if (m.exitCode !== 0 || firstReq === null) throw new Error(`manuals crawl (${t.label}) exited ${m.exitCode}: ${m.tail}`);
           const manuals = manualsFigures(m, firstReq);
           rmSync(dir, { recursive: true, force: true });
+          if (sim === null) {
+            runs.push({ round: r, tree: t.label, manuals, simweb: null, manualsWholeOverSimwebSteady: null });
+            process.stderr.write(`bench:realweb: ${t.label} round ${r}: first request after ${manuals.cpuToFirstRequestMs} ms CPU; ` +
+              `manuals ${manuals.wholeMsPerPage} ms/page whole (${manuals.fetches} fetches)\n`);
+            continue;
+          }
           const s = await measureCrawl({
             root: t.dir, out: path.join(dir, 'out'), rolesFile: path.join(dir, 'roles'),
             args: ['--seeds', seedFile, '--state', path.join(dir, 'state'), '--out', path.join(dir, 'out'), '--dns-server', sim.dnsServer,
@@ -212,7 +222,7 @@ async function inside(plan: Plan): Promise<void> {
       }
     }
   } finally {
-    await sim.close();
+    await sim?.close();
     rmSync(seedsDir, { recursive: true, force: true });
   }
   const med = (xs: number[]): number => {
@@ -220,8 +230,8 @@ async function inside(plan: Plan): Promise<void> {
     return s.length % 2 === 1 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
   };
   const summary = Object.fromEntries(plan.trees.map((t) => {
-    const mine = runs.filter((x) => x.tree === t.label) as { manuals: Record<string, unknown>; simweb: Record<string, unknown>; manualsWholeOverSimwebSteady: number }[];
-    const num = (f: (x: (typeof mine)[number]) => unknown): number => med(mine.map((x) => Number(f(x))));
+    const mine = runs.filter((x) => x.tree === t.label) as { manuals: Record<string, unknown>; simweb: Record<string, unknown> | null; manualsWholeOverSimwebSteady: number | null }[];
+    const num = (f: (x: (typeof mine)[number]) => unknown): number | null => (mine.some((x) => f(x) === null || f(x) === undefined) ? null : med(mine.map((x) => Number(f(x)))));
     return [t.label, {
       runs: mine.length,
       medianCpuToFirstRequestMs: num((x) => x.manuals.cpuToFirstRequestMs),
@@ -229,12 +239,22 @@ async function inside(plan: Plan): Promise<void> {
       medianManualsFirstSecondMsPerPage: num((x) => (x.manuals.firstSecond as { msPerPage: number }).msPerPage),
       medianManualsWarmMsPerPage: num((x) => (x.manuals.warm as { msPerPage: number }).msPerPage),
       medianManualsWholeMsPerPage: num((x) => x.manuals.wholeMsPerPage),
-      medianSimwebSteadyMsPerPage: num((x) => (x.simweb.steady as { msPerPage: number }).msPerPage),
+      medianSimwebSteadyMsPerPage: num((x) => (x.simweb?.steady as { msPerPage: number } | undefined)?.msPerPage),
       medianManualsWholeOverSimwebSteady: num((x) => x.manualsWholeOverSimwebSteady),
     }];
   }));
-  process.stdout.write(`RESULT ${JSON.stringify({ rounds: plan.rounds, simweb: { pages: plan.simPages, warmPages: plan.warmPages, maxSeconds: plan.seconds }, summary, runs })}\n`);
+  process.stdout.write(`RESULT ${JSON.stringify({ rounds: plan.rounds, simweb: plan.simweb ? { pages: plan.simPages, warmPages: plan.warmPages, maxSeconds: plan.seconds } : null, summary, runs })}\n`);
 }
 
-if (process.argv.includes('--inside')) await inside(JSON.parse(process.argv[process.argv.indexOf('--inside') + 1]!) as Plan);
-else await outside();
+if (process.argv[2] === '--inside') await inside(JSON.parse(process.argv[3]!) as Plan);
+else {
+  let opts: ReturnType<typeof parseRealwebArgs>;
+  try {
+    opts = parseRealwebArgs(process.argv.slice(2));
+  } catch (e) {
+    process.stderr.write(`bench:realweb: ${(e as Error).message}\n\n${USAGE}`);
+    process.exit(2);
+  }
+  if (opts === 'help') process.stdout.write(USAGE);
+  else await outside(opts);
+}
