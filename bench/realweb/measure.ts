@@ -119,7 +119,10 @@ export async function measureCrawl(opts: {
   };
   tick();
   const timer = setInterval(tick, SAMPLE_MS);
-  const exitCode = await new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const exitCode = await new Promise<number | null>((resolve) => {
+    child.once('error', (e) => { keep(Buffer.from(`spawn: ${e.message}\n`)); resolve(null); });
+    child.once('exit', (code, signal) => { if (signal !== null) keep(Buffer.from(`killed by ${signal}\n`)); resolve(code); });
+  });
   const exitedAt = Date.now();
   clearInterval(timer);
 
