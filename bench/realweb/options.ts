@@ -18,7 +18,8 @@ real pages"). Run it under \`flock /tmp/heavy.lock\` on a shared box.
   --seconds <n>       simweb time cap per run (default 120)
   --no-links          skip the parse step's cost per link on the large pages
   --no-simweb         crawl the manuals only (no steady figure, no ratio)
-  --cpu-prof <dir>    write V8 CPU profiles of every crawler thread to <dir> (node --cpu-prof)
+  --cpu-prof <dir>    V8 CPU profiles of every thread of each crawl (node --cpu-prof) in
+                      <dir>/<tree>-<round>[-simweb]/ (their figures then include the profiler's cost)
   --out <name>        bench/results/<name>.json (default realweb)
   --help              this text
 `;

@@ -209,6 +209,7 @@ async function inside(plan: Plan): Promise<void> {
             args: ['--seeds', seedFile, '--state', path.join(dir, 'state'), '--out', path.join(dir, 'out'), '--dns-server', sim.dnsServer,
               ...SIMWEB_ALLOW_FLAGS, '--user-agent', UA, '--progress', 'none', '--scope', 'any', ...DELAYS0,
               '--max-pages', String(plan.simPages), '--max-time', String(plan.seconds), '--checkpoint-interval', '600000'],
+            ...(plan.cpuProf === null ? {} : { cpuProf: path.join(plan.cpuProf, `${t.label}-${r}-simweb`) }),
           });
           if (s.exitCode !== 0 || s.fetches.length === 0) throw new Error(`simweb crawl (${t.label}) exited ${s.exitCode}: ${s.tail}`);
           const simweb = simwebFigures(s, plan.warmPages);
