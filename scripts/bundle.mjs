@@ -1,7 +1,8 @@
 /**
  * The second step of `npm run build`: after tsc has compiled src/ to dist/, esbuild bundles the
- * command line (dist/cli/main.js) and each worker thread's entry (parse-worker, page-worker,
- * drum-host, archive-host) into one file each in dist/bundle/, which bin/drumcrawl runs.
+ * command line (dist/cli/main.js, split at its dynamic imports into main.js and chunk-<hash>.js
+ * files) and each worker thread's entry (parse-worker, page-worker, drum-host, archive-host, one
+ * file each) in dist/bundle/, which bin/drumcrawl runs.
  *
  * Why: every thread of a crawl loads its modules itself, and Node's ES module loader costs per
  * module (resolve, read, compile, link): the main thread's ~200 modules took ~0.6 s of CPU before
@@ -19,6 +20,8 @@
  * (`import 'drumcrawl'`, dist/index.js) stays tsc's unbundled output.
  */
 import { build } from 'esbuild';
+import { existsSync, readdirSync, rmSync } from 'node:fs';
+import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 /** The entries, by bundle name, as tsc emits them (`from: 'dist'`) or as sources (`from: 'src'`). */
@@ -43,9 +46,9 @@ const TEST_ENTRIES = {
 export async function bundle({ root, from = 'dist', outdir = 'dist/bundle', testChildren = false }) {
   const entries = Object.fromEntries(Object.entries(ENTRIES).map(([name, file]) => [name, `${from}/${file}.${from === 'src' ? 'ts' : 'js'}`]));
   if (testChildren) Object.assign(entries, TEST_ENTRIES);
-  await build({
+  const { main, ...workers } = entries;
+  const common = {
     absWorkingDir: root,
-    entryPoints: entries,
     outdir,
     bundle: true,
     platform: 'node',
@@ -55,7 +58,17 @@ export async function bundle({ root, from = 'dist', outdir = 'dist/bundle', test
     // CommonJS dependencies bundled into an ES module call require() for Node's own modules
     banner: { js: "import { createRequire as __drumcrawlCreateRequire } from 'node:module'; const require = __drumcrawlCreateRequire(import.meta.url);" },
     logLevel: 'warning',
-  });
+  };
+  // The CLI split at its dynamic imports (chunk-<hash>.js beside it): a command loads only the
+  // chunks it reaches, and `crawl` does not reach the cluster's code and its NATS client
+  // (~0.56 MB), simweb (~0.1 MB) or the other commands' — 1.9 MB of source to decode and
+  // pre-parse in one file, ~1.2 MB split (docs/performance.md "Start-up and real pages"). The
+  // chunks of an earlier build go first (their names change with their contents).
+  const dir = path.resolve(root, outdir);
+  if (existsSync(dir)) for (const f of readdirSync(dir)) if (/^chunk-[A-Z0-9]+\.js$/.test(f)) rmSync(path.join(dir, f));
+  await build({ ...common, entryPoints: { main }, splitting: true, chunkNames: 'chunk-[hash]' });
+  // Each worker thread's entry in one file of its own (a thread loads one module).
+  await build({ ...common, entryPoints: workers });
 }
 
 // `node scripts/bundle.mjs` bundles tsc's output into dist/bundle (npm run build);

@@ -10,7 +10,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { copyFileSync, mkdirSync, readFileSync, symlinkSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readdirSync, readFileSync, symlinkSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { crawlFlags, crawlSettings, forkSimweb, tempDir } from '../e2e/harness.js';
@@ -60,4 +60,38 @@ test('the bundled CLI finds its package and its worker bundles, and crawls a web
   } finally {
     await web.close();
   }
+});
+
+/**
+ * The files a module loads before its code runs: `file` and, transitively, the chunks it imports
+ * statically (esbuild's `import … from "./chunk-<hash>.js"` lines; a dynamic import() is not
+ * followed — it loads only when the code reaches it).
+ */
+function staticClosure(dir: string, file: string): string[] {
+  const seen = new Set<string>();
+  const todo = [file];
+  while (todo.length > 0) {
+    const f = todo.pop()!;
+    if (seen.has(f)) continue;
+    seen.add(f);
+    const text = readFileSync(path.join(dir, f), 'utf8');
+    for (const m of text.matchAll(/^import\s(?:[^;]*?from\s*)?"\.\/(chunk-[A-Z0-9]+\.js)";?$/gm)) todo.push(m[1]!);
+  }
+  return [...seen];
+}
+
+test('the CLI bundle is split at its dynamic imports: what every command loads holds neither the cluster\'s NATS client nor simweb\'s server', { timeout: 300_000 }, async () => {
+  const out = await tempDir('bundle-split');
+  const { bundle } = (await import(path.join(ROOT, 'scripts/bundle.mjs'))) as { bundle: (o: { root: string; from: string; outdir: string }) => Promise<void> };
+  await bundle({ root: ROOT, from: 'src', outdir: out });
+  const loaded = staticClosure(out, 'main.js');
+  // esbuild heads each bundled module with a comment naming its source file
+  const sources = loaded.flatMap((f) => [...readFileSync(path.join(out, f), 'utf8').matchAll(/^\/\/ ((?:src|node_modules)\/\S+)$/gm)].map((m) => m[1]!));
+  assert.ok(sources.some((s) => s.startsWith('src/cli/')), `the CLI's own modules are in main.js's closure: ${loaded.join(', ')}`);
+  const unwanted = sources.filter((s) => s.startsWith('node_modules/nats/') || s.startsWith('src/cluster/engine/') || s.startsWith('src/simweb/server'));
+  assert.deepEqual(unwanted, [], `modules every command would load (${loaded.join(', ')})`);
+  // and they are in the bundle's other chunks, for the commands that import them
+  const all = new Set(loaded);
+  const rest = readdirSync(out).filter((f) => /^chunk-/.test(f) && !all.has(f));
+  assert.ok(rest.some((f) => readFileSync(path.join(out, f), 'utf8').includes('// node_modules/nats/')), 'the NATS client is in a chunk of its own');
 });
