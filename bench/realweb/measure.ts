@@ -89,6 +89,12 @@ export async function measureCrawl(opts: {
   env?: NodeJS.ProcessEnv;
   /** `node --cpu-prof`'s directory: the bundle run by node with the launcher's settings for the default --ram (1.5G), profiled */
   cpuProf?: string;
+  /**
+   * `perf record -g` of the crawler's process, every thread (V8's compiler and GC threads and
+   * libuv's pool included, which --cpu-prof does not see), into this file; perf attaches after the
+   * spawn and ends with the crawler. Its own CPU is not the crawler's (another process).
+   */
+  perf?: string;
 }): Promise<MeasuredCrawl> {
   const launchedAt = Date.now();
   const env = { ...process.env, ...opts.env, DRUMCRAWL_THREAD_ROLES: opts.rolesFile };
@@ -99,6 +105,8 @@ export async function measureCrawl(opts: {
       env: { MALLOC_ARENA_MAX: '2', MALLOC_MMAP_THRESHOLD_: '131072', ...env },
     });
   const pid = child.pid!;
+  const perf = opts.perf === undefined ? null : spawn('perf', ['record', '-F', '499', '-g', '-q', '-p', String(pid), '-o', opts.perf], { stdio: 'ignore' });
+  const perfDone = perf === null ? null : new Promise<void>((resolve) => { perf.once('exit', () => resolve()); perf.once('error', () => resolve()); });
   let tail = '';
   const keep = (d: Buffer): void => void (tail = (tail + d.toString()).slice(-4000));
   child.stdout!.on('data', keep);
@@ -125,6 +133,7 @@ export async function measureCrawl(opts: {
   });
   const exitedAt = Date.now();
   clearInterval(timer);
+  await perfDone;
 
   const roles = new Map<number, string>([[pid, 'main']]);
   try {

@@ -20,6 +20,8 @@ real pages"). Run it under \`flock /tmp/heavy.lock\` on a shared box.
   --no-simweb         crawl the manuals only (no steady figure, no ratio)
   --cpu-prof <dir>    V8 CPU profiles of every thread of each crawl (node --cpu-prof) in
                       <dir>/<tree>-<round>[-simweb]/ (their figures then include the profiler's cost)
+  --perf <dir>        perf record -g of each crawl's process, every thread, in
+                      <dir>/<tree>-<round>[-simweb].data (needs perf; perf report --sort pid)
   --out <name>        bench/results/<name>.json (default realweb)
   --help              this text
 `;
@@ -34,11 +36,12 @@ export interface RealwebOptions {
   links: boolean;
   simweb: boolean;
   cpuProf: string | null;
+  perf: string | null;
   out: string;
 }
 
 const FLAGS = new Set(['no-build', 'no-links', 'no-simweb', 'help']);
-const VALUED = new Set(['rounds', 'ab', 'sim-pages', 'warm-pages', 'seconds', 'cpu-prof', 'out']);
+const VALUED = new Set(['rounds', 'ab', 'sim-pages', 'warm-pages', 'seconds', 'cpu-prof', 'perf', 'out']);
 
 /** `argv` (after the script's name) as options, or 'help'; throws a message for a bad command line. */
 export function parseRealwebArgs(argv: readonly string[]): RealwebOptions | 'help' {
@@ -80,6 +83,7 @@ export function parseRealwebArgs(argv: readonly string[]): RealwebOptions | 'hel
     links: !flags.has('no-links'),
     simweb: !flags.has('no-simweb'),
     cpuProf: vals.get('cpu-prof') ?? null,
+    perf: vals.get('perf') ?? null,
     out: vals.get('out') ?? 'realweb',
   };
 }

@@ -2,7 +2,7 @@
  * bench:realweb — what a crawl of real, human-written sites costs, start-up included, next to the
  * synthetic web's steady figure in the same run (docs/performance.md "Start-up and real pages").
  *
- *   npm run bench:realweb -- [--rounds 2] [--sim-pages 12000] [--warm-pages 4000] [--seconds 120] [--ab <refA>,<refB>] [--no-build] [--no-links] [--no-simweb] [--cpu-prof <dir>] [--out realweb]
+ *   npm run bench:realweb -- [--rounds 2] [--sim-pages 12000] [--warm-pages 4000] [--seconds 120] [--ab <refA>,<refB>] [--no-build] [--no-links] [--no-simweb] [--cpu-prof <dir>] [--perf <dir>] [--out realweb]
  *
  * (`--help` prints what each option does: options.ts.)
  *
@@ -24,12 +24,14 @@
  * the JIT and the caches warm by the pages they see). `--ab` runs two commits (each extracted and
  * built, bench/lib/snapshot.ts) alternately, A B B A …, for a same-run ratio. Last, the parse
  * step's CPU per link on the manuals' large pages (links.ts; the checkout's code; `--no-links` skips it).
+ * `--perf <dir>` adds, per crawl, what `perf record -g` saw by thread role and kind of work
+ * (perf.ts: V8's compiler, GC, kernel, the rest).
  *
  * Needs what test/realweb needs (nginx, dnsmasq, unshare, nsenter, ip; root or user namespaces).
  * Run under `flock /tmp/heavy.lock` on a shared box.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync, statSync, openSync, readSync, closeSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, statSync, openSync, readSync, closeSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -37,6 +39,7 @@ import { commandLine, machineInfo, REPO_ROOT, sig, SHARED_MACHINE_NOTE, writeRes
 import { buildTree, snapshotTree } from '../lib/snapshot.js';
 import { byRole, cpuAt, cpuPerFetch, measureCrawl, roleCpuPerFetch, type MeasuredCrawl } from './measure.js';
 import { parseRealwebArgs, USAGE, type RealwebOptions } from './options.js';
+import { perfByRole } from './perf.js';
 
 const SELF = fileURLToPath(import.meta.url);
 const UA = 'drumcrawl-bench/0.1 (+https://example.test/bench)';
@@ -56,6 +59,8 @@ interface Plan {
   simweb: boolean;
   /** node --cpu-prof's directory for the manuals crawls (one subdirectory per run), or null */
   cpuProf: string | null;
+  /** perf record's directory (one file per crawl), or null */
+  perf: string | null;
 }
 
 async function outside(a: RealwebOptions): Promise<void> {
@@ -86,6 +91,7 @@ async function outside(a: RealwebOptions): Promise<void> {
       trees, rounds, seconds, simPages, warmPages, accessLog: path.join(web.dir, 'access.log'),
       seeds: sites.map((s) => `http://${s.host}/`), dnsServer: web.dnsServer,
       simweb: a.simweb, cpuProf: a.cpuProf === null ? null : path.resolve(a.cpuProf),
+      perf: a.perf === null ? null : path.resolve(a.perf),
     };
     const run = web.exec(process.execPath, ['--import', 'tsx', SELF, '--inside', JSON.stringify(plan)], { cwd: REPO_ROOT });
     run.child.stderr!.on('data', (d: Buffer) => process.stderr.write(d));
@@ -179,6 +185,7 @@ async function inside(plan: Plan): Promise<void> {
   const seedFile = path.join(seedsDir, 'seeds.txt');
   if (sim !== null) writeFileSync(seedFile, sim.seeds.join('\n') + '\n');
   const runs: Record<string, unknown>[] = [];
+  if (plan.perf !== null) mkdirSync(plan.perf, { recursive: true });
   try {
     for (let r = 0; r < plan.rounds; r++) {
       // A B, then B A: each tree runs first as often as the other
@@ -193,10 +200,12 @@ async function inside(plan: Plan): Promise<void> {
               '--allow-network', '127.0.0.0/8', '--user-agent', UA, '--progress', 'none', ...DELAYS0],
             firstRequest: () => statSync(plan.accessLog).size > offset,
             ...(plan.cpuProf === null ? {} : { cpuProf: path.join(plan.cpuProf, `${t.label}-${r}`) }),
+            ...(plan.perf === null ? {} : { perf: path.join(plan.perf, `${t.label}-${r}.data`) }),
           });
           const firstReq = firstLogLineAfter(plan.accessLog, offset);
           if (m.exitCode !== 0 || firstReq === null) throw new Error(`manuals crawl (${t.label}) exited ${m.exitCode}: ${m.tail}`);
           const manuals = manualsFigures(m, firstReq);
+          if (plan.perf !== null) manuals.perf = perfByRole(path.join(plan.perf, `${t.label}-${r}.data`), m.roles);
           rmSync(dir, { recursive: true, force: true });
           if (sim === null) {
             runs.push({ round: r, tree: t.label, manuals, simweb: null, manualsWholeOverSimwebSteady: null });
@@ -210,9 +219,11 @@ async function inside(plan: Plan): Promise<void> {
               ...SIMWEB_ALLOW_FLAGS, '--user-agent', UA, '--progress', 'none', '--scope', 'any', ...DELAYS0,
               '--max-pages', String(plan.simPages), '--max-time', String(plan.seconds), '--checkpoint-interval', '600000'],
             ...(plan.cpuProf === null ? {} : { cpuProf: path.join(plan.cpuProf, `${t.label}-${r}-simweb`) }),
+            ...(plan.perf === null ? {} : { perf: path.join(plan.perf, `${t.label}-${r}-simweb.data`) }),
           });
           if (s.exitCode !== 0 || s.fetches.length === 0) throw new Error(`simweb crawl (${t.label}) exited ${s.exitCode}: ${s.tail}`);
           const simweb = simwebFigures(s, plan.warmPages);
+          if (plan.perf !== null) simweb.perf = perfByRole(path.join(plan.perf, `${t.label}-${r}-simweb.data`), s.roles);
           const ratio = (manuals.wholeMsPerPage as number) / ((simweb.steady as { msPerPage: number }).msPerPage);
           runs.push({ round: r, tree: t.label, manuals, simweb, manualsWholeOverSimwebSteady: r3(ratio) });
           process.stderr.write(`bench:realweb: ${t.label} round ${r}: first request after ${manuals.cpuToFirstRequestMs} ms CPU; ` +
