@@ -36,8 +36,12 @@ const envOf = (v: string | undefined): Record<string, string> =>
   Object.fromEntries((v ?? '').split(' ').filter((x) => x.includes('=')).map((x) => [x.slice(0, x.indexOf('=')), x.slice(x.indexOf('=') + 1)]));
 const env = { A: envOf(a.get('a-env')), B: envOf(a.get('b-env')) };
 const seconds = a.num('seconds', 30);
-const trees = { A: snapshotTree(refA), B: snapshotTree(refB) };
-for (const t of Object.values(trees)) buildTree(t.dir);
+// One tree when both sides name the same commit (an option against the same crawler): built once.
+const treeA = snapshotTree(refA);
+const treeB = snapshotTree(refB);
+if (treeB.commit === treeA.commit) treeB.remove();
+const trees = { A: treeA, B: treeB.commit === treeA.commit ? treeA : treeB };
+for (const t of new Set(Object.values(trees))) buildTree(t.dir);
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'dc-e2e-ab-'));
 
 interface Run {
