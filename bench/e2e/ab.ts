@@ -11,6 +11,8 @@
  * spaces, given with `=`: e.g. `--b-args='--page-workers on'` measures an option against a tree without it.
  * `--a-env` / `--b-env`: environment variables for that side's runs only (`--b-env='K=V K2=V2'`):
  * the crawler's experiment knobs (DRUMCRAWL_PARSE_HOLD_MS, …) against their defaults.
+ * `--c` / `--c-args` / `--c-env`: a third side (its tree `--c`, else B's); the rounds then rotate
+ * (A B C, B C A, C A B, …) and `--pairs` counts rounds. Sides naming one commit share one build.
  *
  * Both trees must have bench/e2e/run.ts with the per-role CPU (roleCpu in its JSON). Both run
  * under bin/drumcrawl's malloc settings (bench/lib/launcher-env.ts), whatever their own run.ts does.
@@ -20,7 +22,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { args, machineInfo, writeResult } from '../lib/report.js';
-import { buildTree, snapshotTree } from '../lib/snapshot.js';
+import { buildTree, snapshotTree, type TreeSnapshot } from '../lib/snapshot.js';
 import { launcherEnv } from '../lib/launcher-env.js';
 
 const a = args();
@@ -31,17 +33,31 @@ if (refA === undefined) {
   process.exit(2);
 }
 const pairs = a.num('pairs', 3);
-const extra = { A: (a.get('a-args') ?? '').split(' ').filter((x) => x !== ''), B: (a.get('b-args') ?? '').split(' ').filter((x) => x !== '') };
+type Side = 'A' | 'B' | 'C';
+// A third side when --c or --c-args / --c-env is given (its tree: --c, else B's)
+const hasC = a.get('c') !== undefined || a.get('c-args') !== undefined || a.get('c-env') !== undefined;
+const SIDES: Side[] = hasC ? ['A', 'B', 'C'] : ['A', 'B'];
+const refC = a.get('c') ?? refB;
+const words = (v: string | undefined): string[] => (v ?? '').split(' ').filter((x) => x !== '');
+const extra: Record<Side, string[]> = { A: words(a.get('a-args')), B: words(a.get('b-args')), C: words(a.get('c-args')) };
 const envOf = (v: string | undefined): Record<string, string> =>
   Object.fromEntries((v ?? '').split(' ').filter((x) => x.includes('=')).map((x) => [x.slice(0, x.indexOf('=')), x.slice(x.indexOf('=') + 1)]));
-const env = { A: envOf(a.get('a-env')), B: envOf(a.get('b-env')) };
+const env: Record<Side, Record<string, string>> = { A: envOf(a.get('a-env')), B: envOf(a.get('b-env')), C: envOf(a.get('c-env')) };
 const seconds = a.num('seconds', 30);
-// One tree when both sides name the same commit (an option against the same crawler): built once.
-const treeA = snapshotTree(refA);
-const treeB = snapshotTree(refB);
-if (treeB.commit === treeA.commit) treeB.remove();
-const trees = { A: treeA, B: treeB.commit === treeA.commit ? treeA : treeB };
-for (const t of new Set(Object.values(trees))) buildTree(t.dir);
+// One tree per commit (sides that measure an option against the same crawler share it): built once.
+const byCommit = new Map<string, TreeSnapshot>();
+const treeOf = (ref: string): TreeSnapshot => {
+  const t = snapshotTree(ref);
+  const had = byCommit.get(t.commit);
+  if (had !== undefined) {
+    t.remove();
+    return had;
+  }
+  byCommit.set(t.commit, t);
+  return t;
+};
+const trees: Record<Side, TreeSnapshot> = { A: treeOf(refA), B: treeOf(refB), C: hasC ? treeOf(refC) : treeOf(refB) };
+for (const t of byCommit.values()) buildTree(t.dir);
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'dc-e2e-ab-'));
 
 interface Run {
@@ -53,9 +69,12 @@ interface Run {
   machine: { loadavg: number[] };
 }
 const runs: Record<string, Run> = {};
-// A B, B A, A B, …: each position in a pair goes to both sides equally often
-const order = Array.from({ length: pairs }, (_, i) => (i % 2 === 0 ? ['A', 'B'] : ['B', 'A']) as ('A' | 'B')[]).flat();
-const count = { A: 0, B: 0 };
+// A B, B A, A B, …: each position in a pair goes to both sides equally often (three sides: the
+// rounds rotate, A B C, B C A, C A B, …)
+const order = Array.from({ length: pairs }, (_, i) => (SIDES.length === 2
+  ? (i % 2 === 0 ? ['A', 'B'] : ['B', 'A'])
+  : [...SIDES.slice(i % 3), ...SIDES.slice(0, i % 3)]) as Side[]).flat();
+const count: Record<Side, number> = { A: 0, B: 0, C: 0 };
 for (const side of order) {
   const name = `${side}${++count[side]}`;
   const out = path.join(tmp, `${name}.json`);
@@ -72,7 +91,7 @@ const median = (xs: number[]): number => {
   const s = [...xs].sort((x, y) => x - y);
   return s.length % 2 === 1 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
 };
-function side(s: 'A' | 'B'): Record<string, number> {
+function side(s: Side): Record<string, number> {
   const rs = Object.entries(runs).filter(([k]) => k.startsWith(s)).map(([, r]) => r);
   const role = (name: string): number => median(rs.map((r) => r.roleCpu.steady.roles.filter((x) => x.role === name || (name === 'drum' && x.role.startsWith('drum:'))).reduce((t, x) => t + x.msPerPage, 0)));
   return {
@@ -89,14 +108,16 @@ function side(s: 'A' | 'B'): Record<string, number> {
 }
 const result = {
   bench: 'e2e-ab',
-  command: `node --import tsx bench/e2e/ab.ts --a ${refA} --b ${refB} --pairs ${pairs} --seconds ${seconds}${extra.A.length > 0 ? ` --a-args='${extra.A.join(' ')}'` : ''}${extra.B.length > 0 ? ` --b-args='${extra.B.join(' ')}'` : ''}${['A', 'B'].map((x) => (a.get(`${x.toLowerCase()}-env`) ? ` --${x.toLowerCase()}-env='${a.get(`${x.toLowerCase()}-env`)}'` : '')).join('')}`,
+  command: `node --import tsx bench/e2e/ab.ts --a ${refA} --b ${refB}${hasC && a.get('c') !== undefined ? ` --c ${refC}` : ''} --pairs ${pairs} --seconds ${seconds}${SIDES.map((x) => {
+    const k = x.toLowerCase();
+    return `${extra[x].length > 0 ? ` --${k}-args='${extra[x].join(' ')}'` : ''}${a.get(`${k}-env`) ? ` --${k}-env='${a.get(`${k}-env`)}'` : ''}`;
+  }).join('')}`,
   machine: machineInfo(),
-  A: { ref: refA, commit: trees.A.commit, subject: trees.A.subject, runArgs: extra.A, env: env.A },
-  B: { ref: refB, commit: trees.B.commit, subject: trees.B.subject, runArgs: extra.B, env: env.B },
+  ...Object.fromEntries(SIDES.map((x) => [x, { ref: x === 'A' ? refA : x === 'B' ? refB : refC, commit: trees[x].commit, subject: trees[x].subject, runArgs: extra[x], env: env[x] }])),
   order,
-  medians: { A: side('A'), B: side('B') },
+  medians: Object.fromEntries(SIDES.map((x) => [x, side(x)])),
   runs,
-  note: 'Each run: node --import tsx bench/e2e/run.ts --seconds S --max-pages 300000 --no-build in the built tree, under flock /tmp/heavy.lock, with bin/drumcrawl\'s malloc settings (MALLOC_ARENA_MAX, MALLOC_MMAP_THRESHOLD_) in its environment. The box is shared (other engineers\' unlocked runs): compare A with B within this file only.',
+  note: 'Each run: node --import tsx bench/e2e/run.ts --seconds S --max-pages 300000 --no-build in the built tree, under flock /tmp/heavy.lock, with bin/drumcrawl\'s malloc settings (MALLOC_ARENA_MAX, MALLOC_MMAP_THRESHOLD_) in its environment. The box is shared (other engineers\' unlocked runs): compare the sides within this file only.',
 };
 const file = writeResult(a.get('out') ?? `e2e-ab-${trees.A.commit.slice(0, 7)}-${trees.B.commit.slice(0, 7)}`, result);
 rmSync(tmp, { recursive: true, force: true });
