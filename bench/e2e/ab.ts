@@ -5,7 +5,7 @@
  * Reports every run and the medians of pages/s, crawler CPU per page, the per-role CPU (steady
  * window) and peak RSS.
  *
- *   node --import tsx bench/e2e/ab.ts --a <ref> --b <ref> [--pairs 3] [--seconds 30] [--a-args='<run.ts args>'] [--b-args='<run.ts args>'] [--out e2e-ab-<a>-<b>]
+ *   node --import tsx bench/e2e/ab.ts --a <ref> --b <ref> [--pairs 3] [--seconds 30] [--max-pages 300000] [--a-args='<run.ts args>'] [--b-args='<run.ts args>'] [--out e2e-ab-<a>-<b>]
  *
  * `--a-args` / `--b-args`: extra bench/e2e/run.ts arguments for that side's runs only, split on
  * spaces, given with `=`: e.g. `--b-args='--page-workers on'` measures an option against a tree without it.
@@ -44,6 +44,11 @@ const envOf = (v: string | undefined): Record<string, string> =>
   Object.fromEntries((v ?? '').split(' ').filter((x) => x.includes('=')).map((x) => [x.slice(0, x.indexOf('=')), x.slice(x.indexOf('=') + 1)]));
 const env: Record<Side, Record<string, string>> = { A: envOf(a.get('a-env')), B: envOf(a.get('b-env')), C: envOf(a.get('c-env')) };
 const seconds = a.num('seconds', 30);
+// --max-pages: every run stops at that many pages (the default, 300,000, is beyond any run's reach:
+// runs then end at --seconds). A count every run reaches compares peak RSS at the same crawl state:
+// the crawl's structures grow with the pages crawled, so a side that runs faster in a timed run
+// also ends with more of them.
+const maxPages = a.num('max-pages', 300_000);
 // One tree per commit (sides that measure an option against the same crawler share it): built once.
 const byCommit = new Map<string, TreeSnapshot>();
 const treeOf = (ref: string): TreeSnapshot => {
@@ -79,7 +84,7 @@ for (const side of order) {
   const name = `${side}${++count[side]}`;
   const out = path.join(tmp, `${name}.json`);
   process.stderr.write(`[ab] ${name} (${trees[side].commit.slice(0, 7)})\n`);
-  execFileSync('flock', ['/tmp/heavy.lock', process.execPath, '--import', 'tsx', 'bench/e2e/run.ts', '--seconds', String(seconds), '--max-pages', '300000', '--no-build', ...extra[side], '--out', out], {
+  execFileSync('flock', ['/tmp/heavy.lock', process.execPath, '--import', 'tsx', 'bench/e2e/run.ts', '--seconds', String(seconds), '--max-pages', String(maxPages), '--no-build', ...extra[side], '--out', out], {
     // Both trees under bin/drumcrawl's malloc settings, as users run the crawler (a tree's own
     // run.ts may not apply them: bench/lib/launcher-env.ts).
     cwd: trees[side].dir, stdio: ['ignore', 'ignore', 'inherit'], env: { ...launcherEnv(), ...env[side] },
@@ -108,7 +113,7 @@ function side(s: Side): Record<string, number> {
 }
 const result = {
   bench: 'e2e-ab',
-  command: `node --import tsx bench/e2e/ab.ts --a ${refA} --b ${refB}${hasC && a.get('c') !== undefined ? ` --c ${refC}` : ''} --pairs ${pairs} --seconds ${seconds}${SIDES.map((x) => {
+  command: `node --import tsx bench/e2e/ab.ts --a ${refA} --b ${refB}${hasC && a.get('c') !== undefined ? ` --c ${refC}` : ''} --pairs ${pairs} --seconds ${seconds}${maxPages !== 300_000 ? ` --max-pages ${maxPages}` : ''}${SIDES.map((x) => {
     const k = x.toLowerCase();
     return `${extra[x].length > 0 ? ` --${k}-args='${extra[x].join(' ')}'` : ''}${a.get(`${k}-env`) ? ` --${k}-env='${a.get(`${k}-env`)}'` : ''}`;
   }).join('')}`,
@@ -117,7 +122,7 @@ const result = {
   order,
   medians: Object.fromEntries(SIDES.map((x) => [x, side(x)])),
   runs,
-  note: 'Each run: node --import tsx bench/e2e/run.ts --seconds S --max-pages 300000 --no-build in the built tree, under flock /tmp/heavy.lock, with bin/drumcrawl\'s malloc settings (MALLOC_ARENA_MAX, MALLOC_MMAP_THRESHOLD_) in its environment. The box is shared (other engineers\' unlocked runs): compare the sides within this file only.',
+  note: 'Each run: node --import tsx bench/e2e/run.ts --seconds S --max-pages P --no-build in the built tree, under flock /tmp/heavy.lock, with bin/drumcrawl\'s malloc settings (MALLOC_ARENA_MAX, MALLOC_MMAP_THRESHOLD_) in its environment. The box is shared (other engineers\' unlocked runs): compare the sides within this file only.',
 };
 const file = writeResult(a.get('out') ?? `e2e-ab-${trees.A.commit.slice(0, 7)}-${trees.B.commit.slice(0, 7)}`, result);
 rmSync(tmp, { recursive: true, force: true });
