@@ -25,6 +25,7 @@ import { DnsCache } from '../dns/index.js';
 import { newFetcher } from '../crawl/fetch/fetch-stage.js';
 import { FloorGuard } from '../crawl/ports/floor-guard.js';
 import { ParsePool } from '../threads/page/parse-pool.js';
+import { PAGE_WORKERS_REFUSED } from '../threads/page/page-worker-pool.js';
 import { budgetStatus, newBodyBudget, parseCopyBytes } from '../budget/body-budget.js';
 import { DrumThread } from '../threads/drum/drum-proxy.js';
 import { dnsArchiver } from '../threads/archive/archive-hooks.js';
@@ -153,7 +154,12 @@ export class ClusterNode extends EventEmitter implements PlacementNode, StatusCo
    * parts (with the node's WARC files recovered from its last checkpoint).
    */
   static async start(o: NodeStartOptions): Promise<ClusterNode> {
-    const { args, cfg } = o;
+    const { args } = o;
+    // A node's partitions share its fetcher, parse pool and WARC writer (ClusterNode.parts): page
+    // workers, which fetch on their own threads, are not available to them. The single-node
+    // default (on) becomes off here; asked for by name, they are refused.
+    if (o.cfg.pageWorkers === 'on' && o.given.has('pageWorkers')) throw new CrawlError('CRAWL_CONFIG_INVALID', PAGE_WORKERS_REFUSED);
+    const cfg: CrawlConfig = { ...o.cfg, pageWorkers: 'off' };
     const nodeFile = path.join(cfg.stateDir, NODE_FILE);
     let file: NodeFile | null = null;
     try {

@@ -27,7 +27,7 @@ import type { CrawlConfig, CrawlConfigInput } from '../config/config.js';
 import { readManifest, resolveRecordedConfig, readPending, writePending, readDoneLog, DoneLog, type CheckpointManifest } from '../state/checkpoint.js';
 import { ParsePool, parseHoldMs } from '../threads/page/parse-pool.js';
 import { newBodyBudget, parseCopyBytes, type BodyBudget } from '../budget/body-budget.js';
-import { PageWorkerPool } from '../threads/page/page-worker-pool.js';
+import { PAGE_WORKERS_REFUSED, PageWorkerPool } from '../threads/page/page-worker-pool.js';
 import { AdmitLog } from '../state/admit-log.js';
 import { SyncedPositionLog, readSyncedPosition } from '../state/warc-synced.js';
 import { newFetcher, fetcherOptions } from './fetch/index.js';
@@ -125,7 +125,7 @@ export abstract class OpeningStage extends CheckpointStage {
     const budget = newBodyBudget(cfg); // the bytes of fetched bodies, whichever thread fetched them (body-budget.ts)
     // --page-workers on: the workers fetch, parse and encode (page-worker.ts); off: the main thread
     // fetches and the parse pool parses and encodes.
-    if (shared !== undefined && cfg.pageWorkers === 'on') throw new CrawlError('CRAWL_CONFIG_INVALID', 'page workers (--page-workers on) are not available to the partitions of a cluster node');
+    if (shared !== undefined && cfg.pageWorkers === 'on') throw new CrawlError('CRAWL_CONFIG_INVALID', PAGE_WORKERS_REFUSED);
     const pages = cfg.pageWorkers === 'on' ? new PageWorkerPool({ ...parseData, fetcher: fetcherOptions(cfg), refused: [], budget: budget.buffer }, workerOpts) : null;
     // The page workers' isolates before the DRUM threads' (a process-wide flag while they start).
     await pages?.online();

@@ -8,7 +8,8 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { resolveCrawlConfig, CRAWL_FLAGS } from '../../src/config/config.js';
 import { Worker } from 'node:worker_threads';
-import { pageWorkerInitialOldMb, pageWorkerYoungMb } from '../../src/threads/page/page-worker-pool.js';
+import { PAGE_WORKERS_REFUSED, pageWorkerInitialOldMb, pageWorkerYoungMb } from '../../src/threads/page/page-worker-pool.js';
+import { ClusterNode } from '../../src/cluster/node.js';
 import { startWithInitialOldSpace } from '../../src/budget/heap-budget.js';
 
 const base = { seeds: ['http://example.test/'], userAgent: 'drumcrawl-test/0.1 (+https://example.test/bot)' };
@@ -94,4 +95,18 @@ test('startWithInitialOldSpace: that worker grows its old generation without ful
     await a.terminate();
     await b.terminate();
   }
+});
+
+test('a cluster node refuses --page-workers on given by name, and crawls without page workers by default (before it opens anything)', async () => {
+  const cfg = (v: 'on' | 'off') => resolveCrawlConfig({ ...base, pageWorkers: v, stateDir: '/nonexistent/state', outDir: '/nonexistent/out' });
+  const args = { url: 'nats://127.0.0.1:9', node: 'n1', crawl: 'c', partitions: null, expect: null, skewMs: null };
+  await assert.rejects(
+    ClusterNode.start({ args, cfg: cfg('on'), given: new Set(['pageWorkers']) }),
+    (e: Error & { code?: string }) => e.code === 'CRAWL_CONFIG_INVALID' && e.message === PAGE_WORKERS_REFUSED,
+  );
+  // not given: the default gives way (the node then goes on to its state and engine, which fail here)
+  await assert.rejects(
+    ClusterNode.start({ args, cfg: cfg('on'), given: new Set() }),
+    (e: Error & { code?: string }) => e.message !== PAGE_WORKERS_REFUSED,
+  );
 });

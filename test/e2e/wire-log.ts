@@ -31,8 +31,21 @@ export interface WireLog {
   stop(): void;
 }
 
-export function wireLog(): WireLog {
+/**
+ * `starts`: the crawler's own send stamps for requests whose socket write this thread's
+ * diagnostics channel does not see — page workers (`--page-workers on`) write from their own
+ * threads, and stamp each page's start on the shared clock (performance.timeOrigin-based, as here)
+ * in the same synchronous run as the send (page-worker-serve.ts); the crawler's 'dispatch' event
+ * carries that stamp. A write seen here wins over it.
+ */
+export function wireLog(starts?: { on(event: 'dispatch', f: (e: { at: number; url: string }) => void): unknown }): WireLog {
   const writes = new Map<string, number>();
+  const started = new Map<string, number>();
+  starts?.on('dispatch', (e) => {
+    const u = new URL(e.url);
+    const key = `${u.hostname.toLowerCase().replace(/^\[|\]$/g, '')}${u.pathname}${u.search}`;
+    if (!started.has(key)) started.set(key, e.at);
+  });
   const onSend = (m: unknown): void => {
     const { request, headers } = m as SendHeaders;
     const host = /\r\nhost: ([^\r\n:]+)/i.exec(`\r\n${headers}`)?.[1]?.toLowerCase();
@@ -41,7 +54,7 @@ export function wireLog(): WireLog {
     if (!writes.has(key)) writes.set(key, performance.timeOrigin + performance.now());
   };
   diagnostics.subscribe('undici:client:sendHeaders', onSend);
-  const at = (host: string, path: string): number | undefined => writes.get(`${host}${path}`);
+  const at = (host: string, path: string): number | undefined => writes.get(`${host}${path}`) ?? started.get(`${host}${path}`);
   return {
     at,
     unexcused: (entries, messages, ms) => {

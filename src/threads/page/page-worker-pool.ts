@@ -50,6 +50,12 @@ export interface PageWorkerPoolOptions {
   worker?: string;
 }
 
+/**
+ * Why a cluster node's partitions crawl without page workers: they share the node's fetcher,
+ * parse pool and WARC writer (src/cluster/node.ts), and a page worker fetches on its own thread.
+ */
+export const PAGE_WORKERS_REFUSED = 'page workers (--page-workers on) are not available to the partitions of a cluster node, which share its fetcher, parse pool and WARC writer: a cluster node crawls with --page-workers off (its default there)';
+
 /** fetched pages waiting for their parse per worker before dispatch pauses (see `saturated`) */
 const UNPARSED_PER_WORKER = 16;
 /** times an innocent page whose worker died is fetched again before it is given up (see the header) */
