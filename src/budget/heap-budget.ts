@@ -1,14 +1,18 @@
 /**
  * The main thread's V8 heap under --ram. Every crawl structure on the main thread has a share of
- * --ram (the frontier's URLs ram/4, src/crawl/ports/frontier-port.ts; the rest is off-heap or in worker
- * threads with their own resourceLimits), but V8 sizes an isolate's heap from the machine, not from
+ * --ram (ram-budget.ts: about 0.21 of the shareable part; the rest is off-heap or in worker threads
+ * with their own resourceLimits), but V8 sizes an isolate's heap from the machine, not from
  * that budget: with no limit it lets garbage pile up between major collections and the committed
  * heap runs to two or three times the live data (measured at --ram 512M on 10^6 hosts: 328 MiB
  * committed for ~92 MiB live; bench/robots-drum/README.md). So bin/drumcrawl starts node with
  *
- *   --max-old-space-size = max(160, 7/16 of --ram in MiB)   (the frontier's ram/4, plus the
- *                                                            ~60 MiB the main isolate holds besides)
- *   --max-semi-space-size = --ram in MiB / 64, between 4 and 16
+ *   --max-old-space-size = max(128, 9/32 of --ram in MiB)   (the main thread's shares, ~0.21 of
+ *                                                            --ram less the fixed part, plus what the
+ *                                                            fetch concurrency bounds: ≥ 64 MiB)
+ *   --max-semi-space-size = --ram in MiB / 128, between 4 and 16
+ *
+ * so that the fixed part, the shares off this heap and this heap's limit together fit in --ram
+ * (test/frontier/ram-plan.test.ts)
  *
  * computed by the same rule in the launcher's shell (bin/drumcrawl; test/cli/launcher.test.ts
  * holds the two to the same numbers). V8 flags are process-wide, and a worker created while they are
@@ -29,8 +33,8 @@ export interface HeapFlags {
 export function mainHeapFlags(ramBytes: number): HeapFlags {
   const mib = ramBytes / MiB;
   return {
-    oldSpaceMb: Math.max(160, Math.floor((mib * 7) / 16)),
-    semiSpaceMb: Math.min(16, Math.max(4, Math.floor(mib / 64))),
+    oldSpaceMb: Math.max(128, Math.floor((mib * 9) / 32)),
+    semiSpaceMb: Math.min(16, Math.max(4, Math.floor(mib / 128))),
   };
 }
 

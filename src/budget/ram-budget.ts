@@ -4,26 +4,35 @@
  * the whole process stays under `--ram` on a web of any number of hosts (docs/configuration.md,
  * "RAM", prints this table). Everything else that grows lives on disk (DRUM, BEAST, QR).
  *
+ * First the process's fixed part F = 160 MiB comes off R (FIXED_BYTES): what the process holds
+ * whatever the budget — node's code and file maps (47 MiB resident), malloc's own pages (the
+ * compilers' zones, sockets, small buffers: 40–60 MiB of brk heap), and the V8 heaps of the three
+ * threads that hold no share below (the URLseen host, the ContentSeen/STAR/robots host and the
+ * archive thread: 9–25 MiB each; their buffers are outside their heaps). Measured in node's
+ * diagnostic reports and /proc/<pid>/smaps of a 10^7-host crawl at --ram 512M (docs/performance.md
+ * "Memory"). The shares are of U = R − F (at least R/2):
+ *
  * Off the main thread's V8 heap (ArrayBuffers in the DRUM threads, the parse workers' own isolates):
  *
- *   URLseen DRUM            R/8            buffers + CLOCK cache (thesis V.2: R/64 / 16 entries)
- *   ContentSeen DRUM        R/32
- *   STAR's PLD DRUMs        R/32           8–64 MiB
- *   RobotsCache DRUM        R/64           4–64 MiB
- *   RobotsRequested DRUM    R/128          4–64 MiB
- *   parse worker heaps      R/4            across the pool, ≥ 64 MiB each
- *   bodies awaiting dedup   R/16           4–64 MiB (src/crawl/core/crawler-core.ts)
+ *   URLseen DRUM            U/8            buffers + CLOCK cache (thesis V.2: U/64 / 16 entries)
+ *   ContentSeen DRUM        U/32
+ *   STAR's PLD DRUMs        U/32           8–64 MiB
+ *   RobotsCache DRUM        U/64           4–64 MiB
+ *   RobotsRequested DRUM    U/128          4–64 MiB
+ *   parse worker heaps      U/4            across the pool, ≥ 64 MiB each: at most U/4 / 64 MiB
+ *                                          workers (1 at --ram 512M, 3 at 1G), however many cores
+ *   bodies awaiting dedup   U/16           4–64 MiB (src/crawl/core/crawler-core.ts)
  *
- * On the main thread's heap, whose limit is 7/16 of R (heap-budget.ts), by estimated bytes:
+ * On the main thread's heap, whose limit is 5/16 of R (heap-budget.ts), by estimated bytes:
  *
- *   frontier URLs in RAM    R/8            frontierUrlRamBytes each (~470 B for a real-web URL)
- *   host table              R/16           HOST_ENTRY_BYTES + origin + address + robots rules
- *   DNS cache               R/128          DNS_ENTRY_BYTES per host
- *   BEAST re-spread counts  R/128          PASS_PLD_BYTES per PLD counted in one pass
- *   STAR pending votes      R/128          PENDING_VOTE_BYTES per vote, at most 2^18
+ *   frontier URLs in RAM    U/8            frontierUrlRamBytes each (~470 B for a real-web URL)
+ *   host table              U/16           HOST_ENTRY_BYTES + origin + address + robots rules
+ *   DNS cache               U/128          DNS_ENTRY_BYTES per host
+ *   BEAST re-spread counts  U/128          PASS_PLD_BYTES per PLD counted in one pass
+ *   STAR pending votes      U/128          PENDING_VOTE_BYTES per vote, at most 2^18
  *
- * which leaves ~0.23 R of the main heap to what is bounded by the fetch concurrency, not by the
- * crawl: pages in flight and in the parse pool, result chunks, refill batches, the status history.
+ * which leaves at least 0.1 R of the main heap to what is bounded by the fetch concurrency, not by
+ * the crawl: pages in flight and in the parse pool, result chunks, refill batches, the status history.
  *
  * Fixed, whatever R (small): the low-PLD pace (2^16 slots, 2.4 MiB), the parse workers' host-key
  * cache (8,192 hosts each), the fetcher's connection pools (1,024, LRU), the top-PLD tally (256),
@@ -53,6 +62,8 @@ export interface RamPlan {
   starBytes: number;
   robotsCacheBytes: number;
   robotsRequestedBytes: number;
+  /** parse workers (or page workers): the cores asked for, as many as their share holds at 64 MiB each */
+  parseWorkers: number;
   /** V8 heap of each parse worker (MiB) */
   parseWorkerHeapMb: number;
   /** bodies held while their ContentSeen answer is pending */
@@ -70,26 +81,43 @@ export interface RamPlan {
 
 const clamp = (x: number, lo: number, hi: number): number => Math.max(lo, Math.min(hi, Math.floor(x)));
 
-/** The bounds for a `--ram` of `ramBytes` and `workers` parse workers; `hostTableSize` (--host-table) overrides the host table's entries. */
-export function ramPlan(ramBytes: number, workers = 1, hostTableSize: number | null = null): RamPlan {
-  const R = ramBytes;
-  const hostTableBytes = Math.floor(R / 16);
+/** The process's fixed part, taken off --ram before the shares (see the header). */
+export const FIXED_BYTES = 160 * MiB;
+
+/** A parse worker's smallest heap (its old space and an 8 MiB young generation: parse-pool.ts). */
+const PARSE_WORKER_MIN_BYTES = 64 * MiB;
+
+/** U: what the shares divide, --ram less the fixed part, at least half of it. */
+export function shareableRam(ramBytes: number): number {
+  return Math.max(Math.floor(ramBytes / 2), ramBytes - FIXED_BYTES);
+}
+
+/**
+ * The bounds for a `--ram` of `ramBytes` and `workers` parse workers: shares of shareableRam, or
+ * with `ofProcess` false of `ramBytes` itself (a cluster partition's share of its node's budget,
+ * whose fixed part the node holds once). `hostTableSize` (--host-table) overrides the host table's entries.
+ */
+export function ramPlan(ramBytes: number, workers = 1, hostTableSize: number | null = null, ofProcess = true): RamPlan {
+  const U = ofProcess ? shareableRam(ramBytes) : ramBytes;
+  const hostTableBytes = Math.floor(U / 16);
+  const parseWorkers = Math.max(1, Math.min(workers, Math.floor(U / 4 / PARSE_WORKER_MIN_BYTES)));
   return {
-    ramBytes: R,
-    urlSeenBytes: Math.floor(R / 8),
-    urlSeenCacheEntries: clamp(R / 64 / 16, 1 << 16, 1 << 22),
-    contentSeenBytes: Math.floor(R / 32),
-    starBytes: clamp(R / 32, 8 * MiB, 64 * MiB),
-    robotsCacheBytes: clamp(R / 64, 4 * MiB, 64 * MiB),
-    robotsRequestedBytes: clamp(R / 128, 4 * MiB, 64 * MiB),
-    parseWorkerHeapMb: Math.max(64, Math.floor(R / 4 / Math.max(1, workers) / MiB)),
-    contentBatchBytes: clamp(R / 16, 4 * MiB, 64 * MiB),
-    frontierUrlBytes: Math.floor(R / 8),
-    frontierUrlSlots: Math.max(1000, Math.floor(R / 8 / URL_SLOT_BYTES)),
+    ramBytes,
+    urlSeenBytes: Math.floor(U / 8),
+    urlSeenCacheEntries: clamp(U / 64 / 16, 1 << 16, 1 << 22),
+    contentSeenBytes: Math.floor(U / 32),
+    starBytes: clamp(U / 32, 8 * MiB, 64 * MiB),
+    robotsCacheBytes: clamp(U / 64, 4 * MiB, 64 * MiB),
+    robotsRequestedBytes: clamp(U / 128, 4 * MiB, 64 * MiB),
+    parseWorkers,
+    parseWorkerHeapMb: Math.max(PARSE_WORKER_MIN_BYTES / MiB, Math.floor(U / 4 / parseWorkers / MiB)),
+    contentBatchBytes: clamp(U / 16, 4 * MiB, 64 * MiB),
+    frontierUrlBytes: Math.floor(U / 8),
+    frontierUrlSlots: Math.max(1000, Math.floor(U / 8 / URL_SLOT_BYTES)),
     hostTableBytes,
     hostTableEntries: hostTableSize ?? Math.max(1024, Math.floor(hostTableBytes / (HOST_ENTRY_BYTES + HOST_STRING_BYTES))),
-    dnsCacheEntries: Math.max(4096, Math.floor(R / 128 / DNS_ENTRY_BYTES)),
-    beastPassPlds: Math.max(4096, Math.floor(R / 128 / PASS_PLD_BYTES)),
-    pendingVotes: clamp(R / 128 / PENDING_VOTE_BYTES, 4096, 1 << 18),
+    dnsCacheEntries: Math.max(4096, Math.floor(U / 128 / DNS_ENTRY_BYTES)),
+    beastPassPlds: Math.max(4096, Math.floor(U / 128 / PASS_PLD_BYTES)),
+    pendingVotes: clamp(U / 128 / PENDING_VOTE_BYTES, 4096, 1 << 18),
   };
 }

@@ -121,7 +121,7 @@ export abstract class OpeningStage extends CheckpointStage {
       images: cfg.images, include: cfg.include, exclude: cfg.exclude, scope: cfg.scope, scopeHosts: scope.hosts, scopePlds: scope.plds,
       warc: warc.encodeOptions,
     };
-    const workerOpts = { threads: cfg.workers, timeoutMs: cfg.parseTimeoutMs, heapMb: plan.parseWorkerHeapMb };
+    const workerOpts = { threads: plan.parseWorkers, timeoutMs: cfg.parseTimeoutMs, heapMb: plan.parseWorkerHeapMb };
     const budget = newBodyBudget(cfg); // the bytes of fetched bodies, whichever thread fetched them (body-budget.ts)
     // --page-workers on: the workers fetch, parse and encode (page-worker.ts); off: the main thread
     // fetches and the parse pool parses and encodes.
@@ -154,8 +154,8 @@ export abstract class OpeningStage extends CheckpointStage {
     make: MakeCrawler<T>,
   ): Promise<T> {
     const { warc, crawlLog, pool, pages, warm, scope, budget } = o;
-    const ram = opts.shared?.ramBytes ?? cfg.ramBytes; // a partition of a cluster node: its share
-    const plan = ramPlan(ram, cfg.workers, cfg.hostTableSize);
+    // A partition of a cluster node: its share of the node's budget (the node holds the fixed part).
+    const plan = opts.shared !== undefined ? ramPlan(opts.shared.ramBytes, cfg.workers, cfg.hostTableSize, false) : ramPlan(cfg.ramBytes, cfg.workers, cfg.hostTableSize);
     let crawler: T | undefined;
     // Both DRUMs run in worker threads (drum-proxy.ts): their merges do synchronous sequential
     // I/O that must not stall the sockets.
@@ -203,7 +203,7 @@ export abstract class OpeningStage extends CheckpointStage {
       // every answer a server gave, archived as a dns: record (archive-hooks.ts)
       onAnswer: cfg.warcDns ? dnsArchiver(warc, (e) => crawler?.fail(e)) : undefined,
     });
-    const frontier = await openFrontierPort(path.join(cfg.stateDir, 'frontier'), ram === cfg.ramBytes ? cfg : { ...cfg, ramBytes: ram }, dns, {
+    const frontier = await openFrontierPort(path.join(cfg.stateDir, 'frontier'), opts.shared !== undefined ? { ...cfg, ramBytes: opts.shared.ramBytes } : cfg, dns, {
       onDrop: (u, reason) => {
         crawler?.count(`dropped:${reason}`);
         crawler?.crawlLog.writeDropped({ time: new Date(), url: u.url, hops: plainHops(u.hops), reason, via: u.via, path: u.path });

@@ -175,9 +175,10 @@ export abstract class CrawlerCore extends EventEmitter {
     this.seedsInjected = manifest?.seedsInjected ?? false;
     this.scopeHosts = manifest?.scopeHosts ?? [];
     this.scopePlds = manifest?.scopePlds ?? [];
-    // Bodies held while their ContentSeen answer is pending: 1/16 of the RAM budget (a partition's
-    // share on a cluster node), 4..64 MB (ram-budget.ts).
-    this.contentBatchBytes = ramPlan(opts.shared?.ramBytes ?? cfg.ramBytes).contentBatchBytes;
+    // Bodies held while their ContentSeen answer is pending: 1/16 of the RAM budget's shares (of a
+    // partition's share on a cluster node), 4..64 MB (ram-budget.ts).
+    const shared = opts.shared;
+    this.contentBatchBytes = (shared !== undefined ? ramPlan(shared.ramBytes, 1, null, false) : ramPlan(cfg.ramBytes)).contentBatchBytes;
   }
 
   /** Fetches in progress, pages and robots.txt (a cluster node sums them over its partitions). */

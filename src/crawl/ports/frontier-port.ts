@@ -505,7 +505,8 @@ export async function openFrontierPort(dir: string, cfg: CrawlConfig, dns: DnsCa
   // Trusted in-degree (star.ts): a PLD is ranked only once its links count (minIndegree = threshold),
   // and the pages of a PLD below it keep the untrusted pace (pld-pace.ts).
   const cluster = opts.cluster;
-  const plan = ramPlan(cfg.ramBytes, cfg.workers, cfg.hostTableSize);
+  // A cluster partition's cfg.ramBytes is its share of the node's budget (opening.ts).
+  const plan = ramPlan(cfg.ramBytes, cfg.workers, cfg.hostTableSize, cluster === undefined);
   const trust = cfg.reputation === 'trusted' ? { pendingVotes: cluster !== undefined ? cluster.pendingVotes : plan.pendingVotes } : undefined;
   const window = new DispatchWindow();
   const f = await Frontier.open(dir, {
@@ -538,6 +539,6 @@ export async function openFrontierPort(dir: string, cfg: CrawlConfig, dns: DnsCa
   const star = await Star.open(cluster !== undefined ? cluster.pldStore(pldStore) : pldStore, budgetFn, path.join(starDir, 'histogram.bin'), trust);
   if (cluster !== undefined) star.rankContext = cluster.rankContext(star.histogram);
   // RobotsCache and RobotsRequested (thesis VII.1) in the same thread as STAR's store.
-  const robots = await openRobotsStage(path.dirname(dir), cfg.ramBytes, f, dns, opts.starThread);
+  const robots = await openRobotsStage(path.dirname(dir), cfg.ramBytes, f, dns, opts.starThread, cluster === undefined);
   return new FrontierAdapter(f, star, robots, window, Date.now, cfg.retryDelayScale);
 }

@@ -320,11 +320,12 @@ export class RobotsStage {
 
 /**
  * RAM of the two DRUMs from the crawl's budget (docs/drum.md's model gives r from it, k = 1):
- * RobotsCache R = ramBytes/64 and RobotsRequested R = ramBytes/128, each between 4 and 64 MiB.
+ * RobotsCache U/64 and RobotsRequested U/128 of the budget's shares (ram-budget.ts ramPlan, whose
+ * `ofProcess` this passes on), each between 4 and 64 MiB.
  * One host key per tuple (not one per URL), so these are small beside URLseen's share.
  */
-export function robotsDrumRam(ramBytes: number): { cache: number; requested: number } {
-  const plan = ramPlan(ramBytes);
+export function robotsDrumRam(ramBytes: number, ofProcess = true): { cache: number; requested: number } {
+  const plan = ramPlan(ramBytes, 1, null, ofProcess);
   return { cache: plan.robotsCacheBytes, requested: plan.robotsRequestedBytes };
 }
 
@@ -334,10 +335,10 @@ export function robotsDrumRam(ramBytes: number): { cache: number; requested: num
  * RobotsCache and merged before this returns.
  */
 export async function openRobotsStage(
-  stateDir: string, ramBytes: number, f: RobotsStageFrontier, dns: DnsCache, thread?: DrumThread,
+  stateDir: string, ramBytes: number, f: RobotsStageFrontier, dns: DnsCache, thread?: DrumThread, ofProcess = true,
 ): Promise<RobotsStage> {
   const stage = new RobotsStage(f, dns);
-  const ram = robotsDrumRam(ramBytes);
+  const ram = robotsDrumRam(ramBytes, ofProcess);
   const cache = await RobotsCache.open(path.join(stateDir, 'robotscache'), ram.cache, (hi, lo, e, aux) => stage.onCheck(hi, lo, e, aux), thread);
   const requested = await RobotsRequested.open(path.join(stateDir, 'robotsrequested'), ram.requested, (hi, lo, b, aux) => stage.onAsk(hi, lo, b, aux), thread);
   const { journal, recovered, upTo } = RobotsJournal.open(stateDir);
