@@ -201,7 +201,7 @@ export abstract class OpeningStage extends CheckpointStage {
       servers: cfg.dnsServers.length > 0 ? cfg.dnsServers : undefined,
       maxEntries: plan.dnsCacheEntries,
       // every answer a server gave, archived as a dns: record (archive-hooks.ts)
-      onAnswer: cfg.warcDns ? dnsArchiver(warc, (e) => crawler?.fail(e)) : undefined,
+      onAnswer: cfg.warcDns ? dnsArchiver(warc, (e) => crawler?.fail(e), () => crawler?.archivingDns ?? true) : undefined,
     });
     const frontier = await openFrontierPort(path.join(cfg.stateDir, 'frontier'), opts.shared !== undefined ? { ...cfg, ramBytes: opts.shared.ramBytes } : cfg, dns, {
       onDrop: (u, reason) => {

@@ -228,6 +228,9 @@ export class Crawler extends OpeningStage {
       await this.loop();
       await this.drain();
       const reason = this.finished ? 'done' : `stop:${this.stopReason ?? 'stop'}`;
+      // Nothing is archived after the final checkpoint's WARC position (the frontier may still be
+      // resolving hosts for its queues while the parts close).
+      this.archivingDns = false;
       // After a failure the crawl resumes from its last checkpoint; this one is tried all the same.
       await this.checkpoint(reason).catch((e: unknown) => { throw this.failure ?? e; });
       if (this.failure !== null) throw this.failure;

@@ -23,7 +23,7 @@
  */
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { rename } from 'node:fs/promises';
 import path from 'node:path';
 import { readManifest, readDoneLog } from '../../src/state/checkpoint.js';
@@ -196,6 +196,10 @@ test(`stop and resume in every way (${LONG ? 'three rounds' : 'one round'}): not
         rec.checkpointStartAtKill = m?.startedAt !== undefined ? Date.parse(m.startedAt) : null;
       } else {
         assert.equal(code, 0, `run ${k + 1} (${stop}) exits 0 ${note}\n${run.out()}`);
+        // A drained stop writes nothing after its final checkpoint: the WARC ends where it says
+        // (the next resume has nothing to read back).
+        const fin = (await readManifest(state))!;
+        if (fin.warc !== null) assert.equal(statSync(path.join(dir, 'warc', fin.warc.file)).size, fin.warc.offset, `run ${k + 1} (${stop}): the WARC ends at the final checkpoint ${note}`);
       }
       const m = await readManifest(state);
       finished = m?.finished === true;

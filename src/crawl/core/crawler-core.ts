@@ -114,6 +114,8 @@ export abstract class CrawlerCore extends EventEmitter {
   protected jobs = 0;
   /** set when the crawl's parts begin to close: results that come after are not acted on */
   protected closing = false;
+  /** false from the final checkpoint on: DNS answers are no longer archived (archive-hooks.ts dnsArchiver) */
+  archivingDns = true;
   protected readonly awaitingContent = new Map<number, PageJob>();
   protected awaitingContentBytes = 0;
   protected readonly contentBatchBytes: number;

@@ -30,10 +30,13 @@ export async function archiveRobots(warc: ArchiveThread, results: readonly Fetch
 /**
  * The DnsCache `onAnswer` hook that writes `dns:` records. A write that fails is reported to
  * `onError` (the crawler stops with a checkpoint); one refused because the writer has closed (an
- * answer arriving during shutdown) is not an error.
+ * answer arriving during shutdown) is not an error. While `open()` is false (from the crawl's
+ * final checkpoint on) answers are not archived: the WARC then ends where that checkpoint says,
+ * and the next run resolves those hosts again and archives its own answers.
  */
-export function dnsArchiver(warc: ArchiveThread, onError: (e: unknown) => void): NonNullable<DnsCacheOptions['onAnswer']> {
+export function dnsArchiver(warc: ArchiveThread, onError: (e: unknown) => void, open: () => boolean = () => true): NonNullable<DnsCacheOptions['onAnswer']> {
   return (a) => {
+    if (!open()) return;
     warc.writeDns(a).catch((e: unknown) => {
       if ((e as { code?: string }).code !== 'CRAWL_STORE_CLOSED') onError(e);
     });
