@@ -47,6 +47,20 @@ export interface MeasuredCrawl {
   tail: string;
 }
 
+/** The process `perf record` started (its only child), once it exists. */
+async function perfTarget(perfPid: number): Promise<number> {
+  for (let i = 0; i < 5000; i++) {
+    try {
+      const kids = readFileSync(`/proc/${perfPid}/task/${perfPid}/children`, 'latin1').trim();
+      if (kids !== '') return Number(kids.split(' ')[0]);
+    } catch {
+      /* perf exited */
+    }
+    await new Promise((r) => setTimeout(r, 1));
+  }
+  throw new Error(`perf record (pid ${perfPid}) started no crawler`);
+}
+
 function procCpuMs(pid: number): number | null {
   try {
     const c = statCpu(readFileSync(`/proc/${pid}/stat`, 'latin1'));
@@ -91,22 +105,23 @@ export async function measureCrawl(opts: {
   cpuProf?: string;
   /**
    * `perf record -g` of the crawler's process, every thread (V8's compiler and GC threads and
-   * libuv's pool included, which --cpu-prof does not see), into this file; perf attaches after the
-   * spawn and ends with the crawler. Its own CPU is not the crawler's (another process).
+   * libuv's pool included, which --cpu-prof does not see), into this file: perf starts the crawler
+   * (`perf record -- bin/drumcrawl crawl …`; attached with -p after the spawn it missed V8's
+   * threads) and the figures are the crawler's, perf's own process not included.
    */
   perf?: string;
 }): Promise<MeasuredCrawl> {
   const launchedAt = Date.now();
   const env = { ...process.env, ...opts.env, DRUMCRAWL_THREAD_ROLES: opts.rolesFile };
-  const child = opts.cpuProf === undefined
+  const child = opts.perf !== undefined
+    ? spawn('perf', ['record', '-F', '499', '-g', '-q', '-o', opts.perf, '--', path.join(opts.root, 'bin/drumcrawl'), 'crawl', ...opts.args], { stdio: ['ignore', 'pipe', 'pipe'], env })
+    : opts.cpuProf === undefined
     ? spawn(path.join(opts.root, 'bin/drumcrawl'), ['crawl', ...opts.args], { stdio: ['ignore', 'pipe', 'pipe'], env })
     : spawn(process.execPath, ['--cpu-prof', '--cpu-prof-dir', opts.cpuProf, ...LAUNCHER_1_5G, path.join(opts.root, 'dist/bundle/main.js'), 'crawl', ...opts.args], {
       stdio: ['ignore', 'pipe', 'pipe'],
       env: { MALLOC_ARENA_MAX: '2', MALLOC_MMAP_THRESHOLD_: '131072', ...env },
     });
-  const pid = child.pid!;
-  const perf = opts.perf === undefined ? null : spawn('perf', ['record', '-F', '499', '-g', '-q', '-p', String(pid), '-o', opts.perf], { stdio: 'ignore' });
-  const perfDone = perf === null ? null : new Promise<void>((resolve) => { perf.once('exit', () => resolve()); perf.once('error', () => resolve()); });
+  const pid = opts.perf === undefined ? child.pid! : await perfTarget(child.pid!);
   let tail = '';
   const keep = (d: Buffer): void => void (tail = (tail + d.toString()).slice(-4000));
   child.stdout!.on('data', keep);
@@ -133,7 +148,6 @@ export async function measureCrawl(opts: {
   });
   const exitedAt = Date.now();
   clearInterval(timer);
-  await perfDone;
 
   const roles = new Map<number, string>([[pid, 'main']]);
   try {
