@@ -15,7 +15,8 @@
  *   resume    the late resume (after the SIGTERM stop) makes its first request within 2 s;
  *   lost      every page simweb answered 200 before the last durable checkpoint of its run is in the
  *             WARC (CDXJ): for a run SIGKILLed, its last checkpoint that completed; for a run stopped
- *             by SIGTERM, the stop's own (pages fetched after a killed run's last checkpoint come
+ *             by SIGTERM, the stop's own, unless the signal came before the crawler took it (while
+ *             it opened its state: it then died as a kill would) (pages fetched after a killed run's last checkpoint come
  *             back through the frontier and are fetched again, later); and the records of the pages
  *             fetched in the two minutes before each signal have valid payload digests;
  *   twice     no page was requested twice unless its earlier request fell in an in-flight window:

@@ -145,11 +145,15 @@ const late = windowRates(samples, (5 * D) / 6, D);
 const killWindows = new Map<number, number>();
 for (const e of events) if (e.kind === 'sigkill') killWindows.set(e.t, killWindow(sampler.pauses, e.t));
 // Up to when each run's pages must be in the WARC: a SIGKILLed run's last completed checkpoint
-// (the crawler's own durations list, by end time), a SIGTERMed run's whole life (its stop checkpoints).
+// (the crawler's own durations list, by end time), a SIGTERMed run's whole life (its stop
+// checkpoints) — unless the SIGTERM came before the crawler took the signal (while it opened its
+// state: node's default action ends it as a kill would; `exits` shows no exit code).
 const durableUntil = new Map<number, number>();
+const lastCheckpoint = (e: SoakEvent): number => Math.max(-Infinity, ...sampler.pauses.filter((p) => p.kind === 'checkpoint' && p.run === e.run && p.t <= e.t).map((p) => p.t - p.ms / 1000));
 for (const e of events) {
-  if (e.kind === 'sigterm') durableUntil.set(e.run, e.t);
-  if (e.kind === 'sigkill') durableUntil.set(e.run, Math.max(-Infinity, ...sampler.pauses.filter((p) => p.kind === 'checkpoint' && p.run === e.run && p.t <= e.t).map((p) => p.t - p.ms / 1000)));
+  const killedBySigterm = e.kind === 'sigterm' && exits.some((x) => x.run === e.run && x.signal === 'SIGTERM' && x.code === null);
+  if (e.kind === 'sigterm') durableUntil.set(e.run, killedBySigterm ? lastCheckpoint(e) : e.t);
+  if (e.kind === 'sigkill') durableUntil.set(e.run, lastCheckpoint(e));
 }
 const requests = await judgeRequests(requestLog, base, ready.httpPort, outDir, events, killWindows, durableUntil);
 // A signal excuses the seconds until the next run's first request.
