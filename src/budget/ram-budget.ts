@@ -121,3 +121,13 @@ export function ramPlan(ramBytes: number, workers = 1, hostTableSize: number | n
     pendingVotes: clamp(U / 128 / PENDING_VOTE_BYTES, 4096, 1 << 18),
   };
 }
+
+/**
+ * A crawl's plan: of its --ram (a process of its own), or of `partitionRam`, a cluster partition's
+ * share of its node's budget.
+ */
+export function crawlRamPlan(cfg: { ramBytes: number; workers: number; hostTableSize: number | null }, partitionRam?: number): RamPlan {
+  return partitionRam !== undefined
+    ? ramPlan(partitionRam, cfg.workers, cfg.hostTableSize, false)
+    : ramPlan(cfg.ramBytes, cfg.workers, cfg.hostTableSize);
+}

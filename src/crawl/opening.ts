@@ -22,7 +22,7 @@ import { recoverWarc, relocate } from '../state/recovery.js';
 import { dnsArchiver } from '../threads/archive/archive-hooks.js';
 import { decodeFrontierUrl } from '../frontier/index.js';
 import { openFrontierPort, withMargin, type FrontierPort } from './ports/index.js';
-import { ramPlan } from '../budget/ram-budget.js';
+import { crawlRamPlan } from '../budget/ram-budget.js';
 import type { CrawlConfig, CrawlConfigInput } from '../config/config.js';
 import { readManifest, resolveRecordedConfig, readPending, writePending, readDoneLog, DoneLog, type CheckpointManifest } from '../state/checkpoint.js';
 import { ParsePool, parseHoldMs } from '../threads/page/parse-pool.js';
@@ -106,7 +106,7 @@ export abstract class OpeningStage extends CheckpointStage {
     const unsorted = [...new Set([...recovered.filter((r) => r.indexOpen).map((r) => path.basename(r.file)), ...(manifest?.indexing ?? [])])];
 
     // RAM split (ramBytes): every share is in ram-budget.ts (ramPlan).
-    const plan = ramPlan(cfg.ramBytes, cfg.workers, cfg.hostTableSize);
+    const plan = crawlRamPlan(cfg);
     const warc = shared?.warc ?? await ArchiveThread.open({
       dir: cfg.outDir,
       prefix: 'drumcrawl',
@@ -155,7 +155,7 @@ export abstract class OpeningStage extends CheckpointStage {
   ): Promise<T> {
     const { warc, crawlLog, pool, pages, warm, scope, budget } = o;
     // A partition of a cluster node: its share of the node's budget (the node holds the fixed part).
-    const plan = opts.shared !== undefined ? ramPlan(opts.shared.ramBytes, cfg.workers, cfg.hostTableSize, false) : ramPlan(cfg.ramBytes, cfg.workers, cfg.hostTableSize);
+    const plan = crawlRamPlan(cfg, opts.shared?.ramBytes);
     let crawler: T | undefined;
     // Both DRUMs run in worker threads (drum-proxy.ts): their merges do synchronous sequential
     // I/O that must not stall the sockets.

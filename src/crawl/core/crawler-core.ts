@@ -16,7 +16,7 @@ import type { ArchiveThread } from '../../threads/archive/archive-thread.js';
 import type { FrontierUrl } from '../../frontier/index.js';
 import type { FrontierPort } from '../ports/frontier-port.js';
 import type { CrawlConfig } from '../../config/config.js';
-import { ramPlan } from '../../budget/ram-budget.js';
+import { crawlRamPlan } from '../../budget/ram-budget.js';
 import { RunMetrics } from '../../monitor/run-metrics.js';
 import { emptyCounters, type CheckpointManifest, type CrawlCounters, type DoneLog } from '../../state/checkpoint.js';
 import type { ParsePool } from '../../threads/page/parse-pool.js';
@@ -179,8 +179,7 @@ export abstract class CrawlerCore extends EventEmitter {
     this.scopePlds = manifest?.scopePlds ?? [];
     // Bodies held while their ContentSeen answer is pending: 1/16 of the RAM budget's shares (of a
     // partition's share on a cluster node), 4..64 MB (ram-budget.ts).
-    const shared = opts.shared;
-    this.contentBatchBytes = (shared !== undefined ? ramPlan(shared.ramBytes, 1, null, false) : ramPlan(cfg.ramBytes)).contentBatchBytes;
+    this.contentBatchBytes = crawlRamPlan(cfg, opts.shared?.ramBytes).contentBatchBytes;
   }
 
   /** Fetches in progress, pages and robots.txt (a cluster node sums them over its partitions). */
