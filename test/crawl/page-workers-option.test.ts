@@ -39,27 +39,26 @@ test('pageWorkers: a value other than on/off is refused with CRAWL_CONFIG_INVALI
   assert.equal(f?.name, 'page-workers');
 });
 
-test('a page worker\'s young generation: a quarter of its heap budget, 8 to 32 MiB (the old space keeps at least three quarters)', () => {
+test('a page worker\'s young generation: a parse worker\'s 8 MiB, at most a quarter of its heap budget', () => {
   fc.assert(
     fc.property(fc.integer({ min: 32, max: 1 << 16 }), (heapMb) => {
       const young = pageWorkerYoungMb(heapMb);
-      assert.ok(young >= 8 && young <= 32, `${young}`);
       assert.ok(young <= heapMb / 4, `${young} of ${heapMb}`);
-      if (heapMb >= 128) assert.equal(young, 32);
+      assert.equal(young, 8);
     }),
   );
-  // --ram 512M on 2 cores: 64 MiB per worker (the case that ran at half speed with a fixed 32)
-  assert.equal(pageWorkerYoungMb(64), 16);
+  // the smallest budget the RAM plan gives a worker (ram-budget.ts: at least 64 MiB)
+  assert.equal(pageWorkerYoungMb(64), 8);
 });
 
-test('a page worker\'s first old-generation limit: 64 MiB, at most half its old-space cap', () => {
+test('a page worker\'s first old-generation limit: 16 MiB, at most half its old-space cap', () => {
   fc.assert(
     fc.property(fc.integer({ min: 32, max: 1 << 16 }), (heapMb) => {
       const init = pageWorkerInitialOldMb(heapMb);
       const oldCap = Math.max(16, heapMb - pageWorkerYoungMb(heapMb));
-      assert.ok(init >= 8 && init <= 64, `${init}`);
+      assert.ok(init >= 8 && init <= 16, `${init}`);
       assert.ok(init <= oldCap / 2, `${init} of ${oldCap}`);
-      if (heapMb >= 160) assert.equal(init, 64);
+      if (heapMb >= 40) assert.equal(init, 16);
     }),
   );
 });
@@ -88,9 +87,12 @@ test('startWithInitialOldSpace: that worker grows its old generation without ful
   const aMajors = majors(a);
   await new Promise((r) => a.once('online', r));
   const b = start();
+  // listened to at once: a message that comes before its listener is lost, and the test would
+  // wait for it with nothing left to keep the event loop alive (cancelled, 1 run in 8 on 471c0b9)
+  const bMajors = majors(b);
   try {
     assert.equal(await aMajors, 0);
-    assert.ok((await majors(b)) >= 1, 'the flag was cleared once the first worker was online');
+    assert.ok((await bMajors) >= 1, 'the flag was cleared once the first worker was online');
   } finally {
     await a.terminate();
     await b.terminate();

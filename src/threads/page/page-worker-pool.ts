@@ -61,38 +61,40 @@ const UNPARSED_PER_WORKER = 16;
 /** times an innocent page whose worker died is fetched again before it is given up (see the header) */
 const MAX_REFETCHES = 3;
 /**
- * Young generation per page worker (MiB): a quarter of its heap budget, 8 to 32. Larger than a
- * parse worker's 8: the fetch path (undici's per-request objects, chunks) fills it several times
- * faster, and with 8 the scavenges cost the runtime threads 0.03 ms per page more. Three
- * alternated pairs of bench:e2e --page-workers on (default --ram: 192 MiB per worker), 8 against
- * 32 (bench/results/e2e-ab-cca20be-5f7e54d-pageworkers-2.json): runtime 0.212 → 0.183, main
- * 0.132 → 0.120, crawler CPU 1.138 → 1.118 ms per page, peak RSS 1.07×. Not more than a quarter:
- * at --ram 512M (64 MiB per worker) a 32 MiB young generation left 32 MiB of old space, and the
- * crawl ran at 832 instead of 1,786 pages/s, 2.18 instead of 0.97 ms per page (bench:peers,
- * bench/results/peers-30s-c256-d010574-pageworkers.json, peers-30s-c256-cca20be-pageworkers-young8.json).
+ * Young generation per page worker (MiB): 8, a parse worker's (parse-pool.ts), at most a quarter of
+ * its heap budget. The fetch path fills it several times faster than a parse does, and a quarter of
+ * the budget (up to 32 MiB) scavenged less often: 0.03 ms per page less on the runtime threads
+ * (three alternated pairs of bench:e2e --page-workers on at the default --ram, 8 against 32:
+ * bench/results/e2e-ab-cca20be-5f7e54d-pageworkers-2.json). But each worker then commits two large
+ * semi-spaces and holds the ArrayBuffers of its dead socket reads and bodies until a scavenge frees
+ * them: with 32 MiB and a 48 MiB first old-generation limit, page workers peaked at 534–545 MB of
+ * RSS at --ram 1G where the parse pool's crawl peaked at 452–477 MB, 10,000 pages each; with 8 and
+ * 16 (pageWorkerInitialOldMb) at 448 (bench:e2e --max-pages 10000, same run:
+ * bench/results/e2e-abc-471c0b9-pw-ram1g-bench-10k.json, docs/performance.md "Page workers").
  */
 export function pageWorkerYoungMb(heapMb: number): number {
   // (DRUMCRAWL_PAGE_YOUNG_MB: experiment knob like DRUMCRAWL_PARSE_YOUNG_MB)
   const knob = Number(process.env.DRUMCRAWL_PAGE_YOUNG_MB);
   if (knob > 0) return Math.max(1, Math.min(knob, Math.floor(heapMb / 2)));
-  return Math.max(8, Math.min(32, Math.floor(heapMb / 4)));
+  return Math.max(1, Math.min(8, Math.floor(heapMb / 4)));
 }
 
 /**
- * First old-generation limit per page worker (MiB): 64, at most half its old-space cap. Left to
- * V8, the limit starts and stays a young generation above the live heap (~21 MiB): a page worker
- * then ran a full mark-compact every half second (38–40 per worker in a 20 s bench:e2e run, each
- * after ~1.3 MiB of old-space allocation), and the concurrent marking cost the runtime threads
- * ~0.07 ms per page. From 64 MiB the same run had none (`--trace-gc`). Three alternated pairs of
- * bench:e2e with page workers on both sides, V8's start against this
- * (bench/results/e2e-ab-4b9659e-13b0c59-pw-both.json): runtime threads 0.201 → 0.139 ms per page,
- * crawler CPU 0.90×, pages/s 1.10×, peak RSS 1.00×.
+ * First old-generation limit per page worker (MiB): 16, at most half its old-space cap. A larger
+ * first limit lets the old generation fill with garbage before its first full collection: from
+ * 64 MiB a worker ran none in a 20 s bench:e2e run, where V8's own start (the limit a young
+ * generation above the ~21 MiB live heap) ran one every half second, and the runtime threads
+ * (concurrent marking) spent 0.201 against 0.139 ms per page
+ * (bench/results/e2e-ab-4b9659e-13b0c59-pw-both.json). That garbage is resident: with the young
+ * generation above it, the page workers' heaps held 110–115 MiB against the parse pool's 50–56, and
+ * the process's peak RSS passed the parse pool's (pageWorkerYoungMb). V8 sets it with
+ * --initial-old-space-size (startWithInitialOldSpace).
  */
 export function pageWorkerInitialOldMb(heapMb: number): number {
   // (DRUMCRAWL_PAGE_INITIAL_OLD_MB: experiment knob)
   const knob = Number(process.env.DRUMCRAWL_PAGE_INITIAL_OLD_MB);
   if (knob > 0) return Math.min(knob, Math.floor(pageWorkerOldMb(heapMb) / 2));
-  return Math.min(64, Math.floor(pageWorkerOldMb(heapMb) / 2));
+  return Math.min(16, Math.floor(pageWorkerOldMb(heapMb) / 2));
 }
 
 /** Old-space cap per page worker (MiB): its heap budget less the young generation, at least 16. */
