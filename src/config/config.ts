@@ -177,7 +177,7 @@ export interface StartupOptions {
   /**
    * Page workers (page-worker.ts): each page is fetched, parsed and its WARC records encoded on a
    * worker thread, which owns its own HTTP connections; 'off' fetches on the main thread and parses
-   * in the parse pool. @default 'off' (or DRUMCRAWL_PAGE_WORKERS from the environment)
+   * in the parse pool. @default 'on' (or DRUMCRAWL_PAGE_WORKERS from the environment); a cluster node's partitions: 'off'
    */
   pageWorkers: 'on' | 'off';
 }
@@ -231,9 +231,10 @@ export function defaultCrawlConfig(): StartupOptions & RuntimeOptions {
     headers: [],
     tlsInsecure: false,
     crawlLogFormat: 'drumcrawl',
+    // On for a single-node crawl (a cluster node's partitions crawl without them: src/cluster/node.ts).
     // The environment may set the default (DRUMCRAWL_PAGE_WORKERS=on|off): so the test suites and
     // benches run either way without a flag in each; an explicit option wins.
-    pageWorkers: process.env.DRUMCRAWL_PAGE_WORKERS === 'on' ? 'on' : 'off',
+    pageWorkers: process.env.DRUMCRAWL_PAGE_WORKERS === 'off' ? 'off' : 'on',
     politenessMarginMs: 5,
     budget: 'crawl',
     budgetB0: 10,
@@ -417,7 +418,7 @@ export const CRAWL_FLAGS: readonly FlagSpec[] = [
   { name: 'header', value: "<'Name: value'>", key: 'headers', kind: 'value', repeat: true, description: 'send this request header on every request (repeatable)', parse: id },
   { name: 'tls-insecure', value: '', key: 'tlsInsecure', kind: 'bool', description: 'accept TLS certificates that do not verify (self-signed, expired)', parse: () => true },
   { name: 'crawl-log-format', value: '<drumcrawl|heritrix>', key: 'crawlLogFormat', kind: 'value', description: "crawl.log format: drumcrawl's TSV or Heritrix's (default drumcrawl)", parse: id },
-  { name: 'page-workers', value: '<on|off>', key: 'pageWorkers', kind: 'value', description: 'fetch, parse and encode each page on worker threads (default off)', parse: id },
+  { name: 'page-workers', value: '<on|off>', key: 'pageWorkers', kind: 'value', description: 'fetch, parse and encode each page on worker threads (default on; a cluster node: off)', parse: id },
   { name: 'images', value: '', key: 'images', kind: 'bool', description: 'also follow <img src>', parse: () => true },
   { name: 'requisites', value: '', key: 'requisites', kind: 'bool', description: 'fetch each page\'s requisites: scripts, style sheets, images, media, objects (default on; --requisites=false turns it off)', parse: () => true },
   { name: 'paused', value: '', key: 'paused', kind: 'bool', description: 'start paused (resume via the status server)', parse: () => true },

@@ -1,6 +1,6 @@
 /**
- * The `pageWorkers` option (config.ts, docs/configuration.md): off by default, `on` by the
- * environment's DRUMCRAWL_PAGE_WORKERS=on, an explicit value wins, and anything but on/off is
+ * The `pageWorkers` option (config.ts, docs/configuration.md): on by default, `off` by the
+ * environment's DRUMCRAWL_PAGE_WORKERS=off, an explicit value wins, and anything but on/off is
  * refused with CRAWL_CONFIG_INVALID (the CLI's --page-workers goes through the same check).
  */
 import { test } from 'node:test';
@@ -26,11 +26,12 @@ function withEnv<T>(v: string | undefined, f: () => T): T {
   }
 }
 
-test('pageWorkers: off by default, on from the environment, an explicit value wins', () => {
-  assert.equal(withEnv(undefined, () => resolveCrawlConfig(base).pageWorkers), 'off');
+test('pageWorkers: on by default, off from the environment, an explicit value wins', () => {
+  assert.equal(withEnv(undefined, () => resolveCrawlConfig(base).pageWorkers), 'on');
+  assert.equal(withEnv('off', () => resolveCrawlConfig(base).pageWorkers), 'off');
   assert.equal(withEnv('on', () => resolveCrawlConfig(base).pageWorkers), 'on');
-  assert.equal(withEnv('on', () => resolveCrawlConfig({ ...base, pageWorkers: 'off' }).pageWorkers), 'off');
-  assert.equal(withEnv(undefined, () => resolveCrawlConfig({ ...base, pageWorkers: 'on' }).pageWorkers), 'on');
+  assert.equal(withEnv('off', () => resolveCrawlConfig({ ...base, pageWorkers: 'on' }).pageWorkers), 'on');
+  assert.equal(withEnv(undefined, () => resolveCrawlConfig({ ...base, pageWorkers: 'off' }).pageWorkers), 'off');
 });
 
 test('pageWorkers: a value other than on/off is refused with CRAWL_CONFIG_INVALID; the CLI flag is --page-workers', () => {
