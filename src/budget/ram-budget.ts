@@ -64,7 +64,7 @@ export interface RamPlan {
   robotsRequestedBytes: number;
   /** parse workers (or page workers): the cores asked for, as many as their share holds at 64 MiB each */
   parseWorkers: number;
-  /** V8 heap of each parse worker (MiB) */
+  /** V8 heap of each page worker, or parse worker with --page-workers off (MiB) */
   parseWorkerHeapMb: number;
   /** bodies held while their ContentSeen answer is pending */
   contentBatchBytes: number;
