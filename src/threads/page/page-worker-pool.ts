@@ -67,10 +67,12 @@ const MAX_REFETCHES = 3;
  * (three alternated pairs of bench:e2e --page-workers on at the default --ram, 8 against 32:
  * bench/results/e2e-ab-cca20be-5f7e54d-pageworkers-2.json). But each worker then commits two large
  * semi-spaces and holds the ArrayBuffers of its dead socket reads and bodies until a scavenge frees
- * them: with 32 MiB and a 48 MiB first old-generation limit, page workers peaked at 534–545 MB of
- * RSS at --ram 1G where the parse pool's crawl peaked at 452–477 MB, 10,000 pages each; with 8 and
- * 16 (pageWorkerInitialOldMb) at 448 (bench:e2e --max-pages 10000, same run:
- * bench/results/e2e-abc-471c0b9-pw-ram1g-bench-10k.json, docs/performance.md "Page workers").
+ * them: with 32 MiB and a 48 MiB first old-generation limit, page workers peaked at 515–545 MB of
+ * RSS at --ram 1G where the parse pool's crawl peaked at 460–477 MB, 10,000 pages each; with 8 and
+ * 16 (pageWorkerInitialOldMb) at 433–483, median 458 against the parse pool's 469 (bench:e2e
+ * --max-pages 10000, alternated in one sitting: bench/results/e2e-abc-471c0b9-pw-ram1g-bench-10k.json;
+ * hosts2000: e2e-abc-471c0b9-pw-ram1g-hosts2000-10k.json; docs/performance.md "Page workers'
+ * memory at the same crawl state"). The price is GC time on the workers (the same section).
  */
 export function pageWorkerYoungMb(heapMb: number): number {
   // (DRUMCRAWL_PAGE_YOUNG_MB: experiment knob like DRUMCRAWL_PARSE_YOUNG_MB)
