@@ -36,8 +36,9 @@ for (const compression of LONG ? ['gzip', 'zstd'] as const : ['gzip'] as const) 
     // done.log every page of a run would be fetched again after its kill.
     const input = crawlSettings(web, {
       stateDir: state, outDir: out, hostDelayMs: 60, ipDelayMs: 15, minHostDelayMs: 60, minIpDelayMs: 15,
-      // two page workers (the default --page-workers on): the kills fall while both fetch and encode
-      politenessMarginMs: 40, checkpointIntervalMs: 60_000, workers: 2, ramBytes: 256 * 2 ** 20, fetchConcurrency: 16, fetchTimeoutMs: 5000,
+      // two page workers (the default --page-workers on; --ram 768M holds two: ram-budget.ts): the
+      // kills fall while both fetch and encode
+      politenessMarginMs: 40, checkpointIntervalMs: 60_000, workers: 2, ramBytes: 768 * 2 ** 20, fetchConcurrency: 16, fetchTimeoutMs: 5000,
       warcCompression: compression,
     });
     const runs: RunRecord[] = [];

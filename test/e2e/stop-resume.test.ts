@@ -110,9 +110,9 @@ test(`stop and resume in every way (${LONG ? 'three rounds' : 'one round'}): not
     const settings = (d: string) => crawlSettings(web, {
       stateDir: path.join(d, 'state'), outDir: path.join(d, 'warc'),
       hostDelayMs: 40, ipDelayMs: 10, minHostDelayMs: 40, minIpDelayMs: 10, politenessMarginMs: 5,
-      // two page workers (the default --page-workers on): each fetches and encodes its IPs' pages,
-      // so the WARC's records come from several threads at every stop
-      workers: 2, ramBytes: 256 * 2 ** 20, fetchConcurrency: 32, fetchTimeoutMs: 5000,
+      // two page workers (the default --page-workers on; --ram 768M holds two: ram-budget.ts): each
+      // fetches and encodes its IPs' pages, so the WARC's records come from several threads at every stop
+      workers: 2, ramBytes: 768 * 2 ** 20, fetchConcurrency: 32, fetchTimeoutMs: 5000,
     });
     const runs: RunRecord[] = [];
     const stops: Stop[] = LONG ? [...ROUND, ...ROUND, ...ROUND] : FAST_ROUND;
