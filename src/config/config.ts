@@ -266,10 +266,10 @@ export const MIN_RAM_BYTES = 256 * MiB;
 /**
  * The smallest --ram the process' RSS has been measured to stay under, started through
  * bin/drumcrawl (whose heap limit for the main thread follows --ram, src/budget/heap-budget.ts): a
- * crawl of a 10^6-host simweb at --ram 512M peaked at ~390 MiB (`npm run bench:robots-crawl`,
- * bench/results/robots-drum-crawl-1e6-launcher.json). Below it, the process' fixed part — six V8
- * isolates (main, parse workers, three DRUM hosts), node's code and file maps, malloc arenas — leaves
- * the crawl structures' shares too little room; `ramFloorWarning` says so at start.
+ * 30-minute crawl of a 10^7-host simweb at --ram 512M peaked at 488 MiB (`npm run bench:soak`,
+ * bench/results/soak-512m-1e7-30min-27f86e5.json). Below it, the process' fixed part (160 MiB:
+ * src/budget/ram-budget.ts) leaves the crawl structures' shares too little room; `ramFloorWarning`
+ * says so at start.
  */
 export const RSS_HELD_FROM_MIB = 512;
 
