@@ -22,7 +22,7 @@ import { recoverWarc, relocate } from '../state/recovery.js';
 import { dnsArchiver } from '../threads/archive/archive-hooks.js';
 import { decodeFrontierUrl } from '../frontier/index.js';
 import { openFrontierPort, withMargin, type FrontierPort } from './ports/index.js';
-import { crawlRamPlan } from '../budget/ram-budget.js';
+import { crawlRamPlan, type RamPlan } from '../budget/ram-budget.js';
 import type { CrawlConfig, CrawlConfigInput } from '../config/config.js';
 import { readManifest, resolveRecordedConfig, readPending, writePending, readDoneLog, DoneLog, type CheckpointManifest } from '../state/checkpoint.js';
 import { ParsePool, parseHoldMs } from '../threads/page/parse-pool.js';
@@ -105,8 +105,9 @@ export abstract class OpeningStage extends CheckpointStage {
     // the crawler sorts them while it crawls (checkpoint-stage.ts finishIndexes).
     const unsorted = [...new Set([...recovered.filter((r) => r.indexOpen).map((r) => path.basename(r.file)), ...(manifest?.indexing ?? [])])];
 
-    // RAM split (ramBytes): every share is in ram-budget.ts (ramPlan).
-    const plan = crawlRamPlan(cfg);
+    // RAM split: every share is in ram-budget.ts (a partition of a cluster node: its share of the
+    // node's budget, the node holding the fixed part; its parse pool is the node's).
+    const plan = crawlRamPlan(cfg, shared?.ramBytes);
     const warc = shared?.warc ?? await ArchiveThread.open({
       dir: cfg.outDir,
       prefix: 'drumcrawl',
@@ -137,7 +138,7 @@ export abstract class OpeningStage extends CheckpointStage {
     const warm = pages !== null ? pages.warmup() : Promise.resolve();
     warm.catch(() => undefined); // awaited below; a failure surfaces there
     try {
-      const c = await OpeningStage.openRest(cfg, manifest, opts, { warc, crawlLog, pool, pages, warm, scope, budget }, make);
+      const c = await OpeningStage.openRest(cfg, manifest, opts, { warc, crawlLog, pool, pages, warm, scope, budget, plan }, make);
       c.finishIndexes(unsorted);
       return c;
     } catch (e) {
@@ -150,12 +151,10 @@ export abstract class OpeningStage extends CheckpointStage {
   /** The rest of start(): DRUMs, frontier, fetcher, pending URLs (the parse pool boots meanwhile). */
   private static async openRest<T extends OpeningStage>(
     cfg: CrawlConfig, manifest: CheckpointManifest | null, opts: CrawlerOptions,
-    o: { warc: ArchiveThread; crawlLog: CrawlLog; pool: ParsePool | null; pages: PageWorkerPool | null; warm: Promise<void>; scope: { hosts: string[]; plds: string[] }; budget: BodyBudget },
+    o: { warc: ArchiveThread; crawlLog: CrawlLog; pool: ParsePool | null; pages: PageWorkerPool | null; warm: Promise<void>; scope: { hosts: string[]; plds: string[] }; budget: BodyBudget; plan: RamPlan },
     make: MakeCrawler<T>,
   ): Promise<T> {
-    const { warc, crawlLog, pool, pages, warm, scope, budget } = o;
-    // A partition of a cluster node: its share of the node's budget (the node holds the fixed part).
-    const plan = crawlRamPlan(cfg, opts.shared?.ramBytes);
+    const { warc, crawlLog, pool, pages, warm, scope, budget, plan } = o;
     let crawler: T | undefined;
     // Both DRUMs run in worker threads (drum-proxy.ts): their merges do synchronous sequential
     // I/O that must not stall the sockets.
