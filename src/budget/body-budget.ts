@@ -2,9 +2,10 @@
  * The sizes of the crawl's memory bounds for fetched bodies, from `--ram` (docs/configuration.md,
  * "RAM"; issue #30: what hostile servers send must not grow the process past `--ram`):
  *
- *   body budget   ramBytes/8 (at least the reserve + 16 MiB): every body's buffer, its decoded
- *                 copy, held from the first byte until the page's parse has answered, across the
- *                 main thread's and the page workers' fetches (src/fetch/memory-budget.ts);
+ *   body budget   the RAM plan's share of bodies, U/16 (ram-budget.ts; at least the reserve +
+ *                 16 MiB): every body's buffer, its decoded copy, held from the first byte until
+ *                 the page's parse has answered, across the main thread's and the page workers'
+ *                 fetches (src/fetch/memory-budget.ts);
  *   its reserve   the body cap + the decoded cap (8 + 16 MiB by default): what one body may need
  *                 at most, so that the one body allowed into it always finishes;
  *   parse copies  ramBytes/32, at least two of the largest pages (48 MiB by default): the parse
@@ -12,6 +13,7 @@
  *                 the body where it was fetched).
  */
 import { MemoryBudget } from '../fetch/memory-budget.js';
+import { shareableRam } from './ram-budget.js';
 import type { CrawlConfig } from '../config/config.js';
 
 const MiB = 1024 * 1024;
@@ -21,7 +23,7 @@ export const MAX_DECODED_BYTES = 16 * MiB;
 
 export function bodyBudgetBytes(cfg: Pick<CrawlConfig, 'ramBytes' | 'maxBodyBytes'>): { capacity: number; reserve: number } {
   const reserve = cfg.maxBodyBytes + MAX_DECODED_BYTES;
-  return { capacity: Math.max(Math.floor(cfg.ramBytes / 8), reserve + 16 * MiB), reserve };
+  return { capacity: Math.max(Math.floor(shareableRam(cfg.ramBytes) / 16), reserve + 16 * MiB), reserve };
 }
 
 export type BodyBudget = MemoryBudget;

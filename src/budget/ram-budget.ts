@@ -19,11 +19,14 @@
  *   STAR's PLD DRUMs        U/32           8–64 MiB
  *   RobotsCache DRUM        U/64           4–64 MiB
  *   RobotsRequested DRUM    U/128          4–64 MiB
- *   parse worker heaps      U/4            across the pool, ≥ 64 MiB each: at most U/4 / 64 MiB
- *                                          workers (1 at --ram 512M, 3 at 1G), however many cores
- *   bodies awaiting dedup   U/16           4–64 MiB (src/crawl/core/crawler-core.ts)
+ *   fetched bodies          U/16           ≥ 40 MiB: each body and its decoded copy from the first
+ *                                          byte until its parse answers, in whichever thread fetched
+ *                                          it (ArrayBuffers, off every heap: body-budget.ts)
+ *   parse worker heaps      U/4 − bodies   across the pool, ≥ 64 MiB each: at most that / 64 MiB
+ *                                          workers (1 at --ram 512M, 2 at 1G), however many cores
+ *   bodies awaiting dedup   U/32           4–64 MiB (src/crawl/core/crawler-core.ts)
  *
- * On the main thread's heap, whose limit is 5/16 of R (heap-budget.ts), by estimated bytes:
+ * On the main thread's heap, whose old space is max(128 MiB, 9/32 R) (heap-budget.ts), by estimated bytes:
  *
  *   frontier URLs in RAM    U/8            frontierUrlRamBytes each (~470 B for a real-web URL)
  *   host table              U/16           HOST_ENTRY_BYTES + origin + address + robots rules
@@ -62,6 +65,8 @@ export interface RamPlan {
   starBytes: number;
   robotsCacheBytes: number;
   robotsRequestedBytes: number;
+  /** fetched bodies in flight, in every thread (body-budget.ts: at least its reserve + 16 MiB) */
+  bodyBytes: number;
   /** parse workers (or page workers): the cores asked for, as many as their share holds at 64 MiB each */
   parseWorkers: number;
   /** V8 heap of each page worker, or parse worker with --page-workers off (MiB) */
@@ -87,6 +92,13 @@ export const FIXED_BYTES = 160 * MiB;
 /** A parse worker's smallest heap (its old space and an 8 MiB young generation: parse-pool.ts). */
 const PARSE_WORKER_MIN_BYTES = 64 * MiB;
 
+/**
+ * The smallest share of fetched bodies: the default body cap and decoded cap (8 + 16 MiB, the
+ * body budget's reserve: one body allowed into it always finishes) and 16 MiB for every other
+ * page in flight (body-budget.ts).
+ */
+const BODY_MIN_BYTES = 40 * MiB;
+
 /** U: what the shares divide, --ram less the fixed part, at least half of it. */
 export function shareableRam(ramBytes: number): number {
   return Math.max(Math.floor(ramBytes / 2), ramBytes - FIXED_BYTES);
@@ -100,7 +112,11 @@ export function shareableRam(ramBytes: number): number {
 export function ramPlan(ramBytes: number, workers = 1, hostTableSize: number | null = null, ofProcess = true): RamPlan {
   const U = ofProcess ? shareableRam(ramBytes) : ramBytes;
   const hostTableBytes = Math.floor(U / 16);
-  const parseWorkers = Math.max(1, Math.min(workers, Math.floor(U / 4 / PARSE_WORKER_MIN_BYTES)));
+  const bodyBytes = Math.max(BODY_MIN_BYTES, Math.floor(U / 16));
+  // The bodies are held by the threads that parse them (a page worker fetches and parses its
+  // pages; the parse pool's workers get copies): their share comes out of the parse side's.
+  const parseShare = Math.floor(U / 4) - bodyBytes;
+  const parseWorkers = Math.max(1, Math.min(workers, Math.floor(parseShare / PARSE_WORKER_MIN_BYTES)));
   return {
     ramBytes,
     urlSeenBytes: Math.floor(U / 8),
@@ -109,9 +125,10 @@ export function ramPlan(ramBytes: number, workers = 1, hostTableSize: number | n
     starBytes: clamp(U / 32, 8 * MiB, 64 * MiB),
     robotsCacheBytes: clamp(U / 64, 4 * MiB, 64 * MiB),
     robotsRequestedBytes: clamp(U / 128, 4 * MiB, 64 * MiB),
+    bodyBytes,
     parseWorkers,
-    parseWorkerHeapMb: Math.max(PARSE_WORKER_MIN_BYTES / MiB, Math.floor(U / 4 / parseWorkers / MiB)),
-    contentBatchBytes: clamp(U / 16, 4 * MiB, 64 * MiB),
+    parseWorkerHeapMb: Math.max(PARSE_WORKER_MIN_BYTES / MiB, Math.floor(parseShare / parseWorkers / MiB)),
+    contentBatchBytes: clamp(U / 32, 4 * MiB, 64 * MiB),
     frontierUrlBytes: Math.floor(U / 8),
     frontierUrlSlots: Math.max(1000, Math.floor(U / 8 / URL_SLOT_BYTES)),
     hostTableBytes,

@@ -9,6 +9,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { FIXED_BYTES, ramPlan, shareableRam } from '../../src/budget/ram-budget.js';
+import { bodyBudgetBytes } from '../../src/budget/body-budget.js';
 import { mainHeapFlags } from '../../src/budget/heap-budget.js';
 import { RSS_HELD_FROM_MIB } from '../../src/config/config.js';
 
@@ -19,7 +20,7 @@ function shares(ram: number, workers: number): { offHeap: number; mainHeap: numb
   const p = ramPlan(ram, workers);
   return {
     offHeap: p.urlSeenBytes + p.contentSeenBytes + p.starBytes + p.robotsCacheBytes + p.robotsRequestedBytes
-      + p.parseWorkers * p.parseWorkerHeapMb * MiB + p.contentBatchBytes,
+      + p.parseWorkers * p.parseWorkerHeapMb * MiB + p.contentBatchBytes + bodyBudgetBytes({ ramBytes: ram, maxBodyBytes: 8 * MiB }).capacity,
     mainHeap: p.frontierUrlBytes + p.hostTableBytes,
   };
 }
@@ -37,16 +38,17 @@ test('ram plan: fixed part + off-heap shares + the main heap limit fit in --ram'
   }), { numRuns: 500 });
 });
 
-test('ram plan: parse workers are as many as the cores asked for, at most U/4 / 64 MiB, at least one', () => {
+test('ram plan: parse workers are as many as the cores asked for, at most (U/4 − bodies) / 64 MiB, at least one', () => {
   fc.assert(fc.property(fc.integer({ min: 256, max: 64 * 1024 }), fc.integer({ min: 1, max: 256 }), (mib, workers) => {
     const p = ramPlan(mib * MiB, workers);
-    const fit = Math.floor(shareableRam(mib * MiB) / 4 / (64 * MiB));
+    const fit = Math.floor((Math.floor(shareableRam(mib * MiB) / 4) - p.bodyBytes) / (64 * MiB));
     assert.equal(p.parseWorkers, Math.max(1, Math.min(workers, fit)));
     assert.ok(p.parseWorkerHeapMb >= 64);
   }));
   assert.equal(ramPlan(512 * MiB, 2).parseWorkers, 1);
   assert.equal(ramPlan(1024 * MiB, 2).parseWorkers, 2);
-  assert.equal(ramPlan(1024 * MiB, 16).parseWorkers, 3);
+  assert.equal(ramPlan(1024 * MiB, 16).parseWorkers, 2);
+  assert.equal(ramPlan(4096 * MiB, 16).parseWorkers, 11);
 });
 
 test('ram plan: a cluster partition divides its share whole', () => {
