@@ -369,4 +369,10 @@ export interface EncodedGroupLike {
   records: { type: string; recordId: string; offset: number; length: number }[];
   recordId: string;
   payloadDigest: string;
+  /**
+   * `data`'s ArrayBuffer holds nothing anyone reads after this group is archived (a page worker's
+   * ParseOutput, its link table sent apart): the WARC writer's thread may take it by transfer
+   * instead of a copy (archive-thread.ts appendEncoded).
+   */
+  owned?: boolean;
 }

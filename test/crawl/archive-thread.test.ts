@@ -22,14 +22,14 @@ import { readWarc } from '../store/helpers.js';
 const enc = new TextEncoder();
 
 type Op =
-  | { k: 'g'; url: string; body: string; status: number; withHead: boolean }
+  | { k: 'g'; url: string; body: string; status: number; withHead: boolean; owned: number }
   | { k: 'x'; url: string; body: string }
   | { k: 'r'; url: string; refersTo: string }
   | { k: 'd'; host: string; address: string };
 
 const path_ = fc.stringMatching(/^[a-z0-9/]{0,30}$/);
 const op: fc.Arbitrary<Op> = fc.oneof(
-  { weight: 4, arbitrary: fc.record({ k: fc.constant('g' as const), url: path_.map((p) => `http://g.test/${p}`), body: fc.string({ maxLength: 3000 }), status: fc.constantFrom(200, 404, 301), withHead: fc.boolean() }) },
+  { weight: 4, arbitrary: fc.record({ k: fc.constant('g' as const), url: path_.map((p) => `http://g.test/${p}`), body: fc.string({ maxLength: 3000 }), status: fc.constantFrom(200, 404, 301), withHead: fc.boolean(), owned: fc.constantFrom(-1, 0, 1, 37) }) },
   { weight: 1, arbitrary: fc.record({ k: fc.constant('x' as const), url: path_.map((p) => `http://x.test/${p}`), body: fc.string({ maxLength: 500 }) }) },
   { weight: 1, arbitrary: fc.record({ k: fc.constant('r' as const), url: path_.map((p) => `http://r.test/${p}`), refersTo: path_.map((p) => `http://g.test/${p}`) }) },
   { weight: 1, arbitrary: fc.record({ k: fc.constant('d' as const), host: fc.stringMatching(/^[a-z]{1,10}\.test$/), address: fc.ipV4() }) },
@@ -40,7 +40,7 @@ const head = (status: number): Uint8Array => enc.encode(`HTTP/1.1 ${status} X\r\
 const req = (url: string): Uint8Array => enc.encode(`GET ${new URL(url).pathname} HTTP/1.1\r\nHost: ${new URL(url).host}\r\n\r\n`);
 
 interface Writer {
-  appendEncoded(g: ReturnType<typeof encodeExchangeRecords>, index: CdxSource): Promise<unknown>;
+  appendEncoded(g: ReturnType<typeof encodeExchangeRecords> & { owned?: boolean }, index: CdxSource): Promise<unknown>;
   writeExchange(x: Parameters<WarcWriter['writeExchange']>[0]): Promise<unknown>;
   writeRevisit(x: Parameters<WarcWriter['writeRevisit']>[0]): Promise<unknown>;
   writeDns(x: Parameters<WarcWriter['writeDns']>[0]): Promise<unknown>;
@@ -52,7 +52,14 @@ async function play(w: Writer, ops: Op[], compression: WarcCompression): Promise
       // a page's group, encoded beforehand as a parse or page worker does
       const x = { url: o.url, ip: '127.0.0.2', date: DATE, requestHead: req(o.url), responseHead: head(o.status), body: enc.encode(o.body) };
       const g = encodeExchangeRecords(x, { compression });
-      await w.appendEncoded(g, { url: o.url, date: DATE, kind: 'response', responseHead: o.withHead ? x.responseHead : null });
+      // owned ≥ 0: the group in a buffer of its own after `owned` other bytes (a page worker's
+      // ParseOutput: its link table first), which the thread takes by transfer instead of a copy
+      const own = o.owned < 0 ? g : (() => {
+        const b = new Uint8Array(o.owned + g.data.byteLength).fill(0xee);
+        b.set(g.data, o.owned);
+        return { ...g, data: b.subarray(o.owned), owned: true };
+      })();
+      await w.appendEncoded(own, { url: o.url, date: DATE, kind: 'response', responseHead: o.withHead ? x.responseHead : null });
     } else if (o.k === 'x') {
       await w.writeExchange({ url: o.url, ip: '127.0.0.3', date: DATE, requestHead: req(o.url), responseHead: head(200), body: enc.encode(o.body) });
     } else if (o.k === 'r') {

@@ -70,6 +70,11 @@ export abstract class ContentStage extends ArchiveStage {
     }
     if (r.outcome === 'ok' && x.decoded !== undefined && this.sitemaps !== null) job.sitemapQueued = (await this.sitemaps.read(fu.url, fu.hops, x.decoded, fu.path)).queued;
     const po = x.out !== undefined ? splitParseOutput(x.out) : null;
+    // `out` is this page's alone and its table came apart: the WARC writer's thread may take it
+    if (po !== null && x.table !== undefined) {
+      po.table = x.table;
+      if (po.group !== null) po.group.owned = true;
+    }
     if (x.parse === PARSE_ABORTED) {
       // A stop past its grace period left the page unparsed (stop.ts): not archived; it stays
       // pending, so the resume fetches it again.

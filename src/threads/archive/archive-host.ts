@@ -52,7 +52,7 @@ async function handle(m: ToArchive): Promise<void> {
   try {
     if (m.t === 'write') {
       const writes: Promise<unknown>[] = [];
-      const packed = m.pack === null ? null : new PackReader(m.pack);
+      const packed = m.pack === null ? null : new PackReader(m.pack, m.owned);
       let g = 0;
       for (const [i, c] of m.calls.entries()) {
         for (; g < m.callAt[i]!; g++) writes.push(packed!.append(w));

@@ -7,7 +7,8 @@
  * happen there.
  *
  * Calls are queued and sent together every SEND_EVERY_MS, in one message: the pages' encoded
- * groups packed into one transferred buffer (archive-pack.ts), the other records
+ * groups packed into one transferred buffer (archive-pack.ts; a page worker's group is not copied
+ * there: its own buffer is transferred beside the pack), the other records
  * structured-cloned. The thread runs them in the order they were made, so the files are those a
  * WarcWriter in this thread would write, and a later sync() or position() covers every call made
  * before it. A call resolves when queued: a write's failure
@@ -63,7 +64,7 @@ export type ToArchive =
    * `pack`: `groups` packed groups (Pack's layout); `calls` in order, call i made after the first
    * `callAt[i]` packed groups (the thread keeps the order of the calls as made)
    */
-  | { t: 'write'; pack: Uint8Array | null; groups: number; calls: ArchiveCall[]; callAt: number[]; bytes: number }
+  | { t: 'write'; pack: Uint8Array | null; groups: number; calls: ArchiveCall[]; callAt: number[]; bytes: number; owned: ArrayBuffer[] }
   | { t: 'sync' | 'position' | 'close'; id: number };
 
 export type FromArchive =
@@ -125,14 +126,14 @@ export class ArchiveThread {
   }
 
   /** A page's pre-encoded group (parse or page worker) with its index line's source. */
-  appendEncoded(g: EncodedGroup, index: CdxSource): Promise<void> {
+  appendEncoded(g: EncodedGroup & { owned?: boolean }, index: CdxSource): Promise<void> {
     const refused = this.refused();
     if (refused !== null) return refused;
     // A group with its own index fields goes as a call of its own (it waits for room like the pack).
     if (index.mime !== undefined || index.payloadDigest !== undefined) return this.call({ k: 'g', g, index }, g.data.byteLength);
     this.pack.add(g, index);
     this.schedule();
-    if (this.pack.length >= PACK_SEND_BYTES) this.send();
+    if (this.pack.length + this.pack.ownedBytes >= PACK_SEND_BYTES) this.send();
     return this.room();
   }
 
@@ -216,21 +217,25 @@ export class ArchiveThread {
     this.timer = null;
     if (this.failure !== null || (this.pack.count === 0 && this.calls.length === 0)) return;
     const groups = this.pack.count;
+    const ownedBytes = this.pack.ownedBytes;
+    const owned = this.pack.takeOwned();
     const pack = groups > 0 ? this.pack.take() : null;
-    const bytes = (pack?.byteLength ?? 0) + this.callBytes;
+    const bytes = (pack?.byteLength ?? 0) + ownedBytes + this.callBytes;
     const calls = this.calls;
     const callAt = this.callAt;
     this.calls = [];
     this.callAt = [];
     this.callBytes = 0;
     this.inflight += bytes;
-    // The calls' own buffers are cloned (robots bodies, heads: small); the pack is transferred.
-    this.worker.postMessage({ t: 'write', pack, groups, calls, callAt, bytes } satisfies ToArchive, pack === null ? [] : [pack.buffer as ArrayBuffer]);
+    // The calls' own buffers are cloned (robots bodies, heads: small); the pack and the owned
+    // groups' buffers are transferred.
+    const transfer = pack === null ? owned : [pack.buffer as ArrayBuffer, ...owned];
+    this.worker.postMessage({ t: 'write', pack, groups, calls, callAt, bytes, owned } satisfies ToArchive, transfer);
   }
 
   /** Resolves once the bytes sent and not yet written are under MAX_INFLIGHT_BYTES. */
   private room(): Promise<void> {
-    if (this.inflight + this.pack.length + this.callBytes < MAX_INFLIGHT_BYTES) return Promise.resolve();
+    if (this.inflight + this.pack.length + this.pack.ownedBytes + this.callBytes < MAX_INFLIGHT_BYTES) return Promise.resolve();
     return new Promise((resolve) => this.roomWaiters.push(resolve));
   }
 

@@ -74,8 +74,14 @@ export interface ParseNote {
   id: number;
   /** PARSE_* */
   parse: number;
-  /** ParseOutput (parse-worker.ts): link table + WARC group; for PARSE_ERROR / LIMIT without links */
+  /**
+   * ParseOutput (parse-worker.ts): link table + WARC group; for PARSE_ERROR / LIMIT without links.
+   * Its ArrayBuffer is this page's alone: the main thread hands it on to the WARC writer's thread by
+   * transfer (EncodedGroupLike.owned), so the link table it reads comes apart, in `table`.
+   */
   out?: Uint8Array;
+  /** a copy of `out`'s link table (the main thread reads it after `out` went to the WARC writer) */
+  table?: Uint8Array;
   /**
    * request head + response head, back to back (requestHeadBytes of the first): the CDXJ line and a
    * revisit record are written from them on the main thread

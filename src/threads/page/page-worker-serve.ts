@@ -142,6 +142,7 @@ class PageWorker {
     const transfer: ArrayBuffer[] = [];
     for (const x of parsed) {
       if (x.out !== undefined) transfer.push(x.out.buffer as ArrayBuffer);
+      if (x.table !== undefined) transfer.push(x.table.buffer as ArrayBuffer);
       if (x.decoded !== undefined) transfer.push(x.decoded.buffer as ArrayBuffer);
       if (x.heads !== undefined) transfer.push(x.heads.buffer as ArrayBuffer);
     }
@@ -183,6 +184,10 @@ class PageWorker {
     } finally {
       Atomics.store(this.parseId, 0, 0);
     }
+    // The link table apart (a few KB): `out` then goes whole to the WARC writer's thread, taken
+    // there by transfer where the main thread would copy the group (ParseNote.table).
+    const out = x.out;
+    if (out !== undefined) x.table = out.slice(4, 4 + new DataView(out.buffer, out.byteOffset, 4).getUint32(0, true));
     // A sitemap's entries are read on the main thread (they enter URLseen like links).
     if (ok2xx && o.sitemap) x.decoded = r.decoded.slice();
     // The encoded group holds the body now: its bytes go back to the budget.
