@@ -77,3 +77,40 @@ test('DrumThread: an instance that fails to open rejects with its DRUM error cod
     await rm(dir, { recursive: true, force: true });
   }
 });
+
+test('DrumProxy: batches written into the buffers the thread gives back — every tuple answered once, in order, with its aux (against a set)', async () => {
+  const fc = (await import('fast-check')).default;
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'dc-drum-spare-'));
+  let run = 0;
+  try {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.record({ key: fc.integer({ min: 0, max: 200 }), auxLen: fc.integer({ min: 0, max: 90 }), yieldAfter: fc.boolean() }), { minLength: 1, maxLength: 400 }),
+        fc.integer({ min: 64, max: 2048 }),
+        async (ops, batchBytes) => {
+          const got: DrumResult[] = [];
+          // a small batchBytes: many batches, so most are written into buffers given back
+          const drum = await DrumProxy.open(path.join(dir, String(run++)), { ramBytes: 4 << 20, valueBytes: 0, buckets: 2 }, (b) => {
+            got.push(...b);
+          }, { batchBytes });
+          const seen = new Set<number>();
+          const want: { unique: boolean; aux: number[] }[] = [];
+          for (const [i, o] of ops.entries()) {
+            const aux = Array.from({ length: o.auxLen + 2 }, (_, j) => (j === 0 ? i & 255 : j === 1 ? i >>> 8 : (i + j) & 255));
+            drum.checkUpdate(o.key, 3, null, new Uint8Array(aux));
+            want.push({ unique: !seen.has(o.key), aux });
+            seen.add(o.key);
+            // a turn of the event loop: the thread's spare buffers come back meanwhile
+            if (o.yieldAfter) await new Promise((r) => setImmediate(r));
+          }
+          await drum.merge();
+          await drum.close();
+          assert.deepEqual(got.map((r) => ({ unique: r.unique, aux: [...r.aux!] })), want);
+        },
+      ),
+      { numRuns: 12 },
+    );
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});

@@ -81,6 +81,22 @@ export class BatchWriter extends GrowableBytes {
     this.count = 0;
     return out;
   }
+
+  /**
+   * The batch in the writer's own buffer (to transfer: no copy), the writer going on in `spare` (a
+   * buffer an earlier batch was sent in, given back by the DRUM thread once read: drum-proxy.ts)
+   * or, without one, in a new buffer of the same size. A copy into a new buffer (take) writes the
+   * batch into memory not yet in use, whose pages fault in as they are written: 2–10 µs per 8 KB
+   * on this VM, against 0.1–0.4 µs for memory in use.
+   */
+  handOver(spare: Uint8Array | undefined): Uint8Array {
+    const out = this.buf.subarray(0, this.length);
+    this.buf = spare ?? new Uint8Array(this.buf.byteLength);
+    this.dv = new DataView(this.buf.buffer, this.buf.byteOffset, this.buf.byteLength);
+    this.length = 0;
+    this.count = 0;
+    return out;
+  }
 }
 
 /**

@@ -153,6 +153,8 @@ async function hostDrum(port: MessagePort, { dir, opts, beforeCommit }: HostData
           else if (op === 'check') drum.check(hi, lo, aux);
           else drum.update(hi, lo, value!, aux);
         });
+        // Read (DRUM copied every tuple into its buffers): the buffer goes back to be written again
+        port.postMessage({ t: 'spare', buf: m.buf! }, [m.buf!.buffer as ArrayBuffer]);
         postState();
         break;
       case 'ack': {

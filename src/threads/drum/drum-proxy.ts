@@ -130,6 +130,8 @@ export interface DrumProxyStats {
 
 export class DrumProxy {
   private readonly batch = new BatchWriter();
+  /** a batch buffer the DRUM thread gave back once read: the next batch is written into it */
+  private spare: Uint8Array | undefined;
   private needs = false;
   private nextId = 1;
   private readonly waiting = new Map<number, { resolve: () => void; reject: (e: Error) => void }>();
@@ -152,6 +154,10 @@ export class DrumProxy {
       switch (m.t) {
         case 'state':
           this.needs = m.needsMerge!;
+          break;
+        case 'spare':
+          // (one kept: the writer's buffer, the batch in flight and this one at most)
+          this.spare ??= new Uint8Array(m.buf!.buffer);
           break;
         case 'results': {
           const id = m.id!;
@@ -261,7 +267,9 @@ export class DrumProxy {
 
   private ship(): void {
     if (this.batch.count === 0) return;
-    const buf = this.batch.take();
+    // The writer's own buffer goes (no copy); the thread gives it back once read ('spare')
+    const buf = this.batch.handOver(this.spare);
+    this.spare = undefined;
     this.worker.postMessage({ t: 'tuples', buf }, [buf.buffer as ArrayBuffer]);
   }
 
