@@ -37,6 +37,7 @@ import { StateLock } from '../state/state-lock.js';
 import { SitemapRouter, plainHops } from '../sitemap/crawl.js';
 import { SitemapListingLog } from '../sitemap/listing-log.js';
 import type { CrawlerOptions } from './core/index.js';
+import type { EarlyStart } from './ports/early-robots.js';
 
 /** The crawler's constructor, with the parts the opening made (crawler-core.ts CrawlerCore). */
 export type MakeCrawler<T> = (
@@ -123,11 +124,15 @@ export abstract class OpeningStage extends CheckpointStage {
       warc: warc.encodeOptions,
     };
     const workerOpts = { threads: plan.parseWorkers, timeoutMs: cfg.parseTimeoutMs, heapMb: plan.parseWorkerHeapMb };
-    const budget = newBodyBudget(cfg); // the bytes of fetched bodies, whichever thread fetched them (body-budget.ts)
+    // A new crawl's seeds' robots.txt may be on the wire already (early-robots.ts, started by the
+    // CLI before the crawler's modules loaded): its DNS cache, Fetcher, body budget and floors are
+    // the crawl's.
+    const early = manifest === null && shared === undefined ? opts.early ?? null : null;
+    const budget = early?.budget ?? newBodyBudget(cfg); // the bytes of fetched bodies, whichever thread fetched them (body-budget.ts)
     // --page-workers on: the workers fetch, parse and encode (page-worker.ts); off: the main thread
     // fetches and the parse pool parses and encodes.
     if (shared !== undefined && cfg.pageWorkers === 'on') throw new CrawlError('CRAWL_CONFIG_INVALID', PAGE_WORKERS_REFUSED);
-    const pages = cfg.pageWorkers === 'on' ? new PageWorkerPool({ ...parseData, fetcher: fetcherOptions(cfg), refused: [], budget: budget.buffer }, workerOpts) : null;
+    const pages = cfg.pageWorkers === 'on' ? new PageWorkerPool({ ...parseData, fetcher: fetcherOptions(cfg), refused: [], budget: budget.buffer }, { ...workerOpts, floors: early?.sharedFloors ?? undefined }) : null;
     // The page workers' isolates before the DRUM threads' (a process-wide flag while they start).
     await pages?.online();
     // The parse pool's first worker boots once the crawl's first request is on the wire
@@ -138,12 +143,13 @@ export abstract class OpeningStage extends CheckpointStage {
     const warm = pages !== null ? pages.warmup() : Promise.resolve();
     warm.catch(() => undefined); // awaited below; a failure surfaces there
     try {
-      const c = await OpeningStage.openRest(cfg, manifest, opts, { warc, crawlLog, pool, pages, warm, scope, budget, plan }, make);
+      const c = await OpeningStage.openRest(cfg, manifest, opts, { warc, crawlLog, pool, pages, warm, scope, budget, plan, early }, make);
       c.finishIndexes(unsorted);
       return c;
     } catch (e) {
       // Nothing may keep the process alive after a failed open (its threads would); shared parts are their owner's.
-      if (shared === undefined) for (const part of [pool, pages, warc, crawlLog]) await part?.close().catch(() => undefined);
+      if (shared === undefined) for (const part of [pool, pages, warc, crawlLog, early?.fetcher]) await part?.close().catch(() => undefined);
+      early?.dns.close();
       throw e;
     }
   }
@@ -151,10 +157,10 @@ export abstract class OpeningStage extends CheckpointStage {
   /** The rest of start(): DRUMs, frontier, fetcher, pending URLs (the parse pool boots meanwhile). */
   private static async openRest<T extends OpeningStage>(
     cfg: CrawlConfig, manifest: CheckpointManifest | null, opts: CrawlerOptions,
-    o: { warc: ArchiveThread; crawlLog: CrawlLog; pool: ParsePool | null; pages: PageWorkerPool | null; warm: Promise<void>; scope: { hosts: string[]; plds: string[] }; budget: BodyBudget; plan: RamPlan },
+    o: { warc: ArchiveThread; crawlLog: CrawlLog; pool: ParsePool | null; pages: PageWorkerPool | null; warm: Promise<void>; scope: { hosts: string[]; plds: string[] }; budget: BodyBudget; plan: RamPlan; early: EarlyStart | null },
     make: MakeCrawler<T>,
   ): Promise<T> {
-    const { warc, crawlLog, pool, pages, warm, scope, budget, plan } = o;
+    const { warc, crawlLog, pool, pages, warm, scope, budget, plan, early } = o;
     let crawler: T | undefined;
     // Both DRUMs run in worker threads (drum-proxy.ts): their merges do synchronous sequential
     // I/O that must not stall the sockets.
@@ -196,11 +202,13 @@ export abstract class OpeningStage extends CheckpointStage {
       { thread: smallDrums },
     );
     const [urlSeen, contentSeen] = await Promise.all([urlSeenOpen, contentSeenOpen]);
-    const dns = opts.shared?.dns ?? new DnsCache({
+    // every answer a server gave, archived as a dns: record (archive-hooks.ts)
+    const archiveDns = cfg.warcDns ? dnsArchiver(warc, (e) => crawler?.fail(e), () => crawler?.archivingDns ?? true) : undefined;
+    if (early !== null && archiveDns !== undefined) early.archiveDnsTo(archiveDns);
+    const dns = opts.shared?.dns ?? early?.dns ?? new DnsCache({
       servers: cfg.dnsServers.length > 0 ? cfg.dnsServers : undefined,
       maxEntries: plan.dnsCacheEntries,
-      // every answer a server gave, archived as a dns: record (archive-hooks.ts)
-      onAnswer: cfg.warcDns ? dnsArchiver(warc, (e) => crawler?.fail(e), () => crawler?.archivingDns ?? true) : undefined,
+      onAnswer: archiveDns,
     });
     const frontier = await openFrontierPort(path.join(cfg.stateDir, 'frontier'), opts.shared !== undefined ? { ...cfg, ramBytes: opts.shared.ramBytes } : cfg, dns, {
       onDrop: (u, reason) => {
@@ -211,7 +219,7 @@ export abstract class OpeningStage extends CheckpointStage {
       cluster: opts.cluster?.frontier,
     });
     // With page workers this Fetcher (robots.txt) shares its wire gate with theirs (wire-share.ts).
-    const fetcher = opts.shared?.fetcher ?? newFetcher(cfg, dns, pages?.floors.forThread(0), budget);
+    const fetcher = opts.shared?.fetcher ?? early?.fetcher ?? newFetcher(cfg, dns, pages?.floors.forThread(0), budget);
     // The parse workers boot while the DRUM threads open (each loads its code: ~1 s apiece on a
     // loaded 2-core box, which a resume would otherwise pay one after the other).
     await warm;

@@ -24,9 +24,24 @@ const EXC = 4;
 const PRIVATE_SHIFT = 3;
 const NODE = 64;
 
-const table = new Map<string, number>();
+/**
+ * The PSL as one map (rule → flags, and NODE for every shorter suffix of a rule), built on the
+ * first lookup rather than when this module loads: ~10,000 rules take tens of ms and megabytes of
+ * young-generation garbage to build, which a command that never asks for a PLD (`--version`, a
+ * crawl's first robots.txt requests: src/crawl/ports/early-robots.ts) need not pay before it acts.
+ */
+let table: Map<string, number> | null = null;
 
-function addRules(text: string, shift: number): void {
+function rules(): Map<string, number> {
+  if (table === null) {
+    table = new Map<string, number>();
+    addRules(table, PSL_ICANN_RULES, 0);
+    addRules(table, PSL_PRIVATE_RULES, PRIVATE_SHIFT);
+  }
+  return table;
+}
+
+function addRules(table: Map<string, number>, text: string, shift: number): void {
   for (const line of text.split('\n')) {
     let rule = line;
     let flag = RULE;
@@ -47,13 +62,17 @@ function addRules(text: string, shift: number): void {
     }
   }
 }
-addRules(PSL_ICANN_RULES, 0);
-addRules(PSL_PRIVATE_RULES, PRIVATE_SHIFT);
+
+function lineCount(text: string): number {
+  let n = 1;
+  for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', i + 1)) n++;
+  return n;
+}
 
 /** Number of PSL rules loaded per section (for docs/tests). */
 export const PSL_RULE_COUNTS = Object.freeze({
-  icann: PSL_ICANN_RULES.split('\n').length,
-  private: PSL_PRIVATE_RULES.split('\n').length,
+  icann: lineCount(PSL_ICANN_RULES),
+  private: lineCount(PSL_PRIVATE_RULES),
 });
 
 /**
@@ -61,6 +80,7 @@ export const PSL_RULE_COUNTS = Object.freeze({
  * algorithm: the longest matching rule wins, an exception rule beats all, the implicit rule is `*`.
  */
 function publicSuffixStart(host: string, withPrivate: boolean): number {
+  const table = rules();
   let psStart = host.lastIndexOf('.') + 1; // implicit "*" rule: the last label
   let prevFlags = 0;
   let labelEnd = host.length;

@@ -50,8 +50,12 @@ export function registerCrawlCommand(program: Command): void {
       if (cfg.statusPort !== null) await checkPortFree('statusPort', cfg.statusPort, cfg.statusHost);
       for (const warn of [ramFloorWarning(cfg), heapWarning(cfg.ramBytes)]) if (warn !== null) process.stderr.write(`drumcrawl: warning: ${warn}\n`);
       await createDirs(plans);
+      // The seeds' robots.txt go out first, while the crawler's modules load and its threads start
+      // (src/crawl/ports/early-robots.ts; docs/performance.md "Start-up and real pages").
+      const { startEarly } = await import('../../crawl/ports/early-robots.js');
+      const early = startEarly(cfg);
       const { Crawler } = await import('../../crawl/pipeline.js');
-      const crawler = await Crawler.open(cfg, { handleSignals: true });
+      const crawler = await Crawler.open(cfg, { handleSignals: true, early });
       crawler.on('status-server', (url: string, token: string) => announceStatusServer(url, token, crawler.config.stateDir));
       await runAndReport(crawler);
     });

@@ -30,6 +30,7 @@ import type { PageWorkerPool } from '../../threads/page/page-worker-pool.js';
 import { PldTally } from '../../monitor/pld-tally.js';
 import { hostOf, pldOrHost } from '../../url/index.js';
 import type { ClusterPort, SharedParts } from '../ports/cluster-port.js';
+import type { EarlyStart } from '../ports/early-robots.js';
 import { plainHops, type SitemapRouter } from '../../sitemap/crawl.js';
 import type { SitemapListingLog } from '../../sitemap/listing-log.js';
 
@@ -45,6 +46,12 @@ export interface CrawlerOptions {
   shared?: SharedParts;
   /** This crawl is one partition of a cluster crawl (cluster-port.ts). */
   cluster?: ClusterPort;
+  /**
+   * A new crawl's parts made before the crawler, its seeds' robots.txt already on the wire
+   * (early-robots.ts: the CLI starts them before it loads the crawler); ignored by a resume and a
+   * cluster node.
+   */
+  early?: EarlyStart;
 }
 
 /** A page from dispatch to durability. */
@@ -146,6 +153,8 @@ export abstract class CrawlerCore extends EventEmitter {
   protected readonly sharedFloors: SharedFloors | null;
   /** the floors, checked once more right before each request is sent */
   protected readonly floors: FloorGuard;
+  /** The seeds' robots.txt fetched while the crawler opened (early-robots.ts), or null. */
+  protected readonly early: EarlyStart | null;
   /** This crawl as a partition of a cluster crawl (cluster-port.ts), or null: a single-node crawl. */
   protected readonly cluster: ClusterPort | null;
   /** Top PLDs by page fetches this run, in fixed memory (pld-tally.ts; the status page). */
@@ -170,7 +179,9 @@ export abstract class CrawlerCore extends EventEmitter {
     super();
     this.cfg = cfg;
     this.sharedFloors = pages?.floors ?? null;
-    this.floors = opts.shared?.floors ?? new FloorGuard(() => this.cfg, this.sharedFloors);
+    // (the early robots.txt fetches' guard: their actual starts are what the next requests count from)
+    this.early = manifest === null && opts.shared === undefined ? opts.early ?? null : null;
+    this.floors = opts.shared?.floors ?? this.early?.floorGuard(() => this.cfg) ?? new FloorGuard(() => this.cfg, this.sharedFloors);
     this.cluster = opts.cluster ?? null;
     this.counters = manifest ? { ...emptyCounters(), ...manifest.counters, outcomes: { ...manifest.counters.outcomes } } : emptyCounters();
     this.epoch = manifest?.epoch ?? 0;

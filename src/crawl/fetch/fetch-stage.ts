@@ -6,13 +6,9 @@
  * stage hands the page over and sees nothing that comes after. A robots item is fetched with its
  * redirects (each hop held to its IP's floor) and its rules go to the frontier's robots gate.
  */
-import { Fetcher, fetchRobots, type FetchResult } from '../../fetch/index.js';
-import type { WireShare } from '../../fetch/wire-share.js';
-import type { MemoryBudget } from '../../fetch/memory-budget.js';
-import { MAX_DECODED_BYTES } from '../../budget/body-budget.js';
+import { Fetcher, fetchRobots, robotsUrl as robotsUrlOf, type FetchResult, type RobotsFetchOutcome } from '../../fetch/index.js';
 import type { DnsCache } from '../../dns/index.js';
 import type { CrawlConfig } from '../../config/config.js';
-import { headerRecord } from '../../config/request-headers.js';
 import { ALLOW_ALL } from '../../robots/index.js';
 import { hostOf } from '../../url/index.js';
 import { encodeFrontierUrl, type FrontierUrl } from '../../frontier/index.js';
@@ -21,10 +17,11 @@ import { isSitemapHops } from '../../sitemap/crawl.js';
 import { clock } from '../../threads/page/page-worker-floors.js';
 import { isRequisitePath } from '../../config/requisites.js';
 import { PageLane } from '../../threads/page/lanes.js';
-import type { PageFetcherOptions } from '../../threads/page/page-worker-protocol.js';
 import { ABORTED_OUTCOME, withMargin, type GuardRequest } from '../ports/index.js';
 import type { PageJob } from '../core/index.js';
 import { FetchedStage } from '../fetched/index.js';
+
+export { MAIN_SYNC_DECODE_BYTES, newFetcher, fetcherOptions } from '../ports/fetcher-options.js';
 
 const EMPTY = new Uint8Array(0);
 
@@ -32,45 +29,6 @@ const EMPTY = new Uint8Array(0);
 const SKIPPED: FetchResult = {
   url: '', ip: '', outcome: 'ok', requestHead: EMPTY, body: EMPTY, decoded: EMPTY, truncated: false, startedAt: 0, timings: { totalMs: 0 },
 };
-
-/**
- * Coded bytes the main thread's Fetcher decodes itself; a larger gzip / deflate / br body is
- * decoded on the libuv pool. The main thread is the crawl's serial part: gunzip of a 75 KB page
- * (~15 KB coded, the real manuals' typical page, every one gzip-coded by their nginx) costs it
- * 0.12–0.2 ms on the event loop, against ~0.03 ms to hand it to the pool; below ~4 KiB coded the
- * hand-off costs more than the decode. (A page worker decodes on its own thread: the default.)
- */
-export const MAIN_SYNC_DECODE_BYTES = 4096;
-
-/** The crawl's Fetcher on the main thread: its limits, the floors at the socket and the network guard, from the config. */
-export function newFetcher(cfg: CrawlConfig, dns: DnsCache, share?: WireShare, budget?: MemoryBudget): Fetcher {
-  return new Fetcher({ ...fetcherOptions(cfg), dns, share, budget, syncDecodeBytes: MAIN_SYNC_DECODE_BYTES });
-}
-
-/** The fetcher's options from the config (the main thread's Fetcher and each page worker's). */
-export function fetcherOptions(cfg: CrawlConfig): PageFetcherOptions {
-  return {
-    userAgent: cfg.userAgent,
-    maxBodyBytes: cfg.maxBodyBytes,
-    maxDecodedBytes: MAX_DECODED_BYTES,
-    // Bodies of every type are downloaded and archived as received (PDF, images, …): what is
-    // parsed for links (HTML) is decided after the fetch, not by what is read off the wire.
-    acceptContentTypes: null,
-    totalTimeoutMs: cfg.fetchTimeoutMs,
-    connectTimeoutMs: Math.min(10_000, cfg.fetchTimeoutMs),
-    headersTimeoutMs: Math.min(15_000, cfg.fetchTimeoutMs),
-    bodyTimeoutMs: Math.min(15_000, cfg.fetchTimeoutMs),
-    // The floors where the server sees them: a request queued behind a slow one on its IP's
-    // connection is written no sooner than τs0 / τh0 after the previous one (src/fetch wire gate).
-    minIpIntervalMs: withMargin(cfg.minIpDelayMs, cfg),
-    minHostIntervalMs: withMargin(cfg.minHostDelayMs, cfg),
-    // The network guard refuses special-purpose addresses; these ranges are allowed anyway.
-    allowedNetworks: cfg.allowNetworks,
-    // --header / --tls-insecure (validated in config.ts / request-headers.ts).
-    headers: headerRecord(cfg.headers),
-    tlsRejectUnauthorized: !cfg.tlsInsecure,
-  };
-}
 
 export abstract class FetchStage extends FetchedStage {
   /** The page workers with their sinks, the fetched and content stages (--page-workers on; else null). */
@@ -169,26 +127,38 @@ export abstract class FetchStage extends FetchedStage {
           this.frontier.robotsDone(item, { rules: ALLOW_ALL, outcome: 'CRAWL_FETCH_BLOCKED_ADDRESS', expiresAt: Date.now() + 3_600_000 });
           return;
         }
-        const start = Date.now();
+        // The seeds' first robots.txt may have gone out while the crawler opened (early-robots.ts):
+        // its answer is taken as this fetch's, its requests reported as they were sent.
+        const early = await this.early?.take(robotsUrlOf(item.url.startsWith('https:') ? 'https' : 'http', item.host, portOfUrl(item.url)));
+        let start = Date.now();
         let robotsUrl: string | null = null;
-        const answers: FetchResult[] = [];
-        const r = await fetchRobots(this.fetcher, item.host, item.ip, portOfUrl(item.url), this.cfg.userAgent, {
-          dns: this.dns,
-          // The host's origin scheme (item.url is `<origin>/robots.txt`): an https host's robots.txt over https.
-          scheme: item.url.startsWith('https:') ? 'https' : 'http',
-          // Every request, the first and each redirect hop (which may go to another server's IP),
-          // waits for its IP's floor and is traced: robots.txt fetches count per IP (RFC 9309).
-          beforeRequest: async (req) => {
-            const first = robotsUrl === null;
-            robotsUrl ??= req.url;
-            const ip = req.ip ?? item.ip;
-            // Held per IP; a start on its host (the host's first page waits its delay after it).
-            const q: GuardRequest = { host: hostOf(req.url), ip, robots: true, hostGapMs: first ? item.hostGapMs : 0, ipGapMs: first ? item.ipGapMs : 0 };
-            for (let wait = this.floors.guard(q); wait !== undefined; wait = this.floors.start(q)) await wait;
-            this.traceDispatch(q, req.url);
-          },
-          afterResponse: (res) => answers.push(res),
-        });
+        let answers: FetchResult[] = [];
+        let r: RobotsFetchOutcome;
+        if (early !== undefined && early !== null) {
+          ({ start, answers, outcome: r } = early);
+          for (const sent of early.sends) {
+            robotsUrl ??= sent.url;
+            this.dispatched(sent.url, sent.ip, true, sent.at);
+          }
+        } else {
+          r = await fetchRobots(this.fetcher, item.host, item.ip, portOfUrl(item.url), this.cfg.userAgent, {
+            dns: this.dns,
+            // The host's origin scheme (item.url is `<origin>/robots.txt`): an https host's robots.txt over https.
+            scheme: item.url.startsWith('https:') ? 'https' : 'http',
+            // Every request, the first and each redirect hop (which may go to another server's IP),
+            // waits for its IP's floor and is traced: robots.txt fetches count per IP (RFC 9309).
+            beforeRequest: async (req) => {
+              const first = robotsUrl === null;
+              robotsUrl ??= req.url;
+              const ip = req.ip ?? item.ip;
+              // Held per IP; a start on its host (the host's first page waits its delay after it).
+              const q: GuardRequest = { host: hostOf(req.url), ip, robots: true, hostGapMs: first ? item.hostGapMs : 0, ipGapMs: first ? item.ipGapMs : 0 };
+              for (let wait = this.floors.guard(q); wait !== undefined; wait = this.floors.start(q)) await wait;
+              this.traceDispatch(q, req.url);
+            },
+            afterResponse: (res) => answers.push(res),
+          });
+        }
         // archived like any capture (archive-hooks.ts), before the host's pages are released
         try {
           await archiveRobots(this.warc, answers);

@@ -17,7 +17,7 @@
  * Times are on the shared clock (`clock()`: ms since the epoch).
  */
 import type { CrawlConfig } from '../../config/config.js';
-import { withMargin } from './frontier-port.js';
+import { withMargin } from './margin.js';
 import { clock, type SharedFloors } from '../../threads/page/page-worker-floors.js';
 
 /** One request as the guard sees it. */

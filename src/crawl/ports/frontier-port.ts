@@ -17,6 +17,9 @@ import type { CrawlConfig } from '../../config/config.js';
 import { PldStoreProxy, type DrumThread } from '../../threads/drum/drum-proxy.js';
 import { openRobotsStage, type RobotsStage, type RobotsTotals } from './robots-stage.js';
 import { ramPlan } from '../../budget/ram-budget.js';
+import { withMargin } from './margin.js';
+
+export { withMargin } from './margin.js';
 
 /** PLDedges flushes: at most this often (ms), and taking at most 1/EDGE_FLUSH_SHARE of the time. */
 const EDGE_FLUSH_MIN_MS = 100;
@@ -482,10 +485,6 @@ class FrontierAdapter implements FrontierPort {
   }
 }
 
-/** A configured delay as the heaps get it: + politenessMarginMs when non-zero (see config.ts). */
-export function withMargin(ms: number, cfg: CrawlConfig): number {
-  return ms > 0 ? ms + cfg.politenessMarginMs : 0;
-}
 
 /**
  * The four politeness delays as the frontier's heaps take them (margin included), and the margin

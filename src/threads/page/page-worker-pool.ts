@@ -48,6 +48,11 @@ export interface PageWorkerPoolOptions {
   heapMb?: number;
   /** the worker module's entry file; @default workerFile(import.meta.url, 'page-worker') */
   worker?: string;
+  /**
+   * The floors' table, made (for `threads` workers) before the pool: the main thread's robots.txt
+   * requests sent before the workers start are in it (src/crawl/ports/early-robots.ts).
+   */
+  floors?: SharedFloors;
 }
 
 /**
@@ -154,7 +159,7 @@ export class PageWorkerPool {
     private readonly opts: PageWorkerPoolOptions,
   ) {
     const n = Math.max(1, opts.threads);
-    this.floors = new SharedFloors(n);
+    this.floors = opts.floors ?? new SharedFloors(n);
     this.data = { ...data, floors: this.floors.buffer, workers: n };
     for (let i = 0; i < n; i++) this.slots.push(this.spawn(i));
     this.sweeper = setInterval(() => this.sweep(), Math.max(10, opts.timeoutMs / 8));
