@@ -102,6 +102,8 @@ async function crawlEarly(o: { hosts: Record<string, string>; pageWorkers: 'on' 
     });
     const early = startEarly(cfg);
     // One early robots.txt request per IP, on the wire before the crawler (and any of its threads) exists.
+    await early.sending(600_000); // (every early request sent, or left to the frontier)
+    assert.equal(early.sent, ips.size, 'sent by the time sending() resolves');
     await until(() => hits.filter((h) => h.path === '/robots.txt').length >= ips.size, 'the early robots.txt requests');
     const openAt = clock();
     const crawler = await Crawler.open(cfg, { early });

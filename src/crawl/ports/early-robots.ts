@@ -81,6 +81,11 @@ export interface EarlyStart {
   readonly untaken: number;
   /** requests sent here (each hop of a redirect chain counts) */
   readonly sent: number;
+  /**
+   * Resolves once every early fetch has sent its first request or was left to the frontier (its
+   * lookup failed, its IP was taken, its address is refused), or after `maxMs`, whichever is first.
+   */
+  sending(maxMs: number): Promise<void>;
 }
 
 /**
@@ -124,9 +129,12 @@ export function startEarly(cfg: CrawlConfig): EarlyStart {
   }
   const ips = new Set<string>();
   let sent = 0;
+  const onWire: Promise<void>[] = [];
   for (const [key, o] of origins) {
     // Each host's fetch starts once its name resolves; a host whose IP another one here took is
     // left to the frontier (whose heaps space requests per IP).
+    let wire!: () => void;
+    onWire.push(new Promise<void>((r) => { wire = r; }));
     const p = dns.resolve(o.host).then((d): Promise<EarlyRobotsAnswer> | null => {
       if ('error' in d || ips.has(d.ip) || fetcher.refusal(d.ip, o.port) !== null) return null;
       ips.add(d.ip);
@@ -144,10 +152,12 @@ export function startEarly(cfg: CrawlConfig): EarlyStart {
           floors.started(q.host, q.ip, at, 0, 0);
           sends.push({ url: req.url, ip: q.ip, at });
           sent++;
+          wire();
         },
         afterResponse: (res) => answers.push(res),
       }).then((outcome) => ({ outcome, answers, sends, start }));
     }).catch(() => null); // (fetchRobots never rejects; a lookup that throws leaves the host to the frontier)
+    void p.finally(wire);
     fetches.set(key, p);
   }
 
@@ -172,6 +182,11 @@ export function startEarly(cfg: CrawlConfig): EarlyStart {
     },
     get sent() {
       return sent;
+    },
+    async sending(maxMs) {
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([Promise.all(onWire), new Promise<void>((r) => { timer = setTimeout(r, maxMs); })]);
+      clearTimeout(timer);
     },
   };
 }
