@@ -45,6 +45,13 @@ export type MakeCrawler<T> = (
   fetcher: Fetcher, warc: ArchiveThread, crawlLog: CrawlLog, pool: ParsePool | null, pages: PageWorkerPool | null, opts: CrawlerOptions,
 ) => T;
 
+/**
+ * Keys per ContentSeen bucket in Z before they settle into its deep part (DrumOptions.settleKeys):
+ * a merge passes over at most about 4 × 2^15 keys of Z (~10 MB at ~80 bytes a key, the first
+ * capture's URL and date), and a settling rewrites a bucket's deep part once per 2^15 new keys.
+ */
+const CONTENT_SETTLE_KEYS = 1 << 15;
+
 export abstract class OpeningStage extends CheckpointStage {
   /** The state directory's lock, held from the opening until the crawler has closed (pipeline.ts close). */
   protected stateLock: StateLock | null = null;
@@ -196,7 +203,11 @@ export abstract class OpeningStage extends CheckpointStage {
     const smallDrums = opts.shared?.smallThread ?? new DrumThread();
     const contentSeenOpen = DrumProxy.open(
       path.join(cfg.stateDir, 'contentseen'),
-      { ramBytes: plan.contentSeenBytes, valueBytes: 'variable', valueBytesHint: 72, auxBytesHint: 4, buckets: 4 },
+      // keepFirst: a digest keeps its first capture, which every later copy's revisit record refers
+      // to. settleKeys: merged once a second, not when r is reached, ContentSeen keeps at most
+      // about CONTENT_SETTLE_KEYS keys per bucket in Z (each merge passes over them) and the older
+      // ones in the deep part, looked up by one block read (src/drum/deep.ts).
+      { ramBytes: plan.contentSeenBytes, valueBytes: 'variable', valueBytesHint: 72, auxBytesHint: 4, buckets: 4, keepFirst: true, settleKeys: CONTENT_SETTLE_KEYS },
       // ContentSeen's answers go to the stage after the one that asks (archive/archive-stage.ts).
       (batch) => crawler!.onContentResults(batch),
       { thread: smallDrums },

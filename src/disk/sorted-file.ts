@@ -43,6 +43,9 @@ export class SortedRunWriter {
   private count = 0;
   private lastHi = -1;
   private lastLo = -1;
+  /** The first key of the block being filled (for onBlock). */
+  private firstHi = 0;
+  private firstLo = 0;
   private readonly w: BlockWriter;
   /** Records written so far. */
   records = 0;
@@ -57,6 +60,8 @@ export class SortedRunWriter {
     private readonly blockBytes = 1 << 20,
     /** A buffer to start from (e.g. the previous writer's `buffer`, so a merge allocates nothing). */
     initial?: Uint8Array,
+    /** Called before each block is written, with its offset and first key (a block index: src/drum/deep.ts). */
+    private readonly onBlock?: (offset: number, hi: number, lo: number) => void,
   ) {
     this.w = new BlockWriter(fd, 0, io, kind, compression);
     // Grows on demand up to 2 blocks (a block plus a bulk run): a small Z stays cheap to rewrite.
@@ -88,6 +93,7 @@ export class SortedRunWriter {
 
   private flushBlock(): void {
     if (this.count === 0) return;
+    if (this.onBlock !== undefined) this.onBlock(this.w.offset, this.firstHi, this.firstLo);
     this.w.writeBlock(this.buf.subarray(0, this.len), this.count);
     this.len = 0;
     this.count = 0;
@@ -98,6 +104,10 @@ export class SortedRunWriter {
     const v = value ?? EMPTY;
     const n = 8 + (this.valueBytes === 'variable' ? varintSize(v.length) + v.length : this.valueBytes);
     this.room(n);
+    if (this.count === 0) {
+      this.firstHi = hi;
+      this.firstLo = lo;
+    }
     const b = this.buf;
     let p = this.len;
     wr32(b, p, hi);
@@ -122,6 +132,10 @@ export class SortedRunWriter {
     this.order(firstHi, firstLo);
     const len = to - from;
     this.room(len);
+    if (this.count === 0) {
+      this.firstHi = firstHi;
+      this.firstLo = firstLo;
+    }
     copyRun(this.buf, this.len, src, from, to);
     this.len += len;
     this.count += count;

@@ -41,6 +41,8 @@
  * RAM bound: 2·M·k write buffers + one loaded bucket (≈ (H+P)/H · r bytes) + the CLOCK cache, which
  * is what the plan (model.ts) sizes from ramBytes. (Recycling adds two fields, no RAM that grows;
  * on disk it keeps one extra bucket pair and one Z, ≈ r·(H+b)/H + |Z|/k bytes.) Results are delivered in chunks of resultChunk.
+ * With settleKeys (deep.ts), Z_i holds the recent keys and a deep part the older ones, looked up
+ * per key, so that a repository merged on time passes over a bounded Z (index: 1/1024 of D's bytes).
  * I/O is synchronous in large sequential blocks (merges are batch work); a merge blocks the event
  * loop for the duration of one bucket at most between awaits (≈ r bytes of work) — run DRUM in a
  * worker thread when network I/O must not wait that long.
@@ -58,7 +60,8 @@ import { IoCounters, fsyncDir, varintSize, writeFileAtomicSync, putByteKey, writ
 import { ClockCache } from './clock-cache.js';
 import { DrumErrorCode } from './errors.js';
 import { bucketBytesFor, drumAlpha, planBuckets } from './model.js';
-import { FORMAT_VERSION, HAS_VALUE, IoBuffers, MANIFEST, decodeManifest, encodeManifest, OP_CHECK, OP_CU, OP_UPDATE, cutTo, isPow2, roundPow2, type BucketState, type Manifest } from './format.js';
+import { FORMAT_VERSION, HAS_VALUE, IoBuffers, MANIFEST, NO_DEEP, decodeManifest, encodeManifest, OP_CHECK, OP_CU, OP_UPDATE, cutTo, isPow2, roundPow2, type BucketState, type Manifest, type ManifestBucket } from './format.js';
+import { DeepPart, settleBucket } from './deep.js';
 import { Generations } from './generations.js';
 import { Recovery } from './recovery.js';
 import { BucketMerger, PhaseClock } from './merge.js';
@@ -80,6 +83,11 @@ export class Drum {
   private readonly compression: Compression;
   private readonly cache: ClockCache | null;
   private readonly buckets: BucketState[] = [];
+  // The deep parts (deep.ts; null: none yet), DrumOptions.settleKeys (0: none), and whether this
+  // merge round settled a bucket (at most one a round: a settling rewrites D_i).
+  private readonly deeps: (DeepPart | null)[] = [];
+  private readonly settleKeys: number;
+  private settledThisRound = false;
   private readonly plan: DrumStats['plan'];
   private readonly files: Generations;
   private readonly bufs = new IoBuffers();
@@ -97,6 +105,8 @@ export class Drum {
   private uniques = 0;
   private merges = 0;
   private rounds = 0;
+  private settlings = 0; // and their CPU (ms): DrumStats
+  private settleCpuMs = 0;
 
   private constructor(
     readonly dir: string,
@@ -118,8 +128,10 @@ export class Drum {
     this.files = new Generations(dir, this.io, this.compression);
     const deliver = opts.deliver ?? 'all';
     this.delivery = new Delivery(deliver, opts.resultChunk ?? 16384, opts.onResults, opts.onResultChunk, this.io, this.files, this.bufs);
-    const mergeFn = opts.merge ?? ((_old: Uint8Array, incoming: Uint8Array): Uint8Array => incoming);
-    this.merger = new BucketMerger(this.k, r, plan.H, m.valueBytes, mergeFn, this.compression, this.io, this.files, this.bufs, this.delivery, deliver, opts.beforeCommit, this.clock);
+    const mergeFn = opts.keepFirst === true ? (old: Uint8Array): Uint8Array => old : (opts.merge ?? ((_old: Uint8Array, incoming: Uint8Array): Uint8Array => incoming));
+    this.settleKeys = opts.settleKeys ?? 0;
+    this.merger = new BucketMerger(this.k, r, plan.H, m.valueBytes, mergeFn, this.compression, this.io, this.files, this.bufs, this.delivery, deliver, opts.beforeCommit, this.clock,
+      (i) => this.deeps[i] ?? null);
     let keys = 0;
     for (let i = 0; i < m.k; i++) {
       const mb = m.buckets[i]!;
@@ -135,8 +147,9 @@ export class Drum {
         zgen: mb.zgen,
         zKeys: mb.zKeys,
         zBytes: mb.zBytes,
+        deep: mb.dgen !== undefined && mb.dgen > 0 ? { dgen: mb.dgen, dKeys: mb.dKeys ?? 0, dBytes: mb.dBytes ?? 0, dBlocks: mb.dBlocks ?? 0 } : NO_DEEP,
       });
-      keys += mb.zKeys;
+      keys += mb.zKeys + (mb.dKeys ?? 0);
     }
     this.keysAtOpen = keys;
   }
@@ -151,6 +164,8 @@ export class Drum {
     }
     const cacheEntries = opts.cacheEntries ?? 0;
     if (!Number.isInteger(cacheEntries) || cacheEntries < 0) throw new CrawlError(DrumErrorCode.OPTIONS, 'options.cacheEntries must be a non-negative integer');
+    const settleKeys = opts.settleKeys ?? 0; // (keepFirst: a deep key's value never changes, so Z_i never shadows it)
+    if (!Number.isInteger(settleKeys) || settleKeys < 0 || (settleKeys > 0 && (valueBytes !== 'variable' || opts.keepFirst !== true))) throw new CrawlError(DrumErrorCode.OPTIONS, "options.settleKeys must be a non-negative integer, and > 0 only with valueBytes 'variable' and keepFirst");
     if (cacheEntries > 0 && (valueBytes !== 0 || (opts.deliver ?? 'all') === 'all')) {
       throw new CrawlError(DrumErrorCode.OPTIONS, "options.cacheEntries needs valueBytes 0 and deliver 'unique' or 'none' (a cache hit is a duplicate that is not delivered)");
     }
@@ -230,6 +245,7 @@ export class Drum {
   /** Recovery (recovery.ts), then the write buffers of every bucket. */
   private recover(m: Manifest): void {
     new Recovery(this.dir, this.k, this.buckets, this.io, this.compression, this.files, this.bufs).recover(m);
+    for (let i = 0; i < this.k; i++) this.deeps.push(DeepPart.open(this.dir, i, this.buckets[i]!.deep, this.io));
     for (const bk of this.buckets) {
       this.allocBuffers(bk);
       this.maxKvBytes = Math.max(this.maxKvBytes, bk.kvBytes);
@@ -386,6 +402,7 @@ export class Drum {
 
   private async mergeRound(): Promise<void> {
     this.live();
+    this.settledThisRound = false;
     let any = false;
     for (let i = 0; i < this.k; i++) {
       if (await this.mergeBucket(i)) any = true;
@@ -441,6 +458,10 @@ export class Drum {
       this.mergedTuples += n;
       this.mergedKvBytes += kvBytes;
       this.uniques += added;
+      if (this.settleKeys > 0 && bk.zKeys >= this.settleKeys && !this.settledThisRound) {
+        this.settledThisRound = true;
+        this.settleBucket(i);
+      }
       // The cache learns keys only once they are committed to Z.
       if (this.cache !== null) {
         const { hi, lo, ops, uniq } = loaded;
@@ -457,11 +478,23 @@ export class Drum {
     }
   }
 
-  private writeManifest(changed: number, bgen: number): void {
+  /** Settles bucket i into its deep part (deep.ts settleBucket; at most one bucket a round). */
+  private settleBucket(i: number): void {
+    const t0 = process.cpuUsage();
+    this.deeps[i] = settleBucket(this.dir, i, this.buckets[i]!, this.deeps[i] ?? null, this.files, this.io, this.compression, () => this.writeManifest(i));
+    const c = process.cpuUsage(t0);
+    this.settleCpuMs += (c.user + c.system) / 1000;
+    this.settlings++;
+  }
+
+  /** Rewrites bucket `changed`'s manifest entry from its state; `bgen` undefined: the entry's own. */
+  private writeManifest(changed: number, bgen?: number): void {
     const mfile = path.join(this.dir, MANIFEST);
     const prev = decodeManifest(fs.readFileSync(mfile, 'utf8'), mfile);
     const bk = this.buckets[changed]!;
-    prev.buckets[changed] = { bgen, zgen: bk.zgen, zKeys: bk.zKeys, zBytes: bk.zBytes };
+    const entry: ManifestBucket = { bgen: bgen ?? prev.buckets[changed]!.bgen, zgen: bk.zgen, zKeys: bk.zKeys, zBytes: bk.zBytes };
+    if (bk.deep.dgen > 0) Object.assign(entry, bk.deep);
+    prev.buckets[changed] = entry;
     writeFileAtomicSync(mfile, encodeManifest(prev), this.io);
   }
 
@@ -469,7 +502,7 @@ export class Drum {
 
   stats(): DrumStats {
     let keys = 0;
-    for (const bk of this.buckets) keys += bk.zKeys;
+    for (const bk of this.buckets) keys += bk.zKeys + bk.deep.dKeys;
     const n = this.mergedTuples;
     const b = n > 0 ? this.delivery.mergedAuxBytes / n : 0;
     const tot = this.io.total();
@@ -517,6 +550,7 @@ export class Drum {
       mergeCpuMs: { ...this.clock.ms },
       mergeSysMs: { ...this.clock.sysMs },
     };
+    if (this.settleKeys > 0) Object.assign(s, { settlings: this.settlings, settleCpuMs: this.settleCpuMs, deepKeys: this.buckets.reduce((a, bk) => a + bk.deep.dKeys, 0) });
     if (this.cache !== null) {
       s.cacheHitRate = this.cache.hitRate;
       s.cacheHits = this.cache.hits;
@@ -552,6 +586,8 @@ export class Drum {
   private releaseFiles(): void {
     if (this.closed) return;
     this.closed = true;
+    for (const d of this.deeps) d?.close();
+    this.deeps.length = 0;
     for (const bk of this.buckets) {
       for (const g of bk.gens) {
         fs.closeSync(g.kvFd);

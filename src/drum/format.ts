@@ -57,13 +57,30 @@ export interface BucketState {
   zgen: number;
   zKeys: number;
   zBytes: number;
+  /** The deep part's generation, keys, bytes and index entries (deep.ts; dgen 0: none). */
+  deep: DeepState;
 }
+
+/** Where a bucket's deep part stands (deep.ts; the manifest's fields of it). dgen 0: none. */
+export interface DeepState {
+  dgen: number;
+  dKeys: number;
+  dBytes: number;
+  dBlocks: number;
+}
+
+export const NO_DEEP: DeepState = Object.freeze({ dgen: 0, dKeys: 0, dBytes: 0, dBlocks: 0 });
 
 export interface ManifestBucket {
   bgen: number;
   zgen: number;
   zKeys: number;
   zBytes: number;
+  /** Repositories with a deep part (DrumOptions.settleKeys): its state, when it has one. */
+  dgen?: number;
+  dKeys?: number;
+  dBytes?: number;
+  dBlocks?: number;
 }
 
 /**
@@ -115,6 +132,7 @@ export function decodeManifest(text: string, file: string): Manifest {
     for (const b of m.buckets as unknown[]) {
       const x = b as Record<string, unknown> | null;
       if (x === null || typeof x !== 'object' || !['bgen', 'zgen', 'zKeys', 'zBytes'].every((k) => Number.isSafeInteger(x[k]) && (x[k] as number) >= 0)) throw damaged('a bucket entry is not four counts');
+      if (!['dgen', 'dKeys', 'dBytes', 'dBlocks'].every((k) => x[k] === undefined || (Number.isSafeInteger(x[k]) && (x[k] as number) >= 0))) throw damaged('a bucket\'s deep part is not four counts');
     }
   }
   return m;

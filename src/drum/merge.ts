@@ -21,6 +21,7 @@ import { KeyRunReader, KeyRunWriter, gapBytesFor } from '../disk/key-run.js';
 import { DrumErrorCode } from './errors.js';
 import { EMPTY, HAS_VALUE, OP_CHECK, READ_AHEAD, Z_BLOCK, bucketMismatch, cutTo, type BucketGen, type BucketState, type IoBuffers } from './format.js';
 import type { Generations } from './generations.js';
+import type { DeepPart } from './deep.js';
 import type { Delivery } from './deliver.js';
 import type { DrumOptions } from './types.js';
 import { POS_MASK, TAG_SHIFT, radixSortKeys, type RadixScratch, type SortedKeys } from './radix-sort.js';
@@ -112,6 +113,8 @@ export class BucketMerger {
     private readonly deliver: 'all' | 'unique' | 'none',
     private readonly beforeCommit: DrumOptions['beforeCommit'],
     private readonly clock: PhaseClock,
+    /** Bucket i's deep part (deep.ts), where the pass looks up a key Z_i does not hold. */
+    private readonly deepOf: (i: number) => DeepPart | null = () => null,
   ) {}
 
   /** Steps 1–4 for one bucket (load, sort, merge with Z_i into newZFile, deliver). */
@@ -227,6 +230,7 @@ export class BucketMerger {
     const shi = sorted.hi;
     const slo = sorted.lo;
     const pos = sorted.pos;
+    const deep = this.deepOf(i);
     const zfd = bk.zgen > 0 ? fs.openSync(this.files.zFile(i, bk.zgen), 'r') : -1;
     const outFd = this.files.openZOut(newZFile);
     let added = 0;
@@ -258,6 +262,9 @@ export class BucketMerger {
             }
           }
         }
+        // Not in Z_i: the key may be in the deep part (one block read, deep.ts).
+        const deepValue = !exists && deep !== null ? deep.lookup(kh, kl) : null;
+        if (deepValue !== null) [exists, cur] = [true, deepValue];
         const existedBefore = exists;
         do {
           const pt = pos[j]!;
@@ -279,7 +286,8 @@ export class BucketMerger {
           j++;
         } while (j < n && shi[j] === kh && slo[j] === kl);
         if (exists) {
-          if (!leftInZ) zw.append(kh, kl, cur);
+          // A deep key stays in the deep part only (its value never changes: keepFirst).
+          if (!leftInZ && !(deepValue !== null && cur === deepValue)) zw.append(kh, kl, cur);
           if (!existedBefore) added++;
         }
       }

@@ -20,6 +20,7 @@ import { DiskErrorCode } from '../disk/errors.js';
 import { DrumErrorCode } from './errors.js';
 import { READ_AHEAD, type BucketState, type IoBuffers, type Manifest } from './format.js';
 import type { Generations } from './generations.js';
+import { parseDeepName } from './deep.js';
 
 /**
  * Names the boot (Linux `boot_id`) during which this repository was last opened for writing.
@@ -92,6 +93,13 @@ export class Recovery {
     for (const f of files) {
       if (f.endsWith('.tmp')) {
         fs.rmSync(path.join(this.dir, f), { force: true });
+        continue;
+      }
+      // A deep part (deep.ts) of another generation than the manifest's: a settling that did not
+      // commit, or one superseded and not yet deleted.
+      const d = parseDeepName(f);
+      if (d !== null) {
+        if (d.i >= this.k || d.g !== (m.buckets[d.i]!.dgen ?? 0)) fs.rmSync(path.join(this.dir, f), { force: true });
         continue;
       }
       let mm = /^z(\d{4})-(\d+)\.z$/.exec(f);

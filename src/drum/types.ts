@@ -55,6 +55,19 @@ export interface DrumOptions {
   valueBytes?: number | 'variable';
   /** Merges an update into a stored value. @default overwrite (returns incoming) */
   merge?: (old: Uint8Array, incoming: Uint8Array) => Uint8Array;
+  /**
+   * A key keeps the value it was first stored with: an update of a stored key changes nothing
+   * (ContentSeen: a duplicate's revisit record refers to the first capture, not to the last
+   * copy). Overrides `merge`; unlike it, crosses to a DRUM thread. @default false
+   */
+  keepFirst?: boolean;
+  /**
+   * 'variable' values and keepFirst only: Z_i is settled into the bucket's deep part once it holds this many
+   * keys, so that a merge passes over at most about this many keys of Z and looks the others up
+   * by one block read each (deep.ts: for a repository merged on time, not when r is reached).
+   * 0 = no deep part. @default 0
+   */
+  settleKeys?: number;
   /** CLOCK cache entries in front of check+update (thesis V.2); 0 = off. Key-only repositories
    *  (valueBytes 0) with deliver 'unique' or 'none' only: a hit is a duplicate nobody needs to see. */
   cacheEntries?: number;
@@ -125,4 +138,8 @@ export interface DrumStats {
   mergeCpuMs: { load: number; sort: number; zPass: number; deliver: number; commit: number };
   /** The system-CPU part of mergeCpuMs (page-cache work: reads, writes, fsync, unlink). */
   mergeSysMs: { load: number; sort: number; zPass: number; deliver: number; commit: number };
+  /** Repositories with a deep part (settleKeys): settlings since open, their CPU (ms), and the keys in deep parts. */
+  settlings?: number;
+  settleCpuMs?: number;
+  deepKeys?: number;
 }

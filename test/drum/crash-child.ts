@@ -7,17 +7,15 @@
  */
 import * as fs from 'node:fs';
 import { Drum } from '../../src/drum/index.js';
-import { K, addLE, epochStream, type CrashChildArgs } from './crash-common.js';
+import { crashRepoOptions, epochStream, type CrashChildArgs } from './crash-common.js';
 
 const a = JSON.parse(process.argv[2]!) as CrashChildArgs;
 const one = new Uint8Array([1, 0, 0, 0]);
 process.send?.('ready');
 const drum = await Drum.open(a.dir, {
-  buckets: K,
+  ...crashRepoOptions(a.settleKeys),
   bufferBytes: a.bufferBytes,
   bucketBytes: a.bucketBytes,
-  valueBytes: 4,
-  merge: addLE,
   deliver: 'unique',
   resultChunk: 97,
   onResults: (batch) => {

@@ -123,6 +123,8 @@ interface Phase {
   recycledLive: number;
   /** Merges committed in the repository (sum over buckets of Z generations) at its last crash. */
   merges: number;
+  /** Deep-part files (src/drum/deep.ts) of another generation than the manifest's: a kill inside a settling. */
+  orphanDeep: number;
 }
 
 /** When a child is killed: `ms` after its 'ready', or once it reports having passed tuple `tuple`. */
@@ -162,12 +164,14 @@ function inspect(dir: string, phase: Phase): void {
     return;
   }
   const files = fs.readdirSync(dir);
-  const m = JSON.parse(fs.readFileSync(path.join(dir, 'drum.json'), 'utf8')) as { buckets: { bgen: number; zgen: number }[] };
+  const m = JSON.parse(fs.readFileSync(path.join(dir, 'drum.json'), 'utf8')) as { buckets: { bgen: number; zgen: number; dgen?: number }[] };
   if (files.includes('bspare.kv')) phase.spareB++;
   if (files.includes('zspare.z')) phase.spareZ++;
   const gens = new Map<number, Set<number>>();
   for (const f of files) {
     if (f.endsWith('.tmp')) phase.tmpManifest++;
+    const md = /^d(\d{4})-(\d+)\.z$/.exec(f);
+    if (md !== null && Number(md[2]) !== (m.buckets[Number(md[1])]!.dgen ?? 0)) phase.orphanDeep++;
     let mm = /^z(\d{4})-(\d+)\.z$/.exec(f);
     if (mm !== null && Number(mm[2]) !== m.buckets[Number(mm[1])]!.zgen) phase.orphanZ++;
     mm = /^b(\d{4})-(\d+)\.kv$/.exec(f);
@@ -211,6 +215,9 @@ async function slot(s: number, phase: Phase, verifier: Verifier): Promise<{ kill
   const base = fs.mkdtempSync(path.join(os.tmpdir(), 'drum-crash-'));
   const dir = path.join(base, 'repo');
   const rnd = mulberry32(1000 + s);
+  // Every third repository keeps first values in a deep part settled every few dozen keys per
+  // bucket (src/drum/deep.ts), so that kills land inside settlings too.
+  const settleKeys = s % 3 === 2 ? 8 + Math.floor(rnd() * 56) : 0;
   const epochs: CrashEpochArgs[] = [];
   const checks: Promise<void>[] = [];
   let kills = 0;
@@ -227,6 +234,7 @@ async function slot(s: number, phase: Phase, verifier: Verifier): Promise<{ kill
         bucketBytes: rnd() < 0.5 ? 100 + Math.floor(rnd() * 500) : 2000 + Math.floor(rnd() * 20000),
         maxTuples: 60000,
         flushEvery: 1000 + Math.floor(rnd() * 4000),
+        settleKeys,
       };
       epochs.push(ep);
       const early = rnd() < EARLY_KILLS;
@@ -257,7 +265,7 @@ async function slot(s: number, phase: Phase, verifier: Verifier): Promise<{ kill
 test(`crash campaign: ${TARGET_KILLS} SIGKILLed children (${EPOCHS} per repository), invariants checked after each`, async () => {
   await bundle();
   const verifier = new Verifier();
-  const phase: Phase = { orphanZ: 0, multiGen: 0, tmpManifest: 0, tornTail: 0, halfPair: 0, noRepo: 0, spareB: 0, spareZ: 0, recycledLive: 0, merges: 0 };
+  const phase: Phase = { orphanZ: 0, multiGen: 0, tmpManifest: 0, tornTail: 0, halfPair: 0, noRepo: 0, spareB: 0, spareZ: 0, recycledLive: 0, merges: 0, orphanDeep: 0 };
   let next = 0;
   let kills = 0;
   let children = 0;

@@ -15,6 +15,10 @@ const addU32 = (a: Uint8Array, b: Uint8Array): Uint8Array => {
   new DataView(out.buffer).setUint32(0, (new DataView(a.buffer, a.byteOffset).getUint32(0) + new DataView(b.buffer, b.byteOffset).getUint32(0)) >>> 0);
   return out;
 };
+/** keepFirst's merge (DrumOptions.keepFirst): the stored value stays. */
+const keepOld = (a: Uint8Array): Uint8Array => a;
+/** Runs of the model property whose repository settled a deep part (they must not be rare). */
+let settledRuns = 0;
 const concatTail = (a: Uint8Array, b: Uint8Array): Uint8Array => {
   const c = new Uint8Array(a.length + b.length);
   c.set(a);
@@ -62,15 +66,22 @@ test('property: DRUM results equal an in-memory model (random ops, merges, reope
       fc.integer({ min: 300, max: 4000 }),
       fc.constantFrom<'none' | 'zstd'>('none', 'zstd'),
       fc.array(fc.tuple(fc.nat({ max: 0xffffffff }), fc.nat({ max: 0xffffffff })), { minLength: 40, maxLength: 40 }),
-      async (steps, valueBytes, buckets, bufferBytes, bucketBytes, compression, keyPool) => {
+      // 'variable' values: 0 = merged by concatTail, no deep part; > 0 = keepFirst with a deep part
+      // settled at that many keys per bucket (src/drum/deep.ts).
+      fc.constantFrom(0, 0, 1, 3, 7),
+      async (steps, valueBytes, buckets, bufferBytes, bucketBytes, compression, keyPool, settle) => {
         // Keys: random, plus the extremes of the key space.
         keyPool[0] = [0, 0];
         keyPool[1] = [0xffffffff, 0xffffffff];
-        const merge = valueBytes === 4 ? addU32 : concatTail;
+        const settleKeys = valueBytes === 'variable' ? settle : 0;
+        const merge = valueBytes === 4 ? addU32 : settleKeys > 0 ? keepOld : concatTail;
         const model = new DrumModel(valueBytes, merge);
         const dir = tmpDir();
         const got: DrumResult[] = [];
-        const opts = { buckets, bufferBytes, bucketBytes, valueBytes, merge, compression, ramBytes: 1 << 20, onResults: (b: DrumResult[]) => void got.push(...b) };
+        const opts = {
+          buckets, bufferBytes, bucketBytes, valueBytes, compression, ramBytes: 1 << 20, onResults: (b: DrumResult[]) => void got.push(...b),
+          ...(settleKeys > 0 ? { keepFirst: true, settleKeys } : { merge }),
+        };
         let drum = await Drum.open(dir, opts);
         const expected = new Map<number, { r: ModelResult; op: DrumOp; hi: number; lo: number; aux: boolean }>();
         let seq = 0;
@@ -142,6 +153,7 @@ test('property: DRUM results equal an in-memory model (random ops, merges, reope
           await drum.merge();
           check();
           assert.equal(drum.stats().keys, model.map.size);
+          if ((drum.stats().settlings ?? 0) > 0) settledRuns++;
           await drum.close();
         } finally {
           await drum.close({ flush: false });
@@ -160,6 +172,7 @@ test('property: DRUM results equal an in-memory model (random ops, merges, reope
       markInterruptAsFailure: true,
     },
   );
+  assert.ok(settledRuns > 0, 'no run settled a deep part');
 });
 
 test('the first check+update of a key in a batch is unique, later ones duplicates; order restored', async () => {
@@ -347,4 +360,31 @@ test('onResultChunk (struct-of-arrays) delivers exactly what onResults delivers:
     Drum.open(tmpDir(), { onResults: () => undefined, onResultChunk: () => undefined }),
     (e: unknown) => isCrawlError(e, 'CRAWL_DRUM_OPTIONS'),
   );
+});
+
+test('keepFirst: every later copy of a key gets the value it was first stored with (ContentSeen: revisits refer to the first capture)', async () => {
+  for (const settleKeys of [0, 1]) {
+    const dir = tmpDir();
+    const got: string[] = [];
+    const te = new TextEncoder();
+    const d = await Drum.open(dir, {
+      valueBytes: 'variable', buckets: 2, keepFirst: true, ...(settleKeys > 0 ? { settleKeys } : {}),
+      onResults: (b) => void got.push(...b.map((r) => (r.unique ? 'unique' : new TextDecoder().decode(r.value!)))),
+    });
+    // Across merges (and so across settlings into the deep part), and twice within one batch.
+    for (const v of ['first', 'second', 'third']) {
+      d.checkUpdate(7, 7, te.encode(v), te.encode('x'));
+      await d.merge();
+    }
+    d.checkUpdate(7, 7, te.encode('fourth'), te.encode('x'));
+    d.checkUpdate(7, 7, te.encode('fifth'), te.encode('x'));
+    await d.close();
+    const again = await Drum.open(dir, { valueBytes: 'variable', buckets: 2, keepFirst: true, ...(settleKeys > 0 ? { settleKeys } : {}), onResults: (b) => void got.push(...b.map((r) => new TextDecoder().decode(r.value!))) });
+    again.check(7, 7, te.encode('x'));
+    await again.close();
+    assert.deepEqual(got, ['unique', 'first', 'first', 'first', 'first', 'first'], `settleKeys ${settleKeys}`);
+    if (settleKeys > 0) assert.ok(fs.readdirSync(dir).some((f) => /^d\d{4}-\d+\.z$/.test(f)), 'the key settled into a deep part');
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+  await assert.rejects(Drum.open(tmpDir(), { valueBytes: 'variable', settleKeys: 4, onResults: () => undefined }), /settleKeys/);
 });

@@ -152,8 +152,15 @@ test('tiny web: every reachable allowed page fetched exactly once, polite, robot
     assert.deepEqual(captures, [...fetched].sort(), 'one response/revisit per page request in the server log');
     assert.equal(pageRecs.filter((x) => x.type === 'request').length, captures.length);
     assert.equal(recs.filter((x) => x.type === 'warcinfo').length >= 1, true);
-    for (const rv of recs.filter((x) => x.type === 'revisit')) {
-      assert.ok(captures.includes(rv.headers.get('warc-refers-to-target-uri')!), 'a revisit refers to a captured URL');
+    // A revisit refers to the first capture of its payload: a response record with that payload
+    // digest, URI and date — never to another revisit (ContentSeen keeps the first value: keepFirst).
+    const responses = new Map(pageRecs.filter((x) => x.type === 'response').map((x) => [x.uri!, x]));
+    const revisits = recs.filter((x) => x.type === 'revisit');
+    for (const rv of revisits) {
+      const first = responses.get(rv.headers.get('warc-refers-to-target-uri')!);
+      assert.ok(first !== undefined, `the revisit of ${rv.uri} refers to a response record`);
+      assert.equal(rv.headers.get('warc-refers-to-date'), first.headers.get('warc-date'), `the revisit of ${rv.uri} names its first capture's date`);
+      assert.equal(rv.headers.get('warc-payload-digest'), first.headers.get('warc-payload-digest'));
     }
     // crawl.log: one line per page; its bytes column is the payload as archived (was 0 for every
     // 2xx page: the pipeline drops the body while ContentSeen answers and logged the emptied copy).
