@@ -406,6 +406,11 @@ export class Drum {
     let any = false;
     for (let i = 0; i < this.k; i++) {
       if (await this.mergeBucket(i)) any = true;
+      // After the merge's commit, outside its undo path: a settling commits on its own.
+      if (this.settleKeys > 0 && !this.settledThisRound && this.buckets[i]!.zKeys >= this.settleKeys) {
+        this.settledThisRound = true;
+        this.settleBucket(i);
+      }
     }
     if (any) this.rounds++;
     let mx = 0;
@@ -458,10 +463,6 @@ export class Drum {
       this.mergedTuples += n;
       this.mergedKvBytes += kvBytes;
       this.uniques += added;
-      if (this.settleKeys > 0 && bk.zKeys >= this.settleKeys && !this.settledThisRound) {
-        this.settledThisRound = true;
-        this.settleBucket(i);
-      }
       // The cache learns keys only once they are committed to Z.
       if (this.cache !== null) {
         const { hi, lo, ops, uniq } = loaded;
