@@ -15,7 +15,9 @@
  * Off the main thread's V8 heap (ArrayBuffers in the DRUM threads, the parse workers' own isolates):
  *
  *   URLseen DRUM            U/8            buffers + CLOCK cache (thesis V.2: U/64 / 16 entries)
- *   ContentSeen DRUM        U/32
+ *   ContentSeen DRUM        U/32           + its deep part's index (src/drum/deep.ts): 16 B per 16 KiB
+ *                                          of deep part on disk, ~1.3 KB per 10^4 pages — the one RAM
+ *                                          use here that grows with the crawl (80 MiB at 10^9 pages)
  *   STAR's PLD DRUMs        U/32           8–64 MiB
  *   RobotsCache DRUM        U/64           4–64 MiB
  *   RobotsRequested DRUM    U/128          4–64 MiB
