@@ -15,7 +15,9 @@
  * Off the main thread's V8 heap (ArrayBuffers in the DRUM threads, the parse workers' own isolates):
  *
  *   URLseen DRUM            U/8            buffers + CLOCK cache (thesis V.2: U/64 / 16 entries)
- *   ContentSeen DRUM        U/32           + its deep part's index (src/drum/deep.ts): 16 B per 16 KiB
+ *   ContentSeen DRUM        U/128          4–64 MiB: merged once a second (src/crawl/merge-schedule.ts),
+ *                                          a batch of ~1 s of pages, far below any bucket size r;
+ *                                          + its deep part's index (src/drum/deep.ts): 16 B per 16 KiB
  *                                          of deep part on disk, ~1.3 KB per 10^4 pages — the one RAM
  *                                          use here that grows with the crawl (80 MiB at 10^9 pages)
  *   STAR's PLD DRUMs        U/32           8–64 MiB
@@ -26,7 +28,10 @@
  *                                          it (ArrayBuffers, off every heap: body-budget.ts)
  *   parse worker heaps      U/4 − bodies   across the pool, ≥ 64 MiB each: at most that / 64 MiB
  *                                          workers (1 at --ram 512M, 2 at 1G), however many cores
- *   bodies awaiting dedup   U/32           4–64 MiB (src/crawl/core/crawler-core.ts)
+ *   bodies awaiting dedup   U/16           4–64 MiB (src/crawl/core/crawler-core.ts): the pages of
+ *                                          one ContentSeen merge and of the one that follows; at
+ *                                          U/32 it filled while a merge was answered and stopped
+ *                                          the fetches (bench/results/soak-1g-1e6-cb2a8d1.json)
  *
  * On the main thread's heap, whose old space is max(128 MiB, 9/32 R) (heap-budget.ts), by estimated bytes:
  *
@@ -123,14 +128,14 @@ export function ramPlan(ramBytes: number, workers = 1, hostTableSize: number | n
     ramBytes,
     urlSeenBytes: Math.floor(U / 8),
     urlSeenCacheEntries: clamp(U / 64 / 16, 1 << 16, 1 << 22),
-    contentSeenBytes: Math.floor(U / 32),
+    contentSeenBytes: clamp(U / 128, 4 * MiB, 64 * MiB),
     starBytes: clamp(U / 32, 8 * MiB, 64 * MiB),
     robotsCacheBytes: clamp(U / 64, 4 * MiB, 64 * MiB),
     robotsRequestedBytes: clamp(U / 128, 4 * MiB, 64 * MiB),
     bodyBytes,
     parseWorkers,
     parseWorkerHeapMb: Math.max(PARSE_WORKER_MIN_BYTES / MiB, Math.floor(parseShare / parseWorkers / MiB)),
-    contentBatchBytes: clamp(U / 32, 4 * MiB, 64 * MiB),
+    contentBatchBytes: clamp(U / 16, 4 * MiB, 64 * MiB),
     frontierUrlBytes: Math.floor(U / 8),
     frontierUrlSlots: Math.max(1000, Math.floor(U / 8 / URL_SLOT_BYTES)),
     hostTableBytes,
