@@ -11,9 +11,6 @@ import { announceStatusServer, runAndReport, runGuarded } from './common.js';
 import { CLUSTER_FLAGS, defaultNodeId, splitClusterArgs } from '../../cluster/options.js';
 import { rawArgsAfter } from './raw-args.js';
 
-/** How long the CLI waits for the seeds' early robots.txt requests to be sent before it loads the crawler. */
-const EARLY_SEND_WAIT_MS = 250;
-
 export function registerCrawlCommand(program: Command): void {
   const cmd = program
     .command('crawl')
@@ -53,13 +50,10 @@ export function registerCrawlCommand(program: Command): void {
       if (cfg.statusPort !== null) await checkPortFree('statusPort', cfg.statusPort, cfg.statusHost);
       for (const warn of [ramFloorWarning(cfg), heapWarning(cfg.ramBytes)]) if (warn !== null) process.stderr.write(`drumcrawl: warning: ${warn}\n`);
       await createDirs(plans);
-      // The seeds' robots.txt go out first, before the crawler's modules load and its threads start
-      // (src/crawl/ports/early-robots.ts; docs/performance.md "Start-up and real pages"): loading
-      // the crawler (~0.2 s of CPU) holds the event loop, so it waits for their sends — for at most
-      // EARLY_SEND_WAIT_MS, on a network where lookups and connections take longer it overlaps them.
+      // The seeds' robots.txt go out first, while the crawler's modules load and its threads start
+      // (src/crawl/ports/early-robots.ts; docs/performance.md "Start-up and real pages").
       const { startEarly } = await import('../../crawl/ports/early-robots.js');
       const early = startEarly(cfg);
-      await early.sending(EARLY_SEND_WAIT_MS);
       const { Crawler } = await import('../../crawl/pipeline.js');
       const crawler = await Crawler.open(cfg, { handleSignals: true, early });
       crawler.on('status-server', (url: string, token: string) => announceStatusServer(url, token, crawler.config.stateDir));

@@ -83,7 +83,9 @@ export interface EarlyStart {
   readonly sent: number;
   /**
    * Resolves once every early fetch has sent its first request or was left to the frontier (its
-   * lookup failed, its IP was taken, its address is refused), or after `maxMs`, whichever is first.
+   * lookup failed, its IP was taken, its address is refused), or after `maxMs`, whichever is first
+   * (for a caller that must know the requests are out: the tests; the CLI does not wait for them,
+   * docs/performance.md "Start-up and real pages").
    */
   sending(maxMs: number): Promise<void>;
 }
