@@ -38,7 +38,9 @@ function dispatchLog(crawler: Crawler) {
   const gaps = (key: (e: (typeof ev)[number]) => string | null, ms: number): string[] => {
     const last = new Map<string, number>();
     const out: string[] = [];
-    for (const e of ev) {
+    // In the order of the requests' starts, not of the events: a page worker's start reaches this
+    // thread with its answer, after robots.txt fetches this thread started later and reported at once.
+    for (const e of [...ev].sort((x, y) => x.at - y.at)) {
       const k = key(e);
       if (k === null) continue;
       const p = last.get(k);
