@@ -32,6 +32,7 @@ import * as path from 'node:path';
 import { CrawlError } from '../errors.js';
 import { BlockReader, readVarint, type Compression, type IoCounters } from '../disk/index.js';
 import { DiskErrorCode } from '../disk/errors.js';
+import { DrumErrorCode } from './errors.js';
 import { SortedRunReader, SortedRunWriter } from '../disk/sorted-file.js';
 import { fsyncDir } from '../disk/index.js';
 import { READ_AHEAD, cutTo, pad, type BucketState, type DeepState } from './format.js';
@@ -194,10 +195,10 @@ export function settle(
       dKeys++;
     }
     if (young !== null && young.recordsSeen !== zKeys) {
-      throw new CrawlError('CRAWL_DRUM_CACHE_CORRUPT', `DRUM cache file ${zFile} holds ${young.recordsSeen} keys, the manifest says ${zKeys}`, { details: { file: zFile } });
+      throw new CrawlError(DrumErrorCode.CACHE_CORRUPT, `DRUM cache file ${zFile} holds ${young.recordsSeen} keys, the manifest says ${zKeys}`, { details: { file: zFile } });
     }
     if (deep !== null && deep.recordsSeen !== old!.state.dKeys) {
-      throw new CrawlError('CRAWL_DRUM_CACHE_CORRUPT', `DRUM deep cache ${deepFile(dir, i, old!.state.dgen)} holds ${deep.recordsSeen} keys, the manifest says ${old!.state.dKeys}`, {
+      throw new CrawlError(DrumErrorCode.CACHE_CORRUPT, `DRUM deep cache ${deepFile(dir, i, old!.state.dgen)} holds ${deep.recordsSeen} keys, the manifest says ${old!.state.dKeys}`, {
         details: { file: deepFile(dir, i, old!.state.dgen) },
       });
     }
