@@ -1,7 +1,7 @@
 /**
  * A crawl process that receives robots answers and dies before any RobotsCache merge, for
  * robots-journal.test.ts: it opens the robots stage on the directory argv[2], gives it argv[3]
- * answers (hosts 3:1 … 3:n, valid for an hour), prints "answered" and then blocks its event loop
+ * answers (authorities http://127.0.0.1:8080 … http://127.0.0.n:8080, valid for an hour), prints "answered" and then blocks its event loop
  * (no timer runs, so no round merges) until the parent SIGKILLs it.
  */
 import { writeSync } from 'node:fs';
@@ -18,7 +18,7 @@ const f: RobotsStageFrontier = {
 const rules = compileRobots(parseRobotsTxt('User-agent: *\nDisallow: /private/\n'), 'drumcrawl');
 const stage = await openRobotsStage(process.argv[2]!, 64 << 20, f, new DnsCache());
 const expiresAt = Date.now() + 3_600_000;
-for (let i = 1; i <= Number(process.argv[3]); i++) stage.answered(3, i, { rules, outcome: 'ok', expiresAt, sitemaps: [] });
+for (let i = 1; i <= Number(process.argv[3]); i++) stage.answered(`http://127.0.0.${i}:8080`, { rules, outcome: 'ok', expiresAt, sitemaps: [] });
 writeSync(1, 'answered\n');
 // Blocks for at most a minute (the parent kills it within milliseconds; the bound keeps a lost
 // child from living on).

@@ -8,14 +8,14 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import fc from 'fast-check';
 import { DnsCache } from '../../src/dns/index.js';
-import { compileRobots, parseRobotsTxt, ALLOW_ALL } from '../../src/robots/index.js';
+import { compileRobots, parseRobotsTxt, ALLOW_ALL, JOURNAL_FILE, encodeJournalRecord } from '../../src/robots/index.js';
 import { decodeRobotsEntry, encodeRobotsEntry } from '../../src/robots/robots-entry.js';
-import { openRobotsStage, type RobotsStage, type RobotsStageFrontier, type RobotsTotals } from '../../src/crawl/ports/robots-stage.js';
+import { openRobotsStage, ROBOTS_KEY_FILE, type RobotsStage, type RobotsStageFrontier, type RobotsTotals } from '../../src/crawl/ports/robots-stage.js';
 import { formatRobotsDrums, renderRobotsDrums } from '../../src/monitor/robots-metrics.js';
 import { until } from './robots-rig.js';
 
@@ -57,7 +57,7 @@ test('robots stage: asked once, then answered from RobotsCache in the run and af
     assert.equal(f.known.length, 0, 'nothing known before any answer');
     // The answers: host 1..19 valid for an hour, host 20 already expired.
     const now = Date.now();
-    for (let i = 1; i <= 20; i++) stage.answered(7, i, { rules: RULES, outcome: 'ok', expiresAt: i === 20 ? now - 1 : now + 3_600_000, sitemaps: [] });
+    for (let i = 1; i <= 20; i++) stage.answered(`http://127.0.0.${i}:8080`, { rules: RULES, outcome: 'ok', expiresAt: i === 20 ? now - 1 : now + 3_600_000, sitemaps: [] });
     // The hosts come back (evicted from RAM, their next URL arrives): answered from RobotsCache.
     for (let i = 1; i <= 20; i++) f.ask(i);
     await until(() => f.known.length === 19 && f.fetches.length === 21, stage);
@@ -175,4 +175,34 @@ test('/metrics and stats: the robots DRUMs\' counters (hit rate, merges, bytes) 
   assert.match(text, /RobotsCache\s+180 hosts; 200 checks, 75\.0 % hits, 5 expired; 12 merges, 0\.1 MB/);
   assert.match(text, /RobotsReq\.\s+52 hosts; 50 asks \(2 after a lost answer\); 9 merges/);
   assert.match(text, /Robots jnl\.\s+3 answers replayed after a kill/);
+});
+
+test('robots stage: a state whose robots DRUMs were keyed per host (no robots-key file) is re-keyed by the authority; an unknown key is refused', { timeout: 600_000 }, async () => {
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'dc-robots-key-'));
+  const dns = new DnsCache();
+  try {
+    const f = new Recorder();
+    let stage = await openRobotsStage(dir, 256 << 20, f, dns);
+    f.ask(4);
+    await until(() => f.fetches.length === 1, stage);
+    stage.answered('http://127.0.0.4:8080', { rules: RULES, outcome: 'ok', expiresAt: Date.now() + 3_600_000, sitemaps: [] });
+    await stage.close();
+    assert.equal((await readFile(path.join(dir, ROBOTS_KEY_FILE), 'utf8')).trim(), 'authority');
+    // The same state as the host-keyed code left it: no key file, answers in the DRUMs and a journal.
+    await rm(path.join(dir, ROBOTS_KEY_FILE));
+    await writeFile(path.join(dir, JOURNAL_FILE), encodeJournalRecord(7, 4, encodeRobotsEntry({ rules: RULES, outcome: 'ok', expiresAt: Date.now() + 3_600_000, sitemaps: [] })));
+    const g = new Recorder();
+    stage = await openRobotsStage(dir, 256 << 20, g, dns);
+    assert.equal(stage.stats().replayed, 0, 'the host-keyed journal is not replayed');
+    g.ask(4);
+    await until(() => g.fetches.length === 1, stage);
+    assert.deepEqual(g.known, [], 'a host-keyed answer is not taken for an authority: its robots.txt is asked again');
+    assert.equal(stage.stats().requested.lostAsks, 0);
+    await stage.close();
+    await writeFile(path.join(dir, ROBOTS_KEY_FILE), 'host\n');
+    await assert.rejects(openRobotsStage(dir, 256 << 20, new Recorder(), dns), (e: Error & { code?: string }) => e.code === 'CRAWL_CHECKPOINT_VERSION' && /robots-key/.test(e.message));
+  } finally {
+    dns.close();
+    await rm(dir, { recursive: true, force: true });
+  }
 });

@@ -18,6 +18,7 @@ import { PldStoreProxy, type DrumThread } from '../../threads/drum/drum-proxy.js
 import { openRobotsStage, type RobotsStage, type RobotsTotals } from './robots-stage.js';
 import { ramPlan } from '../../budget/ram-budget.js';
 import { withMargin } from './margin.js';
+import { robotsAuthorityOf } from '../../url/authority.js';
 
 export { withMargin } from './margin.js';
 
@@ -413,17 +414,21 @@ class FrontierAdapter implements FrontierPort {
 
   robotsDone(item: FrontierUrl, r: RobotsOutcome): void {
     const rules = r.rules as RobotsRules;
+    // The authority the robots.txt was asked for (item.url is `<authority>/robots.txt`): its answer
+    // governs that scheme, host and port only (RFC 9309 §2.3).
+    const authority = robotsAuthorityOf(item.url) ?? item.url;
     // A fetched answer goes to the robots journal and RobotsCache before robotsKnown releases the
     // host's URLs (a kill after this loses no answer a page was fetched on); a refusal by the network
     // guard is no answer of the host's.
     if (r.outcome !== 'CRAWL_FETCH_BLOCKED_ADDRESS') {
-      this.robots.answered(item.hostHi, item.hostLo, { rules, outcome: r.outcome, expiresAt: r.expiresAt, sitemaps: r.sitemaps ?? [] });
+      this.robots.answered(authority, { rules, outcome: r.outcome, expiresAt: r.expiresAt, sitemaps: r.sitemaps ?? [] });
     }
     this.f.robotsKnown(item.hostHi, item.hostLo, {
       rules,
       ip: item.ip,
       crawlDelayMs: rules.crawlDelayMs,
       expiresAt: r.expiresAt,
+      origin: authority,
     });
     this.f.fetchDone(item, r.lateMs !== undefined && r.lateMs > 0 ? { lateMs: r.lateMs } : undefined);
   }

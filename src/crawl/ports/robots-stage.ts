@@ -1,7 +1,10 @@
 /**
  * The robots stage of Fig. 2 (thesis VII.1) between the frontier's robots gate and the robots.txt
  * fetches. URLs whose host has no robots answer in the frontier's RAM host table wait in QR on disk
- * and their host comes out of the frontier once (takeRobotsRequests, QD). Here:
+ * and their host comes out of the frontier once per authority it needs (takeRobotsRequests, QD).
+ * The robots DRUMs are keyed by the authority (scheme, host and port, robotsAuthorityOf; RFC 9309
+ * §2.3: a robots.txt governs only the service it was fetched from), not by the host: `http://a/`,
+ * `https://a/` and `http://a:8080/` have three entries. Here:
  *
  *   1. each such host goes, in batches, through a RobotsCache check (robots-cache.ts);
  *   2. a hit whose entry has not expired is answered from it: DNS (the bounded DNS cache) for the
@@ -23,21 +26,25 @@
  * and deletes the sealed file once the merge has committed; at open, what a killed run left in the
  * journal is replayed into RobotsCache and merged before the crawl asks anything (openRobotsStage).
  */
+import { readdir, readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
+import { CrawlError } from '../../errors.js';
 import { writeFileAtomic } from '../../disk/index.js';
 import type { DnsCache } from '../../dns/index.js';
 import type { DrumThread } from '../../threads/drum/drum-proxy.js';
 import {
-  RobotsCache, RobotsJournal, RobotsRequested, decodeRobotsEntry, emptyRobotsTotals, encodeRobotsEntry, readRobotsTotals, sealedTotals, ROBOTS_TOTALS_FILE,
+  RobotsCache, RobotsJournal, RobotsRequested, JOURNAL_FILE, decodeRobotsEntry, emptyRobotsTotals, encodeRobotsEntry, readRobotsTotals, sealedTotals, ROBOTS_TOTALS_FILE,
   type JournalRecord, type RobotsEntry, type RobotsRules, type RobotsTotals,
 } from '../../robots/index.js';
 import { ramPlan } from '../../budget/ram-budget.js';
+import { robotsKeyInto } from '../../url/authority.js';
 
 /** The frontier calls of the robots side (src/frontier/frontier.ts). */
 export interface RobotsStageFrontier {
+  /** `origin`: the authority asked (robotsAuthorityOf's string, the RobotsCache key's source) */
   takeRobotsRequests(max: number): { hostHi: number; hostLo: number; host: string; origin: string }[];
   scheduleRobotsFetch(hostHi: number, hostLo: number, ip: string): boolean;
-  robotsKnown(hostHi: number, hostLo: number, info: { rules: RobotsRules | null; ip: string; crawlDelayMs?: number; expiresAt: number }): void;
+  robotsKnown(hostHi: number, hostLo: number, info: { rules: RobotsRules | null; ip: string; crawlDelayMs?: number; expiresAt: number; origin?: string }): void;
   robotsFailed(hostHi: number, hostLo: number, reason: string): void;
 }
 
@@ -57,15 +64,28 @@ const TAKE = Number.MAX_SAFE_INTEGER;
 const enc = new TextEncoder();
 const dec = new TextDecoder();
 
-/** aux of a check / ask: "<host> <origin>" (all the stage needs to resolve and fetch). */
-function auxOf(host: string, origin: string): Uint8Array {
-  return enc.encode(`${host} ${origin}`);
+/**
+ * aux of a check / ask: "<hostHi> <hostLo> <host> <authority>" — the frontier's host key (the DRUM
+ * key is the authority's), the name to resolve, and the authority answered. Lives only in the
+ * DRUM's buffers until the merge that answers it.
+ */
+function auxOf(hostHi: number, hostLo: number, host: string, authority: string): Uint8Array {
+  return enc.encode(`${hostHi >>> 0} ${hostLo >>> 0} ${host} ${authority}`);
 }
 
-function splitAux(aux: Uint8Array): { host: string } {
-  const s = dec.decode(aux);
-  const sp = s.indexOf(' ');
-  return { host: sp < 0 ? s : s.slice(0, sp) };
+interface Asked { hostHi: number; hostLo: number; host: string; authority: string }
+
+function splitAux(aux: Uint8Array): Asked {
+  const [hi, lo, host, authority] = dec.decode(aux).split(' ');
+  return { hostHi: Number(hi), hostLo: Number(lo), host: host ?? '', authority: authority ?? '' };
+}
+
+const keyScratch = new Uint32Array(2);
+
+/** The robots DRUMs' key of an authority (robotsAuthorityOf's string). */
+export function robotsKeyOf(authority: string): [number, number] {
+  robotsKeyInto(authority, keyScratch, 0);
+  return [keyScratch[0]!, keyScratch[1]!];
 }
 
 export interface RobotsStageStats {
@@ -154,23 +174,23 @@ export class RobotsStage {
     };
   }
 
-  /** RobotsCache's answer for one checked host (called during the cache merge). */
-  onCheck(hostHi: number, hostLo: number, entry: RobotsEntry | null, aux: Uint8Array): void {
+  /** RobotsCache's answer for one checked authority (called during the cache merge). */
+  onCheck(keyHi: number, keyLo: number, entry: RobotsEntry | null, aux: Uint8Array): void {
     const now = this.clock();
     if (entry !== null && entry.expiresAt > now) {
       this.st.hits++;
-      const { host } = splitAux(aux);
-      this.resolve(host, (ip) => this.f.robotsKnown(hostHi, hostLo, { rules: entry.rules, ip, crawlDelayMs: entry.rules.crawlDelayMs, expiresAt: entry.expiresAt }), hostHi, hostLo);
+      const { hostHi, hostLo, host, authority } = splitAux(aux);
+      this.resolve(host, (ip) => this.f.robotsKnown(hostHi, hostLo, { rules: entry.rules, ip, crawlDelayMs: entry.rules.crawlDelayMs, expiresAt: entry.expiresAt, origin: authority }), hostHi, hostLo);
       return;
     }
     if (entry !== null) this.st.expired++;
     this.st.asks++;
-    this.requested.checkUpdate(hostHi, hostLo, now, aux);
+    this.requested.checkUpdate(keyHi, keyLo, now, aux);
   }
 
-  /** RobotsRequested's answer for one asked host (called during its merge): fetch robots.txt. */
-  onAsk(hostHi: number, hostLo: number, _askedBefore: number | null, aux: Uint8Array): void {
-    const { host } = splitAux(aux);
+  /** RobotsRequested's answer for one asked authority (called during its merge): fetch its robots.txt. */
+  onAsk(_keyHi: number, _keyLo: number, _askedBefore: number | null, aux: Uint8Array): void {
+    const { hostHi, hostLo, host } = splitAux(aux);
     this.resolve(host, (ip) => {
       this.f.scheduleRobotsFetch(hostHi, hostLo, ip);
     }, hostHi, hostLo);
@@ -197,7 +217,10 @@ export class RobotsStage {
     const reqs = this.f.takeRobotsRequests(TAKE);
     if (reqs.length > 0) {
       if (this.pendingChecks === 0) this.firstCheckAt = this.clock();
-      for (const r of reqs) this.cache.check(r.hostHi, r.hostLo, auxOf(r.host, r.origin));
+      for (const r of reqs) {
+        const [hi, lo] = robotsKeyOf(r.origin);
+        this.cache.check(hi, lo, auxOf(r.hostHi, r.hostLo, r.host, r.origin));
+      }
       this.pendingChecks += reqs.length;
       this.st.checks += reqs.length;
     }
@@ -205,16 +228,18 @@ export class RobotsStage {
   }
 
   /**
-   * A robots.txt answer for the host: appended to the journal (synchronously: when this returns, a
-   * SIGKILL no longer loses it), then RobotsCache keeps it (merged at the next round).
+   * A robots.txt answer for the authority (robotsAuthorityOf's string): appended to the journal
+   * (synchronously: when this returns, a SIGKILL no longer loses it), then RobotsCache keeps it
+   * (merged at the next round).
    */
-  answered(hostHi: number, hostLo: number, entry: RobotsEntry): void {
+  answered(authority: string, entry: RobotsEntry): void {
     if (this.closed) return;
     const value = encodeRobotsEntry(entry);
-    this.journal.append(hostHi, hostLo, value);
+    const [hi, lo] = robotsKeyOf(authority);
+    this.journal.append(hi, lo, value);
     if (this.pendingUpdates === 0) this.firstUpdateAt = this.clock();
     this.pendingUpdates++;
-    this.cache.updateEncoded(hostHi, hostLo, value);
+    this.cache.updateEncoded(hi, lo, value);
     this.maybeRound();
   }
 
@@ -329,14 +354,50 @@ export function robotsDrumRam(ramBytes: number, ofProcess = true): { cache: numb
   return { cache: plan.robotsCacheBytes, requested: plan.robotsRequestedBytes };
 }
 
+/** `<stateDir>/robots-key`: what the robots DRUMs and the answer journal are keyed by. */
+export const ROBOTS_KEY_FILE = 'robots-key';
+const ROBOTS_KEY = 'authority';
+
+/**
+ * Checks what the state's robots DRUMs are keyed by before they are opened. `authority` (the key
+ * file) is what this code reads. Another word there is a format this code does not know:
+ * CRAWL_CHECKPOINT_VERSION, nothing opened. No file: a new crawl, or a state written while the
+ * robots DRUMs were keyed per host (before the file existed). Host-keyed answers cannot be
+ * re-keyed (a key is a hash, and which scheme and port an answer came from was not recorded), and
+ * applying one to every authority of its host is what the authority key corrects: the two DRUMs
+ * and the journal are removed (they hold only robots answers and asks, no crawl work: each
+ * authority's robots.txt is fetched once more), then the key file is written (atomically; a kill
+ * before it repeats the removal).
+ */
+export async function checkRobotsKey(stateDir: string): Promise<void> {
+  const file = path.join(stateDir, ROBOTS_KEY_FILE);
+  let text: string | null = null;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+  }
+  if (text !== null) {
+    if (text.trim() === ROBOTS_KEY) return;
+    throw new CrawlError('CRAWL_CHECKPOINT_VERSION', `${file}: the robots DRUMs are keyed by ${JSON.stringify(text.trim().slice(0, 64))}, which this drumcrawl does not read (it reads "${ROBOTS_KEY}")`);
+  }
+  await rm(path.join(stateDir, 'robotscache'), { recursive: true, force: true });
+  await rm(path.join(stateDir, 'robotsrequested'), { recursive: true, force: true });
+  for (const name of await readdir(stateDir)) {
+    if (name === JOURNAL_FILE || name.startsWith(`${JOURNAL_FILE}.`)) await rm(path.join(stateDir, name), { force: true });
+  }
+  await writeFileAtomic(file, `${ROBOTS_KEY}\n`);
+}
+
 /**
  * Opens RobotsCache (`<stateDir>/robotscache`), RobotsRequested (`<stateDir>/robotsrequested`) and
  * the answer journal (`<stateDir>/robots-answers.jnl`), whose leftover answers are replayed into
- * RobotsCache and merged before this returns.
+ * RobotsCache and merged before this returns; all three keyed by the authority (checkRobotsKey).
  */
 export async function openRobotsStage(
   stateDir: string, ramBytes: number, f: RobotsStageFrontier, dns: DnsCache, thread?: DrumThread, ofProcess = true,
 ): Promise<RobotsStage> {
+  await checkRobotsKey(stateDir);
   const stage = new RobotsStage(f, dns);
   const ram = robotsDrumRam(ramBytes, ofProcess);
   const cache = await RobotsCache.open(path.join(stateDir, 'robotscache'), ram.cache, (hi, lo, e, aux) => stage.onCheck(hi, lo, e, aux), thread);

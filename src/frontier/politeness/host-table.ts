@@ -24,13 +24,9 @@ import { IdHeap } from './heap.js';
 import { frontierUrlRamBytes, type FrontierUrl } from '../record.js';
 import { U64Map } from '../../util/u64-map.js';
 import { ipQueueKey } from './ip-key.js';
+import type { HostAuthorities } from './authorities.js';
 
-/** The part of src/robots' RobotsRules the frontier uses. */
-export interface RobotsRulesLike {
-  isAllowed(pathAndQuery: string): boolean;
-  /** Estimated heap bytes of the compiled rules (charged to the host table's byte bound). */
-  readonly ramBytes?: number;
-}
+export type { RobotsRulesLike } from './authorities.js';
 
 /**
  * Estimated heap bytes of one host-table entry besides its strings and rules: its slots in the
@@ -152,7 +148,8 @@ export abstract class HostTable {
   protected hPot = new Float64Array(0);
   protected hDueNext = new Int32Array(0);
   private hIdle = new Uint8Array(0);
-  protected hRules: (RobotsRulesLike | null)[] = [];
+  /** The host's robots answers, one per authority (authorities.ts); null until its first URL. */
+  protected hAuth: (HostAuthorities | null)[] = [];
   protected hOrigin: string[] = [];
   /** The host's server address (its DNS answer); the IP queue it is in may cover a whole IPv6 /64. */
   protected hAddr: string[] = [];
@@ -272,7 +269,7 @@ export abstract class HostTable {
     this.hCharge = g(this.hCharge, Int32Array);
     for (let i = cap - 1; i >= old; i--) {
       this.hFreeList.push(i);
-      this.hRules.push(null);
+      this.hAuth.push(null);
       this.hOrigin.push('');
       this.hAddr.push('');
       this.hFailReason.push('');
@@ -347,7 +344,7 @@ export abstract class HostTable {
     this.hRate[h] = this.rateOf(this.hostDelay(h));
     this.hDueNext[h] = -1;
     this.hIdle[h] = 0;
-    this.hRules[h] = null;
+    this.hAuth[h] = null;
     this.hOrigin[h] = '';
     this.hFailReason[h] = '';
     this.hRobotsItem[h] = null;
@@ -358,7 +355,7 @@ export abstract class HostTable {
 
   /** Re-estimates entry h's bytes after its origin, address or rules changed (hostBytes). */
   protected chargeHost(h: number): void {
-    const c = HOST_ENTRY_BYTES + stringRamBytes(this.hOrigin[h]!) + stringRamBytes(this.hAddr[h]!) + (this.hRules[h]?.ramBytes ?? 0);
+    const c = HOST_ENTRY_BYTES + stringRamBytes(this.hOrigin[h]!) + stringRamBytes(this.hAddr[h]!) + (this.hAuth[h]?.ramBytes ?? 0);
     this.hostBytes += c - this.hCharge[h]!;
     this.hCharge[h] = c;
   }
@@ -415,7 +412,7 @@ export abstract class HostTable {
     this.detachIp(h, now);
     this.hostIndex.delete(this.hHi[h]!, this.hLo[h]!);
     this.hState[h] = H_FREE;
-    this.hRules[h] = null;
+    this.hAuth[h] = null;
     this.hOrigin[h] = '';
     this.hAddr[h] = '';
     this.hostBytes -= this.hCharge[h]!;

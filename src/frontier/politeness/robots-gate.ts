@@ -10,10 +10,16 @@
  *   FAILED   DNS failure, robots unavailable or too many host errors: URLs are dropped until the
  *            entry expires (failedHostTtlMs)
  *
- * URLs of a host not READY are answered NeedRobots and wait in QR (frontier.ts); an expired entry
- * goes back to PENDING. Admission (`add`) also enforces the RAM cap and maxUrlsPerHost.
+ * The states are the host's (its politeness, its place in QD); the answers are per authority
+ * (RFC 9309 §2.3: scheme, host and port; authorities.ts): a host entry asks its authorities one at a
+ * time, `hOrigin` naming the one asked, and is READY when every authority its URLs came with has an
+ * answer. A URL of an authority without one makes a READY host PENDING again, as an expired answer
+ * does. URLs of a host not READY are answered NeedRobots and wait in QR (frontier.ts); an expired
+ * entry goes back to PENDING. Admission (`add`) also enforces the RAM cap and maxUrlsPerHost.
  */
-import { FrontierUrl, URL_RAM_BYTES_TYPICAL, UrlKind, hostNameOf, originOf, pathAndQueryOf } from '../record.js';
+import { FrontierUrl, URL_RAM_BYTES_TYPICAL, UrlKind, hostNameOf, pathAndQueryOf } from '../record.js';
+import { robotsAuthorityOf } from '../../url/authority.js';
+import { HostAuthorities } from './authorities.js';
 import { H_FAILED, H_PENDING, H_READY, H_ROBOTS, H_TAKEN, W_FLIGHT, W_HEAP, W_NONE, type RobotsRulesLike } from './host-table.js';
 import { Pacing } from './pacing.js';
 import { pldSlot } from './pld-pace.js';
@@ -27,6 +33,11 @@ export interface RobotsInfo {
   crawlDelayMs?: number | undefined;
   /** When this entry must be refreshed (ms, same clock as the frontier). */
   expiresAt: number;
+  /**
+   * The authority answered (robotsAuthorityOf: scheme://host[:port]); the one the host asked
+   * (RobotsRequest.origin) when absent.
+   */
+  origin?: string | undefined;
 }
 
 export enum AddResult {
@@ -48,7 +59,10 @@ export interface RobotsRequest {
   hostLo: number;
   /** Host name, lower case. */
   host: string;
-  /** scheme://authority of a URL of the host (for the robots.txt URL and its port). */
+  /**
+   * The authority asked for (robotsAuthorityOf: scheme://host[:port], RFC 9309 §2.3): its
+   * robots.txt is `<origin>/robots.txt`, and its answer goes back with it (RobotsInfo.origin).
+   */
   origin: string;
 }
 
@@ -97,36 +111,43 @@ export abstract class RobotsGate extends Pacing {
       if (T > 0 && u.indegree >= T) this.pace.saw(p, u.pldHi, u.pldLo, false, true);
     }
     this.hUntrusted[h] = T > 0 && u.indegree >= 0 && u.indegree < T ? 1 : 0;
-    const st = this.hState[h]!;
-    if (st === H_READY || st === H_FAILED) {
-      if (this.hExpires[h]! <= now) {
-        // Entry expired: ask again; URLs already in RAM wait (the host leaves the heap lazily).
-        this.hState[h] = H_PENDING;
-        if (this.hOrigin[h] === '') {
-          this.hOrigin[h] = originOf(u.url);
-          this.chargeHost(h);
-        }
-        this.requests.push(h);
-        this.pace.active(this.hPldSlot[h]!, now);
-        return AddResult.NeedRobots;
-      }
-    }
-    if (st === H_PENDING || st === H_TAKEN || st === H_ROBOTS) {
-      if (this.hOrigin[h] === '') {
-        this.hOrigin[h] = originOf(u.url);
-        this.chargeHost(h);
-        if (st === H_PENDING) this.requests.push(h);
-      }
-      this.pace.active(this.hPldSlot[h]!, now);
-      return AddResult.NeedRobots;
+    const auth = (this.hAuth[h] ??= new HostAuthorities());
+    let st = this.hState[h]!;
+    if ((st === H_READY || st === H_FAILED) && this.hExpires[h]! <= now) {
+      // Entry expired: its expired answers (a failed host's all) are asked again as their URLs come;
+      // URLs already in RAM wait (the host leaves the heap lazily).
+      if (st === H_FAILED) auth.clear();
+      else auth.forgetExpired(now);
+      this.hState[h] = st = H_READY;
+      this.hExpires[h] = auth.expiresAt;
+      this.hCrawlDelay[h] = auth.crawlDelayMs;
+      this.chargeHost(h);
     }
     if (st === H_FAILED) {
       this.drop(u, this.hFailReason[h] || 'host-failed');
       return AddResult.HostFailed;
     }
-    // H_READY
-    const rules = this.hRules[h];
-    if (rules !== null && rules !== undefined && !rules.isAllowed(pathAndQueryOf(u.url))) {
+    let a = auth.findUrl(u.url);
+    if (a === undefined) {
+      const origin = robotsAuthorityOf(u.url) ?? u.url;
+      a = auth.find(origin);
+      if (a === undefined) {
+        // An authority without an answer: asked after the one being asked (if any), or now.
+        if (auth.want(origin)) {
+          this.chargeHost(h);
+          if (st === H_READY || (st === H_PENDING && this.hOrigin[h] === '')) this.askNext(h);
+        }
+        this.pace.active(this.hPldSlot[h]!, now);
+        return AddResult.NeedRobots;
+      }
+    }
+    if (st !== H_READY || !a.known) {
+      this.pace.active(this.hPldSlot[h]!, now);
+      return AddResult.NeedRobots;
+    }
+    // H_READY, the URL's authority answered
+    const rules = a.rules;
+    if (rules !== null && !rules.isAllowed(pathAndQueryOf(u.url))) {
       this.drop(u, 'robots');
       return AddResult.Disallowed;
     }
@@ -209,20 +230,41 @@ export abstract class RobotsGate extends Pacing {
     this.wakeIp(i);
   }
 
-  /** The robots/DNS answer for a host: its URLs may now enter RAM (QR is re-checked). */
+  /**
+   * Puts the host in QD for its next authority without an answer (hOrigin names it); false when
+   * every authority of the host has its answer.
+   */
+  private askNext(h: number): boolean {
+    const next = this.hAuth[h]?.nextWanted();
+    if (next === undefined) return false;
+    this.hState[h] = H_PENDING;
+    this.hOrigin[h] = next.origin;
+    this.chargeHost(h);
+    this.requests.push(h);
+    return true;
+  }
+
+  /**
+   * The robots/DNS answer for one authority of a host (info.origin, else the one asked): its URLs
+   * may enter RAM once every authority asked for has its answer (QR is re-checked).
+   */
   robotsKnown(hi: number, lo: number, info: RobotsInfo, now: number): void {
     const h = this.hostFor(hi, lo, now, true);
     if (h < 0) return;
-    this.hState[h] = H_READY;
+    const auth = (this.hAuth[h] ??= new HostAuthorities());
+    const origin = info.origin ?? this.hOrigin[h]!;
+    if (origin !== '') auth.answer(origin, info.rules, info.expiresAt, info.crawlDelayMs ?? 0);
     this.hRobotsItem[h] = null; // a scheduled robots fetch, if any, is no longer needed
-    this.hRules[h] = info.rules;
-    this.chargeHost(h);
-    this.hExpires[h] = info.expiresAt;
-    this.hCrawlDelay[h] = info.crawlDelayMs ?? 0;
+    this.hExpires[h] = Math.min(auth.expiresAt, info.expiresAt);
+    this.hCrawlDelay[h] = auth.crawlDelayMs;
     this.hFailReason[h] = '';
     this.hRate[h] = this.rateOf(this.hostDelay(h));
     this.attachIp(h, info.ip, now);
     this.touch(h);
+    // Another authority of the host waits for its answer: asked now, the host's URLs wait for it.
+    if (this.askNext(h)) return;
+    this.hState[h] = H_READY;
+    this.chargeHost(h);
     if (this.hCount[h]! > 0 && this.hWhere[h] === W_NONE) {
       this.hostHeap.set(h, this.hNextDue[h]!);
       this.hWhere[h] = W_HEAP;
