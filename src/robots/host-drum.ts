@@ -1,6 +1,7 @@
 /**
  * What RobotsCache and RobotsRequested (thesis VII.1, Fig. 2) share: a DRUM keyed by the 64-bit
- * host hash in a DRUM worker thread (drum-proxy.ts), merged by the robots stage's rounds and at
+ * hash of an authority (scheme://host[:port], src/util/authority.ts; RFC 9309 §2.3: a robots.txt
+ * governs one scheme, host and port) in a DRUM worker thread (drum-proxy.ts), merged by the robots stage's rounds and at
  * checkpoints, committed like URLseen (docs/drum.md, "Crash safety").
  */
 import type { DrumProxy, DrumProxyStats } from '../threads/drum/drum-proxy.js';

@@ -1,7 +1,8 @@
 /**
  * src/robots — robots.txt as RFC 9309 says (docs/robots.md), and the robots DRUMs that hold each
- * host's answer (thesis IV.3, Fig. 2): RobotsCache (host → rules, IP, expiry; check and update),
- * RobotsRequested (host → time asked; check+update) and the journal of answers not yet merged.
+ * authority's answer (thesis IV.3, Fig. 2; an authority is scheme://host[:port], RFC 9309 §2.3,
+ * src/util/authority.ts): RobotsCache (authority → rules, expiry; check and update),
+ * RobotsRequested (authority → time asked; check+update) and the journal of answers not yet merged.
  * The DRUMs run in the DRUM thread (src/threads/drum); the crawl's robots stage drives them.
  *
  * Data flow: the robots.txt fetch (src/fetch/robots-fetch.ts: fetchRobots, redirects ≤ 5,

@@ -1,15 +1,17 @@
 /**
- * RobotsCache (thesis VII.1, Fig. 2): a DRUM keyed by the 64-bit host hash whose value is the
- * host's robots answer (src/robots/robots-entry.ts: rules, outcome, expiry, sitemaps). It runs in a
- * DRUM worker thread (drum-proxy.ts) like URLseen and commits the same way: a bucket's answers are
- * in Z once its merge has committed (manifest written atomically after Z′ is fsynced), and a
- * crash loses at most the tuples of merges not yet committed (docs/drum.md, "Crash safety").
+ * RobotsCache (thesis VII.1, Fig. 2): a DRUM keyed by the 64-bit hash of an authority
+ * (scheme://host[:port], src/util/authority.ts) whose value is that authority's robots answer
+ * (src/robots/robots-entry.ts: rules, outcome, expiry, sitemaps). It runs in a DRUM worker thread
+ * (drum-proxy.ts) like URLseen and commits the same way: a bucket's answers are in Z once its
+ * merge has committed (manifest written atomically after Z′ is fsynced), and a crash loses at most
+ * the tuples of merges not yet committed (docs/drum.md, "Crash safety").
  *
- * Two operations: `check(host, aux)` — the answer comes back in the next merge, in arrival order,
- * through `onCheck` (aux is the caller's, here the host name and origin); `update(host, entry)` — a
- * fresh robots.txt answer replaces the stored one (DRUM's default merge: overwrite). A check that
- * arrives after an update of the same key sees that update (DRUM applies one key's tuples in
- * arrival order), so an answer is visible to every later check even before it is merged.
+ * Two operations: `check(key, aux)` — the answer comes back in the next merge, in arrival order,
+ * through `onCheck` (aux is the caller's, here the host key, host name and authority);
+ * `update(key, entry)` — a fresh robots.txt answer replaces the stored one (DRUM's default merge:
+ * overwrite). A check that arrives after an update of the same key sees that update (DRUM applies
+ * one key's tuples in arrival order), so an answer is visible to every later check even before it
+ * is merged.
  */
 import { DrumProxy, type DrumThread } from '../threads/drum/drum-proxy.js';
 import { decodeRobotsEntry, encodeRobotsEntry, type RobotsEntry } from './robots-entry.js';

@@ -14,8 +14,9 @@
  * rest of the crawl (docs/drum.md, "Crash safety").
  *
  * Framing: [u32 LE length][u32 LE crc32(payload)][payload], payload = u32 LE hostHi · u32 LE hostLo
- * · a RobotsCache value (robots-entry.ts). Reading stops at the first record cut short, of a length
- * no payload has, or failing its checksum: a torn tail is ignored, and nothing after it is trusted.
+ * · a RobotsCache value (robots-entry.ts); the key (hostHi, hostLo) is RobotsCache's, the hash of
+ * an authority (src/util/authority.ts). Reading stops at the first record cut short, of a length no
+ * payload has, or failing its checksum: a torn tail is ignored, and nothing after it is trusted.
  *
  * Truncation by rotation. A merge ships the answers appended before it starts, not those appended
  * while it runs, so the file cannot simply be emptied when the merge ends. Instead `seal()` (called

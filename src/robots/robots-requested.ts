@@ -1,6 +1,7 @@
 /**
- * RobotsRequested (thesis VII.1, Fig. 2): a DRUM keyed by the 64-bit host hash, one check+update
- * per host whose robots answer RobotsCache did not have (or had expired). The value is the time of
+ * RobotsRequested (thesis VII.1, Fig. 2): a DRUM keyed by the 64-bit hash of an authority
+ * (scheme://host[:port], src/util/authority.ts), one check+update per authority whose robots answer
+ * RobotsCache did not have (or had expired); "host" below is that authority. The value is the time of
  * the ask (f64 LE, ms since the epoch; overwritten by each later ask), so its result says whether
  * and when the host was asked before. It runs in a DRUM worker thread and commits like URLseen
  * (drum-proxy.ts, docs/drum.md "Crash safety").

@@ -8,8 +8,7 @@
  *
  * API: the functions below, plus LinkResolver (hot-path object), canonicalizeUrlReference (the
  * WHATWG-only reference), hostKeyInto / pldKeyInto / splitKey, pldOrHost, portOf / urlOriginOf /
- * urlPathAndQueryOf, robotsAuthorityOf / robotsKeyInto (the scheme://host[:port] a robots.txt governs),
- * DEFAULT_SESSION_ID_PARAMS, DEFAULT_TRAP_LIMITS. Rules and reasons: docs/url.md.
+ * urlPathAndQueryOf, DEFAULT_SESSION_ID_PARAMS, DEFAULT_TRAP_LIMITS. Rules and reasons: docs/url.md.
  */
 export type { UrlRejectReason, CanonicalizeOptions } from './options.js';
 export { DEFAULT_SESSION_ID_PARAMS, DEFAULT_MAX_URL_LENGTH } from './options.js';
@@ -19,5 +18,4 @@ export { canonicalizeUrl, canonicalizeUrlDetailed, canonicalizeUrlReference } fr
 export { registrableDomain, pldOrHost, PSL_RULE_COUNTS, type RegistrableDomainOptions } from './pld.js';
 export { urlFingerprint, fingerprint64, fingerprintInto, fingerprintManyInto, fingerprintRunsInto, hostKeyInto, pldKeyInto, splitKey, fingerprint64Reference, NATIVE_FINGERPRINT } from './fingerprint.js';
 export { hostOf, portOf, urlOriginOf, urlPathAndQueryOf, unpinned } from './host.js';
-export { robotsAuthorityOf, robotsKeyInto } from './authority.js';
 export { trapCheck, DEFAULT_TRAP_LIMITS, type TrapLimits, type TrapReason } from './traps.js';

@@ -1,6 +1,6 @@
 /**
  * robots.txt per authority (RFC 9309 §2.3: the rules apply only to the host, protocol and port
- * they were fetched from; src/url/authority.ts): two small HTTP servers on 127.0.0.1, on two ports
+ * they were fetched from; src/util/authority.ts): two small HTTP servers on 127.0.0.1, on two ports
  * — one host, two services — each with its own robots.txt, crawled in one run. Judged from each
  * server's own request log: each port's robots.txt is requested exactly once, none of its
  * disallowed paths is requested, and every page it allows is fetched. Each page links to every

@@ -1,5 +1,5 @@
 /**
- * robots.txt per authority in the frontier's robots gate (RFC 9309 §2.3; src/url/authority.ts,
+ * robots.txt per authority in the frontier's robots gate (RFC 9309 §2.3; src/util/authority.ts,
  * src/frontier/politeness/authorities.ts), and the key itself:
  *  - robotsAuthorityOf: default ports, userinfo, upper case, IDNA, IPv6 literals, and a property
  *    test against the WHATWG parser (fast-check prints its seed on failure);
@@ -14,7 +14,7 @@ import fc from 'fast-check';
 import { Frontier, FrontierUrl, UrlKind, type RobotsRulesLike } from '../../src/frontier/index.js';
 import { HostAuthorities, MAX_AUTHORITIES_PER_HOST } from '../../src/frontier/politeness/authorities.js';
 import { compileRobots, parseRobotsTxt } from '../../src/robots/index.js';
-import { robotsAuthorityOf } from '../../src/url/index.js';
+import { robotsAuthorityOf } from '../../src/util/authority.js';
 import { fastOptions, FAST_POLITENESS } from './fast-options.js';
 
 test('robotsAuthorityOf: scheme, host and port, the default port dropped', () => {

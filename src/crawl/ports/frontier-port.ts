@@ -18,7 +18,7 @@ import { PldStoreProxy, type DrumThread } from '../../threads/drum/drum-proxy.js
 import { openRobotsStage, type RobotsStage, type RobotsTotals } from './robots-stage.js';
 import { ramPlan } from '../../budget/ram-budget.js';
 import { withMargin } from './margin.js';
-import { robotsAuthorityOf } from '../../url/authority.js';
+import { robotsAuthorityOf } from '../../util/authority.js';
 
 export { withMargin } from './margin.js';
 

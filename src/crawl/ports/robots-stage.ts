@@ -37,7 +37,7 @@ import {
   type JournalRecord, type RobotsEntry, type RobotsRules, type RobotsTotals,
 } from '../../robots/index.js';
 import { ramPlan } from '../../budget/ram-budget.js';
-import { robotsKeyInto } from '../../url/authority.js';
+import { fingerprintInto } from '../../url/index.js';
 
 /** The frontier calls of the robots side (src/frontier/frontier.ts). */
 export interface RobotsStageFrontier {
@@ -84,7 +84,7 @@ const keyScratch = new Uint32Array(2);
 
 /** The robots DRUMs' key of an authority (robotsAuthorityOf's string). */
 export function robotsKeyOf(authority: string): [number, number] {
-  robotsKeyInto(authority, keyScratch, 0);
+  fingerprintInto(authority, keyScratch, 0);
   return [keyScratch[0]!, keyScratch[1]!];
 }
 

@@ -18,7 +18,7 @@
  * entry goes back to PENDING. Admission (`add`) also enforces the RAM cap and maxUrlsPerHost.
  */
 import { FrontierUrl, URL_RAM_BYTES_TYPICAL, UrlKind, hostNameOf, pathAndQueryOf } from '../record.js';
-import { robotsAuthorityOf } from '../../url/authority.js';
+import { robotsAuthorityOf } from '../../util/authority.js';
 import { HostAuthorities } from './authorities.js';
 import { H_FAILED, H_PENDING, H_READY, H_ROBOTS, H_TAKEN, W_FLIGHT, W_HEAP, W_NONE, type RobotsRulesLike } from './host-table.js';
 import { Pacing } from './pacing.js';

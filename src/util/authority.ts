@@ -9,16 +9,15 @@
  * lower case, the host in its ASCII (IDNA, punycode) form, an IPv6 literal compressed in brackets,
  * no userinfo, and the scheme's default port dropped (`http://a:80/` and `http://a/` are one
  * authority, `https://a:443/` and `https://a/` another). It is also the origin the robots.txt URL
- * is made from (`<authority>/robots.txt`). `robotsKeyInto` is its 64-bit key (the RobotsCache and
- * RobotsRequested DRUM key, src/robots): XXH64 of that string, like every key of the crawl.
+ * is made from (`<authority>/robots.txt`), and its XXH64 (src/url fingerprintInto) is the key of
+ * the robots DRUMs (RobotsCache, RobotsRequested, src/robots; src/crawl/ports/robots-stage.ts).
+ * Here in src/util, with no import, so that the frontier's robots gate can use it.
  *
  * Cost: a canonical URL (src/url canonicalization: lower case, punycode, default port dropped, as
  * every URL the frontier holds) takes the fast path — one scan of the authority, one slice; any
  * other form (upper case, non-ASCII, an IPv6 literal, a written default port, a port with leading
  * zeros) goes through the WHATWG parser, which normalizes all of them.
  */
-import { fingerprintInto } from './fingerprint.js';
-
 const DEFAULT_PORT: Record<string, string> = { http: '80', https: '443', ws: '80', wss: '443', ftp: '21' };
 
 /** The robots.txt authority of an absolute URL (see the top comment); null when it has none. */
@@ -61,9 +60,4 @@ export function robotsAuthorityOf(url: string): string | null {
   } catch {
     return null;
   }
-}
-
-/** The 64-bit key of an authority (robotsAuthorityOf's string) into out[offset] (hi), out[offset + 1] (lo). */
-export function robotsKeyInto(authority: string, out: Uint32Array, offset: number): void {
-  fingerprintInto(authority, out, offset);
 }
