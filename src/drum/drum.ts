@@ -23,24 +23,18 @@
  *   c. delivers the results and AWAITS onResults, then beforeCommit (the consumer commits them
  *      durably in one or the other);
  *   d. rewrites the manifest atomically: bucket i → {bgen: new, zgen: zgen+1};
- *   e. retires the old Z_i and the merged bucket files: one of each kind is kept as a spare
- *      (zspare.z, bspare.kv/.aux) that a later Z′ / new generation overwrites instead of writing
- *      new page-cache pages (~1–2.7 s of system CPU per GB new vs 0.15–0.2 overwritten on this
- *      VM, docs/drum.md "File recycling"); the rest are deleted. A Z with other hard links is never
- *      a spare.
+ *   e. retires the old Z_i and the merged bucket files (one of each kind kept as a spare that a
+ *      later file overwrites: generations.ts, docs/drum.md "File recycling").
  * A crash before (d) leaves the old Z_i and the old bucket files in force: the tuples are merged
  * again on the next merge (results re-delivered: at-least-once). A crash after (d) finds the
  * results already committed by the consumer. So no key reported unique is lost and no unique result
- * is lost. Bucket files past the manifest's bgen are pending too. A spare is never read: Z′ over a
- * spare Z is cut to its length before (d), and recovery checks Z's size against the manifest;
- * a recycled bucket file holds stale blocks of older generations after its live ones, so every
- * bucket block is tagged with its generation (DRUM-wide increasing numbers) and recovery takes the
- * chain of blocks tagged g from offset 0, cutting at the first stale, torn or unreadable block —
- * unless a later block of g, or the other file of the pair, proves it is corruption (recoverGen).
+ * is lost. Bucket files past the manifest's bgen are pending too; persist() makes every tuple
+ * accepted so far durable in them without a merge. A spare is never read (Z′ over a spare Z is cut
+ * before (d); recovery checks Z's size against the manifest, and takes a bucket file's chain of
+ * blocks tagged with its generation, recoverGen).
  *
  * RAM bound: 2·M·k write buffers + one loaded bucket (≈ (H+P)/H · r bytes) + the CLOCK cache, which
- * is what the plan (model.ts) sizes from ramBytes. (Recycling adds two fields, no RAM that grows;
- * on disk it keeps one extra bucket pair and one Z, ≈ r·(H+b)/H + |Z|/k bytes.) Results are delivered in chunks of resultChunk.
+ * is what the plan (model.ts) sizes from ramBytes. Results are delivered in chunks of resultChunk.
  * With settleKeys (deep.ts), Z_i holds the recent keys and a deep part the older ones, looked up
  * per key, so that a repository merged on time passes over a bounded Z (index: 1/1024 of D's bytes).
  * I/O is synchronous in large sequential blocks (merges are batch work); a merge blocks the event
@@ -107,6 +101,8 @@ export class Drum {
   private rounds = 0;
   private settlings = 0; // and their CPU (ms): DrumStats
   private settleCpuMs = 0;
+  private persists = 0; // persist() calls: DrumStats
+  private readonly syncs = new Set<Promise<void>>(); // persist()s under way (close waits for them)
 
   private constructor(
     readonly dir: string,
@@ -262,9 +258,7 @@ export class Drum {
 
   // ---------------------------------------------------------------- input
 
-  private live(): void {
-    if (this.closed) throw new CrawlError(DrumErrorCode.CLOSED, `DRUM ${this.dir} is closed`);
-  }
+  private live(): void { if (this.closed) throw new CrawlError(DrumErrorCode.CLOSED, `DRUM ${this.dir} is closed`); }
 
   /** Checks a key: unique or duplicate (with its stored value). Does not change the repository. */
   check(hi: number, lo: number, aux?: Uint8Array | null): void {
@@ -325,12 +319,6 @@ export class Drum {
     if (bk.kvLen >= this.M || bk.auxLen >= this.M) this.flushBuffers(bk);
   }
 
-  /** Batch form of checkUpdate for key-only repositories: keys = [hi0, lo0, hi1, lo1, …]. */
-  checkUpdateMany(keys: Uint32Array, aux?: readonly (Uint8Array | null)[]): void {
-    const n = keys.length >>> 1;
-    for (let j = 0; j < n; j++) this.checkUpdate(keys[2 * j]!, keys[2 * j + 1]!, null, aux === undefined ? null : aux[j]);
-  }
-
   private append(op: number, hi: number, lo: number, value: Uint8Array | null, aux: Uint8Array | null): void {
     this.live();
     const vb = this.valueBytes;
@@ -381,6 +369,7 @@ export class Drum {
     g.kv.writeBlock(bk.kvBuf.subarray(0, bk.kvLen), bk.bufCount);
     g.aux.writeBlock(bk.auxBuf.subarray(0, bk.auxLen), bk.bufCount);
     g.tuples += bk.bufCount;
+    this.files.written(g);
     bk.kvLen = 0;
     bk.auxLen = 0;
     bk.bufCount = 0;
@@ -418,16 +407,24 @@ export class Drum {
     this.maxKvBytes = mx;
   }
 
-  /** = merge(), then fsync what arrived meanwhile: everything accepted so far is durable. */
+  /** = merge(), then persist() what arrived meanwhile: everything accepted so far is durable. */
   async flush(): Promise<void> {
     await this.merge();
-    for (const bk of this.buckets) {
-      this.flushBuffers(bk);
-      for (const g of bk.gens) {
-        fs.fsyncSync(g.kvFd);
-        fs.fsyncSync(g.auxFd);
-      }
-    }
+    await this.persist();
+  }
+
+  /**
+   * Every tuple accepted so far written to its bucket file and fsynced, without a merge: no crash
+   * loses them (recovery.ts reopens them, the next merge delivers their results). Runs between a
+   * merge's buckets too. The crawl's pages become durable this way (urlseen-stage.ts persistUrlSeen).
+   */
+  async persist(): Promise<void> {
+    this.live();
+    for (const bk of this.buckets) this.flushBuffers(bk);
+    this.persists++;
+    const run = this.files.sync();
+    this.syncs.add(run);
+    await run.finally(() => this.syncs.delete(run));
   }
 
   private async mergeBucket(i: number): Promise<boolean> {
@@ -550,6 +547,7 @@ export class Drum {
       plan: this.plan,
       mergeCpuMs: { ...this.clock.ms },
       mergeSysMs: { ...this.clock.sysMs },
+      persists: this.persists,
     };
     if (this.settleKeys > 0) Object.assign(s, { settlings: this.settlings, settleCpuMs: this.settleCpuMs, deepKeys: this.buckets.reduce((a, bk) => a + bk.deep.dKeys, 0) });
     if (this.cache !== null) {
@@ -568,6 +566,7 @@ export class Drum {
    */
   async close(opts: { flush?: boolean } = {}): Promise<void> {
     if (this.closed) return;
+    await Promise.allSettled([...this.syncs]);
     if (opts.flush === false) {
       this.releaseFiles();
       return;
@@ -587,6 +586,7 @@ export class Drum {
   private releaseFiles(): void {
     if (this.closed) return;
     this.closed = true;
+    this.files.forget();
     for (const d of this.deeps) d?.close();
     this.deeps.length = 0;
     for (const bk of this.buckets) {

@@ -11,7 +11,8 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { BlockWriter, type Compression, type IoCounters } from '../disk/index.js';
+import { promisify } from 'node:util';
+import { BlockWriter, fsyncDir, type Compression, type IoCounters } from '../disk/index.js';
 import { pad, type BucketGen } from './format.js';
 
 /**
@@ -32,6 +33,9 @@ export const SPARE_Z = 'zspare.z';
  * equal the live one modulo 2^16.
  */
 export const TAG_WINDOW = 32768;
+/** fdatasyncs of one sync() in flight at once (libuv's pool has 4 threads by default). */
+const SYNC_LANES = 3;
+const fdatasync = promisify(fs.fdatasync);
 
 export class Generations {
   /** Next bucket-file generation (DRUM-wide, increasing: block tags rely on it, see TAG_WINDOW). */
@@ -40,6 +44,16 @@ export class Generations {
   private bSpare: { oldest: number } | null = null;
   /** SPARE_Z exists (a superseded Z with one link). */
   private zSpare = false;
+  /**
+   * Generations with blocks written since the last sync() (Drum.persist), and whether a file was
+   * created or renamed since then. RAM: at most the pending generations (≈ k, two per bucket
+   * while it merges).
+   */
+  private readonly unsynced = new Set<BucketGen>();
+  private dirUnsynced = false;
+  /** sync() calls under way, and the descriptors of generations retired meanwhile (closed after). */
+  private syncing = 0;
+  private readonly closeAfterSync: number[] = [];
 
   constructor(
     readonly dir: string,
@@ -73,6 +87,7 @@ export class Generations {
    * ones (recoverGen); during operation nothing is read past the writer's offset.
    */
   newGen(i: number, g: number): BucketGen {
+    this.dirUnsynced = true;
     const kvf = this.bFile(i, g, 'kv');
     const auxf = this.bFile(i, g, 'aux');
     let oldest = g;
@@ -155,8 +170,12 @@ export class Generations {
 
   /** A merged generation's files: the spare pair if it may be recycled and there is none, else deleted. */
   retireGen(i: number, g: BucketGen): void {
-    fs.closeSync(g.kvFd);
-    fs.closeSync(g.auxFd);
+    this.unsynced.delete(g); // (its tuples are in the committed Z)
+    if (this.syncing > 0) this.closeAfterSync.push(g.kvFd, g.auxFd);
+    else {
+      fs.closeSync(g.kvFd);
+      fs.closeSync(g.auxFd);
+    }
     const kvf = this.bFile(i, g.gen, 'kv');
     const auxf = this.bFile(i, g.gen, 'aux');
     if (this.bSpare === null && g.recyclable) {
@@ -171,5 +190,46 @@ export class Generations {
     }
     fs.rmSync(kvf, { force: true });
     fs.rmSync(auxf, { force: true });
+  }
+
+  /** A block pair was written to generation g (Drum.flushBuffers): sync() must fsync its files. */
+  written(g: BucketGen): void {
+    this.unsynced.add(g);
+  }
+
+  /**
+   * fdatasyncs every bucket file written since the last call, then the directory when a
+   * generation's file was created or renamed meanwhile: after it, every block written before the
+   * call survives a power loss as well as a process crash (Drum.persist). The fdatasyncs run in
+   * libuv's pool, SYNC_LANES at a time (one lane of its four is left to the process's other file
+   * I/O); the file system commits them together: 256 small files in 32–95 ms of wall time and
+   * ~35 ms of CPU against 300–900 ms one after another on this VM. A generation retired meanwhile
+   * keeps its descriptors open until the sync ends (retireGen), so no descriptor is reused under it.
+   */
+  async sync(): Promise<void> {
+    const fds: number[] = [];
+    for (const g of this.unsynced) fds.push(g.kvFd, g.auxFd);
+    this.unsynced.clear();
+    const dir = this.dirUnsynced;
+    this.dirUnsynced = false;
+    this.syncing++;
+    try {
+      let next = 0;
+      const lane = async (): Promise<void> => {
+        while (next < fds.length) await fdatasync(fds[next++]!);
+      };
+      await Promise.all(Array.from({ length: Math.min(SYNC_LANES, fds.length) }, lane));
+      if (dir) fsyncDir(this.dir);
+    } finally {
+      if (--this.syncing === 0) {
+        for (const fd of this.closeAfterSync) fs.closeSync(fd);
+        this.closeAfterSync.length = 0;
+      }
+    }
+  }
+
+  /** The files were closed without a sync (Drum.close): nothing is left to sync. */
+  forget(): void {
+    this.unsynced.clear();
   }
 }

@@ -4,7 +4,7 @@
  * crash-safety argument and how to choose R and D.
  *
  * API (docs/drum.md, "API"), including DrumOptions.deliver ('all' | 'unique' | 'none'),
- * resultChunk, auxBytesHint, valueBytesHint, io; Drum.checkUpdateMany(); Drum.close({ flush: false }) (release without merging);
+ * resultChunk, auxBytesHint, valueBytesHint, io; Drum.persist() (durable without a merge); Drum.close({ flush: false }) (release without merging);
  * DrumResult.value is the value stored BEFORE the tuple was applied (also for update).
  * onResults may be called several times per merge (chunks of at most resultChunk results — fewer when
  * their aux bytes fill the 2 MiB chunk arena —, in arrival order within a bucket; buckets in

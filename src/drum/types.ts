@@ -138,6 +138,8 @@ export interface DrumStats {
   mergeCpuMs: { load: number; sort: number; zPass: number; deliver: number; commit: number };
   /** The system-CPU part of mergeCpuMs (page-cache work: reads, writes, fsync, unlink). */
   mergeSysMs: { load: number; sort: number; zPass: number; deliver: number; commit: number };
+  /** persist() calls since open. */
+  persists: number;
   /** Repositories with a deep part (settleKeys): settlings since open, their CPU (ms), and the keys in deep parts. */
   settlings?: number;
   settleCpuMs?: number;

@@ -15,13 +15,17 @@ export const K = 4;
 
 export interface CrashEpochArgs {
   sink: string; // unique results the child's consumer committed: 8-byte (hi, lo) records
-  markers: string; // "flushed up to tuple j" records: 4-byte j
+  markers: string; // "durable up to tuple j" records (after flush() or persist()): 4-byte j
   seed: number;
   pool: number;
   bufferBytes: number;
   bucketBytes: number;
   maxTuples: number;
   flushEvery: number;
+  /** > 0: the child also calls persist() every persistEvery tuples (a "durable up to j" marker, as
+   *  after a flush), with its merges running beside the ingest as in the DRUM thread: results are
+   *  acknowledged a macrotask later, so a persist() lands between a merge's buckets. */
+  persistEvery: number;
   /** > 0: the repository keeps first values with a deep part settled at this many keys per bucket
    *  (src/drum/deep.ts), every epoch alike; counts are then not kept (invariants 3–4 not checked). */
   settleKeys: number;
@@ -80,7 +84,7 @@ export const addLE = (x: Uint8Array, y: Uint8Array): Uint8Array => {
  *   2. every key in the repository was reported unique to some sink (no unique result lost);
  *   3. (without a deep part) per bucket and epoch, the stored counts equal the counts of a PREFIX of that bucket's
  *      tuple stream (add-merge values: nothing merged twice, nothing skipped in the middle);
- *   4. that prefix covers everything before the epoch's last completed flush().
+ *   4. that prefix covers everything before the epoch's last completed flush() or persist().
  *
  * The copy is reopened (recovery), flushed (pending tuples merged; their unique results count as
  * reported), and every pool key of every epoch is checked once.

@@ -8,7 +8,8 @@
  *   2. every key in the repository was reported unique to some sink (no unique result lost);
  *   3. per bucket and epoch, the stored counts equal the counts of a PREFIX of that bucket's
  *      tuple stream (add-merge values: nothing merged twice, nothing skipped in the middle);
- *   4. that prefix covers everything before the child's last completed flush().
+ *   4. that prefix covers everything before the child's last completed flush() or persist()
+ *      (half the epochs call persist() every few hundred tuples while merges run beside the ingest).
  *
  * DRUM recycles files (a merged generation's bucket pair and the superseded Z are
  * overwritten by later ones), so half the epochs use tiny buckets (many merges per child, a longer
@@ -237,6 +238,8 @@ async function slot(s: number, phase: Phase, verifier: Verifier): Promise<{ kill
         bucketBytes: rnd() < 0.5 ? 100 + Math.floor(rnd() * 500) : 2000 + Math.floor(rnd() * 20000),
         maxTuples: 60000,
         flushEvery: 1000 + Math.floor(rnd() * 4000),
+        // Half the epochs persist() between flushes, with merges running beside the ingest.
+        persistEvery: rnd() < 0.5 ? 40 + Math.floor(rnd() * 300) : 0,
         settleKeys,
       };
       epochs.push(ep);

@@ -1,7 +1,7 @@
 /**
  * The last stage of a page job (durability, checkpoint.ts; thesis Fig. 2 ends at the frontier, a
  * resumable crawl needs this step): the pages whose WARC records and crawl-log lines are written,
- * and whose links are in a merged URLseen (urlseen-stage.ts), leave the pending set once the WARC
+ * and whose links are on disk in URLseen (urlseen-stage.ts), leave the pending set once the WARC
  * file, the crawl log and sitemaps.log are synced; done.log then records them, so that a resume
  * does not fetch them again. Each sync's WARC position is recorded too (warc-synced.ts): a resume
  * after a crash reads the WARC back from there rather than from the last checkpoint.
@@ -12,6 +12,7 @@ export abstract class DurableStage extends CrawlerCore {
   /** When the WARC's synced position was last recorded, and the recording under way (markSynced). */
   private lastMark = Date.now();
   private marking: Promise<void> | null = null;
+  private syncChain: Promise<void> = Promise.resolve();
 
   /**
    * The WARC synced and its position recorded (warc-synced.ts) when a second has passed since the
@@ -36,8 +37,18 @@ export abstract class DurableStage extends CrawlerCore {
     await this.marking;
   }
 
-  /** WARC + crawl log durable → the pages waiting only for that leave the pending set. */
-  protected async syncOutputs(): Promise<void> {
+  /**
+   * WARC + crawl log durable → the pages waiting only for that leave the pending set. One at a
+   * time (a URLseen merge's pages and a persist's may come together): each waits for the one
+   * before it.
+   */
+  protected syncOutputs(): Promise<void> {
+    const run = this.syncChain.then(() => this.syncNow());
+    this.syncChain = run.catch(() => undefined);
+    return run;
+  }
+
+  private async syncNow(): Promise<void> {
     if (this.awaitingSync.length === 0) return;
     const done = this.awaitingSync;
     this.awaitingSync = [];

@@ -175,6 +175,13 @@ async function hostDrum(port: MessagePort, { dir, opts, beforeCommit }: HostData
           (e: Error & { code?: string }) => port.postMessage({ t: 'done', id: m.id, error: { message: e.message, code: e.code } }),
         );
         break;
+      case 'persist':
+        // Between two awaits of a merge under way, if any: the bucket being merged has its own files.
+        void drum.persist().then(
+          () => port.postMessage({ t: 'done', id: m.id }),
+          (e: Error & { code?: string }) => port.postMessage({ t: 'done', id: m.id, error: { message: e.message, code: e.code } }),
+        );
+        break;
       case 'close':
         void drum.close().then(
           () => port.postMessage({ t: 'done', id: m.id }),

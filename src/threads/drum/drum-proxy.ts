@@ -273,7 +273,7 @@ export class DrumProxy {
     this.worker.postMessage({ t: 'tuples', buf }, [buf.buffer as ArrayBuffer]);
   }
 
-  private call(t: 'merge' | 'flush' | 'close'): Promise<void> {
+  private call(t: 'merge' | 'flush' | 'persist' | 'close'): Promise<void> {
     if (this.failure) return Promise.reject(this.failure);
     this.ship();
     const id = this.nextId++;
@@ -288,6 +288,15 @@ export class DrumProxy {
     const run = this.mergeChain.then(() => this.call('merge'));
     this.mergeChain = run.catch(() => undefined);
     return run;
+  }
+
+  /**
+   * Drum.persist() in the thread: every tuple shipped so far (this call ships the batch first) is
+   * in a bucket file and fsynced when it resolves. Not queued behind a merge: the thread runs it
+   * between two buckets of the merge under way (drum-host.ts).
+   */
+  persist(): Promise<void> {
+    return this.call('persist');
   }
 
   flush(): Promise<void> {
