@@ -38,6 +38,7 @@ import { SitemapRouter, plainHops } from '../sitemap/crawl.js';
 import { SitemapListingLog } from '../sitemap/listing-log.js';
 import type { CrawlerOptions } from './core/index.js';
 import type { EarlyStart } from './ports/early-robots.js';
+import { openMark, openMarked } from '../util/open-trace.js';
 
 /** The crawler's constructor, with the parts the opening made (crawler-core.ts CrawlerCore). */
 export type MakeCrawler<T> = (
@@ -111,6 +112,7 @@ export abstract class OpeningStage extends CheckpointStage {
     const recovered = manifest !== null && shared === undefined ? await recoverWarc(cfg.outDir, manifest.warc, await readSyncedPosition(cfg.stateDir)) : [];
     // Indexes left open by this recovery or by an earlier run that ended before finishing them:
     // the crawler sorts them while it crawls (checkpoint-stage.ts finishIndexes).
+    openMark('warc-recovered');
     const unsorted = [...new Set([...recovered.filter((r) => r.indexOpen).map((r) => path.basename(r.file)), ...(manifest?.indexing ?? [])])];
 
     // RAM split: every share is in ram-budget.ts (a partition of a cluster node: its share of the
@@ -124,6 +126,7 @@ export abstract class OpeningStage extends CheckpointStage {
       ...zstdOpts,
       info: { software: 'drumcrawl/0.1', 'http-header-user-agent': cfg.userAgent, format: 'WARC File Format 1.1' },
     });
+    openMark('archive-thread');
     const crawlLog = shared?.crawlLog ?? await CrawlLog.open(path.join(cfg.outDir, 'crawl.log'), { format: cfg.crawlLogFormat });
     const scope = manifest ? { hosts: manifest.scopeHosts, plds: manifest.scopePlds } : scopeAnchors(cfg.seeds);
     const parseData = {
@@ -142,6 +145,7 @@ export abstract class OpeningStage extends CheckpointStage {
     const pages = cfg.pageWorkers === 'on' ? new PageWorkerPool({ ...parseData, fetcher: fetcherOptions(cfg), refused: [], budget: budget.buffer }, { ...workerOpts, floors: early?.sharedFloors ?? undefined }) : null;
     // The page workers' isolates before the DRUM threads' (a process-wide flag while they start).
     await pages?.online();
+    openMark('page-workers-online');
     // The parse pool's first worker boots once the crawl's first request is on the wire
     // (crawler-core.ts afterFirstRequest), not before it: nothing before that request needs a parse
     // (robots.txt is parsed on this thread), and its ~0.2 s of CPU then overlaps the network wait
@@ -212,7 +216,7 @@ export abstract class OpeningStage extends CheckpointStage {
       (batch) => crawler!.onContentResults(batch),
       { thread: smallDrums },
     );
-    const [urlSeen, contentSeen] = await Promise.all([urlSeenOpen, contentSeenOpen]);
+    const [urlSeen, contentSeen] = await Promise.all([openMarked('urlseen-open', urlSeenOpen), openMarked('contentseen-open', contentSeenOpen)]);
     // every answer a server gave, archived as a dns: record (archive-hooks.ts)
     const archiveDns = cfg.warcDns ? dnsArchiver(warc, (e) => crawler?.fail(e), () => crawler?.archivingDns ?? true) : undefined;
     if (early !== null && archiveDns !== undefined) early.archiveDnsTo(archiveDns);
@@ -229,11 +233,13 @@ export abstract class OpeningStage extends CheckpointStage {
       starThread: smallDrums,
       cluster: opts.cluster?.frontier,
     });
+    openMark('frontier-open');
     // With page workers this Fetcher (robots.txt) shares its wire gate with theirs (wire-share.ts).
     const fetcher = opts.shared?.fetcher ?? early?.fetcher ?? newFetcher(cfg, dns, pages?.floors.forThread(0), budget);
     // The parse workers boot while the DRUM threads open (each loads its code: ~1 s apiece on a
     // loaded 2-core box, which a resume would otherwise pay one after the other).
     await warm;
+    openMark('page-workers-warm');
     crawler = make(cfg, manifest, urlSeen, contentSeen, frontier, dns, fetcher, warc, crawlLog, pool, pages, opts);
     const c = crawler;
     if (opts.shared === undefined) c.syncedLog = new SyncedPositionLog(cfg.stateDir);
@@ -246,6 +252,7 @@ export abstract class OpeningStage extends CheckpointStage {
       c.on('newListener', (name: string) => { if (name === 'dispatch') report(); });
     }
     await OpeningStage.restore(c, cfg, manifest, scope, frontier);
+    openMark('restored');
     return c;
   }
 
@@ -262,11 +269,14 @@ export abstract class OpeningStage extends CheckpointStage {
     } else {
       // URLs that were in flight at the crash (or at the last checkpoint): fetch them again.
       const recs = await readPending(cfg.stateDir);
+      openMark('pending-read');
       // Pages finished durably after that checkpoint (done.log): the frontier hands them out again
       // (its cursors are from the checkpoint); dispatch skips them, so only the in-flight window is
       // fetched twice.
       for (const d of await readDoneLog(cfg.stateDir)) c.again.addDone(decodeFrontierUrl(d).url, d);
+      openMark('done-log-read');
       const admits = await AdmitLog.open(cfg.stateDir, frontier.admitMark);
+      openMark('admit-log-read');
       c.admitLog = admits.log;
       c.again.setRedelivered(admits.redelivered);
       const back = recs.map((r) => decodeFrontierUrl(r));
@@ -274,8 +284,10 @@ export abstract class OpeningStage extends CheckpointStage {
       if (back.length > 0) await frontier.readmit(back);
       // (Re-admitted URLs are durable in QR once the frontier commits; pending.bin keeps them
       // until then — the first checkpoint rewrites it.)
+      openMark('readmitted');
       await frontier.commit();
       await writePending(cfg.stateDir, []);
+      openMark('frontier-committed');
     }
     c.sitemapLog = await SitemapListingLog.open(path.join(cfg.outDir, 'sitemaps.log'));
     c.sitemaps = new SitemapRouter(

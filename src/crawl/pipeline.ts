@@ -60,6 +60,7 @@ import { startStatusServer, CONTROL_TOKEN_FILE, type StatusServer } from '../mon
 import { OpeningStage, type MakeCrawler } from './opening.js';
 import { runStatus } from '../monitor/run-metrics.js';
 import type { CrawlerOptions } from './core/index.js';
+import { openMark } from '../util/open-trace.js';
 
 export type { CrawlerOptions } from './core/index.js';
 
@@ -226,6 +227,7 @@ export class Crawler extends OpeningStage {
         // A resumed run's first checkpoint names its own WARC writer, whose files the next
         // recovery then repairs (recovery.ts); the frontier's RAM is still empty, so it is cheap.
         await this.checkpoint('resume');
+        openMark('resume-checkpoint');
       }
       await this.loop();
       await this.drain();

@@ -7,6 +7,7 @@ import { CrawlError } from '../../errors.js';
 import { checkDir, checkPortFree, createDirs } from '../preflight.js';
 import { announceStatusServer, runAndReport, runGuarded } from './common.js';
 import { rawArgsAfter } from './raw-args.js';
+import { openMark } from '../../util/open-trace.js';
 import { CLUSTER_FLAGS, defaultNodeId, splitClusterArgs } from '../../cluster/options.js';
 
 /** Startup options a resumed crawl may still change (they do not alter the state's shape; --out
@@ -26,6 +27,7 @@ export function registerResumeCommand(program: Command): void {
   cmd.addHelpText('after', '\nA flag not given keeps the value the crawl last ran with.');
   cmd.action(async (state: string) => {
     await runGuarded(async () => {
+      openMark('cli-action');
       const all = rawArgsAfter(program, 'resume').filter((a) => a !== state);
       // A cluster node's state (node.json): the node resumes (src/cluster).
       const { cluster, rest: raw } = splitClusterArgs(all, defaultNodeId());
@@ -62,7 +64,9 @@ export function registerResumeCommand(program: Command): void {
       const { Crawler } = await import('../../crawl/pipeline.js');
       process.stderr.write(`resuming ${stateDir} from checkpoint ${manifest.epoch} (${manifest.reason}, ${manifest.counters.pages} pages)\n`);
       const t0 = performance.now();
+      openMark('resume-call');
       const crawler = await Crawler.resume(state, input, { handleSignals: true });
+      openMark('resumed');
       process.stderr.write(`resumed: state recovered and opened in ${(performance.now() - t0).toFixed(0)} ms\n`);
       for (const warn of [ramFloorWarning(crawler.config), heapWarning(crawler.config.ramBytes)]) if (warn !== null) process.stderr.write(`drumcrawl: warning: ${warn}\n`);
       crawler.on('status-server', (url: string, token: string) => announceStatusServer(url, token, crawler.config.stateDir));

@@ -6,6 +6,7 @@
  * the counters a checkpoint stores, and two helpers every stage uses: an outcome's count and the
  * crawl-log line of a fetch. No stage's work is here: a job's data does not pass through this file.
  */
+import { openMark } from '../../util/open-trace.js';
 import { EventEmitter } from 'node:events';
 import type { DrumProxy } from '../../threads/drum/drum-proxy.js';
 import type { DnsCache } from '../../dns/index.js';
@@ -229,6 +230,7 @@ export abstract class CrawlerCore extends EventEmitter {
     if (this.listenerCount('dispatch') > 0) this.emit('dispatch', { at, url, ip, robots });
     if (!this.firstRequestSent) {
       this.firstRequestSent = true;
+      openMark('first-request');
       // after this run of the event loop, which sends the request
       setImmediate(() => this.afterFirstRequest());
     }
