@@ -53,6 +53,7 @@ const saved = path.join(dir, 'saved');
 const requestLog = path.join(dir, 'requests.tsv');
 const soakDir = fileURLToPath(new URL('../soak/', import.meta.url));
 const web = fork(path.join(soakDir, 'web-child.ts'), [JSON.stringify(params), requestLog], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+process.once('exit', () => web.kill('SIGTERM')); // also when this bench fails
 const ready = await new Promise<{ dnsServer: string; seeds: string[] }>((resolve, reject) => {
   web.once('message', (m) => resolve(m as never));
   web.once('exit', (code) => reject(new Error(`simweb child exited ${code}`)));
@@ -145,7 +146,8 @@ crawl.kill('SIGKILL');
 await crawl.exited;
 log('SIGKILLed; saving the state');
 const killedSizes = sizes();
-fs.cpSync(dir, saved, { recursive: true, filter: (src) => src === dir || src.startsWith(stateDir) || src.startsWith(outDir) });
+fs.cpSync(stateDir, path.join(saved, 'state'), { recursive: true });
+fs.cpSync(outDir, path.join(saved, 'out'), { recursive: true });
 
 const results: Record<string, unknown>[] = [];
 let stoppedSizes: Record<string, number> | null = null;
