@@ -340,11 +340,15 @@ export class DoneLog {
     this.fd = fd;
   }
 
-  /** Open for appending (a torn tail is cut first, so new records follow the valid prefix). */
-  static async open(stateDir: string): Promise<DoneLog> {
+  /**
+   * Open for appending (a torn tail is cut first, so new records follow the valid prefix).
+   * `records`: what readDoneLog returned for this file, when the caller has just read it (a resume
+   * reads it once, not twice).
+   */
+  static async open(stateDir: string, records?: readonly Uint8Array[]): Promise<DoneLog> {
     await mkdir(stateDir, { recursive: true });
     const file = path.join(stateDir, DONE_FILE);
-    const valid = encodeDoneRecords(await readDoneLog(stateDir));
+    const valid = encodeDoneRecords(records ?? await readDoneLog(stateDir));
     let size = -1;
     try {
       size = fs.statSync(file).size;

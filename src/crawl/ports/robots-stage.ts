@@ -38,6 +38,7 @@ import {
 } from '../../robots/index.js';
 import { ramPlan } from '../../budget/ram-budget.js';
 import { fingerprintInto } from '../../url/index.js';
+import { openMark } from '../../util/open-trace.js';
 
 /** The frontier calls of the robots side (src/frontier/frontier.ts). */
 export interface RobotsStageFrontier {
@@ -199,6 +200,7 @@ export class RobotsStage {
   private resolve(host: string, then: (ip: string) => void, hostHi: number, hostLo: number): void {
     this.dnsOutstanding++;
     void this.dns.resolve(host).then((a) => {
+      openMark('robots-dns');
       this.dnsOutstanding--;
       if (this.closed) return;
       if ('ip' in a) then(a.ip);
@@ -279,8 +281,11 @@ export class RobotsStage {
     const t0 = performance.now();
     this.pendingChecks = 0;
     this.pendingUpdates = 0;
+    openMark('robots-round');
     await this.mergeCache();
+    openMark('robots-cache-merged');
     await this.mergeAsks();
+    openMark('robots-round-done');
     this.lastRoundMs = performance.now() - t0;
     this.st.rounds++;
     this.st.lastRoundMs = this.lastRoundMs;
