@@ -1,10 +1,13 @@
 /**
  * Opening a crawl (thesis Fig. 2's parts, started in order): a new crawl or the resume of one from
- * its state directory, under the directory's lock (state-lock.ts). The WARC is recovered up to the
- * checkpoint, the archive thread, crawl log and page workers start (the parse pool is made, its
- * first worker boots after the crawl's first request: crawler-core.ts afterFirstRequest), then the
- * two DRUM threads, the frontier and the fetcher; a resume then reads what was pending or done since
- * the checkpoint (checkpoint.ts, admit-log.ts, resume-dedup.ts) and gives it back to the frontier.
+ * its state directory, under the directory's lock (state-lock.ts). A resume's WARC recovery (the
+ * tail after the last sync) and its reading of pending.bin and done.log run beside the rest, which
+ * starts the archive thread, crawl log and page workers (the parse pool is made, its first worker
+ * boots after the crawl's first request: crawler-core.ts afterFirstRequest), then the two DRUM
+ * threads and the frontier together, and the fetcher; once the recovery has ended, a resume gives
+ * what was pending or done since the checkpoint (checkpoint.ts, admit-log.ts, resume-dedup.ts) back
+ * to the frontier. On a 2-core box the threads' start (each loads its code) and the main thread's
+ * reads overlap instead of following one another (docs/performance.md "A resume's first request").
  * The crawler's class (pipeline.ts Crawler) passes its constructor in (MakeCrawler): this file
  * does not import the scheduler it opens.
  */

@@ -113,3 +113,17 @@ test('done.log: open cuts a torn tail and appends after it; mark/rewrite keeps w
   log2.close();
   assert.deepEqual((await readdir(dir)).sort(), [DONE_FILE]);
 });
+
+test('done.log: open with the records a resume has just read (readDoneLog) cuts a torn tail as open without them does', async () => {
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'dc-done-'));
+  const a = new Uint8Array([1]), b = new Uint8Array([2, 2]), c = new Uint8Array([3, 3, 3]);
+  const file = path.join(dir, DONE_FILE);
+  await writeFile(file, Buffer.concat([Buffer.from(encodeDoneRecords([a, b])), Buffer.from(encodeDoneRecords([c]).subarray(0, 6))]));
+  const read = await readDoneLog(dir);
+  assert.deepEqual(read.map((x) => [...x]), [[1], [2, 2]]);
+  const log = await DoneLog.open(dir, read);
+  assert.equal((await readFile(file)).length, encodeDoneRecords([a, b]).length, 'the torn record is cut at open');
+  log.append([c]);
+  assert.deepEqual((await readDoneLog(dir)).map((x) => [...x]), [[1], [2, 2], [3, 3, 3]], 'new records follow the valid prefix');
+  log.close();
+});
