@@ -7,8 +7,9 @@
  * path on both ports, so a crawler that applied one port's rules to the other would fetch a path
  * the other disallows or drop one it allows.
  *
- * A third run shape, a state written by the host-keyed robots DRUMs (no `robots-key` file), is in
- * test/crawl/robots-stage.test.ts.
+ * A second test: one port's robots.txt unreachable (503, complete disallow), the other's missing
+ * (404, allow all). The resume of a state written by the host-keyed robots DRUMs (no `robots-key`
+ * file) is tested in test/crawl/robots-stage.test.ts.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -27,12 +28,20 @@ interface Site {
   close(): void;
 }
 
-/** A server whose robots.txt is `robots`, and whose every page links to every path of `origins()`. */
-async function site(robots: string, origins: () => string[]): Promise<Site> {
+/**
+ * A server whose robots.txt is `robots` (a number: that status, no body), and whose every page
+ * links to every path of `origins()`.
+ */
+async function site(robots: string | number, origins: () => string[]): Promise<Site> {
   const requests: string[] = [];
   const server = http.createServer((req, res) => {
     requests.push(req.url!);
     if (req.url === '/robots.txt') {
+      if (typeof robots === 'number') {
+        res.writeHead(robots);
+        res.end();
+        return;
+      }
       res.writeHead(200, { 'content-type': 'text/plain' });
       res.end(robots);
       return;
@@ -50,6 +59,15 @@ async function site(robots: string, origins: () => string[]): Promise<Site> {
   return { requests, origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, close: () => server.close() };
 }
 
+async function crawl(name: string, seeds: string[]): Promise<void> {
+  const dir = await tempDir(name);
+  const crawler = await Crawler.open(resolveCrawlConfig({
+    seeds, stateDir: path.join(dir, 'state'), outDir: path.join(dir, 'out'), allowNetworks: ['127.0.0.0/8'], userAgent: UA,
+    progress: 'none', workers: 2, ramBytes: 256 * 2 ** 20, hostDelayMs: 0, minHostDelayMs: 0, ipDelayMs: 0, minIpDelayMs: 0,
+  }));
+  await crawler.run();
+}
+
 test('robots.txt per authority: two ports of one host, each judged by its own robots.txt, each asked once', { timeout: 180_000 }, async () => {
   const all: string[] = [];
   // Port A disallows /x/ (and allows /z/y/ past a broader Disallow), port B disallows /y/ and /z/.
@@ -57,13 +75,7 @@ test('robots.txt per authority: two ports of one host, each judged by its own ro
   const b = await site('User-agent: *\nDisallow: /y/\nDisallow: /z/\nAllow: /z/y/\n', () => all);
   all.push(a.origin, b.origin);
   try {
-    const dir = await tempDir('robots-authority');
-    const crawler = await Crawler.open(resolveCrawlConfig({
-      seeds: [`${a.origin}/`, `${b.origin}/`],
-      stateDir: path.join(dir, 'state'), outDir: path.join(dir, 'out'), allowNetworks: ['127.0.0.0/8'], userAgent: UA,
-      progress: 'none', workers: 2, ramBytes: 256 * 2 ** 20, hostDelayMs: 0, minHostDelayMs: 0, ipDelayMs: 0, minIpDelayMs: 0,
-    }));
-    await crawler.run();
+    await crawl('robots-authority', [`${a.origin}/`, `${b.origin}/`]);
     const expect = {
       a: { log: a.requests, disallowed: ['/x/1.html', '/x/2.html'] },
       b: { log: b.requests, disallowed: ['/y/1.html', '/y/2.html', '/z/1.html'] },
@@ -79,5 +91,22 @@ test('robots.txt per authority: two ports of one host, each judged by its own ro
   } finally {
     a.close();
     b.close();
+  }
+});
+
+test('robots.txt per authority: one port\'s robots.txt unreachable (503) disallows that port only; the other port, its robots.txt missing (404), is crawled whole', { timeout: 180_000 }, async () => {
+  const all: string[] = [];
+  const down = await site(503, () => all);
+  const open = await site(404, () => all);
+  all.push(down.origin, open.origin);
+  try {
+    // Seeded in both orders across the two ports' pages: whichever answer comes first, it is not the other's.
+    await crawl('robots-authority-5xx', [`${down.origin}/`, `${open.origin}/`, `${down.origin}/z/1.html`]);
+    assert.deepEqual(down.requests, ['/robots.txt'], `RFC 9309 §2.3.1.4: complete disallow on the unreachable port (${JSON.stringify(down.requests)})`);
+    assert.equal(open.requests.filter((u) => u === '/robots.txt').length, 1);
+    assert.deepEqual(open.requests.filter((u) => u !== '/robots.txt').sort(), [...PATHS].sort(), `§2.3.1.3: the port whose robots.txt is 404 is crawled whole (${JSON.stringify(open.requests)})`);
+  } finally {
+    down.close();
+    open.close();
   }
 });

@@ -90,11 +90,11 @@ export function robotsKeyOf(authority: string): [number, number] {
 }
 
 export interface RobotsStageStats {
-  /** hosts checked in RobotsCache, answered from it (unexpired), found expired */
+  /** authorities checked in RobotsCache, answered from it (unexpired), found expired */
   checks: number;
   hits: number;
   expired: number;
-  /** hosts sent to RobotsRequested (each then asked for robots.txt) */
+  /** authorities sent to RobotsRequested (each then asked for robots.txt) */
   asks: number;
   rounds: number;
   lastRoundMs: number;
