@@ -156,3 +156,24 @@ test('frontier: a host linked on more ports than its entry holds — every autho
   assert.deepEqual(pages.map((p) => p.url).sort(), urls.filter((u) => u.endsWith('/ok/1')).sort());
   await f.close();
 });
+
+test('frontier: an answer for another authority than the one asked is kept and leaves the ask under way alone', async () => {
+  const { f, clock, dropped } = await frontierWith(['http://h.test/a/1', 'http://h.test:8080/a/1']);
+  const [q] = f.takeRobotsRequests(10);
+  assert.equal(q?.origin, 'http://h.test', 'the first authority asked');
+  assert.ok(f.scheduleRobotsFetch(1, 1, '10.0.0.1'));
+  // the :8080 answer comes while http://h.test's robots.txt is scheduled
+  f.robotsKnown(1, 1, { rules: rulesOf('http://h.test:8080'), ip: '10.0.0.1', expiresAt: Infinity, origin: 'http://h.test:8080' });
+  const out = f.nextReady(clock.now, 10);
+  assert.deepEqual(out.map((u) => u.url), ['http://h.test/robots.txt'], 'the scheduled robots.txt still goes');
+  for (const u of out) {
+    f.robotsKnown(u.hostHi, u.hostLo, { rules: rulesOf('http://h.test'), ip: u.ip, expiresAt: Infinity, origin: 'http://h.test' });
+    f.fetchDone(u);
+  }
+  await f.refill();
+  const { robots, pages } = await drive(f, clock);
+  assert.deepEqual(robots, [], 'nothing asked again: both answers are held');
+  assert.deepEqual(pages.map((p) => p.url), ['http://h.test:8080/a/1'], 'judged by :8080\'s rules');
+  assert.deepEqual(dropped, [['http://h.test/a/1', 'robots']], 'judged by http://h.test\'s rules');
+  await f.close();
+});

@@ -254,6 +254,13 @@ export abstract class RobotsGate extends Pacing {
     const auth = (this.hAuth[h] ??= new HostAuthorities());
     const origin = info.origin ?? this.hOrigin[h]!;
     if (origin !== '') auth.answer(origin, info.rules, info.expiresAt, info.crawlDelayMs ?? 0);
+    // An answer for another authority than the one being asked (the gate asks one at a time, so
+    // this is defensive): kept, and the ask under way goes on untouched.
+    const st = this.hState[h]!;
+    if (origin !== this.hOrigin[h] && (st === H_TAKEN || st === H_ROBOTS || (st === H_PENDING && this.hOrigin[h] !== ''))) {
+      this.chargeHost(h);
+      return;
+    }
     this.hRobotsItem[h] = null; // a scheduled robots fetch, if any, is no longer needed
     this.hExpires[h] = Math.min(auth.expiresAt, info.expiresAt);
     this.hCrawlDelay[h] = auth.crawlDelayMs;
