@@ -1,13 +1,10 @@
 /**
  * Opening a crawl (thesis Fig. 2's parts, started in order): a new crawl or the resume of one from
- * its state directory, under the directory's lock (state-lock.ts). A resume's WARC recovery (the
- * tail after the last sync) and its reading of pending.bin and done.log run beside the rest, which
- * starts the archive thread, crawl log and page workers (the parse pool is made, its first worker
- * boots after the crawl's first request: crawler-core.ts afterFirstRequest), then the two DRUM
- * threads and the frontier together, and the fetcher; once the recovery has ended, a resume gives
- * what was pending or done since the checkpoint (checkpoint.ts, admit-log.ts, resume-dedup.ts) back
- * to the frontier. On a 2-core box the threads' start (each loads its code) and the main thread's
- * reads overlap instead of following one another (docs/performance.md "A resume's first request").
+ * its state directory, under the directory's lock (state-lock.ts). The WARC is recovered up to the
+ * checkpoint, the archive thread, crawl log and page workers start (the parse pool is made, its
+ * first worker boots after the crawl's first request: crawler-core.ts afterFirstRequest), then the
+ * two DRUM threads, the frontier and the fetcher; a resume then reads what was pending or done since
+ * the checkpoint (checkpoint.ts, admit-log.ts, resume-dedup.ts) and gives it back to the frontier.
  * The crawler's class (pipeline.ts Crawler) passes its constructor in (MakeCrawler): this file
  * does not import the scheduler it opens.
  */
@@ -42,20 +39,6 @@ import { SitemapListingLog } from '../sitemap/listing-log.js';
 import type { CrawlerOptions } from './core/index.js';
 import type { EarlyStart } from './ports/early-robots.js';
 import { openMark, openMarked } from '../util/open-trace.js';
-
-/** What a resume reads of pending.bin and done.log (restore()): the records and done.log's URLs. */
-interface ResumeFiles {
-  pending: Uint8Array[];
-  done: Uint8Array[];
-  doneUrls: string[];
-}
-
-/** pending.bin and done.log, read and decoded (beside the threads' start: start()). */
-async function readResumeFiles(stateDir: string): Promise<ResumeFiles> {
-  const [pending, done] = await Promise.all([readPending(stateDir), readDoneLog(stateDir)]);
-  openMark('resume-files-read');
-  return { pending, done, doneUrls: done.map((d) => decodeFrontierUrl(d).url) };
-}
 
 /** The crawler's constructor, with the parts the opening made (crawler-core.ts CrawlerCore). */
 export type MakeCrawler<T> = (
@@ -125,33 +108,26 @@ export abstract class OpeningStage extends CheckpointStage {
     await mkdir(cfg.stateDir, { recursive: true });
     await mkdir(cfg.outDir, { recursive: true });
     // Only this crawl's WARC bytes after the last sync's position (warc-synced.ts), or else after
-    // the checkpoint's offset, are read (recovery.ts). The recovery runs beside the rest of the
-    // opening (the threads' start, the DRUMs' and the frontier's opening, the resume's files), which
-    // touches none of the files it repairs: the new WARC writer's files bear a name of their own
-    // (its start time), which recovery never takes for the checkpoint's writer's. Nothing is
-    // fetched before it has ended (openRest awaits it before the crawler exists).
-    const recovering = manifest !== null && shared === undefined
-      ? readSyncedPosition(cfg.stateDir).then((synced) => recoverWarc(cfg.outDir, manifest.warc, synced)).then((r) => { openMark('warc-recovered'); return r; })
-      : Promise.resolve([]);
-    recovering.catch(() => undefined); // awaited in openRest, or below when the opening fails first
-    // A resume's pending URLs and done pages are read beside the threads' start too (restore()).
-    const resumeFiles = manifest !== null ? readResumeFiles(cfg.stateDir) : null;
-    resumeFiles?.catch(() => undefined); // awaited in restore()
+    // the checkpoint's offset, are read (recovery.ts).
+    const recovered = manifest !== null && shared === undefined ? await recoverWarc(cfg.outDir, manifest.warc, await readSyncedPosition(cfg.stateDir)) : [];
+    // Indexes left open by this recovery or by an earlier run that ended before finishing them:
+    // the crawler sorts them while it crawls (checkpoint-stage.ts finishIndexes).
+    openMark('warc-recovered');
+    const unsorted = [...new Set([...recovered.filter((r) => r.indexOpen).map((r) => path.basename(r.file)), ...(manifest?.indexing ?? [])])];
 
     // RAM split: every share is in ram-budget.ts (a partition of a cluster node: its share of the
     // node's budget, the node holding the fixed part; its parse pool is the node's).
     const plan = crawlRamPlan(cfg, shared?.ramBytes);
-    const warc = shared?.warc ?? await OpeningStage.orAfter(recovering, ArchiveThread.open({
+    const warc = shared?.warc ?? await ArchiveThread.open({
       dir: cfg.outDir,
       prefix: 'drumcrawl',
       compression: cfg.warcCompression,
       maxFileBytes: cfg.warcMaxFileBytes,
       ...zstdOpts,
       info: { software: 'drumcrawl/0.1', 'http-header-user-agent': cfg.userAgent, format: 'WARC File Format 1.1' },
-    }));
+    });
     openMark('archive-thread');
-    const crawlLog = shared?.crawlLog ?? await OpeningStage.orAfter(recovering, CrawlLog.open(path.join(cfg.outDir, 'crawl.log'), { format: cfg.crawlLogFormat }))
-      .catch(async (e: unknown) => { if (shared === undefined) await warc.close().catch(() => undefined); throw e; });
+    const crawlLog = shared?.crawlLog ?? await CrawlLog.open(path.join(cfg.outDir, 'crawl.log'), { format: cfg.crawlLogFormat });
     const scope = manifest ? { hosts: manifest.scopeHosts, plds: manifest.scopePlds } : scopeAnchors(cfg.seeds);
     const parseData = {
       images: cfg.images, include: cfg.include, exclude: cfg.exclude, scope: cfg.scope, scopeHosts: scope.hosts, scopePlds: scope.plds,
@@ -178,14 +154,10 @@ export abstract class OpeningStage extends CheckpointStage {
     const warm = pages !== null ? pages.warmup() : Promise.resolve();
     warm.catch(() => undefined); // awaited below; a failure surfaces there
     try {
-      const c = await OpeningStage.openRest(cfg, manifest, opts, { warc, crawlLog, pool, pages, warm, recovering, resumeFiles, scope, budget, plan, early }, make);
-      // Indexes left open by this recovery or by an earlier run that ended before finishing them:
-      // the crawler sorts them while it crawls (checkpoint-stage.ts finishIndexes).
-      const recovered = await recovering;
-      c.finishIndexes([...new Set([...recovered.filter((r) => r.indexOpen).map((r) => path.basename(r.file)), ...(manifest?.indexing ?? [])])]);
+      const c = await OpeningStage.openRest(cfg, manifest, opts, { warc, crawlLog, pool, pages, warm, scope, budget, plan, early }, make);
+      c.finishIndexes(unsorted);
       return c;
     } catch (e) {
-      await recovering.catch(() => undefined); // no repair goes on after a failed open
       // Nothing may keep the process alive after a failed open (its threads would); shared parts are their owner's.
       if (shared === undefined) for (const part of [pool, pages, warc, crawlLog, early?.fetcher]) await part?.close().catch(() => undefined);
       early?.dns.close();
@@ -196,13 +168,10 @@ export abstract class OpeningStage extends CheckpointStage {
   /** The rest of start(): DRUMs, frontier, fetcher, pending URLs (the parse pool boots meanwhile). */
   private static async openRest<T extends OpeningStage>(
     cfg: CrawlConfig, manifest: CheckpointManifest | null, opts: CrawlerOptions,
-    o: {
-      warc: ArchiveThread; crawlLog: CrawlLog; pool: ParsePool | null; pages: PageWorkerPool | null; warm: Promise<void>; recovering: Promise<unknown>;
-      resumeFiles: Promise<ResumeFiles> | null; scope: { hosts: string[]; plds: string[] }; budget: BodyBudget; plan: RamPlan; early: EarlyStart | null;
-    },
+    o: { warc: ArchiveThread; crawlLog: CrawlLog; pool: ParsePool | null; pages: PageWorkerPool | null; warm: Promise<void>; scope: { hosts: string[]; plds: string[] }; budget: BodyBudget; plan: RamPlan; early: EarlyStart | null },
     make: MakeCrawler<T>,
   ): Promise<T> {
-    const { warc, crawlLog, pool, pages, warm, recovering, resumeFiles, scope, budget, plan, early } = o;
+    const { warc, crawlLog, pool, pages, warm, scope, budget, plan, early } = o;
     let crawler: T | undefined;
     // Both DRUMs run in worker threads (drum-proxy.ts): their merges do synchronous sequential
     // I/O that must not stall the sockets.
@@ -247,6 +216,7 @@ export abstract class OpeningStage extends CheckpointStage {
       (batch) => crawler!.onContentResults(batch),
       { thread: smallDrums },
     );
+    const [urlSeen, contentSeen] = await Promise.all([openMarked('urlseen-open', urlSeenOpen), openMarked('contentseen-open', contentSeenOpen)]);
     // every answer a server gave, archived as a dns: record (archive-hooks.ts)
     const archiveDns = cfg.warcDns ? dnsArchiver(warc, (e) => crawler?.fail(e), () => crawler?.archivingDns ?? true) : undefined;
     if (early !== null && archiveDns !== undefined) early.archiveDnsTo(archiveDns);
@@ -255,9 +225,7 @@ export abstract class OpeningStage extends CheckpointStage {
       maxEntries: plan.dnsCacheEntries,
       onAnswer: archiveDns,
     });
-    // The frontier (BEAST, QR, STAR's store and the robots DRUMs on the small DRUMs' thread) opens
-    // beside the two DRUMs: its reads on this thread overlap their threads' start.
-    const frontierOpen = openFrontierPort(path.join(cfg.stateDir, 'frontier'), opts.shared !== undefined ? { ...cfg, ramBytes: opts.shared.ramBytes } : cfg, dns, {
+    const frontier = await openFrontierPort(path.join(cfg.stateDir, 'frontier'), opts.shared !== undefined ? { ...cfg, ramBytes: opts.shared.ramBytes } : cfg, dns, {
       onDrop: (u, reason) => {
         crawler?.count(`dropped:${reason}`);
         crawler?.crawlLog.writeDropped({ time: new Date(), url: u.url, hops: plainHops(u.hops), reason, via: u.via, path: u.path });
@@ -265,19 +233,13 @@ export abstract class OpeningStage extends CheckpointStage {
       starThread: smallDrums,
       cluster: opts.cluster?.frontier,
     });
-    const [urlSeen, contentSeen, frontier] = await OpeningStage.allOrClose([openMarked('urlseen-open', urlSeenOpen), openMarked('contentseen-open', contentSeenOpen), openMarked('frontier-open', frontierOpen)] as const);
+    openMark('frontier-open');
     // With page workers this Fetcher (robots.txt) shares its wire gate with theirs (wire-share.ts).
     const fetcher = opts.shared?.fetcher ?? early?.fetcher ?? newFetcher(cfg, dns, pages?.floors.forThread(0), budget);
     // The parse workers boot while the DRUM threads open (each loads its code: ~1 s apiece on a
     // loaded 2-core box, which a resume would otherwise pay one after the other).
-    try {
-      await warm;
-      openMark('page-workers-warm');
-      await recovering;
-    } catch (e) {
-      for (const part of [urlSeen, contentSeen, frontier]) await part.close().catch(() => undefined);
-      throw e;
-    }
+    await warm;
+    openMark('page-workers-warm');
     crawler = make(cfg, manifest, urlSeen, contentSeen, frontier, dns, fetcher, warc, crawlLog, pool, pages, opts);
     const c = crawler;
     if (opts.shared === undefined) c.syncedLog = new SyncedPositionLog(cfg.stateDir);
@@ -289,7 +251,7 @@ export abstract class OpeningStage extends CheckpointStage {
       if (process.env.DRUMCRAWL_TRACE_FETCH) report();
       c.on('newListener', (name: string) => { if (name === 'dispatch') report(); });
     }
-    await OpeningStage.restore(c, cfg, manifest, scope, frontier, resumeFiles);
+    await OpeningStage.restore(c, cfg, manifest, scope, frontier);
     openMark('restored');
     return c;
   }
@@ -299,9 +261,7 @@ export abstract class OpeningStage extends CheckpointStage {
    * resumed one's pending URLs, done pages and admit log given back to the frontier; then the
    * sitemap router and done.log.
    */
-  private static async restore<T extends OpeningStage>(
-    c: T, cfg: CrawlConfig, manifest: CheckpointManifest | null, scope: { hosts: string[]; plds: string[] }, frontier: FrontierPort, resumeFiles: Promise<ResumeFiles> | null,
-  ): Promise<void> {
+  private static async restore<T extends OpeningStage>(c: T, cfg: CrawlConfig, manifest: CheckpointManifest | null, scope: { hosts: string[]; plds: string[] }, frontier: FrontierPort): Promise<void> {
     let done: Uint8Array[] | undefined;
     if (manifest === null) {
       for (const h of scope.hosts) c.scopeHosts.push(h); // a loop: a spread of 10^5 seeds' hosts overflows the stack
@@ -309,13 +269,13 @@ export abstract class OpeningStage extends CheckpointStage {
       c.admitLog = (await AdmitLog.open(cfg.stateDir, frontier.admitMark)).log;
     } else {
       // URLs that were in flight at the crash (or at the last checkpoint): fetch them again.
+      const recs = await readPending(cfg.stateDir);
+      openMark('pending-read');
       // Pages finished durably after that checkpoint (done.log): the frontier hands them out again
       // (its cursors are from the checkpoint); dispatch skips them, so only the in-flight window is
-      // fetched twice. (Both read while the threads started: readResumeFiles.)
-      const files = await (resumeFiles ?? readResumeFiles(cfg.stateDir));
-      const recs = files.pending;
-      done = files.done;
-      for (let i = 0; i < done.length; i++) c.again.addDone(files.doneUrls[i]!, done[i]!);
+      // fetched twice.
+      done = await readDoneLog(cfg.stateDir);
+      for (const d of done) c.again.addDone(decodeFrontierUrl(d).url, d);
       openMark('done-log-read');
       const admits = await AdmitLog.open(cfg.stateDir, frontier.admitMark);
       openMark('admit-log-read');
@@ -343,27 +303,7 @@ export abstract class OpeningStage extends CheckpointStage {
       },
       c.sitemapLog,
     );
-    c.doneLog = await DoneLog.open(cfg.stateDir, done);
+    c.doneLog = await DoneLog.open(cfg.stateDir, done); // done.log read once
     if (manifest === null) c.doneLog.rewrite([]); // a new crawl in a state dir without a manifest
-  }
-  /**
-   * `p`, or — when it fails — its error once `other` has settled: a part of the opening that fails
-   * while the WARC recovery runs beside it waits for the recovery to end before the opening is
-   * given up (no repair goes on behind a failed open).
-   */
-  private static orAfter<R>(other: Promise<unknown>, p: Promise<R>): Promise<R> {
-    return p.catch(async (e: unknown) => {
-      await other.catch(() => undefined);
-      throw e;
-    });
-  }
-
-  /** Parts opened together: all of them, or — when one fails — the others closed, then its error. */
-  private static async allOrClose<P extends readonly Promise<{ close(): Promise<void> }>[]>(parts: P): Promise<{ -readonly [K in keyof P]: Awaited<P[K]> }> {
-    const settled = await Promise.allSettled(parts);
-    const failed = settled.find((s) => s.status === 'rejected');
-    if (failed === undefined) return settled.map((s) => (s as PromiseFulfilledResult<unknown>).value) as { -readonly [K in keyof P]: Awaited<P[K]> };
-    for (const s of settled) if (s.status === 'fulfilled') await s.value.close().catch(() => undefined);
-    throw failed.reason;
   }
 }
