@@ -10,7 +10,7 @@
  * `bin/drumcrawl crawl` of the first tree (as bench/soak runs it: politeness floors 0, --ram) for
  * --minutes, then SIGKILLed; the state and output directories are copied aside. Then, --rounds
  * times and for each tree in turn (A B, B A, …: an A/B on one state): the copy is put back, and
- * `bin/drumcrawl resume` runs (DRUMCRAWL_TRACE_OPEN=1: src/util/open-trace.ts marks) until its first
+ * `bin/drumcrawl resume` runs (DRUMCRAWL_TRACE_OPEN=1: src/monitor/open-trace.ts marks) until its first
  * request has been served plus a few seconds; SIGTERM then stops it (drain, checkpoint), and the
  * same tree resumes that stopped state too (the SIGTERM case). Each resume's first request is
  * taken from simweb's request log (its start, against the launch of the process); the marks say
@@ -169,7 +169,7 @@ await new Promise<void>((r) => web.once('exit', () => r()));
 
 const file = writeResult(outName, {
   bench: 'resume-late', command: commandLine('bench:resume-late'), commits: trees.map((t) => ({ commit: t.commit, subject: t.subject })),
-  machine: machineInfo(), note: `${SHARED_MACHINE_NOTE} firstRequestS: from the resume's launch (spawn of bin/drumcrawl) to the start of its first request in simweb's log; marksMs: ms from the process's own start (src/util/open-trace.ts).`,
+  machine: machineInfo(), note: `${SHARED_MACHINE_NOTE} firstRequestS: from the resume's launch (spawn of bin/drumcrawl) to the start of its first request in simweb's log; marksMs: ms from the process's own start (src/monitor/open-trace.ts).`,
   web: { ...params, hosts }, minutes, ram, sizes: { afterKill: killedSizes, afterStop: stoppedSizes }, results,
 });
 log(`wrote ${file}`);

@@ -38,7 +38,7 @@ import { SitemapRouter, plainHops } from '../sitemap/crawl.js';
 import { SitemapListingLog } from '../sitemap/listing-log.js';
 import type { CrawlerOptions } from './core/index.js';
 import type { EarlyStart } from './ports/early-robots.js';
-import { openMark, openMarked } from '../util/open-trace.js';
+import { openMark, openMarked } from '../monitor/open-trace.js';
 
 /** The crawler's constructor, with the parts the opening made (crawler-core.ts CrawlerCore). */
 export type MakeCrawler<T> = (

@@ -60,7 +60,7 @@ import { startStatusServer, CONTROL_TOKEN_FILE, type StatusServer } from '../mon
 import { OpeningStage, type MakeCrawler } from './opening.js';
 import { runStatus } from '../monitor/run-metrics.js';
 import type { CrawlerOptions } from './core/index.js';
-import { openMark } from '../util/open-trace.js';
+import { openMark } from '../monitor/open-trace.js';
 
 export type { CrawlerOptions } from './core/index.js';
 

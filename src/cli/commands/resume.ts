@@ -7,7 +7,7 @@ import { CrawlError } from '../../errors.js';
 import { checkDir, checkPortFree, createDirs } from '../preflight.js';
 import { announceStatusServer, runAndReport, runGuarded } from './common.js';
 import { rawArgsAfter } from './raw-args.js';
-import { openMark } from '../../util/open-trace.js';
+import { openMark } from '../../monitor/open-trace.js';
 import { CLUSTER_FLAGS, defaultNodeId, splitClusterArgs } from '../../cluster/options.js';
 
 /** Startup options a resumed crawl may still change (they do not alter the state's shape; --out

@@ -6,7 +6,7 @@
  * the counters a checkpoint stores, and two helpers every stage uses: an outcome's count and the
  * crawl-log line of a fetch. No stage's work is here: a job's data does not pass through this file.
  */
-import { openMark } from '../../util/open-trace.js';
+import { openMark } from '../../monitor/open-trace.js';
 import { EventEmitter } from 'node:events';
 import type { DrumProxy } from '../../threads/drum/drum-proxy.js';
 import type { DnsCache } from '../../dns/index.js';

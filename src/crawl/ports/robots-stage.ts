@@ -38,7 +38,7 @@ import {
 } from '../../robots/index.js';
 import { ramPlan } from '../../budget/ram-budget.js';
 import { fingerprintInto } from '../../url/index.js';
-import { openMark } from '../../util/open-trace.js';
+import { openMark } from '../../monitor/open-trace.js';
 
 /** The frontier calls of the robots side (src/frontier/frontier.ts). */
 export interface RobotsStageFrontier {
