@@ -81,7 +81,10 @@ test('crawl.log: finish time, robots.txt lines, dropped URLs with their reasons'
     }
 
     // Page lines: time = dispatch + duration (the finish), checked where the duration is long
-    // enough to tell the two apart (trickling pages, timeouts).
+    // enough to tell the two apart (trickling pages, timeouts): the time is nearer the finish than
+    // the dispatch. No tighter bound: the line's start (fetch-stage.ts job.date) and the 'dispatch'
+    // event's stamp are two reads of the clock in one synchronous run, which a scavenge or a
+    // descheduled process can put tens of ms apart on a loaded box.
     let judged = 0;
     for (const e of entries) {
       if (e.hops === null || e.outcome.startsWith('dropped:') || e.outcome.startsWith('skipped:') || e.durationMs < 200) continue;
@@ -89,7 +92,7 @@ test('crawl.log: finish time, robots.txt lines, dropped URLs with their reasons'
       assert.ok(starts !== undefined, `${e.url} was dispatched`);
       const t = e.time.getTime();
       const best = Math.min(...starts.map((at) => Math.abs(t - (at + e.durationMs))));
-      assert.ok(best <= 30, `${e.url}: logged at ${e.time.toISOString()}, ${e.durationMs} ms after a dispatch? off by ${best.toFixed(0)} ms`);
+      assert.ok(best < e.durationMs / 2, `${e.url}: logged at ${e.time.toISOString()}, ${e.durationMs} ms after a dispatch? off by ${best.toFixed(0)} ms`);
       judged++;
     }
     assert.ok(judged >= 3, `enough long fetches to judge the time column (${judged})`);
