@@ -188,6 +188,10 @@ async function hostDrum(port: MessagePort, { dir, opts, beforeCommit }: HostData
           (e: Error & { code?: string }) => port.postMessage({ t: 'done', id: m.id, error: { message: e.message, code: e.code } }),
         );
         break;
+      default:
+        // A request this host does not know (a worker bundle older than the main thread's code)
+        // fails its call, rather than leaving it waiting for ever.
+        if (m.id !== undefined) port.postMessage({ t: 'done', id: m.id, error: { message: `DRUM host: unknown request '${m.t}'`, code: 'CRAWL_DRUM_ERROR' } });
     }
   });
 
