@@ -101,8 +101,8 @@ export class Drum {
   private rounds = 0;
   private settlings = 0; // and their CPU (ms): DrumStats
   private settleCpuMs = 0;
-  private persists = 0; // persist() calls: DrumStats
-  private readonly syncs = new Set<Promise<void>>(); // persist()s under way (close waits for them)
+  private persists = 0; // persist() calls (DrumStats), and those under way (close waits for them)
+  private readonly syncs = new Set<Promise<void>>();
 
   private constructor(
     readonly dir: string,
@@ -245,6 +245,7 @@ export class Drum {
     for (const bk of this.buckets) {
       this.allocBuffers(bk);
       this.maxKvBytes = Math.max(this.maxKvBytes, bk.kvBytes);
+      for (const g of bk.gens) this.files.written(g); // a crash's pending files: in the page cache only
     }
   }
 
@@ -567,10 +568,7 @@ export class Drum {
   async close(opts: { flush?: boolean } = {}): Promise<void> {
     if (this.closed) return;
     await Promise.allSettled([...this.syncs]);
-    if (opts.flush === false) {
-      this.releaseFiles();
-      return;
-    }
+    if (opts.flush === false) return this.releaseFiles();
     await this.flush();
     // Recycled files hold stale blocks after the live ones: cut them, so that the next open finds
     // each file ending at its live end (no search of the stale tail, see recoverGen).
