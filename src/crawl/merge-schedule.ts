@@ -10,16 +10,12 @@ import { FetchStage } from './fetch/index.js';
 
 /** Longest wait between ContentSeen merges while the frontier is not starving (see startMerges). */
 const CONTENT_MERGE_MS = 1000;
-/** Longest wait of a page for URLseen to have its links on disk (persistUrlSeen). */
-const PERSIST_MS = 1000;
 
 export abstract class MergeSchedule extends FetchStage {
   protected contentMerging: Promise<void> | null = null;
   protected urlMerging: Promise<void> | null = null;
   protected merging = 0;
   private lastSync = Date.now();
-  private persisting: Promise<void> | null = null;
-  private lastPersist = Date.now();
 
   /**
    * Start DRUM merges in the background (they run in worker threads) when due: a buffer is full,
@@ -46,13 +42,6 @@ export abstract class MergeSchedule extends FetchStage {
       (force || this.urlSeen.needsMerge || (starving && now - this.lastUrlMerge > 100) || now - this.lastUrlMerge > 5000)) {
       this.urlMerging = this.trackMerge(this.mergeUrlSeen()).finally(() => {
         this.urlMerging = null;
-      });
-    }
-    // Pages whose links wait for URLseen: durable once their links are on disk, merged or not.
-    if (this.persisting === null && this.cluster === null && this.awaitingMerge.length > 0 && now - this.lastPersist >= PERSIST_MS) {
-      this.lastPersist = now;
-      this.persisting = this.trackMerge(this.persistUrlSeen()).finally(() => {
-        this.persisting = null;
       });
     }
     this.markSynced(now);

@@ -42,9 +42,8 @@
  * Durability (see checkpoint.ts): URLseen's unique URLs are placed in STAR/BEAST as its results
  * arrive and made durable (frontier.commitAdmits) before URLseen commits each bucket. A page
  * leaves the pending set once its WARC records and crawl-log line are synced and its links are
- * on disk in URLseen (its bucket files, fsynced: Drum.persist, about once a second; or a merged
- * Z), so that a page is durable within seconds however long URLseen's merges take; it is then
- * appended to done.log. pending.bin and the frontier's read
+ * in a merged URLseen; it is then appended to done.log. The pending set's bound (backPressure) is
+ * also the crawl's back-pressure on URLseen: while merges fall behind, fetching waits for them. pending.bin and the frontier's read
  * cursors are written only at checkpoints: after a crash the crawl resumes from the last one, the
  * frontier hands out again what it had handed out since, and dispatch skips the URLs done.log
  * holds — so only the pages in flight at the crash are fetched twice.

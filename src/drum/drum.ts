@@ -417,7 +417,7 @@ export class Drum {
   /**
    * Every tuple accepted so far written to its bucket file and fsynced, without a merge: no crash
    * loses them (recovery.ts reopens them, the next merge delivers their results). Runs between a
-   * merge's buckets too. The crawl's pages become durable this way (urlseen-stage.ts persistUrlSeen).
+   * merge's buckets too (not used by the crawl: docs/performance.md, "A page's durability").
    */
   async persist(): Promise<void> {
     this.live();

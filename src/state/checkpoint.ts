@@ -14,8 +14,8 @@
  * The frontier commits its read cursors only at checkpoints (a commit snapshots every URL in RAM:
  * far too costly per page). Without more, a SIGKILL therefore re-fetches everything the frontier
  * handed out since the last checkpoint, not just the in-flight window. `done.log` closes that gap:
- *   - whenever pages leave the pending set durably (WARC + crawl log synced, links fsynced in
- *     URLseen's bucket files or merged: the next merge after a crash delivers them), their FrontierUrl records are appended to `done.log` (one write per sync, no fsync:
+ *   - whenever pages leave the pending set durably (WARC + crawl log synced, links merged and
+ *     admitted), their FrontierUrl records are appended to `done.log` (one write per sync, no fsync:
  *     an entry is written only AFTER the data it vouches for is durable, so losing the tail to a
  *     power cut costs only re-fetches, never data; a SIGKILL loses nothing, the page cache survives);
  *   - `resume` reads it into a skip set; the frontier re-delivers those URLs (from its snapshot or

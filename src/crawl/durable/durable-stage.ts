@@ -1,7 +1,7 @@
 /**
  * The last stage of a page job (durability, checkpoint.ts; thesis Fig. 2 ends at the frontier, a
  * resumable crawl needs this step): the pages whose WARC records and crawl-log lines are written,
- * and whose links are on disk in URLseen (urlseen-stage.ts), leave the pending set once the WARC
+ * and whose links are in a merged URLseen (urlseen-stage.ts), leave the pending set once the WARC
  * file, the crawl log and sitemaps.log are synced; done.log then records them, so that a resume
  * does not fetch them again. Each sync's WARC position is recorded too (warc-synced.ts): a resume
  * after a crash reads the WARC back from there rather than from the last checkpoint.
@@ -39,7 +39,7 @@ export abstract class DurableStage extends CrawlerCore {
 
   /**
    * WARC + crawl log durable → the pages waiting only for that leave the pending set. One at a
-   * time (a URLseen merge's pages and a persist's may come together): each waits for the one
+   * time (a URLseen merge's pages and a checkpoint's may come together): each waits for the one
    * before it.
    */
   protected syncOutputs(): Promise<void> {

@@ -101,22 +101,6 @@ export abstract class UrlSeenStage extends AdmitStage {
   }
 
   /**
-   * The pages whose links (and sitemap entries) are all submitted go on to the sync once URLseen
-   * has those tuples in its bucket files, fsynced (Drum.persist; after a crash, the next merge
-   * delivers them), without waiting for a merge. A merge takes seconds once URLseen is large
-   * (7–8 s at 10^7 URLs seen, 10^6 hosts), and pages held for two of them filled the pending set's
-   * bound (pipeline.ts backPressure): fetching stopped with URLs due. Not in a cluster crawl: the
-   * links a page routed to other partitions are durable once the stream has them (mergeUrlSeen).
-   */
-  protected async persistUrlSeen(): Promise<void> {
-    const covered = this.awaitingMerge;
-    this.awaitingMerge = [];
-    await this.urlSeen.persist();
-    for (const p of covered) this.awaitingSync.push(p);
-    await this.syncOutputs();
-  }
-
-  /**
    * A URLseen merge: its answers go to the admit stage as they come (the DRUM's callback,
    * onUrlSeenResults); when it has ended, the pages whose links it covered go on to the sync.
    */

@@ -293,7 +293,8 @@ export class DrumProxy {
   /**
    * Drum.persist() in the thread: every tuple shipped so far (this call ships the batch first) is
    * in a bucket file and fsynced when it resolves. Not queued behind a merge: the thread runs it
-   * between two buckets of the merge under way (drum-host.ts).
+   * between two buckets of the merge under way (drum-host.ts). (The crawl does not call it:
+   * docs/performance.md, "A page's durability".)
    */
   persist(): Promise<void> {
     return this.call('persist');
