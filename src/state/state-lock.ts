@@ -51,7 +51,7 @@ export class StateLock {
       });
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw e;
-      const h = await askHolder(name);
+      const h = await askHolder(name, true);
       const who = h === null ? 'another drumcrawl process' : `drumcrawl process ${h.pid} (since ${h.since})`;
       throw new CrawlError('CRAWL_STATE_LOCKED', `state ${stateDir} is in use by ${who}; stop it first (SIGINT or POST /stop), or wait for it to end`);
     }
@@ -76,23 +76,40 @@ export async function lockName(stateDir: string): Promise<string> {
 
 /** Who holds the lock of the existing directory `stateDir` (null: nobody, or no answer within ASK_MS). */
 export async function lockHolder(stateDir: string): Promise<LockHolder | null> {
-  return askHolder(await lockName(stateDir));
+  return askHolder(await lockName(stateDir), false);
 }
 
-/** Who holds the lock `name`, as the holder says; null when it does not answer within ASK_MS. */
-async function askHolder(name: string): Promise<LockHolder | null> {
+/**
+ * Who holds the lock `name`, as the holder says; null when it does not answer within ASK_MS.
+ * `bound` (the name is known to be bound: acquire's EADDRINUSE): a refused connection is asked
+ * again until then, since the holder binds the name a moment before it listens and a racer refused
+ * by the bind can connect in between (ECONNREFUSED), and the refusal would then not name it.
+ */
+async function askHolder(name: string, bound: boolean): Promise<LockHolder | null> {
+  const deadline = Date.now() + ASK_MS;
+  for (;;) {
+    const h = await askOnce(name, deadline - Date.now());
+    if (h !== 'refused') return h;
+    if (!bound) return null;
+    if (Date.now() >= deadline) return null;
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+/** One connection to the holder: its answer, null (no answer in `ms`, or not one), or 'refused'. */
+async function askOnce(name: string, ms: number): Promise<LockHolder | null | 'refused'> {
   return new Promise((resolve) => {
     let text = '';
     const sock = net.connect(name);
-    const done = (h: LockHolder | null): void => {
+    const done = (h: LockHolder | null | 'refused'): void => {
       clearTimeout(timer);
       sock.destroy();
       resolve(h);
     };
-    const timer = setTimeout(() => done(null), ASK_MS);
+    const timer = setTimeout(() => done(null), Math.max(0, ms));
     sock.setEncoding('utf8');
     sock.on('data', (d: string) => { text += d; });
-    sock.on('error', () => done(null));
+    sock.on('error', (e: NodeJS.ErrnoException) => done(e.code === 'ECONNREFUSED' ? 'refused' : null));
     sock.on('end', () => {
       try {
         const h = JSON.parse(text) as Partial<LockHolder>;
