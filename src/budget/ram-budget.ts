@@ -32,6 +32,14 @@
  *                                          one ContentSeen merge and of the one that follows; at
  *                                          U/32 it filled while a merge was answered and stopped
  *                                          the fetches (bench/results/soak-1g-1e6-cb2a8d1.json)
+ *   pages pending           U/32           PENDING_PAGE_BYTES each, 2^14–2^18 pages: the pages taken
+ *                                          out of the frontier and not yet durable, each its frontier
+ *                                          record (an ArrayBuffer of its own) in a Map; they wait for
+ *                                          the URLseen merge under way and the next one, so this
+ *                                          bound over two merges' time caps the crawl's pages/s
+ *                                          (src/crawl/ports/backlog-pace.ts). The floor's 10 MiB
+ *                                          (2^14 = the default fetchConcurrency × 64) are among what
+ *                                          the fetch concurrency bounds, below; the share is above it
  *
  * On the main thread's heap, whose old space is max(128 MiB, 9/32 R) (heap-budget.ts), by estimated bytes:
  *
@@ -58,6 +66,13 @@ export const DNS_ENTRY_BYTES = 256;
 export const PASS_PLD_BYTES = 48;
 /** Estimated bytes of one STAR pending vote (6 words, a flag, its entries in two U64Maps). */
 export const PENDING_VOTE_BYTES = 80;
+/**
+ * Bytes of RAM one pending page holds: 615 B of RSS per entry for a Map<number, Uint8Array> of
+ * 150–190-byte records (a frontier record's size on a real-web URL), measured with node 20.
+ */
+export const PENDING_PAGE_BYTES = 640;
+/** The fewest pending pages the plan gives: the default fetchConcurrency (256) × 64. */
+export const PENDING_PAGES_FLOOR = 1 << 14;
 /** Slots of the frontier's URL slab per byte of its share: the slab's arrays cost 16 B a slot, so not one per 216-byte minimum URL. */
 const URL_SLOT_BYTES = 320;
 /** A host entry's origin and address strings on a typical web (~40-character host names). */
@@ -89,6 +104,8 @@ export interface RamPlan {
   dnsCacheEntries: number;
   beastPassPlds: number;
   pendingVotes: number;
+  /** pages taken out of the frontier and not yet durable (the crawler takes at least fetchConcurrency × 64) */
+  pendingPages: number;
 }
 
 const clamp = (x: number, lo: number, hi: number): number => Math.max(lo, Math.min(hi, Math.floor(x)));
@@ -143,6 +160,7 @@ export function ramPlan(ramBytes: number, workers = 1, hostTableSize: number | n
     dnsCacheEntries: Math.max(4096, Math.floor(U / 128 / DNS_ENTRY_BYTES)),
     beastPassPlds: Math.max(4096, Math.floor(U / 128 / PASS_PLD_BYTES)),
     pendingVotes: clamp(U / 128 / PENDING_VOTE_BYTES, 4096, 1 << 18),
+    pendingPages: clamp(U / 32 / PENDING_PAGE_BYTES, PENDING_PAGES_FLOOR, 1 << 18),
   };
 }
 

@@ -37,13 +37,17 @@
  *     ContentSeen merge runs; dispatch pauses past it);
  *   - links wait in the URLseen DRUM's own buffers (disk-backed; `needsMerge` → merge);
  *   - the frontier holds a bounded number of URLs in RAM (its own `ramUrls` cap);
- *   - the pending set (URLs taken out of the frontier, not yet durable) is bounded by the above.
+ *   - the pending set (URLs taken out of the frontier, not yet durable) is bounded by the RAM
+ *     plan's pendingPages (ram-budget.ts), at least fetchConcurrency × 64.
+ * Before those hard bounds, URLseen's and ContentSeen's backlogs pace dispatch (backlog-pace.ts):
+ * above half their bound, pages go out at the rate that fills the rest by the next merge's end.
  *
  * Durability (see checkpoint.ts): URLseen's unique URLs are placed in STAR/BEAST as its results
  * arrive and made durable (frontier.commitAdmits) before URLseen commits each bucket. A page
  * leaves the pending set once its WARC records and crawl-log line are synced and its links are
- * in a merged URLseen; it is then appended to done.log. The pending set's bound (backPressure) is
- * also the crawl's back-pressure on URLseen: while merges fall behind, fetching waits for them. pending.bin and the frontier's read
+ * in a merged URLseen; it is then appended to done.log. The pending set's bound and its pace are
+ * also the crawl's back-pressure on URLseen: while merges fall behind, fetching slows to their
+ * rate. pending.bin and the frontier's read
  * cursors are written only at checkpoints: after a crash the crawl resumes from the last one, the
  * frontier hands out again what it had handed out since, and dispatch skips the URLs done.log
  * holds — so only the pages in flight at the crash are fetched twice.
@@ -282,9 +286,19 @@ export class Crawler extends OpeningStage {
       this.pages?.saturated === true ||
       this.awaitingContentBytes >= this.contentBatchBytes ||
       this.fetcher.budget?.tight === true || // fetched bodies hold most of the body budget (body-budget.ts)
-      this.pending.size >= this.cfg.fetchConcurrency * 64 ||
+      this.pending.size >= this.pendingBound ||
       this.cluster?.saturated === true
     );
+  }
+
+  /**
+   * Pages the batch stages' paces allow now (backlog-pace.ts): URLseen's on the pending set, in
+   * pages; ContentSeen's on the bodies awaiting its answer, in bytes at the running mean per page.
+   */
+  private pacedRoom(now: number): number {
+    const byLinks = this.urlSeenPace.room(now, this.pending.size);
+    const byBodies = Math.floor(this.contentPace.room(now, this.awaitingContentBytes, this.contentBytesPerPage) / this.contentBytesPerPage);
+    return Math.min(byLinks, byBodies);
   }
 
   private async loop(): Promise<void> {
@@ -326,7 +340,9 @@ export class Crawler extends OpeningStage {
         const limitByPages = this.cfg.maxPages === null ? Infinity : this.cfg.maxPages - this.pagesCounted() - this.pagesInFlight();
         let room = Math.min(this.cfg.fetchConcurrency - this.inFlight - this.robotsInFlight, limitByPages);
         if (this.cluster !== null) room = Math.min(room, this.cluster.fetchRoom()); // a cluster node's partitions share its concurrency
-        if (room > 0 && !this.backPressure()) {
+        if (room > 0 && !this.backPressure()) room = Math.min(room, this.pacedRoom(Date.now()));
+        else room = 0;
+        if (room > 0) {
           // The frontier stamps each release with this time as the request's start (start-to-start
           // politeness): it must be taken right here, never before an await.
           const items = this.frontier.nextReady(Date.now(), room);
@@ -336,6 +352,8 @@ export class Crawler extends OpeningStage {
             room--;
           }
           dispatched = items.length;
+          this.urlSeenPace.took(dispatched);
+          this.contentPace.took(dispatched * this.contentBytesPerPage);
           // Let undici put the requests on the wire before any other work runs: the frontier
           // stamped them as started now, and a late write would shorten the gap the server sees.
           if (items.length > 0) {

@@ -8,19 +8,23 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { FIXED_BYTES, ramPlan, shareableRam } from '../../src/budget/ram-budget.js';
+import { FIXED_BYTES, PENDING_PAGE_BYTES, PENDING_PAGES_FLOOR, ramPlan, shareableRam } from '../../src/budget/ram-budget.js';
 import { bodyBudgetBytes } from '../../src/budget/body-budget.js';
 import { mainHeapFlags } from '../../src/budget/heap-budget.js';
 import { RSS_HELD_FROM_MIB } from '../../src/config/config.js';
 
 const MiB = 1024 * 1024;
 
-/** Every byte the plan hands out, on the main heap and off it. */
+/**
+ * Every byte the plan hands out, on the main heap and off it. Of the pending pages, those above
+ * the floor: the floor's (fetchConcurrency × 64 at the default concurrency) are among what the
+ * fetch concurrency bounds, in the main heap's room beyond its shares.
+ */
 function shares(ram: number, workers: number): { offHeap: number; mainHeap: number } {
   const p = ramPlan(ram, workers);
   return {
     offHeap: p.urlSeenBytes + p.contentSeenBytes + p.starBytes + p.robotsCacheBytes + p.robotsRequestedBytes
-      + p.parseWorkers * p.parseWorkerHeapMb * MiB + p.contentBatchBytes + bodyBudgetBytes({ ramBytes: ram, maxBodyBytes: 8 * MiB }).capacity,
+      + p.parseWorkers * p.parseWorkerHeapMb * MiB + p.contentBatchBytes + (p.pendingPages - PENDING_PAGES_FLOOR) * PENDING_PAGE_BYTES + bodyBudgetBytes({ ramBytes: ram, maxBodyBytes: 8 * MiB }).capacity,
     mainHeap: p.frontierUrlBytes + p.hostTableBytes,
   };
 }

@@ -113,6 +113,7 @@ export abstract class ContentStage extends ArchiveStage {
     r.decoded = EMPTY;
     this.awaitingContent.set(job.id, job);
     this.awaitingContentBytes += job.bodyBytes;
+    this.contentBytesPerPage += (job.bodyBytes - this.contentBytesPerPage) / 64;
     this.contentSeen.checkUpdate(this.fp[0]!, this.fp[1]!, encodeContentValue(job.fu.url, job.date!), contentAux);
     this.unmergedContent++;
     this.wake.kick();
@@ -126,6 +127,7 @@ export abstract class ContentStage extends ArchiveStage {
     this.lastContentMerge = Date.now();
     const t0 = performance.now();
     await this.runMetrics.contentMerges.time(this.contentSeen.merge());
+    this.contentPace.released(Date.now());
     if (process.env.DRUMCRAWL_DEBUG_TIMING) console.error(`content merge ${n} in ${(performance.now() - t0).toFixed(0)} ms`);
   }
 }

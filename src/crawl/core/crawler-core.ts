@@ -26,6 +26,7 @@ import type { AdmitLog } from '../../state/admit-log.js';
 import type { SyncedPositionLog } from '../../state/warc-synced.js';
 import { ResumeDedup } from '../../state/resume-dedup.js';
 import { FloorGuard } from '../ports/floor-guard.js';
+import { BacklogPace } from '../ports/backlog-pace.js';
 import type { SharedFloors } from '../../threads/page/page-worker-floors.js';
 import type { PageWorkerPool } from '../../threads/page/page-worker-pool.js';
 import { PldTally } from '../../monitor/pld-tally.js';
@@ -127,6 +128,16 @@ export abstract class CrawlerCore extends EventEmitter {
   protected readonly awaitingContent = new Map<number, PageJob>();
   protected awaitingContentBytes = 0;
   protected readonly contentBatchBytes: number;
+  /** The bound on `pending`: the RAM plan's pendingPages, at least fetchConcurrency × 64 (ram-budget.ts). */
+  protected readonly pendingBound: number;
+  /**
+   * Dispatch's smooth back-pressure from URLseen (on `pending`, in pages) and ContentSeen (on
+   * awaitingContentBytes): backlog-pace.ts. Their releases: the end of each merge.
+   */
+  protected readonly urlSeenPace: BacklogPace;
+  protected readonly contentPace: BacklogPace;
+  /** Body bytes of a page awaiting ContentSeen, a running mean: the content pace's bytes in pages. */
+  protected contentBytesPerPage = 32 * 1024;
   /** pages whose links sit in URLseen's buffers (durable after the next URLseen merge) */
   protected awaitingMerge: number[] = [];
   /** pages fully written, durable after the next WARC sync */
@@ -191,7 +202,11 @@ export abstract class CrawlerCore extends EventEmitter {
     this.scopePlds = manifest?.scopePlds ?? [];
     // Bodies held while their ContentSeen answer is pending: 1/16 of the RAM budget's shares (of a
     // partition's share on a cluster node), 4..64 MB (ram-budget.ts).
-    this.contentBatchBytes = crawlRamPlan(cfg, opts.shared?.ramBytes).contentBatchBytes;
+    const plan = crawlRamPlan(cfg, opts.shared?.ramBytes);
+    this.contentBatchBytes = plan.contentBatchBytes;
+    this.pendingBound = Math.max(cfg.fetchConcurrency * 64, plan.pendingPages);
+    this.urlSeenPace = new BacklogPace(this.pendingBound, Date.now());
+    this.contentPace = new BacklogPace(this.contentBatchBytes, Date.now());
   }
 
   /** Fetches in progress, pages and robots.txt (a cluster node sums them over its partitions). */

@@ -123,5 +123,7 @@ export abstract class UrlSeenStage extends AdmitStage {
     // Every page whose links that merge covered is now durable once its WARC record is.
     for (const p of covered) this.awaitingSync.push(p);
     await this.syncOutputs();
+    // Those pages have left `pending`: the release that paces dispatch (backlog-pace.ts).
+    this.urlSeenPace.released(Date.now());
   }
 }
