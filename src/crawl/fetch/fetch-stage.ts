@@ -76,10 +76,13 @@ export abstract class FetchStage extends FetchedStage {
     try {
       const q: GuardRequest = { host: hostOf(fu.url), ip: fu.ip, robots: false, hostGapMs: fu.hostGapMs, ipGapMs: fu.ipGapMs };
       for (let wait = this.floors.guard(q); wait !== undefined; wait = this.floors.start(q)) await wait;
-      job.date = new Date();
-      if (this.aborting) r = { ...SKIPPED, url: fu.url, outcome: ABORTED_OUTCOME };
-      else {
+      if (this.aborting) {
+        job.date = new Date();
+        r = { ...SKIPPED, url: fu.url, outcome: ABORTED_OUTCOME };
+      } else {
         const at = this.traceDispatch(q, fu.url);
+        // The capture's date is the dispatch's own instant, the one the floors and the trace record.
+        job.date = new Date(at);
         r = await this.fetcher.fetch({ url: fu.url, ip: fu.ip, hostGapMs: fu.hostGapMs, ipGapMs: fu.ipGapMs });
         r.wireAt ??= at;
       }
