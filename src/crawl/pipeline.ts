@@ -191,6 +191,7 @@ export class Crawler extends OpeningStage {
       topPlds: this.plds.top(20),
       checkpoints: this.checkpoints,
       lastCheckpointAt: this.lastCheckpointAt,
+      backlog: { pendingPages: this.pending.size, pendingBound: this.pendingBound, contentBytes: this.awaitingContentBytes, contentBound: this.contentBatchBytes },
       run: runStatus(this.runMetrics, { pagesStarted: this.dispatchedThisRun, dueNow: f.dueNow, frontier: f.depth, dns: { entries: d.entries, waiting: d.waiting }, ramBytes: this.cfg.ramBytes }),
     };
   }

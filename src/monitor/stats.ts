@@ -52,6 +52,12 @@ export interface StatusSnapshot {
   topPlds: PldRow[];          // PLDs with the most page fetches this run (pld-tally.ts)
   checkpoints: number;
   lastCheckpointAt: string | null;
+  /**
+   * The batch stages' backlogs and their bounds (src/crawl/ports/backlog-pace.ts): pages taken from
+   * the frontier and not yet durable, and bytes of bodies awaiting ContentSeen; dispatch is paced
+   * above half of either bound and stops at it.
+   */
+  backlog?: { pendingPages: number; pendingBound: number; contentBytes: number; contentBound: number };
   /** Pauses, heap, loop delay, frontier depth, thread roles (run-metrics.ts); absent before a run starts. */
   run?: RunStatus;
 }
@@ -107,6 +113,10 @@ export const METRIC_ROWS: readonly (readonly [string, MetricType, string, (s: St
   ['drumcrawl_duplicates_total', 'counter', 'Exact-duplicate payloads (WARC revisit records).', (s) => s.duplicates],
   ['drumcrawl_in_flight', 'gauge', 'Fetches in progress (pages and robots.txt).', (s) => s.inFlight],
   ['drumcrawl_parsing', 'gauge', 'Pages in the parse pool.', (s) => s.parsing],
+  ['drumcrawl_pending_pages', 'gauge', 'Pages taken from the frontier and not yet durable (waiting for their fetch, parse, merges or sync).', (s) => s.backlog?.pendingPages ?? 0],
+  ['drumcrawl_pending_pages_bound', 'gauge', 'Bound on pending pages: dispatch is paced above half of it and stops at it.', (s) => s.backlog?.pendingBound ?? 0],
+  ['drumcrawl_content_backlog_bytes', 'gauge', 'Bytes of bodies awaiting the ContentSeen answer.', (s) => s.backlog?.contentBytes ?? 0],
+  ['drumcrawl_content_backlog_bound_bytes', 'gauge', 'Bound on bodies awaiting ContentSeen: dispatch is paced above half of it and stops at it.', (s) => s.backlog?.contentBound ?? 0],
   ['drumcrawl_robots_fetches_total', 'counter', 'robots.txt fetches.', (s) => s.robotsFetches],
   ['drumcrawl_beast_j', 'gauge', 'BEAST: number of queues j.', (s) => s.beast.j],
   ['drumcrawl_beast_qf_size', 'gauge', 'BEAST: URLs in QF.', (s) => s.beast.qfSize],

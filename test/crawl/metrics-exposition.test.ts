@@ -27,6 +27,7 @@ const snapshotArb: fc.Arbitrary<StatusSnapshot> = fc.record({
   outcomes: fc.dictionary(fc.string({ unit: 'grapheme', minLength: 1 }), count), rssBytes: count, cpuMsPerPage: ratio,
   cpuSeconds: fc.double({ min: 0, max: 1e9, noNaN: true }), topPlds: fc.constant([]), checkpoints: count,
   lastCheckpointAt: fc.option(fc.integer({ min: 0, max: 4e12 }).map((t) => new Date(t).toISOString()), { nil: null }),
+  backlog: fc.record({ pendingPages: count, pendingBound: count, contentBytes: count, contentBound: count }),
 });
 
 test('every snapshot renders to metrics text with no parse error and no lint problem', () => {
@@ -43,6 +44,10 @@ test('every snapshot renders to metrics text with no parse error and no lint pro
     assert.doesNotMatch(text, /per_second|megabytes|_ms_/);
     const ckpt = s.lastCheckpointAt === null ? 0 : Date.parse(s.lastCheckpointAt) / 1000;
     assert.match(text, new RegExp(`^drumcrawl_last_checkpoint_timestamp_seconds ${String(ckpt).replace('.', '\\.')}$`, 'm'));
+    // The batch stages' backlogs and bounds (backlog-pace.ts) are gauges of the snapshot's numbers.
+    assert.match(text, /^# TYPE drumcrawl_pending_pages gauge$/m);
+    assert.match(text, new RegExp(`^drumcrawl_pending_pages_bound ${s.backlog!.pendingBound}$`, 'm'));
+    assert.match(text, new RegExp(`^drumcrawl_content_backlog_bytes ${s.backlog!.contentBytes}$`, 'm'));
     // Every outcome code is one series, whatever characters it holds.
     assert.equal([...text.matchAll(/^drumcrawl_outcomes_total\{/gm)].length, Object.keys(s.outcomes).length);
   }), { numRuns: 300 });
