@@ -256,6 +256,22 @@ function putNumbers(buf: Uint8Array, o: number, u: RecordNumbers, attempts: numb
 
 /** varint byte length + UTF-8 bytes (the caller sized `buf` for 3 bytes per char + 5). */
 function putText(buf: Uint8Array, o: number, s: string): number {
+  // An ASCII text under 128 characters (a via is a canonical URL, a path a few letters): a one-byte
+  // length and a plain copy loop, without the subarray, encodeInto and moves below — the encode of
+  // every URL in RAM at each checkpoint's snapshot (frontier.ts commit) and of each BEAST append.
+  const n = s.length;
+  if (n < 0x80) {
+    let i = 0;
+    for (; i < n; i++) {
+      const c = s.charCodeAt(i);
+      if (c >= 0x80) break;
+      buf[o + 1 + i] = c;
+    }
+    if (i === n) {
+      buf[o] = n;
+      return o + 1 + n;
+    }
+  }
   const { written } = encoder.encodeInto(s, buf.subarray(o + 5));
   const lenBytes = putVarint(tmp, 0, written);
   buf.copyWithin(o + lenBytes, o + 5, o + 5 + written);
