@@ -35,4 +35,6 @@ export interface FrontierStats {
   deferred: number;
   dropped: Record<string, number>;
   qrRescans: number;
+  /** Records all QR rescans read (refill.ts: at most 64 per robots answer and 4,096 per second, amortized). */
+  qrRescanReads: number;
 }

@@ -326,6 +326,7 @@ export class Frontier extends FrontierRefill {
       deferred: b.deferred,
       dropped: Object.fromEntries(this.pol.drops),
       qrRescans: this.qrRescans,
+      qrRescanReads: this.qrRescanReads,
     };
   }
 }

@@ -19,6 +19,19 @@ const WRAP_WAIT_MAX = 1024;
 const WRAP_WAIT_MS = 500;
 /** Longest wait (ms) of a robots answer for its URLs in QR while other answers are outstanding. */
 const QR_RESCAN_MS = 250;
+/**
+ * A QR rescan reads all of QR, so its cost grows with QR while the work it serves — the robots
+ * answers since the last one — does not: over 10^7 hosts QR held 500,000 URLs of hosts still
+ * waiting, and a pass every 256 answers (~1 s) took most of the main thread. A pass therefore
+ * starts only once the answers since the last one, at QR_READS_PER_ANSWER records each, plus the
+ * time since it, at QR_READS_PER_SECOND, pay for reading QR whole: rescans read at most that many
+ * records per answer and per second (amortized), whatever QR's length. In IRLbot's terms (thesis
+ * IV.3, Fig. 2) QR is a delay queue each URL goes through about once; here a URL waits in QR at most
+ * |QR| / QR_READS_PER_SECOND s past its answer (≈ 2 min at 500,000 URLs), and the crawl fetches
+ * BEAST's URLs of known hosts meanwhile.
+ */
+const QR_READS_PER_ANSWER = 64;
+const QR_READS_PER_SECOND = 4096;
 
 export abstract class FrontierRefill {
   protected readonly pol: Politeness;
@@ -31,6 +44,8 @@ export abstract class FrontierRefill {
   /** Wall time (ms) the last QR rescan took. */
   protected lastRescanMs = 0;
   protected qrRescans = 0;
+  /** Records read by all QR rescans (the cost QR_READS_PER_ANSWER / _PER_SECOND bound). */
+  protected qrRescanReads = 0;
   protected readonly refillBatch: number;
   protected readonly maxQr: number;
   protected readonly qrRescanAnswers: number;
@@ -158,7 +173,7 @@ export abstract class FrontierRefill {
   protected async refillRun(): Promise<number> {
     let added = 0;
     const pol = this.pol;
-    if (this.qr.length > 0 && pol.ramFree > 0) {
+    if (this.qr.length > 0 && pol.ramFree > 0 && this.rescanPaid()) {
       const outstanding = pol.pendingRobots + this.takenOutstanding;
       const now = this.clock();
       // Re-read QR after enough robots answers, once all outstanding ones are in, or — when BEAST
@@ -166,10 +181,10 @@ export abstract class FrontierRefill {
       if (
         this.answersSinceRescan >= this.qrRescanAnswers ||
         (outstanding === 0 && this.answersSinceRescan > 0) ||
-        // …or once an answer has waited QR_RESCAN_MS, and at most 1/9 of the time rescanning: a
-        // farm's hosts, paced to one robots.txt fetch per τh, keep answers outstanding and slow
-        // to reach qrRescanAnswers, and the real web's URLs would wait in QR meanwhile.
-        (this.answersSinceRescan > 0 && now - this.lastRescanAt >= Math.max(QR_RESCAN_MS, 8 * this.lastRescanMs)) ||
+        // …or once an answer has waited QR_RESCAN_MS: a farm's hosts, paced to one robots.txt
+        // fetch per τh, keep answers outstanding and slow to reach qrRescanAnswers, and the real
+        // web's URLs would wait in QR meanwhile.
+        (this.answersSinceRescan > 0 && now - this.lastRescanAt >= QR_RESCAN_MS) ||
         (outstanding === 0 && this.beast.length === 0 && now - this.lastRescanAt >= this.qrIdleRescanMs)
       ) {
         added += await this.rescanQr();
@@ -303,6 +318,17 @@ export abstract class FrontierRefill {
     return this.pol.isRankedPld(slot, pk[2]!, pk[3]!) ? -1 : slot;
   }
 
+  /**
+   * May a QR rescan start now? Only when the answers and the time since the last one pay for
+   * reading QR whole (QR_READS_PER_ANSWER, QR_READS_PER_SECOND), and at most 1/9 of the time is
+   * spent rescanning (wall time of the last pass).
+   */
+  protected rescanPaid(): boolean {
+    const since = this.clock() - this.lastRescanAt;
+    if (since < 8 * this.lastRescanMs) return false;
+    return this.answersSinceRescan * QR_READS_PER_ANSWER + (since / 1000) * QR_READS_PER_SECOND >= this.qr.length;
+  }
+
   /** One pass over QR (its length at the start), stopping early when RAM is full. */
   protected async rescanQr(): Promise<number> {
     const t0 = performance.now();
@@ -324,6 +350,7 @@ export abstract class FrontierRefill {
       const recs = await this.qr.shift(Math.min(left, this.refillBatch));
       if (recs.length === 0) break;
       left -= recs.length;
+      this.qrRescanReads += recs.length;
       const pk = this.peek;
       for (const r of recs) {
         peekFrontierUrl(r, pk);

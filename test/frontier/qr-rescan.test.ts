@@ -36,3 +36,47 @@ test('a host\'s URLs leave QR within 250 ms of its robots answer while other ans
   assert.ok(out && t <= 300, `the site's URL left QR after ${t} ms of simulated time (≤ 300)`);
   await f.close();
 });
+
+test('QR rescans read at most 64 records per robots answer and 4,096 per second, whatever QR\'s length', async () => {
+  // 20,000 URLs of hosts whose answers never come sit in QR; a new host is found, asked and answered
+  // every 10 ms of simulated time for 20 s. A pass per QR_RESCAN_MS would read QR whole 80 times
+  // (1.6 M records); the paced rescan reads at most the answers' and the seconds' worth, plus QR once.
+  const clock = { now: 1_000_000 };
+  const parked = 20_000;
+  const f = await Frontier.open(null, fastOptions({ qrRescanAnswers: 256, ramUrls: 10_000, maxHosts: 60_000, maxQr: 100_000 }), () => clock.now);
+  const farm: FrontierUrl[] = [];
+  for (let h = 0; h < parked; h++) farm.push(new FrontierUrl({ url: `http://h${h}.farm.test/`, hostHi: 100_000 + h, hostLo: 1, pldHi: 1, pldLo: 1, budget: 10, admitted: 1 }));
+  await f.admit(farm, { durable: false });
+  while (f.stats().qr < parked) await f.refill();
+  assert.equal(f.takeRobotsRequests(parked).length, parked, 'every farm host asked for its robots.txt');
+  const start = clock.now;
+  const readsBefore = f.stats().qrRescanReads;
+  const steps = 2_000;
+  const answeredAt = new Map<number, number>();
+  let released = 0;
+  let longestWait = 0;
+  for (let k = 0; k < steps; k++) {
+    clock.now += 10;
+    await f.admit([new FrontierUrl({ url: `http://www.s${k}.test/`, hostHi: 7, hostLo: k, pldHi: 2, pldLo: k, budget: 10, admitted: 1 })], { durable: false });
+    await f.refill();
+    for (const r of f.takeRobotsRequests(10)) {
+      f.robotsKnown(r.hostHi, r.hostLo, { rules: null, ip: `10.0.${r.hostLo >> 8}.${r.hostLo & 255}`, expiresAt: Infinity });
+      answeredAt.set(r.hostLo, clock.now);
+    }
+    await f.refill();
+    for (const u of f.nextReady(clock.now, 100)) {
+      if (u.kind !== 0 || u.hostHi !== 7) continue;
+      released++;
+      longestWait = Math.max(longestWait, clock.now - answeredAt.get(u.hostLo)!);
+      f.fetchDone(u, {});
+    }
+  }
+  const reads = f.stats().qrRescanReads - readsBefore;
+  const seconds = (clock.now - start) / 1000;
+  const bound = 64 * answeredAt.size + 4096 * seconds + 2 * parked;
+  assert.ok(answeredAt.size >= steps * 0.9, `${answeredAt.size} of ${steps} new hosts answered`);
+  assert.ok(reads <= bound, `rescans read ${reads} records; the bound is ${Math.round(bound)} (${answeredAt.size} answers over ${seconds} s)`);
+  assert.ok(released >= answeredAt.size - 1_000, `${released} of ${answeredAt.size} answered hosts' URLs left QR`);
+  assert.ok(longestWait <= 250 + (1000 * (parked + steps)) / 4096 + 500, `an answered host's URL waited ${longestWait} ms in QR`);
+  await f.close();
+});
