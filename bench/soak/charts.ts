@@ -88,6 +88,7 @@ export function soakCharts(title: string, samples: readonly Sample[], pauses: re
       { name: 'URLseen merge', points: pts('urlseen'), scatter: true, radius: 3 },
       { name: 'ContentSeen merge', points: pts('contentseen'), scatter: true },
       { name: 'checkpoint', points: pts('checkpoint'), scatter: true, radius: 4 },
+      ...(pauses.some((p) => p.kind === 'hold') ? [{ name: 'checkpoint: scheduler held', points: pts('hold'), scatter: true, radius: 2 }] : []),
       { name: 'event loop: longest delay in each second', points: loop, markers: false, color: '#7f7f7f' },
       ...markers(events, maxPause),
     ],

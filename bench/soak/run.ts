@@ -171,6 +171,7 @@ const periodic = sampler.pauses.filter((p) => p.kind === 'checkpoint').filter((p
 });
 const mean = (xs: number[]): number => (xs.length === 0 ? NaN : Math.round((xs.reduce((x, y) => x + y, 0) / xs.length) * 10) / 10);
 const ckFirst = mean(periodic.slice(0, 3).map((p) => p.ms)), ckLast = mean(periodic.slice(-3).map((p) => p.ms));
+const holds = sampler.pauses.filter((p) => p.kind === 'hold').map((p) => p.ms);
 const lateResume = requests.firstAfter[requests.firstAfter.length - 1];
 const ramMiB = Math.round(ramBytes / 1048576);
 
@@ -179,7 +180,7 @@ const verdicts = {
   rss: { ok: Math.max(...hwmByRun) <= ramMiB, ramMiB, hwmMiBByRun: hwmByRun },
   stalls: { ok: stalls.length === 0, seconds: stalls.length, list: stalls.slice(0, 50), excused },
   fds: { ok: fdsLate <= 1.1 * fdsEarly + 16, early: fdsEarly, late: fdsLate },
-  checkpoints: { ok: !(ckLast > 1.5 * ckFirst), firstThreeMeanMs: ckFirst, lastThreeMeanMs: ckLast, periodic: periodic.length, maxMs: Math.max(0, ...periodic.map((p) => p.ms)) },
+  checkpoints: { ok: !(ckLast > 1.5 * ckFirst), firstThreeMeanMs: ckFirst, lastThreeMeanMs: ckLast, periodic: periodic.length, maxMs: Math.max(0, ...periodic.map((p) => p.ms)), ...(holds.length > 0 ? { holdMaxMs: Math.max(...holds), holdsOver2s: holds.filter((ms) => ms > 2000).length } : {}) },
   resume: { ok: lateResume !== undefined && lateResume.firstRequest !== null && lateResume.firstRequest <= 2, runs: requests.firstAfter, stops: exits },
   lost: { ok: requests.missing.count === 0 && requests.digests.bad === 0, missing: requests.missing, digests: requests.digests },
   twice: { ok: requests.twice.count === 0, ...requests.twice, killWindowS: Object.fromEntries(killWindows) },

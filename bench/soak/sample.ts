@@ -45,7 +45,8 @@ export interface Sample {
 
 export interface Pause {
   run: number;
-  kind: 'urlseen' | 'contentseen' | 'checkpoint';
+  /** `hold`: how long a checkpoint held the scheduler (absent from crawlers that do not report it) */
+  kind: 'urlseen' | 'contentseen' | 'checkpoint' | 'hold';
   /** seconds since the soak started, when it ended */
   t: number;
   ms: number;
@@ -56,7 +57,7 @@ interface StatusJson {
   pages: number; urlsSeen: number; urlsQueued: number; urlsReady: number; inFlight: number; robotsFetches: number;
   run?: {
     pagesStarted: number; dueNow: boolean; heap: { usedBytes: number }; loopDelay: { lastSecMaxMs: number };
-    merges: { urlSeen: RecentList; contentSeen: RecentList }; checkpoints: RecentList;
+    merges: { urlSeen: RecentList; contentSeen: RecentList }; checkpoints: RecentList; checkpointHolds?: RecentList;
     frontier: Record<string, number>; threads: Record<string, string>;
   };
 }
@@ -175,6 +176,7 @@ export class Sampler {
     this.samples.push(sample);
     if (s?.run !== undefined) {
       const lists: [Pause['kind'], RecentList][] = [['urlseen', s.run.merges.urlSeen], ['contentseen', s.run.merges.contentSeen], ['checkpoint', s.run.checkpoints]];
+      if (s.run.checkpointHolds !== undefined) lists.push(['hold', s.run.checkpointHolds]);
       for (const [kind, l] of lists) {
         for (const e of l.recent) {
           const key = `${run}:${kind}:${e.at}`;

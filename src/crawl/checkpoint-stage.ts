@@ -9,17 +9,19 @@
  *     a stop waits for them anyway.
  *   - periodic (every checkpointIntervalMs; a partition of a cluster crawl takes full ones): the same
  *     merges run beside the scheduler — the one under way of each kind, then one of ContentSeen
- *     and one of URLseen started for this checkpoint, then STAR's commit — and only the commit
- *     proper (the sync, the frontier's commit, pending.bin, done.log, the manifest) holds the scheduler,
- *     with no merge running (no merge result reaches the frontier while it snapshots). A URLseen
+ *     and one of URLseen started for this checkpoint, then STAR's commit — and then the commit
+ *     proper (the sync, the frontier's commit, pending.bin, done.log, the manifest) with no merge
+ *     running (no merge result reaches the frontier while it snapshots). A URLseen
  *     merge costs seconds on a large crawl (its cost grows with URLseen, thesis V): pushed through
  *     while the scheduler waited, it stopped every fetch for 5–18 s a minute in bench:soak at
  *     10^6 hosts (issue #31). Pages finished after startedAt are simply not covered: they stay in
  *     pending.bin, as pages in flight do, and reach done.log when they are durable.
  *
- * The scheduler is held while the frontier commits: with dispatching beside it (a release after
- * pending.bin was written is in the frontier's RAM snapshot, so it should be safe),
- * test/e2e/stop-resume.test.ts saw a page in done.log at a kill requested again after the resume.
+ * A periodic checkpoint's commit proper holds the scheduler only until the frontier has encoded its
+ * RAM snapshot (~1.4 µs per URL in RAM): the pending set and done.log's mark are taken in that same
+ * turn of the event loop, and the sync, pending.bin, the robots DRUMs' merges, the frontier's
+ * cursors and the manifest follow beside the crawl (write). A full checkpoint holds it throughout.
+ * Holding it for the whole commit cost 0.75–2.10 s a minute in bench:soak at 10^6 hosts.
  */
 import path from 'node:path';
 import { writeManifest, writePending, MANIFEST_VERSION, type CheckpointManifest } from '../state/checkpoint.js';
@@ -60,10 +62,16 @@ export abstract class CheckpointStage extends MergeSchedule {
   protected async periodicCheckpoint(): Promise<void> {
     if (this.periodic === 'ready') {
       this.periodic = null;
-      await this.checkpointNow('periodic', false, this.periodicFrom);
+      // The scheduler goes on once the frontier's snapshot is taken (the top comment); the rest
+      // of the commit runs beside it, and a failure there fails the crawl.
+      let taken!: () => void;
+      const snapshotTaken = new Promise<void>((r) => (taken = r));
+      const commit = this.checkpointNow('periodic', false, this.periodicFrom, taken);
+      commit.catch((e: unknown) => this.fail(e));
+      await Promise.race([snapshotTaken, commit.catch(() => undefined)]);
       return;
     }
-    if (this.periodic !== null) return;
+    if (this.periodic !== null || this.writing !== null) return;
     if (Date.now() - this.lastCheckpoint < this.cfg.checkpointIntervalMs && this.cluster?.checkpointDue() !== true) return;
     if (this.cluster !== null) {
       // A partition of a cluster crawl: a full one. Its checkpoint acknowledges the batches other
@@ -131,9 +139,9 @@ export abstract class CheckpointStage extends MergeSchedule {
     await this.checkpointNow(reason, true, new Date());
   }
 
-  private async checkpointNow(reason: string, full: boolean, from: Date): Promise<void> {
+  private async checkpointNow(reason: string, full: boolean, from: Date, snapshotTaken?: () => void): Promise<void> {
     while (this.writing !== null) await this.writing.catch(() => undefined);
-    const p = this.write(reason, full, from);
+    const p = this.write(reason, full, from, snapshotTaken);
     this.writing = p;
     try {
       await p;
@@ -142,7 +150,43 @@ export abstract class CheckpointStage extends MergeSchedule {
     }
   }
 
-  private async write(reason: string, full: boolean, from: Date): Promise<void> {
+  /**
+   * A periodic checkpoint's frontier commit that lets the scheduler go once its RAM snapshot is
+   * taken (`released`). The pending set, done.log's mark and the done.log entries to keep are taken
+   * in the snapshot's own turn of the event loop: every URL not in a committed queue is then in the
+   * snapshot (RAM, in flight) or in that pending set (parsing, awaiting a merge or the sync). What
+   * the scheduler releases afterwards was in RAM, so in the snapshot; merges wait until the end
+   * (holdUrlMerges), and refills wait for the frontier's commit (frontier-port.ts serial). The
+   * outputs' sync and pending.bin need only be durable before the frontier's manifest names the
+   * snapshot. Returns the done.log entries to keep: those of the resumed checkpoint not handed out
+   * at the snapshot (one handed out, and skipped, after it is in the snapshot: its entry stays).
+   */
+  private async commitReleasing(released: () => void): Promise<Uint8Array[]> {
+    let atSnapshot: Uint8Array[] = [];
+    let keepDone: Uint8Array[] = [];
+    await this.frontier.commit({
+      star: false, // (a periodic checkpoint's STAR commit ran with its merges)
+      hooks: {
+        snapshotTaken: () => {
+          atSnapshot = [...this.pending.values()];
+          keepDone = [...this.again.doneRecords()];
+          this.doneLog?.mark();
+          released();
+        },
+        beforeSwitch: async () => {
+          await this.syncOutputs();
+          await writePending(this.cfg.stateDir, atSnapshot);
+        },
+      },
+    });
+    return keepDone;
+  }
+
+  /**
+   * `snapshotTaken` (a periodic checkpoint of a crawl on one node): called once the frontier's RAM
+   * snapshot is taken — the scheduler waits only until then. Else the caller waits for all of it.
+   */
+  private async write(reason: string, full: boolean, from: Date, snapshotTaken?: () => void): Promise<void> {
     const T = (l: string): void => { if (process.env.DRUMCRAWL_DEBUG_TIMING) console.error(`ckpt ${l} ${(performance.now() - t0).toFixed(1)}`); };
     const t0 = performance.now();
     const startedAt = from.toISOString();
@@ -162,21 +206,30 @@ export abstract class CheckpointStage extends MergeSchedule {
         await this.mergeContent();
         await this.mergeUrlSeen();
       }
-      await this.syncOutputs();
-      T('merged+synced');
       // pending.bin before the frontier moves its read cursors: every URL taken out of the frontier
       // and not yet durable (in flight, parsing, awaiting a merge) is either still in the frontier's
       // committed state or in this file. After the commit, in-flight URLs are in the frontier's RAM
       // snapshot, so the file is rewritten without them (no double fetch after resume).
-      await writePending(this.cfg.stateDir, this.pending.values());
-      this.doneLog?.mark();
-      // (A periodic checkpoint's STAR commit ran with its merges.)
-      await this.frontier.commit({ star: full });
+      let keepDone: Iterable<Uint8Array> | null = null;
+      if (snapshotTaken === undefined) {
+        await this.syncOutputs();
+        T('merged+synced');
+        await writePending(this.cfg.stateDir, this.pending.values());
+        this.doneLog?.mark();
+        await this.frontier.commit({ star: full });
+      } else {
+        T('committing');
+        keepDone = await this.commitReleasing(() => {
+          this.runMetrics.checkpointHolds.record(performance.now() - t0);
+          T('snapshot-taken');
+          snapshotTaken();
+        });
+      }
       T('frontier.commit');
       // Votes STAR routed to other partitions while it committed are in the stream before the manifest.
       await this.cluster?.flush();
       // The frontier's state now covers every page finished before the mark; keep what it does not.
-      this.doneLog?.rewrite(this.again.doneRecords());
+      this.doneLog?.rewrite(keepDone ?? this.again.doneRecords());
       const inFlightIds = new Set(this.inFlightIds);
       await writePending(this.cfg.stateDir, [...this.pending].filter(([id]) => !inFlightIds.has(id)).map(([, r]) => r));
     } finally {
@@ -213,6 +266,7 @@ export abstract class CheckpointStage extends MergeSchedule {
     this.checkpoints++;
     this.lastCheckpointAt = m.writtenAt;
     this.runMetrics.checkpoints.record(performance.now() - t0);
+    if (snapshotTaken === undefined) this.runMetrics.checkpointHolds.record(performance.now() - t0);
     this.emit('checkpoint', m);
   }
 }

@@ -39,6 +39,17 @@ import { FrontierRefill } from './refill.js';
 
 export type { FrontierStats } from './frontier-stats.js';
 
+/**
+ * Points inside Frontier.commit a caller may act at. `snapshotTaken` runs synchronously right after
+ * the RAM snapshot is encoded — in the same turn of the event loop, so no URL is released, ended or
+ * read into RAM between the two; `beforeSwitch` is awaited after the snapshot is durable and before
+ * the manifest names it (what must be durable before the old snapshot is dropped).
+ */
+export interface CommitHooks {
+  snapshotTaken?: () => void;
+  beforeSwitch?: () => Promise<void>;
+}
+
 export { FRONTIER_PRESETS, type Clock, type FrontierOptions, type FrontierPreset } from './options.js';
 
 const META = FRONTIER_META;
@@ -257,15 +268,19 @@ export class Frontier extends FrontierRefill {
    * Checkpoint: (1) the URLs in RAM (queued or in flight) go to a new snapshot queue, committed,
    * named by the manifest; (2) QR, then BEAST commit their read cursors (BEAST swaps drained
    * queues for fresh files); (3) the previous snapshot is deleted. A crash at any point leaves every URL in a committed queue or the named snapshot.
+   * Nothing may be read into RAM between the snapshot and (2) (the crawler's frontier port runs its
+   * refills one at a time with this commit); releases and fetch ends may go on from snapshotTaken.
    */
-  async commit(): Promise<void> {
+  async commit(hooks: CommitHooks = {}): Promise<void> {
     this.check();
     if (this.refilling) await this.refilling;
     const name = `snap-${String(++this.seq).padStart(8, '0')}`;
     const snap = await this.store.open(name);
     // A view per URL (push copies it): no ArrayBuffer per URL in RAM (90 k at bench:e2e's end).
     this.pol.forEachInRam((u) => snap.push(encodeFrontierUrlView(u)));
+    hooks.snapshotTaken?.();
     await snap.commit();
+    await hooks.beforeSwitch?.();
     const old = this.snapshotName;
     this.snapshotName = name;
     await this.writeManifest();

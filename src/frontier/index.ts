@@ -80,6 +80,6 @@ export {
   type DropReason,
   type IpGate,
 } from './politeness/index.js';
-export { Frontier, FRONTIER_PRESETS, type FrontierOptions, type FrontierPreset, type FrontierStats, type Clock } from './frontier.js';
+export { Frontier, FRONTIER_PRESETS, type CommitHooks, type FrontierOptions, type FrontierPreset, type FrontierStats, type Clock } from './frontier.js';
 export { IdHeap } from './politeness/index.js';
 export { U64Map } from '../util/u64-map.js';

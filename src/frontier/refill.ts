@@ -173,9 +173,10 @@ export abstract class FrontierRefill {
   protected async refillRun(): Promise<number> {
     let added = 0;
     const pol = this.pol;
-    if (this.qr.length > 0 && pol.ramFree > 0 && this.rescanPaid()) {
-      const outstanding = pol.pendingRobots + this.takenOutstanding;
-      const now = this.clock();
+    const now = this.clock();
+    const starving = this.qr.length > 0 && this.starving(now);
+    const outstanding = pol.pendingRobots + this.takenOutstanding;
+    if (this.qr.length > 0 && pol.ramFree > 0 && this.rescanPaid(now, starving, outstanding)) {
       // Re-read QR after enough robots answers, once all outstanding ones are in, or — when BEAST
       // has nothing left and nobody is asked — periodically (hosts that found the table full).
       if (
@@ -185,7 +186,11 @@ export abstract class FrontierRefill {
         // fetch per τh, keep answers outstanding and slow to reach qrRescanAnswers, and the real
         // web's URLs would wait in QR meanwhile.
         (this.answersSinceRescan > 0 && now - this.lastRescanAt >= QR_RESCAN_MS) ||
-        (outstanding === 0 && this.beast.length === 0 && now - this.lastRescanAt >= this.qrIdleRescanMs)
+        // …and, with no answer outstanding to trigger one, while BEAST is empty or the crawl waits
+        // on QR (starving): a rescan is then what lets idle hosts leave the host table and QR's
+        // hosts in (and asks for their robots). BEAST is not read while QR holds more than maxQr
+        // URLs, so without it a crawl whose table holds only idle hosts would wait for ever.
+        (outstanding === 0 && (this.beast.length === 0 || starving) && now - this.lastRescanAt >= this.qrIdleRescanMs)
       ) {
         added += await this.rescanQr();
       }
@@ -321,12 +326,26 @@ export abstract class FrontierRefill {
   /**
    * May a QR rescan start now? Only when the answers and the time since the last one pay for
    * reading QR whole (QR_READS_PER_ANSWER, QR_READS_PER_SECOND), and at most 1/9 of the time is
-   * spent rescanning (wall time of the last pass).
+   * spent rescanning (wall time of the last pass); a starving crawl (below) is not held to the
+   * 1/9, and one with no answer outstanding may spend half its time rescanning.
    */
-  protected rescanPaid(): boolean {
-    const since = this.clock() - this.lastRescanAt;
-    if (since < 8 * this.lastRescanMs) return false;
+  protected rescanPaid(now: number, starving: boolean, outstanding: number): boolean {
+    const since = now - this.lastRescanAt;
+    // The crawl waits on QR (starving): the time-share bound would only make it wait longer. With
+    // no answer outstanding either, nothing but a rescan can move it on: half the time, so that
+    // merges and admissions go on beside it.
+    if (starving && outstanding === 0) return since >= this.lastRescanMs;
+    if (!starving && since < 8 * this.lastRescanMs) return false;
     return this.answersSinceRescan * QR_READS_PER_ANSWER + (since / 1000) * QR_READS_PER_SECOND >= this.qr.length;
+  }
+
+  /**
+   * The work RAM can hand out within the horizon is below the low-water mark (wanted()'s) and BEAST
+   * cannot make it up: it is empty, or QR holds more than maxQr URLs (BEAST is then not read).
+   */
+  protected starving(now: number): boolean {
+    if (this.beast.length > 0 && this.qr.length < this.maxQr) return false;
+    return this.pol.dispatchable(now) < Math.max(this.minReady, (this.rate * this.horizonMs) / 2000);
   }
 
   /** One pass over QR (its length at the start), stopping early when RAM is full. */

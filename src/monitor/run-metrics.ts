@@ -151,6 +151,8 @@ export class RunMetrics {
   readonly urlSeenMerges = new DurationLog();
   readonly contentMerges = new DurationLog();
   readonly checkpoints = new DurationLog();
+  /** How long each checkpoint held the scheduler (a periodic one: until the frontier's snapshot). */
+  readonly checkpointHolds = new DurationLog();
   readonly loopDelay = new LoopDelay();
   readonly threads = new ThreadRoles();
 
@@ -174,6 +176,8 @@ export interface RunStatus {
   loopDelay: LoopDelaySummary;
   merges: { urlSeen: DurationSummary; contentSeen: DurationSummary };
   checkpoints: DurationSummary;
+  /** how long each checkpoint held the scheduler (no release meanwhile): its pause for the crawl */
+  checkpointHolds: DurationSummary;
   /** the frontier's depth (frontier-port.ts FrontierStats.depth) */
   frontier: Record<string, number>;
   dns: { entries: number; waiting: number };
@@ -192,6 +196,7 @@ export function runStatus(m: RunMetrics, x: { pagesStarted: number; dueNow: bool
     loopDelay: m.loopDelay.summary(),
     merges: { urlSeen: m.urlSeenMerges.summary(), contentSeen: m.contentMerges.summary() },
     checkpoints: m.checkpoints.summary(),
+    checkpointHolds: m.checkpointHolds.summary(),
     frontier: x.frontier,
     dns: x.dns,
     threads: { ...m.threads.roles },

@@ -1,7 +1,8 @@
 /**
  * The long-running crawl's main flow, as a user runs it: one crawl of a simweb of more than 3,000
  * pages, stopped in every way the CLI offers — SIGINT, --max-pages, SIGKILL, POST /stop, SIGTERM,
- * --max-time, a SIGKILL and a SIGINT while a checkpoint is being written — each at a seeded random
+ * --max-time, a SIGKILL and a SIGINT while a checkpoint is being written, a SIGKILL while a periodic
+ * checkpoint's commit runs beside the crawl (after its snapshot) — each at a seeded random
  * moment and each followed by `resume`; the state and output directories are moved (renamed)
  * before the last resume, which runs the crawl to its end. Judged from the server's request log
  * and the state directory at each stop:
@@ -35,16 +36,29 @@ import { repeatedRequests, resumeLatencies, type RunRecord } from './stop-resume
 
 const LONG = process.env.DRUMCRAWL_LONG === '1';
 
-type Stop = 'sigint' | 'max-pages' | 'sigkill' | 'post-stop' | 'sigterm' | 'max-time' | 'sigkill-checkpoint' | 'sigint-checkpoint';
-const ROUND: Stop[] = ['sigint', 'max-pages', 'sigkill', 'post-stop', 'sigterm', 'max-time', 'sigkill-checkpoint', 'sigint-checkpoint'];
+type Stop = 'sigint' | 'max-pages' | 'sigkill' | 'post-stop' | 'sigterm' | 'max-time' | 'sigkill-checkpoint' | 'sigint-checkpoint' | 'sigkill-commit';
+const ROUND: Stop[] = ['sigint', 'max-pages', 'sigkill', 'post-stop', 'sigterm', 'max-time', 'sigkill-checkpoint', 'sigint-checkpoint', 'sigkill-commit'];
 /**
  * The fast variant's round: one stop of each kind whose resume differs (a drained stop by a signal
- * and over HTTP; a kill between checkpoints; a kill inside one), the kills followed by further
+ * and over HTTP; a kill between checkpoints; a kill inside one, while it holds the scheduler and
+ * after it has let it go), the kills followed by further
  * runs (a URL the frontier held twice after a kill is fetched twice in one of them). SIGTERM
  * drains as SIGINT does (kill-resume.test.ts); a limit (--max-time, --max-pages) drains the same
  * way, with a stop the crawl gives itself (stop-slow.test.ts).
  */
-const FAST_ROUND: Stop[] = ['sigint', 'sigkill', 'post-stop', 'sigkill-checkpoint'];
+const FAST_ROUND: Stop[] = ['sigint', 'sigkill', 'post-stop', 'sigkill-checkpoint', 'sigkill-commit'];
+
+/**
+ * The checkpoint stage line (DRUMCRAWL_DEBUG_TIMING) a stop inside a checkpoint waits for:
+ * `-checkpoint` once the commit has begun (the scheduler held); `-commit` once a periodic
+ * checkpoint's snapshot is taken and the rest of its commit runs beside the crawl
+ * (checkpoint-stage.ts), so that pages are released, fetched and ended while it is written.
+ */
+const STAGE_LINE: Partial<Record<Stop, RegExp>> = {
+  'sigkill-checkpoint': /^ckpt (merged\+synced|committing)/,
+  'sigint-checkpoint': /^ckpt (merged\+synced|committing)/,
+  'sigkill-commit': /^ckpt snapshot-taken/,
+};
 
 /**
  * The web: ~3,700 reachable pages (fast), twice the ~8,600 that 24 stops of 100–350 requests each
@@ -137,8 +151,9 @@ test(`stop and resume in every way (${LONG ? 'three rounds' : 'one round'}): not
       // Every resume serves its status: its "status server:" line marks the moment it has
       // recovered and opened its state and starts to crawl.
       if (k > 0 || stop === 'post-stop') extra.push('--status-port', '0');
-      if (stop.endsWith('-checkpoint')) extra.push('--checkpoint-interval', '1500');
-      const env = stop.endsWith('-checkpoint') ? { DRUMCRAWL_DEBUG_TIMING: '1' } : {};
+      const stageLine = stop === 'end' ? undefined : STAGE_LINE[stop];
+      if (stageLine !== undefined) extra.push('--checkpoint-interval', '1500');
+      const env = stageLine !== undefined ? { DRUMCRAWL_DEBUG_TIMING: '1' } : {};
       const spawnedAt = Date.now();
       const run = k === 0 ? cli([...crawlCommand(settings(dir)), ...extra], env) : cli(['resume', state, '--progress', 'none', ...extra], env);
       live.push(run);
@@ -178,14 +193,14 @@ test(`stop and resume in every way (${LONG ? 'three rounds' : 'one round'}): not
         await untilRequests(web, moment, run);
         signalledAt = Date.now();
         await control(run, state, 'stop');
-      } else if (stop.endsWith('-checkpoint')) {
+      } else if (stageLine !== undefined) {
         await untilRequests(web, moment, run);
-        // The next checkpoint's first stage line: the checkpoint is under way.
-        const n = count(run.out(), /^ckpt merged\+synced/);
-        while (count(run.out(), /^ckpt merged\+synced/) === n && run.child.exitCode === null) await sleep(5);
+        // The next checkpoint's stage line: the checkpoint is under way.
+        const n = count(run.out(), stageLine);
+        while (count(run.out(), stageLine) === n && run.child.exitCode === null) await sleep(5);
         signalledAt = Date.now();
-        if (stop === 'sigkill-checkpoint') rec.killedAt = signalledAt;
-        run.child.kill(stop === 'sigkill-checkpoint' ? 'SIGKILL' : 'SIGINT');
+        if (stop !== 'sigint-checkpoint') rec.killedAt = signalledAt;
+        run.child.kill(stop === 'sigint-checkpoint' ? 'SIGINT' : 'SIGKILL');
       }
       // Every run ends by itself within a bound (a stop that hangs fails here, it does not hang the suite).
       const code = await exitWithin(run, stop === 'end' ? 900_000 : 300_000, `run ${k + 1} (${stop}) ${note}`);

@@ -80,3 +80,29 @@ test('QR rescans read at most 64 records per robots answer and 4,096 per second,
   assert.ok(longestWait <= 250 + (1000 * (parked + steps)) / 4096 + 500, `an answered host's URL waited ${longestWait} ms in QR`);
   await f.close();
 });
+
+test('a crawl waiting on QR — QR over maxQr, the host table holding only idle hosts — goes on to the end', async () => {
+  // BEAST is not read while QR holds more than maxQr URLs, and QR's hosts find the table full: only
+  // a rescan (evicting idle hosts, asking for QR's hosts' robots) moves the crawl on. With no answer
+  // outstanding, nothing but the starvation trigger starts one.
+  const clock = { now: 1_000_000 };
+  const f = await Frontier.open(null, fastOptions({ ramUrls: 200, maxHosts: 40, maxQr: 100, refillBatch: 64 }), () => clock.now);
+  const urls: FrontierUrl[] = [];
+  for (let h = 0; h < 400; h++) {
+    for (let k = 0; k < 3; k++) urls.push(new FrontierUrl({ url: `http://h${h}.test/${k}`, hostHi: 50_000 + h, hostLo: 3, pldHi: 3, pldLo: h, budget: 10, admitted: 1 }));
+  }
+  await f.admit(urls, { durable: false });
+  const got = new Set<string>();
+  let step = 0;
+  for (; step < 20_000 && !f.isEmpty(); step++) {
+    clock.now += 20;
+    await f.refill();
+    for (const r of f.takeRobotsRequests(1000)) f.robotsKnown(r.hostHi, r.hostLo, { rules: null, ip: `10.1.${(r.hostHi >> 8) & 255}.${r.hostHi & 255}`, expiresAt: Infinity });
+    for (const u of f.nextReady(clock.now, 100)) {
+      got.add(u.url);
+      f.fetchDone(u, {});
+    }
+  }
+  assert.equal(got.size, urls.length, `${got.size} of ${urls.length} URLs fetched after ${step} steps of 20 ms (QR ${f.stats().qr}, hosts ${f.stats().hosts})`);
+  await f.close();
+});

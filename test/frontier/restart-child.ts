@@ -4,7 +4,8 @@
  * synchronous on Linux, so a line printed before SIGKILL is seen by the parent):
  *   A first last   URLs first..last were admitted and are durable (admit() or commitAdmits() resolved)
  *   D id           URL id was fetched (fetchDone)
- *   S              commit() starts (once it is durable, URLs fetched before this line may be gone)
+ *   S              commit() took its RAM snapshot (once it is durable, URLs fetched before this
+ *                  line may be gone); releases and fetch ends go on during the rest of the commit
  *   C              commit() resolved
  */
 import { Frontier, FrontierUrl, UrlKind } from '../../src/frontier/index.js';
@@ -60,8 +61,27 @@ for (let round = 0; ; round++) {
     out.length = 0;
   }
   if (round % 7 === 6) {
-    w('S');
-    await f.commit();
+    // As the crawler's periodic checkpoint does (checkpoint-stage.ts): releases and fetch ends
+    // stop only until the RAM snapshot is taken, and go on while the rest of the commit is written
+    // (no refill meanwhile: the crawler's frontier port runs refills one at a time with commits).
+    let released = false;
+    const commit = f.commit({
+      snapshotTaken: () => {
+        w('S');
+        released = true;
+      },
+      beforeSwitch: () => new Promise((r) => setTimeout(r, 2)),
+    }).then(() => true);
+    const turn = (): Promise<boolean> => new Promise((r) => setImmediate(() => r(false)));
+    while (!(await Promise.race([commit, turn()]))) {
+      if (!released) continue;
+      for (const u of f.nextReady(now, 20)) {
+        if (u.kind === UrlKind.Robots) f.robotsKnown(u.hostHi, u.hostLo, { rules: null, ip: u.ip, expiresAt: Infinity });
+        else w(`D ${u.url.slice(u.url.lastIndexOf('/u') + 2)}`);
+        f.fetchDone(u);
+      }
+      now += 5;
+    }
     w('C');
   }
   now += 25;

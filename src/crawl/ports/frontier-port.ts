@@ -5,7 +5,7 @@
  */
 import path from 'node:path';
 import { CrawlError } from '../../errors.js';
-import { Frontier, Star, TRUST_THRESHOLD, budgetPreset, emptyRecordBytes, encodeFrontierRecordBytes, encodeFrontierUrl, type FrontierUrl, type FetchOutcome as PoliteFetchOutcome,
+import { Frontier, Star, TRUST_THRESHOLD, budgetPreset, emptyRecordBytes, encodeFrontierRecordBytes, encodeFrontierUrl, type CommitHooks, type FrontierUrl, type FetchOutcome as PoliteFetchOutcome,
   type BudgetContext, type IndegreeHistogram, type IpGate, type PldStore,
 } from '../../frontier/index.js';
 import type { UniqueUrls } from '../../threads/drum/drum-codec.js';
@@ -130,9 +130,9 @@ export interface FrontierPort {
   /**
    * Make admitted URLs durable and move read cursors (at-least-once): STAR's tables (unless
    * `star: false`: committed just before by checkpoint()), the robots stage, BEAST/QR and the RAM
-   * snapshot.
+   * snapshot. `hooks`: Frontier.commit's (snapshotTaken, beforeSwitch).
    */
-  commit(opts?: { star?: boolean }): Promise<void>;
+  commit(opts?: { star?: boolean; hooks?: CommitHooks }): Promise<void>;
   /** STAR's tables made durable (the PLD links buffered so far, in-degrees, histogram). */
   checkpoint(): Promise<void>;
   stats(): FrontierStats;
@@ -446,10 +446,24 @@ class FrontierAdapter implements FrontierPort {
     }
   }
 
-  async commit(opts: { star?: boolean } = {}): Promise<void> {
+  async commit(opts: { star?: boolean; hooks?: CommitHooks } = {}): Promise<void> {
     if (opts.star !== false) await this.checkpoint();
-    await this.robots.commit();
-    await this.serial(() => this.f.commit());
+    const hooks = opts.hooks;
+    if (hooks === undefined) {
+      await this.robots.commit();
+      await this.serial(() => this.f.commit());
+      return;
+    }
+    // With hooks the caller goes on at snapshotTaken: the robots DRUMs' merges, whose cost grows
+    // with the hosts, come after it. Their answers are in the journal already; what matters is that
+    // they are durable before the frontier's manifest names the snapshot, as without hooks.
+    await this.serial(() => this.f.commit({
+      snapshotTaken: hooks.snapshotTaken,
+      beforeSwitch: async () => {
+        await this.robots.commit();
+        await hooks.beforeSwitch?.();
+      },
+    }));
   }
 
   async checkpoint(): Promise<void> {
