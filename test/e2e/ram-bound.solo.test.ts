@@ -35,7 +35,7 @@ for (const hosts of [1e6, 1e7]) {
   for (const ram of ['512M', '1G'] as const) {
     const ramBytes = (ram === '512M' ? 512 : 1024) * MiB;
     test(`--ram ${ram} over ${hosts === 1e6 ? '10^6' : '10^7'} hosts for ${MINUTES} minutes: VmHWM ≤ --ram, the crawl goes on and stops cleanly`, { skip: !LONG && 'npm run test:long', timeout: (MINUTES + 15) * 60_000 }, async () => {
-      const web = await forkSimweb('bench', { plds: Math.round(hosts / 4), hostsPerPldMean: 4, hostsPerPldMax: 200, ips: 64, seedCount: 20 }, { log: false });
+      const web = await forkSimweb('bench', { plds: Math.round(hosts / 4), hostsPerPldMean: 4, hostsPerPldMax: 200, ips: 64, seedCount: 20 });
       const dir = await tempDir(`ram-${ram}-${hosts}`);
       try {
         const input = crawlSettings(web, {
