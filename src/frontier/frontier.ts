@@ -273,7 +273,9 @@ export class Frontier extends FrontierRefill {
    */
   async commit(hooks: CommitHooks = {}): Promise<void> {
     this.check();
+    this.commitWanted = true;
     if (this.refilling) await this.refilling;
+    this.commitWanted = false;
     const name = `snap-${String(++this.seq).padStart(8, '0')}`;
     const snap = await this.store.open(name);
     // A view per URL (push copies it): no ArrayBuffer per URL in RAM (90 k at bench:e2e's end).

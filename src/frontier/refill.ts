@@ -25,10 +25,11 @@ const QR_RESCAN_MS = 250;
  * waiting, and a pass every 256 answers (~1 s) took most of the main thread. A pass therefore
  * starts only once the answers since the last one, at QR_READS_PER_ANSWER records each, plus the
  * time since it, at QR_READS_PER_SECOND, pay for reading QR whole: rescans read at most that many
- * records per answer and per second (amortized), whatever QR's length. In IRLbot's terms (thesis
- * IV.3, Fig. 2) QR is a delay queue each URL goes through about once; here a URL waits in QR at most
- * |QR| / QR_READS_PER_SECOND s past its answer (≈ 2 min at 500,000 URLs), and the crawl fetches
- * BEAST's URLs of known hosts meanwhile.
+ * records per answer and per second (amortized), whatever QR's length, while the crawl has other
+ * work. In IRLbot's terms (thesis IV.3, Fig. 2) QR is a delay queue each URL goes through about
+ * once; here a URL waits in QR at most |QR| / QR_READS_PER_SECOND s past its answer (≈ 2 min at
+ * 500,000 URLs), and the crawl fetches BEAST's URLs of known hosts meanwhile. A crawl with too
+ * little other work (starving(): it waits on QR) rescans as often as half its time allows.
  */
 const QR_READS_PER_ANSWER = 64;
 const QR_READS_PER_SECOND = 4096;
@@ -39,6 +40,8 @@ export abstract class FrontierRefill {
   protected qr!: UrlQueue;
   protected beast!: Beast;
   protected refilling: Promise<number> | null = null;
+  /** A commit waits for the refill under way: its QR rescan stops at the next batch (wantCommit). */
+  protected commitWanted = false;
   protected answersSinceRescan = 0;
   protected lastRescanAt = -Infinity;
   /** Wall time (ms) the last QR rescan took. */
@@ -176,7 +179,7 @@ export abstract class FrontierRefill {
     const now = this.clock();
     const starving = this.qr.length > 0 && this.starving(now);
     const outstanding = pol.pendingRobots + this.takenOutstanding;
-    if (this.qr.length > 0 && pol.ramFree > 0 && this.rescanPaid(now, starving, outstanding)) {
+    if (this.qr.length > 0 && pol.ramFree > 0 && this.rescanPaid(now, starving)) {
       // Re-read QR after enough robots answers, once all outstanding ones are in, or — when BEAST
       // has nothing left and nobody is asked — periodically (hosts that found the table full).
       if (
@@ -326,16 +329,17 @@ export abstract class FrontierRefill {
   /**
    * May a QR rescan start now? Only when the answers and the time since the last one pay for
    * reading QR whole (QR_READS_PER_ANSWER, QR_READS_PER_SECOND), and at most 1/9 of the time is
-   * spent rescanning (wall time of the last pass); a starving crawl (below) is not held to the
-   * 1/9, and one with no answer outstanding may spend half its time rescanning.
+   * spent rescanning (wall time of the last pass); a starving crawl (below) may spend half its
+   * time rescanning, whatever the answers.
    */
-  protected rescanPaid(now: number, starving: boolean, outstanding: number): boolean {
+  protected rescanPaid(now: number, starving: boolean): boolean {
     const since = now - this.lastRescanAt;
-    // The crawl waits on QR (starving): the time-share bound would only make it wait longer. With
-    // no answer outstanding either, nothing but a rescan can move it on: half the time, so that
-    // merges and admissions go on beside it.
-    if (starving && outstanding === 0) return since >= this.lastRescanMs;
-    if (!starving && since < 8 * this.lastRescanMs) return false;
+    // The crawl waits on QR (starving): a rescan is what feeds it, so neither bound applies, only
+    // half the time at most (merges, admissions and robots answers go on beside it). After a
+    // resume the host table starts empty and QR fills to maxQr: answers come by the thousand, and
+    // a pass per 9,000 of them left RAM empty for minutes (bench:soak at 10^7 hosts, --ram 512M).
+    if (starving) return since >= this.lastRescanMs;
+    if (since < 8 * this.lastRescanMs) return false;
     return this.answersSinceRescan * QR_READS_PER_ANSWER + (since / 1000) * QR_READS_PER_SECOND >= this.qr.length;
   }
 
@@ -348,7 +352,17 @@ export abstract class FrontierRefill {
     return this.pol.dispatchable(now) < Math.max(this.minReady, (this.rate * this.horizonMs) / 2000);
   }
 
-  /** One pass over QR (its length at the start), stopping early when RAM is full. */
+  /**
+   * A commit is about to wait for the refill under way: a QR rescan stops at its next batch (the
+   * URLs it has not read stay in QR, in order), so that the commit — which holds the crawler's
+   * scheduler until its snapshot — does not wait for a pass over all of QR (2.5 s seen at 577,000
+   * URLs). Cleared when the commit has taken its snapshot.
+   */
+  wantCommit(): void {
+    this.commitWanted = true;
+  }
+
+  /** One pass over QR (its length at the start), stopping early when RAM is full or a commit waits. */
   protected async rescanQr(): Promise<number> {
     const t0 = performance.now();
     try {
@@ -365,7 +379,7 @@ export abstract class FrontierRefill {
     let left = this.qr.length;
     let added = 0;
     const now = this.clock();
-    while (left > 0 && this.pol.ramFree > 0) {
+    while (left > 0 && this.pol.ramFree > 0 && !this.commitWanted) {
       const recs = await this.qr.shift(Math.min(left, this.refillBatch));
       if (recs.length === 0) break;
       left -= recs.length;
