@@ -180,7 +180,7 @@ export abstract class FrontierRefill {
     const now = this.clock();
     const starving = this.qr.length > 0 && this.starving(now);
     const outstanding = pol.pendingRobots + this.takenOutstanding;
-    if (this.qr.length > 0 && pol.ramFree > 0 && this.rescanPaid(now, starving, outstanding)) {
+    if (this.qr.length > 0 && pol.ramFree > 0 && !this.commitWanted && this.rescanPaid(now, starving, outstanding)) {
       // Re-read QR after enough robots answers, once all outstanding ones are in, or — when BEAST
       // has nothing left and nobody is asked — periodically (hosts that found the table full).
       if (
@@ -375,6 +375,7 @@ export abstract class FrontierRefill {
   }
 
   protected async rescanQrPass(): Promise<number> {
+    const answers = this.answersSinceRescan;
     this.answersSinceRescan = 0;
     this.qrRescans++;
     this.lastRescanAt = this.clock();
@@ -419,6 +420,8 @@ export abstract class FrontierRefill {
       }
       if (this.extra.pause !== undefined) await this.extra.pause();
     }
+    // Cut short by a commit: the answers it was started for still wait for a pass over the rest.
+    if (left > 0 && this.commitWanted) this.answersSinceRescan += answers;
     return added;
   }
 

@@ -109,3 +109,28 @@ test('a crawl waiting on QR — QR over maxQr, the host table holding only idle 
   assert.equal(got.size, urls.length, `${got.size} of ${urls.length} URLs fetched after ${step} steps of 20 ms (QR ${f.stats().qr}, hosts ${f.stats().hosts})`);
   await f.close();
 });
+
+test('a checkpoint that comes while a QR rescan is due does not cost the answers it was due for', async () => {
+  // 20,000 URLs wait in QR for answers that never come; 400 other hosts are answered, enough to pay
+  // for a pass (400 × 64 ≥ QR). A commit (wantCommit, then commit) stops or skips the pass; the
+  // next refill must still run it for those answers, not wait for the time credit (|QR| / 4,096 s).
+  const clock = { now: 1_000_000 };
+  const f = await Frontier.open(null, fastOptions({ qrRescanAnswers: 256, ramUrls: 30_000, maxHosts: 60_000, maxQr: 100_000, refillHorizonMs: 0, minReadyUrls: 0 }), () => clock.now);
+  const urls: FrontierUrl[] = [];
+  for (let h = 0; h < 20_000; h++) urls.push(new FrontierUrl({ url: `http://h${h}.farm.test/`, hostHi: 100_000 + h, hostLo: 1, pldHi: 1, pldLo: 1, budget: 10, admitted: 1 }));
+  for (let h = 0; h < 400; h++) urls.push(new FrontierUrl({ url: `http://www.s${h}.test/`, hostHi: 7, hostLo: h, pldHi: 2, pldLo: h, budget: 10, admitted: 1 }));
+  await f.admit(urls, { durable: false });
+  while (f.stats().qr < urls.length) await f.refill();
+  for (const r of f.takeRobotsRequests(30_000)) {
+    if (r.hostHi === 7) f.robotsKnown(r.hostHi, r.hostLo, { rules: null, ip: `10.0.${r.hostLo >> 8}.${r.hostLo & 255}`, expiresAt: Infinity });
+  }
+  clock.now += 300;
+  f.wantCommit();
+  await f.refill();
+  await f.commit();
+  clock.now += 300;
+  await f.refill();
+  const out = f.nextReady(clock.now, 1000).filter((u) => u.hostHi === 7).length;
+  assert.ok(out > 0, `${out} answered hosts' URLs left QR 300 ms after the commit (QR ${f.stats().qr})`);
+  await f.close();
+});
