@@ -45,7 +45,7 @@ export abstract class FrontierRefill {
   protected commitWanted = false;
   protected answersSinceRescan = 0;
   protected lastRescanAt = -Infinity;
-  /** Wall time (ms) the last QR rescan took. */
+  /** Time (ms, the frontier's clock) the last QR rescan took. */
   protected lastRescanMs = 0;
   protected qrRescans = 0;
   /** Records read by all QR rescans (the cost QR_READS_PER_ANSWER / _PER_SECOND bound). */
@@ -366,11 +366,13 @@ export abstract class FrontierRefill {
 
   /** One pass over QR (its length at the start), stopping early when RAM is full or a commit waits. */
   protected async rescanQr(): Promise<number> {
-    const t0 = performance.now();
+    // On the frontier's clock, as the time since the last pass is: a simulation's passes take no
+    // simulated time, so its rescans do not depend on the speed of the machine running it.
+    const t0 = this.clock();
     try {
       return await this.rescanQrPass();
     } finally {
-      this.lastRescanMs = performance.now() - t0;
+      this.lastRescanMs = this.clock() - t0;
     }
   }
 
