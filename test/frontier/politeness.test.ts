@@ -311,3 +311,32 @@ test('the URL slab grows to ramUrls and no further; every URL comes out once, in
     assert.deepEqual(ids, [...ids].sort((a, b) => a - b), `host ${h}: in admission order`);
   }
 });
+
+test('a request written late moves its IP\'s next start as well as its host\'s (start to start on the wire)', async () => {
+  // τs = 100 ms on one IP: host a's robots.txt is released at t0 but written 5 ms late (lateMs);
+  // host b's page on the same IP must not go before t0 + 105, or the wire sees a 95 ms gap.
+  let now = 1_000_000;
+  const f = await Frontier.open(null, fastOptions({ ipDelayMs: 100, minIpDelayMs: 100, hostDelayMs: 20, minHostDelayMs: 20, maxConnectionsPerIp: 1 }), () => now);
+  const mkUrl = (host: string, hi: number): FrontierUrl => new FrontierUrl({ url: `http://${host}.test/`, hostHi: hi, hostLo: 1, pldHi: hi, pldLo: 1, budget: 10, admitted: 1 });
+  await f.admit([mkUrl('b', 2)], { durable: false });
+  await f.refill();
+  for (const r of f.takeRobotsRequests(10)) f.robotsKnown(r.hostHi, r.hostLo, { rules: null, ip: '10.9.9.9', expiresAt: Infinity });
+  await f.refill();
+  await f.admit([mkUrl('a', 1)], { durable: false });
+  await f.refill();
+  for (const r of f.takeRobotsRequests(10)) f.scheduleRobotsFetch(r.hostHi, r.hostLo, '10.9.9.9');
+  const t0 = now;
+  const first = f.nextReady(now, 1);
+  assert.equal(first.length, 1);
+  assert.equal(first[0]!.kind, UrlKind.Robots, 'the IP\'s robots.txt lane goes first');
+  now += 2;
+  f.robotsKnown(1, 1, { rules: null, ip: '10.9.9.9', expiresAt: Infinity });
+  f.fetchDone(first[0]!, { lateMs: 5 });
+  const at = (t: number): FrontierUrl[] => {
+    now = t;
+    return f.nextReady(now, 10).filter((u) => u.kind === UrlKind.Page);
+  };
+  assert.deepEqual(at(t0 + 100).map((u) => u.url), [], 'nothing on the IP 100 ms after a release written 5 ms late');
+  assert.deepEqual(at(t0 + 105).map((u) => u.url), ['http://b.test/'], 'b\'s page 100 ms after the robots.txt\'s actual send');
+  await f.close();
+});
