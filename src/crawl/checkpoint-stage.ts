@@ -150,6 +150,13 @@ export abstract class CheckpointStage extends MergeSchedule {
     }
   }
 
+  /** Merges may start again; a full checkpoint took the place of a periodic one waiting for its merges. */
+  private releaseHolds(): void {
+    this.holdUrlMerges = false;
+    this.holdContentMerges = false;
+    this.periodic = null;
+  }
+
   /**
    * A periodic checkpoint's frontier commit that lets the scheduler go once its RAM snapshot is
    * taken (`released`). The pending set, done.log's mark and the done.log entries to keep are taken
@@ -195,6 +202,7 @@ export abstract class CheckpointStage extends MergeSchedule {
     this.emit('checkpoint-start', { reason, full });
     this.holdUrlMerges = true;
     this.holdContentMerges = true;
+    let committed = false;
     try {
       // A periodic checkpoint's merges this one takes the place of: its STAR commit must not run
       // beside this one's.
@@ -232,11 +240,9 @@ export abstract class CheckpointStage extends MergeSchedule {
       this.doneLog?.rewrite(keepDone ?? this.again.doneRecords());
       const inFlightIds = new Set(this.inFlightIds);
       await writePending(this.cfg.stateDir, [...this.pending].filter(([id]) => !inFlightIds.has(id)).map(([, r]) => r));
+      committed = true;
     } finally {
-      this.holdUrlMerges = false;
-      this.holdContentMerges = false;
-      // A full checkpoint took the place of a periodic one waiting for its merges.
-      this.periodic = null;
+      if (!committed) this.releaseHolds();
     }
     const elapsed = Date.now() - this.lastCheckpoint;
     this.lastCheckpoint = Date.now();
@@ -261,7 +267,13 @@ export abstract class CheckpointStage extends MergeSchedule {
       ...(this.indexing.size > 0 ? { indexing: [...this.indexing] } : {}),
     };
     this.counters.crawlMs += elapsed;
-    await writeManifest(this.cfg.stateDir, m);
+    // Merges wait until the manifest is written too: with the scheduler let go at the snapshot, one
+    // started here would run within the checkpoint.
+    try {
+      await writeManifest(this.cfg.stateDir, m);
+    } finally {
+      this.releaseHolds();
+    }
     this.cluster?.checkpointCommitted(mark);
     this.checkpoints++;
     this.lastCheckpointAt = m.writtenAt;
