@@ -123,7 +123,7 @@ export abstract class FrontierRefill {
       this.rateAt = now;
       this.rateReleased = rel;
     }
-    const lowWater = Math.max(this.minReady, (this.rate * this.horizonMs) / 2000);
+    const lowWater = this.lowWater();
     // QR's URLs wait for robots answers, which a paced PLD's hosts get one per τh (pld-pace.ts):
     // QR counts up to half the mark, so that a farm's hosts parked there cannot hold BEAST on its
     // current queue while the real web's URLs wait in the next ones.
@@ -178,7 +178,7 @@ export abstract class FrontierRefill {
     let added = 0;
     const pol = this.pol;
     const now = this.clock();
-    const starving = this.qr.length > 0 && this.starving(now);
+    const starving = this.qr.length > 0 && pol.ramFree > 0 && !this.commitWanted && this.starving(now);
     const outstanding = pol.pendingRobots + this.takenOutstanding;
     if (this.qr.length > 0 && pol.ramFree > 0 && !this.commitWanted && this.rescanPaid(now, starving, outstanding)) {
       // Re-read QR after enough robots answers, once all outstanding ones are in, or — when BEAST
@@ -330,7 +330,7 @@ export abstract class FrontierRefill {
   /**
    * May a QR rescan start now? Only when the answers and the time since the last one pay for
    * reading QR whole (QR_READS_PER_ANSWER, QR_READS_PER_SECOND), and at most 1/9 of the time is
-   * spent rescanning (wall time of the last pass); a starving crawl (below) is not held to the
+   * spent rescanning (the last pass's duration, lastRescanMs); a starving crawl (below) is not held to the
    * ninth, and one with no answer outstanding may spend half its time rescanning.
    */
   protected rescanPaid(now: number, starving: boolean, outstanding: number): boolean {
@@ -351,7 +351,12 @@ export abstract class FrontierRefill {
    */
   protected starving(now: number): boolean {
     if (this.beast.length > 0 && this.qr.length < this.maxQr) return false;
-    return this.pol.dispatchable(now) < Math.max(this.minReady, (this.rate * this.horizonMs) / 2000);
+    return this.pol.dispatchable(now) < this.lowWater();
+  }
+
+  /** Half the recent page release rate × the horizon, at least minReadyUrls (wanted()'s mark). */
+  protected lowWater(): number {
+    return Math.max(this.minReady, (this.rate * this.horizonMs) / 2000);
   }
 
   /**
