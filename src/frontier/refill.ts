@@ -87,6 +87,8 @@ export abstract class FrontierRefill {
       throw new CrawlError('CRAWL_FRONTIER_OPTIONS', 'options.minBusyIps must be ≥ 0 and options.busyIpShare in [0, 1]');
     }
     if (this.horizonMs > 0) this.pol.setHorizon(this.horizonMs);
+    // QR's rotation, for the host table's hold on answered hosts (host-table.ts answeredNow).
+    this.pol.qrMark = () => this.qrRescanReads + this.qr.length;
   }
 
   get options(): Readonly<PolitenessOptions> {
@@ -425,6 +427,8 @@ export abstract class FrontierRefill {
             break; // dropped (reported through onDrop)
         }
       }
+      // Only now: a host answered with URLs in this batch stays until they have been offered.
+      this.pol.qrVisited = this.qrRescanReads;
       if (this.extra.pause !== undefined) await this.extra.pause();
     }
     // Cut short by a commit: the answers it was started for still wait for a pass over the rest.

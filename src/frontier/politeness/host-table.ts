@@ -19,7 +19,7 @@
  * accounting through the hooks declared at the end (implemented in pacing.ts).
  */
 import { PldPace } from './pld-pace.js';
-import type { DelayOptions } from '../star/index.js';
+import type { DropReason, PolitenessOptions } from './politeness-options.js';
 import { IdHeap } from './heap.js';
 import { frontierUrlRamBytes, type FrontierUrl } from '../record.js';
 import { U64Map } from '../../util/u64-map.js';
@@ -27,6 +27,7 @@ import { ipQueueKey } from './ip-key.js';
 import type { HostAuthorities } from './authorities.js';
 
 export type { RobotsRulesLike } from './authorities.js';
+export type { DropReason, PolitenessOptions } from './politeness-options.js';
 
 /**
  * Estimated heap bytes of one host-table entry besides its strings and rules: its slots in the
@@ -43,48 +44,6 @@ export function stringRamBytes(s: string): number {
   return s.length === 0 ? 0 : 16 + ((s.length + 7) & ~7);
 }
 
-export interface PolitenessOptions extends DelayOptions {
-  /** Cap on URLs in RAM (queued per host + in flight). */
-  ramUrls: number;
-  /** Cap on one host's URLs in RAM (the rest waits on disk). */
-  maxUrlsPerHost: number;
-  /** Cap on the host table. */
-  maxHosts: number;
-  /**
-   * Cap on the host table's estimated heap bytes (HOST_ENTRY_BYTES per entry plus its origin,
-   * address and compiled robots rules): past it, idle hosts are evicted and no new host is taken
-   * in until there is room (its URLs wait in QR). @default Infinity (only maxHosts bounds it)
-   */
-  maxHostBytes?: number;
-  /**
-   * Cap on the estimated heap bytes of the URLs in RAM (frontierUrlRamBytes each: the object, its
-   * URL, via and hop path): a URL that would go over waits on disk, as when ramUrls is reached.
-   * @default Infinity (only ramUrls bounds it)
-   */
-  maxUrlBytes?: number;
-  maxConnectionsPerIp: number;
-  maxCrawlDelayMs: number;
-  /**
-   * Added to a robots.txt Crawl-delay (when non-zero), as the crawler adds its politeness margin to
-   * the configured delays before they reach these options (src/crawl/ports/frontier-port.ts withMargin):
-   * a Crawl-delay is a delay like any other, judged on the wire. @default 0
-   */
-  crawlDelayMarginMs?: number;
-  maxBackoffMs: number;
-  /** Consecutive errors after which a host's URLs are dropped ('host-errors'). */
-  maxHostErrors: number;
-  /** Fetch attempts per URL before it is dropped ('max-attempts'). */
-  maxAttempts: number;
-  /** How long a failed / dead host stays failed before it is tried again. */
-  failedHostTtlMs: number;
-  /**
-   * STAR's trust threshold when it ranks by trusted in-degree, else 0: a URL whose PLD's in-degree
-   * is below it is untrusted, and its pages keep the untrusted pace (pld-pace.ts).
-   */
-  trustThreshold?: number;
-}
-
-export type DropReason = 'robots' | 'host-failed' | 'host-errors' | 'max-attempts' | (string & {});
 
 /** Host states: the robots gate (robots-gate.ts) moves a host through them. */
 export const H_FREE = 0;
@@ -148,6 +107,14 @@ export abstract class HostTable {
   protected hPot = new Float64Array(0);
   protected hDueNext = new Int32Array(0);
   private hIdle = new Uint8Array(0);
+  /** qrVisited's count by which the URLs the host had in QR at its answer have been read (answeredNow). */
+  private hQrMark = new Float64Array(0);
+  /**
+   * QR's rotation, kept by the frontier's refill: records its rescans have read so far, and (qrMark)
+   * that count plus QR's length — when every record now in QR will have been read once (QR is a FIFO).
+   */
+  qrVisited = 0;
+  qrMark: () => number = () => 0;
   /** The host's robots answers, one per authority (authorities.ts); null until its first URL. */
   protected hAuth: (HostAuthorities | null)[] = [];
   protected hOrigin: string[] = [];
@@ -261,6 +228,7 @@ export abstract class HostTable {
     this.hUntrusted = g(this.hUntrusted, Uint8Array);
     this.hPotLow = g(this.hPotLow, Uint8Array);
     this.hExpires = g(this.hExpires, Float64Array);
+    this.hQrMark = g(this.hQrMark, Float64Array);
     this.hRetryUntil = g(this.hRetryUntil, Float64Array);
     this.hRate = g(this.hRate, Float64Array);
     this.hPot = g(this.hPot, Float64Array);
@@ -339,6 +307,7 @@ export abstract class HostTable {
     this.hUntrusted[h] = 0;
     this.hPotLow[h] = 0;
     this.hExpires[h] = 0;
+    this.hQrMark[h] = 0;
     this.hRetryUntil[h] = 0;
     this.hPot[h] = 0;
     this.hRate[h] = this.rateOf(this.hostDelay(h));
@@ -376,6 +345,15 @@ export abstract class HostTable {
     );
   }
 
+  /**
+   * The host was just answered (robots known or failed): even idle, it stays until a QR rescan has
+   * read the URLs it had waiting there. Evicted before that by a full table, its URLs find it gone
+   * and ask again: after a resume over 10^7 hosts, 5,000–7,000 RobotsCache checks/s with RAM empty.
+   */
+  protected answeredNow(h: number): void {
+    this.hQrMark[h] = this.qrMark();
+  }
+
   protected markIdle(h: number): void {
     if (this.hIdle[h] === 1) return;
     this.hIdle[h] = 1;
@@ -392,7 +370,11 @@ export abstract class HostTable {
     let freed = 0;
     let budget = this.idleRing.length - this.idleHead;
     while (freed < want && budget-- > 0 && this.idleHead < this.idleRing.length) {
-      const h = this.idleRing[this.idleHead++]!;
+      const h = this.idleRing[this.idleHead]!;
+      // Held (answeredNow); the ring is in the order hosts became idle, so those behind it most
+      // likely are too: stop rather than walk the ring for every host that finds the table full.
+      if (this.hState[h] !== H_FREE && this.hQrMark[h]! > this.qrVisited) break;
+      this.idleHead++;
       this.hIdle[h] = 0;
       if (this.hState[h] === H_FREE) continue;
       if (this.isIdle(h, now)) {

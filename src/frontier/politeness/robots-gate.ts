@@ -271,6 +271,7 @@ export abstract class RobotsGate extends Pacing {
     // Another authority of the host waits for its answer: asked now, the host's URLs wait for it.
     if (this.askNext(h)) return;
     this.hState[h] = H_READY;
+    this.answeredNow(h);
     this.chargeHost(h);
     if (this.hCount[h]! > 0 && this.hWhere[h] === W_NONE) {
       this.hostHeap.set(h, this.hNextDue[h]!);
@@ -289,6 +290,7 @@ export abstract class RobotsGate extends Pacing {
 
   protected failHost(h: number, reason: string, now: number): void {
     this.hState[h] = H_FAILED;
+    this.answeredNow(h);
     this.hFailReason[h] = reason;
     this.hExpires[h] = now + this.o.failedHostTtlMs;
     this.hRobotsItem[h] = null;
