@@ -7,11 +7,11 @@
  *
  * Durability. Each record is one `fs.writeSync` on an O_APPEND descriptor: when the call returns
  * the bytes are in the kernel's page cache, and a killed process (SIGKILL, an abort, an OOM kill)
- * does not take the page cache with it — the next open reads them. No fsync: the journal guards
- * against the death of the process, not of the machine. After a power loss the journal may lack its
- * last records (or end in a torn one) and RobotsCache holds what its last committed merge held, so
- * at most the answers since that merge are asked again, as the checkpoint's design allows for the
- * rest of the crawl (docs/drum.md, "Crash safety").
+ * does not take the page cache with it — the next open reads them. No fsync per record: that guards
+ * against the death of the process, not of the machine. A checkpoint fsyncs the journal
+ * (`checkpoint()`) instead of merging RobotsCache, so after a power loss the answers up to the last
+ * checkpoint come back from the journal or RobotsCache, and at most those since are asked again, as
+ * the checkpoint's design allows for the rest of the crawl (docs/drum.md, "Crash safety").
  *
  * Framing: [u32 LE length][u32 LE crc32(payload)][payload], payload = u32 LE hostHi · u32 LE hostLo
  * · a RobotsCache value (robots-entry.ts); the key (hostHi, hostLo) is RobotsCache's, the hash of
@@ -25,8 +25,10 @@
  * hold the answers of at most the merges in progress (a few rounds of robots-stage.ts).
  */
 import { closeSync, openSync, readdirSync, readFileSync, renameSync, unlinkSync, writeSync } from 'node:fs';
+import { open, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { crc32 } from 'node:zlib';
+import { fsyncDir } from '../disk/index.js';
 
 export const JOURNAL_FILE = 'robots-answers.jnl';
 
@@ -158,6 +160,38 @@ export class RobotsJournal {
     this.bytes = 0;
     this.sealed.push(gen);
     return gen;
+  }
+
+  /**
+   * Checkpoint (robots-stage.ts commit): every answer appended so far on disk, against a power loss
+   * too, without a RobotsCache merge (whose cost grows with the authorities it holds). The current
+   * file is sealed, then every sealed file not yet released is fdatasync'ed on the libuv pool —
+   * each through a descriptor of its own, so a round's seal() meanwhile touches none of them — and
+   * the directory with it. The next merge releases what this sealed (newestSealed).
+   */
+  async checkpoint(): Promise<void> {
+    if (this.closed) return;
+    this.seal();
+    for (const g of [...this.sealed]) {
+      let h: FileHandle;
+      try {
+        h = await open(this.sealedFile(g), 'r');
+      } catch (e) {
+        if ((e as NodeJS.ErrnoException).code === 'ENOENT') continue; // released meanwhile
+        throw e;
+      }
+      try {
+        await h.datasync();
+      } finally {
+        await h.close();
+      }
+    }
+    fsyncDir(this.dir);
+  }
+
+  /** The newest sealed file not yet released (a merge's seal() found nothing new: checkpoint() sealed it), or null. */
+  newestSealed(): number | null {
+    return this.sealed.at(-1) ?? null;
   }
 
   /** A merge that began after `seal()` returned `upTo` has committed: delete the files it covers. */

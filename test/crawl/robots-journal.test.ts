@@ -7,7 +7,10 @@
  *   reopen recovers every answer not released, in the order written, however many (300,000);
  * - replay: answers a process had journaled before it was SIGKILLed (no RobotsCache merge ran)
  *   are in RobotsCache after the next open — its hosts are answered without a robots.txt
- *   request — and are counted (`journalReplayed`); the journal is empty afterwards.
+ *   request — and are counted (`journalReplayed`); the journal is empty afterwards;
+ * - checkpoint: a commit seals and fsyncs the journal without merging RobotsCache (a merge's cost
+ *   grows with the authorities it holds); its answers come back from the journal after a kill, and
+ *   the next merge releases the sealed file.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -18,6 +21,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
 import { DnsCache } from '../../src/dns/index.js';
+import { ALLOW_ALL } from '../../src/robots/index.js';
 import { decodeJournal, encodeJournalRecord, JOURNAL_FILE, RobotsJournal } from '../../src/robots/robots-journal.js';
 import { openRobotsStage, type RobotsStage, type RobotsStageFrontier } from '../../src/crawl/ports/robots-stage.js';
 import { until } from './robots-rig.js';
@@ -173,6 +177,45 @@ test('robots stage: answers journaled by a process SIGKILLed before any RobotsCa
     await stage.close();
     stage = await openRobotsStage(dir, 64 << 20, new Recorder(), dns);
     assert.equal(stage.totals().journalReplayed, 5, 'the count survives a commit and a reopen; nothing is replayed twice');
+  } finally {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    await stage?.close();
+    dns.close();
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
+test('robots stage: a checkpoint makes the answers durable in the journal without a RobotsCache merge; after a kill they are replayed', { timeout: 600_000 }, async () => {
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'dc-robots-ckpt-'));
+  const dns = new DnsCache();
+  let stage: RobotsStage | null = null;
+  const child = spawn(process.execPath, ['--import', 'tsx', CHILD, dir, '4', 'commit'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  try {
+    const line = await new Promise<string>((resolve, reject) => {
+      let out = '';
+      child.stdout!.on('data', (d: Buffer) => {
+        out += d.toString();
+        if (out.includes('\n')) resolve(out.trim());
+      });
+      child.on('exit', (code) => reject(new Error(`the child exited (${code}) before answering`)));
+    });
+    assert.equal(line, 'answered merges=0', 'the commit merged RobotsCache');
+    child.kill('SIGKILL');
+    await new Promise((r) => child.once('exit', r));
+    assert.deepEqual((await readdir(dir)).filter((n) => n.startsWith('robots-answers')).sort(), [JOURNAL_FILE, `${JOURNAL_FILE}.1`], 'the commit sealed the journal');
+    const g = new Recorder();
+    stage = await openRobotsStage(dir, 64 << 20, g, dns);
+    assert.equal(stage.totals().journalReplayed, 4);
+    for (let i = 1; i <= 5; i++) g.ask(i);
+    await until(() => g.known.length === 4 && g.fetches.length === 1, stage);
+    assert.deepEqual(g.fetches, [5], 'only the host without a journaled answer is asked');
+    // A checkpoint then a round's merge with nothing new since: the merge releases what the checkpoint sealed.
+    stage.answered('http://127.0.0.9:8080', { rules: ALLOW_ALL, outcome: 'ok', expiresAt: Date.now() + 3_600_000, sitemaps: [] });
+    await stage.commit();
+    assert.equal((await readdir(dir)).filter((n) => n.startsWith('robots-answers.jnl.')).length, 1, 'sealed by the commit');
+    const merges = stage.stats().cache.merges;
+    await until(() => stage!.stats().cache.merges > merges, stage);
+    assert.deepEqual((await readdir(dir)).filter((n) => n.startsWith('robots-answers.jnl.')), [], 'released by the next merge');
   } finally {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
     await stage?.close();

@@ -454,10 +454,10 @@ class FrontierAdapter implements FrontierPort {
       await this.serial(() => this.f.commit());
       return;
     }
-    // With hooks the caller goes on at snapshotTaken: the robots DRUMs' merges, whose cost grows
-    // with the hosts, come after it. Their answers are in the journal already; what matters is that
-    // they are durable before the frontier's manifest names the snapshot, as without hooks. A QR
-    // rescan under way stops at its next batch rather than hold the scheduler for a whole pass.
+    // With hooks the caller goes on at snapshotTaken; the robots journal's fsync comes after it:
+    // the answers must be durable before the frontier's manifest names the snapshot, as without
+    // hooks. A QR rescan under way stops at its next batch rather than hold the scheduler for a
+    // whole pass.
     this.f.wantCommit();
     await this.serial(() => this.f.commit({
       snapshotTaken: hooks.snapshotTaken,
