@@ -107,8 +107,11 @@ export abstract class CrawlerCore extends EventEmitter {
   protected readonly again = new ResumeDedup();
   /** URLseen's unique keys of the current bucket merge, recorded by the admit log (admit-log.ts) */
   protected admitLog: AdmitLog | null = null;
-  /** ids of page fetches in progress */
-  protected readonly inFlightIds = new Set<number>();
+  /**
+   * ids of pages whose URL the frontier holds: released by it, its fetchDone not yet called. The
+   * frontier's RAM snapshot covers them, so a checkpoint leaves them out of pending.bin.
+   */
+  protected readonly heldIds = new Set<number>();
   protected nextId = 1;
   protected inFlight = 0;
   /** of inFlight, page requisites (requisites.ts): --max-pages counts the others */
@@ -271,7 +274,6 @@ export abstract class CrawlerCore extends EventEmitter {
     job.flying = false;
     this.inFlight--;
     if (job.requisite) this.requisitesInFlight--;
-    this.inFlightIds.delete(job.id);
   }
 
   /** A page enters the parse (the pool's or a page worker's). */

@@ -56,14 +56,14 @@ export abstract class FetchStage extends FetchedStage {
     const job: PageJob = {
       id, fu, rec, bodyBytes: 0, payloadBytes: 0, group: null, releasedAt: clock(), requisite, flying: true, parsing: false, retry: false,
     };
-    this.inFlightIds.add(id);
+    this.heldIds.add(id);
     this.jobs++;
     // The task ends when the page has been handed over by the last stage it passes through (to
     // ContentSeen, the merge or sync lists, or dropped): until then the crawl is not idle.
     void (this.pageLane !== null ? this.fetchOnWorker(job, this.pageLane) : this.fetchPage(job))
       .catch((e) => this.fail(e))
       .finally(() => {
-        this.inFlightIds.delete(id);
+        this.heldIds.delete(id); // (fetchDone was called, or the job ended without one: a stop's abort)
         this.jobs--;
         this.wake.kick();
       });

@@ -118,6 +118,7 @@ export abstract class FetchedStage extends ContentStage {
     const pol = politenessOutcome(r, fu.attempts + 1, this.cfg.retryDelayScale);
     // The host's next due time counts from the actual send (FetchOutcome.lateMs).
     this.frontier.done(fu, r, r.wireAt !== undefined ? Math.max(0, r.wireAt - job.releasedAt) : 0);
+    this.heldIds.delete(job.id);
     this.wake.kick();
     job.retry = pol.retry === true;
     // A URL to be retried went back into the frontier's RAM (its snapshot covers it now).
