@@ -232,8 +232,8 @@ export abstract class CheckpointStage extends MergeSchedule {
       }
       // pending.bin before the frontier moves its read cursors: every URL taken out of the frontier
       // and not yet durable (in flight, parsing, awaiting a merge) is either still in the frontier's
-      // committed state or in this file. After the commit, in-flight URLs are in the frontier's RAM
-      // snapshot, so the file is rewritten without them (no double fetch after resume).
+      // committed state or in this file. After the commit, the file is rewritten without the URLs
+      // the frontier's RAM snapshot holds (outsideSnapshot: no double fetch after resume).
       let keepDone: Iterable<Uint8Array> | null = null;
       let outside = (_id: number): boolean => true;
       if (snapshotTaken === undefined) {
