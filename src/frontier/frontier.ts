@@ -238,6 +238,7 @@ export class Frontier extends FrontierRefill {
   /** A released item's fetch finished (see FetchOutcome). */
   fetchDone(u: FrontierUrl, outcome?: FetchOutcome): void {
     this.doneSinceStarved++;
+    this.donesSinceRescan++;
     this.pol.fetchDone(u, outcome, this.clock());
   }
 

@@ -259,6 +259,9 @@ export abstract class FrontierRefill {
     return added;
   }
 
+  /** The last whole QR pass changed nothing (rescanQrPass), and fetches ended since it (fetchDone). */
+  protected fruitless = false;
+  protected donesSinceRescan = 0;
   /** Hosts handed out by takeRobotsRequests and not answered yet. */
   protected takenOutstanding = 0;
   protected deferredByGate = 0;
@@ -292,7 +295,8 @@ export abstract class FrontierRefill {
         this.deferredByGate++;
         continue;
       }
-      if (pol.hostWaiting(pk[0]!, pk[1]!)) {
+      // Its host waits for its answer, or is unknown and the table has no room: QR, undecoded.
+      if (pol.hostWaiting(pk[0]!, pk[1]!) || !pol.hostRoom(pk[0]!, pk[1]!, now)) {
         this.qr.push(rec);
         if (slot >= 0) pol.tookLow(slot);
         this.fruit++;
@@ -337,6 +341,15 @@ export abstract class FrontierRefill {
    */
   protected rescanPaid(now: number, starving: boolean, outstanding: number): boolean {
     const since = now - this.lastRescanAt;
+    // After a fruitless pass (nothing left QR, no host asked, no room in the table) a starving
+    // crawl is not exempt: passes back to back over 577,000 URLs of hosts that could not enter the
+    // table took 85–93 % of the main thread for 200 s, which held a URLseen merge (whose answers
+    // the main thread admits) and so the dispatch (bench/results/soak-512m-1e7-30min-1eb5b68.json).
+    // Fetches that ended since pay like answers then: each may free a host.
+    if (this.fruitless) {
+      if (since < 8 * this.lastRescanMs) return false;
+      return (this.answersSinceRescan + this.donesSinceRescan) * QR_READS_PER_ANSWER + (since / 1000) * QR_READS_PER_SECOND >= this.qr.length;
+    }
     // The crawl waits on QR (starving) with no answer outstanding: nothing but a rescan can move it
     // on, so it may take half the time. Starving with answers outstanding, it is not held to the
     // ninth (that would only make it wait longer) but still paid for by answers and time: rescans
@@ -389,7 +402,11 @@ export abstract class FrontierRefill {
     this.qrRescans++;
     this.lastRescanAt = this.clock();
     let left = this.qr.length;
+    const read0 = this.qrRescanReads;
+    const asks0 = this.pol.asks;
     let added = 0;
+    let back = 0;
+    this.donesSinceRescan = 0;
     const now = this.clock();
     while (left > 0 && this.pol.ramFree > 0 && !this.commitWanted) {
       const recs = await this.qr.shift(Math.min(left, this.refillBatch));
@@ -402,9 +419,12 @@ export abstract class FrontierRefill {
         // Out of QR: a low PLD's URL leaves its count in hand, and is counted again where it goes.
         const slot = this.lowSlot(pk);
         if (slot >= 0) this.pol.leftLow(slot);
-        if (this.pol.hostWaiting(pk[0]!, pk[1]!)) {
+        // Its host waits for its answer, or is unknown with no room in the table: back, undecoded
+        // (a decode per record of QR made a pass over 577,000 of them cost ~1 s).
+        if (this.pol.hostWaiting(pk[0]!, pk[1]!) || !this.pol.hostRoom(pk[0]!, pk[1]!, now)) {
           this.qr.push(r);
           if (slot >= 0) this.pol.tookLow(slot);
+          back++;
           continue;
         }
         const u = decodeFrontierUrl(r);
@@ -416,6 +436,7 @@ export abstract class FrontierRefill {
           case AddResult.NeedRobots:
             this.qr.push(r);
             if (slot >= 0) this.pol.tookLow(slot);
+            back++;
             break;
           // Robots known but no room for the host in RAM: QR is only for robots waits, so the URL
           // goes back to BEAST's QH, spread over the ring again at its next wrap.
@@ -433,6 +454,9 @@ export abstract class FrontierRefill {
     }
     // Cut short by a commit: the answers it was started for still wait for a pass over the rest.
     if (left > 0 && this.commitWanted) this.answersSinceRescan += answers;
+    // A whole pass that moved no URL out of QR, asked for no host and left the table without room
+    // changed nothing another pass could use (rescanPaid).
+    this.fruitless = left === 0 && back === this.qrRescanReads - read0 && this.pol.asks === asks0 && !this.pol.tableRoom(now);
     return added;
   }
 

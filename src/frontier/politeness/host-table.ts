@@ -322,6 +322,22 @@ export abstract class HostTable {
     return h;
   }
 
+  /**
+   * Would a host not in the table find an entry now (evicting idle hosts if need be)? False: its URLs
+   * wait in QR unread (refill.ts), without the decode a full table would refuse them after.
+   */
+  hostRoom(hi: number, lo: number, now: number): boolean {
+    return this.hostIndex.get(hi, lo) >= 0 || this.tableRoom(now);
+  }
+
+  /** Could a new host get an entry now (evicting idle hosts if need be)? */
+  tableRoom(now: number): boolean {
+    const fits = (): boolean => this.hFreeList.length > 0 && this.hostBytes + HOST_ENTRY_BYTES <= this.maxHostBytes;
+    if (fits() || (this.hFreeList.length === 0 && this.hCap < this.o.maxHosts)) return true;
+    this.evictIdle(now, 64);
+    return fits();
+  }
+
   /** Re-estimates entry h's bytes after its origin, address or rules changed (hostBytes). */
   protected chargeHost(h: number): void {
     const c = HOST_ENTRY_BYTES + stringRamBytes(this.hOrigin[h]!) + stringRamBytes(this.hAddr[h]!) + (this.hAuth[h]?.ramBytes ?? 0);

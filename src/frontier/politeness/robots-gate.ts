@@ -67,6 +67,9 @@ export interface RobotsRequest {
 }
 
 export abstract class RobotsGate extends Pacing {
+  /** Hosts put in QD so far (askNext): a QR rescan that asked none is fruitless (refill.ts). */
+  asks = 0;
+
   // ---------------------------------------------------------------- admission
 
   get ramCount(): number {
@@ -241,6 +244,7 @@ export abstract class RobotsGate extends Pacing {
     this.hOrigin[h] = next.origin;
     this.chargeHost(h);
     this.requests.push(h);
+    this.asks++;
     return true;
   }
 
