@@ -37,4 +37,10 @@ export interface FrontierStats {
   qrRescans: number;
   /** Records all QR rescans read (refill.ts: at most 64 per robots answer and 4,096 per second, amortized). */
   qrRescanReads: number;
+  /** The last whole QR pass changed nothing (refill.ts rescanPaid). */
+  qrFruitless: boolean;
+  /** Hosts handed out for robots/DNS and not answered yet, besides those still in QD. */
+  robotsOutstanding: number;
+  /** The host table by what keeps each entry (HostTable.hostStates). */
+  hostStates: { asking: number; withUrls: number; held: number; evictable: number; other: number };
 }

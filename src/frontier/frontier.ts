@@ -238,7 +238,6 @@ export class Frontier extends FrontierRefill {
   /** A released item's fetch finished (see FetchOutcome). */
   fetchDone(u: FrontierUrl, outcome?: FetchOutcome): void {
     this.doneSinceStarved++;
-    this.donesSinceRescan++;
     this.pol.fetchDone(u, outcome, this.clock());
   }
 
@@ -345,6 +344,9 @@ export class Frontier extends FrontierRefill {
       dropped: Object.fromEntries(this.pol.drops),
       qrRescans: this.qrRescans,
       qrRescanReads: this.qrRescanReads,
+      qrFruitless: this.fruitless,
+      robotsOutstanding: this.takenOutstanding,
+      hostStates: this.pol.hostStates(this.clock()),
     };
   }
 }

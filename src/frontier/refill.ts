@@ -33,6 +33,8 @@ const QR_RESCAN_MS = 250;
  * its time allows (rescanPaid).
  */
 const QR_READS_PER_ANSWER = 64;
+/** Least time (ms) between QR passes while the last changed nothing and nothing has changed since (rescanPaid). */
+const FRUITLESS_RESCAN_MS = 10_000;
 const QR_READS_PER_SECOND = 4096;
 
 export abstract class FrontierRefill {
@@ -259,9 +261,8 @@ export abstract class FrontierRefill {
     return added;
   }
 
-  /** The last whole QR pass changed nothing (rescanQrPass), and fetches ended since it (fetchDone). */
+  /** The last whole QR pass changed nothing (rescanQrPass). */
   protected fruitless = false;
-  protected donesSinceRescan = 0;
   /** Hosts handed out by takeRobotsRequests and not answered yet. */
   protected takenOutstanding = 0;
   protected deferredByGate = 0;
@@ -341,14 +342,14 @@ export abstract class FrontierRefill {
    */
   protected rescanPaid(now: number, starving: boolean, outstanding: number): boolean {
     const since = now - this.lastRescanAt;
-    // After a fruitless pass (nothing left QR, no host asked, no room in the table) a starving
-    // crawl is not exempt: passes back to back over 577,000 URLs of hosts that could not enter the
-    // table took 85–93 % of the main thread for 200 s, which held a URLseen merge (whose answers
-    // the main thread admits) and so the dispatch (bench/results/soak-512m-1e7-30min-1eb5b68.json).
-    // Fetches that ended since pay like answers then: each may free a host.
-    if (this.fruitless) {
-      if (since < 8 * this.lastRescanMs) return false;
-      return (this.answersSinceRescan + this.donesSinceRescan) * QR_READS_PER_ANSWER + (since / 1000) * QR_READS_PER_SECOND >= this.qr.length;
+    // After a fruitless pass (nothing left QR, no host asked, no room in the table), while no answer
+    // has come and the table still has no room, the next pass waits FRUITLESS_RESCAN_MS (and 8× the
+    // last pass): passes every second over 577,000 URLs of hosts that could not enter the table
+    // took 85–93 % of the main thread for 200 s, which held a URLseen merge (whose answers the main
+    // thread admits) and so the dispatch (bench/results/soak-512m-1e7-30min-1eb5b68.json). Not
+    // longer: a pass is also what lets go of answered hosts held for their URLs in QR (answeredNow).
+    if (this.fruitless && this.answersSinceRescan === 0 && !this.pol.tableRoom(now)) {
+      return since >= Math.max(FRUITLESS_RESCAN_MS, 8 * this.lastRescanMs);
     }
     // The crawl waits on QR (starving) with no answer outstanding: nothing but a rescan can move it
     // on, so it may take half the time. Starving with answers outstanding, it is not held to the
@@ -406,7 +407,6 @@ export abstract class FrontierRefill {
     const asks0 = this.pol.asks;
     let added = 0;
     let back = 0;
-    this.donesSinceRescan = 0;
     const now = this.clock();
     while (left > 0 && this.pol.ramFree > 0 && !this.commitWanted) {
       const recs = await this.qr.shift(Math.min(left, this.refillBatch));

@@ -108,7 +108,7 @@ export abstract class HostTable {
   protected hDueNext = new Int32Array(0);
   private hIdle = new Uint8Array(0);
   /** qrVisited's count by which the URLs the host had in QR at its answer have been read (answeredNow). */
-  private hQrMark = new Float64Array(0);
+  protected hQrMark = new Float64Array(0);
   /**
    * QR's rotation, kept by the frontier's refill: records its rescans have read so far, and (qrMark)
    * that count plus QR's length — when every record now in QR will have been read once (QR is a FIFO).
@@ -333,7 +333,9 @@ export abstract class HostTable {
   /** Could a new host get an entry now (evicting idle hosts if need be)? */
   tableRoom(now: number): boolean {
     const fits = (): boolean => this.hFreeList.length > 0 && this.hostBytes + HOST_ENTRY_BYTES <= this.maxHostBytes;
-    if (fits() || (this.hFreeList.length === 0 && this.hCap < this.o.maxHosts)) return true;
+    if (fits()) return true;
+    // (Growing the arrays gives an entry only while the entries' bytes are under their bound.)
+    if (this.hFreeList.length === 0 && this.hCap < this.o.maxHosts && this.hostBytes + HOST_ENTRY_BYTES <= this.maxHostBytes) return true;
     this.evictIdle(now, 64);
     return fits();
   }
@@ -350,7 +352,7 @@ export abstract class HostTable {
     if (this.hostBytes > this.maxHostBytes) this.evictIdle(now, 64);
   }
 
-  private isIdle(h: number, now: number): boolean {
+  protected isIdle(h: number, now: number): boolean {
     const s = this.hState[h]!;
     return (
       (s === H_READY || s === H_FAILED) &&

@@ -30,7 +30,7 @@
  */
 import { pldSlot } from './pld-pace.js';
 import { UrlKind, type FrontierUrl } from '../record.js';
-import { H_FAILED, H_READY, H_ROBOTS, W_DUE, W_FLIGHT, W_HEAP, W_NONE } from './host-table.js';
+import { H_FAILED, H_FREE, H_PENDING, H_READY, H_ROBOTS, H_TAKEN, W_DUE, W_FLIGHT, W_HEAP, W_NONE } from './host-table.js';
 import { RobotsGate } from './robots-gate.js';
 
 export type { PolitenessOptions, DropReason, RobotsRulesLike } from './host-table.js';
@@ -457,5 +457,24 @@ export class Politeness extends RobotsGate {
       robotsReleased: this.robotsReleased,
       pldPaced: this.pldPaced,
     };
+  }
+
+  /**
+   * The host table by what keeps each entry (a scan of the table, for /status): robots or DNS asked
+   * (PENDING, TAKEN, ROBOTS), URLs in RAM or in flight, answered and held for their URLs in QR
+   * (answeredNow), evictable now, and the rest (a politeness window still running).
+   */
+  hostStates(now: number): { asking: number; withUrls: number; held: number; evictable: number; other: number } {
+    const out = { asking: 0, withUrls: 0, held: 0, evictable: 0, other: 0 };
+    for (let h = 0; h < this.hCap; h++) {
+      const st = this.hState[h]!;
+      if (st === H_FREE) continue;
+      if (st === H_PENDING || st === H_TAKEN || st === H_ROBOTS) out.asking++;
+      else if (this.hCount[h]! > 0 || this.hWhere[h] !== W_NONE) out.withUrls++;
+      else if (this.hQrMark[h]! > this.qrVisited) out.held++;
+      else if (this.isIdle(h, now)) out.evictable++;
+      else out.other++;
+    }
+    return out;
   }
 }
