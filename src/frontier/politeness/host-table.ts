@@ -36,6 +36,8 @@ export type { DropReason, PolitenessOptions } from './politeness-options.js';
  * real cost (gc'd heap per entry) and holds this estimate above it.
  */
 export const HOST_ENTRY_BYTES = 320;
+/** Idle-ring entries one eviction call looks at, at most (evictIdle). */
+const EVICT_SCAN = 512;
 /** Slots the URL slab starts with (it doubles as URLs come, up to ramUrls: growSlab). */
 const SLAB_MIN = 4096;
 
@@ -359,7 +361,8 @@ export abstract class HostTable {
       this.hCount[h] === 0 &&
       this.hWhere[h] === W_NONE &&
       this.hRobotsItem[h] === null &&
-      this.hNextDue[h]! <= now
+      this.hNextDue[h]! <= now &&
+      this.hQrMark[h]! <= this.qrVisited // not held (answeredNow)
     );
   }
 
@@ -386,20 +389,18 @@ export abstract class HostTable {
    */
   private evictIdle(now: number, want: number): void {
     let freed = 0;
-    let budget = this.idleRing.length - this.idleHead;
+    // At most EVICT_SCAN entries a call: hosts not evictable yet (held, or a window still running)
+    // go to the ring's tail, and a full table costs O(1) per host it refuses, however many wait.
+    let budget = Math.min(this.idleRing.length - this.idleHead, EVICT_SCAN);
     while (freed < want && budget-- > 0 && this.idleHead < this.idleRing.length) {
-      const h = this.idleRing[this.idleHead]!;
-      // Held (answeredNow); the ring is in the order hosts became idle, so those behind it most
-      // likely are too: stop rather than walk the ring for every host that finds the table full.
-      if (this.hState[h] !== H_FREE && this.hQrMark[h]! > this.qrVisited) break;
-      this.idleHead++;
+      const h = this.idleRing[this.idleHead++]!;
       this.hIdle[h] = 0;
       if (this.hState[h] === H_FREE) continue;
       if (this.isIdle(h, now)) {
         this.freeHost(h, now);
         freed++;
       } else if (this.hCount[h] === 0 && this.hWhere[h] === W_NONE && this.hState[h] !== H_PENDING && this.hState[h] !== H_TAKEN) {
-        this.markIdle(h); // not due yet: look again later
+        this.markIdle(h); // not due yet, or held: look again later
       }
     }
     if (this.idleHead > 4096 && this.idleHead * 2 > this.idleRing.length) {
