@@ -33,9 +33,9 @@ const QR_RESCAN_MS = 250;
  * its time allows (rescanPaid).
  */
 const QR_READS_PER_ANSWER = 64;
+const QR_READS_PER_SECOND = 4096;
 /** Least time (ms) between QR passes while the last changed nothing and nothing has changed since (rescanPaid). */
 const FRUITLESS_RESCAN_MS = 10_000;
-const QR_READS_PER_SECOND = 4096;
 
 export abstract class FrontierRefill {
   protected readonly pol: Politeness;
