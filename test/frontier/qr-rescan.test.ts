@@ -201,3 +201,31 @@ test('a QR pass that changed nothing is not repeated back to back while the craw
   assert.ok(reads <= 2 * 20_000, `100 refills over 10 s read ${reads} QR records (a pass is 20,000; at most one every 10 s after a fruitless one)`);
   await f.close();
 });
+
+test('a QR pass stopped by a full RAM goes on as RAM frees, without waiting for new answers', async () => {
+  // 20,000 URLs of hosts whose answers never come, then one URL each of 400 answered hosts; RAM
+  // holds 50. The pass the 400 answers paid for stops when RAM is full; before, the answers were
+  // spent, no new one came, and the other 350 hosts' URLs waited in QR (with their hosts held in the
+  // table) until a new pass was paid for — here, never.
+  const clock = { now: 1_000_000 };
+  const f = await Frontier.open(null, fastOptions({ ramUrls: 50, maxHosts: 30_000, maxQr: 100_000, refillHorizonMs: 0, minReadyUrls: 0, refillBatch: 16 }), () => clock.now);
+  const urls: FrontierUrl[] = [];
+  for (let h = 0; h < 20_000; h++) urls.push(new FrontierUrl({ url: `http://h${h}.farm.test/`, hostHi: 100_000 + h, hostLo: 1, pldHi: 1, pldLo: 1, budget: 10, admitted: 1 }));
+  for (let h = 0; h < 400; h++) urls.push(new FrontierUrl({ url: `http://www.s${h}.test/`, hostHi: 7, hostLo: h, pldHi: 2, pldLo: h, budget: 10, admitted: 1 }));
+  await f.admit(urls, { durable: false });
+  while (f.stats().qr < urls.length) await f.refill();
+  for (const r of f.takeRobotsRequests(30_000)) {
+    if (r.hostHi === 7) f.robotsKnown(r.hostHi, r.hostLo, { rules: null, ip: `10.4.${r.hostLo >> 8}.${r.hostLo & 255}`, expiresAt: Infinity });
+  }
+  const got = new Set<number>();
+  for (let k = 0; k < 100 && got.size < 400; k++) {
+    clock.now += 20;
+    await f.refill();
+    for (const u of f.nextReady(clock.now, 1000)) {
+      if (u.kind === 0 && u.hostHi === 7) got.add(u.hostLo);
+      f.fetchDone(u, {});
+    }
+  }
+  assert.equal(got.size, 400, `${got.size} of the 400 answered hosts' URLs left QR in 2 s (QR ${f.stats().qr})`);
+  await f.close();
+});
