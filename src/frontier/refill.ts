@@ -405,7 +405,7 @@ export abstract class FrontierRefill {
    * (refillRun), not at the next paid pass: stopped, it had spent the answers that paid for it, and
    * the answered hosts held for their URLs beyond the stop (answeredNow) kept the host table full
    * until time paid for a whole new pass — 25,000 of 26,800 hosts held, no host asked and RAM
-   * draining, after a resume over 10^7 hosts (bench/results/soak-512m-1e7-30min-caf3410.json).
+   * draining, after a resume over 10^7 hosts (docs/performance.md, the partial run on caf3410).
    */
   protected passLeft = 0;
 
