@@ -68,7 +68,7 @@ function guardRig(floors: { host: number; ip: number }) {
       hostDelayMs: floors.host, minHostDelayMs: floors.host, ipDelayMs: floors.ip, minIpDelayMs: floors.ip, politenessMarginMs: MARGIN,
     }),
     floors: new FloorGuard(() => (c as unknown as { cfg: CrawlConfig }).cfg),
-    inFlight: 0, inFlightIds: new Set(), robotsInFlight: 0,
+    inFlight: 0, heldIds: new Set(), robotsInFlight: 0,
     counters: { robotsFetches: 0 },
     dns: {},
     fetcher: {
