@@ -9,6 +9,21 @@ import assert from 'node:assert/strict';
 import { Frontier, FrontierUrl } from '../../src/frontier/index.js';
 import { fastOptions } from './fast-options.js';
 
+/**
+ * 20,000 URLs of farm hosts asked and never answered, then one URL each of 400 sites (hostHi 7)
+ * answered on 10.<net>.x.y: all of them in QR, the farm's hosts outstanding.
+ */
+async function parkFarmAnswerSites(f: Frontier, net: number): Promise<void> {
+  const urls: FrontierUrl[] = [];
+  for (let h = 0; h < 20_000; h++) urls.push(new FrontierUrl({ url: `http://h${h}.farm.test/`, hostHi: 100_000 + h, hostLo: 1, pldHi: 1, pldLo: 1, budget: 10, admitted: 1 }));
+  for (let h = 0; h < 400; h++) urls.push(new FrontierUrl({ url: `http://www.s${h}.test/`, hostHi: 7, hostLo: h, pldHi: 2, pldLo: h, budget: 10, admitted: 1 }));
+  await f.admit(urls, { durable: false });
+  while (f.stats().qr < urls.length) await f.refill();
+  for (const r of f.takeRobotsRequests(30_000)) {
+    if (r.hostHi === 7) f.robotsKnown(r.hostHi, r.hostLo, { rules: null, ip: `10.${net}.${r.hostLo >> 8}.${r.hostLo & 255}`, expiresAt: Infinity });
+  }
+}
+
 test('a host\'s URLs leave QR within 250 ms of its robots answer while other answers are outstanding', async () => {
   const clock = { now: 1_000_000 };
   const f = await Frontier.open(null, fastOptions({ qrRescanAnswers: 256 }), () => clock.now);
@@ -116,14 +131,7 @@ test('a checkpoint that comes while a QR rescan is due does not cost the answers
   // next refill must still run it for those answers, not wait for the time credit (|QR| / 4,096 s).
   const clock = { now: 1_000_000 };
   const f = await Frontier.open(null, fastOptions({ qrRescanAnswers: 256, ramUrls: 30_000, maxHosts: 60_000, maxQr: 100_000, refillHorizonMs: 0, minReadyUrls: 0 }), () => clock.now);
-  const urls: FrontierUrl[] = [];
-  for (let h = 0; h < 20_000; h++) urls.push(new FrontierUrl({ url: `http://h${h}.farm.test/`, hostHi: 100_000 + h, hostLo: 1, pldHi: 1, pldLo: 1, budget: 10, admitted: 1 }));
-  for (let h = 0; h < 400; h++) urls.push(new FrontierUrl({ url: `http://www.s${h}.test/`, hostHi: 7, hostLo: h, pldHi: 2, pldLo: h, budget: 10, admitted: 1 }));
-  await f.admit(urls, { durable: false });
-  while (f.stats().qr < urls.length) await f.refill();
-  for (const r of f.takeRobotsRequests(30_000)) {
-    if (r.hostHi === 7) f.robotsKnown(r.hostHi, r.hostLo, { rules: null, ip: `10.0.${r.hostLo >> 8}.${r.hostLo & 255}`, expiresAt: Infinity });
-  }
+  await parkFarmAnswerSites(f, 0);
   clock.now += 300;
   f.wantCommit();
   await f.refill();
@@ -209,14 +217,7 @@ test('a QR pass stopped by a full RAM goes on as RAM frees, without waiting for 
   // table) until a new pass was paid for — here, never.
   const clock = { now: 1_000_000 };
   const f = await Frontier.open(null, fastOptions({ ramUrls: 50, maxHosts: 30_000, maxQr: 100_000, refillHorizonMs: 0, minReadyUrls: 0, refillBatch: 16 }), () => clock.now);
-  const urls: FrontierUrl[] = [];
-  for (let h = 0; h < 20_000; h++) urls.push(new FrontierUrl({ url: `http://h${h}.farm.test/`, hostHi: 100_000 + h, hostLo: 1, pldHi: 1, pldLo: 1, budget: 10, admitted: 1 }));
-  for (let h = 0; h < 400; h++) urls.push(new FrontierUrl({ url: `http://www.s${h}.test/`, hostHi: 7, hostLo: h, pldHi: 2, pldLo: h, budget: 10, admitted: 1 }));
-  await f.admit(urls, { durable: false });
-  while (f.stats().qr < urls.length) await f.refill();
-  for (const r of f.takeRobotsRequests(30_000)) {
-    if (r.hostHi === 7) f.robotsKnown(r.hostHi, r.hostLo, { rules: null, ip: `10.4.${r.hostLo >> 8}.${r.hostLo & 255}`, expiresAt: Infinity });
-  }
+  await parkFarmAnswerSites(f, 4);
   const got = new Set<number>();
   for (let k = 0; k < 100 && got.size < 400; k++) {
     clock.now += 20;
