@@ -77,6 +77,13 @@ interface MergeScratch {
 }
 
 /** The loaded bucket's values: value t is arena[vOff[t], vOff[t] + vLen[t]) (repositories with values). */
+/** `a`'s first `used` bytes in a new array of at least `need` bytes (doubling: amortised O(1) per byte). */
+function grown(a: Uint8Array, used: number, need: number): Uint8Array {
+  const out = new Uint8Array(Math.max(need, 2 * a.length));
+  out.set(a.subarray(0, used));
+  return out;
+}
+
 interface LoadedValues {
   arena: Uint8Array;
   vOff: Uint32Array | null;
@@ -172,6 +179,8 @@ export class BucketMerger {
         const b = blk.payload;
         let base = 0;
         if (withValues) {
+          // The arena starts at the bytes on disk; compressed blocks hold more than that.
+          if (arenaLen + b.length > arena.length) arena = grown(arena, arenaLen, arenaLen + b.length);
           arena.set(b, arenaLen);
           base = arenaLen;
           arenaLen += b.length;

@@ -163,6 +163,7 @@ test('property: DRUM results equal an in-memory model (random ops, merges, reope
     ),
     {
       endOnFailure: !!process.env.DRUM_NOSHRINK,
+      ...(process.env.DRUM_SEED ? { seed: Number(process.env.DRUM_SEED) } : {}),
       numRuns: Number(process.env.DRUM_RUNS ?? (process.env.DRUMCRAWL_LONG ? 400 : 60)),
       // Bounded: the 60 runs take ~10 s; shrinking a failure of up to 200 async steps, each run
       // opening a repository, can take longer than the suite (one stall of 25 minutes seen under
@@ -387,4 +388,36 @@ test('keepFirst: every later copy of a key gets the value it was first stored wi
     fs.rmSync(dir, { recursive: true, force: true });
   }
   await assert.rejects(Drum.open(tmpDir(), { valueBytes: 'variable', settleKeys: 4, onResults: () => undefined }), /settleKeys/);
+});
+
+test('zstd: buckets whose blocks decompress to more than their bytes on disk merge (values of every size, before and after a reopen)', async () => {
+  // Long runs of one byte: each kv block holds many times its size on disk.
+  for (const reopen of [false, true]) {
+    const dir = tmpDir();
+    const got: DrumResult[] = [];
+    const opts = {
+      buckets: 1, bufferBytes: 8192, bucketBytes: 1 << 16, valueBytes: 'variable' as const, compression: 'zstd' as const,
+      ramBytes: 1 << 20, merge: concatTail, onResults: (b: DrumResult[]) => void got.push(...b),
+    };
+    let drum = await Drum.open(dir, opts);
+    try {
+      for (let k = 0; k < 40; k++) drum.update(0, k, new Uint8Array(k * 5).fill(7), seqAux(k));
+      if (reopen) {
+        await drum.close();
+        drum = await Drum.open(dir, opts);
+      }
+      for (let k = 0; k < 40; k++) drum.check(0, k, seqAux(100 + k));
+      await drum.merge();
+      const checks = got.filter((r) => r.op === 'check');
+      assert.equal(checks.length, 40);
+      for (const r of checks) {
+        const k = auxSeq(r.aux!) - 100;
+        assert.equal(r.unique, false);
+        assert.deepEqual(r.value, new Uint8Array(k * 5).fill(7), `key ${k}`);
+      }
+    } finally {
+      await drum.close({ flush: false });
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  }
 });
