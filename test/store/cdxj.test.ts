@@ -9,6 +9,7 @@ import assert from 'node:assert/strict';
 import path from 'node:path';
 import { copyFile, mkdir, readdir, readFile, rm, stat, truncate, appendFile, writeFile } from 'node:fs/promises';
 import { gunzipSync } from 'node:zlib';
+import { spawnSync } from 'node:child_process';
 import fc from 'fast-check';
 import { CDXIndexer, getSurt } from 'warcio';
 import { decompress } from 'zstd-napi';
@@ -230,6 +231,33 @@ test('sortLinesFile: runs spilled to disk and merged give the byte-order sort of
         assert.deepEqual((await readdir(dir)).sort(), ['in', 'out'], 'no run or temporary file left');
       },
     ), { numRuns: 60 });
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
+test('sortLinesFile: the index of a 1 GiB WARC (63 MB of lines) sorts in a 32 MiB old generation', { timeout: 120_000 }, async () => {
+  // The archive thread sorts each finished WARC file's index; its runs are what that thread's heap
+  // holds (cdxj-writer.ts). 32 MiB runs took 56 MiB of heap here and ran out of a 32 MiB one.
+  const dir = await tempDir('cdxj-big');
+  try {
+    const src = path.join(dir, 'in.cdxj.open');
+    const dst = path.join(dir, 'in.cdxj');
+    const lines: string[] = [];
+    let x = 12345;
+    for (let i = 0; i < 220_000; i++) {
+      x = (Math.imul(x, 1103515245) + 12345) >>> 0;
+      const u = `www${x % 13}.example${x % 997}.com/path/${x.toString(36)}/page${i}.html`;
+      lines.push(`com,example${x % 997},www${x % 13})/path/${x.toString(36)}/page${i}.html 20261130054400 {"url":"http://${u}","mime":"text/html","status":"200","digest":"sha1:ABCDEFGHIJKLMNOPQRSTUVWXYZ234567","length":"5123","offset":"${i * 5123}","filename":"drumcrawl-20261130054400-00001.warc.gz"}`);
+    }
+    await writeFile(src, lines.join('\n') + '\n');
+    const child = spawnSync(process.execPath, ['--import', 'tsx', '--max-old-space-size=32', path.join(import.meta.dirname, 'cdxj-sort-child.ts'), src, dst], { encoding: 'utf8' });
+    assert.equal(child.status, 0, `the sort ran out of its heap or failed: ${child.stderr.slice(-400)}`);
+    const got = (await readFile(dst, 'utf8')).split('\n').filter((l) => l !== '');
+    assert.equal(got.length, lines.length);
+    lines.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+    assert.ok(got.every((l, i) => l === lines[i]), 'the lines in byte order');
+    assert.deepEqual((await readdir(dir)).sort(), ['in.cdxj', 'in.cdxj.open'], 'no run or temporary file left');
   } finally {
     await rm(dir, { recursive: true, force: true });
   }

@@ -9,8 +9,12 @@
  * file, which the resume's recovery turns into a `.cdxj` (cdxj-recover.ts).
  *
  * Bounded memory: the sort is an external merge sort — runs of at most `runBytes` of lines (default
- * 32 MiB) are sorted in RAM and written to `<name>.cdxj.runN`, then merged (one line per run held).
- * A 1 GiB WARC of ~20 KB pages has ~50 000 lines (~12 MB): one run, no merge.
+ * 4 MiB) are sorted in RAM and written to `<name>.cdxj.runN`, then merged through a heap (one line
+ * per run held). The run is the archive thread's largest transient: a run of R bytes of lines
+ * holds about 1.5 R of its V8 heap (a string and an array slot per ~250-byte line), so 32 MiB runs
+ * grew that heap from 17 to 65 MiB at each rotation and took the process over `--ram 512M`
+ * (bench:soak at 10^7 hosts); 4 MiB runs keep it within the thread's part of the fixed RAM
+ * (src/budget/ram-budget.ts). A 1 GiB WARC of ~20 KB pages holds ~500,000 lines (~125 MB): ~32 runs.
  */
 import { open, rename, rm, readFile, type FileHandle } from 'node:fs/promises';
 import { createReadStream } from 'node:fs';
@@ -27,7 +31,7 @@ export function cdxjOpenPathFor(warcFile: string): string {
   return cdxjPathFor(warcFile) + '.open';
 }
 
-const DEFAULT_RUN_BYTES = 32 * 1024 * 1024;
+const DEFAULT_RUN_BYTES = 4 * 1024 * 1024;
 /** Buffered lines are written out once they reach this many bytes (as well as at every sync). */
 const FLUSH_BYTES = 256 * 1024;
 
@@ -160,29 +164,42 @@ async function writeFileSynced(file: string, lines: readonly string[]): Promise<
   }
 }
 
-/** k-way merge of sorted run files into `out` (one pending line per run; k is small: size / runBytes). */
+/** k-way merge of sorted run files into `out`: one pending line per run, the runs in a binary heap by it. */
 async function mergeRuns(runs: readonly string[], out: string): Promise<void> {
   const its = runs.map((r) => readLines(r)[Symbol.asyncIterator]());
-  const heads: (string | null)[] = [];
-  for (const it of its) {
-    const n = await it.next();
-    heads.push(n.done === true ? null : n.value);
+  const heads: string[] = [];
+  const heap: number[] = [];
+  for (let i = 0; i < its.length; i++) {
+    const n = await its[i]!.next();
+    heads.push(n.done === true ? '' : n.value);
+    if (n.done !== true) heap.push(i);
   }
+  const before = (a: number, b: number): boolean => heads[a]! < heads[b]!;
+  const siftDown = (at: number): void => {
+    for (;;) {
+      const l = 2 * at + 1;
+      if (l >= heap.length) return;
+      const c = l + 1 < heap.length && before(heap[l + 1]!, heap[l]!) ? l + 1 : l;
+      if (!before(heap[c]!, heap[at]!)) return;
+      [heap[c], heap[at]] = [heap[at]!, heap[c]!];
+      at = c;
+    }
+  };
+  for (let i = (heap.length >> 1) - 1; i >= 0; i--) siftDown(i);
   const fh = await open(out, 'w');
   try {
     let pending: string[] = [];
     let pendingBytes = 0;
-    for (;;) {
-      let best = -1;
-      for (let i = 0; i < heads.length; i++) {
-        const h = heads[i];
-        if (h !== null && h !== undefined && (best < 0 || h < heads[best]!)) best = i;
-      }
-      if (best < 0) break;
+    while (heap.length > 0) {
+      const best = heap[0]!;
       pending.push(heads[best]!);
       pendingBytes += heads[best]!.length + 1;
       const n = await its[best]!.next();
-      heads[best] = n.done === true ? null : n.value;
+      if (n.done === true) {
+        heap[0] = heap[heap.length - 1]!;
+        heap.pop();
+      } else heads[best] = n.value;
+      siftDown(0);
       if (pendingBytes >= FLUSH_BYTES) {
         await writeAll(fh, Buffer.from(pending.join('\n') + '\n', 'utf8'));
         pending = [];
