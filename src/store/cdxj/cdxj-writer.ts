@@ -14,7 +14,7 @@
  * holds about 1.5 R of its V8 heap (a string and an array slot per ~250-byte line), so 32 MiB runs
  * grew that heap from 17 to 65 MiB at each rotation and took the process over `--ram 512M`
  * (bench:soak at 10^7 hosts); 4 MiB runs keep it within the thread's part of the fixed RAM
- * (src/budget/ram-budget.ts). A 1 GiB WARC of ~20 KB pages holds ~500,000 lines (~125 MB): ~32 runs.
+ * (src/budget/ram-budget.ts). A 1 GiB WARC of bench:soak's 21.5 KB pages has 252,150 lines (63.5 MB): 16 runs.
  */
 import { open, rename, rm, readFile, type FileHandle } from 'node:fs/promises';
 import { createReadStream } from 'node:fs';
