@@ -20,10 +20,10 @@
  *             back through the frontier and are fetched again, later); and the records of the pages
  *             fetched in the two minutes before each signal have valid payload digests;
  *   twice     no page was requested twice unless its earlier request fell in an in-flight window:
- *             [kill − L, exit] for the SIGKILL (L = max(10 s, 2 × the longest URLseen merge of the
- *             two minutes before it: the time a fetched page takes to become durable); the
- *             process runs until its exit is seen), and
- *             [signal − 1 s, exit] for a SIGTERM.
+ *             [kill − L, exit + 0.25 s] for the SIGKILL (L = max(10 s, 2 × the longest URLseen merge
+ *             of the two minutes before it: the time a fetched page takes to become durable); the
+ *             process runs until its exit is seen, and simweb reads what it sent a little later:
+ *             DRAIN_S), and [signal − 1 s, exit + 0.25 s] for a SIGTERM.
  */
 import { createReadStream, openSync, readSync, closeSync, readdirSync, readFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
@@ -143,6 +143,15 @@ function payloadDigestOk(outDir: string, r: CdxRef): boolean {
  * `killWindowS` the L of each SIGKILL (by its t); `durableUntil` per run the t up to which its
  * fetched pages must be in the WARC (see `lost` above).
  */
+/**
+ * How long after a killed process's exit simweb may still log a request that process sent: what it
+ * wrote before it died is delivered and read after. No resumed process can send one that soon — node
+ * starts and the CLI loads before its first request, 315–385 ms of CPU (docs/performance.md, "Start-up
+ * and real pages") — so a request logged before a resume's t + DRAIN_S belongs to the run before it:
+ * it is in that run's in-flight window, and it is not the resume's first request.
+ */
+const DRAIN_S = 0.25;
+
 export async function judgeRequests(
   logFile: string, base: number, port: number, outDir: string, events: readonly SoakEvent[], killWindowS: Map<number, number>,
   durableUntil: Map<number, number>,
@@ -155,11 +164,11 @@ export async function judgeRequests(
     // a request sent in between was in flight when the process died)
     if (e.kind === 'sigkill') {
       const exit = events.find((x) => x.kind === 'exit' && x.t >= e.t);
-      windows.push({ from: e.t - (killWindowS.get(e.t) ?? 10), to: exit?.t ?? Infinity });
+      windows.push({ from: e.t - (killWindowS.get(e.t) ?? 10), to: exit === undefined ? Infinity : exit.t + DRAIN_S });
     }
     if (e.kind === 'sigterm') {
       const exit = events.find((x) => x.kind === 'exit' && x.t >= e.t);
-      windows.push({ from: e.t - 1, to: exit?.t ?? Infinity });
+      windows.push({ from: e.t - 1, to: exit === undefined ? Infinity : exit.t + DRAIN_S });
     }
   }
   const signals = events.filter((e) => e.kind === 'sigkill' || e.kind === 'sigterm').map((e) => e.t);
@@ -167,7 +176,7 @@ export async function judgeRequests(
   const starts = events.filter((e) => e.kind === 'start' || e.kind === 'resume').sort((x, y) => x.t - y.t);
   const runAt = (t: number): number => {
     let r = starts[0]?.run ?? 1;
-    for (const e of starts) if (e.t <= t) r = e.run;
+    for (const e of starts) if (e.t + (e.kind === 'resume' ? DRAIN_S : 0) <= t) r = e.run;
     return r;
   };
   const last = new Map<string, number>(); // page URL → t of its last request
@@ -181,7 +190,7 @@ export async function judgeRequests(
     requests++;
     const t = (Number(startS) - base) / 1000;
     for (const f of firstAfter) {
-      if (t < f.t) continue;
+      if (t < f.t + DRAIN_S) continue;
       const dt = Math.round((t - f.t) * 100) / 100;
       if (f.firstRequest === null || dt < f.firstRequest) f.firstRequest = dt;
       if (p.startsWith('/p/') && (f.firstPage === null || dt < f.firstPage)) f.firstPage = dt;

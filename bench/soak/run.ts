@@ -94,7 +94,8 @@ function drumcrawl(argv: string[], run: number): Run {
 }
 
 const base = Date.now();
-const now = (): number => Math.round((Date.now() - base) / 100) / 10;
+// Event times to the millisecond: the judge compares them with simweb's request stamps (judge.ts, DRAIN_S).
+const now = (): number => (Date.now() - base) / 1000;
 const events: SoakEvent[] = [];
 const sampler = new Sampler(base, web.pid!);
 const common = ['--status-port', '0', '--progress', 'none'];
