@@ -21,6 +21,7 @@
 import { PldPace } from './pld-pace.js';
 import type { DropReason, PolitenessOptions } from './politeness-options.js';
 import { IdHeap } from './heap.js';
+import { IDLE_FREE, IDLE_GONE, IDLE_LATER, IdleRing } from './idle-ring.js';
 import { frontierUrlRamBytes, type FrontierUrl } from '../record.js';
 import { U64Map } from '../../util/u64-map.js';
 import { ipQueueKey } from './ip-key.js';
@@ -36,8 +37,6 @@ export type { DropReason, PolitenessOptions } from './politeness-options.js';
  * real cost (gc'd heap per entry) and holds this estimate above it.
  */
 export const HOST_ENTRY_BYTES = 320;
-/** Idle-ring entries one eviction call looks at, at most (evictIdle). */
-const EVICT_SCAN = 512;
 /** Slots the URL slab starts with (it doubles as URLs come, up to ramUrls: growSlab). */
 const SLAB_MIN = 4096;
 
@@ -108,7 +107,6 @@ export abstract class HostTable {
   /** Its share of `potential` on its own: min(URLs queued, hRate). */
   protected hPot = new Float64Array(0);
   protected hDueNext = new Int32Array(0);
-  private hIdle = new Uint8Array(0);
   /** qrVisited's count by which the URLs the host had in QR at its answer have been read (answeredNow). */
   protected hQrMark = new Float64Array(0);
   /**
@@ -178,8 +176,9 @@ export abstract class HostTable {
   protected requests: number[] = [];
   protected requestsHead = 0;
   /** Hosts that may be evictable; re-checked when the table is full. */
-  private idleRing: number[] = [];
-  private idleHead = 0;
+  /** Idle hosts, the candidates for eviction (idle-ring.ts). */
+  private readonly idle = new IdleRing();
+  private evictNow = 0;
   private ipIdle: number[] = [];
 
   protected inFlightPages = 0;
@@ -235,7 +234,6 @@ export abstract class HostTable {
     this.hRate = g(this.hRate, Float64Array);
     this.hPot = g(this.hPot, Float64Array);
     this.hDueNext = g(this.hDueNext, Int32Array);
-    this.hIdle = g(this.hIdle, Uint8Array);
     this.hCharge = g(this.hCharge, Int32Array);
     for (let i = cap - 1; i >= old; i--) {
       this.hFreeList.push(i);
@@ -314,7 +312,6 @@ export abstract class HostTable {
     this.hPot[h] = 0;
     this.hRate[h] = this.rateOf(this.hostDelay(h));
     this.hDueNext[h] = -1;
-    this.hIdle[h] = 0;
     this.hAuth[h] = null;
     this.hOrigin[h] = '';
     this.hFailReason[h] = '';
@@ -375,10 +372,14 @@ export abstract class HostTable {
     this.hQrMark[h] = this.qrMark();
   }
 
+  /** Host h turned idle, or changed state while idle: a candidate for eviction (idle-ring.ts). */
   protected markIdle(h: number): void {
-    if (this.hIdle[h] === 1) return;
-    this.hIdle[h] = 1;
-    this.idleRing.push(h);
+    this.idle.changed(h);
+  }
+
+  /** Idle-ring entries evictions have looked at (tests, profiles). */
+  get evictLooks(): number {
+    return this.idle.looks;
   }
 
   /**
@@ -388,26 +389,21 @@ export abstract class HostTable {
    * RobotsCache DRUM (src/crawl/ports/robots-stage.ts) without a new robots.txt request.
    */
   private evictIdle(now: number, want: number): void {
-    let freed = 0;
-    // At most EVICT_SCAN entries a call: hosts not evictable yet (held, or a window still running)
-    // go to the ring's tail, and a full table costs O(1) per host it refuses, however many wait.
-    let budget = Math.min(this.idleRing.length - this.idleHead, EVICT_SCAN);
-    while (freed < want && budget-- > 0 && this.idleHead < this.idleRing.length) {
-      const h = this.idleRing[this.idleHead++]!;
-      this.hIdle[h] = 0;
-      if (this.hState[h] === H_FREE) continue;
-      if (this.isIdle(h, now)) {
-        this.freeHost(h, now);
-        freed++;
-      } else if (this.hCount[h] === 0 && this.hWhere[h] === W_NONE && this.hState[h] !== H_PENDING && this.hState[h] !== H_TAKEN) {
-        this.markIdle(h); // not due yet, or held: look again later
-      }
-    }
-    if (this.idleHead > 4096 && this.idleHead * 2 > this.idleRing.length) {
-      this.idleRing = this.idleRing.slice(this.idleHead);
-      this.idleHead = 0;
-    }
+    this.evictNow = now;
+    this.idle.evict(now, want, this.qrVisited, this.lookIdle, this.dueOf, this.freeIdle);
   }
+
+  private readonly lookIdle = (h: number): number => {
+    const s = this.hState[h]!;
+    if (s === H_FREE) return IDLE_GONE;
+    if (this.isIdle(h, this.evictNow)) return IDLE_FREE;
+    // not due yet, or held: look again later
+    return this.hCount[h] === 0 && this.hWhere[h] === W_NONE && s !== H_PENDING && s !== H_TAKEN ? IDLE_LATER : IDLE_GONE;
+  };
+
+  private readonly dueOf = (h: number): number => this.hNextDue[h]!;
+
+  private readonly freeIdle = (h: number): void => this.freeHost(h, this.evictNow);
 
   private freeHost(h: number, now: number): void {
     this.detachIp(h, now);
