@@ -39,6 +39,8 @@ export interface FrontierStats {
   qrRescanReads: number;
   /** The last whole QR pass changed nothing (refill.ts rescanPaid). */
   qrFruitless: boolean;
+  /** The last QR pass's own time (ms; its pauses left out: refill.ts rescanQr), what the ninth rule compares with. */
+  qrPassMs: number;
   /** Hosts handed out for robots/DNS and not answered yet, besides those still in QD. */
   robotsOutstanding: number;
   /** The host table by what keeps each entry (HostTable.hostStates). */

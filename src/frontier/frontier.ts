@@ -345,6 +345,7 @@ export class Frontier extends FrontierRefill {
       qrRescans: this.qrRescans,
       qrRescanReads: this.qrRescanReads,
       qrFruitless: this.fruitless,
+      qrPassMs: Math.round(this.lastRescanMs),
       robotsOutstanding: this.takenOutstanding,
       hostStates: this.pol.hostStates(this.clock()),
     };

@@ -230,3 +230,47 @@ test('a QR pass stopped by a full RAM goes on as RAM frees, without waiting for 
   assert.equal(got.size, 400, `${got.size} of the 400 answered hosts' URLs left QR in 2 s (QR ${f.stats().qr})`);
   await f.close();
 });
+
+test('a QR pass\'s pauses (the crawl\'s other work) do not count as its time: answered hosts\' URLs leave QR within the paid wait', async () => {
+  // 20,000 URLs of hosts whose answers never come sit in QR; a new host is answered every 100 ms.
+  // Each pause between a pass's batches takes 50 ms of the clock (the crawler's other work runs
+  // there), so a pass takes ~4 s of the clock and ~0 of its own. Counted as its time, the ninth
+  // rule held the next pass back 8 × 4 s and answered hosts' URLs waited over 30 s.
+  const clock = { now: 1_000_000 };
+  const pause = async (): Promise<void> => {
+    clock.now += 50;
+  };
+  const parked = 20_000;
+  const f = await Frontier.open(null, { ...fastOptions({ ramUrls: 10_000, maxHosts: 60_000, maxQr: 100_000, refillHorizonMs: 0, minReadyUrls: 0, refillBatch: 256 }), pause }, () => clock.now);
+  const farm: FrontierUrl[] = [];
+  for (let h = 0; h < parked; h++) farm.push(new FrontierUrl({ url: `http://h${h}.farm.test/`, hostHi: 100_000 + h, hostLo: 1, pldHi: 1, pldLo: 1, budget: 10, admitted: 1 }));
+  await f.admit(farm, { durable: false });
+  while (f.stats().qr < parked) await f.refill();
+  f.takeRobotsRequests(parked);
+  const answeredAt = new Map<number, number>();
+  let longestWait = 0;
+  const released = new Set<number>();
+  const end = clock.now + 60_000;
+  for (let k = 0; clock.now < end; k++) {
+    clock.now += 100;
+    await f.admit([new FrontierUrl({ url: `http://www.s${k}.test/`, hostHi: 7, hostLo: k, pldHi: 2, pldLo: k, budget: 10, admitted: 1 })], { durable: false });
+    await f.refill();
+    for (const r of f.takeRobotsRequests(10)) {
+      f.robotsKnown(r.hostHi, r.hostLo, { rules: null, ip: `10.0.${r.hostLo >> 8}.${r.hostLo & 255}`, expiresAt: Infinity });
+      answeredAt.set(r.hostLo, clock.now);
+    }
+    await f.refill();
+    for (const u of f.nextReady(clock.now, 100)) {
+      if (u.kind === 0 && u.hostHi === 7) {
+        released.add(u.hostLo);
+        longestWait = Math.max(longestWait, clock.now - answeredAt.get(u.hostLo)!);
+      }
+      f.fetchDone(u, {});
+    }
+  }
+  // Paid for by answers (64 reads each, 10 a second) and time (4,096 a second): a pass over
+  // ~20,000 records every ~4 s, and ~4 s of pauses within it.
+  assert.ok(released.size >= answeredAt.size - 200, `${released.size} of ${answeredAt.size} answered hosts' URLs left QR`);
+  assert.ok(longestWait <= 12_000, `an answered host's URL waited ${longestWait} ms in QR`);
+  await f.close();
+});

@@ -60,7 +60,7 @@ export interface FrontierStats {
     hosts: number; hostBytes: number; hostBytesCap: number; hostCap: number; ips: number;
     beastQueued: number; beastQueues: number; qf: number; qh: number; qr: number; pendingRobots: number;
     /** QR's rescans (passes, records read, 1: the last pass changed nothing), robots answers awaited */
-    qrRescans: number; qrRescanReads: number; qrFruitless: number; robotsOutstanding: number;
+    qrRescans: number; qrRescanReads: number; qrFruitless: number; qrPassMs: number; robotsOutstanding: number;
     /** the host table by what keeps each entry (HostTable.hostStates) */
     hostsAsking: number; hostsWithUrls: number; hostsHeld: number; hostsEvictable: number; hostsOther: number;
   };
@@ -498,7 +498,7 @@ class FrontierAdapter implements FrontierPort {
         ramUrls: s.ramUrls, ramUrlBytes: s.ramUrlBytes, ramUrlBytesCap: s.ramUrlBytesCap,
         hosts: s.hosts, hostBytes: s.hostBytes, hostBytesCap: s.hostBytesCap, hostCap: s.hostCap, ips: s.ips,
         beastQueued: s.beastQueued, beastQueues: s.j, qf: s.qf - s.qh, qh: s.qh, qr: s.qr, pendingRobots: s.pendingRobots,
-        qrRescans: s.qrRescans, qrRescanReads: s.qrRescanReads, qrFruitless: s.qrFruitless ? 1 : 0, robotsOutstanding: s.robotsOutstanding,
+        qrRescans: s.qrRescans, qrRescanReads: s.qrRescanReads, qrFruitless: s.qrFruitless ? 1 : 0, qrPassMs: s.qrPassMs, robotsOutstanding: s.robotsOutstanding,
         hostsAsking: s.hostStates.asking, hostsWithUrls: s.hostStates.withUrls, hostsHeld: s.hostStates.held,
         hostsEvictable: s.hostStates.evictable, hostsOther: s.hostStates.other,
       },
