@@ -393,9 +393,9 @@ export abstract class FrontierRefill {
     // On the frontier's clock, as the time since the last pass is: a simulation's passes take no
     // simulated time, so its rescans do not depend on the speed of the machine running it. The
     // pauses between its batches are not the pass's time: the crawler's other work runs in them
-    // (FrontierOptions.pause). Counted, a pass over 577,000 URLs that took 2–3 s of its own took
-    // ~20 s under load, and the next waited 8 × 20 s while the hosts answered meanwhile, held for
-    // their URLs in QR, filled the host table (bench:soak at 10^7 hosts, --ram 512M).
+    // (FrontierOptions.pause). Counted, a pass over 577,000 URLs took ~25 s of the clock under load,
+    // the next waited 8 × that, and the hosts answered meanwhile, held for their URLs in QR, filled
+    // the host table (bench:soak at 10^7 hosts, --ram 512M).
     const t0 = this.clock();
     this.pausedMs = 0;
     try {
