@@ -18,6 +18,7 @@ import { PldStoreProxy, type DrumThread } from '../../threads/drum/drum-proxy.js
 import { openRobotsStage, type RobotsStage, type RobotsTotals } from './robots-stage.js';
 import { ramPlan } from '../../budget/ram-budget.js';
 import { withMargin } from './margin.js';
+import { PortOrder } from './port-order.js';
 import { robotsAuthorityOf } from '../../util/authority.js';
 
 export { withMargin } from './margin.js';
@@ -219,15 +220,10 @@ class FrontierAdapter implements FrontierPort {
   private edgeFlushEveryMs = 1000;
   private edgeFlushing: Promise<void> | null = null;
   /**
-   * The frontier's async operations (admit, readmit, refill, commit) run one at a time: BEAST
-   * switches and retires queues inside refill, which must not interleave with committing appends.
+   * The frontier's async operations in their order (port-order.ts): commits, readmissions and the
+   * close one at a time after everything before them; admissions pass a refill under way.
    */
-  private chain: Promise<unknown> = Promise.resolve();
-  private serial<T>(fn: () => Promise<T>): Promise<T> {
-    const p = this.chain.then(fn);
-    this.chain = p.catch(() => undefined);
-    return p;
-  }
+  private readonly order = new PortOrder();
 
   constructor(
     private readonly f: Frontier,
@@ -274,7 +270,7 @@ class FrontierAdapter implements FrontierPort {
     const indegree = new Float64Array(n);
     await this.star.assignKeys(u.plds, n, budget, admitted, indegree);
     const f = this.fields;
-    await this.serial(async () => {
+    await this.order.admit(() => {
       f.discoveredAt = discoveredAt;
       for (let i = 0; i < n; i++) {
         let rec: Uint8Array;
@@ -328,7 +324,7 @@ class FrontierAdapter implements FrontierPort {
   }
 
   async readmit(urls: FrontierUrl[]): Promise<void> {
-    await this.serial(() => this.f.readmit(urls));
+    await this.order.exclusive(() => this.f.readmit(urls));
   }
 
   async vouch(keys: Uint32Array, count: number): Promise<void> {
@@ -386,7 +382,7 @@ class FrontierAdapter implements FrontierPort {
     if (st.ramUrls < st.ramCap && st.beastQueued + st.qf + st.qr > 0) {
       this.refilling = true;
       try {
-        await this.serial(() => this.f.refill());
+        await this.order.refill(() => this.f.refill());
       } finally {
         this.refilling = false;
       }
@@ -455,7 +451,7 @@ class FrontierAdapter implements FrontierPort {
     const hooks = opts.hooks;
     if (hooks === undefined) {
       await this.robots.commit();
-      await this.serial(() => this.f.commit());
+      await this.order.exclusive(() => this.f.commit());
       return;
     }
     // With hooks the caller goes on at snapshotTaken; the robots journal's fsync comes after it:
@@ -463,7 +459,7 @@ class FrontierAdapter implements FrontierPort {
     // hooks. A QR rescan under way stops at its next batch rather than hold the scheduler for a
     // whole pass.
     this.f.wantCommit();
-    await this.serial(() => this.f.commit({
+    await this.order.exclusive(() => this.f.commit({
       snapshotTaken: hooks.snapshotTaken,
       beforeSwitch: async () => {
         await this.robots.commit();
@@ -508,7 +504,7 @@ class FrontierAdapter implements FrontierPort {
 
   async close(): Promise<void> {
     await this.robots.close();
-    await this.serial(() => this.f.close());
+    await this.order.exclusive(() => this.f.close());
     await this.star.close();
   }
 }
