@@ -8,7 +8,9 @@
  * whatever the budget — node's code and file maps (47 MiB resident), malloc's own pages (the
  * compilers' zones, sockets, small buffers: 40–60 MiB of brk heap), and the V8 heaps of the three
  * threads that hold no share below (the URLseen host, the ContentSeen/STAR/robots host and the
- * archive thread: 9–25 MiB each; their buffers are outside their heaps). Measured in node's
+ * archive thread: 9–25 MiB each, and each has a transient that must stay within that — e.g. the
+ * archive thread's sort of a finished WARC's index, 4 MiB runs (src/store/cdxj/cdxj-writer.ts),
+ * whose 32 MiB runs took its heap to 65 MiB; their buffers are outside their heaps). Measured in node's
  * diagnostic reports and /proc/<pid>/smaps of a 10^7-host crawl at --ram 512M (docs/performance.md
  * "Memory"). The shares are of U = R − F (at least R/2):
  *
