@@ -175,9 +175,9 @@ export abstract class HostTable {
   /** Robots/DNS requests not yet handed out (QD). Bounded by the host table. */
   protected requests: number[] = [];
   protected requestsHead = 0;
-  /** Hosts that may be evictable; re-checked when the table is full. */
-  /** Idle hosts, the candidates for eviction (idle-ring.ts). */
+  /** Hosts that may be evictable, re-checked when the table is full (idle-ring.ts). */
   private readonly idle = new IdleRing();
+  /** `now` of the eviction under way, for the ring's callbacks (lookIdle, freeIdle). */
   private evictNow = 0;
   private ipIdle: number[] = [];
 
