@@ -76,7 +76,6 @@ interface MergeScratch {
   radix: RadixScratch;
 }
 
-/** The loaded bucket's values: value t is arena[vOff[t], vOff[t] + vLen[t]) (repositories with values). */
 /** `a`'s first `used` bytes in a new array of at least `need` bytes (doubling: amortised O(1) per byte). */
 function grown(a: Uint8Array, used: number, need: number): Uint8Array {
   const out = new Uint8Array(Math.max(need, 2 * a.length));
@@ -84,6 +83,7 @@ function grown(a: Uint8Array, used: number, need: number): Uint8Array {
   return out;
 }
 
+/** The loaded bucket's values: value t is arena[vOff[t], vOff[t] + vLen[t]) (repositories with values). */
 interface LoadedValues {
   arena: Uint8Array;
   vOff: Uint32Array | null;
