@@ -1,8 +1,8 @@
 /**
  * bench/frontier snapshot — what a checkpoint's frontier snapshot costs: every URL in the
  * frontier's RAM encoded (encodeFrontierUrlView) and pushed to a new disk queue, then the queue
- * committed (src/frontier/frontier.ts commit). The scheduler is held while it runs
- * (src/crawl/checkpoint-stage.ts), so its wall time is time with no page started. URLs are shaped
+ * committed (src/frontier/frontier.ts commit). It is CPU the main thread spends per checkpoint,
+ * in slices between the crawl's turns (src/frontier/politeness/ram-snapshot.ts). URLs are shaped
  * like bench:soak's web (host, PLD, path; a via of the same shape, a two-letter hop path).
  *
  *   node --import tsx bench/frontier/snapshot.ts --ab <commitA>,<commitB> [--urls 443000] [--rounds 5] [--out NAME]

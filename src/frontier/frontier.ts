@@ -40,9 +40,10 @@ import { FrontierRefill } from './refill.js';
 export type { FrontierStats } from './frontier-stats.js';
 
 /**
- * Points inside Frontier.commit a caller may act at. `snapshotTaken` runs synchronously right after
- * the RAM snapshot is encoded — in the same turn of the event loop, so no URL is released, ended or
- * read into RAM between the two; `beforeSwitch` is awaited after the snapshot is durable and before
+ * Points inside Frontier.commit a caller may act at. `snapshotTaken` runs synchronously at the
+ * instant of the RAM snapshot — in the turn that starts it, so no URL is released, ended or read
+ * into RAM between the two (the snapshot holds RAM as it was then, though it is written over the
+ * following turns: ram-snapshot.ts); `beforeSwitch` is awaited after the snapshot is durable and before
  * the manifest names it (what must be durable before the old snapshot is dropped).
  */
 export interface CommitHooks {
@@ -53,6 +54,14 @@ export interface CommitHooks {
 export { FRONTIER_PRESETS, type Clock, type FrontierOptions, type FrontierPreset } from './options.js';
 
 const META = FRONTIER_META;
+
+/**
+ * Slots of the RAM snapshot written per turn of the event loop (~1–2 µs each on this box: a few ms
+ * a turn, so fetches and their ends go on between slices).
+ */
+const SNAPSHOT_SLICE = 4096;
+
+const nextTurn = (): Promise<void> => new Promise((r) => setImmediate(r));
 
 /** The frontier; its refill (QR rescans, BEAST reads under the pacing, wrap waits) is refill.ts. */
 export class Frontier extends FrontierRefill {
@@ -278,9 +287,16 @@ export class Frontier extends FrontierRefill {
     this.commitWanted = false;
     const name = `snap-${String(++this.seq).padStart(8, '0')}`;
     const snap = await this.store.open(name);
-    // A view per URL (push copies it): no ArrayBuffer per URL in RAM (90 k at bench:e2e's end).
-    this.pol.forEachInRam((u) => snap.push(encodeFrontierUrlView(u)));
-    hooks.snapshotTaken?.();
+    // The URLs in RAM at this instant, written copy-on-free over the next turns while releases and
+    // fetch ends go on (ram-snapshot.ts); nothing is read into RAM until the commit ends. A view per
+    // URL (push copies it): no ArrayBuffer per URL in RAM (90 k at bench:e2e's end).
+    const taking = this.pol.beginSnapshot((u) => snap.push(encodeFrontierUrlView(u)));
+    try {
+      hooks.snapshotTaken?.();
+      while (!taking.step(SNAPSHOT_SLICE)) await nextTurn();
+    } finally {
+      this.pol.endSnapshot();
+    }
     await snap.commit();
     await hooks.beforeSwitch?.();
     const old = this.snapshotName;

@@ -26,6 +26,7 @@ import { frontierUrlRamBytes, type FrontierUrl } from '../record.js';
 import { U64Map } from '../../util/u64-map.js';
 import { ipQueueKey } from './ip-key.js';
 import type { HostAuthorities } from './authorities.js';
+import type { RamSnapshot } from './ram-snapshot.js';
 
 export type { RobotsRulesLike } from './authorities.js';
 export type { DropReason, PolitenessOptions } from './politeness-options.js';
@@ -155,6 +156,8 @@ export abstract class HostTable {
 
   // URL slab: per-host FIFOs of slot indexes; a slot stays taken while its URL is in flight.
   protected sUrl: (FrontierUrl | null)[] = [];
+  /** The RAM snapshot being written, if any (ram-snapshot.ts): told of every slot taken and freed. */
+  protected ramSnap: RamSnapshot | null = null;
   protected sNext = new Int32Array(0);
   /** frontierUrlRamBytes of each slot's URL, and their sum (≤ maxUrlBytes). */
   private sCharge = new Int32Array(0);
@@ -524,6 +527,7 @@ export abstract class HostTable {
     const s = this.sFree;
     this.sFree = this.sNext[s]!;
     this.sUsed++;
+    this.ramSnap?.born(s);
     const b = frontierUrlRamBytes(u);
     this.sCharge[s] = b;
     this.urlBytes += b;
@@ -541,6 +545,7 @@ export abstract class HostTable {
 
   protected freeSlot(s: number): void {
     const u = this.sUrl[s]!;
+    this.ramSnap?.leaving(s, u);
     // A URL in RAM has its host (set by enqueue), whose PLD slot add() set before.
     if (u.budget <= this.o.b0 && this.pace.ranked) this.pace.left(this.hPldSlot[u._host]!);
     this.urlBytes -= this.sCharge[s]!;

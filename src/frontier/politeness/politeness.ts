@@ -32,6 +32,7 @@ import { pldSlot } from './pld-pace.js';
 import { UrlKind, type FrontierUrl } from '../record.js';
 import { H_FAILED, H_FREE, H_PENDING, H_READY, H_ROBOTS, H_TAKEN, W_DUE, W_FLIGHT, W_HEAP, W_NONE } from './host-table.js';
 import { RobotsGate } from './robots-gate.js';
+import { RamSnapshot } from './ram-snapshot.js';
 
 export type { PolitenessOptions, DropReason, RobotsRulesLike } from './host-table.js';
 export { HOST_ENTRY_BYTES, stringRamBytes } from './host-table.js';
@@ -418,12 +419,18 @@ export class Politeness extends RobotsGate {
     return t === Infinity ? null : t;
   }
 
-  /** Every URL in RAM (queued or in flight), for the frontier's checkpoint snapshot. */
-  forEachInRam(fn: (u: FrontierUrl) => void): void {
-    for (let s = 0; s < this.sUrl.length; s++) {
-      const u = this.sUrl[s];
-      if (u !== null && u !== undefined) fn(u);
-    }
+  /**
+   * Starts a snapshot of the URLs in RAM now (queued or in flight), emitted through `emit` as
+   * RamSnapshot.step walks the slots and as slots are freed (ram-snapshot.ts); endSnapshot stops it.
+   */
+  beginSnapshot(emit: (u: FrontierUrl) => void): RamSnapshot {
+    if (this.ramSnap !== null) throw new Error('beginSnapshot: a snapshot is under way');
+    this.ramSnap = new RamSnapshot(this.sUrl, this.sUrl.length, emit);
+    return this.ramSnap;
+  }
+
+  endSnapshot(): void {
+    this.ramSnap = null;
   }
 
   /** IPs in the table (hosts known on them, or their τs window not yet passed). */
