@@ -150,7 +150,7 @@ test('many hosts on one IP: ≤ maxConnectionsPerIp in flight and τs between st
   const r = await rig({ hostDelayMs: 10, minHostDelayMs: 10, ipDelayMs: 50, minIpDelayMs: 50, maxConnectionsPerIp: 2 }, () => '10.1.1.1');
   for (let h = 1; h <= 50; h++) await r.add(h, 2);
   // Hold page fetches open: nothing completes, so only 2 can be in flight on the IP (robots
-  // fetches, answered at once by take(), go through the same IP heap first).
+  // fetches, answered at once by take(), go through the same IP heap, alternating with pages).
   const held: FrontierUrl[] = [];
   for (let t = 0; t < 400; t++) {
     await r.f.refill();
@@ -158,7 +158,7 @@ test('many hosts on one IP: ≤ maxConnectionsPerIp in flight and τs between st
     held.push(...r.take());
     r.clock.now += 10;
   }
-  assert.equal(r.f.stats().robotsReleased, 50);
+  assert.ok(r.f.stats().robotsReleased >= 2);
   assert.equal(held.length, 2, 'two connections per IP');
   for (const u of held) r.f.fetchDone(u);
   r.clock.now += 100;
@@ -197,6 +197,35 @@ test('robots.txt fetches obey the IP heap only; disallowed URLs are dropped with
   assert.equal(r.take().length, 0);
   r.clock.now += 1_000;
   assert.equal(r.take().length, 1);
+});
+
+test('an IP alternates its robots.txt lane and its due pages: robots fetches of many new hosts do not starve the pages of known ones', async () => {
+  const zero = { hostDelayMs: 0, minHostDelayMs: 0, ipDelayMs: 0, minIpDelayMs: 0 };
+  const r = await rig({ ...zero, maxConnectionsPerIp: 1 }, () => '10.3.3.3');
+  await r.add(1, 40);
+  for (const q of r.f.takeRobotsRequests(10)) r.f.scheduleRobotsFetch(q.hostHi, q.hostLo, '10.3.3.3');
+  const [first] = r.f.nextReady(r.clock.now, 1);
+  assert.equal(first!.kind, UrlKind.Robots);
+  r.f.robotsKnown(first!.hostHi, first!.hostLo, { rules: null, ip: first!.ip, expiresAt: Infinity });
+  r.f.fetchDone(first!);
+  await r.f.refill();
+  // 30 new hosts on the same IP ask for their robots.txt (as after a resume: answers not yet durable
+  // at the kill are fetched again) while host 1 has 40 pages due.
+  for (let h = 2; h <= 31; h++) await r.add(h, 1);
+  for (const q of r.f.takeRobotsRequests(100)) r.f.scheduleRobotsFetch(q.hostHi, q.hostLo, '10.3.3.3');
+  const kinds: string[] = [];
+  for (let k = 0; k < 40; k++) {
+    const [u] = r.f.nextReady(r.clock.now, 1);
+    assert.ok(u !== undefined, 'the IP has work');
+    kinds.push(u.kind === UrlKind.Robots ? 'R' : 'P');
+    if (u.kind === UrlKind.Robots) r.f.robotsKnown(u.hostHi, u.hostLo, { rules: null, ip: u.ip, expiresAt: Infinity });
+    r.f.fetchDone(u);
+    r.clock.now += 1;
+  }
+  const seq = kinds.join('');
+  // Robots first always released all 30 robots.txt before any page (RRRR…).
+  assert.ok(!seq.includes('RR'), `two robots.txt in a row while pages were due: ${seq}`);
+  assert.ok(seq.slice(0, 20).split('').filter((c) => c === 'R').length >= 9, `robots.txt still go: ${seq}`);
 });
 
 test('DNS failure drops the host’s URLs with the given code; expired robots are asked for again', async () => {

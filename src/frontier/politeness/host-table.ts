@@ -149,6 +149,8 @@ export abstract class HostTable {
   protected iDueCount = new Int32Array(0);
   /** 1: the IP is keyed in the IP heap for a robots.txt the low-PLD pace holds (Politeness.nextReady). */
   protected iRobotsWait = new Uint8Array(0);
+  /** 1: the IP's last release was a robots.txt (its lanes alternate: Politeness.nextReady). */
+  protected iLastRobots = new Uint8Array(0);
   protected iSumB = new Float64Array(0);
   protected iHosts = new Int32Array(0);
   protected iRobots: FrontierUrl[][] = [];
@@ -267,6 +269,7 @@ export abstract class HostTable {
     this.iDueTail = g(this.iDueTail, Int32Array);
     this.iDueCount = g(this.iDueCount, Int32Array);
     this.iRobotsWait = g(this.iRobotsWait, Uint8Array);
+    this.iLastRobots = g(this.iLastRobots, Uint8Array);
     this.iSumB = g(this.iSumB, Float64Array);
     this.iHosts = g(this.iHosts, Int32Array);
     this.iLive = g(this.iLive, Uint8Array);
@@ -439,6 +442,7 @@ export abstract class HostTable {
     this.iDueTail[i] = -1;
     this.iDueCount[i] = 0;
     this.iRobotsWait[i] = 0;
+    this.iLastRobots[i] = 0;
     this.iSumB[i] = 0;
     this.iHosts[i] = 0;
     this.iLive[i] = 1;

@@ -198,10 +198,14 @@ export class Politeness extends RobotsGate {
         }
       }
       this.iRobotsWait[i] = 0;
-      // The IP's robots.txt lane first (hosts waiting for their rules have nothing else), then its
-      // due hosts: an item the low-PLD pace holds does not hold the IP's other work.
-      let item = this.takeRobots(i, now);
-      const robotsHold = this.robotsHold;
+      // The IP's two lanes alternate while both have work: its robots.txt lane (hosts waiting for
+      // their rules have nothing else) and its due hosts. An item the low-PLD pace holds does not
+      // hold the IP's other work. Robots first always let a resumed crawl's robots.txt fetches
+      // (~16,000 hosts asked again after a SIGKILL, ~800/s) take every connection of every IP
+      // while 13,000 hosts had pages due: seconds with no page fetched (bench:soak, 10^7 hosts).
+      let item = this.iLastRobots[i] === 1 && this.iDueCount[i]! > 0 ? this.takeDuePage(i, now) : null;
+      if (item === null) item = this.takeRobots(i, now);
+      const robotsHold = item === null ? this.robotsHold : 0;
       if (item === null) item = this.takeDuePage(i, now);
       if (item === null) {
         // Nothing released: the IP comes back when its held robots.txt may go, or as it has work.
@@ -211,6 +215,7 @@ export class Politeness extends RobotsGate {
         } else this.wakeIp(i);
         continue;
       }
+      this.iLastRobots[i] = item.kind === UrlKind.Robots ? 1 : 0;
       item.ip = this.hAddr[item._host] || this.iName[i]!;
       gate?.released(this.iName[i]!, now);
       this.iInFlight[i]!++;
