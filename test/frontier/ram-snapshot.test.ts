@@ -65,6 +65,17 @@ test('RAM snapshot: an emit that throws fails the snapshot at its next step, not
   assert.throws(() => snap.step(10), /disk full/);
 });
 
+/** One round of a crawl at `now`: a refill, robots asked and answered (allow all), every due page fetched (`page`). */
+async function crawlRound(f: Frontier, now: number, page: (u: FrontierUrl) => void): Promise<void> {
+  await f.refill();
+  for (const r of f.takeRobotsRequests(10_000)) f.scheduleRobotsFetch(r.hostHi, r.hostLo, `10.0.0.${r.hostLo % 50}`);
+  for (const u of f.nextReady(now, 10_000)) {
+    if (u.kind === UrlKind.Robots) f.robotsKnown(u.hostHi, u.hostLo, { rules: null, ip: u.ip, expiresAt: Infinity });
+    else page(u);
+    f.fetchDone(u);
+  }
+}
+
 test('a checkpoint holds the crawl only for its instant; the frontier reopened from it holds RAM as it was then', { timeout: 120_000 }, async () => {
   const dir = await mkdtemp(path.join(tmpdir(), 'ram-snapshot-'));
   try {
@@ -83,13 +94,7 @@ test('a checkpoint holds the crawl only for its instant; the frontier reopened f
     const fetched = new Set<number>();
     const inFlight: FrontierUrl[] = [];
     for (let round = 0; round < 200 && f.stats().ramUrls < N - fetched.size; round++) {
-      await f.refill();
-      for (const r of f.takeRobotsRequests(10_000)) f.scheduleRobotsFetch(r.hostHi, r.hostLo, `10.0.0.${r.hostLo % 50}`);
-      for (const u of f.nextReady(now, 10_000)) {
-        if (u.kind === UrlKind.Robots) f.robotsKnown(u.hostHi, u.hostLo, { rules: null, ip: u.ip, expiresAt: Infinity });
-        else fetched.add(idOf(u));
-        f.fetchDone(u);
-      }
+      await crawlRound(f, now, (u) => fetched.add(idOf(u)));
       now += 10;
     }
     assert.equal(f.stats().ramUrls, N - fetched.size, 'every URL not fetched in RAM');
@@ -149,13 +154,7 @@ test('a checkpoint holds the crawl only for its instant; the frontier reopened f
     const g = await Frontier.open(dir, opts, () => now);
     const got: number[] = [];
     for (let round = 0; round < 2_000 && !g.isEmpty(); round++) {
-      await g.refill();
-      for (const r of g.takeRobotsRequests(10_000)) g.scheduleRobotsFetch(r.hostHi, r.hostLo, `10.0.0.${r.hostLo % 50}`);
-      for (const u of g.nextReady(now, 10_000)) {
-        if (u.kind === UrlKind.Robots) g.robotsKnown(u.hostHi, u.hostLo, { rules: null, ip: u.ip, expiresAt: Infinity });
-        else got.push(idOf(u));
-        g.fetchDone(u);
-      }
+      await crawlRound(g, now, (u) => got.push(idOf(u)));
       now += 10;
     }
     assert.ok(g.isEmpty(), 'drained');
