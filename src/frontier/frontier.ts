@@ -23,6 +23,7 @@
  * point loses no URL admitted before the last `admit` (durable) returned; URLs read since the last
  * checkpoint come back once more (at-least-once), through QR.
  */
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { Beast } from './beast/index.js';
 import { openDiskQueueStore } from './beast/index.js';
 import type { FetchOutcome, PolitenessOptions, RobotsInfo, RobotsRequest } from './politeness/index.js';
@@ -60,8 +61,6 @@ const META = FRONTIER_META;
  * a turn, so fetches and their ends go on between slices).
  */
 const SNAPSHOT_SLICE = 4096;
-
-const nextTurn = (): Promise<void> => new Promise((r) => setImmediate(r));
 
 /** The frontier; its refill (QR rescans, BEAST reads under the pacing, wrap waits) is refill.ts. */
 export class Frontier extends FrontierRefill {
