@@ -6,12 +6,16 @@
  * /proc: the crawler's VmHWM (its peak RSS) never above `--ram`; the crawl exits 0 from its stop
  * (no heap exhaustion, no other failure) and fetched pages in every sixth of its time.
  *
- * Four half-hour crawls: `npm run test:long` only (DRUMCRAWL_LONG). The speed, stall, resume and
- * loss criteria of a soak are bench:soak's (docs/performance.md); its results are in bench/results/.
+ * Four half-hour crawls: `npm run test:long` only (DRUMCRAWL_LONG). With DRUMCRAWL_RAM_RESULTS set
+ * to a file, each crawl's figures are appended to it as one JSON line (with the machine and commit),
+ * which is how bench/results/ram-bound-*.json is made. The speed, stall, resume and loss criteria of
+ * a soak are bench:soak's (docs/performance.md).
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { appendFileSync, readFileSync } from 'node:fs';
+import os from 'node:os';
 import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -20,6 +24,15 @@ import { cli, crawlCommand, crawlSettings, forkSimweb, tempDir } from './harness
 const LONG = process.env.DRUMCRAWL_LONG !== undefined && process.env.DRUMCRAWL_LONG !== '';
 const MINUTES = Number(process.env.DRUMCRAWL_RAM_MINUTES ?? 30);
 const MiB = 2 ** 20;
+const RESULTS = process.env.DRUMCRAWL_RAM_RESULTS;
+
+/** One crawl's figures as a JSON line in DRUMCRAWL_RAM_RESULTS, if set. */
+function record(figures: Record<string, unknown>): void {
+  if (RESULTS === undefined || RESULTS === '') return;
+  const commit = execFileSync('git', ['rev-parse', 'HEAD'], { encoding: 'utf8' }).trim();
+  const machine = { cpu: os.cpus()[0]?.model, cores: os.cpus().length, ramBytes: os.totalmem(), node: process.version, loadavg: os.loadavg() };
+  appendFileSync(RESULTS, JSON.stringify({ ...figures, commit, machine, date: new Date().toISOString() }) + '\n');
+}
 
 /** VmHWM of `pid` in bytes, or null once the process is gone. */
 function vmHwm(pid: number): number | null {
@@ -67,6 +80,7 @@ for (const hosts of [1e6, 1e7]) {
         if (code === 'late') run.child.kill('SIGKILL');
         assert.equal(code, 0, `the stop exits 0:\n${run.out().slice(-3000)}`);
         console.log(`--ram ${ram}, ${hosts} hosts, ${MINUTES} min: VmHWM ${(hwm / MiB).toFixed(0)} MiB; requests per sixth ${sixths.join(', ')}`);
+        record({ ram, ramBytes, hosts, minutes: MINUTES, vmHwmBytes: hwm, requestsPerSixth: sixths, exitCode: code, heapExhausted: /heap out of memory|Allocation failed/.test(run.out()) });
         assert.doesNotMatch(run.out(), /heap out of memory|Allocation failed/);
         assert.ok(hwm > 0 && hwm <= ramBytes, `VmHWM ${(hwm / MiB).toFixed(1)} MiB ≤ --ram ${ram}`);
         assert.ok(sixths.every((n) => n > 0), `requests in every sixth of the run: ${sixths.join(', ')}`);
