@@ -1,6 +1,7 @@
 /**
  * `--ram` bounds the whole process at any number of hosts (issue #31), through the CLI as a user
- * runs it: crawls of simweb webs of 10^6 and of 10^7 hosts (bench:soak's web: ~4 hosts per PLD on
+ * runs it — `bin/drumcrawl` (the launcher: glibc malloc's settings and the main thread's heap from
+ * `--ram`) over the build's bundles, laid out here as bundle.test.ts lays them out: crawls of simweb webs of 10^6 and of 10^7 hosts (bench:soak's web: ~4 hosts per PLD on
  * 64 IPs, politeness floors 0, robots and gzip WARC on) at `--ram 512M` and `--ram 1G`, with no
  * other option, each for DRUMCRAWL_RAM_MINUTES minutes (30 unless set), then SIGTERM. Judged from
  * /proc: the crawler's VmHWM (its peak RSS) never above `--ram`; the crawl exits 0 from its stop
@@ -13,13 +14,14 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { appendFileSync, readFileSync } from 'node:fs';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { appendFileSync, copyFileSync, mkdirSync, readFileSync, symlinkSync } from 'node:fs';
 import os from 'node:os';
 import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { cli, crawlCommand, crawlSettings, forkSimweb, tempDir } from './harness.js';
+import { fileURLToPath } from 'node:url';
+import { crawlCommand, crawlSettings, forkSimweb, tempDir } from './harness.js';
 
 const LONG = process.env.DRUMCRAWL_LONG !== undefined && process.env.DRUMCRAWL_LONG !== '';
 const MINUTES = Number(process.env.DRUMCRAWL_RAM_MINUTES ?? 30);
@@ -32,6 +34,37 @@ function record(figures: Record<string, unknown>): void {
   const commit = execFileSync('git', ['rev-parse', 'HEAD'], { encoding: 'utf8' }).trim();
   const machine = { cpu: os.cpus()[0]?.model, cores: os.cpus().length, ramBytes: os.totalmem(), node: process.version, loadavg: os.loadavg() };
   appendFileSync(RESULTS, JSON.stringify({ ...figures, commit, machine, date: new Date().toISOString() }) + '\n');
+}
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+let launcher: Promise<string> | null = null;
+/** bin/drumcrawl of a package laid out as `npm run build` lays it out (dist/bundle/), made once. */
+function builtLauncher(): Promise<string> {
+  launcher ??= (async () => {
+    const pkg = await tempDir('ram-bound-pkg');
+    copyFileSync(path.join(ROOT, 'package.json'), path.join(pkg, 'package.json'));
+    symlinkSync(path.join(ROOT, 'node_modules'), path.join(pkg, 'node_modules'), 'dir');
+    mkdirSync(path.join(pkg, 'bin'));
+    copyFileSync(path.join(ROOT, 'bin', 'drumcrawl'), path.join(pkg, 'bin', 'drumcrawl'));
+    const { bundle } = (await import(path.join(ROOT, 'scripts/bundle.mjs'))) as { bundle: (o: { root: string; from: string; outdir: string }) => Promise<void> };
+    await bundle({ root: ROOT, from: 'src', outdir: path.join(pkg, 'dist', 'bundle') });
+    return path.join(pkg, 'bin', 'drumcrawl');
+  })();
+  return launcher;
+}
+
+/** The launcher run with `args`: its exit (code, or -9 when killed), and the last 16 KB of its output. */
+function launch(bin: string, args: string[]): { child: ChildProcess; done: Promise<number | null>; out: () => string } {
+  const env = { ...process.env };
+  delete env.DRUMCRAWL_WORKER_BUNDLE; // the threads' bundles beside dist/bundle/main.js, as a user's
+  const child = spawn(bin, args, { stdio: ['ignore', 'pipe', 'pipe'], env });
+  let out = '';
+  const keep = (d: Buffer): void => void (out = (out + d.toString()).slice(-16_384));
+  child.stdout!.on('data', keep);
+  child.stderr!.on('data', keep);
+  const done = new Promise<number | null>((resolve) => child.on('exit', (code, sig) => resolve(sig === 'SIGKILL' ? -9 : code)));
+  return { child, done, out: () => out };
 }
 
 /** VmHWM of `pid` in bytes, or null once the process is gone. */
@@ -55,7 +88,7 @@ for (const hosts of [1e6, 1e7]) {
           stateDir: path.join(dir, 'state'), outDir: path.join(dir, 'out'), ramBytes,
           hostDelayMs: 0, ipDelayMs: 0, minHostDelayMs: 0, minIpDelayMs: 0,
         });
-        const run = cli(crawlCommand(input));
+        const run = launch(await builtLauncher(), crawlCommand(input));
         const pid = run.child.pid!;
         const sixths: number[] = [];
         let hwm = 0;
