@@ -7,7 +7,7 @@
  */
 import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks';
 import v8 from 'node:v8';
-import { BroadcastChannel } from 'node:worker_threads';
+import { BroadcastChannel, isMainThread } from 'node:worker_threads';
 import { THREAD_ROLE_CHANNEL, type ThreadRoleAnnouncement } from '../threads/thread-role.js';
 
 /** Entries a duration log keeps (the bench samples /status every second; merges come a few per second at most). */
@@ -127,6 +127,7 @@ export class ThreadRoles {
   readonly roles: Record<string, string> = { [String(process.pid)]: 'main' };
   private channel: BroadcastChannel | null = null;
 
+  /** Listens from now on (once; a BroadcastChannel keeps nothing for a listener that comes later). */
   start(): void {
     if (process.env.DRUMCRAWL_THREAD_ROLES === undefined || this.channel !== null) return;
     this.channel = new BroadcastChannel(THREAD_ROLE_CHANNEL);
@@ -139,12 +140,16 @@ export class ThreadRoles {
     };
     this.channel.unref();
   }
-
-  stop(): void {
-    this.channel?.close();
-    this.channel = null;
-  }
 }
+
+/**
+ * The process's thread roles, listening from the moment this module loads. A thread announces
+ * itself once, as it starts, and the opening starts the DRUM and archive threads (and a page worker
+ * may boot) before a run begins: a listener opened by the run heard none of them, and the roles
+ * in /status were the main thread's alone.
+ */
+export const processThreadRoles = new ThreadRoles();
+if (isMainThread) processThreadRoles.start();
 
 /** The crawl's pause and load instruments, one per run. */
 export class RunMetrics {
@@ -154,16 +159,16 @@ export class RunMetrics {
   /** How long each checkpoint held the scheduler (a periodic one: until the frontier's snapshot). */
   readonly checkpointHolds = new DurationLog();
   readonly loopDelay = new LoopDelay();
-  readonly threads = new ThreadRoles();
+  /** the process's (processThreadRoles): threads outlive a run's instruments */
+  readonly threads = processThreadRoles;
 
   start(): void {
     this.loopDelay.start();
-    this.threads.start();
+    this.threads.start(); // DRUMCRAWL_THREAD_ROLES set after this module loaded (a test)
   }
 
   stop(): void {
     this.loopDelay.stop();
-    this.threads.stop();
   }
 }
 

@@ -101,6 +101,28 @@ test('thread roles: with DRUMCRAWL_THREAD_ROLES a DRUM thread names its tid per 
   }
 });
 
+test('thread roles: a run hears the threads that announced before it began (the opening starts them)', { skip: process.platform !== 'linux' }, async () => {
+  process.env.DRUMCRAWL_THREAD_ROLES = '1';
+  // loaded as the crawler loads it, before any thread of the crawl starts
+  const { RunMetrics } = await import('../../src/monitor/run-metrics.js');
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'dc-thread-role-'));
+  try {
+    let roles: string[] = [];
+    await heard((heardAll) => withDrumThread(dir, async () => {
+      await heardAll(2); // the DRUM thread has announced both DRUMs, before the run below exists
+      const run = new RunMetrics();
+      run.start();
+      await new Promise((r) => setTimeout(r, 300));
+      roles = Object.values(run.threads.roles);
+      run.stop();
+    }));
+    assert.deepEqual(roles.sort(), ['drum:content+star', 'main'], 'the run names the DRUM thread');
+  } finally {
+    delete process.env.DRUMCRAWL_THREAD_ROLES;
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
 test('projection: the main thread, each DRUM thread, the archive thread and the whole CPU per page bound pages/s', () => {
   const role = (r: string, ms: number): RoleCost => ({ role: r, threads: 1, msPerPage: ms, userMsPerPage: ms, sysMsPerPage: 0, share: 0, gcMsPerPage: null });
   // total 1.0 ms/page: 8 cores → 8,000 by CPU; main 0.25 → 4,000; DRUM 0.05 → 20,000
