@@ -6,7 +6,8 @@
  * promoted: their votes wait here until they are evicted).
  *
  * Bound: at most `capacity` votes (default 2^18: 6 words each plus two hash maps, ~12 MB), each
- * distinct (a vote key is held once). When full, the oldest vote is evicted: a source promoted
+ * distinct (a vote key is held once); the key index holds exactly the live votes' keys, so its
+ * map stays within 2 × capacity slots however many votes pass through. When full, the oldest vote is evicted: a source promoted
  * after its votes were evicted loses them, as if its links had been seen before it was trusted —
  * the trusted in-degree is then an undercount, never an overcount.
  */
@@ -39,7 +40,10 @@ export class PendingVotes {
   /** Keeps one vote (edge words e = [sHi, sLo ⊕ slot, tHi, tLo]) of source (srcHi, srcLo). */
   add(srcHi: number, srcLo: number, e: Uint32Array, o: number): void {
     edgeKey(e[o]!, e[o + 1]!, e[o + 2]!, e[o + 3]!, this.ek, 0);
-    if (this.byKey.get(this.ek[0]!, this.ek[1]!) >= 0) return;
+    // The key in locals: drop() below computes the evicted vote's key in this.ek.
+    const kh = this.ek[0]!;
+    const kl = this.ek[1]!;
+    if (this.byKey.get(kh, kl) >= 0) return;
     const i = this.head;
     this.head = (i + 1) % this.capacity;
     if (this.live[i] === 1) {
@@ -52,7 +56,7 @@ export class PendingVotes {
     w.set(e.subarray(o, o + 4), i * 6 + 2);
     this.live[i] = 1;
     this.count++;
-    this.byKey.set(this.ek[0]!, this.ek[1]!, i);
+    this.byKey.set(kh, kl, i);
     const n = this.perSource.get(srcHi, srcLo);
     this.perSource.set(srcHi, srcLo, n < 0 ? 1 : n + 1);
   }
