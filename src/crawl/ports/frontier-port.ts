@@ -23,9 +23,26 @@ import { robotsAuthorityOf } from '../../util/authority.js';
 
 export { withMargin } from './margin.js';
 
-/** PLDedges flushes: at most this often (ms), and taking at most 1/EDGE_FLUSH_SHARE of the time. */
+/**
+ * PLDedges flushes before admissions: at most every EDGE_FLUSH_MIN_MS, taking at most
+ * 1/EDGE_FLUSH_SHARE of the time (a flush of d ms is followed by at least EDGE_FLUSH_SHARE · d ms
+ * without one), and at least every EDGE_FLUSH_MAX_MS (the share holds for flushes up to
+ * EDGE_FLUSH_MAX_MS / EDGE_FLUSH_SHARE = 3 s).
+ */
 const EDGE_FLUSH_MIN_MS = 100;
 const EDGE_FLUSH_SHARE = 10;
+const EDGE_FLUSH_MAX_MS = 30_000;
+
+/**
+ * The wait before the next PLDedges flush after one that took `durationMs`. A flush passes over
+ * both STAR tables (DRUM merges, thesis IV.3), so its duration grows with the PLDs and PLD edges
+ * seen; a wait held at ≤ 1 s made the flushes, and the in-degree merges each starts, take a share
+ * of STAR's thread that grew with the crawl (10^7-host crawl at --ram 512M: PLDindegree merged ~4
+ * times a second over an 8–9 MB table ten minutes in).
+ */
+export function edgeFlushWaitMs(durationMs: number): number {
+  return Math.min(EDGE_FLUSH_MAX_MS, Math.max(EDGE_FLUSH_MIN_MS, EDGE_FLUSH_SHARE * durationMs));
+}
 
 /** The cluster's hooks into the frontier of one partition (src/cluster, cluster-port.ts). */
 export interface FrontierCluster {
@@ -207,7 +224,7 @@ const PAIR_FLUSH = 1 << 16;
 class FrontierAdapter implements FrontierPort {
   /**
    * PLD→PLD pairs collected since the last flush; STAR's PLDedges DRUM takes them as one batch
-   * before an admission (at most once a second), at commit, or in the background once
+   * before an admission (edgeFlushWaitMs), at commit, or in the background once
    * PAIR_FLUSH pairs are waiting. Bound: PAIR_FLUSH pairs plus those of the pages parsed while
    * one background flush runs.
    */
@@ -299,20 +316,21 @@ class FrontierAdapter implements FrontierPort {
   private readonly fields = emptyRecordBytes();
 
   /**
-   * PLD in-degrees before budgets, at least once a second and as often as every EDGE_FLUSH_MIN_MS,
-   * spending at most 1/EDGE_FLUSH_SHARE of the time on them: each PLDedges batch is two DRUM
+   * PLD in-degrees before budgets, as often as every EDGE_FLUSH_MIN_MS and spending at most
+   * 1/EDGE_FLUSH_SHARE of the time on them (edgeFlushWaitMs): each PLDedges batch is two DRUM
    * merge rounds (edges, then the in-degree increments), whose cost grows with the tables, and a
-   * URLseen merge delivers ~k result chunks back to back. Budgets thus reflect every link seen
-   * up to ≤ 1 s before (thesis VI.2 batches PLDedges the same way; B only needs the in-degree's
-   * rank, not the last link); while the tables are small, trust reaches a newly linked PLD — and
-   * its pages leave the untrusted pace (pld-pace.ts) — within a fraction of that.
+   * URLseen merge delivers ~k result chunks back to back. Budgets thus reflect every link seen up
+   * to ten flush durations before (thesis VI.2 batches PLDedges the same way; B only needs the
+   * in-degree's rank, not the last link); while the tables are small, trust reaches a newly linked
+   * PLD — and its pages leave the untrusted pace (pld-pace.ts) — within a second. PAIR_FLUSH
+   * pairs waiting start a flush sooner (their RAM bound).
    */
   private async flushLinksIfDue(): Promise<void> {
     const t0 = performance.now();
     if (t0 - this.lastEdgeFlush < this.edgeFlushEveryMs) return;
     this.lastEdgeFlush = t0;
     await this.flushLinks();
-    this.edgeFlushEveryMs = Math.min(1000, Math.max(EDGE_FLUSH_MIN_MS, EDGE_FLUSH_SHARE * (performance.now() - t0)));
+    this.edgeFlushEveryMs = edgeFlushWaitMs(performance.now() - t0);
   }
 
   commitAdmits(mark?: number): Promise<void> {

@@ -5,7 +5,7 @@
  * (floor-guard.ts) and the stop's codes and grace period (stop.ts).
  */
 export {
-  politenessOutcome, frontierRamUrls, withMargin, openFrontierPort,
+  politenessOutcome, frontierRamUrls, withMargin, openFrontierPort, edgeFlushWaitMs,
   type FrontierPort, type FrontierStats, type FrontierCluster, type RobotsOutcome, type FrontierPortOptions,
 } from './frontier-port.js';
 export { openRobotsStage, robotsDrumRam, readRobotsTotals, RobotsStage, type RobotsStageFrontier, type RobotsStageStats, type RobotsTotals } from './robots-stage.js';
