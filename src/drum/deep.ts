@@ -1,6 +1,7 @@
 /**
  * Z's deep part: for repositories merged on time rather than when a bucket reaches r bytes
- * (ContentSeen, whose pages hold their bodies until it answers: src/crawl/merge-schedule.ts).
+ * (ContentSeen, whose pages hold their bodies until it answers: src/crawl/merge-schedule.ts; the
+ * robots DRUMs, merged by the robots stage's rounds: src/crawl/ports/robots-stage.ts).
  *
  * Why. A merge passes over all of Z_i (thesis IV.3, Fig. 1): its cost is |Z| + the batch, and the
  * thesis keeps the cost per key low by merging only when the batch is r bytes (Theorem 2). A
@@ -16,7 +17,10 @@
  * holds settleKeys keys it is settled: merged with D_i into D_i′ in one sequential pass (Z_i
  * winning a key both hold), and Z_i starts empty.
  *
- * Invariants. Z_i ∪ D_i holds every key of the bucket, a key of Z_i shadowing the same key of D_i;
+ * Invariants. Z_i ∪ D_i holds every key of the bucket, a key of Z_i shadowing the same key of D_i
+ * (a deep key whose value a merge changes is written to Z_i′ with its new value; one only checked,
+ * or whose merged value is the one stored, stays in D_i alone); the deep part is written with
+ * variable-length values whatever the repository's value size;
  * the index has one entry per block of D_i, its first key and offset, in order. The manifest names
  * D_i's generation, key count, bytes and blocks beside Z_i's; D_i′ and its index are written and
  * fsynced under a new generation before the manifest names them, so a crash leaves the old pair in
@@ -164,7 +168,7 @@ export class DeepPart {
  */
 export function settle(
   dir: string, i: number, g: number, zFile: string | null, zBytes: number, zKeys: number, old: DeepPart | null,
-  io: IoCounters, compression: Compression,
+  io: IoCounters, compression: Compression, valueBytes: number | 'variable',
 ): DeepState {
   const file = deepFile(dir, i, g);
   const xfile = deepIndexFile(dir, i, g);
@@ -176,7 +180,8 @@ export function settle(
   const ofd = old === null ? -1 : fs.openSync(deepFile(dir, i, old.state.dgen), 'r');
   try {
     const w = new SortedRunWriter(out, file, 'variable', io, 'deep', compression, DEEP_BLOCK, undefined, (offset, hi, lo) => entries.push(hi, lo, offset));
-    const young = zfd < 0 ? null : new SortedRunReader(zfd, zBytes, zFile!, 'variable', io, 'cache', READ_AHEAD);
+    // Z_i in the repository's value format; the deep part always 'variable' (lookup reads its lengths).
+    const young = zfd < 0 ? null : new SortedRunReader(zfd, zBytes, zFile!, valueBytes, io, 'cache', READ_AHEAD);
     const deep = ofd < 0 ? null : new SortedRunReader(ofd, old!.state.dBytes, deepFile(dir, i, old!.state.dgen), 'variable', io, 'deep', READ_AHEAD);
     for (;;) {
       const y = young !== null && young.has;
@@ -234,9 +239,10 @@ export function settle(
  * files); after it, recovery deletes the old ones. Returns the new deep part, open.
  */
 export function settleBucket(
-  dir: string, i: number, bk: BucketState, old: DeepPart | null, files: Generations, io: IoCounters, compression: Compression, commit: () => void,
+  dir: string, i: number, bk: BucketState, old: DeepPart | null, files: Generations, io: IoCounters, compression: Compression,
+  valueBytes: number | 'variable', commit: () => void,
 ): DeepPart | null {
-  const st = settle(dir, i, bk.deep.dgen + 1, bk.zgen > 0 ? files.zFile(i, bk.zgen) : null, bk.zBytes, bk.zKeys, old, io, compression);
+  const st = settle(dir, i, bk.deep.dgen + 1, bk.zgen > 0 ? files.zFile(i, bk.zgen) : null, bk.zBytes, bk.zKeys, old, io, compression, valueBytes);
   const oldZ = bk.zgen;
   const zfd = files.openZOut(files.zFile(i, oldZ + 1));
   try {
@@ -248,6 +254,7 @@ export function settleBucket(
   fsyncDir(dir);
   bk.zgen = oldZ + 1;
   bk.zKeys = 0;
+  bk.zShadows = 0;
   bk.zBytes = 0;
   bk.deep = st;
   commit();

@@ -143,9 +143,10 @@ export class Drum {
         zgen: mb.zgen,
         zKeys: mb.zKeys,
         zBytes: mb.zBytes,
+        zShadows: mb.zShadows ?? 0,
         deep: mb.dgen !== undefined && mb.dgen > 0 ? { dgen: mb.dgen, dKeys: mb.dKeys ?? 0, dBytes: mb.dBytes ?? 0, dBlocks: mb.dBlocks ?? 0 } : NO_DEEP,
       });
-      keys += mb.zKeys + (mb.dKeys ?? 0);
+      keys += mb.zKeys + (mb.dKeys ?? 0) - (mb.zShadows ?? 0);
     }
     this.keysAtOpen = keys;
   }
@@ -160,8 +161,8 @@ export class Drum {
     }
     const cacheEntries = opts.cacheEntries ?? 0;
     if (!Number.isInteger(cacheEntries) || cacheEntries < 0) throw new CrawlError(DrumErrorCode.OPTIONS, 'options.cacheEntries must be a non-negative integer');
-    const settleKeys = opts.settleKeys ?? 0; // (keepFirst: a deep key's value never changes, so Z_i never shadows it)
-    if (!Number.isInteger(settleKeys) || settleKeys < 0 || (settleKeys > 0 && (valueBytes !== 'variable' || opts.keepFirst !== true))) throw new CrawlError(DrumErrorCode.OPTIONS, "options.settleKeys must be a non-negative integer, and > 0 only with valueBytes 'variable' and keepFirst");
+    const settleKeys = opts.settleKeys ?? 0; // (a deep key whose value changes is shadowed by its copy in Z_i: deep.ts)
+    if (!Number.isInteger(settleKeys) || settleKeys < 0 || (settleKeys > 0 && valueBytes === 0)) throw new CrawlError(DrumErrorCode.OPTIONS, 'options.settleKeys must be a non-negative integer, and > 0 only with values (valueBytes > 0 or variable)');
     if (cacheEntries > 0 && (valueBytes !== 0 || (opts.deliver ?? 'all') === 'all')) {
       throw new CrawlError(DrumErrorCode.OPTIONS, "options.cacheEntries needs valueBytes 0 and deliver 'unique' or 'none' (a cache hit is a duplicate that is not delivered)");
     }
@@ -444,11 +445,12 @@ export class Drum {
     const newZFile = this.files.zFile(i, newZ);
     try {
       this.clock.start();
-      const { zKeys, zBytes, added, loaded } = await this.merger.mergeInto(i, bk, old, n, newZFile);
+      const { zKeys, zBytes, added, shadows, loaded } = await this.merger.mergeInto(i, bk, old, n, newZFile);
       // d. Commit: the manifest now points at the new Z and the new bucket generation.
       bk.zgen = newZ;
       bk.zKeys = zKeys;
       bk.zBytes = zBytes;
+      bk.zShadows += shadows;
       fsyncDir(this.dir);
       this.writeManifest(i, nextGen);
       // e. Old files are garbage now: the old Z and the largest recyclable pair become spares
@@ -480,7 +482,7 @@ export class Drum {
   /** Settles bucket i into its deep part (deep.ts settleBucket; at most one bucket a round). */
   private settleBucket(i: number): void {
     const t0 = process.cpuUsage();
-    this.deeps[i] = settleBucket(this.dir, i, this.buckets[i]!, this.deeps[i] ?? null, this.files, this.io, this.compression, () => this.writeManifest(i));
+    this.deeps[i] = settleBucket(this.dir, i, this.buckets[i]!, this.deeps[i] ?? null, this.files, this.io, this.compression, this.valueBytes, () => this.writeManifest(i));
     const c = process.cpuUsage(t0);
     this.settleCpuMs += (c.user + c.system) / 1000;
     this.settlings++;
@@ -491,7 +493,7 @@ export class Drum {
     const mfile = path.join(this.dir, MANIFEST);
     const prev = decodeManifest(fs.readFileSync(mfile, 'utf8'), mfile);
     const bk = this.buckets[changed]!;
-    const entry: ManifestBucket = { bgen: bgen ?? prev.buckets[changed]!.bgen, zgen: bk.zgen, zKeys: bk.zKeys, zBytes: bk.zBytes };
+    const entry: ManifestBucket = { bgen: bgen ?? prev.buckets[changed]!.bgen, zgen: bk.zgen, zKeys: bk.zKeys, zBytes: bk.zBytes, ...(bk.zShadows > 0 ? { zShadows: bk.zShadows } : {}) };
     if (bk.deep.dgen > 0) Object.assign(entry, bk.deep);
     prev.buckets[changed] = entry;
     writeFileAtomicSync(mfile, encodeManifest(prev), this.io);
@@ -501,7 +503,7 @@ export class Drum {
 
   stats(): DrumStats {
     let keys = 0;
-    for (const bk of this.buckets) keys += bk.zKeys + bk.deep.dKeys;
+    for (const bk of this.buckets) keys += bk.zKeys + bk.deep.dKeys - bk.zShadows;
     const n = this.mergedTuples;
     const b = n > 0 ? this.delivery.mergedAuxBytes / n : 0;
     const tot = this.io.total();

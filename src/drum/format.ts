@@ -57,6 +57,8 @@ export interface BucketState {
   zgen: number;
   zKeys: number;
   zBytes: number;
+  /** Keys of Z_i that shadow the same key in the deep part (a changed deep value: deep.ts); 0 after a settling. */
+  zShadows: number;
   /** The deep part's generation, keys, bytes and index entries (deep.ts; dgen 0: none). */
   deep: DeepState;
 }
@@ -76,6 +78,8 @@ export interface ManifestBucket {
   zgen: number;
   zKeys: number;
   zBytes: number;
+  /** Keys of Z that shadow a deep key (BucketState.zShadows), when any. */
+  zShadows?: number;
   /** Repositories with a deep part (DrumOptions.settleKeys): its state, when it has one. */
   dgen?: number;
   dKeys?: number;
@@ -132,7 +136,7 @@ export function decodeManifest(text: string, file: string): Manifest {
     for (const b of m.buckets as unknown[]) {
       const x = b as Record<string, unknown> | null;
       if (x === null || typeof x !== 'object' || !['bgen', 'zgen', 'zKeys', 'zBytes'].every((k) => Number.isSafeInteger(x[k]) && (x[k] as number) >= 0)) throw damaged('a bucket entry is not four counts');
-      if (!['dgen', 'dKeys', 'dBytes', 'dBlocks'].every((k) => x[k] === undefined || (Number.isSafeInteger(x[k]) && (x[k] as number) >= 0))) throw damaged('a bucket\'s deep part is not four counts');
+      if (!['dgen', 'dKeys', 'dBytes', 'dBlocks', 'zShadows'].every((k) => x[k] === undefined || (Number.isSafeInteger(x[k]) && (x[k] as number) >= 0))) throw damaged('a bucket\'s deep part is not five counts');
     }
   }
   return m;

@@ -90,11 +90,12 @@ interface LoadedValues {
   vLen: Uint32Array | null;
 }
 
-/** What the pass over Z produced (the manifest's new zKeys/zBytes; added = new keys). */
+/** What the pass over Z produced (the manifest's new zKeys/zBytes; added = new keys; shadows = deep keys written to Z′ with a changed value). */
 interface ZPassResult {
   zKeys: number;
   zBytes: number;
   added: number;
+  shadows: number;
 }
 
 export interface MergeOutput extends ZPassResult {
@@ -145,14 +146,14 @@ export class BucketMerger {
     const uniq = sc.uniq.subarray(0, n);
     uniq.fill(0);
     const prev: (Uint8Array | null)[] | null = withValues ? new Array<Uint8Array | null>(n).fill(null) : null;
-    const { zKeys, zBytes, added } = this.passZ(i, bk, n, newZFile, sorted, tagged, ops, values, uniq, prev);
+    const { zKeys, zBytes, added, shadows } = this.passZ(i, bk, n, newZFile, sorted, tagged, ops, values, uniq, prev);
 
     this.clock.phase('zPass');
     // 4. Arrival order: stream the aux files and hand results onward in chunks.
     if (this.deliver !== 'none') await this.delivery.deliverChunks(i, gens, n, ops, hi, lo, uniq, prev);
     if (this.beforeCommit !== undefined) await this.beforeCommit(i);
     this.clock.phase('deliver');
-    return { zKeys, zBytes, added, loaded: { hi, lo, ops, uniq } };
+    return { zKeys, zBytes, added, shadows, loaded: { hi, lo, ops, uniq } };
   }
 
   /** Step 1: the key/value records of `gens` into hi/lo/ops (arrival order) and the values' arena. */
@@ -243,6 +244,7 @@ export class BucketMerger {
     const zfd = bk.zgen > 0 ? fs.openSync(this.files.zFile(i, bk.zgen), 'r') : -1;
     const outFd = this.files.openZOut(newZFile);
     let added = 0;
+    let shadows = 0;
     let zKeys = 0;
     let zBytes = 0;
     try {
@@ -295,19 +297,16 @@ export class BucketMerger {
           j++;
         } while (j < n && shi[j] === kh && slo[j] === kl);
         if (exists) {
-          // A deep key stays in the deep part only (its value never changes: keepFirst).
-          if (!leftInZ && !(deepValue !== null && cur === deepValue)) zw.append(kh, kl, cur);
+          // A deep key whose value is unchanged stays in the deep part only; a changed one goes to Z_i′,
+          // which shadows it (deep.ts).
+          if (!leftInZ && !(deepValue !== null && cur === deepValue)) {
+            zw.append(kh, kl, cur);
+            if (deepValue !== null) shadows++;
+          }
           if (!existedBefore) added++;
         }
       }
-      if (zr !== null) {
-        zr.copyRest(zw);
-        if (zr.recordsSeen !== bk.zKeys) {
-          throw new CrawlError(DrumErrorCode.CACHE_CORRUPT, `DRUM cache file ${this.files.zFile(i, bk.zgen)} holds ${zr.recordsSeen} keys, the manifest says ${bk.zKeys}`, {
-            details: { file: this.files.zFile(i, bk.zgen) },
-          });
-        }
-      }
+      if (zr !== null) this.copyRestOfZ(i, bk, zr, zw);
       zBytes = zw.finish();
       // A recycled Z′ may be longer than what was written: cut it (recovery checks size = zBytes).
       if (cutTo(outFd, zBytes)) fs.fsyncSync(outFd);
@@ -318,7 +317,17 @@ export class BucketMerger {
       if (zfd >= 0) fs.closeSync(zfd);
       fs.closeSync(outFd);
     }
-    return { zKeys, zBytes, added };
+    return { zKeys, zBytes, added, shadows };
+  }
+
+  /** The rest of Z_i into Z_i′ after the last tuple; Z_i must have held the keys the manifest says. */
+  private copyRestOfZ(i: number, bk: BucketState, zr: ZReader, zw: ZWriter): void {
+    zr.copyRest(zw);
+    if (zr.recordsSeen !== bk.zKeys) {
+      throw new CrawlError(DrumErrorCode.CACHE_CORRUPT, `DRUM cache file ${this.files.zFile(i, bk.zgen)} holds ${zr.recordsSeen} keys, the manifest says ${bk.zKeys}`, {
+        details: { file: this.files.zFile(i, bk.zgen) },
+      });
+    }
   }
 
   /**

@@ -62,10 +62,11 @@ export interface DrumOptions {
    */
   keepFirst?: boolean;
   /**
-   * 'variable' values and keepFirst only: Z_i is settled into the bucket's deep part once it holds this many
-   * keys, so that a merge passes over at most about this many keys of Z and looks the others up
-   * by one block read each (deep.ts: for a repository merged on time, not when r is reached).
-   * 0 = no deep part. @default 0
+   * Repositories with values only: Z_i is settled into the bucket's deep part once it holds this
+   * many keys, so that a merge passes over at most about this many keys of Z and looks the others
+   * up by one block read each (deep.ts: for a repository merged on time, not when r is reached).
+   * A deep key updated to a new value is held in Z_i too until the next settling (counted once:
+   * BucketState.zShadows). 0 = no deep part. @default 0
    */
   settleKeys?: number;
   /** CLOCK cache entries in front of check+update (thesis V.2); 0 = off. Key-only repositories

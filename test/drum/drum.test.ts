@@ -66,21 +66,25 @@ test('property: DRUM results equal an in-memory model (random ops, merges, reope
       fc.integer({ min: 300, max: 4000 }),
       fc.constantFrom<'none' | 'zstd'>('none', 'zstd'),
       fc.array(fc.tuple(fc.nat({ max: 0xffffffff }), fc.nat({ max: 0xffffffff })), { minLength: 40, maxLength: 40 }),
-      // 'variable' values: 0 = merged by concatTail, no deep part; > 0 = keepFirst with a deep part
-      // settled at that many keys per bucket (src/drum/deep.ts).
+      // Repositories with values: 0 = no deep part; > 0 = a deep part settled at that many keys per
+      // bucket (src/drum/deep.ts), its keys' values kept (keepFirst) or changed by later updates
+      // (addU32, concatTail: Z_i shadows the deep value).
       fc.constantFrom(0, 0, 1, 3, 7),
-      async (steps, valueBytes, buckets, bufferBytes, bucketBytes, compression, keyPool, settle) => {
+      fc.boolean(),
+      async (steps, valueBytes, buckets, bufferBytes, bucketBytes, compression, keyPool, settle, keepFirstDeep) => {
         // Keys: random, plus the extremes of the key space.
         keyPool[0] = [0, 0];
         keyPool[1] = [0xffffffff, 0xffffffff];
-        const settleKeys = valueBytes === 'variable' ? settle : 0;
-        const merge = valueBytes === 4 ? addU32 : settleKeys > 0 ? keepOld : concatTail;
+        const settleKeys = valueBytes !== 0 ? settle : 0;
+        const keepFirst = settleKeys > 0 && valueBytes === 'variable' && keepFirstDeep;
+        const merge = valueBytes === 4 ? addU32 : keepFirst ? keepOld : concatTail;
         const model = new DrumModel(valueBytes, merge);
         const dir = tmpDir();
         const got: DrumResult[] = [];
         const opts = {
           buckets, bufferBytes, bucketBytes, valueBytes, compression, ramBytes: 1 << 20, onResults: (b: DrumResult[]) => void got.push(...b),
-          ...(settleKeys > 0 ? { keepFirst: true, settleKeys } : { merge }),
+          ...(keepFirst ? { keepFirst: true } : { merge }),
+          ...(settleKeys > 0 ? { settleKeys } : {}),
         };
         let drum = await Drum.open(dir, opts);
         const expected = new Map<number, { r: ModelResult; op: DrumOp; hi: number; lo: number; aux: boolean }>();
@@ -387,7 +391,41 @@ test('keepFirst: every later copy of a key gets the value it was first stored wi
     if (settleKeys > 0) assert.ok(fs.readdirSync(dir).some((f) => /^d\d{4}-\d+\.z$/.test(f)), 'the key settled into a deep part');
     fs.rmSync(dir, { recursive: true, force: true });
   }
-  await assert.rejects(Drum.open(tmpDir(), { valueBytes: 'variable', settleKeys: 4, onResults: () => undefined }), /settleKeys/);
+  // A deep part holds values: a key-only repository has none to shadow or look up.
+  await assert.rejects(Drum.open(tmpDir(), { valueBytes: 0, settleKeys: 4, onResults: () => undefined }), /settleKeys/);
+});
+
+test('deep part: a settled key updated to a new value reads back the new value, before and after a reopen (fixed and variable values)', async () => {
+  const u32 = (n: number): Uint8Array => {
+    const o = new Uint8Array(4);
+    new DataView(o.buffer).setUint32(0, n);
+    return o;
+  };
+  for (const valueBytes of [4, 'variable'] as const) {
+    const dir = tmpDir();
+    const got: (number | null)[] = [];
+    const opts = {
+      valueBytes, buckets: 1, settleKeys: 1, merge: valueBytes === 4 ? addU32 : concatTail,
+      onResults: (b: DrumResult[]) => void got.push(...b.filter((r) => r.op === 'check').map((r) => (r.value === null ? null : r.value.length === 4 ? new DataView(r.value.buffer, r.value.byteOffset).getUint32(0) : r.value.length))),
+    };
+    let d = await Drum.open(dir, opts);
+    d.update(1, 1, u32(5)); // Z_0 holds the key; the round settles it into the deep part
+    await d.merge();
+    d.update(1, 1, u32(7)); // found in the deep part, its value changed: Z_0 shadows it
+    await d.merge();
+    d.check(1, 1, seqAux(0));
+    await d.merge();
+    await d.close();
+    d = await Drum.open(dir, opts);
+    d.check(1, 1, seqAux(1));
+    await d.merge();
+    await d.close();
+    // addU32: 5 + 7; concatTail of two 4-byte values: 8 bytes
+    const want = valueBytes === 4 ? 12 : 8;
+    assert.deepEqual(got, [want, want], `valueBytes ${valueBytes}`);
+    assert.ok(fs.readdirSync(dir).some((f) => /^d\d{4}-\d+\.z$/.test(f)), 'the key settled into a deep part');
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
 });
 
 test('zstd: buckets whose blocks decompress to more than their bytes on disk merge (values of every size, before and after a reopen)', async () => {
