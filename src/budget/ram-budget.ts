@@ -23,8 +23,9 @@
  *                                          of deep part on disk, ~1.3 KB per 10^4 pages — the one RAM
  *                                          use here that grows with the crawl (80 MiB at 10^9 pages)
  *   STAR's PLD DRUMs        U/32           8–64 MiB
- *   RobotsCache DRUM        U/64           4–64 MiB
- *   RobotsRequested DRUM    U/128          4–64 MiB
+ *   RobotsCache DRUM        U/64           4–64 MiB, + its deep part's index (as ContentSeen's: ~1 KB
+ *                                          per 10^4 authorities answered)
+ *   RobotsRequested DRUM    U/128          4–64 MiB, + its deep part's index (likewise)
  *   fetched bodies          U/16           ≥ 40 MiB: each body and its decoded copy from the first
  *                                          byte until its parse answers, in whichever thread fetched
  *                                          it (ArrayBuffers, off every heap: body-budget.ts)

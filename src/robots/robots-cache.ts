@@ -15,7 +15,7 @@
  */
 import { DrumProxy, type DrumThread } from '../threads/drum/drum-proxy.js';
 import { decodeRobotsEntry, encodeRobotsEntry, type RobotsEntry } from './robots-entry.js';
-import { HostDrum, type RobotsDrumStats } from './host-drum.js';
+import { HostDrum, ROBOTS_SETTLE_KEYS, type RobotsDrumStats } from './host-drum.js';
 
 export type RobotsCheckListener = (hostHi: number, hostLo: number, entry: RobotsEntry | null, aux: Uint8Array) => void;
 
@@ -35,7 +35,7 @@ export class RobotsCache extends HostDrum {
     let self: RobotsCache | null = null;
     const drum = await DrumProxy.open(
       dir,
-      { ramBytes, buckets: 1, valueBytes: 'variable', valueBytesHint: 60, auxBytesHint: 40 },
+      { ramBytes, buckets: 1, valueBytes: 'variable', valueBytesHint: 60, auxBytesHint: 40, settleKeys: ROBOTS_SETTLE_KEYS },
       (batch) => {
         for (const r of batch) {
           if (r.op !== 'check') continue;

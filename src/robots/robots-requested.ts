@@ -17,7 +17,7 @@
  * (asks recorded by an earlier run of the crawl).
  */
 import { DrumProxy, type DrumThread } from '../threads/drum/drum-proxy.js';
-import { HostDrum, type RobotsDrumStats } from './host-drum.js';
+import { HostDrum, ROBOTS_SETTLE_KEYS, type RobotsDrumStats } from './host-drum.js';
 
 export type { RobotsDrumStats } from './host-drum.js';
 
@@ -40,7 +40,7 @@ export class RobotsRequested extends HostDrum {
     let self: RobotsRequested | null = null;
     const drum = await DrumProxy.open(
       dir,
-      { ramBytes, buckets: 1, valueBytes: 8, auxBytesHint: 40 },
+      { ramBytes, buckets: 1, valueBytes: 8, auxBytesHint: 40, settleKeys: ROBOTS_SETTLE_KEYS },
       (batch) => {
         for (const r of batch) {
           let before: number | null = null;
