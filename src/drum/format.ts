@@ -136,7 +136,7 @@ export function decodeManifest(text: string, file: string): Manifest {
     for (const b of m.buckets as unknown[]) {
       const x = b as Record<string, unknown> | null;
       if (x === null || typeof x !== 'object' || !['bgen', 'zgen', 'zKeys', 'zBytes'].every((k) => Number.isSafeInteger(x[k]) && (x[k] as number) >= 0)) throw damaged('a bucket entry is not four counts');
-      if (!['dgen', 'dKeys', 'dBytes', 'dBlocks', 'zShadows'].every((k) => x[k] === undefined || (Number.isSafeInteger(x[k]) && (x[k] as number) >= 0))) throw damaged('a bucket\'s deep part is not five counts');
+      if (!['dgen', 'dKeys', 'dBytes', 'dBlocks', 'zShadows'].every((k) => x[k] === undefined || (Number.isSafeInteger(x[k]) && (x[k] as number) >= 0))) throw damaged('a bucket\'s deep part or shadow count is not counts');
     }
   }
   return m;

@@ -11,8 +11,8 @@ export type RobotsDrumStats = DrumProxyStats;
 /**
  * Keys in Z before they settle into the deep part (DrumOptions.settleKeys, src/drum/deep.ts). The
  * robots stage merges both DRUMs every round (every 20 ms to 2 s), not when r is reached, and a
- * merge passed over all of Z: the rounds' cost grew with the hosts answered, ~1 GB of merge I/O a
- * minute ten minutes into a 10^7-host crawl between them (state/robotscache, robotsrequested). With
+ * merge passed over all of Z: the rounds' cost grew with the hosts answered, ~350 MB of merge I/O
+ * a minute ten minutes into a 10^7-host crawl between them (state/robotscache, robotsrequested). With
  * a deep part a round passes over at most ~2^15 keys of Z (~3 MB) and looks each older authority
  * up by one block read; the deep part is rewritten once per 2^15 new authorities.
  */

@@ -38,7 +38,7 @@ const EDGE_FLUSH_MAX_MS = 30_000;
  * both STAR tables (DRUM merges, thesis IV.3), so its duration grows with the PLDs and PLD edges
  * seen; a wait held at ≤ 1 s made the flushes, and the in-degree merges each starts, take a share
  * of STAR's thread that grew with the crawl (10^7-host crawl at --ram 512M: PLDindegree merged ~4
- * times a second over an 8–9 MB table ten minutes in).
+ * times a second, for flushes and admissions, over an 8–9 MB table ten minutes in).
  */
 export function edgeFlushWaitMs(durationMs: number): number {
   return Math.min(EDGE_FLUSH_MAX_MS, Math.max(EDGE_FLUSH_MIN_MS, EDGE_FLUSH_SHARE * durationMs));

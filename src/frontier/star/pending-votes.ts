@@ -7,9 +7,9 @@
  *
  * Bound: at most `capacity` votes (default 2^18: 6 words each plus two hash maps, ~12 MB), each
  * distinct (a vote key is held once); the key index holds exactly the live votes' keys, so its
- * map stays within 2 × capacity slots however many votes pass through. When full, the oldest vote is evicted: a source promoted
- * after its votes were evicted loses them, as if its links had been seen before it was trusted —
- * the trusted in-degree is then an undercount, never an overcount.
+ * map stays within 2 × capacity slots however many votes pass through. When full, the oldest vote
+ * is evicted: a source promoted after its votes were evicted loses them, as if its links had been
+ * seen before it was trusted — the trusted in-degree is then an undercount, never an overcount.
  */
 import { U64Map } from '../../util/u64-map.js';
 import { edgeKey } from './edge-key.js';
