@@ -10,10 +10,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { copyFileSync, mkdirSync, readdirSync, readFileSync, symlinkSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { crawlFlags, crawlSettings, forkSimweb, tempDir } from '../e2e/harness.js';
+import { bundledPackage, crawlFlags, crawlSettings, forkSimweb, tempDir } from '../e2e/harness.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -28,12 +28,7 @@ function run(cmd: string, args: string[], env: NodeJS.ProcessEnv = {}): Promise<
 }
 
 test('the bundled CLI finds its package and its worker bundles, and crawls a web to the end', { timeout: 600_000 }, async () => {
-  const pkg = await tempDir('bundle');
-  copyFileSync(path.join(ROOT, 'package.json'), path.join(pkg, 'package.json'));
-  symlinkSync(path.join(ROOT, 'node_modules'), path.join(pkg, 'node_modules'), 'dir');
-  mkdirSync(path.join(pkg, 'dist'));
-  const { bundle } = (await import(path.join(ROOT, 'scripts/bundle.mjs'))) as { bundle: (o: { root: string; from: string; outdir: string }) => Promise<void> };
-  await bundle({ root: ROOT, from: 'src', outdir: path.join(pkg, 'dist', 'bundle') });
+  const pkg = await bundledPackage('bundle');
   const main = path.join(pkg, 'dist', 'bundle', 'main.js');
 
   const version = await run(process.execPath, [main, '--version']);

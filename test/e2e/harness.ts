@@ -2,7 +2,7 @@
 import { fork, spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { mkdtemp } from 'node:fs/promises';
-import { existsSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, symlinkSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { SimwebReport } from './simweb-child.js';
@@ -117,6 +117,27 @@ export function inMountNamespace(script: string): string[] {
 
 export async function tempDir(prefix: string): Promise<string> {
   return mkdtemp(path.join(os.tmpdir(), `dc-${prefix}-`));
+}
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+/**
+ * A package laid out as `npm run build` lays it out, in a temporary directory: package.json,
+ * node_modules (linked), the bundles of the sources in dist/bundle/ (scripts/bundle.mjs) and, with
+ * `launcher`, bin/drumcrawl. Returns the package's directory.
+ */
+export async function bundledPackage(prefix: string, launcher = false): Promise<string> {
+  const pkg = await tempDir(prefix);
+  copyFileSync(path.join(ROOT, 'package.json'), path.join(pkg, 'package.json'));
+  symlinkSync(path.join(ROOT, 'node_modules'), path.join(pkg, 'node_modules'), 'dir');
+  mkdirSync(path.join(pkg, 'dist'));
+  if (launcher) {
+    mkdirSync(path.join(pkg, 'bin'));
+    copyFileSync(path.join(ROOT, 'bin', 'drumcrawl'), path.join(pkg, 'bin', 'drumcrawl'));
+  }
+  const { bundle } = (await import(path.join(ROOT, 'scripts/bundle.mjs'))) as { bundle: (o: { root: string; from: string; outdir: string }) => Promise<void> };
+  await bundle({ root: ROOT, from: 'src', outdir: path.join(pkg, 'dist', 'bundle') });
+  return pkg;
 }
 
 /**

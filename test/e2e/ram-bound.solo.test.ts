@@ -15,13 +15,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { appendFileSync, copyFileSync, mkdirSync, readFileSync, symlinkSync } from 'node:fs';
+import { appendFileSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { fileURLToPath } from 'node:url';
-import { crawlCommand, crawlSettings, forkSimweb, tempDir } from './harness.js';
+import { bundledPackage, crawlCommand, crawlSettings, forkSimweb, tempDir } from './harness.js';
 
 const LONG = process.env.DRUMCRAWL_LONG !== undefined && process.env.DRUMCRAWL_LONG !== '';
 const MINUTES = Number(process.env.DRUMCRAWL_RAM_MINUTES ?? 30);
@@ -36,19 +35,11 @@ function record(figures: Record<string, unknown>): void {
   appendFileSync(RESULTS, JSON.stringify({ ...figures, commit, machine, date: new Date().toISOString() }) + '\n');
 }
 
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-
 let launcher: Promise<string> | null = null;
 /** bin/drumcrawl of a package laid out as `npm run build` lays it out (dist/bundle/), made once. */
 function builtLauncher(): Promise<string> {
   launcher ??= (async () => {
-    const pkg = await tempDir('ram-bound-pkg');
-    copyFileSync(path.join(ROOT, 'package.json'), path.join(pkg, 'package.json'));
-    symlinkSync(path.join(ROOT, 'node_modules'), path.join(pkg, 'node_modules'), 'dir');
-    mkdirSync(path.join(pkg, 'bin'));
-    copyFileSync(path.join(ROOT, 'bin', 'drumcrawl'), path.join(pkg, 'bin', 'drumcrawl'));
-    const { bundle } = (await import(path.join(ROOT, 'scripts/bundle.mjs'))) as { bundle: (o: { root: string; from: string; outdir: string }) => Promise<void> };
-    await bundle({ root: ROOT, from: 'src', outdir: path.join(pkg, 'dist', 'bundle') });
+    const pkg = await bundledPackage('ram-bound-pkg', true);
     return path.join(pkg, 'bin', 'drumcrawl');
   })();
   return launcher;
