@@ -254,10 +254,11 @@ export class SortedRunReader {
   }
 
   /**
-   * Copies every record with key < (hi, lo) to `out` (in bulk runs) and stops at the first record
-   * with key ≥ (hi, lo), which becomes current (or `has` turns false at the end).
+   * Copies every record with key < (hi, lo) to `out` (in bulk runs; `null`: passes over them) and
+   * stops at the first record with key ≥ (hi, lo), which becomes current (or `has` turns false at
+   * the end).
    */
-  copyBelow(hi: number, lo: number, out: SortedRunWriter): void {
+  copyBelow(hi: number, lo: number, out: SortedRunWriter | null): void {
     while (this.has) {
       if (this.hi > hi || (this.hi === hi && this.lo >= lo)) return;
       const b = this.payload;
@@ -303,7 +304,7 @@ export class SortedRunReader {
         count = (end - start) / rec;
         lastHi = rd32(b, end - rec);
         lastLo = rd32(b, end - rec + 4);
-        out.appendRun(b, start, end, count, firstHi, firstLo, lastHi, lastLo);
+        out?.appendRun(b, start, end, count, firstHi, firstLo, lastHi, lastLo);
         this.prevHi = lastHi;
         this.prevLo = lastLo;
         this.pos = end;
@@ -320,7 +321,7 @@ export class SortedRunReader {
           this.parse();
         } while (this.hi < hi || (this.hi === hi && this.lo < lo));
         end = this.pos;
-        out.appendRun(b, start, end, count, firstHi, firstLo, lastHi, lastLo);
+        out?.appendRun(b, start, end, count, firstHi, firstLo, lastHi, lastLo);
         this.prevHi = lastHi;
         this.prevLo = lastLo;
         if (end >= b.length) this.loadBlock();

@@ -445,17 +445,15 @@ export class Drum {
     const newZFile = this.files.zFile(i, newZ);
     try {
       this.clock.start();
-      const { zKeys, zBytes, added, shadows, loaded } = await this.merger.mergeInto(i, bk, old, n, newZFile);
-      // d. Commit: the manifest now points at the new Z and the new bucket generation.
-      bk.zgen = newZ;
-      bk.zKeys = zKeys;
-      bk.zBytes = zBytes;
-      bk.zShadows += shadows;
+      const { zKeys, zBytes, added, shadows, rewrote, loaded } = await this.merger.mergeInto(i, bk, old, n, newZFile);
+      // d. Commit: the manifest now points at the new Z (unless a bucket of checks left Z as it
+      //    was: merge.ts checkZ) and the new bucket generation.
+      if (rewrote) Object.assign(bk, { zgen: newZ, zKeys, zBytes, zShadows: bk.zShadows + shadows });
       fsyncDir(this.dir);
       this.writeManifest(i, nextGen);
       // e. Old files are garbage now: the old Z and the largest recyclable pair become spares
       //    (retireGen keeps the first pair it may; the rest are deleted).
-      if (newZ > 1) this.files.retireZ(this.files.zFile(i, newZ - 1));
+      if (rewrote && newZ > 1) this.files.retireZ(this.files.zFile(i, newZ - 1));
       const largestFirst = [...old].sort((x, y) => Number(y.recyclable) - Number(x.recyclable) || y.kv.offset - x.kv.offset);
       for (const g of largestFirst) this.files.retireGen(i, g);
       this.clock.phase('commit');

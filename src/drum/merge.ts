@@ -76,6 +76,12 @@ interface MergeScratch {
   radix: RadixScratch;
 }
 
+/** Whether the bucket's n tuples (ops in arrival order) are all checks. */
+function checksOnly(ops: Uint8Array, n: number): boolean {
+  for (let t = 0; t < n; t++) if ((ops[t]! & 3) !== OP_CHECK) return false;
+  return true;
+}
+
 /** `a`'s first `used` bytes in a new array of at least `need` bytes (doubling: amortised O(1) per byte). */
 function grown(a: Uint8Array, used: number, need: number): Uint8Array {
   const out = new Uint8Array(Math.max(need, 2 * a.length));
@@ -99,6 +105,8 @@ interface ZPassResult {
 }
 
 export interface MergeOutput extends ZPassResult {
+  /** Whether newZFile was written (false: a bucket of checks only, Z_i stays in force). */
+  rewrote: boolean;
   loaded: { hi: Uint32Array; lo: Uint32Array; ops: Uint8Array; uniq: Uint8Array };
 }
 
@@ -146,14 +154,18 @@ export class BucketMerger {
     const uniq = sc.uniq.subarray(0, n);
     uniq.fill(0);
     const prev: (Uint8Array | null)[] | null = withValues ? new Array<Uint8Array | null>(n).fill(null) : null;
-    const { zKeys, zBytes, added, shadows } = this.passZ(i, bk, n, newZFile, sorted, tagged, ops, values, uniq, prev);
+    // A bucket of checks only cannot change Z_i: it is read, not rewritten (checkZ).
+    const rewrote = !(withValues && checksOnly(ops, n));
+    const { zKeys, zBytes, added, shadows } = rewrote
+      ? this.passZ(i, bk, n, newZFile, sorted, tagged, ops, values, uniq, prev)
+      : this.checkZ(i, bk, n, sorted, tagged, uniq, prev);
 
     this.clock.phase('zPass');
     // 4. Arrival order: stream the aux files and hand results onward in chunks.
     if (this.deliver !== 'none') await this.delivery.deliverChunks(i, gens, n, ops, hi, lo, uniq, prev);
     if (this.beforeCommit !== undefined) await this.beforeCommit(i);
     this.clock.phase('deliver');
-    return { zKeys, zBytes, added, shadows, loaded: { hi, lo, ops, uniq } };
+    return { zKeys, zBytes, added, shadows, rewrote, loaded: { hi, lo, ops, uniq } };
   }
 
   /** Step 1: the key/value records of `gens` into hi/lo/ops (arrival order) and the values' arena. */
@@ -318,6 +330,47 @@ export class BucketMerger {
       fs.closeSync(outFd);
     }
     return { zKeys, zBytes, added, shadows };
+  }
+
+  /**
+   * Step 3 for a bucket of checks only (repositories with values): the answers passZ would give —
+   * uniq[p], and prev[p] the value stored — from a read of Z_i up to the batch's last key and
+   * lookups in the deep part, writing nothing; Z_i stays as it is (a check changes no key). Such a
+   * batch costs a read of Z_i where a merge would read and rewrite it (STAR's in-degree checks,
+   * src/frontier/star/star.ts).
+   */
+  private checkZ(i: number, bk: BucketState, n: number, sorted: SortedKeys, tagged: boolean, uniq: Uint8Array, prev: (Uint8Array | null)[] | null): ZPassResult {
+    const shi = sorted.hi;
+    const slo = sorted.lo;
+    const pos = sorted.pos;
+    const deep = this.deepOf(i);
+    const zFile = this.files.zFile(i, bk.zgen);
+    const zfd = bk.zgen > 0 ? fs.openSync(zFile, 'r') : -1;
+    try {
+      const zr = zfd < 0 ? null : new SortedRunReader(zfd, bk.zBytes, zFile, this.valueBytes, this.io, 'cache', READ_AHEAD, this.bufs.ioBuffer());
+      let j = 0;
+      while (j < n) {
+        const kh = shi[j]!;
+        const kl = slo[j]!;
+        let cur: Uint8Array | null = null;
+        if (zr !== null) {
+          zr.copyBelow(kh, kl, null);
+          if (zr.has && zr.hi === kh && zr.lo === kl) cur = zr.payload.slice(zr.vs, zr.ve);
+        }
+        if (cur === null && deep !== null) cur = deep.lookup(kh, kl);
+        do {
+          const pt = pos[j]!;
+          const p = tagged ? pt & POS_MASK : pt;
+          uniq[p] = cur === null ? 1 : 0;
+          if (prev !== null) prev[p] = cur;
+          j++;
+        } while (j < n && shi[j] === kh && slo[j] === kl);
+      }
+      if (zr !== null) this.bufs.ioBuf = zr.buffer;
+    } finally {
+      if (zfd >= 0) fs.closeSync(zfd);
+    }
+    return { zKeys: bk.zKeys, zBytes: bk.zBytes, added: 0, shadows: 0 };
   }
 
   /** The rest of Z_i into Z_i′ after the last tuple; Z_i must have held the keys the manifest says. */
