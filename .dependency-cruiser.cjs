@@ -25,7 +25,7 @@ const ROOMS = [
   ['dns', ['errors']],
   ['threads', []], // worker entry files, thread roles, the links wire format
   ['html', ['errors', 'util']],
-  ['drum', ['errors', 'disk']],
+  ['drum', ['errors', 'disk', 'util']],
   ['store/cdxj', []], // the CDXJ index's line format, its writer and sort (the store's WARC writer feeds it)
   ['store', ['errors', 'disk', 'util', 'store/cdxj']],
   // the frontier: STAR, BEAST and the politeness heaps (their order inside: FRONTIER_INSIDE below)

@@ -5,7 +5,7 @@
  * RAM: E·(4+4+4+4) bytes of slots + 2^⌈log2 2E⌉·4 of table. Only the policy differs from CLOCK,
  * so the speed difference is the policy's work (list splicing vs one reference bit).
  */
-import { KeySlotTable } from '../../src/drum/key-table.js';
+import { KeySlotTable } from '../../src/util/index.js';
 
 export class LruCache {
   private readonly keys: KeySlotTable;

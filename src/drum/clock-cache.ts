@@ -11,7 +11,7 @@
  *
  * RAM: E·(4+4+1) bytes of slots + 2^⌈log2 2E⌉·4 bytes of table ≈ 17–25 bytes per entry, fixed.
  */
-import { KeySlotTable } from './key-table.js';
+import { KeySlotTable } from '../util/index.js';
 
 export class ClockCache {
   private readonly keys: KeySlotTable;

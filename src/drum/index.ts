@@ -14,7 +14,6 @@
 export { Drum, type DrumOp, type DrumOptions, type DrumResult, type DrumResultChunk, type DrumStats } from './drum.js';
 export { DrumErrorCode } from './errors.js';
 export { ClockCache } from './clock-cache.js';
-export { KeySlotTable } from './key-table.js';
 export { radixSortKeys, type SortedKeys } from './radix-sort.js';
 export {
   THESIS,

@@ -9,7 +9,7 @@
  * after mergeInto resolves. Invariant: Z_i′ holds exactly the keys of Z_i plus the new keys of
  * check+update/update tuples, in key order; the first tuple of a key in arrival order is the
  * unique one. Cost (IV.4, Theorem 2): per bucket merge one sequential read of the bucket files and
- * of Z_i and one write of Z_i′; RAM ≈ (H+P)/H · r bytes for the loaded bucket (the scratch arrays,
+ * of Z_i and one write of Z_i′ (a bucket of checks only: the read alone, checkZ); RAM ≈ (H+P)/H · r bytes for the loaded bucket (the scratch arrays,
  * reused between merges).
  */
 import * as fs from 'node:fs';

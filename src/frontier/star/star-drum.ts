@@ -4,7 +4,9 @@
  *   PLDedges     key = hash(source PLD, target PLD), no value; batched check+update, and each
  *                unique (new) edge becomes an in-degree increment of its target;
  *   PLDindegree  key = PLD hash, value = (d: u32, P: u32) merged by addition. URLs do a batched
- *                check+update with (0, 1): the value stored before it gives d and P − 1.
+ *                check+update with (0, 1): the value stored before it gives d and P − 1. In-degree
+ *                lookups (`indegrees`: trust checks, re-budgeting) are batches of checks only,
+ *                which DRUM answers from a read of Z without rewriting it (src/drum/merge.ts checkZ).
  *
  * Each call is one DRUM batch (merge) — the caller passes whole batches (e.g. everything one
  * URLseen merge delivered), which is how the thesis chains DRUMs. Results come back from DRUM in
