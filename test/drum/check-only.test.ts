@@ -12,19 +12,8 @@ import * as path from 'node:path';
 import fc from 'fast-check';
 import { Drum, type DrumOp, type DrumResult } from '../../src/drum/index.js';
 import { IoCounters } from '../../src/disk/index.js';
-import { DrumModel } from './model.js';
+import { DrumModel, addU32, concatTail } from './model.js';
 
-const addU32 = (a: Uint8Array, b: Uint8Array): Uint8Array => {
-  const out = new Uint8Array(4);
-  new DataView(out.buffer).setUint32(0, (new DataView(a.buffer, a.byteOffset).getUint32(0) + new DataView(b.buffer, b.byteOffset).getUint32(0)) >>> 0);
-  return out;
-};
-const concatTail = (a: Uint8Array, b: Uint8Array): Uint8Array => {
-  const c = new Uint8Array(a.length + b.length);
-  c.set(a);
-  c.set(b, a.length);
-  return c.slice(Math.max(0, c.length - 12));
-};
 
 /** The manifest's Z generation per bucket (drum.json). */
 function zgens(dir: string): number[] {

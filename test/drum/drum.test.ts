@@ -6,25 +6,14 @@ import * as path from 'node:path';
 import fc from 'fast-check';
 import { Drum, type DrumOp, type DrumResult } from '../../src/drum/index.js';
 import { isCrawlError } from '../../src/errors.js';
-import { DrumModel, type ModelResult } from './model.js';
+import { DrumModel, addU32, concatTail, type ModelResult } from './model.js';
 
 const tmpDir = (): string => fs.mkdtempSync(path.join(os.tmpdir(), 'drum-'));
 
-const addU32 = (a: Uint8Array, b: Uint8Array): Uint8Array => {
-  const out = new Uint8Array(4);
-  new DataView(out.buffer).setUint32(0, (new DataView(a.buffer, a.byteOffset).getUint32(0) + new DataView(b.buffer, b.byteOffset).getUint32(0)) >>> 0);
-  return out;
-};
 /** keepFirst's merge (DrumOptions.keepFirst): the stored value stays. */
 const keepOld = (a: Uint8Array): Uint8Array => a;
 /** Runs of the model property whose repository settled a deep part (they must not be rare). */
 let settledRuns = 0;
-const concatTail = (a: Uint8Array, b: Uint8Array): Uint8Array => {
-  const c = new Uint8Array(a.length + b.length);
-  c.set(a);
-  c.set(b, a.length);
-  return c.slice(Math.max(0, c.length - 12));
-};
 
 const seqAux = (seq: number): Uint8Array => {
   const b = new Uint8Array(4 + (seq % 23));

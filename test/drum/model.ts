@@ -1,7 +1,7 @@
 /**
  * In-memory model of DRUM's semantics for the tests: a Map from key to value, tuples applied in
  * arrival order. (Different buckets hold different keys, so DRUM's bucket-by-bucket order gives
- * every key the same history as arrival order.)
+ * every key the same history as arrival order.) Also the merge functions the DRUM tests share.
  */
 import type { DrumOp } from '../../src/drum/index.js';
 
@@ -36,3 +36,18 @@ export class DrumModel {
     return res;
   }
 }
+
+/** The add-merge of 4-byte big-endian counts (fixed-size values). */
+export const addU32 = (a: Uint8Array, b: Uint8Array): Uint8Array => {
+  const out = new Uint8Array(4);
+  new DataView(out.buffer).setUint32(0, (new DataView(a.buffer, a.byteOffset).getUint32(0) + new DataView(b.buffer, b.byteOffset).getUint32(0)) >>> 0);
+  return out;
+};
+
+/** A merge of variable values: the two concatenated, cut to their last 12 bytes. */
+export const concatTail = (a: Uint8Array, b: Uint8Array): Uint8Array => {
+  const c = new Uint8Array(a.length + b.length);
+  c.set(a);
+  c.set(b, a.length);
+  return c.slice(Math.max(0, c.length - 12));
+};
