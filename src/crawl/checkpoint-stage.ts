@@ -29,6 +29,8 @@ import path from 'node:path';
 import { writeManifest, writePending, MANIFEST_VERSION, type CheckpointManifest } from '../state/checkpoint.js';
 import { MergeSchedule } from './merge-schedule.js';
 import { finishCdxj } from '../store/index.js';
+import { DNS_CACHE_FILE, encodeDnsFile } from '../dns/index.js';
+import { writeFileAtomic } from '../disk/index.js';
 
 export abstract class CheckpointStage extends MergeSchedule {
   protected finished = false;
@@ -150,6 +152,15 @@ export abstract class CheckpointStage extends MergeSchedule {
     } finally {
       if (this.writing === p) this.writing = null;
     }
+  }
+
+  /**
+   * The DNS cache's answers, for the resume to load (src/dns/dns-file.ts): a cache, not state, so
+   * written after the manifest. A partition of a cluster node shares its node's cache: not saved.
+   */
+  private async saveDnsCache(): Promise<void> {
+    if (this.opts.shared !== undefined) return;
+    await writeFileAtomic(path.join(this.cfg.stateDir, DNS_CACHE_FILE), encodeDnsFile(this.dns.entries()), undefined, 'dns-cache');
   }
 
   /** Merges may start again; a full checkpoint took the place of a periodic one waiting for its merges. */
@@ -293,6 +304,7 @@ export abstract class CheckpointStage extends MergeSchedule {
       this.releaseHolds();
     }
     this.cluster?.checkpointCommitted(mark);
+    await this.saveDnsCache();
     this.checkpoints++;
     this.lastCheckpointAt = m.writtenAt;
     this.runMetrics.checkpoints.record(performance.now() - t0);

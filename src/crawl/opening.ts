@@ -13,7 +13,7 @@ import path from 'node:path';
 import { CrawlError } from '../errors.js';
 import { checkOwnTree } from '../disk/safe-fs.js';
 import { DrumProxy, DrumThread } from '../threads/drum/drum-proxy.js';
-import { DnsCache } from '../dns/index.js';
+import { DNS_CACHE_FILE, DnsCache, readDnsFile } from '../dns/index.js';
 import type { Fetcher } from '../fetch/index.js';
 import { CrawlLog } from '../store/index.js';
 import { zstdArchiveOptions } from '../threads/archive/archive-zstd.js';
@@ -225,6 +225,8 @@ export abstract class OpeningStage extends CheckpointStage {
       maxEntries: plan.dnsCacheEntries,
       onAnswer: archiveDns,
     });
+    // A resume starts from the answers its last checkpoint saved (src/dns/dns-file.ts).
+    if (manifest !== null && opts.shared === undefined) dns.load((await readDnsFile(path.join(cfg.stateDir, DNS_CACHE_FILE), Date.now())).entries);
     const frontier = await openFrontierPort(path.join(cfg.stateDir, 'frontier'), opts.shared !== undefined ? { ...cfg, ramBytes: opts.shared.ramBytes } : cfg, dns, {
       onDrop: (u, reason) => {
         crawler?.count(`dropped:${reason}`);

@@ -4,8 +4,10 @@
  *
  * API: DnsCache with options `failureTtlMs`, `maxEntries`, `now`; resolve()
  * answers `{ ip, ttlMs, addresses, cached }` or `{ error, ttlMs, cached }` and never rejects;
- * `forget(host)`; `stats()` returns DnsCacheStats (named so because simweb exports a `DnsStats`).
+ * `forget(host)`; `entries()` and `load()` with dns-file.ts's `encodeDnsFile` / `decodeDnsFile`: the
+ * copy each checkpoint saves and a resume loads; `stats()` returns DnsCacheStats (named so because simweb exports a `DnsStats`).
  */
 export {
   DnsCache, DNS_CODES, type DnsCacheOptions, type DnsAnswer, type DnsFailure, type DnsResult, type DnsCacheStats, type DnsErrorCode,
 } from './resolver.js';
+export { DNS_CACHE_FILE, encodeDnsFile, decodeDnsFile, readDnsFile, type DnsFileEntry } from './dns-file.js';

@@ -19,6 +19,7 @@
 import { Resolver } from 'node:dns/promises';
 import { isIP } from 'node:net';
 import { CrawlError } from '../errors.js';
+import type { DnsFileEntry } from './dns-file.js';
 
 /** Stable outcome codes of a lookup. */
 export const DNS_CODES = {
@@ -310,6 +311,38 @@ export class DnsCache {
     return entry.ip !== null
       ? { ip: entry.ip, ttlMs: entry.expiresAt - now, addresses: entry.addresses, cached: false }
       : { error: entry.error!, ttlMs: entry.expiresAt - now, cached: false };
+  }
+
+  /**
+   * The cached answers and failures not yet expired, oldest first (for the checkpoint's copy,
+   * dns-file.ts). Transient entries of a closing resolver (CRAWL_DNS_CLOSED) are not answers.
+   */
+  *entries(): IterableIterator<DnsFileEntry> {
+    const now = this.now();
+    for (const [host, e] of this.cache) {
+      if (e.expiresAt <= now || e.error === DNS_CODES.CLOSED) continue;
+      yield { host, expiresAt: e.expiresAt, ip: e.ip, addresses: e.addresses, error: e.error };
+    }
+  }
+
+  /**
+   * Takes in entries saved by an earlier run (a resume, dns-file.ts), oldest first: those expired
+   * and codes this version does not know are left out, a host already cached keeps its entry, and
+   * at most maxEntries are kept (the newest). Returns the number taken in.
+   */
+  load(entries: readonly DnsFileEntry[]): number {
+    const now = this.now();
+    const codes = new Set<string>(Object.values(DNS_CODES));
+    let taken = 0;
+    for (let i = Math.max(0, entries.length - this.maxEntries); i < entries.length; i++) {
+      const f = entries[i]!;
+      if (f.expiresAt <= now || this.cache.has(f.host)) continue;
+      if (f.ip === null && (f.error === null || !codes.has(f.error) || f.error === DNS_CODES.CLOSED)) continue;
+      if (this.cache.size >= this.maxEntries) break;
+      this.cache.set(f.host, { expiresAt: f.expiresAt, ip: f.ip, addresses: f.addresses, error: f.ip === null ? (f.error as DnsErrorCode) : null });
+      taken++;
+    }
+    return taken;
   }
 
   stats(): DnsCacheStats {

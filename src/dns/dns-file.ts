@@ -1,0 +1,105 @@
+/**
+ * The DNS cache's answers saved with each checkpoint (`<stateDir>/dns-cache`) and loaded by the
+ * resume, so that a resumed crawl does not ask its DNS servers again what it learnt before it was
+ * stopped or killed (Heritrix keeps its hosts' addresses in its checkpointed server cache too).
+ *
+ * Why: the host table starts empty at a resume, so every host with URLs in RAM at the last
+ * checkpoint asks for its robots answer again; each RobotsCache hit then waited for a DNS query.
+ * Over 10^7 hosts that was ~90,000 queries behind a queue of up to 40,000 lookups, and no page
+ * entered RAM for 10 s (docs/performance.md, the hour over 10^7 hosts).
+ *
+ * The file is a cache, not crawl state: written whole and atomically after the checkpoint's
+ * manifest, it may be older than the manifest or missing (a kill before the first checkpoint), and
+ * what this code cannot read — another version, a line whose CRC-32 does not match (a flipped bit
+ * must not send a host's requests to another address), a bad address — is passed over line by
+ * line, never an error. Entries keep their absolute expiry (wall-clock ms): one that expired
+ * while the crawl was stopped is not loaded.
+ *
+ * Format (UTF-8 text): the line `drumcrawl-dns 1`, then one line per entry, oldest first, each
+ * `<CRC-32 of the rest of the line, 8 hex digits>\t` followed by
+ *   `<expiresAt ms>\t<host>\t<ip>\t<address>,<address>…`   an answer (ip is one of the addresses)
+ *   `<expiresAt ms>\t<host>\t!\t<CRAWL_DNS_* code>`          a cached failure
+ */
+import { readFile } from 'node:fs/promises';
+import { isIP } from 'node:net';
+import { crc32 } from 'node:zlib';
+
+export const DNS_CACHE_FILE = 'dns-cache';
+const HEADER = 'drumcrawl-dns 1';
+
+/** One cached answer or failure, as the DNS cache holds it. */
+export interface DnsFileEntry {
+  host: string;
+  expiresAt: number;
+  ip: string | null;
+  addresses: readonly string[];
+  error: string | null;
+}
+
+/** Characters a host name in the file may not hold (they would break its lines). */
+const UNSAFE = /[\t\n\r,\s]/;
+
+/** The file's text for `entries` (in the order given: oldest first). */
+export function encodeDnsFile(entries: Iterable<DnsFileEntry>): string {
+  const lines = [HEADER];
+  for (const e of entries) {
+    if (e.host.length === 0 || UNSAFE.test(e.host)) continue;
+    const body = e.ip !== null ? `${e.expiresAt}\t${e.host}\t${e.ip}\t${e.addresses.join(',')}` : e.error !== null ? `${e.expiresAt}\t${e.host}\t!\t${e.error}` : null;
+    if (body !== null) lines.push(`${hex8(crc32(body))}\t${body}`);
+  }
+  return lines.join('\n') + '\n';
+}
+
+/**
+ * The entries of a file's text that have not expired at `now`, oldest first; lines it cannot read
+ * are passed over (counted in `skipped`). A text without the header yields nothing.
+ */
+export function decodeDnsFile(text: string, now: number): { entries: DnsFileEntry[]; skipped: number } {
+  const entries: DnsFileEntry[] = [];
+  let skipped = 0;
+  const lines = text.split('\n');
+  if (lines[0] !== HEADER) return { entries, skipped: lines.length };
+  for (let i = 1; i < lines.length; i++) {
+    const line = lines[i]!;
+    if (line.length === 0) continue;
+    const e = decodeLine(line);
+    if (e === null) skipped++;
+    else if (e.expiresAt > now) entries.push(e);
+  }
+  return { entries, skipped };
+}
+
+function hex8(n: number): string {
+  return n.toString(16).padStart(8, '0');
+}
+
+function decodeLine(line: string): DnsFileEntry | null {
+  const tab = line.indexOf('\t');
+  if (tab !== 8 || line.slice(0, 8) !== hex8(crc32(line.slice(9)))) return null;
+  const f = line.slice(9).split('\t');
+  if (f.length !== 4) return null;
+  const expiresAt = Number(f[0]);
+  const host = f[1]!;
+  if (!Number.isSafeInteger(expiresAt) || host.length === 0 || host.length > 253 || UNSAFE.test(host)) return null;
+  if (f[2] === '!') {
+    return /^CRAWL_DNS_[A-Z_]+$/.test(f[3]!) ? { host, expiresAt, ip: null, addresses: [], error: f[3]! } : null;
+  }
+  const ip = f[2]!;
+  const addresses = f[3]!.split(',');
+  if (isIP(ip) === 0 || !addresses.includes(ip) || addresses.some((a) => isIP(a) === 0)) return null;
+  return { host, expiresAt, ip, addresses, error: null };
+}
+
+/**
+ * The entries of the file at `file` not expired at `now` (decodeDnsFile); none when it is missing
+ * or cannot be read — the resume then asks the DNS servers, as a new crawl does.
+ */
+export async function readDnsFile(file: string, now: number): Promise<{ entries: DnsFileEntry[]; skipped: number }> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch {
+    return { entries: [], skipped: 0 };
+  }
+  return decodeDnsFile(text, now);
+}
