@@ -156,11 +156,14 @@ export abstract class CheckpointStage extends MergeSchedule {
 
   /**
    * The DNS cache's answers, for the resume to load (src/dns/dns-file.ts): a cache, not state, so
-   * written after the manifest. A partition of a cluster node shares its node's cache: not saved.
+   * written after the manifest, and a failed write costs the next resume DNS queries, not the
+   * crawl: counted (`dns-cache:unsaved`), not thrown. A partition of a cluster node shares its
+   * node's cache: not saved.
    */
   private async saveDnsCache(): Promise<void> {
     if (this.opts.shared !== undefined) return;
-    await writeFileAtomic(path.join(this.cfg.stateDir, DNS_CACHE_FILE), encodeDnsFile(this.dns.entries()), undefined, 'dns-cache');
+    const file = path.join(this.cfg.stateDir, DNS_CACHE_FILE);
+    await writeFileAtomic(file, encodeDnsFile(this.dns.entries()), undefined, 'dns-cache').catch(() => this.count('dns-cache:unsaved'));
   }
 
   /** Merges may start again; a full checkpoint took the place of a periodic one waiting for its merges. */

@@ -15,7 +15,7 @@
  * line, never an error. Entries keep their absolute expiry (wall-clock ms): one that expired
  * while the crawl was stopped is not loaded.
  *
- * Format (UTF-8 text): the line `drumcrawl-dns 1`, then one line per entry, oldest first, each
+ * Format (UTF-8 text): the line `drumcrawl-dns 1`, then one line per entry, least recently used first, each
  * `<CRC-32 of the rest of the line, 8 hex digits>\t` followed by
  *   `<expiresAt ms>\t<host>\t<ip>\t<address>,<address>…`   an answer (ip is one of the addresses)
  *   `<expiresAt ms>\t<host>\t!\t<CRAWL_DNS_* code>`          a cached failure
@@ -39,7 +39,7 @@ export interface DnsFileEntry {
 /** Characters a host name in the file may not hold (they would break its lines). */
 const UNSAFE = /[\t\n\r,\s]/;
 
-/** The file's text for `entries` (in the order given: oldest first). */
+/** The file's text for `entries` (in the order given: least recently used first). */
 export function encodeDnsFile(entries: Iterable<DnsFileEntry>): string {
   const lines = [HEADER];
   for (const e of entries) {
@@ -51,7 +51,7 @@ export function encodeDnsFile(entries: Iterable<DnsFileEntry>): string {
 }
 
 /**
- * The entries of a file's text that have not expired at `now`, oldest first; lines it cannot read
+ * The entries of a file's text that have not expired at `now`, in the file's order; lines it cannot read
  * are passed over (counted in `skipped`). A text without the header yields nothing.
  */
 export function decodeDnsFile(text: string, now: number): { entries: DnsFileEntry[]; skipped: number } {

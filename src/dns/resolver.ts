@@ -12,8 +12,11 @@
  * - A host with no A record (NOERROR, no data) is asked for AAAA: an IPv6-only host gets its IPv6
  *   address (the politeness layer keys IPv6 servers by their /64, src/frontier/politeness/ip-key.ts).
  *
- * Memory bound: at most `maxEntries` cached hosts (default 100 000, ~150 B each); when full the
- * oldest inserted entry is evicted (FIFO, a cheap approximation of LRU that suits TTL'd data).
+ * Memory bound: at most `maxEntries` cached hosts (default 100 000; the crawl sizes it from --ram,
+ * src/budget/ram-budget.ts, at 256 B an entry); when full the least recently used entry is evicted
+ * (the Map's insertion order, a hit re-inserting its entry): the hosts with many URLs, which come
+ * back to the host table again and again, stay (thesis ch. V: a bounded cache in front of keys that
+ * repeat with skew).
  */
 
 import { Resolver } from 'node:dns/promises';
@@ -208,6 +211,9 @@ export class DnsCache {
     const now = this.now();
     const e = this.cache.get(h);
     if (e !== undefined && e.expiresAt > now) {
+      // Least recently used first out: a hit moves the entry to the end of the Map's order.
+      this.cache.delete(h);
+      this.cache.set(h, e);
       if (e.ip !== null) {
         this.st.hits++;
         return Promise.resolve({ ip: e.ip, ttlMs: e.expiresAt - now, addresses: e.addresses, cached: true });
@@ -314,8 +320,9 @@ export class DnsCache {
   }
 
   /**
-   * The cached answers and failures not yet expired, oldest first (for the checkpoint's copy,
-   * dns-file.ts). Transient entries of a closing resolver (CRAWL_DNS_CLOSED) are not answers.
+   * The cached answers and failures not yet expired, least recently used first (for the
+   * checkpoint's copy, dns-file.ts). Transient entries of a closing resolver (CRAWL_DNS_CLOSED)
+   * are not answers.
    */
   *entries(): IterableIterator<DnsFileEntry> {
     const now = this.now();
@@ -326,9 +333,9 @@ export class DnsCache {
   }
 
   /**
-   * Takes in entries saved by an earlier run (a resume, dns-file.ts), oldest first: those expired
-   * and codes this version does not know are left out, a host already cached keeps its entry, and
-   * at most maxEntries are kept (the newest). Returns the number taken in.
+   * Takes in entries saved by an earlier run (a resume, dns-file.ts), least recently used first:
+   * those expired and codes this version does not know are left out, a host already cached keeps
+   * its entry, and at most maxEntries are kept (the most recently used). Returns the number taken in.
    */
   load(entries: readonly DnsFileEntry[]): number {
     const now = this.now();

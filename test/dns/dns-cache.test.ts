@@ -128,3 +128,23 @@ test('maxEntries bounds the cache; close() answers CRAWL_DNS_CLOSED', async () =
   assert.deepEqual(await dns.resolve(sim.web.hostName(0, 0)), { error: DNS_CODES.CLOSED, ttlMs: 0, cached: false });
   assert.throws(() => new DnsCache({ minTtlMs: 10, maxTtlMs: 5 }), /maxTtlMs/);
 });
+
+test('a full cache evicts the least recently used host: one answered from the cache stays', async () => {
+  const dns = new DnsCache({ servers: [sim.dnsServer], maxEntries: 3 });
+  try {
+    const names: string[] = [];
+    for (const h of sim.web.hosts()) {
+      if (names.length >= 4) break;
+      if (h.dns === 'ok' && h.pldIndex >= 0) names.push(h.name);
+    }
+    const [a, b, c, d] = names as [string, string, string, string];
+    for (const h of [a, b, c]) await dns.resolve(h);
+    assert.ok((await dns.resolve(a)).cached, 'a hit');
+    await dns.resolve(d); // full: evicts b, the least recently used
+    assert.deepEqual([...dns.entries()].map((e) => e.host), [c, a, d]);
+    const q0 = sim.dnsStats().queries;
+    assert.ok((await dns.resolve(a)).cached, 'the host used since stays');
+    assert.equal((await dns.resolve(b)).cached, false, 'the least recently used was evicted');
+    assert.equal(sim.dnsStats().queries - q0, 1);
+  } finally { dns.close(); }
+});
