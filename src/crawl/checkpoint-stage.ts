@@ -29,7 +29,7 @@ import path from 'node:path';
 import { writeManifest, writePending, MANIFEST_VERSION, type CheckpointManifest } from '../state/checkpoint.js';
 import { MergeSchedule } from './merge-schedule.js';
 import { finishCdxj } from '../store/index.js';
-import { DNS_CACHE_FILE, encodeDnsFile } from '../dns/index.js';
+import { DNS_CACHE_FILE, encodeDnsFileSliced } from '../dns/index.js';
 import { writeFileAtomic } from '../disk/index.js';
 
 export abstract class CheckpointStage extends MergeSchedule {
@@ -163,7 +163,9 @@ export abstract class CheckpointStage extends MergeSchedule {
   private async saveDnsCache(): Promise<void> {
     if (this.opts.shared !== undefined) return;
     const file = path.join(this.cfg.stateDir, DNS_CACHE_FILE);
-    await writeFileAtomic(file, encodeDnsFile(this.dns.entries()), undefined, 'dns-cache').catch(() => this.count('dns-cache:unsaved'));
+    // A copy first: hits reorder the cache while the slices are encoded.
+    const text = await encodeDnsFileSliced([...this.dns.entries()]);
+    await writeFileAtomic(file, text, undefined, 'dns-cache').catch(() => this.count('dns-cache:unsaved'));
   }
 
   /** Merges may start again; a full checkpoint took the place of a periodic one waiting for its merges. */

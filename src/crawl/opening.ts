@@ -13,7 +13,7 @@ import path from 'node:path';
 import { CrawlError } from '../errors.js';
 import { checkOwnTree } from '../disk/safe-fs.js';
 import { DrumProxy, DrumThread } from '../threads/drum/drum-proxy.js';
-import { DNS_CACHE_FILE, DnsCache, readDnsFile } from '../dns/index.js';
+import { DNS_CACHE_FILE, DnsCache, loadDnsFile } from '../dns/index.js';
 import type { Fetcher } from '../fetch/index.js';
 import { CrawlLog } from '../store/index.js';
 import { zstdArchiveOptions } from '../threads/archive/archive-zstd.js';
@@ -225,8 +225,9 @@ export abstract class OpeningStage extends CheckpointStage {
       maxEntries: plan.dnsCacheEntries,
       onAnswer: archiveDns,
     });
-    // A resume starts from the answers its last checkpoint saved (src/dns/dns-file.ts).
-    if (manifest !== null && opts.shared === undefined) dns.load((await readDnsFile(path.join(cfg.stateDir, DNS_CACHE_FILE), Date.now())).entries);
+    // A resume starts from the answers its last checkpoint saved (src/dns/dns-file.ts), loaded
+    // beside the rest of the opening (slices between its other steps) and in before it ends.
+    const dnsLoaded = manifest !== null && opts.shared === undefined ? loadDnsFile(path.join(cfg.stateDir, DNS_CACHE_FILE), dns, Date.now) : null;
     const frontier = await openFrontierPort(path.join(cfg.stateDir, 'frontier'), opts.shared !== undefined ? { ...cfg, ramBytes: opts.shared.ramBytes } : cfg, dns, {
       onDrop: (u, reason) => {
         crawler?.count(`dropped:${reason}`);
@@ -253,6 +254,7 @@ export abstract class OpeningStage extends CheckpointStage {
       if (process.env.DRUMCRAWL_TRACE_FETCH) report();
       c.on('newListener', (name: string) => { if (name === 'dispatch') report(); });
     }
+    await dnsLoaded;
     await OpeningStage.restore(c, cfg, manifest, scope, frontier);
     openMark('restored');
     return c;

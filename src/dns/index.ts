@@ -10,4 +10,4 @@
 export {
   DnsCache, DNS_CODES, type DnsCacheOptions, type DnsAnswer, type DnsFailure, type DnsResult, type DnsCacheStats, type DnsErrorCode,
 } from './resolver.js';
-export { DNS_CACHE_FILE, encodeDnsFile, decodeDnsFile, readDnsFile, type DnsFileEntry } from './dns-file.js';
+export { DNS_CACHE_FILE, encodeDnsFile, encodeDnsFileSliced, decodeDnsFile, readDnsFile, loadDnsFile, type DnsFileEntry } from './dns-file.js';

@@ -332,6 +332,11 @@ export class DnsCache {
     }
   }
 
+  /** Cached hosts at most (maxEntries). */
+  get capacity(): number {
+    return this.maxEntries;
+  }
+
   /**
    * Takes in entries saved by an earlier run (a resume, dns-file.ts), least recently used first:
    * those expired and codes this version does not know are left out, a host already cached keeps

@@ -12,7 +12,7 @@ import path from 'node:path';
 import { crc32 } from 'node:zlib';
 import fc from 'fast-check';
 import { startSimweb, type Simweb } from '../../src/simweb/index.js';
-import { DnsCache, DNS_CODES, decodeDnsFile, encodeDnsFile, readDnsFile, type DnsFileEntry } from '../../src/dns/index.js';
+import { DnsCache, DNS_CODES, decodeDnsFile, encodeDnsFile, encodeDnsFileSliced, loadDnsFile, readDnsFile, type DnsFileEntry } from '../../src/dns/index.js';
 
 /** The line checksum dns-file.ts writes (CRC-32 of the rest of the line, 8 hex digits). */
 const crcOf = (body: string): string => crc32(body).toString(16).padStart(8, '0');
@@ -138,4 +138,28 @@ test('property: decode(encode(entries)) is the entries not expired, in order', (
     assert.deepEqual(d.entries, entries.filter((e) => e.expiresAt > now));
     assert.equal(d.skipped, 0);
   }));
+});
+
+test('loadDnsFile: slice by slice, the most recently used entries up to the capacity, a host cached meanwhile keeps its entry', async () => {
+  const now = Date.now();
+  const saved: DnsFileEntry[] = [];
+  for (let i = 0; i < 10_000; i++) saved.push({ host: `h${i}.test`, expiresAt: now + 100_000, ip: `10.2.${i >> 8 & 255}.${i & 255}`, addresses: [`10.2.${i >> 8 & 255}.${i & 255}`], error: null });
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'dnsfile-'));
+  const c = new DnsCache({ maxEntries: 6_000 });
+  try {
+    const file = path.join(dir, 'dns-cache');
+    const text = await encodeDnsFileSliced(saved);
+    assert.equal(text, encodeDnsFile(saved), 'sliced or whole, the same text');
+    await writeFile(file, text);
+    c.load([{ host: 'h9999.test', expiresAt: now + 500_000, ip: '10.9.9.9', addresses: ['10.9.9.9'], error: null }]);
+    assert.equal(await loadDnsFile(file, c, Date.now), 5_999);
+    const hosts = [...c.entries()].map((e) => e.host);
+    assert.equal(hosts.length, 6_000);
+    assert.deepEqual(hosts.slice(1), saved.slice(4_000, 9_999).map((e) => e.host), 'the last 6,000 saved, in order');
+    assert.equal([...c.entries()].find((e) => e.host === 'h9999.test')!.ip, '10.9.9.9');
+    assert.equal(await loadDnsFile(path.join(dir, 'missing'), c, Date.now), 0);
+  } finally {
+    c.close();
+    await rm(dir, { recursive: true, force: true });
+  }
 });
