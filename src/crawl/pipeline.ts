@@ -418,6 +418,7 @@ export class Crawler extends OpeningStage {
         this.pool?.abandonWaiting(); // pages fetched and not yet parsed are not waited for (stop.ts)
         this.pages?.abandonUnparsed();
       }
+      await this.settlePeriodic();
       this.startMerges(true);
       await this.wake.sleep(20);
     }
